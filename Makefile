@@ -1,0 +1,30 @@
+# Thin entry points; the work is in scripts/ and CMake.
+.PHONY: setup build demo test bench format tidy clean
+
+setup:
+	./scripts/setup.sh
+
+build: setup
+	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build build/release
+
+demo: setup
+	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build build/release --target tributary
+	./build/release/tools/tributary/tributary demo
+
+test: setup
+	./scripts/test.sh
+
+bench: setup
+	./scripts/bench.sh
+
+format:
+	git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+tidy:
+	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
+	git ls-files 'src/*.cc' 'tools/*.cc' | xargs clang-tidy -p build/release --quiet
+
+clean:
+	rm -rf build/release build/asan

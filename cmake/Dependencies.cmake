@@ -1,0 +1,11 @@
+# Third-party libraries, all Debian 12 -dev packages installed by scripts/setup.sh.
+find_package(fmt CONFIG REQUIRED)
+find_package(nlohmann_json CONFIG REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(Threads REQUIRED)
+if(TRIBUTARY_BUILD_TESTS)
+  find_package(GTest CONFIG REQUIRED)
+endif()
+if(TRIBUTARY_BUILD_BENCH)
+  find_package(benchmark CONFIG REQUIRED)
+endif()

@@ -1,0 +1,19 @@
+# Warning flags shared by every tributary target (STYLE.md, "Build").
+function(tributary_warnings target)
+  target_compile_options(${target} PRIVATE
+    -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual)
+  if(TRIBUTARY_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# tributary_layer(NAME SOURCES... DEPS ...): one static library per layer of DESIGN.md.
+# Includes are rooted at src/ ("columnar/column.h") and include/ ("tributary/status.h").
+function(tributary_layer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(tributary_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(tributary_${name} PUBLIC
+    ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(tributary_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  tributary_warnings(tributary_${name})
+endfunction()

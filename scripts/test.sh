@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Everything `make test` checks, in order: structure, the release build with -Werror (g++),
+# every ctest label, the sanitizer build (clang: ASan + UBSan) of the unit tests, and each
+# fuzz harness for a bounded time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+fuzz_seconds=${TRIBUTARY_FUZZ_SECONDS:-30}
+
+echo "== structure checks"
+./scripts/check_layers.sh
+
+echo "== release build (g++, -Werror)"
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRIBUTARY_WERROR=ON >/dev/null
+cmake --build build/release -j "$jobs"
+echo "== ctest (release): unit sql conformance interop slow"
+ctest --test-dir build/release --output-on-failure -j "$jobs"
+
+echo "== sanitizer build (clang, address+undefined) and fuzz harnesses"
+CXX=clang++ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTRIBUTARY_WERROR=ON -DTRIBUTARY_SANITIZE=address,undefined \
+  -DTRIBUTARY_BUILD_BENCH=OFF -DTRIBUTARY_BUILD_FUZZ=ON >/dev/null
+cmake --build build/asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build/asan --output-on-failure -j "$jobs" -L unit
+
+for harness in build/asan/tests/fuzz/*_fuzz; do
+  name=$(basename "$harness")
+  corpus=build/asan/fuzz-corpus/$name
+  mkdir -p "$corpus"
+  cp -n tests/fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true
+  echo "== fuzzing $name for ${fuzz_seconds}s"
+  "$harness" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
+done
+echo "== all tests passed"

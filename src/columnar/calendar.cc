@@ -1,0 +1,85 @@
+#include "columnar/calendar.h"
+
+#include <fmt/format.h>
+
+namespace tributary::columnar {
+
+// Days/civil conversions use the era-based method (400-year eras of 146097 days) described in
+// Howard Hinnant's "chrono-Compatible Low-Level Date Algorithms".
+int64_t DaysFromCivil(int64_t year, int month, int day) {
+  year -= month <= 2;
+  const int64_t era = FloorDiv(year, 400);
+  const int64_t year_of_era = year - era * 400;
+  const int64_t month_index = month > 2 ? month - 3 : month + 9;
+  const int64_t day_of_year = (153 * month_index + 2) / 5 + day - 1;
+  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + day_of_era - 719468;
+}
+
+CivilDate CivilFromDays(int64_t days) {
+  days += 719468;
+  const int64_t era = FloorDiv(days, 146097);
+  const int64_t day_of_era = days - era * 146097;
+  const int64_t year_of_era =
+      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const int64_t month_index = (5 * day_of_year + 2) / 153;
+  const int day = static_cast<int>(day_of_year - (153 * month_index + 2) / 5 + 1);
+  const int month = static_cast<int>(month_index < 10 ? month_index + 3 : month_index - 9);
+  return {year_of_era + era * 400 + (month <= 2), month, day};
+}
+
+int DaysInMonth(int64_t year, int month) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+void AppendDate(int64_t days, std::string* out) {
+  const CivilDate date = CivilFromDays(days);
+  if (date.year >= 0 && date.year <= 9999) {
+    fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", date.year, date.month,
+                   date.day);
+  } else {
+    fmt::format_to(std::back_inserter(*out), "{:+05}-{:02}-{:02}", date.year, date.month,
+                   date.day);
+  }
+}
+
+namespace {
+
+void AppendDateAndTime(int64_t micros, char separator, std::string* out, int64_t* fraction) {
+  const int64_t days = FloorDiv(micros, kMicrosPerDay);
+  const int64_t micros_of_day = micros - days * kMicrosPerDay;
+  AppendDate(days, out);
+  const int64_t seconds = micros_of_day / kMicrosPerSecond;
+  *fraction = micros_of_day % kMicrosPerSecond;
+  fmt::format_to(std::back_inserter(*out), "{}{:02}:{:02}:{:02}", separator, seconds / 3600,
+                 seconds / 60 % 60, seconds % 60);
+}
+
+}  // namespace
+
+void AppendTimestampIso(int64_t micros, bool utc, std::string* out) {
+  int64_t fraction = 0;
+  AppendDateAndTime(micros, 'T', out, &fraction);
+  fmt::format_to(std::back_inserter(*out), ".{:06}", fraction);
+  if (utc) {
+    out->push_back('Z');
+  }
+}
+
+void AppendTimestampSpark(int64_t micros, std::string* out) {
+  int64_t fraction = 0;
+  AppendDateAndTime(micros, ' ', out, &fraction);
+  if (fraction != 0) {
+    std::string digits = fmt::format("{:06}", fraction);
+    while (digits.back() == '0') {
+      digits.pop_back();
+    }
+    out->push_back('.');
+    *out += digits;
+  }
+}
+
+}  // namespace tributary::columnar

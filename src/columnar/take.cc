@@ -1,0 +1,166 @@
+#include "columnar/take.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace tributary::columnar {
+namespace {
+
+Result<BufferPtr> TakeValidity(const Column& column, std::span<const int64_t> indices,
+                               MemoryPool* pool) {
+  const uint8_t* bits = column.ValidityBits();
+  if (bits == nullptr) {
+    return BufferPtr();
+  }
+  const auto n = static_cast<int64_t>(indices.size());
+  TRIBUTARY_ASSIGN_OR_RAISE(auto validity, Buffer::Allocate(BitmapBytes(n), pool));
+  uint8_t* out = validity->mutable_data();
+  for (int64_t i = 0; i < n; ++i) {
+    SetBitTo(out, i, GetBit(bits, indices[static_cast<size_t>(i)]));
+  }
+  return BufferPtr(std::move(validity));
+}
+
+template <int kWidth>
+void GatherFixed(const uint8_t* values, std::span<const int64_t> indices, uint8_t* out) {
+  for (size_t i = 0; i < indices.size(); ++i) {
+    std::memcpy(out + i * kWidth, values + indices[i] * kWidth, kWidth);
+  }
+}
+
+// Offsets of the gathered ranges plus the child/byte positions they come from.
+Result<BufferPtr> TakeOffsets(const Column& column, std::span<const int64_t> indices,
+                              MemoryPool* pool, std::vector<int64_t>* sources) {
+  const int64_t* offsets = column.Offsets();
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto out, Buffer::Allocate((static_cast<int64_t>(indices.size()) + 1) * 8, pool));
+  int64_t* out_offsets = out->MutableDataAs<int64_t>();
+  int64_t total = 0;
+  out_offsets[0] = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    total += offsets[indices[i] + 1] - offsets[indices[i]];
+    out_offsets[i + 1] = total;
+  }
+  if (sources != nullptr) {
+    sources->reserve(static_cast<size_t>(total));
+    for (int64_t index : indices) {
+      for (int64_t k = offsets[index]; k < offsets[index + 1]; ++k) {
+        sources->push_back(k);
+      }
+    }
+  }
+  return BufferPtr(std::move(out));
+}
+
+}  // namespace
+
+Result<ColumnPtr> Take(const Column& column, std::span<const int64_t> indices,
+                       MemoryPool* pool) {
+  const int64_t length = column.Length();
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] < 0 || indices[i] >= length) {
+      return Status::InvalidArgument(fmt::format(
+          "take: index {} at position {} is outside 0..{}", indices[i], i, length - 1));
+    }
+  }
+  const auto n = static_cast<int64_t>(indices.size());
+  const DataTypePtr& type = column.Type();
+  TRIBUTARY_ASSIGN_OR_RAISE(BufferPtr validity, TakeValidity(column, indices, pool));
+  BufferPtr values;
+  BufferPtr offsets;
+  std::vector<ColumnPtr> children;
+  switch (type->Id()) {
+    case TypeId::kNull:
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      TRIBUTARY_ASSIGN_OR_RAISE(offsets, TakeOffsets(column, indices, pool, nullptr));
+      const int64_t* out_offsets = offsets->DataAs<int64_t>();
+      TRIBUTARY_ASSIGN_OR_RAISE(auto bytes, Buffer::Allocate(out_offsets[n], pool));
+      for (int64_t i = 0; i < n; ++i) {
+        std::string_view value = column.BytesAt(indices[static_cast<size_t>(i)]);
+        if (!value.empty()) {
+          std::memcpy(bytes->mutable_data() + out_offsets[i], value.data(), value.size());
+        }
+      }
+      values = std::move(bytes);
+      break;
+    }
+    case TypeId::kStruct:
+      for (const ColumnPtr& child : column.Children()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(auto taken, Take(*child, indices, pool));
+        children.push_back(std::move(taken));
+      }
+      break;
+    case TypeId::kArray:
+    case TypeId::kMap: {
+      std::vector<int64_t> sources;
+      TRIBUTARY_ASSIGN_OR_RAISE(offsets, TakeOffsets(column, indices, pool, &sources));
+      for (const ColumnPtr& child : column.Children()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(auto taken, Take(*child, sources, pool));
+        children.push_back(std::move(taken));
+      }
+      break;
+    }
+    default: {
+      const int width = type->ByteWidth();
+      TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(n * width, pool));
+      const uint8_t* in = column.ValuesBuffer()->data();
+      switch (width) {
+        case 1:
+          GatherFixed<1>(in, indices, out->mutable_data());
+          break;
+        case 2:
+          GatherFixed<2>(in, indices, out->mutable_data());
+          break;
+        case 4:
+          GatherFixed<4>(in, indices, out->mutable_data());
+          break;
+        case 8:
+          GatherFixed<8>(in, indices, out->mutable_data());
+          break;
+        default:
+          GatherFixed<16>(in, indices, out->mutable_data());
+          break;
+      }
+      values = std::move(out);
+      break;
+    }
+  }
+  return Column::Make(type, n, std::move(validity), std::move(values), std::move(offsets),
+                      std::move(children));
+}
+
+Result<std::vector<int64_t>> SelectedRows(const Column& mask) {
+  if (mask.Type()->Id() != TypeId::kBoolean) {
+    return Status::InvalidArgument(
+        fmt::format("filter mask must be boolean, got {}", mask.Type()->ToString()));
+  }
+  std::vector<int64_t> selected;
+  const uint8_t* values = mask.Values<uint8_t>();
+  const uint8_t* bits = mask.ValidityBits();
+  for (int64_t i = 0; i < mask.Length(); ++i) {
+    if (values[i] != 0 && (bits == nullptr || GetBit(bits, i))) {
+      selected.push_back(i);
+    }
+  }
+  return selected;
+}
+
+Result<RecordBatchPtr> Filter(const RecordBatch& batch, const Column& mask, MemoryPool* pool) {
+  if (mask.Length() != batch.NumRows()) {
+    return Status::InvalidArgument(fmt::format("filter mask has {} rows, batch has {}",
+                                               mask.Length(), batch.NumRows()));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto selected, SelectedRows(mask));
+  std::vector<ColumnPtr> columns;
+  for (const ColumnPtr& column : batch.Columns()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto taken, Take(*column, selected, pool));
+    columns.push_back(std::move(taken));
+  }
+  return RecordBatch::Make(batch.Schema(), static_cast<int64_t>(selected.size()),
+                           std::move(columns));
+}
+
+}  // namespace tributary::columnar

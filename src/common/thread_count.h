@@ -1,0 +1,18 @@
+// How many threads a command uses: --threads N, else TRIBUTARY_THREADS, else every core.
+
+#pragma once
+
+#include "tributary/result.h"
+
+namespace tributary {
+
+/// Name of the environment variable that sets the default thread count.
+inline constexpr const char* kThreadsEnvVar = "TRIBUTARY_THREADS";
+
+/// The thread count to use. `requested` > 0 wins (a --threads flag); 0 means "not given", then
+/// TRIBUTARY_THREADS applies when set, then std::thread::hardware_concurrency() (at least 1).
+/// A negative `requested` or a TRIBUTARY_THREADS that is not a positive integer is an
+/// InvalidArgument error naming the value.
+Result<int> ResolveThreadCount(int requested);
+
+}  // namespace tributary

@@ -1,0 +1,345 @@
+// Arithmetic kernels with Spark's ANSI semantics: integer and decimal overflow and division by
+// zero are errors; floating point follows IEEE 754 except that dividing by zero is an error.
+// Loops run unchecked over whole columns and only record that something went wrong; the
+// offending row is looked up afterwards, so the common path has no per-row Status.
+
+#include <cmath>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "columnar/decimal.h"
+#include "expr/kernels.h"
+
+namespace tributary::expr {
+
+using columnar::Buffer;
+using columnar::Int128;
+using columnar::TypeId;
+
+Result<BufferPtr> IntersectValidity(const Column& a, const Column& b, MemoryPool* pool) {
+  const uint8_t* va = a.ValidityBits();
+  const uint8_t* vb = b.ValidityBits();
+  if (va == nullptr && vb == nullptr) {
+    return BufferPtr();
+  }
+  if (va == nullptr || vb == nullptr) {
+    return va == nullptr ? b.ValidityBuffer() : a.ValidityBuffer();
+  }
+  const int64_t n = a.Length();
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(columnar::BitmapBytes(n), pool));
+  columnar::BitmapAnd(va, vb, n, out->mutable_data());
+  return BufferPtr(std::move(out));
+}
+
+namespace {
+
+std::string ValueText(const Column& column, int64_t row) {
+  const DataType& type = *column.Type();
+  switch (type.Id()) {
+    case TypeId::kInt8:
+      return std::to_string(column.Values<int8_t>()[row]);
+    case TypeId::kInt16:
+      return std::to_string(column.Values<int16_t>()[row]);
+    case TypeId::kInt32:
+      return std::to_string(column.Values<int32_t>()[row]);
+    case TypeId::kInt64:
+      return std::to_string(column.Values<int64_t>()[row]);
+    case TypeId::kFloat32:
+      return fmt::format("{}", column.Values<float>()[row]);
+    case TypeId::kFloat64:
+      return fmt::format("{}", column.Values<double>()[row]);
+    case TypeId::kDecimal: {
+      std::string text;
+      columnar::AppendDecimal(column.Values<Int128>()[row], type.Scale(), &text);
+      return text;
+    }
+    default:
+      return "?";
+  }
+}
+
+Status ArithmeticError(Op op, const Column& a, const Column& b, int64_t row, bool divide_by_zero,
+                       const DataType& type) {
+  if (divide_by_zero) {
+    return Status::InvalidArgument(
+        fmt::format("[DIVIDE_BY_ZERO] division by zero at row {}: {} {} {}", row,
+                    ValueText(a, row), OpName(op), ValueText(b, row)));
+  }
+  return Status::InvalidArgument(
+      fmt::format("[ARITHMETIC_OVERFLOW] {} overflow at row {}: {} {} {}", type.ToString(), row,
+                  ValueText(a, row), OpName(op), ValueText(b, row)));
+}
+
+// Which rows failed: flags are computed for every row, valid or not; only valid ones count.
+Result<int64_t> FirstFailedValidRow(const std::vector<uint8_t>& failed, const Column& a,
+                                    const Column& b) {
+  for (size_t i = 0; i < failed.size(); ++i) {
+    const auto row = static_cast<int64_t>(i);
+    if (failed[i] && a.IsValid(row) && b.IsValid(row)) {
+      return row;
+    }
+  }
+  return int64_t{-1};
+}
+
+template <typename T>
+Status IntegerLoop(Op op, const T* x, const T* y, T* out, int64_t n, std::vector<uint8_t>* failed,
+                   bool* any_failed) {
+  uint8_t any = 0;
+  uint8_t* f = failed->data();
+  switch (op) {
+    case Op::kAdd:
+      for (int64_t i = 0; i < n; ++i) {
+        f[i] = __builtin_add_overflow(x[i], y[i], &out[i]);
+        any |= f[i];
+      }
+      break;
+    case Op::kSubtract:
+      for (int64_t i = 0; i < n; ++i) {
+        f[i] = __builtin_sub_overflow(x[i], y[i], &out[i]);
+        any |= f[i];
+      }
+      break;
+    case Op::kMultiply:
+      for (int64_t i = 0; i < n; ++i) {
+        f[i] = __builtin_mul_overflow(x[i], y[i], &out[i]);
+        any |= f[i];
+      }
+      break;
+    case Op::kRemainder:
+      for (int64_t i = 0; i < n; ++i) {
+        const T d = y[i];
+        f[i] = d == 0;
+        any |= f[i];
+        // x % -1 is 0; computing it would trap for the most negative x.
+        out[i] = (d == 0 || d == -1) ? T{0} : static_cast<T>(x[i] % d);
+      }
+      break;
+    default:
+      return Status::Internal(fmt::format("integer kernel for {}", OpName(op)));
+  }
+  *any_failed = any != 0;
+  return Status::OK();
+}
+
+template <typename T>
+void FloatLoop(Op op, const T* x, const T* y, T* out, int64_t n, std::vector<uint8_t>* failed,
+               bool* any_failed) {
+  uint8_t any = 0;
+  uint8_t* f = failed->data();
+  switch (op) {
+    case Op::kAdd:
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = x[i] + y[i];
+      }
+      break;
+    case Op::kSubtract:
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = x[i] - y[i];
+      }
+      break;
+    case Op::kMultiply:
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = x[i] * y[i];
+      }
+      break;
+    case Op::kDivide:
+      for (int64_t i = 0; i < n; ++i) {
+        f[i] = y[i] == 0;
+        any |= f[i];
+        out[i] = x[i] / y[i];
+      }
+      break;
+    default:
+      for (int64_t i = 0; i < n; ++i) {
+        f[i] = y[i] == 0;
+        any |= f[i];
+        out[i] = std::fmod(x[i], y[i]);
+      }
+      break;
+  }
+  *any_failed = any != 0;
+}
+
+// Rounds num / den half away from zero (Spark's ROUND_HALF_UP); den != 0.
+Int128 DivideRoundHalfUp(Int128 num, Int128 den) {
+  Int128 quotient = num / den;
+  Int128 remainder = num % den;
+  if (remainder != 0) {
+    const unsigned __int128 r = remainder < 0 ? -static_cast<unsigned __int128>(remainder)
+                                              : static_cast<unsigned __int128>(remainder);
+    const unsigned __int128 d = den < 0 ? -static_cast<unsigned __int128>(den)
+                                        : static_cast<unsigned __int128>(den);
+    if (r >= d - r) {
+      quotient += ((num < 0) != (den < 0)) ? -1 : 1;
+    }
+  }
+  return quotient;
+}
+
+// value * 10^exponent (exponent >= 0) with overflow detection.
+bool ScaleUp(Int128 value, int exponent, Int128* out) {
+  return __builtin_mul_overflow(value, columnar::PowerOfTen(exponent), out);
+}
+
+// Moves `value` from scale `from` to scale `to`, rounding half up; false on overflow.
+bool Rescale(Int128 value, int from, int to, Int128* out) {
+  if (to >= from) {
+    return !ScaleUp(value, to - from, out);
+  }
+  *out = DivideRoundHalfUp(value, columnar::PowerOfTen(from - to));
+  return true;
+}
+
+// One decimal operation; false on overflow. `*divide_by_zero` is set for a zero divisor.
+bool DecimalOp(Op op, Int128 x, int s1, Int128 y, int s2, const DataType& type, Int128* out,
+               bool* divide_by_zero) {
+  const int s = type.Scale();
+  Int128 raw = 0;
+  int raw_scale = 0;
+  switch (op) {
+    case Op::kAdd:
+    case Op::kSubtract:
+    case Op::kRemainder: {
+      raw_scale = std::max(s1, s2);
+      Int128 xa = 0;
+      Int128 ya = 0;
+      if (ScaleUp(x, raw_scale - s1, &xa) || ScaleUp(y, raw_scale - s2, &ya)) {
+        return false;
+      }
+      if (op == Op::kRemainder) {
+        if (ya == 0) {
+          *divide_by_zero = true;
+          return false;
+        }
+        raw = xa % ya;
+      } else if (op == Op::kAdd ? __builtin_add_overflow(xa, ya, &raw)
+                                : __builtin_sub_overflow(xa, ya, &raw)) {
+        return false;
+      }
+      break;
+    }
+    case Op::kMultiply:
+      raw_scale = s1 + s2;
+      if (__builtin_mul_overflow(x, y, &raw)) {
+        return false;
+      }
+      break;
+    case Op::kDivide: {
+      if (y == 0) {
+        *divide_by_zero = true;
+        return false;
+      }
+      // x / y at scale s: (x * 10^(s - s1 + s2)) / y, rounded half up.
+      const int shift = s - s1 + s2;
+      Int128 num = x;
+      Int128 den = y;
+      if (shift >= 0 ? ScaleUp(x, shift, &num) : ScaleUp(y, -shift, &den)) {
+        return false;
+      }
+      *out = DivideRoundHalfUp(num, den);
+      return columnar::FitsPrecision(*out, type.Precision());
+    }
+    default:
+      return false;
+  }
+  return Rescale(raw, raw_scale, s, out) && columnar::FitsPrecision(*out, type.Precision());
+}
+
+template <typename T>
+Result<ColumnPtr> NumericArithmetic(Op op, const Column& a, const Column& b,
+                                    const DataTypePtr& type, MemoryPool* pool) {
+  const int64_t n = a.Length();
+  TRIBUTARY_ASSIGN_OR_RAISE(BufferPtr validity, IntersectValidity(a, b, pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * static_cast<int64_t>(sizeof(T)), pool));
+  std::vector<uint8_t> failed(static_cast<size_t>(n), 0);
+  bool any_failed = false;
+  if constexpr (std::is_floating_point_v<T>) {
+    FloatLoop<T>(op, a.Values<T>(), b.Values<T>(), values->MutableDataAs<T>(), n, &failed,
+                 &any_failed);
+  } else {
+    TRIBUTARY_RETURN_NOT_OK(IntegerLoop<T>(op, a.Values<T>(), b.Values<T>(),
+                                           values->MutableDataAs<T>(), n, &failed, &any_failed));
+  }
+  if (any_failed) {
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t row, FirstFailedValidRow(failed, a, b));
+    if (row >= 0) {
+      const bool by_zero = op == Op::kDivide || op == Op::kRemainder;
+      return ArithmeticError(op, a, b, row, by_zero, *type);
+    }
+  }
+  return Column::Make(type, n, std::move(validity), std::move(values));
+}
+
+Result<ColumnPtr> DecimalArithmetic(Op op, const Column& a, const Column& b,
+                                    const DataTypePtr& type, MemoryPool* pool) {
+  const int64_t n = a.Length();
+  TRIBUTARY_ASSIGN_OR_RAISE(BufferPtr validity, IntersectValidity(a, b, pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * 16, pool));
+  const Int128* x = a.Values<Int128>();
+  const Int128* y = b.Values<Int128>();
+  Int128* out = values->MutableDataAs<Int128>();
+  const int s1 = a.Type()->Scale();
+  const int s2 = b.Type()->Scale();
+  const uint8_t* bits = validity ? validity->data() : nullptr;
+  for (int64_t i = 0; i < n; ++i) {
+    if (bits != nullptr && !columnar::GetBit(bits, i)) {
+      out[i] = 0;
+      continue;
+    }
+    bool by_zero = false;
+    if (!DecimalOp(op, x[i], s1, y[i], s2, *type, &out[i], &by_zero)) {
+      return ArithmeticError(op, a, b, i, by_zero, *type);
+    }
+  }
+  return Column::Make(type, n, std::move(validity), std::move(values));
+}
+
+}  // namespace
+
+Result<ColumnPtr> ArithmeticKernel(Op op, const Column& a, const Column& b,
+                                   const DataTypePtr& type, MemoryPool* pool) {
+  switch (type->Id()) {
+    case TypeId::kInt8:
+      return NumericArithmetic<int8_t>(op, a, b, type, pool);
+    case TypeId::kInt16:
+      return NumericArithmetic<int16_t>(op, a, b, type, pool);
+    case TypeId::kInt32:
+      return NumericArithmetic<int32_t>(op, a, b, type, pool);
+    case TypeId::kInt64:
+      return NumericArithmetic<int64_t>(op, a, b, type, pool);
+    case TypeId::kFloat32:
+      return NumericArithmetic<float>(op, a, b, type, pool);
+    case TypeId::kFloat64:
+      return NumericArithmetic<double>(op, a, b, type, pool);
+    case TypeId::kDecimal:
+      return DecimalArithmetic(op, a, b, type, pool);
+    default:
+      return Status::Internal("arithmetic on " + type->ToString());
+  }
+}
+
+Result<ColumnPtr> NegateKernel(const Column& input, MemoryPool* pool) {
+  const int64_t n = input.Length();
+  const DataTypePtr& type = input.Type();
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * type->ByteWidth(), pool));
+  if (type->IsFloatingPoint()) {
+    // Flip the sign directly so that -(0.0) is -0.0, as in Spark.
+    if (type->Id() == TypeId::kFloat32) {
+      for (int64_t i = 0; i < n; ++i) {
+        values->MutableDataAs<float>()[i] = -input.Values<float>()[i];
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        values->MutableDataAs<double>()[i] = -input.Values<double>()[i];
+      }
+    }
+    return Column::Make(type, n, input.ValidityBuffer(), std::move(values));
+  }
+  // 0 - x, which reports the overflow of negating the most negative integer.
+  TRIBUTARY_ASSIGN_OR_RAISE(auto zero, Column::Make(type, n, nullptr, std::move(values)));
+  return ArithmeticKernel(Op::kSubtract, *zero, input, type, pool);
+}
+
+}  // namespace tributary::expr

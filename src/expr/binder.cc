@@ -1,0 +1,447 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "expr/bound_expression.h"
+
+namespace tributary::expr {
+
+using columnar::TypeId;
+
+BoundExpression::BoundExpression(Op op, DataTypePtr type, std::vector<BoundExprPtr> children,
+                                 int index, Scalar literal, std::string name)
+    : op_(op),
+      type_(std::move(type)),
+      children_(std::move(children)),
+      index_(index),
+      literal_(std::move(literal)),
+      name_(std::move(name)) {}
+
+std::string BoundExpression::ToString() const {
+  switch (op_) {
+    case Op::kColumn:
+      return name_;
+    case Op::kGetField:
+      return fmt::format("{}.{}", children_[0]->ToString(), name_);
+    case Op::kLiteral:
+      return literal_.ToString();
+    case Op::kNegate:
+      return fmt::format("(- {})", children_[0]->ToString());
+    case Op::kNot:
+      return fmt::format("(NOT {})", children_[0]->ToString());
+    case Op::kIsNull:
+    case Op::kIsNotNull:
+      return fmt::format("({} {})", children_[0]->ToString(), OpName(op_));
+    case Op::kCast:
+    case Op::kTryCast:
+      return fmt::format("{}({} AS {})", OpName(op_), children_[0]->ToString(),
+                         type_->ToString());
+    default:
+      return fmt::format("({} {} {})", children_[0]->ToString(), OpName(op_),
+                         children_[1]->ToString());
+  }
+}
+
+bool CanCast(const DataType& from, const DataType& to) {
+  if (from.SameShape(to) || from.Id() == TypeId::kNull) {
+    return true;
+  }
+  const TypeId f = from.Id();
+  const TypeId t = to.Id();
+  const bool f_num = from.IsNumeric() || f == TypeId::kBoolean;
+  const bool t_num = to.IsNumeric() || t == TypeId::kBoolean;
+  const bool f_time = f == TypeId::kDate || f == TypeId::kTimestamp || f == TypeId::kTimestampNtz;
+  const bool t_time = t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampNtz;
+  if (t == TypeId::kString) {
+    return true;
+  }
+  if (f == TypeId::kString) {
+    return t_num || t_time || t == TypeId::kBinary;
+  }
+  if (f_num && t_num) {
+    return true;
+  }
+  if (f_time && t_time) {
+    return true;
+  }
+  // Integral seconds since the epoch <-> timestamp, as Spark.
+  if ((from.IsInteger() && t == TypeId::kTimestamp) ||
+      (f == TypeId::kTimestamp && to.IsInteger())) {
+    return true;
+  }
+  if (f == TypeId::kStruct && t == TypeId::kStruct) {
+    if (from.Fields().size() != to.Fields().size()) {
+      return false;
+    }
+    for (size_t i = 0; i < from.Fields().size(); ++i) {
+      if (!CanCast(*from.Fields()[i].Type(), *to.Fields()[i].Type())) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (f == TypeId::kArray && t == TypeId::kArray) {
+    return CanCast(*from.ElementType(), *to.ElementType());
+  }
+  if (f == TypeId::kMap && t == TypeId::kMap) {
+    return CanCast(*from.KeyType(), *to.KeyType()) && CanCast(*from.ValueType(), *to.ValueType());
+  }
+  return false;
+}
+
+namespace {
+
+BoundExprPtr MakeBound(Op op, DataTypePtr type, std::vector<BoundExprPtr> children,
+                       int index = -1, Scalar literal = Scalar::Null(), std::string name = {}) {
+  return std::make_shared<const BoundExpression>(op, std::move(type), std::move(children),
+                                                 index, std::move(literal), std::move(name));
+}
+
+BoundExprPtr CastTo(BoundExprPtr input, const DataTypePtr& type) {
+  if (input->Type()->SameShape(*type)) {
+    return input;
+  }
+  if (input->GetOp() == Op::kLiteral && input->Literal().IsNull()) {
+    return MakeBound(Op::kLiteral, type, {}, -1, Scalar::Null(type));
+  }
+  return MakeBound(Op::kCast, type, {std::move(input)});
+}
+
+// Digits a decimal needs to hold every value of an integer type (Spark's DecimalType.forType).
+int IntegerDecimalDigits(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return 3;
+    case TypeId::kInt16:
+      return 5;
+    case TypeId::kInt32:
+      return 10;
+    default:
+      return 20;
+  }
+}
+
+DataTypePtr DecimalOrDie(int precision, int scale) {
+  return DataType::Decimal(precision, scale).ValueOrDie();
+}
+
+DataTypePtr AsDecimal(const DataTypePtr& type) {
+  if (type->Id() == TypeId::kDecimal) {
+    return type;
+  }
+  return DecimalOrDie(IntegerDecimalDigits(type->Id()), 0);
+}
+
+// Spark's DecimalType.bounded plus the precision-loss adjustment of DecimalPrecision.
+DataTypePtr AdjustedDecimal(int precision, int scale) {
+  if (precision <= columnar::kMaxDecimalPrecision) {
+    return DecimalOrDie(precision, scale);
+  }
+  const int int_digits = precision - scale;
+  const int min_scale = std::min(scale, 6);
+  const int adjusted_scale = std::max(columnar::kMaxDecimalPrecision - int_digits, min_scale);
+  return DecimalOrDie(columnar::kMaxDecimalPrecision, adjusted_scale);
+}
+
+int Rank(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+      return 3;
+    case TypeId::kInt64:
+      return 4;
+    case TypeId::kFloat32:
+      return 6;
+    case TypeId::kFloat64:
+      return 7;
+    default:
+      return 0;
+  }
+}
+
+// The type two numeric operands are compared or combined in (Spark's findWiderTypeForTwo).
+DataTypePtr WiderNumeric(const DataTypePtr& a, const DataTypePtr& b) {
+  const bool a_dec = a->Id() == TypeId::kDecimal;
+  const bool b_dec = b->Id() == TypeId::kDecimal;
+  if (a_dec || b_dec) {
+    if (a->IsFloatingPoint() || b->IsFloatingPoint()) {
+      return DataType::Float64();
+    }
+    const DataTypePtr da = AsDecimal(a);
+    const DataTypePtr db = AsDecimal(b);
+    const int scale = std::max(da->Scale(), db->Scale());
+    const int int_digits =
+        std::max(da->Precision() - da->Scale(), db->Precision() - db->Scale());
+    return DecimalOrDie(std::min(int_digits + scale, columnar::kMaxDecimalPrecision),
+                        std::min(scale, columnar::kMaxDecimalPrecision));
+  }
+  return Rank(a->Id()) >= Rank(b->Id()) ? a : b;
+}
+
+// The common type of two comparison operands, or null when they cannot be compared.
+DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
+  const TypeId x = a->Id();
+  const TypeId y = b->Id();
+  if (x == TypeId::kNull) {
+    return b;
+  }
+  if (y == TypeId::kNull) {
+    return a;
+  }
+  if (a->IsNumeric() && b->IsNumeric()) {
+    return WiderNumeric(a, b);
+  }
+  if (a->SameShape(*b)) {
+    return a;
+  }
+  auto is_time = [](TypeId id) {
+    return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+  };
+  if (is_time(x) && is_time(y)) {
+    if (x == TypeId::kTimestamp || y == TypeId::kTimestamp) {
+      return DataType::Timestamp();
+    }
+    return DataType::TimestampNtz();
+  }
+  if (x == TypeId::kString && (b->IsNumeric() || is_time(y) || y == TypeId::kBoolean)) {
+    return b;
+  }
+  if (y == TypeId::kString && (a->IsNumeric() || is_time(x) || x == TypeId::kBoolean)) {
+    return a;
+  }
+  return nullptr;
+}
+
+class Binder {
+ public:
+  explicit Binder(const columnar::Schema& schema) : schema_(schema) {}
+
+  Result<BoundExprPtr> Bind(const Expression& expr) {
+    std::vector<BoundExprPtr> children;
+    for (const ExprPtr& child : expr.Children()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto bound, Bind(*child));
+      children.push_back(std::move(bound));
+    }
+    switch (expr.GetOp()) {
+      case Op::kColumn:
+        return BindColumn(expr);
+      case Op::kGetField:
+        return BindGetField(expr, std::move(children[0]));
+      case Op::kLiteral:
+        return MakeBound(Op::kLiteral, expr.Literal().Type(), {}, -1, expr.Literal());
+      case Op::kAdd:
+      case Op::kSubtract:
+      case Op::kMultiply:
+      case Op::kDivide:
+      case Op::kRemainder:
+        return BindArithmetic(expr, std::move(children));
+      case Op::kNegate:
+        if (!children[0]->Type()->IsNumeric()) {
+          return Mismatch(expr, "a numeric operand", *children[0]->Type());
+        }
+        return MakeBound(Op::kNegate, children[0]->Type(), std::move(children));
+      case Op::kEqual:
+      case Op::kNotEqual:
+      case Op::kLess:
+      case Op::kLessEqual:
+      case Op::kGreater:
+      case Op::kGreaterEqual:
+      case Op::kNullSafeEqual:
+        return BindComparison(expr, expr.GetOp(), std::move(children[0]), std::move(children[1]));
+      case Op::kAnd:
+      case Op::kOr:
+        for (auto& child : children) {
+          TRIBUTARY_ASSIGN_OR_RAISE(child, RequireBoolean(expr, std::move(child)));
+        }
+        return MakeBound(expr.GetOp(), DataType::Boolean(), std::move(children));
+      case Op::kNot: {
+        TRIBUTARY_ASSIGN_OR_RAISE(children[0], RequireBoolean(expr, std::move(children[0])));
+        return MakeBound(Op::kNot, DataType::Boolean(), std::move(children));
+      }
+      case Op::kIsNull:
+      case Op::kIsNotNull:
+        return MakeBound(expr.GetOp(), DataType::Boolean(), std::move(children));
+      case Op::kIn:
+        return BindIn(expr, std::move(children));
+      case Op::kBetween: {
+        TRIBUTARY_ASSIGN_OR_RAISE(auto low,
+                                  BindComparison(expr, Op::kGreaterEqual, children[0], children[1]));
+        TRIBUTARY_ASSIGN_OR_RAISE(auto high,
+                                  BindComparison(expr, Op::kLessEqual, children[0], children[2]));
+        return MakeBound(Op::kAnd, DataType::Boolean(), {std::move(low), std::move(high)});
+      }
+      case Op::kCast:
+      case Op::kTryCast:
+        if (!CanCast(*children[0]->Type(), *expr.TargetType())) {
+          return Status::InvalidArgument(fmt::format("cannot cast {} to {} in {}",
+                                                     children[0]->Type()->ToString(),
+                                                     expr.TargetType()->ToString(),
+                                                     expr.ToString()));
+        }
+        return MakeBound(expr.GetOp(), expr.TargetType(), std::move(children));
+    }
+    return Status::Internal("unhandled expression " + expr.ToString());
+  }
+
+ private:
+  static Status Mismatch(const Expression& expr, std::string_view wanted, const DataType& got) {
+    return Status::InvalidArgument(
+        fmt::format("type mismatch in {}: needs {}, got {}", expr.ToString(), wanted,
+                    got.ToString()));
+  }
+
+  Result<BoundExprPtr> RequireBoolean(const Expression& expr, BoundExprPtr child) {
+    if (child->Type()->Id() == TypeId::kNull) {
+      return CastTo(std::move(child), DataType::Boolean());
+    }
+    if (child->Type()->Id() != TypeId::kBoolean) {
+      return Mismatch(expr, "boolean operands", *child->Type());
+    }
+    return child;
+  }
+
+  Result<BoundExprPtr> BindColumn(const Expression& expr) {
+    int index = schema_.FieldIndex(expr.Name());
+    if (index < 0) {
+      TRIBUTARY_ASSIGN_OR_RAISE(index, schema_.FieldIndexIgnoreCase(expr.Name()));
+    }
+    if (index < 0) {
+      std::string available;
+      for (const auto& field : schema_.Fields()) {
+        available += available.empty() ? "" : ", ";
+        available += field.Name();
+      }
+      return Status::InvalidArgument(fmt::format("column '{}' not found; available: {}",
+                                                 expr.Name(), available));
+    }
+    const columnar::Field& field = schema_.FieldAt(index);
+    return MakeBound(Op::kColumn, field.Type(), {}, index, Scalar::Null(), field.Name());
+  }
+
+  Result<BoundExprPtr> BindGetField(const Expression& expr, BoundExprPtr input) {
+    const DataType& type = *input->Type();
+    if (type.Id() != TypeId::kStruct) {
+      return Status::InvalidArgument(fmt::format("cannot access field '{}' of {} ({} is not a struct)",
+                                                 expr.Name(), input->ToString(), type.ToString()));
+    }
+    int index = type.FieldIndex(expr.Name());
+    if (index < 0) {
+      columnar::Schema fields(type.Fields());
+      TRIBUTARY_ASSIGN_OR_RAISE(index, fields.FieldIndexIgnoreCase(expr.Name()));
+    }
+    if (index < 0) {
+      return Status::InvalidArgument(fmt::format("struct {} of type {} has no field '{}'",
+                                                 input->ToString(), type.ToString(), expr.Name()));
+    }
+    const columnar::Field& field = type.Fields()[static_cast<size_t>(index)];
+    return MakeBound(Op::kGetField, field.Type(), {std::move(input)}, index, Scalar::Null(),
+                     field.Name());
+  }
+
+  Result<BoundExprPtr> BindArithmetic(const Expression& expr, std::vector<BoundExprPtr> children) {
+    DataTypePtr a = children[0]->Type();
+    DataTypePtr b = children[1]->Type();
+    if (a->Id() == TypeId::kNull) {
+      a = b->Id() == TypeId::kNull ? DataType::Float64() : b;
+    }
+    if (b->Id() == TypeId::kNull) {
+      b = a;
+    }
+    if (!a->IsNumeric() || !b->IsNumeric()) {
+      return Status::InvalidArgument(fmt::format("type mismatch in {}: {} and {} are not both numeric",
+                                                 expr.ToString(), a->ToString(), b->ToString()));
+    }
+    const Op op = expr.GetOp();
+    const bool decimal = (a->Id() == TypeId::kDecimal || b->Id() == TypeId::kDecimal) &&
+                         !a->IsFloatingPoint() && !b->IsFloatingPoint();
+    if (!decimal) {
+      DataTypePtr type = WiderNumeric(a, b);
+      if (op == Op::kDivide) {
+        type = DataType::Float64();  // Spark's Divide is defined on double and decimal only.
+      }
+      return MakeBound(op, type, {CastTo(children[0], type), CastTo(children[1], type)});
+    }
+    const DataTypePtr da = AsDecimal(a);
+    const DataTypePtr db = AsDecimal(b);
+    const int p1 = da->Precision();
+    const int s1 = da->Scale();
+    const int p2 = db->Precision();
+    const int s2 = db->Scale();
+    DataTypePtr result;
+    switch (op) {
+      case Op::kAdd:
+      case Op::kSubtract:
+        result = AdjustedDecimal(std::max(p1 - s1, p2 - s2) + std::max(s1, s2) + 1,
+                                 std::max(s1, s2));
+        break;
+      case Op::kMultiply:
+        result = AdjustedDecimal(p1 + p2 + 1, s1 + s2);
+        break;
+      case Op::kDivide: {
+        const int scale = std::max(6, s1 + p2 + 1);
+        result = AdjustedDecimal(p1 - s1 + s2 + scale, scale);
+        break;
+      }
+      default: {
+        const int scale = std::max(s1, s2);
+        result = AdjustedDecimal(std::min(p1 - s1, p2 - s2) + scale, scale);
+        break;
+      }
+    }
+    // Operands keep their own scales (the kernel aligns them); integers become decimals.
+    return MakeBound(op, result, {CastTo(children[0], da), CastTo(children[1], db)});
+  }
+
+  Result<BoundExprPtr> BindComparison(const Expression& expr, Op op, BoundExprPtr left,
+                                      BoundExprPtr right) {
+    DataTypePtr type = ComparisonType(left->Type(), right->Type());
+    if (type == nullptr) {
+      return Status::InvalidArgument(fmt::format("cannot compare {} with {} in {}",
+                                                 left->Type()->ToString(),
+                                                 right->Type()->ToString(), expr.ToString()));
+    }
+    if (type->Id() == TypeId::kNull) {
+      type = DataType::Boolean();
+    }
+    if (type->IsNested() && op != Op::kEqual && op != Op::kNotEqual && op != Op::kNullSafeEqual) {
+      return Status::InvalidArgument(
+          fmt::format("ordering comparison of {} values in {} is not supported", type->ToString(),
+                      expr.ToString()));
+    }
+    if (type->IsNested()) {
+      return Status::InvalidArgument(fmt::format(
+          "comparison of nested {} values in {} is not supported yet", type->ToString(),
+          expr.ToString()));
+    }
+    return MakeBound(op, DataType::Boolean(),
+                     {CastTo(std::move(left), type), CastTo(std::move(right), type)});
+  }
+
+  Result<BoundExprPtr> BindIn(const Expression& expr, std::vector<BoundExprPtr> children) {
+    if (children.size() < 2) {
+      return Status::InvalidArgument("IN needs at least one value in its list: " + expr.ToString());
+    }
+    BoundExprPtr result;
+    for (size_t i = 1; i < children.size(); ++i) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto equal,
+                                BindComparison(expr, Op::kEqual, children[0], children[i]));
+      result = result == nullptr ? std::move(equal)
+                                 : MakeBound(Op::kOr, DataType::Boolean(),
+                                             {std::move(result), std::move(equal)});
+    }
+    return result;
+  }
+
+  const columnar::Schema& schema_;
+};
+
+}  // namespace
+
+Result<BoundExprPtr> Bind(const Expression& expr, const columnar::Schema& schema) {
+  return Binder(schema).Bind(expr);
+}
+
+}  // namespace tributary::expr
