@@ -238,11 +238,13 @@ class Binder {
       case Op::kDivide:
       case Op::kRemainder:
         return BindArithmetic(expr, std::move(children));
-      case Op::kNegate:
-        if (!children[0]->Type()->IsNumeric()) {
-          return Mismatch(expr, "a numeric operand", *children[0]->Type());
+      case Op::kNegate: {
+        DataTypePtr type = children[0]->Type();
+        if (!type->IsNumeric()) {
+          return Mismatch(expr, "a numeric operand", *type);
         }
-        return MakeBound(Op::kNegate, children[0]->Type(), std::move(children));
+        return MakeBound(Op::kNegate, std::move(type), std::move(children));
+      }
       case Op::kEqual:
       case Op::kNotEqual:
       case Op::kLess:

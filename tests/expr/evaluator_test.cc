@@ -1,0 +1,177 @@
+#include <gtest/gtest.h>
+
+#include "expr_test_util.h"
+#include "support/status_matchers.h"
+
+namespace tributary::expr {
+namespace {
+
+using columnar::Field;
+using testing::BatchFromJson;
+using testing::MakeSchema;
+
+class EvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto decimal = DataType::Decimal(10, 2).ValueOrDie();
+    auto schema = MakeSchema({Field("i", DataType::Int32()), Field("j", DataType::Int32()),
+                              Field("l", DataType::Int64()), Field("d", DataType::Float64()),
+                              Field("p", decimal), Field("s", DataType::String()),
+                              Field("b", DataType::Boolean()), Field("c", DataType::Boolean()),
+                              Field("t", DataType::Struct({Field("x", DataType::Int32())}))});
+    batch_ = BatchFromJson(schema, R"([
+        [1,    2,    10,   1.5,  "1050",  "apple",  true,  true,  {"x": 7}],
+        [null, 3,    20,   null, null,    null,     null,  false, null],
+        [-4,   0,    null, -0.0, "-25",   "banana", false, null,  {"x": null}],
+        [2147483647, 1, 9223372036854775807, "NaN", "99999999", "cherry", true, null, {"x": 1}]
+      ])").ValueOrDie();
+  }
+
+  Strings Eval(const ExprPtr& expr) {
+    auto result = EvalToJson(expr, *batch_);
+    EXPECT_TRUE(result.ok()) << expr->ToString() << ": " << result.status();
+    return result.ok() ? *result : Strings{};
+  }
+  Status EvalError(const ExprPtr& expr) { return EvalToJson(expr, *batch_).status(); }
+
+  columnar::RecordBatchPtr batch_;
+};
+
+ExprPtr Call2(Op op, ExprPtr a, ExprPtr b) { return Call(op, {std::move(a), std::move(b)}); }
+
+TEST_F(EvaluatorTest, ArithmeticPropagatesNulls) {
+  auto batch = BatchFromJson(MakeSchema({Field("i", DataType::Int32()),
+                                         Field("j", DataType::Int32())}),
+                             "[[1, 2], [null, 3], [-4, 0]]")
+                   .ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto values, EvalToJson(Call2(Op::kAdd, Col("i"), Col("j")), *batch));
+  EXPECT_EQ(values, (Strings{"3", "null", "-4"}));
+  // int * bigint widens to bigint.
+  auto times = Call2(Op::kMultiply, Col("i"), Lit(Scalar::Int64(3)));
+  ASSERT_OK_AND_ASSIGN(auto bound, Bind(*times, *batch->Schema()));
+  EXPECT_EQ(bound->Type()->ToString(), "bigint");
+  ASSERT_OK_AND_ASSIGN(values, EvalToJson(times, *batch));
+  EXPECT_EQ(values, (Strings{"3", "null", "-12"}));
+  ASSERT_OK_AND_ASSIGN(values, EvalToJson(Call(Op::kNegate, {Col("i")}), *batch));
+  EXPECT_EQ(values, (Strings{"-1", "null", "4"}));
+  ASSERT_OK_AND_ASSIGN(auto empty, BatchFromJson(batch->Schema(), "[]"));
+  ASSERT_OK_AND_ASSIGN(values, EvalToJson(Call2(Op::kAdd, Col("i"), Col("j")), *empty));
+  EXPECT_TRUE(values.empty());
+}
+
+TEST_F(EvaluatorTest, IntegerOverflowIsAnErrorNamingRowAndOperands) {
+  Status st = EvalError(Call2(Op::kAdd, Col("i"), Col("j")));
+  ASSERT_RAISES(InvalidArgument, st);
+  EXPECT_NE(st.Message().find("[ARITHMETIC_OVERFLOW] int overflow at row 3: 2147483647 + 1"),
+            std::string::npos)
+      << st;
+  EXPECT_NE(st.Message().find("(i + j)"), std::string::npos) << st;
+  // Widening to bigint first does not overflow.
+  EXPECT_EQ(Eval(Call2(Op::kAdd, Cast(Col("i"), DataType::Int64()), Col("j")))[3], "2147483648");
+  st = EvalError(Call2(Op::kAdd, Col("l"), Col("l")));
+  EXPECT_NE(st.Message().find("bigint overflow at row 3"), std::string::npos) << st;
+  st = EvalError(Call(Op::kNegate, {Cast(Lit(Scalar::Int64(INT64_MIN)), DataType::Int64())}));
+  ASSERT_RAISES(InvalidArgument, st);
+}
+
+TEST_F(EvaluatorTest, OverflowUnderANullIsIgnored) {
+  // b's value slot under its null row holds 1, so a + b overflows there; only valid rows count.
+  auto schema = MakeSchema({Field("a", DataType::Int32()), Field("b", DataType::Int32())});
+  auto dense = BatchFromJson(schema, "[[2147483647, 1], [5, 1]]").ValueOrDie();
+  auto validity = columnar::Buffer::Allocate(1).ValueOrDie();
+  columnar::SetBit(validity->mutable_data(), 1);
+  const auto& b = dense->ColumnAt(1);
+  auto b_with_null = columnar::Column::Make(b->Type(), 2, columnar::BufferPtr(std::move(validity)),
+                                            b->ValuesBuffer())
+                         .ValueOrDie();
+  auto batch =
+      columnar::RecordBatch::Make(schema, 2, {dense->ColumnAt(0), b_with_null}).ValueOrDie();
+  ASSERT_RAISES(InvalidArgument, EvalToJson(Call2(Op::kAdd, Col("a"), Col("b")), *dense));
+  ASSERT_OK_AND_ASSIGN(auto values, EvalToJson(Call2(Op::kAdd, Col("a"), Col("b")), *batch));
+  EXPECT_EQ(values, (Strings{"null", "6"}));
+}
+
+TEST_F(EvaluatorTest, DivisionFollowsSpark) {
+  // Integer '/' is double division; by zero is an ANSI error.
+  Status st = EvalError(Call2(Op::kDivide, Col("i"), Col("j")));
+  EXPECT_NE(st.Message().find("[DIVIDE_BY_ZERO] division by zero at row 2"), std::string::npos)
+      << st;
+  auto small = BatchFromJson(MakeSchema({Field("a", DataType::Int32()),
+                                         Field("b", DataType::Int32())}),
+                             "[[7, 2], [-7, 2], [null, 0], [7, -1]]")
+                   .ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto values, EvalToJson(Call2(Op::kDivide, Col("a"), Col("b")), *small));
+  EXPECT_EQ(values, (Strings{"3.5", "-3.5", "null", "-7.0"}));
+  ASSERT_OK_AND_ASSIGN(values, EvalToJson(Call2(Op::kRemainder, Col("a"), Col("b")), *small));
+  EXPECT_EQ(values, (Strings{"1", "-1", "null", "0"}));
+}
+
+TEST_F(EvaluatorTest, DecimalArithmeticUsesSparkResultTypes) {
+  auto add = Call2(Op::kAdd, Col("p"), Lit(Scalar::Int32(1)));
+  ASSERT_OK_AND_ASSIGN(auto bound, Bind(*add, *batch_->Schema()));
+  EXPECT_EQ(bound->Type()->ToString(), "decimal(13,2)");
+  EXPECT_EQ(Eval(add), (Strings{"\"11.50\"", "null", "\"0.75\"", "\"1000000.99\""}));
+  auto mul = Call2(Op::kMultiply, Col("p"), Col("p"));
+  ASSERT_OK_AND_ASSIGN(bound, Bind(*mul, *batch_->Schema()));
+  EXPECT_EQ(bound->Type()->ToString(), "decimal(21,4)");
+  EXPECT_EQ(Eval(mul)[2], "\"0.0625\"");
+  auto div = Call2(Op::kDivide, Col("p"), Lit(Scalar::Decimal(3, 1, 0).ValueOrDie()));
+  ASSERT_OK_AND_ASSIGN(bound, Bind(*div, *batch_->Schema()));
+  EXPECT_EQ(bound->Type()->ToString(), "decimal(14,6)");
+  EXPECT_EQ(Eval(div)[0], "\"3.500000\"");
+  EXPECT_EQ(Eval(div)[2], "\"-0.083333\"");
+  Status st = EvalError(Call2(Op::kDivide, Col("p"), Lit(Scalar::Decimal(0, 1, 0).ValueOrDie())));
+  EXPECT_NE(st.Message().find("DIVIDE_BY_ZERO"), std::string::npos) << st;
+}
+
+TEST_F(EvaluatorTest, ComparisonsAreNullAwareAndOrderNaNLast) {
+  EXPECT_EQ(Eval(Call2(Op::kLess, Col("i"), Col("j"))),
+            (Strings{"true", "null", "true", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kGreater, Col("d"), Lit(Scalar::Float64(1e300)))),
+            (Strings{"false", "null", "false", "true"}));
+  EXPECT_EQ(Eval(Call2(Op::kEqual, Col("d"), Lit(Scalar::Float64(0.0))))[2], "true");  // -0.0
+  EXPECT_EQ(Eval(Call2(Op::kNullSafeEqual, Col("s"), Lit(Scalar::Null()))),
+            (Strings{"false", "true", "false", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kGreaterEqual, Col("s"), Lit(Scalar::String("b")))),
+            (Strings{"false", "null", "true", "true"}));
+  // int vs bigint vs decimal widen; string vs int casts the string.
+  EXPECT_EQ(Eval(Call2(Op::kEqual, Col("i"), Col("p")))[0], "false");
+  EXPECT_EQ(Eval(Call2(Op::kEqual, Col("j"), Lit(Scalar::String("3"))))[1], "true");
+}
+
+TEST_F(EvaluatorTest, BooleanLogicIsThreeValued) {
+  // b: true, null, false, true   c: true, false, null, null
+  EXPECT_EQ(Eval(And(Col("b"), Col("c"))), (Strings{"true", "false", "false", "null"}));
+  EXPECT_EQ(Eval(Or(Col("b"), Col("c"))), (Strings{"true", "null", "null", "true"}));
+  EXPECT_EQ(Eval(Not(Col("b"))), (Strings{"false", "null", "true", "false"}));
+  EXPECT_EQ(Eval(IsNull(Col("b"))), (Strings{"false", "true", "false", "false"}));
+  EXPECT_EQ(Eval(IsNotNull(Col("c"))), (Strings{"true", "true", "false", "false"}));
+  EXPECT_EQ(Eval(And(Col("c"), Lit(Scalar::Null()))), (Strings{"null", "false", "null", "null"}));
+}
+
+TEST_F(EvaluatorTest, InAndBetweenFollowSqlNullRules) {
+  auto in = In(Col("j"), {Lit(Scalar::Int32(0)), Lit(Scalar::Int32(3))});
+  EXPECT_EQ(Eval(in), (Strings{"false", "true", "true", "false"}));
+  auto in_with_null = In(Col("j"), {Lit(Scalar::Int32(3)), Lit(Scalar::Null())});
+  EXPECT_EQ(Eval(in_with_null), (Strings{"null", "true", "null", "null"}));
+  EXPECT_EQ(Eval(In(Col("i"), {Lit(Scalar::Int32(1))})), (Strings{"true", "null", "false", "false"}));
+  EXPECT_EQ(Eval(Between(Col("j"), Lit(Scalar::Int32(1)), Lit(Scalar::Int32(2)))),
+            (Strings{"true", "false", "false", "true"}));
+  EXPECT_EQ(Eval(Between(Col("s"), Lit(Scalar::String("a")), Lit(Scalar::String("b")))),
+            (Strings{"true", "null", "false", "false"}));
+}
+
+TEST_F(EvaluatorTest, NestedFieldOfNullStructIsNull) {
+  EXPECT_EQ(Eval(Col("t.x")), (Strings{"7", "null", "null", "1"}));
+  EXPECT_EQ(Eval(Call2(Op::kAdd, Col("t.x"), Lit(Scalar::Int32(1)))),
+            (Strings{"8", "null", "null", "2"}));
+}
+
+TEST_F(EvaluatorTest, LiteralsBroadcast) {
+  EXPECT_EQ(Eval(Lit(Scalar::String("x"))), (Strings{"\"x\"", "\"x\"", "\"x\"", "\"x\""}));
+  EXPECT_EQ(Eval(Lit(Scalar::Date(19844)))[0], "\"2024-05-01\"");
+  EXPECT_EQ(Eval(Lit(Scalar::Null(DataType::Int64())))[3], "null");
+}
+
+}  // namespace
+}  // namespace tributary::expr

@@ -1,0 +1,813 @@
+#include "storage/local_file_system.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "storage/path.h"
+#include "storage/temp_dir.h"
+#include "support/status_matchers.h"
+
+namespace tributary::storage {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+/// The file's bytes read with the standard library, independent of the code under test.
+std::string RawRead(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+bool RawExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+/// Sets the modification time of `path` to `ms` milliseconds after the epoch.
+void SetModificationTimeMs(const std::string& path, int64_t ms) {
+  struct timespec times[2];
+  times[0].tv_sec = ms / 1000;
+  times[0].tv_nsec = (ms % 1000) * 1000000;
+  times[1] = times[0];
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+/// `size` bytes made of `tag` repeated, so a prefix or a mix of two contents is detectable.
+std::string Content(const std::string& tag, size_t size) {
+  std::string data;
+  data.reserve(size + tag.size());
+  while (data.size() < size) {
+    data += tag;
+  }
+  data.resize(size);
+  return data;
+}
+
+std::vector<std::string> Paths(const std::vector<FileInfo>& entries) {
+  std::vector<std::string> paths;
+  for (const FileInfo& entry : entries) {
+    paths.push_back(entry.path);
+  }
+  return paths;
+}
+
+class LocalFileSystemTest : public ::testing::Test {
+ protected:
+  std::string Path(std::string_view relative) const { return dir_.Join(relative); }
+
+  TempDir dir_;
+  LocalFileSystem fs_;
+};
+
+TEST_F(LocalFileSystemTest, WriteFileThenReadFileRoundTrips) {
+  for (WriteMode mode : {WriteMode::kPutIfAbsent, WriteMode::kReplace}) {
+    std::string path = Path(mode == WriteMode::kPutIfAbsent ? "absent.bin" : "replace.bin");
+    std::string data("binary\0data\n", 12);
+    ASSERT_OK(fs_.WriteFile(path, data, mode));
+    EXPECT_EQ(RawRead(path), data);
+    ASSERT_OK_AND_ASSIGN(std::string read, fs_.ReadFile(path));
+    EXPECT_EQ(read, data);
+  }
+}
+
+TEST_F(LocalFileSystemTest, WritesEmptyFile) {
+  ASSERT_OK(fs_.WriteFile(Path("empty"), "", WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(std::string read, fs_.ReadFile(Path("empty")));
+  EXPECT_EQ(read, "");
+}
+
+TEST_F(LocalFileSystemTest, ReadFileOfMissingPathIsNotFoundNamingPath) {
+  std::string path = Path("missing.json");
+  Result<std::string> read = fs_.ReadFile(path);
+  ASSERT_RAISES(NotFound, read);
+  EXPECT_THAT(read.status().Message(), HasSubstr(path));
+  EXPECT_THAT(read.status().Message(), HasSubstr("No such file or directory"));
+}
+
+TEST_F(LocalFileSystemTest, OpenForReadServesRangedReads) {
+  std::string path = Path("data.parquet");
+  ASSERT_OK(fs_.WriteFile(path, "0123456789PAR1", WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RandomAccessFile> file, fs_.OpenForRead(path));
+  EXPECT_EQ(file->Path(), path);
+  ASSERT_OK_AND_ASSIGN(int64_t size, file->Size());
+  EXPECT_EQ(size, 14);
+  ASSERT_OK_AND_ASSIGN(std::string footer, file->ReadAt(size - 4, 4));
+  EXPECT_EQ(footer, "PAR1");
+  ASSERT_OK_AND_ASSIGN(std::string middle, file->ReadAt(3, 5));
+  EXPECT_EQ(middle, "34567");
+  ASSERT_OK_AND_ASSIGN(std::string nothing, file->ReadAt(size, 0));
+  EXPECT_EQ(nothing, "");
+  std::string buffer(3, '\0');
+  ASSERT_OK(file->ReadInto(7, std::span<char>(buffer.data(), buffer.size())));
+  EXPECT_EQ(buffer, "789");
+}
+
+TEST_F(LocalFileSystemTest, ReadPastEndOfFileIsInvalidArgumentNamingPathAndOffset) {
+  std::string path = Path("short");
+  ASSERT_OK(fs_.WriteFile(path, "12345", WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RandomAccessFile> file, fs_.OpenForRead(path));
+
+  Result<std::string> read = file->ReadAt(3, 4);
+  ASSERT_RAISES(InvalidArgument, read);
+  EXPECT_THAT(read.status().Message(), HasSubstr(path));
+  EXPECT_THAT(read.status().Message(), HasSubstr("offset 3"));
+  EXPECT_THAT(read.status().Message(), HasSubstr("ends at byte 5"));
+
+  ASSERT_RAISES(InvalidArgument, file->ReadAt(6, 0));
+  ASSERT_RAISES(InvalidArgument, file->ReadAt(-1, 1));
+  ASSERT_RAISES(InvalidArgument, file->ReadAt(0, -1));
+  ASSERT_RAISES(InvalidArgument, file->ReadAt(1, INT64_MAX));
+
+  std::string buffer(4, '\0');
+  Status status = file->ReadInto(2, std::span<char>(buffer.data(), buffer.size()));
+  ASSERT_RAISES(InvalidArgument, status);
+  EXPECT_THAT(status.Message(), HasSubstr("offset 2"));
+  EXPECT_THAT(status.Message(), HasSubstr(path));
+}
+
+TEST_F(LocalFileSystemTest, ServesConcurrentRangedReadsFromThreads) {
+  std::string path = Path("shared");
+  std::string data = Content("abcdefghijklmnopqrstuvwxyz", 1 << 20);
+  ASSERT_OK(fs_.WriteFile(path, data, WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RandomAccessFile> file, fs_.OpenForRead(path));
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int64_t offset = t * 1000; offset + 4096 <= static_cast<int64_t>(data.size());
+           offset += 65521) {
+        Result<std::string> chunk = file->ReadAt(offset, 4096);
+        if (!chunk.ok() || *chunk != data.substr(static_cast<size_t>(offset), 4096)) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST_F(LocalFileSystemTest, OpenForReadOfDirectoryFailsNamingPath) {
+  Result<std::unique_ptr<RandomAccessFile>> file = fs_.OpenForRead(dir_.Path());
+  ASSERT_RAISES(IOError, file);
+  EXPECT_THAT(file.status().Message(), HasSubstr(dir_.Path()));
+  ASSERT_RAISES(NotFound, fs_.OpenForRead(Path("missing")));
+}
+
+TEST_F(LocalFileSystemTest, RejectsEmptyAndDirectoryPaths) {
+  ASSERT_RAISES(InvalidArgument, fs_.WriteFile("", "x", WriteMode::kReplace));
+  ASSERT_RAISES(InvalidArgument, fs_.WriteFile(Path("dir/"), "x", WriteMode::kReplace));
+  ASSERT_RAISES(InvalidArgument, fs_.OpenOutputStream("/", WriteMode::kReplace));
+  ASSERT_RAISES(InvalidArgument, fs_.GetFileInfo(""));
+  ASSERT_RAISES(InvalidArgument, fs_.List("", {}));
+}
+
+TEST_F(LocalFileSystemTest, GetFileInfoReportsSizeModificationTimeAndKind) {
+  std::string path = Path("sub/file");
+  ASSERT_OK(fs_.WriteFile(path, "hello", WriteMode::kPutIfAbsent));
+  SetModificationTimeMs(path, 1700000000123);
+  ASSERT_OK_AND_ASSIGN(FileInfo info, fs_.GetFileInfo(path));
+  EXPECT_EQ(info, (FileInfo{path, 5, 1700000000123, false}));
+
+  SetModificationTimeMs(Path("sub"), 1600000000456);
+  ASSERT_OK_AND_ASSIGN(FileInfo dir_info, fs_.GetFileInfo(Path("sub")));
+  EXPECT_EQ(dir_info, (FileInfo{Path("sub"), 0, 1600000000456, true}));
+
+  Result<FileInfo> missing = fs_.GetFileInfo(Path("nope"));
+  ASSERT_RAISES(NotFound, missing);
+  EXPECT_THAT(missing.status().Message(), HasSubstr(Path("nope")));
+}
+
+TEST_F(LocalFileSystemTest, ExistsDistinguishesPresentFromMissing) {
+  ASSERT_OK(fs_.WriteFile(Path("here"), "x", WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(bool here, fs_.Exists(Path("here")));
+  ASSERT_OK_AND_ASSIGN(bool gone, fs_.Exists(Path("gone")));
+  ASSERT_OK_AND_ASSIGN(bool under_file, fs_.Exists(Path("here/below")));
+  EXPECT_TRUE(here);
+  EXPECT_FALSE(gone);
+  EXPECT_FALSE(under_file);
+}
+
+TEST_F(LocalFileSystemTest, ListReturnsImmediateChildrenSortedWithSizesAndTimes) {
+  ASSERT_OK(fs_.WriteFile(Path("t/b.json"), "bb", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("t/a.json"), "a", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("t/_delta_log/0.json"), "{}", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("t/c.json"), "ccc", WriteMode::kPutIfAbsent));
+  SetModificationTimeMs(Path("t/a.json"), 1000);
+  SetModificationTimeMs(Path("t/b.json"), 2000);
+  SetModificationTimeMs(Path("t/c.json"), 3000);
+  SetModificationTimeMs(Path("t/_delta_log"), 4000);
+
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("t"), {}));
+  EXPECT_THAT(entries, ElementsAre(FileInfo{Path("t/_delta_log"), 0, 4000, true},
+                                   FileInfo{Path("t/a.json"), 1, 1000, false},
+                                   FileInfo{Path("t/b.json"), 2, 2000, false},
+                                   FileInfo{Path("t/c.json"), 3, 3000, false}));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> with_slash, fs_.List(Path("t/"), {}));
+  EXPECT_EQ(with_slash, entries);
+}
+
+TEST_F(LocalFileSystemTest, ListRecursiveReturnsFilesAtEveryDepthSortedByPath) {
+  for (const char* name : {"t/z", "t/a/b/c", "t/a.b", "t/a/x", "t/m/n"}) {
+    ASSERT_OK(fs_.WriteFile(Path(name), name, WriteMode::kPutIfAbsent));
+  }
+  ASSERT_OK(fs_.CreateDir(Path("t/empty/dir")));
+  ListOptions options;
+  options.recursive = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("t"), options));
+  // Bytewise order, as object stores list keys: '.' (0x2e) sorts before '/' (0x2f).
+  EXPECT_THAT(Paths(entries), ElementsAre(Path("t/a.b"), Path("t/a/b/c"), Path("t/a/x"),
+                                          Path("t/m/n"), Path("t/z")));
+  EXPECT_EQ(entries[1].size, 7);
+  for (const FileInfo& entry : entries) {
+    EXPECT_FALSE(entry.is_directory) << entry.path;
+  }
+}
+
+TEST_F(LocalFileSystemTest, ListStartAfterReturnsLaterEntriesOnly) {
+  std::vector<std::string> names = {
+      "00000000000000000009.json", "00000000000000000010.checkpoint.parquet",
+      "00000000000000000010.json", "00000000000000000011.json", "_last_checkpoint"};
+  for (const std::string& name : names) {
+    ASSERT_OK(fs_.WriteFile(Path("_delta_log/" + name), "{}", WriteMode::kPutIfAbsent));
+  }
+  ListOptions options;
+  options.start_after = "00000000000000000010";
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("_delta_log"), options));
+  EXPECT_THAT(Paths(entries),
+              ElementsAre(Path("_delta_log/00000000000000000010.checkpoint.parquet"),
+                          Path("_delta_log/00000000000000000010.json"),
+                          Path("_delta_log/00000000000000000011.json"),
+                          Path("_delta_log/_last_checkpoint")));
+
+  options.start_after = "00000000000000000010.json";
+  ASSERT_OK_AND_ASSIGN(entries, fs_.List(Path("_delta_log"), options));
+  EXPECT_THAT(Paths(entries), ElementsAre(Path("_delta_log/00000000000000000011.json"),
+                                          Path("_delta_log/_last_checkpoint")));
+
+  ASSERT_OK(fs_.WriteFile(Path("t/a/1"), "", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("t/b/1"), "", WriteMode::kPutIfAbsent));
+  options.recursive = true;
+  options.start_after = "a/1";
+  ASSERT_OK_AND_ASSIGN(entries, fs_.List(Path("t"), options));
+  EXPECT_THAT(Paths(entries), ElementsAre(Path("t/b/1")));
+}
+
+TEST_F(LocalFileSystemTest, ListHidesStagingFilesUnlessAsked) {
+  ASSERT_OK(fs_.WriteFile(Path("d/visible"), "x", WriteMode::kPutIfAbsent));
+  std::string staging = StagingPath(Path("d/visible2"), 0xabcdef);
+  EXPECT_EQ(staging, Path("d/.visible2.0000000000abcdef.tmp"));
+  ASSERT_OK(fs_.WriteFile(staging, "partial", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("d/.hidden_but_ours_to_list"), "x", WriteMode::kPutIfAbsent));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), {}));
+  EXPECT_THAT(Paths(entries), ElementsAre(Path("d/.hidden_but_ours_to_list"), Path("d/visible")));
+
+  ListOptions options;
+  options.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(entries, fs_.List(Path("d"), options));
+  EXPECT_THAT(Paths(entries),
+              ElementsAre(Path("d/.hidden_but_ours_to_list"), staging, Path("d/visible")));
+}
+
+TEST(StagingFileNameTest, RecognizesOnlyTheStagingShape) {
+  EXPECT_TRUE(IsStagingFileName(".x.0123456789abcdef.tmp"));
+  EXPECT_TRUE(IsStagingFileName(".00001.json.0123456789abcdef.tmp"));
+  EXPECT_FALSE(IsStagingFileName("x.0123456789abcdef.tmp"));
+  EXPECT_FALSE(IsStagingFileName("..0123456789abcdef.tmp"));
+  EXPECT_FALSE(IsStagingFileName(".x.0123456789abcdeg.tmp"));
+  EXPECT_FALSE(IsStagingFileName(".x.0123456789ABCDEF.tmp"));
+  EXPECT_FALSE(IsStagingFileName(".x.0123456789abcdef.tmpx"));
+  EXPECT_FALSE(IsStagingFileName(".x_0123456789abcdef.tmp"));
+  EXPECT_FALSE(IsStagingFileName(".tmp"));
+}
+
+TEST_F(LocalFileSystemTest, ListOfMissingDirectoryIsNotFoundAndEmptyDirectoryIsEmpty) {
+  Result<std::vector<FileInfo>> missing = fs_.List(Path("missing"), {});
+  ASSERT_RAISES(NotFound, missing);
+  EXPECT_THAT(missing.status().Message(), HasSubstr(Path("missing")));
+  ASSERT_OK(fs_.CreateDir(Path("empty")));
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("empty"), {}));
+  EXPECT_TRUE(entries.empty());
+}
+
+TEST_F(LocalFileSystemTest, CreateDirCreatesParentsAndAcceptsExisting) {
+  ASSERT_OK(fs_.CreateDir(Path("a/b/c")));
+  ASSERT_OK_AND_ASSIGN(FileInfo info, fs_.GetFileInfo(Path("a/b/c")));
+  EXPECT_TRUE(info.is_directory);
+  ASSERT_OK(fs_.CreateDir(Path("a/b/c")));
+  ASSERT_OK(fs_.CreateDir(Path("a/b/c/")));
+}
+
+TEST_F(LocalFileSystemTest, CreateDirOverFileIsAlreadyExists) {
+  ASSERT_OK(fs_.WriteFile(Path("file"), "x", WriteMode::kPutIfAbsent));
+  Status status = fs_.CreateDir(Path("file"));
+  ASSERT_RAISES(AlreadyExists, status);
+  EXPECT_THAT(status.Message(), HasSubstr(Path("file")));
+  ASSERT_RAISES(AlreadyExists, fs_.CreateDir(Path("file/sub")));
+}
+
+TEST_F(LocalFileSystemTest, DeleteFileRemovesOnlyThatFile) {
+  ASSERT_OK(fs_.WriteFile(Path("keep"), "1", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("drop"), "2", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.DeleteFile(Path("drop")));
+  EXPECT_FALSE(RawExists(Path("drop")));
+  EXPECT_TRUE(RawExists(Path("keep")));
+  Status again = fs_.DeleteFile(Path("drop"));
+  ASSERT_RAISES(NotFound, again);
+  EXPECT_THAT(again.Message(), HasSubstr(Path("drop")));
+}
+
+TEST_F(LocalFileSystemTest, DeleteDirNeedsRecursiveForNonEmptyDirectory) {
+  ASSERT_OK(fs_.WriteFile(Path("d/x/y"), "1", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("d/z"), "2", WriteMode::kPutIfAbsent));
+  Status status = fs_.DeleteDir(Path("d"), /*recursive=*/false);
+  ASSERT_RAISES(IOError, status);
+  EXPECT_THAT(status.Message(), HasSubstr(Path("d")));
+  EXPECT_TRUE(RawExists(Path("d/x/y")));
+
+  ASSERT_OK(fs_.DeleteDir(Path("d"), /*recursive=*/true));
+  EXPECT_FALSE(RawExists(Path("d")));
+  ASSERT_RAISES(NotFound, fs_.DeleteDir(Path("d"), /*recursive=*/true));
+
+  ASSERT_OK(fs_.CreateDir(Path("e")));
+  ASSERT_OK(fs_.DeleteDir(Path("e"), /*recursive=*/false));
+  EXPECT_FALSE(RawExists(Path("e")));
+}
+
+TEST_F(LocalFileSystemTest, DeleteDirRecursiveDoesNotFollowSymbolicLinks) {
+  ASSERT_OK(fs_.WriteFile(Path("outside/precious"), "keep me", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.CreateDir(Path("d")));
+  ASSERT_EQ(::symlink(Path("outside").c_str(), Path("d/link").c_str()), 0);
+  ASSERT_OK(fs_.DeleteDir(Path("d"), /*recursive=*/true));
+  EXPECT_FALSE(RawExists(Path("d")));
+  EXPECT_EQ(RawRead(Path("outside/precious")), "keep me");
+}
+
+TEST_F(LocalFileSystemTest, RenameMovesFileAndCreatesParents) {
+  ASSERT_OK(fs_.WriteFile(Path("src"), "payload", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.Rename(Path("src"), Path("new/parent/dst")));
+  EXPECT_FALSE(RawExists(Path("src")));
+  EXPECT_EQ(RawRead(Path("new/parent/dst")), "payload");
+}
+
+TEST_F(LocalFileSystemTest, RenameMovesDirectory) {
+  ASSERT_OK(fs_.WriteFile(Path("a/f"), "1", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.Rename(Path("a"), Path("b")));
+  EXPECT_EQ(RawRead(Path("b/f")), "1");
+  EXPECT_FALSE(RawExists(Path("a")));
+}
+
+TEST_F(LocalFileSystemTest, RenameNeverReplacesExistingTarget) {
+  ASSERT_OK(fs_.WriteFile(Path("src"), "new", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_.WriteFile(Path("dst"), "old", WriteMode::kPutIfAbsent));
+  Status status = fs_.Rename(Path("src"), Path("dst"));
+  ASSERT_RAISES(AlreadyExists, status);
+  EXPECT_THAT(status.Message(), HasSubstr(Path("dst")));
+  EXPECT_EQ(RawRead(Path("src")), "new");
+  EXPECT_EQ(RawRead(Path("dst")), "old");
+}
+
+TEST_F(LocalFileSystemTest, RenameOfMissingSourceIsNotFound) {
+  Status status = fs_.Rename(Path("missing"), Path("dst"));
+  ASSERT_RAISES(NotFound, status);
+  EXPECT_THAT(status.Message(), HasSubstr(Path("missing")));
+  EXPECT_FALSE(RawExists(Path("dst")));
+}
+
+TEST_F(LocalFileSystemTest, PutIfAbsentOnExistingPathIsAlreadyExistsAndKeepsOriginal) {
+  std::string path = Path("_delta_log/00000000000000000000.json");
+  ASSERT_OK(fs_.WriteFile(path, "winner", WriteMode::kPutIfAbsent));
+  Status status = fs_.WriteFile(path, "loser", WriteMode::kPutIfAbsent);
+  ASSERT_RAISES(AlreadyExists, status);
+  EXPECT_THAT(status.Message(), HasSubstr(path));
+  EXPECT_EQ(RawRead(path), "winner");
+  ListOptions options;
+  options.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("_delta_log"), options));
+  EXPECT_THAT(Paths(entries), ElementsAre(path));
+}
+
+TEST_F(LocalFileSystemTest, ReplaceOverwritesAndLeavesNoStagingFile) {
+  std::string path = Path("_delta_log/_last_checkpoint");
+  ASSERT_OK(fs_.WriteFile(path, "{\"version\":10}", WriteMode::kReplace));
+  ASSERT_OK(fs_.WriteFile(path, "{\"version\":20}", WriteMode::kReplace));
+  EXPECT_EQ(RawRead(path), "{\"version\":20}");
+  ListOptions options;
+  options.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("_delta_log"), options));
+  EXPECT_THAT(Paths(entries), ElementsAre(path));
+}
+
+TEST_F(LocalFileSystemTest, WriteFileCreatesParentDirectories) {
+  ASSERT_OK(fs_.WriteFile(Path("x/y/z/part-0.parquet"), "data", WriteMode::kPutIfAbsent));
+  EXPECT_EQ(RawRead(Path("x/y/z/part-0.parquet")), "data");
+}
+
+TEST_F(LocalFileSystemTest, WriteFileUnderAFileFails) {
+  ASSERT_OK(fs_.WriteFile(Path("file"), "x", WriteMode::kPutIfAbsent));
+  Status status = fs_.WriteFile(Path("file/child"), "y", WriteMode::kPutIfAbsent);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.Message(), HasSubstr(Path("file")));
+}
+
+TEST_F(LocalFileSystemTest, OutputStreamPublishesOnlyOnClose) {
+  std::string path = Path("data/part-00000.parquet");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
+                       fs_.OpenOutputStream(path, WriteMode::kPutIfAbsent));
+  EXPECT_EQ(stream->Path(), path);
+  // Small appends are buffered, large ones bypass the buffer: the order must survive both.
+  std::string expected;
+  for (int i = 0; i < 50; ++i) {
+    std::string piece = (i % 7 == 0) ? Content(std::to_string(i), 200000) : std::to_string(i);
+    ASSERT_OK(stream->Append(piece));
+    expected += piece;
+  }
+  EXPECT_EQ(stream->Position(), static_cast<int64_t>(expected.size()));
+  EXPECT_FALSE(RawExists(path));
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> visible, fs_.List(Path("data"), {}));
+  EXPECT_TRUE(visible.empty());
+
+  ASSERT_OK(stream->Close());
+  EXPECT_EQ(RawRead(path), expected);
+  ASSERT_OK(stream->Close());
+  ASSERT_RAISES(InvalidArgument, stream->Append("more"));
+  ListOptions options;
+  options.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("data"), options));
+  EXPECT_THAT(Paths(entries), ElementsAre(path));
+}
+
+TEST_F(LocalFileSystemTest, AbandonedOutputStreamLeavesNothing) {
+  ListOptions options;
+  options.include_staging_files = true;
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
+                         fs_.OpenOutputStream(Path("d/destroyed"), WriteMode::kPutIfAbsent));
+    ASSERT_OK(stream->Append(Content("x", 100000)));
+    ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> staged, fs_.List(Path("d"), options));
+    EXPECT_EQ(staged.size(), 1u);
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> aborted,
+                       fs_.OpenOutputStream(Path("d/aborted"), WriteMode::kReplace));
+  ASSERT_OK(aborted->Append("abc"));
+  ASSERT_OK(aborted->Abort());
+  ASSERT_RAISES(InvalidArgument, aborted->Close());
+  ASSERT_RAISES(InvalidArgument, aborted->Append("x"));
+  ASSERT_OK(aborted->Abort());
+
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), options));
+  EXPECT_TRUE(entries.empty()) << entries.size();
+}
+
+TEST_F(LocalFileSystemTest, OutputStreamPutIfAbsentLosesToExistingFile) {
+  std::string path = Path("d/commit");
+  ASSERT_OK(fs_.WriteFile(path, "first", WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
+                       fs_.OpenOutputStream(path, WriteMode::kPutIfAbsent));
+  ASSERT_OK(stream->Append("second"));
+  Status status = stream->Close();
+  ASSERT_RAISES(AlreadyExists, status);
+  EXPECT_THAT(status.Message(), HasSubstr(path));
+  EXPECT_EQ(RawRead(path), "first");
+  ASSERT_RAISES(InvalidArgument, stream->Close());
+  ListOptions options;
+  options.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), options));
+  EXPECT_THAT(Paths(entries), ElementsAre(path));
+}
+
+TEST_F(LocalFileSystemTest, OutputStreamReplaceOverwrites) {
+  std::string path = Path("pointer");
+  ASSERT_OK(fs_.WriteFile(path, "old", WriteMode::kReplace));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
+                       fs_.OpenOutputStream(path, WriteMode::kReplace));
+  ASSERT_OK(stream->Append("new"));
+  EXPECT_EQ(RawRead(path), "old");
+  ASSERT_OK(stream->Close());
+  EXPECT_EQ(RawRead(path), "new");
+}
+
+/// Forks `count` children that block until the returned Release runs, then each run `body(i)`
+/// and exit with its return value. Collects the exit codes in child order.
+class ForkedRace {
+ public:
+  explicit ForkedRace(int count) : count_(count) {}
+
+  template <typename Body>
+  std::vector<int> Run(Body body) {
+    int gate[2];
+    if (::pipe(gate) != 0) {
+      ADD_FAILURE() << "pipe failed";
+      return {};
+    }
+    std::vector<pid_t> children;
+    for (int i = 0; i < count_; ++i) {
+      pid_t pid = ::fork();
+      if (pid == 0) {
+        ::close(gate[1]);
+        char byte;
+        // Blocks until the parent closes its end: every child starts together.
+        while (::read(gate[0], &byte, 1) == -1 && errno == EINTR) {
+        }
+        ::_exit(body(i));
+      }
+      children.push_back(pid);
+    }
+    ::close(gate[0]);
+    ::close(gate[1]);
+    std::vector<int> codes;
+    for (pid_t pid : children) {
+      int wstatus = 0;
+      ::waitpid(pid, &wstatus, 0);
+      codes.push_back(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 100 + WTERMSIG(wstatus));
+    }
+    return codes;
+  }
+
+ private:
+  int count_;
+};
+
+constexpr int kWon = 0;
+constexpr int kLost = 1;
+constexpr int kFailed = 2;
+
+TEST_F(LocalFileSystemTest, PutIfAbsentRaceAcrossProcessesHasExactlyOneWinner) {
+  constexpr int kProcesses = 8;
+  constexpr int kRounds = 16;
+  for (int round = 0; round < kRounds; ++round) {
+    std::string path = Path(fmt::format("_delta_log/{:020}.json", round));
+    // Small enough that the writers reach the publishing step together, large enough that a
+    // torn or mixed file would show.
+    auto content = [round](int child) {
+      return Content(fmt::format("[round {} child {}]", round, child), 16 * 1024);
+    };
+    std::vector<int> codes = ForkedRace(kProcesses).Run([&](int child) {
+      LocalFileSystem fs;
+      Status status = fs.WriteFile(path, content(child), WriteMode::kPutIfAbsent);
+      return status.ok() ? kWon : status.IsAlreadyExists() ? kLost : kFailed;
+    });
+    ASSERT_EQ(codes.size(), static_cast<size_t>(kProcesses));
+    int winner = -1;
+    for (int child = 0; child < kProcesses; ++child) {
+      ASSERT_TRUE(codes[child] == kWon || codes[child] == kLost)
+          << "child " << child << " exited with " << codes[child];
+      if (codes[child] == kWon) {
+        ASSERT_EQ(winner, -1) << "two winners: " << winner << " and " << child;
+        winner = child;
+      }
+    }
+    ASSERT_NE(winner, -1) << "no winner";
+    EXPECT_TRUE(RawRead(path) == content(winner)) << "content is not the winner's, complete";
+  }
+  ListOptions options;
+  options.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("_delta_log"), options));
+  EXPECT_EQ(entries.size(), static_cast<size_t>(kRounds)) << "staging files left behind";
+}
+
+TEST_F(LocalFileSystemTest, OutputStreamPutIfAbsentRaceAcrossProcessesHasExactlyOneWinner) {
+  constexpr int kProcesses = 6;
+  std::string path = Path("offsets/7");
+  auto content = [](int child) {
+    return Content(fmt::format("<{}>", child), 300000);
+  };
+  std::vector<int> codes = ForkedRace(kProcesses).Run([&](int child) {
+    LocalFileSystem fs;
+    Result<std::unique_ptr<OutputStream>> stream =
+        fs.OpenOutputStream(path, WriteMode::kPutIfAbsent);
+    if (!stream.ok() || !(*stream)->Append(content(child)).ok()) {
+      return kFailed;
+    }
+    Status status = (*stream)->Close();
+    return status.ok() ? kWon : status.IsAlreadyExists() ? kLost : kFailed;
+  });
+  int winners = 0;
+  int winner = -1;
+  for (int child = 0; child < kProcesses; ++child) {
+    ASSERT_TRUE(codes[child] == kWon || codes[child] == kLost) << codes[child];
+    if (codes[child] == kWon) {
+      ++winners;
+      winner = child;
+    }
+  }
+  ASSERT_EQ(winners, 1);
+  EXPECT_TRUE(RawRead(path) == content(winner));
+}
+
+TEST_F(LocalFileSystemTest, PutIfAbsentRaceAcrossThreadsHasExactlyOneWinner) {
+  constexpr int kThreads = 8;
+  for (int round = 0; round < 4; ++round) {
+    std::string path = Path(fmt::format("commits/{}", round));
+    std::atomic<bool> go{false};
+    std::vector<StatusCode> codes(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        while (!go.load()) {
+          std::this_thread::yield();
+        }
+        codes[t] =
+            fs_.WriteFile(path, Content(std::to_string(t), 100000), WriteMode::kPutIfAbsent).Code();
+      });
+    }
+    go.store(true);
+    for (std::thread& thread : threads) {
+      thread.join();
+    }
+    int winner = -1;
+    for (int t = 0; t < kThreads; ++t) {
+      if (codes[t] == StatusCode::kOk) {
+        ASSERT_EQ(winner, -1) << "two winners";
+        winner = t;
+      } else {
+        ASSERT_EQ(codes[t], StatusCode::kAlreadyExists) << "thread " << t;
+      }
+    }
+    ASSERT_NE(winner, -1);
+    EXPECT_TRUE(RawRead(path) == Content(std::to_string(winner), 100000));
+  }
+}
+
+TEST_F(LocalFileSystemTest, ReplaceRaceAcrossProcessesLeavesOneCompleteVersion) {
+  constexpr int kProcesses = 6;
+  std::string path = Path("_last_checkpoint");
+  auto content = [](int child) {
+    return Content(fmt::format("#{}#", child), 400000);
+  };
+  std::vector<int> codes = ForkedRace(kProcesses).Run([&](int child) {
+    LocalFileSystem fs;
+    return fs.WriteFile(path, content(child), WriteMode::kReplace).ok() ? kWon : kFailed;
+  });
+  for (int code : codes) {
+    ASSERT_EQ(code, kWon);
+  }
+  std::string final_content = RawRead(path);
+  bool complete = false;
+  for (int child = 0; child < kProcesses; ++child) {
+    complete = complete || final_content == content(child);
+  }
+  EXPECT_TRUE(complete) << "the file mixes or truncates versions";
+}
+
+/// What a child that ran out of file-size quota reports to its parent.
+constexpr int kFailedAsExpected = 0;
+constexpr int kWrongOutcome = 1;
+
+/// Runs `body` in a child limited to files of 4096 bytes, so a larger write fails midway with
+/// EFBIG like a full disk would; returns the child's exit code.
+template <typename Body>
+int RunWithFileSizeLimit(Body body) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::_exit(body());
+  }
+  int wstatus = 0;
+  ::waitpid(pid, &wstatus, 0);
+  return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 100;
+}
+
+TEST_F(LocalFileSystemTest, WriteFailingMidwayLeavesTargetUntouchedAndNoStagingFile) {
+  std::string big = Content("0123456789", 1 << 20);
+  ASSERT_OK(fs_.WriteFile(Path("d/pointer"), "old pointer", WriteMode::kReplace));
+  for (WriteMode mode : {WriteMode::kPutIfAbsent, WriteMode::kReplace}) {
+    std::string path = Path(mode == WriteMode::kPutIfAbsent ? "d/commit" : "d/pointer");
+    int code = RunWithFileSizeLimit([&] {
+      LocalFileSystem fs;
+      Status status = fs.WriteFile(path, big, mode);
+      bool expected = status.IsIOError() && status.Message().find(path) != std::string::npos &&
+                      status.Message().find("File too large") != std::string::npos;
+      return expected ? kFailedAsExpected : kWrongOutcome;
+    });
+    EXPECT_EQ(code, kFailedAsExpected);
+  }
+  int stream_code = RunWithFileSizeLimit([&] {
+    LocalFileSystem fs;
+    Result<std::unique_ptr<OutputStream>> stream =
+        fs.OpenOutputStream(Path("d/stream"), WriteMode::kPutIfAbsent);
+    if (!stream.ok()) {
+      return kWrongOutcome;
+    }
+    Status status;
+    for (int i = 0; i < 100 && status.ok(); ++i) {
+      status = (*stream)->Append(big.substr(0, 1000));
+    }
+    if (status.ok()) {
+      status = (*stream)->Close();
+    }
+    bool dead = !(*stream)->Close().ok();
+    return status.IsIOError() && dead ? kFailedAsExpected : kWrongOutcome;
+  });
+  EXPECT_EQ(stream_code, kFailedAsExpected);
+
+  EXPECT_FALSE(RawExists(Path("d/commit")));
+  EXPECT_FALSE(RawExists(Path("d/stream")));
+  EXPECT_EQ(RawRead(Path("d/pointer")), "old pointer");
+  ListOptions options;
+  options.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), options));
+  EXPECT_THAT(Paths(entries), ElementsAre(Path("d/pointer")));
+  ASSERT_OK(fs_.WriteFile(Path("d/commit"), big, WriteMode::kPutIfAbsent));
+  EXPECT_TRUE(RawRead(Path("d/commit")) == big);
+}
+
+TEST_F(LocalFileSystemTest, KilledWriterLeavesOnlyCompleteFiles) {
+  // A child alternately commits a version and replaces a pointer. Before each write, with the
+  // data already built, it tells the parent, which kills it on the k-th such message: so the
+  // kill lands inside the k-th write. Every file that exists afterwards must be whole.
+  constexpr size_t kSize = 1 << 20;
+  auto commit = [](int version) {
+    return Content(fmt::format("commit {};", version), kSize);
+  };
+  auto pointer = [](int version) {
+    return Content(fmt::format("pointer {};", version), kSize);
+  };
+  for (int kill_at = 1; kill_at <= 8; ++kill_at) {
+    SCOPED_TRACE(fmt::format("killed during write #{}", kill_at));
+    std::string log = Path(fmt::format("round{}/_delta_log", kill_at));
+    std::string pointer_path = JoinPath(log, "_last_checkpoint");
+    int reports[2];
+    ASSERT_EQ(::pipe(reports), 0);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(reports[0]);
+      LocalFileSystem fs;
+      char byte = 'w';
+      for (int version = 0;; ++version) {
+        std::string data = commit(version);
+        std::string name = JoinPath(log, fmt::format("{:020}.json", version));
+        if (::write(reports[1], &byte, 1) != 1 ||
+            !fs.WriteFile(name, data, WriteMode::kPutIfAbsent).ok()) {
+          ::_exit(kFailed);
+        }
+        data = pointer(version);
+        if (::write(reports[1], &byte, 1) != 1 ||
+            !fs.WriteFile(pointer_path, data, WriteMode::kReplace).ok()) {
+          ::_exit(kFailed);
+        }
+      }
+    }
+    ::close(reports[1]);
+    int announced = 0;
+    char byte;
+    while (announced < kill_at && ::read(reports[0], &byte, 1) == 1) {
+      ++announced;
+    }
+    ::kill(pid, SIGKILL);
+    int wstatus = 0;
+    ::waitpid(pid, &wstatus, 0);
+    ::close(reports[0]);
+    ASSERT_EQ(announced, kill_at) << "the writer failed before being killed";
+    ASSERT_TRUE(WIFSIGNALED(wstatus));
+
+    Result<std::vector<FileInfo>> entries = fs_.List(log, {});
+    if (entries.status().IsNotFound()) {
+      continue;  // Killed before the first write created the directory.
+    }
+    ASSERT_OK(entries);
+    int latest = -1;
+    for (const FileInfo& entry : *entries) {
+      if (BaseName(entry.path) != "_last_checkpoint") {
+        int version = std::stoi(std::string(BaseName(entry.path)));
+        EXPECT_TRUE(RawRead(entry.path) == commit(version)) << entry.path << " is torn";
+        latest = std::max(latest, version);
+      }
+    }
+    EXPECT_GE(latest, (kill_at - 1) / 2 - 1);
+    if (RawExists(pointer_path)) {
+      std::string last = RawRead(pointer_path);
+      EXPECT_TRUE(last == pointer(latest) || last == pointer(latest - 1)) << "the pointer is torn";
+    }
+    // What the killed writer left behind does not stand in the way of the next commit.
+    std::string next = JoinPath(log, fmt::format("{:020}.json", latest + 1));
+    ASSERT_OK(fs_.WriteFile(next, commit(latest + 1), WriteMode::kPutIfAbsent));
+  }
+}
+
+}  // namespace
+}  // namespace tributary::storage
