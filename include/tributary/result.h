@@ -19,16 +19,21 @@ class [[nodiscard]] Result {
   static_assert(!std::is_same_v<T, Status>, "use Status, not Result<Status>");
 
  public:
-  Result(const Status& status) : storage_(status) { CheckNotOk(); }  // NOLINT(google-explicit-constructor)
-  Result(Status&& status) : storage_(std::move(status)) { CheckNotOk(); }  // NOLINT(google-explicit-constructor)
-  Result(const T& value) : storage_(value) {}  // NOLINT(google-explicit-constructor)
+  Result(const Status& status) : storage_(status) {
+    CheckNotOk();
+  }  // NOLINT(google-explicit-constructor)
+  Result(Status&& status) : storage_(std::move(status)) {
+    CheckNotOk();
+  }                                                  // NOLINT(google-explicit-constructor)
+  Result(const T& value) : storage_(value) {}        // NOLINT(google-explicit-constructor)
   Result(T&& value) : storage_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  template <typename U,
-            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                        !std::is_same_v<std::decay_t<U>, T> &&
-                                        !std::is_same_v<std::decay_t<U>, Status> &&
-                                        !std::is_same_v<std::decay_t<U>, Result<T>>>>
-  Result(U&& value) : storage_(std::in_place_index<1>, std::forward<U>(value)) {}  // NOLINT(google-explicit-constructor)
+  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                                    !std::is_same_v<std::decay_t<U>, T> &&
+                                                    !std::is_same_v<std::decay_t<U>, Status> &&
+                                                    !std::is_same_v<std::decay_t<U>, Result<T>>>>
+  Result(U&& value)
+      : storage_(std::in_place_index<1>, std::forward<U>(value)) {
+  }  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return storage_.index() == 1; }
 

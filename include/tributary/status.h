@@ -104,7 +104,9 @@ class [[nodiscard]] Status {
 std::ostream& operator<<(std::ostream& os, const Status& status);
 
 namespace internal {
-inline const Status& GenericToStatus(const Status& status) { return status; }
+inline const Status& GenericToStatus(const Status& status) {
+  return status;
+}
 }  // namespace internal
 
 }  // namespace tributary
@@ -113,10 +115,10 @@ inline const Status& GenericToStatus(const Status& status) { return status; }
 #define TRIBUTARY_CONCAT(a, b) TRIBUTARY_CONCAT_IMPL(a, b)
 
 /// Returns the status of `expr` (a Status or a Result) from the enclosing function when not OK.
-#define TRIBUTARY_RETURN_NOT_OK(expr)                                                     \
-  do {                                                                                    \
-    ::tributary::Status _tributary_st = ::tributary::internal::GenericToStatus((expr));  \
-    if (!_tributary_st.ok()) {                                                            \
-      return _tributary_st;                                                               \
-    }                                                                                     \
+#define TRIBUTARY_RETURN_NOT_OK(expr)                                                   \
+  do {                                                                                  \
+    ::tributary::Status _tributary_st = ::tributary::internal::GenericToStatus((expr)); \
+    if (!_tributary_st.ok()) {                                                          \
+      return _tributary_st;                                                             \
+    }                                                                                   \
   } while (false)

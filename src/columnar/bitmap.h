@@ -7,8 +7,12 @@
 
 namespace tributary::columnar {
 
-inline bool GetBit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
-inline void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
+inline bool GetBit(const uint8_t* bits, int64_t i) {
+  return (bits[i >> 3] >> (i & 7)) & 1;
+}
+inline void SetBit(uint8_t* bits, int64_t i) {
+  bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+}
 inline void ClearBit(uint8_t* bits, int64_t i) {
   bits[i >> 3] &= static_cast<uint8_t>(~(1u << (i & 7)));
 }
@@ -18,7 +22,9 @@ inline void SetBitTo(uint8_t* bits, int64_t i, bool value) {
 }
 
 /// Bytes needed for a bitmap of `length` bits.
-inline int64_t BitmapBytes(int64_t length) { return (length + 7) / 8; }
+inline int64_t BitmapBytes(int64_t length) {
+  return (length + 7) / 8;
+}
 
 /// Number of set bits among the first `length` bits.
 int64_t CountSetBits(const uint8_t* bits, int64_t length);

@@ -22,7 +22,8 @@ CivilDate CivilFromDays(int64_t days) {
   const int64_t day_of_era = days - era * 146097;
   const int64_t year_of_era =
       (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-  const int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const int64_t day_of_year =
+      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
   const int64_t month_index = (5 * day_of_year + 2) / 153;
   const int day = static_cast<int>(day_of_year - (153 * month_index + 2) / 5 + 1);
   const int month = static_cast<int>(month_index < 10 ? month_index + 3 : month_index - 9);
@@ -38,11 +39,9 @@ int DaysInMonth(int64_t year, int month) {
 void AppendDate(int64_t days, std::string* out) {
   const CivilDate date = CivilFromDays(days);
   if (date.year >= 0 && date.year <= 9999) {
-    fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", date.year, date.month,
-                   date.day);
+    fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", date.year, date.month, date.day);
   } else {
-    fmt::format_to(std::back_inserter(*out), "{:+05}-{:02}-{:02}", date.year, date.month,
-                   date.day);
+    fmt::format_to(std::back_inserter(*out), "{:+05}-{:02}-{:02}", date.year, date.month, date.day);
   }
 }
 

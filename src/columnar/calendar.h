@@ -25,8 +25,12 @@ CivilDate CivilFromDays(int64_t days);
 int DaysInMonth(int64_t year, int month);
 
 /// floor(a / b) and the matching non-negative remainder, for b > 0.
-inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); }
-inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && (a < 0));
+}
+inline int64_t FloorMod(int64_t a, int64_t b) {
+  return a - FloorDiv(a, b) * b;
+}
 
 /// Appends "YYYY-MM-DD" (years outside 0..9999 get a sign and as many digits as they need).
 void AppendDate(int64_t days, std::string* out);

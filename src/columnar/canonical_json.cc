@@ -171,12 +171,11 @@ void AppendJsonDouble(double value, bool as_float32, std::string* out) {
   }
   char buffer[64];
   std::to_chars_result result =
-      as_float32 ? std::to_chars(buffer, buffer + sizeof(buffer), static_cast<float>(value),
-                                 std::chars_format::scientific)
-                 : std::to_chars(buffer, buffer + sizeof(buffer), value,
-                                 std::chars_format::scientific);
-  AppendReprFromScientific(std::string_view(buffer, static_cast<size_t>(result.ptr - buffer)),
-                           out);
+      as_float32
+          ? std::to_chars(buffer, buffer + sizeof(buffer), static_cast<float>(value),
+                          std::chars_format::scientific)
+          : std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  AppendReprFromScientific(std::string_view(buffer, static_cast<size_t>(result.ptr - buffer)), out);
 }
 
 void AppendCanonicalJsonValue(const Column& column, int64_t row, std::string* out) {

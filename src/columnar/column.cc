@@ -8,8 +8,7 @@ namespace {
 Status CheckBuffer(const BufferPtr& buffer, int64_t min_size, std::string_view what,
                    const DataType& type) {
   if (buffer == nullptr) {
-    return Status::Corruption(
-        fmt::format("{} column has no {} buffer", type.ToString(), what));
+    return Status::Corruption(fmt::format("{} column has no {} buffer", type.ToString(), what));
   }
   if (buffer->size() < min_size) {
     return Status::Corruption(fmt::format("{} column: {} buffer holds {} bytes, needs {}",
@@ -60,15 +59,14 @@ Result<ColumnPtr> Column::Make(DataTypePtr type, int64_t length, BufferPtr valid
   if (const int width = t.ByteWidth(); width > 0) {
     TRIBUTARY_RETURN_NOT_OK(CheckBuffer(values, length * width, "values", t));
   }
-  const bool has_offsets =
-      t.IsBinaryLike() || t.Id() == TypeId::kArray || t.Id() == TypeId::kMap;
+  const bool has_offsets = t.IsBinaryLike() || t.Id() == TypeId::kArray || t.Id() == TypeId::kMap;
   if (has_offsets) {
     TRIBUTARY_RETURN_NOT_OK(
         CheckBuffer(offsets, (length + 1) * static_cast<int64_t>(sizeof(int64_t)), "offsets", t));
     const int64_t* offs = offsets->DataAs<int64_t>();
     if (offs[0] < 0 || offs[length] < offs[0]) {
-      return Status::Corruption(fmt::format("{} column: offsets run from {} to {}",
-                                            t.ToString(), offs[0], offs[length]));
+      return Status::Corruption(
+          fmt::format("{} column: offsets run from {} to {}", t.ToString(), offs[0], offs[length]));
     }
     if (t.IsBinaryLike()) {
       TRIBUTARY_RETURN_NOT_OK(CheckBuffer(values, offs[length], "values", t));
@@ -85,13 +83,11 @@ Result<ColumnPtr> Column::Make(DataTypePtr type, int64_t length, BufferPtr valid
                                         ? t.Fields()[static_cast<size_t>(i)].Type()
                                         : (i == 0 ? t.ElementType() : t.ValueType());
     if (child == nullptr || !child->Type()->SameShape(*child_type)) {
-      return Status::Corruption(fmt::format("{} column: child {} has type {}, needs {}",
-                                            t.ToString(), i,
-                                            child ? child->Type()->ToString() : "none",
-                                            child_type->ToString()));
+      return Status::Corruption(
+          fmt::format("{} column: child {} has type {}, needs {}", t.ToString(), i,
+                      child ? child->Type()->ToString() : "none", child_type->ToString()));
     }
-    const int64_t needed =
-        t.Id() == TypeId::kStruct ? length : offsets->DataAs<int64_t>()[length];
+    const int64_t needed = t.Id() == TypeId::kStruct ? length : offsets->DataAs<int64_t>()[length];
     if (child->Length() < needed) {
       return Status::Corruption(fmt::format("{} column: child {} has {} rows, needs {}",
                                             t.ToString(), i, child->Length(), needed));
@@ -132,8 +128,8 @@ Result<ColumnPtr> Column::MakeAllNull(DataTypePtr type, int64_t length, MemoryPo
       children.push_back(std::move(second));
     }
   }
-  return Make(std::move(type), length, std::move(validity), std::move(values),
-              std::move(offsets), std::move(children));
+  return Make(std::move(type), length, std::move(validity), std::move(values), std::move(offsets),
+              std::move(children));
 }
 
 Status Column::ValidateFull() const {
@@ -214,8 +210,8 @@ bool IsValidUtf8(std::string_view bytes) {
       }
       cp = (cp << 6) | (s[i + k] & 0x3F);
     }
-    const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-                          (len == 4 && cp < 0x10000);
+    const bool overlong =
+        (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
     if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
       return false;
     }

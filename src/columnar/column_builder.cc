@@ -182,7 +182,9 @@ void ColumnBuilder::AppendBytes(std::string_view bytes) {
   AppendValidity(true);
 }
 
-void ColumnBuilder::AppendStruct() { AppendValidity(true); }
+void ColumnBuilder::AppendStruct() {
+  AppendValidity(true);
+}
 
 void ColumnBuilder::AppendArray() {
   AppendOffset(children_[0]->Length());

@@ -16,7 +16,9 @@ DataTypePtr MakeType(TypeId id, const std::function<void(DataType::Parts&)>& fil
   return std::make_shared<const DataType>(std::move(parts));
 }
 
-bool MetadataEquals(const FieldMetadata& a, const FieldMetadata& b) { return a == b; }
+bool MetadataEquals(const FieldMetadata& a, const FieldMetadata& b) {
+  return a == b;
+}
 
 }  // namespace
 
@@ -38,8 +40,12 @@ const std::string* Field::MetadataValue(const std::string& key) const {
 Field Field::WithName(std::string name) const {
   return {std::move(name), type_, nullable_, metadata_};
 }
-Field Field::WithType(DataTypePtr type) const { return {name_, std::move(type), nullable_, metadata_}; }
-Field Field::WithNullable(bool nullable) const { return {name_, type_, nullable, metadata_}; }
+Field Field::WithType(DataTypePtr type) const {
+  return {name_, std::move(type), nullable_, metadata_};
+}
+Field Field::WithNullable(bool nullable) const {
+  return {name_, type_, nullable, metadata_};
+}
 
 bool Field::Equals(const Field& other) const {
   return name_ == other.name_ && nullable_ == other.nullable_ && type_->Equals(*other.type_) &&
@@ -59,10 +65,10 @@ DataType::DataType(Parts parts)
       second_(std::move(parts.second)),
       contains_null_(parts.contains_null) {}
 
-#define TRIBUTARY_PRIMITIVE_FACTORY(Name, id)       \
-  DataTypePtr DataType::Name() {                    \
-    static const DataTypePtr type = MakeType(id);    \
-    return type;                                    \
+#define TRIBUTARY_PRIMITIVE_FACTORY(Name, id)     \
+  DataTypePtr DataType::Name() {                  \
+    static const DataTypePtr type = MakeType(id); \
+    return type;                                  \
   }
 TRIBUTARY_PRIMITIVE_FACTORY(Null, TypeId::kNull)
 TRIBUTARY_PRIMITIVE_FACTORY(Boolean, TypeId::kBoolean)
@@ -81,9 +87,9 @@ TRIBUTARY_PRIMITIVE_FACTORY(TimestampNtz, TypeId::kTimestampNtz)
 
 Result<DataTypePtr> DataType::Decimal(int precision, int scale) {
   if (precision < 1 || precision > kMaxDecimalPrecision || scale < 0 || scale > precision) {
-    return Status::InvalidArgument(fmt::format(
-        "invalid decimal({},{}): precision must be 1..38 and scale 0..precision", precision,
-        scale));
+    return Status::InvalidArgument(
+        fmt::format("invalid decimal({},{}): precision must be 1..38 and scale 0..precision",
+                    precision, scale));
   }
   return MakeType(TypeId::kDecimal, [&](Parts& parts) {
     parts.precision = precision;

@@ -170,6 +170,8 @@ class DataType {
   bool contains_null_;
 };
 
-inline bool operator==(const DataType& a, const DataType& b) { return a.Equals(b); }
+inline bool operator==(const DataType& a, const DataType& b) {
+  return a.Equals(b);
+}
 
 }  // namespace tributary::columnar

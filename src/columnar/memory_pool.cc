@@ -10,8 +10,7 @@ namespace tributary::columnar {
 namespace {
 
 int64_t PaddedSize(int64_t size) {
-  return (std::max<int64_t>(size, 1) + kBufferAlignment - 1) / kBufferAlignment *
-         kBufferAlignment;
+  return (std::max<int64_t>(size, 1) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
 }
 
 class SystemMemoryPool final : public MemoryPool {
@@ -72,8 +71,8 @@ Status TrackingMemoryPool::Reserve(int64_t delta) {
   do {
     if (current + delta > limit_bytes_) {
       return Status::IOError(fmt::format(
-          "memory limit of pool '{}' exceeded: {} bytes held, {} more requested, limit {}",
-          name_, current, delta, limit_bytes_));
+          "memory limit of pool '{}' exceeded: {} bytes held, {} more requested, limit {}", name_,
+          current, delta, limit_bytes_));
     }
   } while (!bytes_.compare_exchange_weak(current, current + delta, std::memory_order_relaxed));
   int64_t now = current + delta;
@@ -96,8 +95,7 @@ Result<uint8_t*> TrackingMemoryPool::Allocate(int64_t size) {
   return data;
 }
 
-Result<uint8_t*> TrackingMemoryPool::Reallocate(uint8_t* data, int64_t old_size,
-                                                int64_t new_size) {
+Result<uint8_t*> TrackingMemoryPool::Reallocate(uint8_t* data, int64_t old_size, int64_t new_size) {
   const int64_t delta = new_size - old_size;
   if (delta > 0) {
     TRIBUTARY_RETURN_NOT_OK(Reserve(delta));
@@ -136,7 +134,9 @@ Result<std::unique_ptr<Buffer>> Buffer::CopyOf(std::string_view bytes, MemoryPoo
   return buffer;
 }
 
-Buffer::~Buffer() { pool_->Free(data_, capacity_); }
+Buffer::~Buffer() {
+  pool_->Free(data_, capacity_);
+}
 
 Status Buffer::Resize(int64_t new_size) {
   if (new_size < 0) {

@@ -20,9 +20,9 @@ Result<RecordBatchPtr> RecordBatch::Make(SchemaPtr schema, int64_t num_rows,
     const ColumnPtr& column = columns[static_cast<size_t>(i)];
     const Field& field = schema->FieldAt(i);
     if (column == nullptr || column->Length() != num_rows) {
-      return Status::InvalidArgument(
-          fmt::format("column '{}' has {} rows, batch has {}", field.Name(),
-                      column ? column->Length() : -1, num_rows));
+      return Status::InvalidArgument(fmt::format("column '{}' has {} rows, batch has {}",
+                                                 field.Name(), column ? column->Length() : -1,
+                                                 num_rows));
     }
     if (!column->Type()->SameShape(*field.Type())) {
       return Status::InvalidArgument(fmt::format("column '{}' has type {}, schema says {}",

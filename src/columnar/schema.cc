@@ -24,9 +24,9 @@ Result<int> Schema::FieldIndexIgnoreCase(const std::string& name) const {
     if (fields_[i].Name().size() == name.size() &&
         strncasecmp(fields_[i].Name().c_str(), name.c_str(), name.size()) == 0) {
       if (found >= 0) {
-        return Status::InvalidArgument(fmt::format(
-            "column reference '{}' is ambiguous: it matches '{}' and '{}'", name,
-            fields_[static_cast<size_t>(found)].Name(), fields_[i].Name()));
+        return Status::InvalidArgument(
+            fmt::format("column reference '{}' is ambiguous: it matches '{}' and '{}'", name,
+                        fields_[static_cast<size_t>(found)].Name(), fields_[i].Name()));
       }
       found = static_cast<int>(i);
     }
@@ -34,7 +34,9 @@ Result<int> Schema::FieldIndexIgnoreCase(const std::string& name) const {
   return found;
 }
 
-DataTypePtr Schema::AsStruct() const { return DataType::Struct(fields_); }
+DataTypePtr Schema::AsStruct() const {
+  return DataType::Struct(fields_);
+}
 
 bool Schema::Equals(const Schema& other) const {
   if (fields_.size() != other.fields_.size() || metadata_ != other.metadata_) {

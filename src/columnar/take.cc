@@ -33,8 +33,8 @@ void GatherFixed(const uint8_t* values, std::span<const int64_t> indices, uint8_
 Result<BufferPtr> TakeOffsets(const Column& column, std::span<const int64_t> indices,
                               MemoryPool* pool, std::vector<int64_t>* sources) {
   const int64_t* offsets = column.Offsets();
-  TRIBUTARY_ASSIGN_OR_RAISE(
-      auto out, Buffer::Allocate((static_cast<int64_t>(indices.size()) + 1) * 8, pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out,
+                            Buffer::Allocate((static_cast<int64_t>(indices.size()) + 1) * 8, pool));
   int64_t* out_offsets = out->MutableDataAs<int64_t>();
   int64_t total = 0;
   out_offsets[0] = 0;
@@ -55,13 +55,12 @@ Result<BufferPtr> TakeOffsets(const Column& column, std::span<const int64_t> ind
 
 }  // namespace
 
-Result<ColumnPtr> Take(const Column& column, std::span<const int64_t> indices,
-                       MemoryPool* pool) {
+Result<ColumnPtr> Take(const Column& column, std::span<const int64_t> indices, MemoryPool* pool) {
   const int64_t length = column.Length();
   for (size_t i = 0; i < indices.size(); ++i) {
     if (indices[i] < 0 || indices[i] >= length) {
-      return Status::InvalidArgument(fmt::format(
-          "take: index {} at position {} is outside 0..{}", indices[i], i, length - 1));
+      return Status::InvalidArgument(
+          fmt::format("take: index {} at position {} is outside 0..{}", indices[i], i, length - 1));
     }
   }
   const auto n = static_cast<int64_t>(indices.size());
@@ -150,8 +149,8 @@ Result<std::vector<int64_t>> SelectedRows(const Column& mask) {
 
 Result<RecordBatchPtr> Filter(const RecordBatch& batch, const Column& mask, MemoryPool* pool) {
   if (mask.Length() != batch.NumRows()) {
-    return Status::InvalidArgument(fmt::format("filter mask has {} rows, batch has {}",
-                                               mask.Length(), batch.NumRows()));
+    return Status::InvalidArgument(
+        fmt::format("filter mask has {} rows, batch has {}", mask.Length(), batch.NumRows()));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(auto selected, SelectedRows(mask));
   std::vector<ColumnPtr> columns;

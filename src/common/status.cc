@@ -50,11 +50,15 @@ Status& Status::operator=(const Status& other) {
 Status Status::InvalidArgument(std::string message) {
   return {StatusCode::kInvalidArgument, std::move(message)};
 }
-Status Status::NotFound(std::string message) { return {StatusCode::kNotFound, std::move(message)}; }
+Status Status::NotFound(std::string message) {
+  return {StatusCode::kNotFound, std::move(message)};
+}
 Status Status::AlreadyExists(std::string message) {
   return {StatusCode::kAlreadyExists, std::move(message)};
 }
-Status Status::Conflict(std::string message) { return {StatusCode::kConflict, std::move(message)}; }
+Status Status::Conflict(std::string message) {
+  return {StatusCode::kConflict, std::move(message)};
+}
 Status Status::Corruption(std::string message) {
   return {StatusCode::kCorruption, std::move(message)};
 }
@@ -67,7 +71,9 @@ Status Status::NotImplemented(std::string message) {
 Status Status::Cancelled(std::string message) {
   return {StatusCode::kCancelled, std::move(message)};
 }
-Status Status::Internal(std::string message) { return {StatusCode::kInternal, std::move(message)}; }
+Status Status::Internal(std::string message) {
+  return {StatusCode::kInternal, std::move(message)};
+}
 
 const std::string& Status::Message() const {
   static const std::string kEmpty;

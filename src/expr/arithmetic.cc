@@ -63,8 +63,8 @@ Status ArithmeticError(Op op, const Column& a, const Column& b, int64_t row, boo
                        const DataType& type) {
   if (divide_by_zero) {
     return Status::InvalidArgument(
-        fmt::format("[DIVIDE_BY_ZERO] division by zero at row {}: {} {} {}", row,
-                    ValueText(a, row), OpName(op), ValueText(b, row)));
+        fmt::format("[DIVIDE_BY_ZERO] division by zero at row {}: {} {} {}", row, ValueText(a, row),
+                    OpName(op), ValueText(b, row)));
   }
   return Status::InvalidArgument(
       fmt::format("[ARITHMETIC_OVERFLOW] {} overflow at row {}: {} {} {}", type.ToString(), row,
@@ -169,8 +169,8 @@ Int128 DivideRoundHalfUp(Int128 num, Int128 den) {
   if (remainder != 0) {
     const unsigned __int128 r = remainder < 0 ? -static_cast<unsigned __int128>(remainder)
                                               : static_cast<unsigned __int128>(remainder);
-    const unsigned __int128 d = den < 0 ? -static_cast<unsigned __int128>(den)
-                                        : static_cast<unsigned __int128>(den);
+    const unsigned __int128 d =
+        den < 0 ? -static_cast<unsigned __int128>(den) : static_cast<unsigned __int128>(den);
     if (r >= d - r) {
       quotient += ((num < 0) != (den < 0)) ? -1 : 1;
     }
@@ -252,7 +252,8 @@ Result<ColumnPtr> NumericArithmetic(Op op, const Column& a, const Column& b,
                                     const DataTypePtr& type, MemoryPool* pool) {
   const int64_t n = a.Length();
   TRIBUTARY_ASSIGN_OR_RAISE(BufferPtr validity, IntersectValidity(a, b, pool));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * static_cast<int64_t>(sizeof(T)), pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values,
+                            Buffer::Allocate(n * static_cast<int64_t>(sizeof(T)), pool));
   std::vector<uint8_t> failed(static_cast<size_t>(n), 0);
   bool any_failed = false;
   if constexpr (std::is_floating_point_v<T>) {
@@ -298,8 +299,8 @@ Result<ColumnPtr> DecimalArithmetic(Op op, const Column& a, const Column& b,
 
 }  // namespace
 
-Result<ColumnPtr> ArithmeticKernel(Op op, const Column& a, const Column& b,
-                                   const DataTypePtr& type, MemoryPool* pool) {
+Result<ColumnPtr> ArithmeticKernel(Op op, const Column& a, const Column& b, const DataTypePtr& type,
+                                   MemoryPool* pool) {
   switch (type->Id()) {
     case TypeId::kInt8:
       return NumericArithmetic<int8_t>(op, a, b, type, pool);

@@ -25,20 +25,13 @@ std::string BoundExpression::ToString() const {
       return fmt::format("{}.{}", children_[0]->ToString(), name_);
     case Op::kLiteral:
       return literal_.ToString();
-    case Op::kNegate:
-      return fmt::format("(- {})", children_[0]->ToString());
-    case Op::kNot:
-      return fmt::format("(NOT {})", children_[0]->ToString());
-    case Op::kIsNull:
-    case Op::kIsNotNull:
-      return fmt::format("({} {})", children_[0]->ToString(), OpName(op_));
-    case Op::kCast:
-    case Op::kTryCast:
-      return fmt::format("{}({} AS {})", OpName(op_), children_[0]->ToString(),
-                         type_->ToString());
-    default:
-      return fmt::format("({} {} {})", children_[0]->ToString(), OpName(op_),
-                         children_[1]->ToString());
+    default: {
+      std::vector<std::string> operands;
+      for (const BoundExprPtr& child : children_) {
+        operands.push_back(child->ToString());
+      }
+      return FormatOperator(op_, operands, type_.get());
+    }
   }
 }
 
@@ -91,10 +84,10 @@ bool CanCast(const DataType& from, const DataType& to) {
 
 namespace {
 
-BoundExprPtr MakeBound(Op op, DataTypePtr type, std::vector<BoundExprPtr> children,
-                       int index = -1, Scalar literal = Scalar::Null(), std::string name = {}) {
-  return std::make_shared<const BoundExpression>(op, std::move(type), std::move(children),
-                                                 index, std::move(literal), std::move(name));
+BoundExprPtr MakeBound(Op op, DataTypePtr type, std::vector<BoundExprPtr> children, int index = -1,
+                       Scalar literal = Scalar::Null(), std::string name = {}) {
+  return std::make_shared<const BoundExpression>(op, std::move(type), std::move(children), index,
+                                                 std::move(literal), std::move(name));
 }
 
 BoundExprPtr CastTo(BoundExprPtr input, const DataTypePtr& type) {
@@ -173,8 +166,7 @@ DataTypePtr WiderNumeric(const DataTypePtr& a, const DataTypePtr& b) {
     const DataTypePtr da = AsDecimal(a);
     const DataTypePtr db = AsDecimal(b);
     const int scale = std::max(da->Scale(), db->Scale());
-    const int int_digits =
-        std::max(da->Precision() - da->Scale(), db->Precision() - db->Scale());
+    const int int_digits = std::max(da->Precision() - da->Scale(), db->Precision() - db->Scale());
     return DecimalOrDie(std::min(int_digits + scale, columnar::kMaxDecimalPrecision),
                         std::min(scale, columnar::kMaxDecimalPrecision));
   }
@@ -269,8 +261,8 @@ class Binder {
       case Op::kIn:
         return BindIn(expr, std::move(children));
       case Op::kBetween: {
-        TRIBUTARY_ASSIGN_OR_RAISE(auto low,
-                                  BindComparison(expr, Op::kGreaterEqual, children[0], children[1]));
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto low, BindComparison(expr, Op::kGreaterEqual, children[0], children[1]));
         TRIBUTARY_ASSIGN_OR_RAISE(auto high,
                                   BindComparison(expr, Op::kLessEqual, children[0], children[2]));
         return MakeBound(Op::kAnd, DataType::Boolean(), {std::move(low), std::move(high)});
@@ -278,10 +270,9 @@ class Binder {
       case Op::kCast:
       case Op::kTryCast:
         if (!CanCast(*children[0]->Type(), *expr.TargetType())) {
-          return Status::InvalidArgument(fmt::format("cannot cast {} to {} in {}",
-                                                     children[0]->Type()->ToString(),
-                                                     expr.TargetType()->ToString(),
-                                                     expr.ToString()));
+          return Status::InvalidArgument(
+              fmt::format("cannot cast {} to {} in {}", children[0]->Type()->ToString(),
+                          expr.TargetType()->ToString(), expr.ToString()));
         }
         return MakeBound(expr.GetOp(), expr.TargetType(), std::move(children));
     }
@@ -290,9 +281,8 @@ class Binder {
 
  private:
   static Status Mismatch(const Expression& expr, std::string_view wanted, const DataType& got) {
-    return Status::InvalidArgument(
-        fmt::format("type mismatch in {}: needs {}, got {}", expr.ToString(), wanted,
-                    got.ToString()));
+    return Status::InvalidArgument(fmt::format("type mismatch in {}: needs {}, got {}",
+                                               expr.ToString(), wanted, got.ToString()));
   }
 
   Result<BoundExprPtr> RequireBoolean(const Expression& expr, BoundExprPtr child) {
@@ -316,8 +306,8 @@ class Binder {
         available += available.empty() ? "" : ", ";
         available += field.Name();
       }
-      return Status::InvalidArgument(fmt::format("column '{}' not found; available: {}",
-                                                 expr.Name(), available));
+      return Status::InvalidArgument(
+          fmt::format("column '{}' not found; available: {}", expr.Name(), available));
     }
     const columnar::Field& field = schema_.FieldAt(index);
     return MakeBound(Op::kColumn, field.Type(), {}, index, Scalar::Null(), field.Name());
@@ -326,8 +316,9 @@ class Binder {
   Result<BoundExprPtr> BindGetField(const Expression& expr, BoundExprPtr input) {
     const DataType& type = *input->Type();
     if (type.Id() != TypeId::kStruct) {
-      return Status::InvalidArgument(fmt::format("cannot access field '{}' of {} ({} is not a struct)",
-                                                 expr.Name(), input->ToString(), type.ToString()));
+      return Status::InvalidArgument(
+          fmt::format("cannot access field '{}' of {} ({} is not a struct)", expr.Name(),
+                      input->ToString(), type.ToString()));
     }
     int index = type.FieldIndex(expr.Name());
     if (index < 0) {
@@ -353,8 +344,9 @@ class Binder {
       b = a;
     }
     if (!a->IsNumeric() || !b->IsNumeric()) {
-      return Status::InvalidArgument(fmt::format("type mismatch in {}: {} and {} are not both numeric",
-                                                 expr.ToString(), a->ToString(), b->ToString()));
+      return Status::InvalidArgument(
+          fmt::format("type mismatch in {}: {} and {} are not both numeric", expr.ToString(),
+                      a->ToString(), b->ToString()));
     }
     const Op op = expr.GetOp();
     const bool decimal = (a->Id() == TypeId::kDecimal || b->Id() == TypeId::kDecimal) &&
@@ -376,8 +368,8 @@ class Binder {
     switch (op) {
       case Op::kAdd:
       case Op::kSubtract:
-        result = AdjustedDecimal(std::max(p1 - s1, p2 - s2) + std::max(s1, s2) + 1,
-                                 std::max(s1, s2));
+        result =
+            AdjustedDecimal(std::max(p1 - s1, p2 - s2) + std::max(s1, s2) + 1, std::max(s1, s2));
         break;
       case Op::kMultiply:
         result = AdjustedDecimal(p1 + p2 + 1, s1 + s2);
@@ -408,15 +400,10 @@ class Binder {
     if (type->Id() == TypeId::kNull) {
       type = DataType::Boolean();
     }
-    if (type->IsNested() && op != Op::kEqual && op != Op::kNotEqual && op != Op::kNullSafeEqual) {
-      return Status::InvalidArgument(
-          fmt::format("ordering comparison of {} values in {} is not supported", type->ToString(),
-                      expr.ToString()));
-    }
     if (type->IsNested()) {
-      return Status::InvalidArgument(fmt::format(
-          "comparison of nested {} values in {} is not supported yet", type->ToString(),
-          expr.ToString()));
+      // Spark orders structs and arrays field by field; tributary compares primitives only.
+      return Status::InvalidArgument(
+          fmt::format("cannot compare {} values in {}", type->ToString(), expr.ToString()));
     }
     return MakeBound(op, DataType::Boolean(),
                      {CastTo(std::move(left), type), CastTo(std::move(right), type)});
@@ -430,9 +417,9 @@ class Binder {
     for (size_t i = 1; i < children.size(); ++i) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto equal,
                                 BindComparison(expr, Op::kEqual, children[0], children[i]));
-      result = result == nullptr ? std::move(equal)
-                                 : MakeBound(Op::kOr, DataType::Boolean(),
-                                             {std::move(result), std::move(equal)});
+      result = result == nullptr
+                   ? std::move(equal)
+                   : MakeBound(Op::kOr, DataType::Boolean(), {std::move(result), std::move(equal)});
     }
     return result;
   }

@@ -147,8 +147,8 @@ Result<ColumnPtr> FromPrimitive(const Column& input, const From* in, const DataT
       }
       [[fallthrough]];
     default:
-      return Status::Internal(fmt::format("cast from {} to {}", input.Type()->ToString(),
-                                          type->ToString()));
+      return Status::Internal(
+          fmt::format("cast from {} to {}", input.Type()->ToString(), type->ToString()));
   }
   return Conclude(input, type, safe, failed, std::move(values), nullptr, pool);
 }
@@ -213,13 +213,15 @@ Result<ColumnPtr> FromDecimal(const Column& input, const DataTypePtr& type, bool
     }
     return Column::Make(type, n, input.ValidityBuffer(), std::move(values));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto as_long, Buffer::CopyOf(std::string_view(
-      reinterpret_cast<const char*>(truncated.data()), truncated.size() * 8), pool));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto long_column,
-                            Column::Make(DataType::Int64(), n, input.ValidityBuffer(),
-                                         std::move(as_long)));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto result, FromPrimitive(*long_column, long_column->Values<int64_t>(),
-                                                       type, true, pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto as_long, Buffer::CopyOf(std::string_view(reinterpret_cast<const char*>(truncated.data()),
+                                                    truncated.size() * 8),
+                                   pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto long_column,
+      Column::Make(DataType::Int64(), n, input.ValidityBuffer(), std::move(as_long)));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto result, FromPrimitive(*long_column, long_column->Values<int64_t>(), type, true, pool));
   // Report against the decimal input, not the intermediate long.
   Failed failed(static_cast<size_t>(n), 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -429,8 +431,7 @@ Result<ColumnPtr> FromString(const Column& input, const DataTypePtr& type,
         break;
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
-        ok = ParseTimestamp(text, context.session_time_zone,
-                            type->Id() == TypeId::kTimestampNtz,
+        ok = ParseTimestamp(text, context.session_time_zone, type->Id() == TypeId::kTimestampNtz,
                             &reinterpret_cast<int64_t*>(out)[i]);
         break;
       default:
@@ -452,10 +453,12 @@ Result<ColumnPtr> FromTemporal(const Column& input, const DataTypePtr& type, boo
       seconds[static_cast<size_t>(i)] =
           columnar::FloorDiv(input.Values<int64_t>()[i], columnar::kMicrosPerSecond);
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto buffer, Buffer::CopyOf(std::string_view(
-        reinterpret_cast<const char*>(seconds.data()), seconds.size() * 8), context.pool));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto longs, Column::Make(DataType::Int64(), n,
-                                                       input.ValidityBuffer(), std::move(buffer)));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto buffer, Buffer::CopyOf(std::string_view(reinterpret_cast<const char*>(seconds.data()),
+                                                     seconds.size() * 8),
+                                    context.pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto longs, Column::Make(DataType::Int64(), n, input.ValidityBuffer(), std::move(buffer)));
     return FromPrimitive(*longs, longs->Values<int64_t>(), type, safe, context.pool);
   }
   TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * type->ByteWidth(), context.pool));
@@ -490,14 +493,14 @@ Result<ColumnPtr> FromNested(const Column& input, const DataTypePtr& type, bool 
                              const EvalContext& context) {
   std::vector<ColumnPtr> children;
   for (int c = 0; c < input.NumChildren(); ++c) {
-    const DataTypePtr& child_type =
-        type->Id() == TypeId::kStruct ? type->Fields()[static_cast<size_t>(c)].Type()
-                                      : (c == 0 ? type->ElementType() : type->ValueType());
+    const DataTypePtr& child_type = type->Id() == TypeId::kStruct
+                                        ? type->Fields()[static_cast<size_t>(c)].Type()
+                                        : (c == 0 ? type->ElementType() : type->ValueType());
     TRIBUTARY_ASSIGN_OR_RAISE(auto child, CastKernel(*input.Child(c), child_type, safe, context));
     children.push_back(std::move(child));
   }
-  return Column::Make(type, input.Length(), input.ValidityBuffer(), nullptr,
-                      input.OffsetsBuffer(), std::move(children));
+  return Column::Make(type, input.Length(), input.ValidityBuffer(), nullptr, input.OffsetsBuffer(),
+                      std::move(children));
 }
 
 }  // namespace

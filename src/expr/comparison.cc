@@ -130,8 +130,8 @@ Status CompareValues(Op op, const Column& a, const Column& b, uint8_t* out) {
 Result<ColumnPtr> CompareKernel(Op op, const Column& a, const Column& b, MemoryPool* pool) {
   const int64_t n = a.Length();
   if (!a.Type()->SameShape(*b.Type())) {
-    return Status::Internal(fmt::format("comparing {} with {} without a cast",
-                                        a.Type()->ToString(), b.Type()->ToString()));
+    return Status::Internal(fmt::format("comparing {} with {} without a cast", a.Type()->ToString(),
+                                        b.Type()->ToString()));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n, pool));
   uint8_t* out = values->mutable_data();

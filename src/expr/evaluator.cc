@@ -24,8 +24,8 @@ Result<ColumnPtr> GetFieldColumn(const Column& input, int index, MemoryPool* poo
     return child;
   }
   TRIBUTARY_ASSIGN_OR_RAISE(BufferPtr validity, IntersectValidity(input, *child, pool));
-  return Column::Make(child->Type(), child->Length(), std::move(validity),
-                      child->ValuesBuffer(), child->OffsetsBuffer(), child->Children());
+  return Column::Make(child->Type(), child->Length(), std::move(validity), child->ValuesBuffer(),
+                      child->OffsetsBuffer(), child->Children());
 }
 
 Result<ColumnPtr> IsNullColumn(const Column& input, bool want_null, MemoryPool* pool) {
@@ -82,6 +82,9 @@ Result<ColumnPtr> LogicColumn(bool is_and, const Column& a, const Column& b, Mem
 Result<ColumnPtr> Dispatch(const BoundExpression& expr, const columnar::RecordBatch& batch,
                            const EvalContext& context, const std::vector<ColumnPtr>& inputs) {
   MemoryPool* pool = context.pool;
+  if (IsComparison(expr.GetOp())) {
+    return CompareKernel(expr.GetOp(), *inputs[0], *inputs[1], pool);
+  }
   switch (expr.GetOp()) {
     case Op::kColumn:
       return batch.ColumnAt(expr.Index());
@@ -97,14 +100,6 @@ Result<ColumnPtr> Dispatch(const BoundExpression& expr, const columnar::RecordBa
       return ArithmeticKernel(expr.GetOp(), *inputs[0], *inputs[1], expr.Type(), pool);
     case Op::kNegate:
       return NegateKernel(*inputs[0], pool);
-    case Op::kEqual:
-    case Op::kNotEqual:
-    case Op::kLess:
-    case Op::kLessEqual:
-    case Op::kGreater:
-    case Op::kGreaterEqual:
-    case Op::kNullSafeEqual:
-      return CompareKernel(expr.GetOp(), *inputs[0], *inputs[1], pool);
     case Op::kAnd:
     case Op::kOr:
       return LogicColumn(expr.GetOp() == Op::kAnd, *inputs[0], *inputs[1], pool);
@@ -116,8 +111,7 @@ Result<ColumnPtr> Dispatch(const BoundExpression& expr, const columnar::RecordBa
     case Op::kCast:
     case Op::kTryCast:
       return CastKernel(*inputs[0], expr.Type(), expr.GetOp() == Op::kTryCast, context);
-    case Op::kIn:
-    case Op::kBetween:
+    default:
       break;
   }
   return Status::Internal("unbound operator in evaluation: " + expr.ToString());

@@ -60,6 +60,11 @@ std::string_view OpName(Op op) {
   return "?";
 }
 
+bool IsComparison(Op op) {
+  return op == Op::kEqual || op == Op::kNotEqual || op == Op::kLess || op == Op::kLessEqual ||
+         op == Op::kGreater || op == Op::kGreaterEqual || op == Op::kNullSafeEqual;
+}
+
 Expression::Expression(Op op, std::vector<ExprPtr> children, std::string name, Scalar literal,
                        DataTypePtr target_type)
     : op_(op),
@@ -92,6 +97,36 @@ ExprPtr Make(Op op, std::vector<ExprPtr> children, std::string name = {},
 
 }  // namespace
 
+std::string FormatOperator(Op op, const std::vector<std::string>& operands,
+                           const DataType* cast_type) {
+  switch (op) {
+    case Op::kNegate:
+      return fmt::format("(- {})", operands[0]);
+    case Op::kNot:
+      return fmt::format("(NOT {})", operands[0]);
+    case Op::kIsNull:
+    case Op::kIsNotNull:
+      return fmt::format("({} {})", operands[0], OpName(op));
+    case Op::kIn: {
+      std::string out = fmt::format("({} IN (", operands[0]);
+      for (size_t i = 1; i < operands.size(); ++i) {
+        out += i > 1 ? ", " : "";
+        out += operands[i];
+      }
+      return out + "))";
+    }
+    case Op::kBetween:
+      return fmt::format("({} BETWEEN {} AND {})", operands[0], operands[1], operands[2]);
+    case Op::kCast:
+    case Op::kTryCast:
+      return fmt::format("{}({} AS {})", OpName(op), operands[0],
+                         cast_type ? cast_type->ToString() : "?");
+    default:
+      return operands.size() == 2 ? fmt::format("({} {} {})", operands[0], OpName(op), operands[1])
+                                  : std::string(OpName(op));
+  }
+}
+
 std::string Expression::ToString() const {
   switch (op_) {
     case Op::kColumn:
@@ -100,31 +135,13 @@ std::string Expression::ToString() const {
       return fmt::format("{}.{}", children_[0]->ToString(), QuoteName(name_));
     case Op::kLiteral:
       return literal_.ToString();
-    case Op::kNegate:
-      return fmt::format("(- {})", children_[0]->ToString());
-    case Op::kNot:
-      return fmt::format("(NOT {})", children_[0]->ToString());
-    case Op::kIsNull:
-    case Op::kIsNotNull:
-      return fmt::format("({} {})", children_[0]->ToString(), OpName(op_));
-    case Op::kIn: {
-      std::string out = fmt::format("({} IN (", children_[0]->ToString());
-      for (size_t i = 1; i < children_.size(); ++i) {
-        out += i > 1 ? ", " : "";
-        out += children_[i]->ToString();
+    default: {
+      std::vector<std::string> operands;
+      for (const ExprPtr& child : children_) {
+        operands.push_back(child->ToString());
       }
-      return out + "))";
+      return FormatOperator(op_, operands, target_type_.get());
     }
-    case Op::kBetween:
-      return fmt::format("({} BETWEEN {} AND {})", children_[0]->ToString(),
-                         children_[1]->ToString(), children_[2]->ToString());
-    case Op::kCast:
-    case Op::kTryCast:
-      return fmt::format("{}({} AS {})", OpName(op_), children_[0]->ToString(),
-                         target_type_->ToString());
-    default:
-      return fmt::format("({} {} {})", children_[0]->ToString(), OpName(op_),
-                         children_[1]->ToString());
   }
 }
 
@@ -159,8 +176,12 @@ ExprPtr Col(std::string_view path) {
 ExprPtr GetField(ExprPtr input, std::string name) {
   return Make(Op::kGetField, {std::move(input)}, std::move(name));
 }
-ExprPtr Lit(Scalar value) { return Make(Op::kLiteral, {}, {}, std::move(value)); }
-ExprPtr Call(Op op, std::vector<ExprPtr> children) { return Make(op, std::move(children)); }
+ExprPtr Lit(Scalar value) {
+  return Make(Op::kLiteral, {}, {}, std::move(value));
+}
+ExprPtr Call(Op op, std::vector<ExprPtr> children) {
+  return Make(op, std::move(children));
+}
 ExprPtr Cast(ExprPtr input, DataTypePtr type) {
   return Make(Op::kCast, {std::move(input)}, {}, Scalar::Null(), std::move(type));
 }
@@ -174,9 +195,15 @@ ExprPtr In(ExprPtr value, std::vector<ExprPtr> list) {
 ExprPtr Between(ExprPtr value, ExprPtr low, ExprPtr high) {
   return Make(Op::kBetween, {std::move(value), std::move(low), std::move(high)});
 }
-ExprPtr IsNull(ExprPtr input) { return Make(Op::kIsNull, {std::move(input)}); }
-ExprPtr IsNotNull(ExprPtr input) { return Make(Op::kIsNotNull, {std::move(input)}); }
-ExprPtr Not(ExprPtr input) { return Make(Op::kNot, {std::move(input)}); }
+ExprPtr IsNull(ExprPtr input) {
+  return Make(Op::kIsNull, {std::move(input)});
+}
+ExprPtr IsNotNull(ExprPtr input) {
+  return Make(Op::kIsNotNull, {std::move(input)});
+}
+ExprPtr Not(ExprPtr input) {
+  return Make(Op::kNot, {std::move(input)});
+}
 ExprPtr And(ExprPtr left, ExprPtr right) {
   return Make(Op::kAnd, {std::move(left), std::move(right)});
 }

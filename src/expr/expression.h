@@ -15,14 +15,14 @@ namespace tributary::expr {
 
 /// What an expression node does.
 enum class Op : uint8_t {
-  kColumn,       // a top-level column by name
-  kGetField,     // child 0 is a struct; field `name`
+  kColumn,    // a top-level column by name
+  kGetField,  // child 0 is a struct; field `name`
   kLiteral,
   kAdd,
   kSubtract,
   kMultiply,
-  kDivide,       // Spark's '/': integers divide as double, decimals as decimal
-  kRemainder,    // '%'
+  kDivide,     // Spark's '/': integers divide as double, decimals as decimal
+  kRemainder,  // '%'
   kNegate,
   kEqual,
   kNotEqual,
@@ -44,6 +44,14 @@ enum class Op : uint8_t {
 
 /// Operator name as SQL spells it ("+", "<=>", "AND", "CAST").
 std::string_view OpName(Op op);
+
+/// SQL text of `op` applied to already printed operands, shared by unbound and bound trees:
+/// "(a + b)", "(NOT a)", "(a IN (1, 2))", "CAST(a AS int)" (`cast_type` for kCast/kTryCast).
+std::string FormatOperator(Op op, const std::vector<std::string>& operands,
+                           const DataType* cast_type);
+
+/// True for =, !=, <, <=, >, >= and <=>.
+bool IsComparison(Op op);
 
 class Expression;
 using ExprPtr = std::shared_ptr<const Expression>;

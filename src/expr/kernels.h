@@ -17,8 +17,8 @@ Result<BufferPtr> IntersectValidity(const Column& a, const Column& b, MemoryPool
 
 /// a <op> b for +, -, *, /, %: operands already of the kernel's type (integers and floats:
 /// `type`; decimals: their own scales, result `type`).
-Result<ColumnPtr> ArithmeticKernel(Op op, const Column& a, const Column& b,
-                                   const DataTypePtr& type, MemoryPool* pool);
+Result<ColumnPtr> ArithmeticKernel(Op op, const Column& a, const Column& b, const DataTypePtr& type,
+                                   MemoryPool* pool);
 Result<ColumnPtr> NegateKernel(const Column& input, MemoryPool* pool);
 
 /// a <op> b for =, !=, <, <=, >, >=, <=>, both operands of one type.

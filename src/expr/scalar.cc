@@ -8,19 +8,45 @@
 
 namespace tributary::expr {
 
-Scalar Scalar::Null(DataTypePtr type) { return {std::move(type), std::monostate{}}; }
-Scalar Scalar::Boolean(bool value) { return {DataType::Boolean(), value}; }
-Scalar Scalar::Int8(int8_t value) { return {DataType::Int8(), int64_t{value}}; }
-Scalar Scalar::Int16(int16_t value) { return {DataType::Int16(), int64_t{value}}; }
-Scalar Scalar::Int32(int32_t value) { return {DataType::Int32(), int64_t{value}}; }
-Scalar Scalar::Int64(int64_t value) { return {DataType::Int64(), value}; }
-Scalar Scalar::Float32(float value) { return {DataType::Float32(), double{value}}; }
-Scalar Scalar::Float64(double value) { return {DataType::Float64(), value}; }
-Scalar Scalar::String(std::string value) { return {DataType::String(), std::move(value)}; }
-Scalar Scalar::Binary(std::string value) { return {DataType::Binary(), std::move(value)}; }
-Scalar Scalar::Date(int32_t days) { return {DataType::Date(), int64_t{days}}; }
-Scalar Scalar::Timestamp(int64_t micros) { return {DataType::Timestamp(), micros}; }
-Scalar Scalar::TimestampNtz(int64_t micros) { return {DataType::TimestampNtz(), micros}; }
+Scalar Scalar::Null(DataTypePtr type) {
+  return {std::move(type), std::monostate{}};
+}
+Scalar Scalar::Boolean(bool value) {
+  return {DataType::Boolean(), value};
+}
+Scalar Scalar::Int8(int8_t value) {
+  return {DataType::Int8(), int64_t{value}};
+}
+Scalar Scalar::Int16(int16_t value) {
+  return {DataType::Int16(), int64_t{value}};
+}
+Scalar Scalar::Int32(int32_t value) {
+  return {DataType::Int32(), int64_t{value}};
+}
+Scalar Scalar::Int64(int64_t value) {
+  return {DataType::Int64(), value};
+}
+Scalar Scalar::Float32(float value) {
+  return {DataType::Float32(), double{value}};
+}
+Scalar Scalar::Float64(double value) {
+  return {DataType::Float64(), value};
+}
+Scalar Scalar::String(std::string value) {
+  return {DataType::String(), std::move(value)};
+}
+Scalar Scalar::Binary(std::string value) {
+  return {DataType::Binary(), std::move(value)};
+}
+Scalar Scalar::Date(int32_t days) {
+  return {DataType::Date(), int64_t{days}};
+}
+Scalar Scalar::Timestamp(int64_t micros) {
+  return {DataType::Timestamp(), micros};
+}
+Scalar Scalar::TimestampNtz(int64_t micros) {
+  return {DataType::TimestampNtz(), micros};
+}
 
 Result<Scalar> Scalar::Decimal(Int128 unscaled, int precision, int scale) {
   TRIBUTARY_ASSIGN_OR_RAISE(auto type, DataType::Decimal(precision, scale));

@@ -41,8 +41,8 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 
 Result<int64_t> ParseZoneOffset(std::string_view text) {
   auto invalid = [&] {
-    return Status::InvalidArgument(fmt::format(
-        "invalid time zone '{}': expected UTC, Z or an offset such as +02:00", text));
+    return Status::InvalidArgument(
+        fmt::format("invalid time zone '{}': expected UTC, Z or an offset such as +02:00", text));
   };
   std::string_view rest = text;
   if (EqualsIgnoreCase(rest, "Z") || EqualsIgnoreCase(rest, "UTC") ||

@@ -1,7 +1,8 @@
+#include "columnar/column_builder.h"
+
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
-#include "columnar/column_builder.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
 
@@ -45,9 +46,9 @@ TEST(ColumnBuilderTest, BuildsStringsWithOffsets) {
 }
 
 TEST(ColumnBuilderTest, BuildsNestedStructArrayAndMap) {
-  auto type = DataType::Struct(
-      {Field("tags", DataType::Array(DataType::String())),
-       Field("counts", DataType::Map(DataType::String(), DataType::Int64()))});
+  auto type =
+      DataType::Struct({Field("tags", DataType::Array(DataType::String())),
+                        Field("counts", DataType::Map(DataType::String(), DataType::Int64()))});
   ColumnBuilder builder(type);
   // Row 0: {tags: ["a", "b"], counts: {"x": 1}}
   builder.Child(0).Child(0).AppendBytes("a");
@@ -104,9 +105,9 @@ TEST(ColumnTest, MakeRejectsBuffersThatDoNotFit) {
   offsets->MutableDataAs<int64_t>()[1] = 10;
   offsets->MutableDataAs<int64_t>()[2] = 4;
   ASSERT_OK_AND_ASSIGN(auto bytes, Buffer::CopyOf("abcdefghij"));
-  ASSERT_OK_AND_ASSIGN(auto column, Column::Make(DataType::String(), 2, nullptr,
-                                                 BufferPtr(std::move(bytes)),
-                                                 BufferPtr(std::move(offsets))));
+  ASSERT_OK_AND_ASSIGN(auto column,
+                       Column::Make(DataType::String(), 2, nullptr, BufferPtr(std::move(bytes)),
+                                    BufferPtr(std::move(offsets))));
   ASSERT_RAISES(Corruption, column->ValidateFull());
 }
 

@@ -1,6 +1,7 @@
+#include "columnar/data_type.h"
+
 #include <gtest/gtest.h>
 
-#include "columnar/data_type.h"
 #include "columnar/schema.h"
 #include "support/status_matchers.h"
 
@@ -9,11 +10,10 @@ namespace {
 
 TEST(DataTypeTest, NamesFollowSparkSql) {
   ASSERT_OK_AND_ASSIGN(auto decimal, DataType::Decimal(10, 2));
-  auto nested = DataType::Struct(
-      {Field("id", DataType::Int64(), false),
-       Field("tags", DataType::Array(DataType::String())),
-       Field("attrs", DataType::Map(DataType::String(), decimal)),
-       Field("at", DataType::TimestampNtz())});
+  auto nested = DataType::Struct({Field("id", DataType::Int64(), false),
+                                  Field("tags", DataType::Array(DataType::String())),
+                                  Field("attrs", DataType::Map(DataType::String(), decimal)),
+                                  Field("at", DataType::TimestampNtz())});
   EXPECT_EQ(nested->ToString(),
             "struct<id:bigint,tags:array<string>,attrs:map<string,decimal(10,2)>,"
             "at:timestamp_ntz>");
@@ -36,7 +36,8 @@ TEST(DataTypeTest, DecimalRejectsPrecisionOutsideOneToThirtyEight) {
 TEST(DataTypeTest, EqualsSeesNullabilityAndMetadataSameShapeDoesNot) {
   auto a = DataType::Struct({Field("x", DataType::Int32(), true)});
   auto b = DataType::Struct({Field("x", DataType::Int32(), false)});
-  auto c = DataType::Struct({Field("x", DataType::Int32(), true, {{"delta.columnMapping.id", "1"}})});
+  auto c =
+      DataType::Struct({Field("x", DataType::Int32(), true, {{"delta.columnMapping.id", "1"}})});
   auto d = DataType::Struct({Field("y", DataType::Int32(), true)});
   EXPECT_TRUE(a->Equals(*DataType::Struct({Field("x", DataType::Int32())})));
   EXPECT_FALSE(a->Equals(*b));

@@ -1,6 +1,7 @@
+#include "columnar/memory_pool.h"
+
 #include <gtest/gtest.h>
 
-#include "columnar/memory_pool.h"
 #include "support/status_matchers.h"
 
 namespace tributary::columnar {

@@ -1,7 +1,8 @@
+#include "columnar/take.h"
+
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
-#include "columnar/take.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
 
@@ -37,9 +38,8 @@ TEST(TakeTest, GathersEveryTypeIncludingNestedAndRepeats) {
       R"({"id":3,"name":"three","tags":["b","c"],"attrs":[{"key":"j","value":4},)"
       R"({"key":"k","value":3}],"point":{"x":null}})";
   EXPECT_EQ(rows[0], three);
-  EXPECT_EQ(rows[1],
-            R"({"id":1,"name":"one","tags":["a"],"attrs":[{"key":"k","value":1}],)"
-            R"("point":{"x":1.5}})");
+  EXPECT_EQ(rows[1], R"({"id":1,"name":"one","tags":["a"],"attrs":[{"key":"k","value":1}],)"
+                     R"("point":{"x":1.5}})");
   EXPECT_EQ(rows[2], three);
   EXPECT_EQ(rows[3], R"({"id":2,"name":null,"tags":[],"attrs":[],"point":null})");
 }

@@ -1,13 +1,16 @@
+#include "tributary/status.h"
+
 #include <gtest/gtest.h>
 
 #include "support/status_matchers.h"
 #include "tributary/result.h"
-#include "tributary/status.h"
 
 namespace tributary {
 namespace {
 
-Status FailsWith(StatusCode code) { return {code, "boom"}; }
+Status FailsWith(StatusCode code) {
+  return {code, "boom"};
+}
 
 Result<int> ParsePositive(int value) {
   if (value <= 0) {
@@ -52,8 +55,9 @@ TEST(StatusTest, ContextPrefixesMessageAndKeepsCodeAndRetryableBit) {
                   .WithContext("reading s3://bucket/_delta_log/00000000000000000003.json");
   EXPECT_TRUE(st.IsIOError());
   EXPECT_TRUE(st.IsRetryable());
-  EXPECT_EQ(st.Message(), "reading s3://bucket/_delta_log/00000000000000000003.json: "
-                          "connection reset");
+  EXPECT_EQ(st.Message(),
+            "reading s3://bucket/_delta_log/00000000000000000003.json: "
+            "connection reset");
   EXPECT_EQ(st.ToString(),
             "IO error (retryable): reading s3://bucket/_delta_log/00000000000000000003.json: "
             "connection reset");

@@ -1,9 +1,10 @@
+#include "common/thread_count.h"
+
 #include <cstdlib>
 #include <thread>
 
 #include <gtest/gtest.h>
 
-#include "common/thread_count.h"
 #include "support/status_matchers.h"
 
 namespace tributary {

@@ -55,8 +55,7 @@ TEST(BinderTest, RejectsMismatchedTypesWithTheExpression) {
 }
 
 TEST(BinderTest, PrintsExpressionsAsSql) {
-  auto expr = And(In(Col("name"), {Lit(Scalar::String("it's"))}),
-                  Not(IsNull(Col("`we.ird`"))));
+  auto expr = And(In(Col("name"), {Lit(Scalar::String("it's"))}), Not(IsNull(Col("`we.ird`"))));
   EXPECT_EQ(expr->ToString(), "((name IN ('it''s')) AND (NOT (`we.ird` IS NULL)))");
 }
 

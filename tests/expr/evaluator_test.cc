@@ -24,7 +24,8 @@ class EvaluatorTest : public ::testing::Test {
         [null, 3,    20,   null, null,    null,     null,  false, null],
         [-4,   0,    null, -0.0, "-25",   "banana", false, null,  {"x": null}],
         [2147483647, 1, 9223372036854775807, "NaN", "99999999", "cherry", true, null, {"x": 1}]
-      ])").ValueOrDie();
+      ])")
+                 .ValueOrDie();
   }
 
   Strings Eval(const ExprPtr& expr) {
@@ -37,13 +38,15 @@ class EvaluatorTest : public ::testing::Test {
   columnar::RecordBatchPtr batch_;
 };
 
-ExprPtr Call2(Op op, ExprPtr a, ExprPtr b) { return Call(op, {std::move(a), std::move(b)}); }
+ExprPtr Call2(Op op, ExprPtr a, ExprPtr b) {
+  return Call(op, {std::move(a), std::move(b)});
+}
 
 TEST_F(EvaluatorTest, ArithmeticPropagatesNulls) {
-  auto batch = BatchFromJson(MakeSchema({Field("i", DataType::Int32()),
-                                         Field("j", DataType::Int32())}),
-                             "[[1, 2], [null, 3], [-4, 0]]")
-                   .ValueOrDie();
+  auto batch =
+      BatchFromJson(MakeSchema({Field("i", DataType::Int32()), Field("j", DataType::Int32())}),
+                    "[[1, 2], [null, 3], [-4, 0]]")
+          .ValueOrDie();
   ASSERT_OK_AND_ASSIGN(auto values, EvalToJson(Call2(Op::kAdd, Col("i"), Col("j")), *batch));
   EXPECT_EQ(values, (Strings{"3", "null", "-4"}));
   // int * bigint widens to bigint.
@@ -96,10 +99,10 @@ TEST_F(EvaluatorTest, DivisionFollowsSpark) {
   Status st = EvalError(Call2(Op::kDivide, Col("i"), Col("j")));
   EXPECT_NE(st.Message().find("[DIVIDE_BY_ZERO] division by zero at row 2"), std::string::npos)
       << st;
-  auto small = BatchFromJson(MakeSchema({Field("a", DataType::Int32()),
-                                         Field("b", DataType::Int32())}),
-                             "[[7, 2], [-7, 2], [null, 0], [7, -1]]")
-                   .ValueOrDie();
+  auto small =
+      BatchFromJson(MakeSchema({Field("a", DataType::Int32()), Field("b", DataType::Int32())}),
+                    "[[7, 2], [-7, 2], [null, 0], [7, -1]]")
+          .ValueOrDie();
   ASSERT_OK_AND_ASSIGN(auto values, EvalToJson(Call2(Op::kDivide, Col("a"), Col("b")), *small));
   EXPECT_EQ(values, (Strings{"3.5", "-3.5", "null", "-7.0"}));
   ASSERT_OK_AND_ASSIGN(values, EvalToJson(Call2(Op::kRemainder, Col("a"), Col("b")), *small));
@@ -125,8 +128,7 @@ TEST_F(EvaluatorTest, DecimalArithmeticUsesSparkResultTypes) {
 }
 
 TEST_F(EvaluatorTest, ComparisonsAreNullAwareAndOrderNaNLast) {
-  EXPECT_EQ(Eval(Call2(Op::kLess, Col("i"), Col("j"))),
-            (Strings{"true", "null", "true", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kLess, Col("i"), Col("j"))), (Strings{"true", "null", "true", "false"}));
   EXPECT_EQ(Eval(Call2(Op::kGreater, Col("d"), Lit(Scalar::Float64(1e300)))),
             (Strings{"false", "null", "false", "true"}));
   EXPECT_EQ(Eval(Call2(Op::kEqual, Col("d"), Lit(Scalar::Float64(0.0))))[2], "true");  // -0.0
@@ -154,7 +156,8 @@ TEST_F(EvaluatorTest, InAndBetweenFollowSqlNullRules) {
   EXPECT_EQ(Eval(in), (Strings{"false", "true", "true", "false"}));
   auto in_with_null = In(Col("j"), {Lit(Scalar::Int32(3)), Lit(Scalar::Null())});
   EXPECT_EQ(Eval(in_with_null), (Strings{"null", "true", "null", "null"}));
-  EXPECT_EQ(Eval(In(Col("i"), {Lit(Scalar::Int32(1))})), (Strings{"true", "null", "false", "false"}));
+  EXPECT_EQ(Eval(In(Col("i"), {Lit(Scalar::Int32(1))})),
+            (Strings{"true", "null", "false", "false"}));
   EXPECT_EQ(Eval(Between(Col("j"), Lit(Scalar::Int32(1)), Lit(Scalar::Int32(2)))),
             (Strings{"true", "false", "false", "true"}));
   EXPECT_EQ(Eval(Between(Col("s"), Lit(Scalar::String("a")), Lit(Scalar::String("b")))),

@@ -16,13 +16,18 @@ using tributary::columnar::DataType;
 using tributary::columnar::DataTypePtr;
 
 const std::vector<DataTypePtr>& Targets() {
-  static const std::vector<DataTypePtr> targets = {
-      DataType::Boolean(),   DataType::Int8(),
-      DataType::Int32(),     DataType::Int64(),
-      DataType::Float32(),   DataType::Float64(),
-      DataType::Decimal(38, 10).ValueOrDie(), DataType::Decimal(5, 2).ValueOrDie(),
-      DataType::Date(),      DataType::Timestamp(),
-      DataType::TimestampNtz(), DataType::Binary()};
+  static const std::vector<DataTypePtr> targets = {DataType::Boolean(),
+                                                   DataType::Int8(),
+                                                   DataType::Int32(),
+                                                   DataType::Int64(),
+                                                   DataType::Float32(),
+                                                   DataType::Float64(),
+                                                   DataType::Decimal(38, 10).ValueOrDie(),
+                                                   DataType::Decimal(5, 2).ValueOrDie(),
+                                                   DataType::Date(),
+                                                   DataType::Timestamp(),
+                                                   DataType::TimestampNtz(),
+                                                   DataType::Binary()};
   return targets;
 }
 

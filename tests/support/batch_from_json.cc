@@ -64,9 +64,9 @@ Status AppendJson(const json& value, ColumnBuilder* builder) {
       const auto& fields = type.Fields();
       for (size_t i = 0; i < fields.size(); ++i) {
         const json& field_value =
-            value.is_array() ? value.at(i)
-                             : (value.contains(fields[i].Name()) ? value.at(fields[i].Name())
-                                                                 : json());
+            value.is_array()
+                ? value.at(i)
+                : (value.contains(fields[i].Name()) ? value.at(fields[i].Name()) : json());
         TRIBUTARY_RETURN_NOT_OK(AppendJson(field_value, &builder->Child(static_cast<int>(i))));
       }
       builder->AppendStruct();

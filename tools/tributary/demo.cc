@@ -42,11 +42,10 @@ constexpr RawOrder kRawOrders[] = {
 };
 
 Result<columnar::RecordBatchPtr> RawBatch() {
-  std::vector<Field> fields = {Field("order_id", DataType::String()),
-                               Field("customer", DataType::String()),
-                               Field("amount", DataType::String()),
-                               Field("status", DataType::String()),
-                               Field("placed_at", DataType::String())};
+  std::vector<Field> fields = {
+      Field("order_id", DataType::String()), Field("customer", DataType::String()),
+      Field("amount", DataType::String()), Field("status", DataType::String()),
+      Field("placed_at", DataType::String())};
   std::vector<std::unique_ptr<ColumnBuilder>> builders;
   for (const auto& field : fields) {
     builders.push_back(std::make_unique<ColumnBuilder>(field.Type()));
@@ -126,8 +125,8 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
     out << fmt::format("1. landed {} raw events ({} bytes) at {} with put-if-absent\n",
                        raw->NumRows(), landed.size(), raw_path);
   }
-  Status second = fs.WriteFile(raw_path, "a competing writer's bytes\n",
-                               storage::WriteMode::kPutIfAbsent);
+  Status second =
+      fs.WriteFile(raw_path, "a competing writer's bytes\n", storage::WriteMode::kPutIfAbsent);
   out << "   a second writer to the same path is refused: " << second.ToString() << "\n";
   TRIBUTARY_ASSIGN_OR_RAISE(std::string read_back, fs.ReadFile(raw_path));
   out << fmt::format("   read back {} bytes, identical to what was written: {}\n\n",
@@ -150,9 +149,9 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
 
   // 3. Filter shipped orders over 100 after tax, vectorized over the whole batch.
   auto with_tax = expr::Call(Op::kMultiply, {Col("amount"), Lit(*Scalar::Decimal(108, 3, 2))});
-  auto predicate = expr::And(
-      expr::Call(Op::kEqual, {Col("status"), Lit(Scalar::String("shipped"))}),
-      expr::Call(Op::kGreater, {with_tax, Lit(Scalar::Int32(100))}));
+  auto predicate =
+      expr::And(expr::Call(Op::kEqual, {Col("status"), Lit(Scalar::String("shipped"))}),
+                expr::Call(Op::kGreater, {with_tax, Lit(Scalar::Int32(100))}));
   TRIBUTARY_ASSIGN_OR_RAISE(auto bound_predicate, expr::Bind(*predicate, *typed->Schema()));
   TRIBUTARY_ASSIGN_OR_RAISE(auto mask, expr::Evaluate(*bound_predicate, *typed, context));
   TRIBUTARY_ASSIGN_OR_RAISE(auto shipped, columnar::Filter(*typed, *mask, &pool));
@@ -181,9 +180,10 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
   for (const auto& info : listing) {
     out << fmt::format("    {:>6} bytes  {}\n", info.size, info.path);
   }
-  out << fmt::format("\ncolumn memory: peak {} bytes through the demo's pool, {} still held by the "
-                     "result batches\n",
-                     pool.PeakBytesAllocated(), pool.BytesAllocated());
+  out << fmt::format(
+      "\ncolumn memory: peak {} bytes through the demo's pool, {} still held by the "
+      "result batches\n",
+      pool.PeakBytesAllocated(), pool.BytesAllocated());
   return Status::OK();
 }
 
