@@ -114,11 +114,14 @@ inline const Status& GenericToStatus(const Status& status) {
 #define TRIBUTARY_CONCAT_IMPL(a, b) a##b
 #define TRIBUTARY_CONCAT(a, b) TRIBUTARY_CONCAT_IMPL(a, b)
 
-/// Returns the status of `expr` (a Status or a Result) from the enclosing function when not OK.
-#define TRIBUTARY_RETURN_NOT_OK(expr)                                                   \
-  do {                                                                                  \
-    ::tributary::Status _tributary_st = ::tributary::internal::GenericToStatus((expr)); \
-    if (!_tributary_st.ok()) {                                                          \
-      return _tributary_st;                                                             \
-    }                                                                                   \
+#define TRIBUTARY_RETURN_NOT_OK_IMPL(status_name, expr)                               \
+  do {                                                                                \
+    ::tributary::Status status_name = ::tributary::internal::GenericToStatus((expr)); \
+    if (!status_name.ok()) {                                                          \
+      return status_name;                                                             \
+    }                                                                                 \
   } while (false)
+
+/// Returns the status of `expr` (a Status or a Result) from the enclosing function when not OK.
+#define TRIBUTARY_RETURN_NOT_OK(expr) \
+  TRIBUTARY_RETURN_NOT_OK_IMPL(TRIBUTARY_CONCAT(_tributary_status_, __COUNTER__), expr)

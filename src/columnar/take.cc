@@ -162,4 +162,79 @@ Result<RecordBatchPtr> Filter(const RecordBatch& batch, const Column& mask, Memo
                            std::move(columns));
 }
 
+Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns, MemoryPool* pool) {
+  if (columns.empty()) {
+    return Status::InvalidArgument("concatenate needs at least one column");
+  }
+  if (columns.size() == 1) {
+    return columns[0];
+  }
+  const DataTypePtr& type = columns[0]->Type();
+  int64_t length = 0;
+  int64_t nulls = 0;
+  int64_t bytes = 0;
+  for (const ColumnPtr& column : columns) {
+    if (!column->Type()->SameShape(*type)) {
+      return Status::InvalidArgument(fmt::format("concatenate: {} column among {} columns",
+                                                 column->Type()->ToString(), type->ToString()));
+    }
+    length += column->Length();
+    nulls += column->NullCount();
+    if (type->IsBinaryLike()) {
+      bytes += column->Offsets()[column->Length()] - column->Offsets()[0];
+    }
+  }
+  if (type->IsNested()) {
+    return Status::InvalidArgument("concatenate of nested columns: " + type->ToString());
+  }
+  BufferPtr validity;
+  if (nulls > 0 && type->Id() != TypeId::kNull) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto bits, Buffer::Allocate(BitmapBytes(length), pool));
+    int64_t row = 0;
+    for (const ColumnPtr& column : columns) {
+      for (int64_t i = 0; i < column->Length(); ++i) {
+        SetBitTo(bits->mutable_data(), row++, column->IsValid(i));
+      }
+    }
+    validity = std::move(bits);
+  }
+  BufferPtr values;
+  BufferPtr offsets;
+  if (const int width = type->ByteWidth(); width > 0) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(length * width, pool));
+    int64_t pos = 0;
+    for (const ColumnPtr& column : columns) {
+      const int64_t size = column->Length() * width;
+      if (size > 0) {
+        std::memcpy(out->mutable_data() + pos, column->ValuesBuffer()->data(),
+                    static_cast<size_t>(size));
+      }
+      pos += size;
+    }
+    values = std::move(out);
+  } else if (type->IsBinaryLike()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out_offsets, Buffer::Allocate((length + 1) * 8, pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out_bytes, Buffer::Allocate(bytes, pool));
+    int64_t* offs = out_offsets->MutableDataAs<int64_t>();
+    int64_t row = 0;
+    int64_t pos = 0;
+    offs[0] = 0;
+    for (const ColumnPtr& column : columns) {
+      const int64_t* in = column->Offsets();
+      const int64_t size = in[column->Length()] - in[0];
+      if (size > 0) {
+        std::memcpy(out_bytes->mutable_data() + pos, column->ValuesBuffer()->data() + in[0],
+                    static_cast<size_t>(size));
+      }
+      for (int64_t i = 1; i <= column->Length(); ++i) {
+        offs[++row] = pos + in[i] - in[0];
+      }
+      pos += size;
+    }
+    values = std::move(out_bytes);
+    offsets = std::move(out_offsets);
+  }
+  return Column::Make(type, length, std::move(validity), std::move(values), std::move(offsets));
+}
+
 }  // namespace tributary::columnar

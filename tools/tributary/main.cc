@@ -8,6 +8,7 @@
 
 #include "common/thread_count.h"
 #include "demo.h"
+#include "parquet_commands.h"
 #include "expr/time_zone.h"
 
 namespace {
@@ -42,6 +43,21 @@ int main(int argc, char** argv) {
       "demo", "Run the built-in job on embedded sample data and print what it did");
   demo->add_option("--dir", demo_dir, "Working directory (default: a new folder under /tmp)");
 
+  auto* parquet = app.add_subcommand("parquet", "Inspect Parquet files");
+  parquet->require_subcommand(1);
+  std::string parquet_file;
+  std::string parquet_columns;
+  auto* parquet_schema = parquet->add_subcommand("schema", "Print the file's schema");
+  parquet_schema->add_option("FILE", parquet_file, "Parquet file")->required();
+  auto* parquet_meta =
+      parquet->add_subcommand("meta", "Print row groups, columns, encodings and statistics");
+  parquet_meta->add_option("FILE", parquet_file, "Parquet file")->required();
+  auto* parquet_cat =
+      parquet->add_subcommand("cat", "Print every row as one canonical JSON object");
+  parquet_cat->add_option("FILE", parquet_file, "Parquet file")->required();
+  parquet_cat->add_option("--columns", parquet_columns,
+                          "Comma-separated columns or nested fields (a,b.c); default: all");
+
   auto* version = app.add_subcommand("version", "Print the version");
 
   CLI11_PARSE(app, argc, argv);
@@ -58,6 +74,31 @@ int main(int argc, char** argv) {
   }
   if (version->parsed()) {
     std::cout << "tributary " << kVersion << "\n";
+    return 0;
+  }
+  if (parquet->parsed()) {
+    tributary::Status st;
+    if (parquet_schema->parsed()) {
+      st = tributary::tools::ParquetSchema(parquet_file, std::cout);
+    } else if (parquet_meta->parsed()) {
+      st = tributary::tools::ParquetMeta(parquet_file, std::cout);
+    } else {
+      std::vector<std::string> columns;
+      for (size_t start = 0; !parquet_columns.empty() && start <= parquet_columns.size();) {
+        const size_t comma = parquet_columns.find(',', start);
+        columns.push_back(parquet_columns.substr(
+            start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) {
+          break;
+        }
+        start = comma + 1;
+      }
+      st = tributary::tools::ParquetCat(parquet_file, columns, std::cout);
+    }
+    if (!st.ok()) {
+      std::cerr << "tributary parquet: " << st.ToString() << "\n";
+      return 1;
+    }
     return 0;
   }
   if (demo->parsed()) {

@@ -1,0 +1,769 @@
+// Column chunk decoding (apache/parquet-format README.md "Column chunks", "Data Pages";
+// Encodings.md). A chunk is
+//
+//   chunk        = [dictionary-page] *data-page
+//   page         = PageHeader (thrift compact) body(compressed_page_size bytes)
+//   data page v1 = compress( [rep-levels] [def-levels] values )
+//                  levels: 4-byte LE length, then the RLE/bit-packed hybrid (RLE encoding)
+//   data page v2 = rep-levels def-levels compress?( values )
+//                  levels: RLE/bit-packed hybrid without length; lengths are in the header
+//
+// Values of a page are decoded into physical form (fixed-width bytes, or offsets plus bytes),
+// then converted once per page into the leaf's tributary type.
+
+#include "formats/parquet/column_chunk_reader.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "columnar/calendar.h"
+#include "columnar/column_builder.h"
+#include "columnar/decimal.h"
+#include "columnar/take.h"
+#include "formats/parquet/byte_stream_split.h"
+#include "formats/parquet/compression.h"
+#include "formats/parquet/delta_encoding.h"
+#include "formats/parquet/rle_encoding.h"
+
+namespace tributary::parquet {
+
+using columnar::Buffer;
+using columnar::BufferPtr;
+using columnar::Column;
+using columnar::ColumnPtr;
+using columnar::DataType;
+using columnar::Int128;
+using columnar::MemoryPool;
+using columnar::TypeId;
+
+namespace {
+
+// Values of a page before conversion: fixed-width bytes, or offsets into bytes.
+struct PhysicalValues {
+  int64_t count = 0;
+  int width = 0;                 // bytes per value for fixed-width physical types
+  std::string fixed;             // count * width bytes
+  std::vector<int64_t> offsets;  // BYTE_ARRAY: count + 1 offsets into `bytes`
+  std::string bytes;
+};
+
+int FixedWidth(const SchemaNode& leaf) {
+  switch (leaf.physical_type) {
+    case PhysicalType::kBoolean:
+      return 1;  // unpacked to one byte per value
+    case PhysicalType::kInt32:
+    case PhysicalType::kFloat:
+      return 4;
+    case PhysicalType::kInt64:
+    case PhysicalType::kDouble:
+      return 8;
+    case PhysicalType::kInt96:
+      return 12;
+    case PhysicalType::kFixedLenByteArray:
+      return leaf.type_length;
+    case PhysicalType::kByteArray:
+      return 0;
+  }
+  return 0;
+}
+
+int32_t LoadLe32(const char* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const SchemaNode& leaf, const ChunkLocation& location, MemoryPool* pool)
+      : leaf_(leaf), location_(location), pool_(pool) {}
+
+  Result<LeafData> Decode(std::string_view chunk, int64_t chunk_offset, int64_t num_values,
+                          CompressionCodec codec);
+  Result<ColumnPtr> DecodePlainColumn(std::string_view data, int64_t count) {
+    PhysicalValues values;
+    TRIBUTARY_RETURN_NOT_OK(DecodePlain(data, count, 0, &values));
+    return Convert(values, 0);
+  }
+
+ private:
+  Status Fault(int64_t offset, std::string_view what) const {
+    return Status::Corruption(fmt::format("{}: row group {}, column {}, byte {}: {}",
+                                          location_.file, location_.row_group, location_.column,
+                                          offset, what));
+  }
+
+  Status DecodeDictionaryPage(const PageHeader& header, std::string_view page, int64_t offset);
+  Status DecodeDataPage(const PageHeader& header, std::string_view page, int64_t offset,
+                        int64_t values_left);
+  Status DecodeLevels(std::string_view data, int16_t max_level, int64_t count, int64_t offset,
+                      std::vector<int16_t>* out);
+  Result<ColumnPtr> DecodeValues(Encoding encoding, std::string_view data, int64_t count,
+                                 int64_t offset);
+  Status DecodePlain(std::string_view data, int64_t count, int64_t offset, PhysicalValues* out);
+  Result<ColumnPtr> Convert(PhysicalValues& values, int64_t offset);
+  Result<std::string_view> Decompress(std::string_view compressed, int64_t uncompressed_size,
+                                      int64_t offset);
+
+  const SchemaNode& leaf_;
+  const ChunkLocation& location_;
+  MemoryPool* pool_;
+  CompressionCodec codec_ = CompressionCodec::kUncompressed;
+  std::string scratch_;
+  ColumnPtr dictionary_;
+  LeafData out_;
+  std::vector<ColumnPtr> pages_;
+};
+
+Result<std::string_view> ChunkDecoder::Decompress(std::string_view compressed,
+                                                  int64_t uncompressed_size, int64_t offset) {
+  if (codec_ == CompressionCodec::kUncompressed) {
+    if (static_cast<int64_t>(compressed.size()) != uncompressed_size) {
+      return Fault(offset, fmt::format("uncompressed page of {} bytes claims {} bytes",
+                                       compressed.size(), uncompressed_size));
+    }
+    return compressed;
+  }
+  scratch_.resize(static_cast<size_t>(uncompressed_size));
+  Status st = parquet::Decompress(
+      codec_, compressed,
+      std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch_.data()), scratch_.size()));
+  if (!st.ok()) {
+    return Fault(offset, st.Message());
+  }
+  return std::string_view(scratch_);
+}
+
+Status ChunkDecoder::DecodeLevels(std::string_view data, int16_t max_level, int64_t count,
+                                  int64_t offset, std::vector<int16_t>* out) {
+  const size_t start = out->size();
+  out->resize(start + static_cast<size_t>(count));
+  auto decoder = RleBitPackedDecoder::Make(data, BitWidthOf(static_cast<uint64_t>(max_level)));
+  if (!decoder.ok()) {
+    return Fault(offset, decoder.status().Message());
+  }
+  Status st = decoder->GetBatch(out->data() + start, count);
+  if (!st.ok()) {
+    return Fault(offset, "levels: " + st.Message());
+  }
+  for (size_t i = start; i < out->size(); ++i) {
+    if ((*out)[i] > max_level) {
+      return Fault(offset, fmt::format("level {} above the maximum {}", (*out)[i], max_level));
+    }
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t offset,
+                                 PhysicalValues* out) {
+  out->count = count;
+  if (leaf_.physical_type == PhysicalType::kBoolean) {
+    if (static_cast<int64_t>(data.size()) * 8 < count) {
+      return Fault(offset, fmt::format("{} PLAIN booleans need {} bytes, page has {}", count,
+                                       (count + 7) / 8, data.size()));
+    }
+    out->width = 1;
+    out->fixed.resize(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      out->fixed[static_cast<size_t>(i)] = static_cast<char>((data[static_cast<size_t>(i >> 3)] >> (i & 7)) & 1);
+    }
+    return Status::OK();
+  }
+  if (leaf_.physical_type == PhysicalType::kByteArray) {
+    out->offsets.resize(static_cast<size_t>(count) + 1);
+    out->offsets[0] = 0;
+    size_t pos = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      if (data.size() - pos < 4) {
+        return Fault(offset + static_cast<int64_t>(pos),
+                     fmt::format("PLAIN byte array {} of {}: length runs past the page", i, count));
+      }
+      const int32_t length = LoadLe32(data.data() + pos);
+      pos += 4;
+      if (length < 0 || static_cast<size_t>(length) > data.size() - pos) {
+        return Fault(offset + static_cast<int64_t>(pos),
+                     fmt::format("PLAIN byte array {} of {} claims {} bytes, {} left", i, count,
+                                 length, data.size() - pos));
+      }
+      out->bytes.append(data.data() + pos, static_cast<size_t>(length));
+      pos += static_cast<size_t>(length);
+      out->offsets[static_cast<size_t>(i) + 1] = static_cast<int64_t>(out->bytes.size());
+    }
+    return Status::OK();
+  }
+  out->width = FixedWidth(leaf_);
+  const int64_t needed = count * out->width;
+  if (static_cast<int64_t>(data.size()) < needed) {
+    return Fault(offset, fmt::format("{} PLAIN values need {} bytes, page has {}", count, needed,
+                                     data.size()));
+  }
+  out->fixed.assign(data.data(), static_cast<size_t>(needed));
+  return Status::OK();
+}
+
+Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data,
+                                             int64_t count, int64_t offset) {
+  PhysicalValues values;
+  values.count = count;
+  values.width = FixedWidth(leaf_);
+  switch (encoding) {
+    case Encoding::kPlain:
+      TRIBUTARY_RETURN_NOT_OK(DecodePlain(data, count, offset, &values));
+      break;
+    case Encoding::kPlainDictionary:
+    case Encoding::kRleDictionary: {
+      if (dictionary_ == nullptr) {
+        return Fault(offset, "dictionary-encoded page without a dictionary page");
+      }
+      if (data.empty()) {
+        if (count == 0) {
+          return dictionary_->Type()->Id() == TypeId::kNull
+                     ? dictionary_
+                     : columnar::Take(*dictionary_, std::span<const int64_t>(), pool_);
+        }
+        return Fault(offset, "dictionary indexes missing");
+      }
+      const int bit_width = static_cast<uint8_t>(data[0]);
+      auto decoder = RleBitPackedDecoder::Make(data.substr(1), bit_width);
+      if (!decoder.ok()) {
+        return Fault(offset, decoder.status().Message());
+      }
+      std::vector<int32_t> indexes(static_cast<size_t>(count));
+      Status st = decoder->GetBatch(indexes.data(), count);
+      if (!st.ok()) {
+        return Fault(offset + 1, "dictionary indexes: " + st.Message());
+      }
+      const int64_t size = dictionary_->Length();
+      std::vector<int64_t> rows(indexes.size());
+      for (size_t i = 0; i < indexes.size(); ++i) {
+        if (indexes[i] < 0 || indexes[i] >= size) {
+          return Fault(offset, fmt::format("dictionary index {} of value {} is outside the "
+                                           "dictionary of {} entries",
+                                           indexes[i], i, size));
+        }
+        rows[i] = indexes[i];
+      }
+      return columnar::Take(*dictionary_, rows, pool_);
+    }
+    case Encoding::kRle: {
+      if (leaf_.physical_type != PhysicalType::kBoolean) {
+        return Fault(offset, "RLE values on a non-boolean column");
+      }
+      if (data.size() < 4) {
+        return Fault(offset, "RLE booleans without their length");
+      }
+      const int32_t length = LoadLe32(data.data());
+      if (length < 0 || static_cast<size_t>(length) > data.size() - 4) {
+        return Fault(offset, fmt::format("RLE booleans claim {} bytes, page has {}", length,
+                                         data.size() - 4));
+      }
+      auto decoder = RleBitPackedDecoder::Make(data.substr(4, static_cast<size_t>(length)), 1);
+      if (!decoder.ok()) {
+        return Fault(offset, decoder.status().Message());
+      }
+      values.fixed.resize(static_cast<size_t>(count));
+      Status st = decoder->GetBatch(reinterpret_cast<uint8_t*>(values.fixed.data()), count);
+      if (!st.ok()) {
+        return Fault(offset + 4, "RLE booleans: " + st.Message());
+      }
+      break;
+    }
+    case Encoding::kDeltaBinaryPacked: {
+      Status st;
+      if (leaf_.physical_type == PhysicalType::kInt32) {
+        auto decoder = DeltaBinaryPackedDecoder<int32_t>::Make(data);
+        values.fixed.resize(static_cast<size_t>(count) * 4);
+        st = decoder.ok() ? decoder->GetBatch(reinterpret_cast<int32_t*>(values.fixed.data()), count)
+                          : decoder.status();
+      } else if (leaf_.physical_type == PhysicalType::kInt64) {
+        auto decoder = DeltaBinaryPackedDecoder<int64_t>::Make(data);
+        values.fixed.resize(static_cast<size_t>(count) * 8);
+        st = decoder.ok() ? decoder->GetBatch(reinterpret_cast<int64_t*>(values.fixed.data()), count)
+                          : decoder.status();
+      } else {
+        return Fault(offset, "DELTA_BINARY_PACKED on a column that is not INT32 or INT64");
+      }
+      if (!st.ok()) {
+        return Fault(offset, "DELTA_BINARY_PACKED: " + st.Message());
+      }
+      break;
+    }
+    case Encoding::kDeltaLengthByteArray:
+    case Encoding::kDeltaByteArray: {
+      if (leaf_.physical_type != PhysicalType::kByteArray &&
+          leaf_.physical_type != PhysicalType::kFixedLenByteArray) {
+        return Fault(offset, "delta byte-array encoding on a non-byte-array column");
+      }
+      Status st = encoding == Encoding::kDeltaLengthByteArray
+                      ? DecodeDeltaLengthByteArray(data, count, &values.offsets, &values.bytes)
+                      : DecodeDeltaByteArray(data, count, &values.offsets, &values.bytes);
+      if (!st.ok()) {
+        return Fault(offset, st.Message());
+      }
+      if (leaf_.physical_type == PhysicalType::kFixedLenByteArray) {
+        // Fixed-width values through a variable-width encoding: every length must match.
+        for (int64_t i = 0; i < count; ++i) {
+          if (values.offsets[static_cast<size_t>(i) + 1] - values.offsets[static_cast<size_t>(i)] !=
+              leaf_.type_length) {
+            return Fault(offset, fmt::format("value {} is not {} bytes long", i, leaf_.type_length));
+          }
+        }
+        values.fixed = values.bytes.substr(static_cast<size_t>(values.offsets[0]));
+        values.offsets.clear();
+      }
+      break;
+    }
+    case Encoding::kByteStreamSplit: {
+      if (values.width <= 0 || leaf_.physical_type == PhysicalType::kBoolean ||
+          leaf_.physical_type == PhysicalType::kInt96) {
+        return Fault(offset, "BYTE_STREAM_SPLIT on a column without a fixed width");
+      }
+      values.fixed.resize(static_cast<size_t>(count * values.width));
+      Status st = DecodeByteStreamSplit(data, values.width, count,
+                                        reinterpret_cast<uint8_t*>(values.fixed.data()));
+      if (!st.ok()) {
+        return Fault(offset, "BYTE_STREAM_SPLIT: " + st.Message());
+      }
+      break;
+    }
+    default:
+      return Status::NotImplemented(fmt::format("{}: row group {}, column {}: encoding {} ({})",
+                                                location_.file, location_.row_group,
+                                                location_.column, EncodingName(encoding),
+                                                static_cast<int>(encoding)));
+  }
+  return Convert(values, offset);
+}
+
+// Big-endian two's complement of 1..16 bytes to Int128.
+bool BigEndianToInt128(const char* p, int64_t length, Int128* out) {
+  if (length > 16 || length <= 0) {
+    // Longer encodings are allowed if the extra bytes are sign extension.
+    if (length <= 0) {
+      *out = 0;
+      return length == 0;
+    }
+    const char sign = (p[0] & 0x80) ? static_cast<char>(0xFF) : 0;
+    for (int64_t i = 0; i < length - 16; ++i) {
+      if (p[i] != sign) {
+        return false;
+      }
+    }
+    p += length - 16;
+    length = 16;
+  }
+  unsigned __int128 value = (static_cast<uint8_t>(p[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  for (int64_t i = 0; i < length; ++i) {
+    value = (value << 8) | static_cast<uint8_t>(p[i]);
+  }
+  *out = static_cast<Int128>(value);
+  return true;
+}
+
+Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) {
+  const int64_t n = values.count;
+  const columnar::DataTypePtr& type = leaf_.type;
+  if (leaf_.physical_type == PhysicalType::kByteArray &&
+      leaf_.conversion == LeafConversion::kIdentity) {
+    if (type->Id() == TypeId::kString) {
+      for (int64_t i = 0; i < n; ++i) {
+        const auto begin = static_cast<size_t>(values.offsets[static_cast<size_t>(i)]);
+        const auto end = static_cast<size_t>(values.offsets[static_cast<size_t>(i) + 1]);
+        if (!columnar::IsValidUtf8(std::string_view(values.bytes).substr(begin, end - begin))) {
+          return Fault(offset, fmt::format("value {} of the page is not valid UTF-8", i));
+        }
+      }
+    }
+    if (values.offsets.empty()) {
+      values.offsets.push_back(0);
+    }
+    const int64_t base = values.offsets[0];
+    TRIBUTARY_ASSIGN_OR_RAISE(auto offsets, Buffer::Allocate((n + 1) * 8, pool_));
+    for (int64_t i = 0; i <= n; ++i) {
+      offsets->MutableDataAs<int64_t>()[i] = values.offsets[static_cast<size_t>(i)] - base;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto bytes,
+                              Buffer::CopyOf(std::string_view(values.bytes).substr(
+                                                 static_cast<size_t>(base)),
+                                             pool_));
+    return Column::Make(type, n, nullptr, BufferPtr(std::move(bytes)),
+                        BufferPtr(std::move(offsets)));
+  }
+  const char* in = values.fixed.data();
+  const int width = values.width;
+  // Each output type's width times n; filled by the conversion below.
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(n * std::max(type->ByteWidth(), 1), pool_));
+  auto fail = [&](int64_t i, std::string_view what) {
+    return Fault(offset, fmt::format("value {}: {}", i, what));
+  };
+  switch (leaf_.conversion) {
+    case LeafConversion::kIdentity:
+      if (type->ByteWidth() != width) {
+        return Status::Internal(fmt::format("column {}: {} from physical width {}",
+                                            location_.column, type->ToString(), width));
+      }
+      std::memcpy(out->mutable_data(), in, static_cast<size_t>(n * width));
+      break;
+    case LeafConversion::kInt32ToInt8:
+      for (int64_t i = 0; i < n; ++i) {
+        out->MutableDataAs<int8_t>()[i] = static_cast<int8_t>(LoadLe32(in + i * 4));
+      }
+      break;
+    case LeafConversion::kInt32ToInt16:
+      for (int64_t i = 0; i < n; ++i) {
+        out->MutableDataAs<int16_t>()[i] = static_cast<int16_t>(LoadLe32(in + i * 4));
+      }
+      break;
+    case LeafConversion::kUint32ToInt64:
+      for (int64_t i = 0; i < n; ++i) {
+        out->MutableDataAs<int64_t>()[i] = static_cast<uint32_t>(LoadLe32(in + i * 4));
+      }
+      break;
+    case LeafConversion::kUint64ToDecimal:
+      for (int64_t i = 0; i < n; ++i) {
+        uint64_t v;
+        std::memcpy(&v, in + i * 8, 8);
+        out->MutableDataAs<Int128>()[i] = static_cast<Int128>(v);
+      }
+      break;
+    case LeafConversion::kInt32ToDecimal:
+      for (int64_t i = 0; i < n; ++i) {
+        out->MutableDataAs<Int128>()[i] = LoadLe32(in + i * 4);
+      }
+      break;
+    case LeafConversion::kInt64ToDecimal:
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v;
+        std::memcpy(&v, in + i * 8, 8);
+        out->MutableDataAs<Int128>()[i] = v;
+      }
+      break;
+    case LeafConversion::kBytesToDecimal: {
+      const bool fixed = leaf_.physical_type == PhysicalType::kFixedLenByteArray;
+      for (int64_t i = 0; i < n; ++i) {
+        const char* p = fixed ? in + i * width
+                              : values.bytes.data() + values.offsets[static_cast<size_t>(i)];
+        const int64_t length = fixed ? width
+                                     : values.offsets[static_cast<size_t>(i) + 1] -
+                                           values.offsets[static_cast<size_t>(i)];
+        Int128 value = 0;
+        if (!BigEndianToInt128(p, length, &value) ||
+            !columnar::FitsPrecision(value, type->Precision())) {
+          return fail(i, fmt::format("does not fit {}", type->ToString()));
+        }
+        out->MutableDataAs<Int128>()[i] = value;
+      }
+      break;
+    }
+    case LeafConversion::kInt96ToTimestamp:
+      // INT96: 8 bytes nanoseconds of the day, then 4 bytes Julian day number, little-endian.
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t nanos;
+        std::memcpy(&nanos, in + i * 12, 8);
+        const int64_t julian_day = LoadLe32(in + i * 12 + 8);
+        constexpr int64_t kJulianDayOfEpoch = 2440588;
+        out->MutableDataAs<int64_t>()[i] =
+            (julian_day - kJulianDayOfEpoch) * columnar::kMicrosPerDay + nanos / 1000;
+      }
+      break;
+    case LeafConversion::kMillisToMicros:
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v;
+        std::memcpy(&v, in + i * 8, 8);
+        if (__builtin_mul_overflow(v, int64_t{1000}, &out->MutableDataAs<int64_t>()[i])) {
+          return fail(i, "millisecond timestamp out of range");
+        }
+      }
+      break;
+    case LeafConversion::kNanosToMicros:
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v;
+        std::memcpy(&v, in + i * 8, 8);
+        out->MutableDataAs<int64_t>()[i] = columnar::FloorDiv(v, 1000);
+      }
+      break;
+    case LeafConversion::kFixedToBinary:
+    case LeafConversion::kUuidToString: {
+      columnar::ColumnBuilder builder(type, pool_);
+      static constexpr char kHex[] = "0123456789abcdef";
+      for (int64_t i = 0; i < n; ++i) {
+        std::string_view value(in + i * width, static_cast<size_t>(width));
+        if (leaf_.conversion == LeafConversion::kFixedToBinary) {
+          builder.AppendBytes(value);
+          continue;
+        }
+        std::string text;
+        for (int b = 0; b < 16; ++b) {
+          if (b == 4 || b == 6 || b == 8 || b == 10) {
+            text.push_back('-');
+          }
+          text.push_back(kHex[static_cast<uint8_t>(value[static_cast<size_t>(b)]) >> 4]);
+          text.push_back(kHex[static_cast<uint8_t>(value[static_cast<size_t>(b)]) & 15]);
+        }
+        builder.AppendBytes(text);
+      }
+      return builder.Finish();
+    }
+    case LeafConversion::kFloat16ToFloat:
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, in + i * 2, 2);
+        const uint32_t sign = (h & 0x8000u) << 16;
+        const uint32_t exponent = (h >> 10) & 0x1F;
+        const uint32_t mantissa = h & 0x3FF;
+        float f;
+        if (exponent == 0) {
+          f = std::ldexp(static_cast<float>(mantissa), -24);
+        } else if (exponent == 31) {
+          f = mantissa ? std::numeric_limits<float>::quiet_NaN()
+                       : std::numeric_limits<float>::infinity();
+        } else {
+          f = std::ldexp(static_cast<float>(mantissa | 0x400), static_cast<int>(exponent) - 25);
+        }
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        bits |= sign;
+        std::memcpy(&out->MutableDataAs<float>()[i], &bits, 4);
+      }
+      break;
+  }
+  if (leaf_.physical_type == PhysicalType::kBoolean) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (static_cast<uint8_t>(in[i]) > 1) {
+        return fail(i, "boolean that is neither 0 nor 1");
+      }
+    }
+  }
+  return Column::Make(type, n, nullptr, BufferPtr(std::move(out)));
+}
+
+Status ChunkDecoder::DecodeDictionaryPage(const PageHeader& header, std::string_view page,
+                                          int64_t offset) {
+  if (dictionary_ != nullptr) {
+    return Fault(offset, "second dictionary page in one column chunk");
+  }
+  const DictionaryPageHeader& dict = *header.dictionary_page_header;
+  if (dict.num_values < 0) {
+    return Fault(offset, fmt::format("dictionary of {} values", dict.num_values));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string_view data,
+                            Decompress(page, header.uncompressed_page_size, offset));
+  PhysicalValues values;
+  TRIBUTARY_RETURN_NOT_OK(DecodePlain(data, dict.num_values, offset, &values));
+  TRIBUTARY_ASSIGN_OR_RAISE(dictionary_, Convert(values, offset));
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view page,
+                                    int64_t offset, int64_t values_left) {
+  const int16_t max_def = leaf_.def_level;
+  const int16_t max_rep = leaf_.rep_level;
+  int64_t num_values = 0;
+  Encoding encoding;
+  std::string_view values_data;
+  if (header.type == PageType::kDataPage) {
+    const DataPageHeader& data_header = *header.data_page_header;
+    num_values = data_header.num_values;
+    encoding = data_header.encoding;
+    if (num_values < 0 || num_values > values_left) {
+      return Fault(offset, fmt::format("data page of {} values where the chunk has {} left",
+                                       num_values, values_left));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string_view data,
+                              Decompress(page, header.uncompressed_page_size, offset));
+    size_t pos = 0;
+    auto read_levels = [&](int16_t max_level, Encoding level_encoding,
+                           std::vector<int16_t>* out) -> Status {
+      if (max_level == 0) {
+        return Status::OK();
+      }
+      if (level_encoding != Encoding::kRle) {
+        return Status::NotImplemented(fmt::format(
+            "{}: row group {}, column {}: levels encoded as {}", location_.file,
+            location_.row_group, location_.column, EncodingName(level_encoding)));
+      }
+      if (data.size() - pos < 4) {
+        return Fault(offset + static_cast<int64_t>(pos), "levels length runs past the page");
+      }
+      const int32_t length = LoadLe32(data.data() + pos);
+      pos += 4;
+      if (length < 0 || static_cast<size_t>(length) > data.size() - pos) {
+        return Fault(offset + static_cast<int64_t>(pos),
+                     fmt::format("levels claim {} bytes, page has {} left", length,
+                                 data.size() - pos));
+      }
+      TRIBUTARY_RETURN_NOT_OK(DecodeLevels(data.substr(pos, static_cast<size_t>(length)),
+                                           max_level, num_values,
+                                           offset + static_cast<int64_t>(pos), out));
+      pos += static_cast<size_t>(length);
+      return Status::OK();
+    };
+    TRIBUTARY_RETURN_NOT_OK(
+        read_levels(max_rep, data_header.repetition_level_encoding, &out_.rep_levels));
+    TRIBUTARY_RETURN_NOT_OK(
+        read_levels(max_def, data_header.definition_level_encoding, &out_.def_levels));
+    values_data = data.substr(pos);
+  } else {
+    const DataPageHeaderV2& v2 = *header.data_page_header_v2;
+    num_values = v2.num_values;
+    encoding = v2.encoding;
+    const int64_t rep_length = v2.repetition_levels_byte_length;
+    const int64_t def_length = v2.definition_levels_byte_length;
+    if (num_values < 0 || num_values > values_left || rep_length < 0 || def_length < 0 ||
+        rep_length + def_length > static_cast<int64_t>(page.size()) ||
+        rep_length + def_length > header.uncompressed_page_size) {
+      return Fault(offset, fmt::format("data page v2 levels ({} + {} bytes) do not fit the page "
+                                       "of {} bytes",
+                                       rep_length, def_length, page.size()));
+    }
+    if (max_rep > 0) {
+      TRIBUTARY_RETURN_NOT_OK(DecodeLevels(page.substr(0, static_cast<size_t>(rep_length)),
+                                           max_rep, num_values, offset, &out_.rep_levels));
+    }
+    if (max_def > 0) {
+      TRIBUTARY_RETURN_NOT_OK(DecodeLevels(
+          page.substr(static_cast<size_t>(rep_length), static_cast<size_t>(def_length)), max_def,
+          num_values, offset + rep_length, &out_.def_levels));
+    }
+    std::string_view rest = page.substr(static_cast<size_t>(rep_length + def_length));
+    const int64_t uncompressed = header.uncompressed_page_size - rep_length - def_length;
+    if (v2.is_compressed) {
+      TRIBUTARY_ASSIGN_OR_RAISE(values_data,
+                                Decompress(rest, uncompressed, offset + rep_length + def_length));
+    } else {
+      values_data = rest;
+    }
+  }
+  // Values present in this page: entries at the maximum definition level.
+  int64_t present = num_values;
+  if (max_def > 0) {
+    present = 0;
+    const int16_t* defs = out_.def_levels.data() + out_.num_entries;
+    for (int64_t i = 0; i < num_values; ++i) {
+      present += defs[i] == max_def;
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto page_values, DecodeValues(encoding, values_data, present, offset));
+  pages_.push_back(std::move(page_values));
+  out_.num_entries += num_values;
+  return Status::OK();
+}
+
+Result<LeafData> ChunkDecoder::Decode(std::string_view chunk, int64_t chunk_offset,
+                                      int64_t num_values, CompressionCodec codec) {
+  codec_ = codec;
+  size_t pos = 0;
+  while (out_.num_entries < num_values) {
+    const int64_t page_offset = chunk_offset + static_cast<int64_t>(pos);
+    if (pos >= chunk.size()) {
+      return Fault(page_offset, fmt::format("column chunk ends after {} of {} values",
+                                            out_.num_entries, num_values));
+    }
+    int64_t header_size = 0;
+    auto header = DecodePageHeader(chunk.substr(pos), &header_size);
+    if (!header.ok()) {
+      return Fault(page_offset, header.status().Message());
+    }
+    pos += static_cast<size_t>(header_size);
+    const auto body_size = static_cast<size_t>(header->compressed_page_size);
+    if (body_size > chunk.size() - pos) {
+      return Fault(page_offset, fmt::format("page header claims {} bytes but the column chunk "
+                                            "has {} left",
+                                            body_size, chunk.size() - pos));
+    }
+    std::string_view body = chunk.substr(pos, body_size);
+    const int64_t body_offset = chunk_offset + static_cast<int64_t>(pos);
+    pos += body_size;
+    switch (header->type) {
+      case PageType::kDictionaryPage:
+        if (!header->dictionary_page_header) {
+          return Fault(page_offset, "dictionary page without its header");
+        }
+        TRIBUTARY_RETURN_NOT_OK(DecodeDictionaryPage(*header, body, body_offset));
+        break;
+      case PageType::kDataPage:
+        if (!header->data_page_header) {
+          return Fault(page_offset, "data page without its header");
+        }
+        TRIBUTARY_RETURN_NOT_OK(
+            DecodeDataPage(*header, body, body_offset, num_values - out_.num_entries));
+        break;
+      case PageType::kDataPageV2:
+        if (!header->data_page_header_v2) {
+          return Fault(page_offset, "data page v2 without its header");
+        }
+        TRIBUTARY_RETURN_NOT_OK(
+            DecodeDataPage(*header, body, body_offset, num_values - out_.num_entries));
+        break;
+      default:
+        break;  // index pages carry nothing we read
+    }
+  }
+  if (out_.num_entries != num_values) {
+    return Fault(chunk_offset, fmt::format("pages hold {} values, column metadata says {}",
+                                           out_.num_entries, num_values));
+  }
+  if (pages_.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out_.values, Column::MakeAllNull(leaf_.type, 0, pool_));
+  } else {
+    TRIBUTARY_ASSIGN_OR_RAISE(out_.values, columnar::Concatenate(pages_, pool_));
+  }
+  return std::move(out_);
+}
+
+}  // namespace
+
+Result<ColumnPtr> DecodePlainValues(const SchemaNode& leaf, std::string_view data, int64_t count,
+                                    const ChunkLocation& location, MemoryPool* pool) {
+  ChunkDecoder decoder(leaf, location, pool);
+  return decoder.DecodePlainColumn(data, count);
+}
+
+Result<LeafData> ReadColumnChunk(const storage::RandomAccessFile& file, const ColumnChunk& chunk,
+                                 const SchemaNode& leaf, const ChunkLocation& location,
+                                 MemoryPool* pool) {
+  if (!chunk.meta_data) {
+    return Status::NotImplemented(fmt::format(
+        "{}: row group {}, column {}: column metadata stored outside the footer", location.file,
+        location.row_group, location.column));
+  }
+  const ColumnMetaData& md = *chunk.meta_data;
+  if (md.type != leaf.physical_type) {
+    return Status::Corruption(fmt::format("{}: row group {}, column {}: chunk type {} but the "
+                                          "schema says {}",
+                                          location.file, location.row_group, location.column,
+                                          PhysicalTypeName(md.type),
+                                          PhysicalTypeName(leaf.physical_type)));
+  }
+  auto codec = CompressionCodecFromThrift(md.codec);
+  if (!codec.ok()) {
+    return codec.status().WithContext(fmt::format("{}: row group {}, column {}", location.file,
+                                                  location.row_group, location.column));
+  }
+  int64_t start = md.data_page_offset;
+  if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 &&
+      *md.dictionary_page_offset < start) {
+    start = *md.dictionary_page_offset;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(int64_t file_size, file.Size());
+  if (start < 0 || md.total_compressed_size < 0 || start > file_size ||
+      md.total_compressed_size > file_size - start) {
+    return Status::Corruption(fmt::format("{}: row group {}, column {}: chunk at byte {} of {} "
+                                          "bytes runs past the end of the {}-byte file",
+                                          location.file, location.row_group, location.column,
+                                          start, md.total_compressed_size, file_size));
+  }
+  if (md.num_values < 0) {
+    return Status::Corruption(fmt::format("{}: row group {}, column {}: {} values",
+                                          location.file, location.row_group, location.column,
+                                          md.num_values));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string bytes, file.ReadAt(start, md.total_compressed_size));
+  ChunkDecoder decoder(leaf, location, pool);
+  return decoder.Decode(bytes, start, md.num_values, *codec);
+}
+
+}  // namespace tributary::parquet

@@ -1,0 +1,48 @@
+// Reads one column chunk of one row group: its pages, levels and values.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "columnar/column.h"
+#include "formats/parquet/metadata.h"
+#include "formats/parquet/reader_schema.h"
+#include "storage/file_system.h"
+
+namespace tributary::parquet {
+
+/// The decoded contents of one leaf column chunk.
+struct LeafData {
+  /// One entry per level pair (a value, a null, or an empty/null list at some level).
+  int64_t num_entries = 0;
+  /// Definition levels; empty when the leaf's max definition level is 0 (all present).
+  std::vector<int16_t> def_levels;
+  /// Repetition levels; empty when the leaf's max repetition level is 0 (flat).
+  std::vector<int16_t> rep_levels;
+  /// The non-null values, in order, already in the leaf's tributary type.
+  columnar::ColumnPtr values;
+};
+
+/// Where a chunk sits, for error messages: "file.parquet, row group 2, column a.b".
+struct ChunkLocation {
+  std::string file;
+  int row_group = 0;
+  std::string column;
+};
+
+/// Reads and decodes every page of `chunk` for `leaf`. Corruption errors name the file, row
+/// group, column and byte offset of the fault (page header sizes past the chunk, bad dictionary
+/// indexes, level runs past the page, decompression failures, invalid UTF-8).
+Result<LeafData> ReadColumnChunk(const storage::RandomAccessFile& file, const ColumnChunk& chunk,
+                                 const SchemaNode& leaf, const ChunkLocation& location,
+                                 columnar::MemoryPool* pool);
+
+/// Decodes `count` PLAIN-encoded values of `leaf` (a dictionary page, or a statistic) into its
+/// tributary type.
+Result<columnar::ColumnPtr> DecodePlainValues(const SchemaNode& leaf, std::string_view data,
+                                              int64_t count, const ChunkLocation& location,
+                                              columnar::MemoryPool* pool);
+
+}  // namespace tributary::parquet

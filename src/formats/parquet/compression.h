@@ -1,0 +1,56 @@
+// Page compression codecs (parquet-format Compression.md).
+
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tributary/result.h"
+#include "tributary/status.h"
+
+namespace tributary::parquet {
+
+/// The codecs tributary reads. Parquet's thrift CompressionCodec values LZO (3) and BROTLI (4)
+/// have no member: CompressionCodecFromThrift reports them as NotImplemented.
+enum class CompressionCodec : int8_t {
+  kUncompressed,
+  kSnappy,
+  kGzip,
+  /// LZ4_RAW (7): a bare LZ4 block.
+  kLz4Raw,
+  /// LZ4 (5), deprecated: LZ4 blocks in Hadoop's framing, or a bare block from some writers.
+  kLz4Hadoop,
+  kZstd,
+};
+
+/// Asks Compress for the codec's own default level.
+constexpr int kDefaultCompressionLevel = std::numeric_limits<int>::min();
+
+/// The codec for thrift CompressionCodec value `value`. NotImplemented, naming the codec, for
+/// LZO and BROTLI; Corruption for values Parquet does not define.
+Result<CompressionCodec> CompressionCodecFromThrift(int32_t value);
+
+/// The thrift CompressionCodec value of `codec` (LZ4_RAW is 7, the Hadoop-framed LZ4 is 5).
+int32_t CompressionCodecToThrift(CompressionCodec codec);
+
+/// The codec's Parquet name, e.g. "ZSTD".
+std::string_view CompressionCodecName(CompressionCodec codec);
+
+/// Decompresses a page body `input` into `output`, whose size is the page header's
+/// uncompressed_page_size. Corruption when the data is malformed or does not decompress to
+/// exactly output.size() bytes. Never writes outside `output`.
+///
+/// Thread-safety: safe to call concurrently.
+[[nodiscard]] Status Decompress(CompressionCodec codec, std::string_view input,
+                                std::span<uint8_t> output);
+
+/// Replaces `*output` with `input` compressed by `codec` at `level` (zstd 1..22 and negative
+/// fast levels, gzip 0..9; ignored by snappy and LZ4). kLz4Hadoop writes a single Hadoop frame.
+/// InvalidArgument for a level the codec rejects or input above 2 GiB - 1.
+[[nodiscard]] Status Compress(CompressionCodec codec, std::string_view input, std::string* output,
+                              int level = kDefaultCompressionLevel);
+
+}  // namespace tributary::parquet

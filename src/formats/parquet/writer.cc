@@ -1,0 +1,1497 @@
+// The Parquet writer. The file it writes (apache/parquet-format README.md, "File Format",
+// "Column chunks", "Data Pages"; field ids as in src/main/thrift/parquet.thrift):
+//
+//   file          = magic row-group* footer
+//   magic         = "PAR1"
+//   row-group     = column-chunk{one per leaf column, in schema order}
+//   column-chunk  = [dictionary-page] data-page+
+//   dictionary-page = PageHeader{type DICTIONARY_PAGE, dictionary_page_header{num_values,
+//                     encoding PLAIN}} compressed(PLAIN values)
+//   data-page     = PageHeader{type DATA_PAGE, data_page_header{num_values = level entries,
+//                   encoding PLAIN | RLE_DICTIONARY, levels RLE}} compressed(page-body)
+//   page-body     = [rep-levels] [def-levels] values          (data page v1)
+//   rep-levels    = uint32le(byte length) rle-hybrid(bit width of max repetition level)
+//                                              present when the max repetition level is > 0
+//   def-levels    = likewise for the max definition level
+//   values        = PLAIN: fixed-width little-endian values back to back; BOOLEAN bit-packed
+//                   LSB first; BYTE_ARRAY uint32le(length) bytes; FIXED_LEN_BYTE_ARRAY the bytes
+//                 | RLE_DICTIONARY: uint8(bit width) rle-hybrid(dictionary indexes)
+//   footer        = FileMetaData(compact protocol) uint32le(its length) magic
+//
+// rle-hybrid is Encodings.md's "Run Length Encoding / Bit-Packing Hybrid" without a length
+// prefix. Only non-null values are stored; definition and repetition levels carry nulls and
+// nesting (README.md, "Nested Encoding", the Dremel scheme).
+//
+// Schema (LogicalTypes.md): each tributary type maps to one physical type and annotation, with
+// the matching ConvertedType where one exists:
+//   boolean BOOLEAN; int8/16/32/64 INT32/INT32/INT32/INT64 + INTEGER(bits, signed) and INT_n;
+//   float FLOAT; double DOUBLE; decimal(p,s) INT32 (p <= 9), INT64 (p <= 18), else
+//   FIXED_LEN_BYTE_ARRAY of the fewest bytes holding 10^p - 1, big-endian two's complement,
+//   + DECIMAL(p,s) (as Spark writes them); string BYTE_ARRAY + STRING/UTF8; binary BYTE_ARRAY;
+//   date INT32 + DATE; timestamp INT64 + TIMESTAMP(isAdjustedToUTC=true, MICROS) and
+//   TIMESTAMP_MICROS; timestamp_ntz INT64 + TIMESTAMP(isAdjustedToUTC=false, MICROS), no
+//   ConvertedType (TIMESTAMP_MICROS means UTC-adjusted); null INT32 + UNKNOWN, always optional;
+//   struct a group; array "<name> (LIST) { repeated group list { <element> element } }";
+//   map "<name> (MAP) { repeated group key_value { required <key> key; <value> value } }".
+//
+// Statistics follow parquet.thrift's ColumnOrder TYPE_ORDER, written for every leaf: signed
+// order for INT32/INT64 and decimals (a FIXED_LEN_BYTE_ARRAY decimal's bounds are its
+// big-endian two's complement bytes), unsigned bytewise order for BYTE_ARRAY, false < true for
+// BOOLEAN; floats ignore NaN (no bounds when every value is NaN), and a zero minimum is written
+// as -0.0 and a zero maximum as +0.0 so that readers applying the "+0 min / -0 max" rules
+// stay correct.
+
+#include "formats/parquet/writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <span>
+#include <type_traits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "columnar/decimal.h"
+#include "formats/parquet/metadata.h"
+#include "formats/parquet/plain_encoding.h"
+#include "formats/parquet/rle_encoding.h"
+
+namespace tributary::parquet {
+namespace {
+
+using columnar::Column;
+using columnar::DataType;
+using columnar::DataTypePtr;
+using columnar::Int128;
+using columnar::TypeId;
+
+constexpr std::string_view kMagic = "PAR1";
+// Level entries per slice: pages end at slice boundaries, moved to the next record start.
+constexpr int64_t kSliceEntries = 4096;
+// Rows shredded at a time, so the row group byte limit is checked this often.
+constexpr int64_t kMaxPieceRows = 65536;
+
+// ---------------------------------------------------------------------------------------------
+// Schema conversion.
+
+// One step from a column to the next one down the path to a leaf.
+struct PathNode {
+  // Child of the previous node's column (unused for the first node).
+  int child = 0;
+  // The previous node is an array or map: its offsets introduce a repeated level.
+  bool repeated_before = false;
+  // This node is optional: it adds a definition level.
+  bool nullable = false;
+};
+
+// A leaf (primitive) column of the Parquet schema and how to reach it in a record batch.
+struct LeafInfo {
+  int top_index = 0;
+  std::vector<PathNode> nodes;
+  std::vector<std::string> path_in_schema;
+  int16_t max_def = 0;
+  int16_t max_rep = 0;
+  DataTypePtr type;
+  PhysicalType physical = PhysicalType::kInt32;
+  int32_t type_length = 0;
+};
+
+// Bytes of the FIXED_LEN_BYTE_ARRAY of a decimal(precision, _) (Spark's minBytesForPrecision).
+int32_t DecimalFixedBytes(int precision) {
+  for (int32_t n = 1; n < 16; ++n) {
+    if ((Int128{1} << (8 * n - 1)) >= columnar::PowerOfTen(precision)) {
+      return n;
+    }
+  }
+  return 16;
+}
+
+LogicalType MakeLogical(LogicalType::Kind kind) {
+  LogicalType t;
+  t.kind = kind;
+  return t;
+}
+
+LogicalType IntegerLogical(int bits) {
+  LogicalType t = MakeLogical(LogicalType::Kind::kInteger);
+  t.bit_width = bits;
+  t.is_signed = true;
+  return t;
+}
+
+LogicalType TimestampLogical(bool utc) {
+  LogicalType t = MakeLogical(LogicalType::Kind::kTimestamp);
+  t.is_adjusted_to_utc = utc;
+  t.unit = TimeUnit::kMicros;
+  return t;
+}
+
+class SchemaConverter {
+ public:
+  std::vector<SchemaElement> elements;
+  std::vector<LeafInfo> leaves;
+
+  Status AddField(const std::string& name, const DataTypePtr& type, Repetition repetition,
+                  std::vector<PathNode> nodes, std::vector<std::string> path, int16_t def,
+                  int16_t rep, int top_index) {
+    path.push_back(name);
+    SchemaElement e;
+    e.name = name;
+    e.repetition_type = repetition;
+    switch (type->Id()) {
+      case TypeId::kStruct: {
+        const auto& fields = type->Fields();
+        if (fields.empty()) {
+          return Status::InvalidArgument(fmt::format(
+              "parquet writer: struct column {} has no fields, which Parquet cannot store",
+              fmt::join(path, ".")));
+        }
+        e.num_children = static_cast<int32_t>(fields.size());
+        elements.push_back(std::move(e));
+        for (size_t i = 0; i < fields.size(); ++i) {
+          const columnar::Field& f = fields[i];
+          std::vector<PathNode> child_nodes = nodes;
+          child_nodes.push_back({static_cast<int>(i), false, f.Nullable()});
+          TRIBUTARY_RETURN_NOT_OK(AddField(
+              f.Name(), f.Type(), f.Nullable() ? Repetition::kOptional : Repetition::kRequired,
+              std::move(child_nodes), path, static_cast<int16_t>(def + (f.Nullable() ? 1 : 0)),
+              rep, top_index));
+        }
+        return Status::OK();
+      }
+      case TypeId::kArray: {
+        e.num_children = 1;
+        e.converted_type = ConvertedType::kList;
+        e.logical_type = MakeLogical(LogicalType::Kind::kList);
+        elements.push_back(std::move(e));
+        SchemaElement list;
+        list.name = "list";
+        list.repetition_type = Repetition::kRepeated;
+        list.num_children = 1;
+        elements.push_back(std::move(list));
+        path.push_back("list");
+        const bool element_nullable = type->ContainsNull();
+        nodes.push_back({0, true, element_nullable});
+        return AddField("element", type->ElementType(),
+                        element_nullable ? Repetition::kOptional : Repetition::kRequired,
+                        std::move(nodes), std::move(path),
+                        static_cast<int16_t>(def + 1 + (element_nullable ? 1 : 0)),
+                        static_cast<int16_t>(rep + 1), top_index);
+      }
+      case TypeId::kMap: {
+        e.num_children = 1;
+        e.converted_type = ConvertedType::kMap;
+        e.logical_type = MakeLogical(LogicalType::Kind::kMap);
+        elements.push_back(std::move(e));
+        SchemaElement key_value;
+        key_value.name = "key_value";
+        key_value.repetition_type = Repetition::kRepeated;
+        key_value.num_children = 2;
+        elements.push_back(std::move(key_value));
+        path.push_back("key_value");
+        std::vector<PathNode> key_nodes = nodes;
+        key_nodes.push_back({0, true, false});
+        TRIBUTARY_RETURN_NOT_OK(AddField("key", type->KeyType(), Repetition::kRequired,
+                                         std::move(key_nodes), path,
+                                         static_cast<int16_t>(def + 1),
+                                         static_cast<int16_t>(rep + 1), top_index));
+        const bool value_nullable = type->ContainsNull();
+        nodes.push_back({1, true, value_nullable});
+        return AddField("value", type->ValueType(),
+                        value_nullable ? Repetition::kOptional : Repetition::kRequired,
+                        std::move(nodes), std::move(path),
+                        static_cast<int16_t>(def + 1 + (value_nullable ? 1 : 0)),
+                        static_cast<int16_t>(rep + 1), top_index);
+      }
+      default:
+        break;
+    }
+    LeafInfo leaf;
+    leaf.top_index = top_index;
+    leaf.type = type;
+    switch (type->Id()) {
+      case TypeId::kNull:
+        leaf.physical = PhysicalType::kInt32;
+        e.logical_type = MakeLogical(LogicalType::Kind::kUnknown);
+        if (repetition == Repetition::kRequired) {
+          return Status::InvalidArgument(fmt::format(
+              "parquet writer: column {} of type void must be nullable", fmt::join(path, ".")));
+        }
+        break;
+      case TypeId::kBoolean:
+        leaf.physical = PhysicalType::kBoolean;
+        break;
+      case TypeId::kInt8:
+        leaf.physical = PhysicalType::kInt32;
+        e.converted_type = ConvertedType::kInt8;
+        e.logical_type = IntegerLogical(8);
+        break;
+      case TypeId::kInt16:
+        leaf.physical = PhysicalType::kInt32;
+        e.converted_type = ConvertedType::kInt16;
+        e.logical_type = IntegerLogical(16);
+        break;
+      case TypeId::kInt32:
+        leaf.physical = PhysicalType::kInt32;
+        e.converted_type = ConvertedType::kInt32;
+        e.logical_type = IntegerLogical(32);
+        break;
+      case TypeId::kInt64:
+        leaf.physical = PhysicalType::kInt64;
+        e.converted_type = ConvertedType::kInt64;
+        e.logical_type = IntegerLogical(64);
+        break;
+      case TypeId::kFloat32:
+        leaf.physical = PhysicalType::kFloat;
+        break;
+      case TypeId::kFloat64:
+        leaf.physical = PhysicalType::kDouble;
+        break;
+      case TypeId::kDecimal: {
+        const int p = type->Precision();
+        if (p <= 9) {
+          leaf.physical = PhysicalType::kInt32;
+        } else if (p <= 18) {
+          leaf.physical = PhysicalType::kInt64;
+        } else {
+          leaf.physical = PhysicalType::kFixedLenByteArray;
+          leaf.type_length = DecimalFixedBytes(p);
+          e.type_length = leaf.type_length;
+        }
+        e.converted_type = ConvertedType::kDecimal;
+        e.scale = type->Scale();
+        e.precision = p;
+        LogicalType t = MakeLogical(LogicalType::Kind::kDecimal);
+        t.scale = type->Scale();
+        t.precision = p;
+        e.logical_type = t;
+        break;
+      }
+      case TypeId::kString:
+        leaf.physical = PhysicalType::kByteArray;
+        e.converted_type = ConvertedType::kUtf8;
+        e.logical_type = MakeLogical(LogicalType::Kind::kString);
+        break;
+      case TypeId::kBinary:
+        leaf.physical = PhysicalType::kByteArray;
+        break;
+      case TypeId::kDate:
+        leaf.physical = PhysicalType::kInt32;
+        e.converted_type = ConvertedType::kDate;
+        e.logical_type = MakeLogical(LogicalType::Kind::kDate);
+        break;
+      case TypeId::kTimestamp:
+        leaf.physical = PhysicalType::kInt64;
+        e.converted_type = ConvertedType::kTimestampMicros;
+        e.logical_type = TimestampLogical(true);
+        break;
+      case TypeId::kTimestampNtz:
+        leaf.physical = PhysicalType::kInt64;
+        e.logical_type = TimestampLogical(false);
+        break;
+      default:
+        return Status::Internal("parquet writer: unexpected nested type at a leaf");
+    }
+    e.type = leaf.physical;
+    elements.push_back(std::move(e));
+    leaf.nodes = std::move(nodes);
+    leaf.path_in_schema = std::move(path);
+    leaf.max_def = def;
+    leaf.max_rep = rep;
+    leaves.push_back(std::move(leaf));
+    return Status::OK();
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Dremel shredding: a slice of rows of one top-level column into the level entries of a leaf.
+
+struct Shredded {
+  // One entry per level entry; empty when the leaf's max level is 0.
+  std::vector<int16_t> def;
+  std::vector<int16_t> rep;
+  // Row of the leaf column for each value (entries at max_def), unless `identity`.
+  std::vector<int64_t> value_index;
+  // Values are the leaf column's rows first_row .. first_row + num_values - 1.
+  bool identity = false;
+  int64_t first_row = 0;
+  int64_t num_entries = 0;
+  int64_t num_values = 0;
+  const Column* leaf = nullptr;
+};
+
+Status NullInRequired(const LeafInfo& leaf, size_t node) {
+  return Status::InvalidArgument(fmt::format(
+      "parquet writer: column {} holds a null where its type allows none (level {})",
+      fmt::join(leaf.path_in_schema, "."), node));
+}
+
+class Shredder {
+ public:
+  // Shreds rows [r0, r1) of `top` into `out` for `leaf`.
+  Status Shred(const Column& top, const LeafInfo& leaf, int64_t r0, int64_t r1, Shredded* out) {
+    const int64_t n = r1 - r0;
+    out->def.clear();
+    out->rep.clear();
+    out->value_index.clear();
+    out->identity = false;
+    if (leaf.nodes.size() == 1) {
+      return ShredFlat(top, leaf, r0, n, out);
+    }
+    def_.assign(static_cast<size_t>(n), 0);
+    rep_.assign(static_cast<size_t>(n), 0);
+    idx_.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      idx_[static_cast<size_t>(i)] = r0 + i;
+    }
+    const Column* col = &top;
+    int16_t rep_level = 0;
+    for (size_t k = 0; k < leaf.nodes.size(); ++k) {
+      const PathNode& node = leaf.nodes[k];
+      if (k > 0) {
+        if (node.repeated_before) {
+          ++rep_level;
+          Expand(*col, rep_level);
+        }
+        col = col->Child(node.child).get();
+      }
+      if (!ApplyNullable(*col, node.nullable)) {
+        return NullInRequired(leaf, k);
+      }
+    }
+    out->leaf = col;
+    out->num_entries = static_cast<int64_t>(idx_.size());
+    if (leaf.max_def > 0) {
+      out->def.assign(def_.begin(), def_.end());
+    }
+    if (leaf.max_rep > 0) {
+      out->rep.assign(rep_.begin(), rep_.end());
+    }
+    out->value_index.reserve(idx_.size());
+    for (int64_t i : idx_) {
+      if (i >= 0) {
+        out->value_index.push_back(i);
+      }
+    }
+    out->num_values = static_cast<int64_t>(out->value_index.size());
+    return Status::OK();
+  }
+
+ private:
+  static Status ShredFlat(const Column& col, const LeafInfo& leaf, int64_t r0, int64_t n,
+                          Shredded* out) {
+    out->leaf = &col;
+    out->num_entries = n;
+    const uint8_t* bits = col.ValidityBits();
+    const bool all_null = col.Type()->Id() == TypeId::kNull;
+    if (!leaf.nodes[0].nullable) {
+      if (bits != nullptr && col.NullCount() > 0) {
+        int64_t valid = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          valid += columnar::GetBit(bits, r0 + i);
+        }
+        if (valid != n) {
+          return NullInRequired(leaf, 0);
+        }
+      }
+      out->identity = true;
+      out->first_row = r0;
+      out->num_values = n;
+      return Status::OK();
+    }
+    out->def.resize(static_cast<size_t>(n));
+    if (all_null) {
+      std::fill(out->def.begin(), out->def.end(), int16_t{0});
+      out->num_values = 0;
+      out->identity = true;
+      out->first_row = r0;
+      return Status::OK();
+    }
+    if (bits == nullptr || col.NullCount() == 0) {
+      std::fill(out->def.begin(), out->def.end(), int16_t{1});
+      out->identity = true;
+      out->first_row = r0;
+      out->num_values = n;
+      return Status::OK();
+    }
+    int16_t* def = out->def.data();
+    for (int64_t i = 0; i < n; ++i) {
+      def[i] = static_cast<int16_t>(columnar::GetBit(bits, r0 + i));
+    }
+    out->value_index.resize(static_cast<size_t>(n));
+    int64_t* idx = out->value_index.data();
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      idx[count] = r0 + i;
+      count += def[i];
+    }
+    out->value_index.resize(static_cast<size_t>(count));
+    out->num_values = count;
+    return Status::OK();
+  }
+
+  // Entries still reaching `col` (idx >= 0) become undefined where it is null; live entries of
+  // an optional node gain a definition level. False when a required node holds a null.
+  bool ApplyNullable(const Column& col, bool nullable) {
+    const size_t n = idx_.size();
+    if (col.Type()->Id() == TypeId::kNull) {
+      for (size_t i = 0; i < n; ++i) {
+        if (idx_[i] >= 0) {
+          if (!nullable) {
+            return false;
+          }
+          idx_[i] = -1;
+        }
+      }
+      return true;
+    }
+    const uint8_t* bits = col.NullCount() > 0 ? col.ValidityBits() : nullptr;
+    if (bits == nullptr) {
+      if (nullable) {
+        for (size_t i = 0; i < n; ++i) {
+          def_[i] = static_cast<int16_t>(def_[i] + (idx_[i] >= 0));
+        }
+      }
+      return true;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t row = idx_[i];
+      if (row < 0) {
+        continue;
+      }
+      if (columnar::GetBit(bits, row)) {
+        def_[i] = static_cast<int16_t>(def_[i] + (nullable ? 1 : 0));
+      } else {
+        if (!nullable) {
+          return false;
+        }
+        idx_[i] = -1;
+      }
+    }
+    return true;
+  }
+
+  // Replaces each live entry by one entry per element of its list (or map) row; an empty list
+  // keeps one undefined entry.
+  void Expand(const Column& col, int16_t rep_level) {
+    const int64_t* offsets = col.Offsets();
+    const size_t n = idx_.size();
+    new_def_.clear();
+    new_rep_.clear();
+    new_idx_.clear();
+    size_t estimate = n;
+    if (n > 0) {
+      int64_t lo = -1;
+      int64_t hi = -1;
+      for (size_t i = 0; i < n && lo < 0; ++i) {
+        lo = idx_[i];
+      }
+      for (size_t i = n; i > 0 && hi < 0; --i) {
+        hi = idx_[i - 1];
+      }
+      if (lo >= 0 && hi >= lo) {
+        estimate += static_cast<size_t>(std::max<int64_t>(0, offsets[hi + 1] - offsets[lo]));
+      }
+    }
+    new_def_.reserve(estimate);
+    new_rep_.reserve(estimate);
+    new_idx_.reserve(estimate);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t row = idx_[i];
+      const int64_t begin = row >= 0 ? offsets[row] : 0;
+      const int64_t end = row >= 0 ? offsets[row + 1] : 0;
+      if (begin >= end) {
+        new_def_.push_back(def_[i]);
+        new_rep_.push_back(rep_[i]);
+        new_idx_.push_back(-1);
+        continue;
+      }
+      const auto d = static_cast<int16_t>(def_[i] + 1);
+      new_def_.push_back(d);
+      new_rep_.push_back(rep_[i]);
+      new_idx_.push_back(begin);
+      for (int64_t e = begin + 1; e < end; ++e) {
+        new_def_.push_back(d);
+        new_rep_.push_back(rep_level);
+        new_idx_.push_back(e);
+      }
+    }
+    def_.swap(new_def_);
+    rep_.swap(new_rep_);
+    idx_.swap(new_idx_);
+  }
+
+  std::vector<int16_t> def_, rep_, new_def_, new_rep_;
+  std::vector<int64_t> idx_, new_idx_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Physical values: gathering from columns, statistics order, dictionary keys, PLAIN encoding.
+//
+// Value types: uint8_t BOOLEAN, int32_t INT32, int64_t INT64, float FLOAT, double DOUBLE,
+// std::string_view BYTE_ARRAY, Int128 FIXED_LEN_BYTE_ARRAY (decimals only).
+
+template <typename Dst, typename Src>
+void GatherFixed(const Src* src, const Shredded& s, int64_t vb, int64_t ve, Dst* out) {
+  if (s.identity) {
+    const Src* p = src + s.first_row + vb;
+    for (int64_t i = 0; i < ve - vb; ++i) {
+      out[i] = static_cast<Dst>(p[i]);
+    }
+  } else {
+    const int64_t* idx = s.value_index.data() + vb;
+    for (int64_t i = 0; i < ve - vb; ++i) {
+      out[i] = static_cast<Dst>(src[idx[i]]);
+    }
+  }
+}
+
+template <typename T>
+void Gather(const Shredded& s, int64_t vb, int64_t ve, std::vector<T>* out) {
+  out->resize(static_cast<size_t>(ve - vb));
+  if (ve == vb) {
+    return;
+  }
+  const Column& c = *s.leaf;
+  T* dst = out->data();
+  if constexpr (std::is_same_v<T, std::string_view>) {
+    if (s.identity) {
+      for (int64_t i = 0; i < ve - vb; ++i) {
+        dst[i] = c.BytesAt(s.first_row + vb + i);
+      }
+    } else {
+      const int64_t* idx = s.value_index.data() + vb;
+      for (int64_t i = 0; i < ve - vb; ++i) {
+        dst[i] = c.BytesAt(idx[i]);
+      }
+    }
+  } else {
+    switch (c.Type()->Id()) {
+      case TypeId::kBoolean:
+        GatherFixed(c.Values<uint8_t>(), s, vb, ve, dst);
+        break;
+      case TypeId::kInt8:
+        GatherFixed(c.Values<int8_t>(), s, vb, ve, dst);
+        break;
+      case TypeId::kInt16:
+        GatherFixed(c.Values<int16_t>(), s, vb, ve, dst);
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate:
+        GatherFixed(c.Values<int32_t>(), s, vb, ve, dst);
+        break;
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        GatherFixed(c.Values<int64_t>(), s, vb, ve, dst);
+        break;
+      case TypeId::kFloat32:
+        GatherFixed(c.Values<float>(), s, vb, ve, dst);
+        break;
+      case TypeId::kFloat64:
+        GatherFixed(c.Values<double>(), s, vb, ve, dst);
+        break;
+      case TypeId::kDecimal:
+        GatherFixed(c.Values<Int128>(), s, vb, ve, dst);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// Appends `v` as `width` bytes of big-endian two's complement.
+void AppendBigEndian(Int128 v, int32_t width, std::string* out) {
+  for (int32_t i = width - 1; i >= 0; --i) {
+    out->push_back(static_cast<char>(static_cast<uint8_t>(v >> (8 * i))));
+  }
+}
+
+template <typename T>
+void AppendPlain(std::span<const T> values, int32_t type_length, std::string* out) {
+  if constexpr (std::is_same_v<T, std::string_view>) {
+    EncodePlainByteArray(values, out);
+  } else if constexpr (std::is_same_v<T, Int128>) {
+    out->reserve(out->size() + values.size() * static_cast<size_t>(type_length));
+    for (Int128 v : values) {
+      AppendBigEndian(v, type_length, out);
+    }
+  } else {
+    // BOOLEAN values stay one byte each until the page is finished and bit-packs them.
+    out->append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  }
+}
+
+// Encodes a statistics bound in the column's physical PLAIN form (BOOLEAN as one byte).
+template <typename T>
+std::string EncodeBound(const T& v, int32_t type_length) {
+  std::string out;
+  if constexpr (std::is_same_v<T, std::string_view>) {
+    out.assign(v);
+  } else if constexpr (std::is_same_v<T, Int128>) {
+    AppendBigEndian(v, type_length, &out);
+  } else {
+    out.assign(reinterpret_cast<const char*>(&v), sizeof(T));
+  }
+  return out;
+}
+
+// Dictionary hash key and equality: floats by bit pattern, so -0.0 and +0.0 (and NaN payloads)
+// stay distinct values.
+template <typename T>
+auto KeyOf(const T& v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return std::bit_cast<uint32_t>(v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return std::bit_cast<uint64_t>(v);
+  } else {
+    return v;
+  }
+}
+
+inline uint64_t Mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+template <typename T>
+uint64_t HashOf(const T& v) {
+  if constexpr (std::is_same_v<T, std::string_view>) {
+    return std::hash<std::string_view>{}(v);
+  } else if constexpr (std::is_same_v<T, Int128>) {
+    const auto u = static_cast<unsigned __int128>(v);
+    return Mix(static_cast<uint64_t>(u) ^ Mix(static_cast<uint64_t>(u >> 64)));
+  } else {
+    return Mix(static_cast<uint64_t>(KeyOf(v)));
+  }
+}
+
+// The dictionary of one column chunk: an open-addressing table of indexes into the distinct
+// values, which are also kept PLAIN-encoded as the dictionary page body.
+template <typename T>
+class Dictionary {
+ public:
+  explicit Dictionary(int32_t type_length) : type_length_(type_length) { Clear(); }
+
+  void Clear() {
+    values_.clear();
+    offsets_.clear();
+    plain_.clear();
+    slots_.assign(1024, -1);
+    mask_ = slots_.size() - 1;
+  }
+
+  int32_t Size() const { return static_cast<int32_t>(values_.size()); }
+  int64_t PlainBytes() const {
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      return static_cast<int64_t>(plain_.size());
+    } else if constexpr (std::is_same_v<T, Int128>) {
+      return static_cast<int64_t>(values_.size()) * type_length_;
+    } else {
+      return static_cast<int64_t>(values_.size() * sizeof(T));
+    }
+  }
+
+  // Appends the dictionary index of each of `values` to `indexes`, adding new values.
+  void Encode(std::span<const T> values, std::vector<int32_t>* indexes) {
+    const size_t base = indexes->size();
+    indexes->resize(base + values.size());
+    int32_t* out = indexes->data() + base;
+    for (size_t i = 0; i < values.size(); ++i) {
+      out[i] = IndexOf(values[i]);
+    }
+  }
+
+  // The PLAIN dictionary page body.
+  std::string PlainPage() const {
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      return plain_;
+    } else {
+      std::string out;
+      AppendPlain<T>(std::span<const T>(values_), type_length_, &out);
+      return out;
+    }
+  }
+
+ private:
+  // For BYTE_ARRAY, values_ entries are views into plain_, rebuilt after it reallocates.
+  std::string_view Stored(size_t i) const {
+    return std::string_view(plain_).substr(static_cast<size_t>(offsets_[i].first),
+                                           static_cast<size_t>(offsets_[i].second));
+  }
+
+  bool Equal(size_t i, const T& v) const {
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      return Stored(i) == v;
+    } else {
+      return KeyOf(values_[i]) == KeyOf(v);
+    }
+  }
+
+  int32_t IndexOf(const T& v) {
+    size_t slot = HashOf(v) & mask_;
+    while (true) {
+      const int32_t at = slots_[slot];
+      if (at < 0) {
+        break;
+      }
+      if (Equal(static_cast<size_t>(at), v)) {
+        return at;
+      }
+      slot = (slot + 1) & mask_;
+    }
+    const auto index = static_cast<int32_t>(values_.size());
+    slots_[slot] = index;
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      const uint32_t len = static_cast<uint32_t>(v.size());
+      char prefix[4];
+      std::memcpy(prefix, &len, 4);
+      plain_.append(prefix, 4);
+      offsets_.emplace_back(static_cast<int64_t>(plain_.size()), static_cast<int64_t>(v.size()));
+      plain_.append(v);
+      values_.push_back({});
+    } else {
+      values_.push_back(v);
+    }
+    if (values_.size() * 2 > slots_.size()) {
+      Rehash();
+    }
+    return index;
+  }
+
+  void Rehash() {
+    slots_.assign(slots_.size() * 2, -1);
+    mask_ = slots_.size() - 1;
+    for (size_t i = 0; i < values_.size(); ++i) {
+      uint64_t h = 0;
+      if constexpr (std::is_same_v<T, std::string_view>) {
+        h = HashOf(Stored(i));
+      } else {
+        h = HashOf(values_[i]);
+      }
+      size_t slot = h & mask_;
+      while (slots_[slot] >= 0) {
+        slot = (slot + 1) & mask_;
+      }
+      slots_[slot] = static_cast<int32_t>(i);
+    }
+  }
+
+  int32_t type_length_;
+  std::vector<T> values_;
+  std::vector<std::pair<int64_t, int64_t>> offsets_;
+  std::string plain_;
+  std::vector<int32_t> slots_;
+  size_t mask_ = 0;
+};
+
+// Running minimum and maximum of a chunk in TYPE_ORDER.
+template <typename T>
+class Bounds {
+ public:
+  void Update(std::span<const T> values) {
+    if (values.empty()) {
+      return;
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      T lo = std::numeric_limits<T>::infinity();
+      T hi = -std::numeric_limits<T>::infinity();
+      bool any = false;
+      for (T v : values) {
+        if (!std::isnan(v)) {
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+          any = true;
+        }
+      }
+      if (any) {
+        Merge(lo, hi);
+      }
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      std::string_view lo = values[0];
+      std::string_view hi = values[0];
+      for (std::string_view v : values) {
+        if (v < lo) {
+          lo = v;
+        }
+        if (v > hi) {
+          hi = v;
+        }
+      }
+      if (!has_ || std::string_view(min_bytes_) > lo) {
+        min_bytes_.assign(lo);
+      }
+      if (!has_ || std::string_view(max_bytes_) < hi) {
+        max_bytes_.assign(hi);
+      }
+      has_ = true;
+    } else {
+      T lo = values[0];
+      T hi = values[0];
+      for (const T& v : values) {
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+      Merge(lo, hi);
+    }
+  }
+
+  void Clear() {
+    has_ = false;
+    min_bytes_.clear();
+    max_bytes_.clear();
+  }
+
+  // Sets statistics.min_value/max_value when any value (other than NaN) was seen.
+  void Fill(int32_t type_length, Statistics* stats) const {
+    if (!has_) {
+      return;
+    }
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      stats->min_value = min_bytes_;
+      stats->max_value = max_bytes_;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      const T lo = min_ == 0 ? -T{0} : min_;
+      const T hi = max_ == 0 ? T{0} : max_;
+      stats->min_value = EncodeBound(lo, type_length);
+      stats->max_value = EncodeBound(hi, type_length);
+    } else {
+      stats->min_value = EncodeBound(min_, type_length);
+      stats->max_value = EncodeBound(max_, type_length);
+    }
+  }
+
+ private:
+  void Merge(T lo, T hi) {
+    if (!has_) {
+      min_ = lo;
+      max_ = hi;
+      has_ = true;
+      return;
+    }
+    min_ = lo < min_ ? lo : min_;
+    max_ = hi > max_ ? hi : max_;
+  }
+
+  bool has_ = false;
+  T min_{};
+  T max_{};
+  std::string min_bytes_;
+  std::string max_bytes_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Column chunk writers.
+
+// A finished column chunk: its bytes (dictionary page first) and metadata with offsets
+// relative to the start of `bytes`.
+struct FinishedChunk {
+  std::string dictionary_page;
+  std::string data_pages;
+  ColumnMetaData meta;
+};
+
+struct ChunkConfig {
+  CompressionCodec codec = CompressionCodec::kSnappy;
+  int compression_level = kDefaultCompressionLevel;
+  int64_t page_size_bytes = 0;
+  int64_t dictionary_page_size_limit = 0;
+  bool enable_dictionary = true;
+};
+
+// Writes the pages of one leaf column for one row group. The level and page machinery lives
+// here; the typed part (values, dictionary, statistics) in TypedChunkWriter.
+class ChunkWriter {
+ public:
+  ChunkWriter(const LeafInfo& leaf, const ChunkConfig& config) : leaf_(leaf), config_(config) {}
+  virtual ~ChunkWriter() = default;
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
+
+  // Appends a shredded piece, finishing pages as they fill.
+  virtual Status Append(const Shredded& s) = 0;
+  // Finishes the chunk and starts a new, empty one.
+  virtual Status Finish(FinishedChunk* out) = 0;
+  // Bytes the chunk would take if finished now (about).
+  virtual int64_t EstimatedBytes() const = 0;
+
+ protected:
+  // Copies the levels of entries [b, e) into the page; returns how many are values.
+  int64_t AppendLevels(const Shredded& s, int64_t b, int64_t e) {
+    if (leaf_.max_rep > 0) {
+      page_rep_.insert(page_rep_.end(), s.rep.begin() + b, s.rep.begin() + e);
+    }
+    int64_t values = e - b;
+    if (leaf_.max_def > 0) {
+      page_def_.insert(page_def_.end(), s.def.begin() + b, s.def.begin() + e);
+      values = 0;
+      const int16_t* d = s.def.data();
+      const int16_t max_def = leaf_.max_def;
+      for (int64_t i = b; i < e; ++i) {
+        values += d[i] == max_def;
+      }
+    }
+    page_entries_ += e - b;
+    chunk_nulls_ += (e - b) - values;
+    return values;
+  }
+
+  int64_t LevelBytesEstimate() const {
+    return static_cast<int64_t>(page_def_.size() + page_rep_.size()) / 4;
+  }
+
+  // Appends `levels` as uint32le(length) rle-hybrid.
+  static void AppendLevelStream(std::span<const int16_t> levels, int16_t max_level,
+                                std::string* body) {
+    RleBitPackedEncoder encoder(BitWidthOf(static_cast<uint64_t>(max_level)));
+    encoder.PutBatch(levels);
+    const std::string data = encoder.Flush();
+    const auto len = static_cast<uint32_t>(data.size());
+    char prefix[4];
+    std::memcpy(prefix, &len, 4);
+    body->append(prefix, 4);
+    body->append(data);
+  }
+
+  // Starts the page body with the page's levels.
+  void BeginPageBody() {
+    body_.clear();
+    if (leaf_.max_rep > 0) {
+      AppendLevelStream(page_rep_, leaf_.max_rep, &body_);
+    }
+    if (leaf_.max_def > 0) {
+      AppendLevelStream(page_def_, leaf_.max_def, &body_);
+    }
+  }
+
+  // Compresses `body` and appends header and page to `out`.
+  Status EmitPage(PageHeader header, std::string_view body, std::string* out) {
+    std::string_view stored = body;
+    if (config_.codec != CompressionCodec::kUncompressed) {
+      TRIBUTARY_RETURN_NOT_OK(
+          Compress(config_.codec, body, &compressed_, config_.compression_level)
+              .WithContext(fmt::format("parquet writer: compressing a page of column {}",
+                                       fmt::join(leaf_.path_in_schema, "."))));
+      stored = compressed_;
+    }
+    if (body.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
+        stored.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      return Status::InvalidArgument(
+          fmt::format("parquet writer: a page of column {} exceeds 2 GiB",
+                      fmt::join(leaf_.path_in_schema, ".")));
+    }
+    header.uncompressed_page_size = static_cast<int32_t>(body.size());
+    header.compressed_page_size = static_cast<int32_t>(stored.size());
+    const size_t start = out->size();
+    EncodePageHeader(header, out);
+    const auto header_size = static_cast<int64_t>(out->size() - start);
+    out->append(stored);
+    chunk_uncompressed_ += header_size + static_cast<int64_t>(body.size());
+    chunk_compressed_ += header_size + static_cast<int64_t>(stored.size());
+    return Status::OK();
+  }
+
+  // Emits the current page's body (levels already in body_) as a data page.
+  Status EmitDataPage(Encoding encoding) {
+    PageHeader header;
+    header.type = PageType::kDataPage;
+    DataPageHeader& d = header.data_page_header.emplace();
+    d.num_values = static_cast<int32_t>(page_entries_);
+    d.encoding = encoding;
+    d.definition_level_encoding = Encoding::kRle;
+    d.repetition_level_encoding = Encoding::kRle;
+    TRIBUTARY_RETURN_NOT_OK(EmitPage(std::move(header), body_, &pages_));
+    if (encoding == Encoding::kPlain) {
+      used_plain_ = true;
+    } else {
+      used_dictionary_ = true;
+    }
+    chunk_entries_ += page_entries_;
+    page_entries_ = 0;
+    page_def_.clear();
+    page_rep_.clear();
+    return Status::OK();
+  }
+
+  // Builds the chunk's metadata, moves out its pages and resets the chunk state.
+  Status FinishChunk(std::string dictionary_body, int32_t dictionary_size, Statistics stats,
+                     FinishedChunk* out) {
+    out->dictionary_page.clear();
+    if (used_dictionary_) {
+      PageHeader header;
+      header.type = PageType::kDictionaryPage;
+      DictionaryPageHeader& d = header.dictionary_page_header.emplace();
+      d.num_values = dictionary_size;
+      d.encoding = Encoding::kPlain;
+      TRIBUTARY_RETURN_NOT_OK(EmitPage(std::move(header), dictionary_body, &out->dictionary_page));
+    }
+    ColumnMetaData& m = out->meta;
+    m = ColumnMetaData{};
+    m.type = leaf_.physical;
+    if (used_dictionary_ || used_plain_ || chunk_entries_ == 0) {
+      m.encodings.push_back(Encoding::kPlain);
+    }
+    if (leaf_.max_def > 0 || leaf_.max_rep > 0) {
+      m.encodings.push_back(Encoding::kRle);
+    }
+    if (used_dictionary_) {
+      m.encodings.push_back(Encoding::kRleDictionary);
+    }
+    m.path_in_schema = leaf_.path_in_schema;
+    m.codec = CompressionCodecToThrift(config_.codec);
+    m.num_values = chunk_entries_;
+    m.total_uncompressed_size = chunk_uncompressed_;
+    m.total_compressed_size = chunk_compressed_;
+    stats.null_count = chunk_nulls_;
+    m.statistics = std::move(stats);
+    out->data_pages.swap(pages_);
+    pages_.clear();
+    chunk_entries_ = 0;
+    chunk_nulls_ = 0;
+    chunk_uncompressed_ = 0;
+    chunk_compressed_ = 0;
+    used_dictionary_ = false;
+    used_plain_ = false;
+    return Status::OK();
+  }
+
+  const LeafInfo& leaf_;
+  const ChunkConfig& config_;
+  std::vector<int16_t> page_def_;
+  std::vector<int16_t> page_rep_;
+  int64_t page_entries_ = 0;
+  std::string body_;
+  std::string compressed_;
+  std::string pages_;
+  int64_t chunk_entries_ = 0;
+  int64_t chunk_nulls_ = 0;
+  int64_t chunk_uncompressed_ = 0;
+  int64_t chunk_compressed_ = 0;
+  bool used_dictionary_ = false;
+  bool used_plain_ = false;
+};
+
+template <typename T>
+class TypedChunkWriter final : public ChunkWriter {
+ public:
+  static constexpr bool kIsBoolean = std::is_same_v<T, uint8_t>;
+
+  TypedChunkWriter(const LeafInfo& leaf, const ChunkConfig& config)
+      : ChunkWriter(leaf, config), dictionary_(leaf.type_length) {
+    ResetChunk();
+  }
+
+  Status Append(const Shredded& s) override {
+    const int64_t n = s.num_entries;
+    int64_t e = 0;
+    int64_t v = 0;
+    while (e < n) {
+      int64_t end = std::min(n, e + kSliceEntries);
+      if (leaf_.max_rep > 0) {
+        while (end < n && s.rep[static_cast<size_t>(end)] != 0) {
+          ++end;
+        }
+      }
+      const int64_t nv = AppendLevels(s, e, end);
+      Gather<T>(s, v, v + nv, &scratch_);
+      const std::span<const T> values(scratch_);
+      bounds_.Update(values);
+      bool dictionary_full = false;
+      if (dictionary_mode_) {
+        dictionary_.Encode(values, &page_indexes_);
+        dictionary_full = dictionary_.PlainBytes() > config_.dictionary_page_size_limit;
+      } else {
+        AppendPlain<T>(values, leaf_.type_length, &page_values_);
+      }
+      e = end;
+      v += nv;
+      if (dictionary_full) {
+        TRIBUTARY_RETURN_NOT_OK(FinishPage());
+        dictionary_mode_ = false;
+      } else if (PageBytesEstimate() >= config_.page_size_bytes) {
+        TRIBUTARY_RETURN_NOT_OK(FinishPage());
+      }
+    }
+    return Status::OK();
+  }
+
+  Status Finish(FinishedChunk* out) override {
+    TRIBUTARY_RETURN_NOT_OK(FinishPage());
+    Statistics stats;
+    bounds_.Fill(leaf_.type_length, &stats);
+    std::string dictionary_body;
+    if (used_dictionary_) {
+      dictionary_body = dictionary_.PlainPage();
+    }
+    TRIBUTARY_RETURN_NOT_OK(
+        FinishChunk(std::move(dictionary_body), dictionary_.Size(), std::move(stats), out));
+    ResetChunk();
+    return Status::OK();
+  }
+
+  int64_t EstimatedBytes() const override {
+    return static_cast<int64_t>(pages_.size()) + PageBytesEstimate() +
+           (dictionary_mode_ || used_dictionary_ ? dictionary_.PlainBytes() : 0);
+  }
+
+ private:
+  void ResetChunk() {
+    dictionary_mode_ = config_.enable_dictionary && !kIsBoolean &&
+                       leaf_.type->Id() != TypeId::kNull;
+    dictionary_.Clear();
+    bounds_.Clear();
+    page_values_.clear();
+    page_indexes_.clear();
+  }
+
+  int64_t PageBytesEstimate() const {
+    int64_t values = static_cast<int64_t>(page_values_.size());
+    if (!page_indexes_.empty()) {
+      const int width = std::max(1, BitWidthOf(static_cast<uint64_t>(dictionary_.Size())));
+      values = static_cast<int64_t>(page_indexes_.size()) * width / 8 + 1;
+    }
+    if constexpr (kIsBoolean) {
+      values /= 8;
+    }
+    return values + LevelBytesEstimate();
+  }
+
+  Status FinishPage() {
+    if (page_entries_ == 0) {
+      return Status::OK();
+    }
+    BeginPageBody();
+    // A page of only nulls in dictionary mode before any value is PLAIN: without values it
+    // needs no dictionary.
+    const bool dictionary_page = dictionary_mode_ && dictionary_.Size() > 0;
+    if (dictionary_page) {
+      const int width = std::max(1, BitWidthOf(static_cast<uint64_t>(dictionary_.Size() - 1)));
+      body_.push_back(static_cast<char>(width));
+      RleBitPackedEncoder encoder(width);
+      encoder.PutBatch(std::span<const int32_t>(page_indexes_));
+      body_ += encoder.Flush();
+    } else if constexpr (kIsBoolean) {
+      EncodePlainBoolean(std::span<const uint8_t>(
+                             reinterpret_cast<const uint8_t*>(page_values_.data()),
+                             page_values_.size()),
+                         &body_);
+    } else {
+      body_ += page_values_;
+    }
+    page_values_.clear();
+    page_indexes_.clear();
+    return EmitDataPage(dictionary_page ? Encoding::kRleDictionary : Encoding::kPlain);
+  }
+
+  Dictionary<T> dictionary_;
+  Bounds<T> bounds_;
+  bool dictionary_mode_ = true;
+  std::vector<T> scratch_;
+  std::string page_values_;
+  std::vector<int32_t> page_indexes_;
+};
+
+std::unique_ptr<ChunkWriter> MakeChunkWriter(const LeafInfo& leaf, const ChunkConfig& config) {
+  switch (leaf.physical) {
+    case PhysicalType::kBoolean:
+      return std::make_unique<TypedChunkWriter<uint8_t>>(leaf, config);
+    case PhysicalType::kInt32:
+      return std::make_unique<TypedChunkWriter<int32_t>>(leaf, config);
+    case PhysicalType::kInt64:
+      return std::make_unique<TypedChunkWriter<int64_t>>(leaf, config);
+    case PhysicalType::kFloat:
+      return std::make_unique<TypedChunkWriter<float>>(leaf, config);
+    case PhysicalType::kDouble:
+      return std::make_unique<TypedChunkWriter<double>>(leaf, config);
+    case PhysicalType::kByteArray:
+      return std::make_unique<TypedChunkWriter<std::string_view>>(leaf, config);
+    default:
+      return std::make_unique<TypedChunkWriter<Int128>>(leaf, config);
+  }
+}
+
+void AppendU32(uint32_t v, std::string* out) {
+  char b[4];
+  std::memcpy(b, &v, 4);
+  out->append(b, 4);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+class ParquetWriter::Impl {
+ public:
+  Impl(std::unique_ptr<storage::OutputStream> out, columnar::SchemaPtr schema,
+       ParquetWriterOptions options, SchemaConverter converted)
+      : out_(std::move(out)),
+        schema_(std::move(schema)),
+        options_(std::move(options)),
+        elements_(std::move(converted.elements)),
+        leaves_(std::move(converted.leaves)) {
+    config_.codec = options_.codec;
+    config_.compression_level = options_.compression_level;
+    config_.page_size_bytes = options_.page_size_bytes;
+    config_.dictionary_page_size_limit = options_.dictionary_page_size_limit;
+    config_.enable_dictionary = options_.enable_dictionary;
+    writers_.reserve(leaves_.size());
+    for (const LeafInfo& leaf : leaves_) {
+      writers_.push_back(MakeChunkWriter(leaf, config_));
+    }
+  }
+
+  ~Impl() {
+    if (!closed_) {
+      (void)out_->Abort();
+    }
+  }
+
+  Status Start() { return Fail(out_->Append(kMagic)); }
+
+  Status Write(const columnar::RecordBatch& batch) {
+    TRIBUTARY_RETURN_NOT_OK(CheckUsable());
+    TRIBUTARY_RETURN_NOT_OK(Fail(CheckBatch(batch)));
+    const int64_t rows = batch.NumRows();
+    int64_t r = 0;
+    while (r < rows) {
+      const int64_t piece =
+          std::min({rows - r, options_.row_group_size_rows - group_rows_, kMaxPieceRows});
+      for (size_t i = 0; i < leaves_.size(); ++i) {
+        const LeafInfo& leaf = leaves_[i];
+        TRIBUTARY_RETURN_NOT_OK(Fail(shredder_.Shred(*batch.ColumnAt(leaf.top_index), leaf, r,
+                                                     r + piece, &shredded_)
+                                         .WithContext(out_->Path())));
+        TRIBUTARY_RETURN_NOT_OK(Fail(writers_[i]->Append(shredded_)));
+      }
+      r += piece;
+      group_rows_ += piece;
+      total_rows_ += piece;
+      if (group_rows_ >= options_.row_group_size_rows ||
+          GroupBytesEstimate() >= options_.row_group_size_bytes) {
+        TRIBUTARY_RETURN_NOT_OK(Fail(FlushRowGroup()));
+      }
+    }
+    return Status::OK();
+  }
+
+  Status Close() {
+    if (closed_) {
+      return close_status_;
+    }
+    TRIBUTARY_RETURN_NOT_OK(CheckUsable());
+    close_status_ = Fail(CloseImpl());
+    closed_ = true;
+    return close_status_;
+  }
+
+  int64_t NumRows() const { return total_rows_; }
+  int64_t NumRowGroups() const { return static_cast<int64_t>(row_groups_.size()); }
+  int64_t BytesWritten() const { return out_->Position(); }
+
+ private:
+  Status CheckUsable() const {
+    if (!error_.ok()) {
+      return error_;
+    }
+    if (closed_) {
+      return Status::InvalidArgument(
+          fmt::format("parquet writer: {} is already closed", out_->Path()));
+    }
+    return Status::OK();
+  }
+
+  // Remembers the first error and aborts the stream.
+  Status Fail(Status st) {
+    if (!st.ok() && error_.ok()) {
+      error_ = st;
+      (void)out_->Abort();
+    }
+    return st;
+  }
+
+  Status CheckBatch(const columnar::RecordBatch& batch) const {
+    if (batch.NumColumns() != schema_->NumFields()) {
+      return Status::InvalidArgument(fmt::format(
+          "parquet writer: batch has {} columns, the schema of {} has {}", batch.NumColumns(),
+          out_->Path(), schema_->NumFields()));
+    }
+    for (int i = 0; i < batch.NumColumns(); ++i) {
+      const DataType& want = *schema_->FieldAt(i).Type();
+      const DataType& got = *batch.ColumnAt(i)->Type();
+      if (!want.SameShape(got)) {
+        return Status::InvalidArgument(fmt::format(
+            "parquet writer: column {} of the batch has type {}, {} expects {}",
+            schema_->FieldAt(i).Name(), got.ToString(), out_->Path(), want.ToString()));
+      }
+    }
+    return Status::OK();
+  }
+
+  int64_t GroupBytesEstimate() const {
+    int64_t total = 0;
+    for (const auto& w : writers_) {
+      total += w->EstimatedBytes();
+    }
+    return total;
+  }
+
+  Status FlushRowGroup() {
+    if (group_rows_ == 0) {
+      return Status::OK();
+    }
+    RowGroup group;
+    group.num_rows = group_rows_;
+    group.file_offset = out_->Position();
+    group.ordinal = static_cast<int16_t>(row_groups_.size());
+    int64_t uncompressed = 0;
+    int64_t compressed = 0;
+    for (auto& writer : writers_) {
+      TRIBUTARY_RETURN_NOT_OK(writer->Finish(&chunk_));
+      ColumnChunk cc;
+      const int64_t start = out_->Position();
+      cc.file_offset = start;
+      ColumnMetaData meta = std::move(chunk_.meta);
+      if (!chunk_.dictionary_page.empty()) {
+        meta.dictionary_page_offset = start;
+      }
+      meta.data_page_offset = start + static_cast<int64_t>(chunk_.dictionary_page.size());
+      TRIBUTARY_RETURN_NOT_OK(out_->Append(chunk_.dictionary_page));
+      TRIBUTARY_RETURN_NOT_OK(out_->Append(chunk_.data_pages));
+      uncompressed += meta.total_uncompressed_size;
+      compressed += meta.total_compressed_size;
+      cc.meta_data = std::move(meta);
+      group.columns.push_back(std::move(cc));
+    }
+    group.total_byte_size = uncompressed;
+    group.total_compressed_size = compressed;
+    row_groups_.push_back(std::move(group));
+    group_rows_ = 0;
+    return Status::OK();
+  }
+
+  Status CloseImpl() {
+    TRIBUTARY_RETURN_NOT_OK(FlushRowGroup());
+    FileMetaData meta;
+    meta.version = 2;
+    meta.schema = elements_;
+    meta.num_rows = total_rows_;
+    meta.row_groups = std::move(row_groups_);
+    for (const auto& [key, value] : options_.key_value_metadata) {
+      meta.key_value_metadata.push_back({key, value});
+    }
+    meta.created_by = options_.created_by;
+    meta.column_orders.assign(leaves_.size(), ColumnOrder{1});
+    std::string footer;
+    EncodeFileMetaData(meta, &footer);
+    AppendU32(static_cast<uint32_t>(footer.size()), &footer);
+    footer.append(kMagic);
+    row_groups_ = std::move(meta.row_groups);
+    TRIBUTARY_RETURN_NOT_OK(out_->Append(footer));
+    return out_->Close();
+  }
+
+  std::unique_ptr<storage::OutputStream> out_;
+  columnar::SchemaPtr schema_;
+  ParquetWriterOptions options_;
+  std::vector<SchemaElement> elements_;
+  std::vector<LeafInfo> leaves_;
+  ChunkConfig config_;
+  std::vector<std::unique_ptr<ChunkWriter>> writers_;
+  Shredder shredder_;
+  Shredded shredded_;
+  FinishedChunk chunk_;
+  std::vector<RowGroup> row_groups_;
+  int64_t group_rows_ = 0;
+  int64_t total_rows_ = 0;
+  Status error_;
+  Status close_status_;
+  bool closed_ = false;
+};
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(
+    std::unique_ptr<storage::OutputStream> out, columnar::SchemaPtr schema,
+    ParquetWriterOptions options) {
+  auto reject = [&](Status st) -> Status {
+    (void)out->Abort();
+    return st;
+  };
+  if (out == nullptr || schema == nullptr) {
+    return Status::InvalidArgument("parquet writer: no output stream or schema");
+  }
+  if (options.codec == CompressionCodec::kLz4Hadoop) {
+    return reject(Status::InvalidArgument(
+        fmt::format("parquet writer: codec {} is not supported for writing {}",
+                    CompressionCodecName(options.codec), out->Path())));
+  }
+  if (options.row_group_size_rows < 1 || options.row_group_size_bytes < 1 ||
+      options.page_size_bytes < 1 || options.dictionary_page_size_limit < 0) {
+    return reject(Status::InvalidArgument(fmt::format(
+        "parquet writer: row group, page and dictionary sizes must be positive ({})",
+        out->Path())));
+  }
+  if (schema->NumFields() == 0) {
+    return reject(Status::InvalidArgument(
+        fmt::format("parquet writer: schema of {} has no columns", out->Path())));
+  }
+  SchemaConverter converter;
+  SchemaElement root;
+  root.name = "schema";
+  root.num_children = schema->NumFields();
+  converter.elements.push_back(std::move(root));
+  for (int i = 0; i < schema->NumFields(); ++i) {
+    const columnar::Field& f = schema->FieldAt(i);
+    Status st = converter.AddField(
+        f.Name(), f.Type(), f.Nullable() ? Repetition::kOptional : Repetition::kRequired,
+        {PathNode{0, false, f.Nullable()}}, {}, static_cast<int16_t>(f.Nullable() ? 1 : 0), 0,
+        i);
+    if (!st.ok()) {
+      return reject(st.WithContext(out->Path()));
+    }
+  }
+  auto impl = std::make_unique<Impl>(std::move(out), std::move(schema), std::move(options),
+                                     std::move(converter));
+  TRIBUTARY_RETURN_NOT_OK(impl->Start());
+  return std::make_unique<ParquetWriter>(std::move(impl));
+}
+
+ParquetWriter::ParquetWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ParquetWriter::~ParquetWriter() = default;
+
+Status ParquetWriter::Write(const columnar::RecordBatch& batch) {
+  return impl_->Write(batch);
+}
+Status ParquetWriter::Close() {
+  return impl_->Close();
+}
+int64_t ParquetWriter::NumRows() const {
+  return impl_->NumRows();
+}
+int64_t ParquetWriter::NumRowGroups() const {
+  return impl_->NumRowGroups();
+}
+int64_t ParquetWriter::BytesWritten() const {
+  return impl_->BytesWritten();
+}
+
+Status WriteParquetFile(storage::FileSystem& fs, const std::string& path,
+                        const std::vector<columnar::RecordBatchPtr>& batches,
+                        columnar::SchemaPtr schema, ParquetWriterOptions options) {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out,
+                            fs.OpenOutputStream(path, storage::WriteMode::kPutIfAbsent));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto writer, ParquetWriter::Open(std::move(out), std::move(schema), std::move(options)));
+  for (const auto& batch : batches) {
+    TRIBUTARY_RETURN_NOT_OK(writer->Write(*batch));
+  }
+  return writer->Close();
+}
+
+}  // namespace tributary::parquet
