@@ -459,6 +459,18 @@ TEST_F(ParquetWriterTest, DictionaryFallsBackToPlainWhenItOutgrowsItsLimit) {
   EXPECT_GE(plain_data_pages, 2);
 }
 
+TEST_F(ParquetWriterTest, VoidColumnIsAnAllNullUnknownColumn) {
+  SchemaPtr schema = MakeSchema({Field("a", DataType::Int32()), Field("v", DataType::Null())});
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, "[[1, null], [2, null]]"));
+  const std::string path = Write("void.parquet", schema, {batch});
+  ExpectOracleRows(path, {batch});
+  const FileMetaData m = Footer(path);
+  EXPECT_EQ(m.schema[2].logical_type->kind, LogicalType::Kind::kUnknown);
+  const Statistics s = *Chunk(m, 0, 1).statistics;
+  EXPECT_EQ(s.null_count, 2);
+  EXPECT_FALSE(s.min_value.has_value());
+}
+
 TEST_F(ParquetWriterTest, KeyValueMetadataAndCreatedByAreInTheFooter) {
   SchemaPtr schema = MakeSchema({Field("a", DataType::Int32())});
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, "[[1]]"));

@@ -465,8 +465,13 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
         std::memcpy(&nanos, in + i * 12, 8);
         const int64_t julian_day = LoadLe32(in + i * 12 + 8);
         constexpr int64_t kJulianDayOfEpoch = 2440588;
-        out->MutableDataAs<int64_t>()[i] =
-            (julian_day - kJulianDayOfEpoch) * columnar::kMicrosPerDay + nanos / 1000;
+        int64_t micros = 0;
+        if (__builtin_mul_overflow(julian_day - kJulianDayOfEpoch, columnar::kMicrosPerDay,
+                                   &micros) ||
+            __builtin_add_overflow(micros, nanos / 1000, &micros)) {
+          return fail(i, "INT96 timestamp out of range");
+        }
+        out->MutableDataAs<int64_t>()[i] = micros;
       }
       break;
     case LeafConversion::kMillisToMicros:

@@ -867,6 +867,8 @@ class Bounds {
       stats->min_value = EncodeBound(min_, type_length);
       stats->max_value = EncodeBound(max_, type_length);
     }
+    stats->is_min_value_exact = true;
+    stats->is_max_value_exact = true;
   }
 
  private:
@@ -1350,7 +1352,9 @@ class ParquetWriter::Impl {
     RowGroup group;
     group.num_rows = group_rows_;
     group.file_offset = out_->Position();
-    group.ordinal = static_cast<int16_t>(row_groups_.size());
+    if (row_groups_.size() <= static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
+      group.ordinal = static_cast<int16_t>(row_groups_.size());
+    }
     int64_t uncompressed = 0;
     int64_t compressed = 0;
     for (auto& writer : writers_) {
