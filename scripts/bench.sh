@@ -3,18 +3,24 @@
 # data in the same run, then prints medians and ratios. Exits non-zero when something fails to
 # build or run, or when the two engines disagree on a result; never because of speed.
 #
-# Environment: TRIBUTARY_BENCH_ROWS (Default: 8000000), TRIBUTARY_BENCH_REPETITIONS
-# (Default: 5). Both engines run on one thread.
+# Environment: TRIBUTARY_BENCH_ROWS, rows of the expression benchmark (Default: 8000000);
+# TRIBUTARY_BENCH_PARQUET_ROWS, rows of the Parquet benchmark's log table (Default: 1000000);
+# TRIBUTARY_BENCH_REPETITIONS (Default: 5); TRIBUTARY_BENCH_PARQUET_DIR, where the Parquet
+# benchmark keeps its files, kept afterwards (Default: a temporary directory on /dev/shm when it
+# is writable, else under build/release/bench, removed at exit). Both engines run on one thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${TRIBUTARY_BENCH_ROWS:-8000000}
+parquet_rows=${TRIBUTARY_BENCH_PARQUET_ROWS:-1000000}
 repetitions=${TRIBUTARY_BENCH_REPETITIONS:-5}
 out=build/release/bench
+# Set when the engines disagree on a result; the script still prints every table first.
+disagree=0
 
-echo "== build (release): expr_bench"
+echo "== build (release): expr_bench parquet_bench"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # The machine is shared: builds queue on one lock instead of competing for the cores.
-build=(cmake --build build/release --target expr_bench)
+build=(cmake --build build/release --target expr_bench parquet_bench)
 if command -v flock >/dev/null; then
   flock /tmp/tributary-build.lock "${build[@]}"
 else
@@ -31,7 +37,7 @@ node bench/duckdb_expr.mjs --rows "$rows" --repetitions "$repetitions" >"$out/du
 
 echo "== expression evaluation, 1 thread, medians of $repetitions repetitions of >= 0.5 s"
 echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
-node --input-type=module - "$out/expr_bench.json" "$out/duckdb_expr.json" <<'EOF'
+node --input-type=module - "$out/expr_bench.json" "$out/duckdb_expr.json" <<'EOF' || disagree=1
 import { readFileSync } from 'node:fs';
 
 const [tributaryPath, duckdbPath] = process.argv.slice(2);
@@ -99,3 +105,126 @@ console.log(`${duckdb.rows} rows; DuckDB ${duckdb.duckdb_version}, threads=${duc
   `load average at start ${tributary.context.load_avg.map((x) => x.toFixed(2)).join(' ')}`);
 process.exitCode = failed ? 1 : 0;
 EOF
+
+# Parquet: DuckDB generates the data once; both engines then write the same rows and scan the
+# same file. The files live on tmpfs by default, so that the disk of a shared machine and the
+# fsync with which tributary's LocalFileSystem publishes a file (DuckDB's COPY TO does not
+# fsync) stay out of the timings: what is measured is encoding, compression and decoding.
+if [ -n "${TRIBUTARY_BENCH_PARQUET_DIR:-}" ]; then
+  parquet_dir=$TRIBUTARY_BENCH_PARQUET_DIR
+  mkdir -p "$parquet_dir"
+  rm -f "$parquet_dir"/tributary_*.parquet
+else
+  if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    parquet_dir=$(mktemp -d /dev/shm/tributary-bench.XXXXXX)
+  else
+    mkdir -p "$out"
+    parquet_dir=$(mktemp -d "$PWD/$out/parquet.XXXXXX")
+  fi
+  trap 'rm -rf "$parquet_dir"' EXIT
+fi
+
+echo "== duckdb: generate the log table, $parquet_rows rows, in $parquet_dir"
+node bench/duckdb_parquet.mjs generate --dir "$parquet_dir" --rows "$parquet_rows"
+
+echo "== tributary: parquet_bench, $repetitions repetitions"
+TRIBUTARY_BENCH_PARQUET_DIR=$parquet_dir "$out/parquet_bench" \
+  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/parquet_bench.json" --benchmark_out_format=json
+
+echo "== duckdb: bench/duckdb_parquet.mjs, $repetitions repetitions"
+node bench/duckdb_parquet.mjs bench --dir "$parquet_dir" --repetitions "$repetitions" \
+  >"$out/duckdb_parquet.json"
+
+echo "== parquet write and full scan, 1 thread, medians of $repetitions repetitions of one operation"
+echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
+node --input-type=module - "$out/parquet_bench.json" "$out/duckdb_parquet.json" <<'EOF' || disagree=1
+import { readFileSync } from 'node:fs';
+
+const [tributaryPath, duckdbPath] = process.argv.slice(2);
+const tributary = JSON.parse(readFileSync(tributaryPath, 'utf8'));
+const duckdb = JSON.parse(readFileSync(duckdbPath, 'utf8'));
+const toMs = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 };
+
+let failed = false;
+for (const run of tributary.benchmarks) {
+  if (run.error_occurred) {
+    console.error(`parquet_bench: ${run.name} failed: ${run.error_message}`);
+    failed = true;
+  }
+}
+
+// run_name is "BM_Write/snappy/iterations:1/real_time"; DuckDB's case is "write_snappy".
+const caseName = (runName) => {
+  const [benchmark, argument] = runName.split('/');
+  return `${benchmark.replace(/^BM_/, '').toLowerCase()}_${argument}`;
+};
+const medians = new Map();
+const cvs = new Map();
+for (const run of tributary.benchmarks) {
+  if (run.run_type !== 'aggregate') continue;
+  const name = caseName(run.run_name);
+  if (run.aggregate_name === 'median') medians.set(name, run);
+  if (run.aggregate_name === 'cv') cvs.set(name, run.real_time * 100);
+}
+
+const spread = (times) => {
+  const mean = times.reduce((x, y) => x + y, 0) / times.length;
+  const variance = times.reduce((x, y) => x + (y - mean) ** 2, 0) / Math.max(times.length - 1, 1);
+  return (Math.sqrt(variance) / mean) * 100;
+};
+const rate = (ms) => `${((duckdb.rows / ms) * 1e3 / 1e6).toFixed(2)}M`;
+const mb = (bytes) => (bytes / 1e6).toFixed(1);
+
+// Returns [verdict, tributary's file size]. A write case: DuckDB read tributary's file back and
+// found the same rows (count and sum of row hashes). The scan: tributary's totals equal DuckDB's
+// aggregates of the same file.
+const check = (name, trib) => {
+  if (name.startsWith('write_')) {
+    const file = duckdb.tributary_files.find(
+      (f) => f.name === `tributary_${name.slice('write_'.length)}.parquet`);
+    if (file === undefined) return ['no file', NaN];
+    return [file.same_rows ? 'same rows' : `DIFFERS (${file.rows} rows)`, file.file_bytes];
+  }
+  const expected = duckdb.expected;
+  const differing = Object.keys(expected).filter((key) => {
+    const tolerance = key === 'double_sum' ? 1e-9 * Math.abs(expected[key]) : 0;
+    return !(Math.abs(trib[key] - expected[key]) <= tolerance);
+  });
+  for (const key of differing) {
+    console.error(`${name}: tributary counted ${key} = ${trib[key]}, duckdb ${expected[key]}`);
+  }
+  return [differing.length === 0 ? 'same totals' : `DIFFERS (${differing.join(', ')})`,
+    trib.file_bytes];
+};
+
+const rows = [['case', 'tributary ms', 'duckdb ms', 'ratio', 'cpu ratio', 'tributary rows/s',
+  'duckdb rows/s', 'tributary MB', 'duckdb MB', 'cv% trib/duck', 'check']];
+for (const duck of duckdb.cases) {
+  const trib = medians.get(duck.name);
+  if (trib === undefined) {
+    console.error(`parquet_bench: no median for case ${duck.name}`);
+    failed = true;
+    continue;
+  }
+  const tribMs = trib.real_time * toMs[trib.time_unit];
+  const tribCpuMs = trib.cpu_time * toMs[trib.time_unit];
+  const [verdict, tribBytes] = check(duck.name, trib);
+  if (!verdict.startsWith('same')) failed = true;
+  rows.push([duck.name, tribMs.toFixed(1), duck.median_ms.toFixed(1),
+    (duck.median_ms / tribMs).toFixed(2), (duck.median_cpu_ms / tribCpuMs).toFixed(2),
+    rate(tribMs), rate(duck.median_ms), mb(tribBytes), mb(duck.file_bytes),
+    `${(cvs.get(duck.name) ?? NaN).toFixed(1)}/${spread(duck.times_ms).toFixed(1)}`, verdict]);
+}
+
+const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+for (const row of rows) {
+  console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+    .join('  '));
+}
+console.log(`${duckdb.rows} rows; DuckDB ${duckdb.duckdb_version}, threads=${duckdb.threads}; ` +
+  'read_scan: both engines scan the same DuckDB-written snappy file; ' +
+  `load average at start ${tributary.context.load_avg.map((x) => x.toFixed(2)).join(' ')}`);
+process.exitCode = failed ? 1 : 0;
+EOF
+exit "$disagree"

@@ -56,8 +56,8 @@ using Int128 = __int128;
 class DataType;
 using DataTypePtr = std::shared_ptr<const DataType>;
 
-/// Ordered key-value metadata of a field; values are kept as the JSON text Delta's
-/// schemaString holds them in (`"delta.columnMapping.id": "5"`).
+/// Ordered key-value metadata of a field. String values are kept as the string; other JSON
+/// values (numbers, objects) as their JSON text, e.g. {"delta.columnMapping.id", "5"}.
 using FieldMetadata = std::vector<std::pair<std::string, std::string>>;
 
 /// A named, typed, possibly nullable member of a schema or struct. Immutable value.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -10,40 +11,41 @@
 
 namespace tributary::expr {
 
-/// A time zone given as UTC or a fixed offset from it. Immutable value.
+struct ZoneRules;
+
+/// UTC, a fixed offset, or a region of the IANA time zone database ("America/Los_Angeles"),
+/// read from the system's TZif files (/usr/share/zoneinfo, Debian's tzdata). Immutable value.
 ///
 /// Thread-safety: immutable, safe to share between threads.
 class TimeZone {
  public:
   /// UTC.
   TimeZone() = default;
-  /// Parses "UTC", "GMT", "Z", "+hh:mm", "-hh:mm", "+hhmm", "+hh", "UTC+hh:mm", "GMT-hh".
-  /// Region names ("Europe/Paris") are an InvalidArgument error naming the zone: they need
-  /// the tz database, which tributary does not read yet.
+  /// Parses "UTC", "GMT", "Z", "+hh:mm", "-hh:mm", "+hhmm", "+hh", "UTC+hh:mm", "GMT-hh", or a
+  /// region name. An unknown name is an InvalidArgument error naming it.
   static Result<TimeZone> Make(std::string_view name);
 
-  /// Seconds east of UTC.
-  int64_t OffsetSeconds() const { return offset_seconds_; }
+  /// Seconds east of UTC at the UTC instant `utc_seconds`.
+  int64_t OffsetAt(int64_t utc_seconds) const;
   /// Wall-clock microseconds in this zone of the UTC instant `utc_micros`.
-  int64_t LocalFromUtc(int64_t utc_micros) const {
-    return utc_micros + offset_seconds_ * 1'000'000;
-  }
-  /// The UTC instant of wall-clock microseconds `local_micros` in this zone.
-  int64_t UtcFromLocal(int64_t local_micros) const {
-    return local_micros - offset_seconds_ * 1'000'000;
-  }
+  int64_t LocalFromUtc(int64_t utc_micros) const;
+  /// The UTC instant of wall-clock microseconds `local_micros` in this zone. As Java's
+  /// ZonedDateTime (and so Spark): in an overlap the earlier offset wins; a time in a gap moves
+  /// forward by the gap's length.
+  int64_t UtcFromLocal(int64_t local_micros) const;
   const std::string& Name() const { return name_; }
 
  private:
-  TimeZone(std::string name, int64_t offset_seconds)
-      : name_(std::move(name)), offset_seconds_(offset_seconds) {}
+  TimeZone(std::string name, int64_t offset_seconds, std::shared_ptr<const ZoneRules> rules)
+      : name_(std::move(name)), offset_seconds_(offset_seconds), rules_(std::move(rules)) {}
 
   std::string name_ = "UTC";
   int64_t offset_seconds_ = 0;
+  std::shared_ptr<const ZoneRules> rules_;  // null for UTC and fixed offsets
 };
 
 /// Parses a zone offset suffix as written after a timestamp ("Z", "+02:00", "-0530", "+05",
-/// "UTC", "GMT+1"); returns seconds east of UTC or an error.
+/// "UTC", "GMT+1", "+00:53:28"); returns seconds east of UTC or an error.
 Result<int64_t> ParseZoneOffset(std::string_view text);
 
 }  // namespace tributary::expr

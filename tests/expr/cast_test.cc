@@ -133,6 +133,7 @@ TEST(CastTest, SessionTimeZoneAppliesToZonelessTextAndConversions) {
       values, CastValues(DataType::TimestampNtz(), "[0]", DataType::Timestamp(), false, context));
   EXPECT_EQ(values, (Strings{"\"1969-12-31T18:30:00.000000Z\""}));
   ASSERT_RAISES(InvalidArgument, TimeZone::Make("Mars/Olympus"));
+  ASSERT_RAISES(InvalidArgument, TimeZone::Make("../etc/passwd"));
 }
 
 TEST(CastTest, ValuesToStringAsSparkPrintsThem) {

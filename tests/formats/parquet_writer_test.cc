@@ -1,8 +1,6 @@
 // ParquetWriter: files are checked against DuckDB (the independent oracle) value for value and
 // their footers decoded for schema, encodings and statistics.
 
-#include "formats/parquet/writer.h"
-
 #include <cstring>
 #include <string>
 #include <vector>
@@ -11,6 +9,7 @@
 
 #include "columnar/canonical_json.h"
 #include "formats/parquet/metadata.h"
+#include "formats/parquet/writer.h"
 #include "storage/local_file_system.h"
 #include "storage/temp_dir.h"
 #include "support/batch_from_json.h"
@@ -38,8 +37,7 @@ class ParquetWriterTest : public ::testing::Test {
 
   // Writes `batches` to a new file and returns its path.
   std::string Write(const std::string& name, SchemaPtr schema,
-                    const std::vector<RecordBatchPtr>& batches,
-                    ParquetWriterOptions options = {}) {
+                    const std::vector<RecordBatchPtr>& batches, ParquetWriterOptions options = {}) {
     const std::string path = Path(name);
     Status st = WriteParquetFile(fs_, path, batches, std::move(schema), std::move(options));
     EXPECT_TRUE(st.ok()) << st.ToString();
@@ -150,8 +148,7 @@ TEST_P(ParquetWriterCodecTest, FlatAllTypesReadBackByDuckDb) {
     EXPECT_EQ(c.meta_data->codec, CompressionCodecToThrift(GetParam().codec));
     EXPECT_EQ(c.meta_data->num_values, 10);
     const auto& enc = c.meta_data->encodings;
-    const bool has_dict =
-        std::find(enc.begin(), enc.end(), Encoding::kRleDictionary) != enc.end();
+    const bool has_dict = std::find(enc.begin(), enc.end(), Encoding::kRleDictionary) != enc.end();
     EXPECT_EQ(has_dict, GetParam().dictionary && c.meta_data->type != PhysicalType::kBoolean)
         << c.meta_data->path_in_schema[0];
     EXPECT_EQ(c.meta_data->dictionary_page_offset.has_value(), has_dict);
@@ -218,7 +215,9 @@ TEST_F(ParquetWriterTest, StatisticsUseEachTypesOrder) {
   SchemaPtr schema = FlatSchema();
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, kFlatRows));
   const FileMetaData m = Footer(Write("stats.parquet", schema, {batch}));
-  auto stats = [&](size_t column) { return *Chunk(m, 0, column).statistics; };
+  auto stats = [&](size_t column) {
+    return *Chunk(m, 0, column).statistics;
+  };
   // b
   EXPECT_EQ(stats(0).min_value, std::string(1, '\0'));
   EXPECT_EQ(stats(0).max_value, std::string(1, '\1'));
@@ -279,19 +278,19 @@ TEST_F(ParquetWriterTest, PositiveZeroMinimumIsWrittenAsNegativeZero) {
 }
 
 SchemaPtr NestedSchema() {
-  DataTypePtr point = DataType::Struct({Field("x", DataType::Int32()),
-                                        Field("label", DataType::String(), false)});
+  DataTypePtr point =
+      DataType::Struct({Field("x", DataType::Int32()), Field("label", DataType::String(), false)});
   return MakeSchema({
       Field("id", DataType::Int64(), false),
       Field("tags", DataType::Array(DataType::String())),
       Field("req_list", DataType::Array(DataType::Int32(), false), false),
-      Field("st", DataType::Struct({Field("a", DataType::Int32()),
-                                    Field("inner", DataType::Struct({Field(
-                                                       "z", DataType::Boolean())}))})),
+      Field("st", DataType::Struct(
+                      {Field("a", DataType::Int32()),
+                       Field("inner", DataType::Struct({Field("z", DataType::Boolean())}))})),
       Field("points", DataType::Array(point)),
       Field("m", DataType::Map(DataType::String(), DataType::Array(point))),
-      Field("mm", DataType::Map(DataType::Int32(), DataType::Map(DataType::String(),
-                                                                DataType::Int64(), false))),
+      Field("mm", DataType::Map(DataType::Int32(),
+                                DataType::Map(DataType::String(), DataType::Int64(), false))),
       Field("nested", DataType::Array(DataType::Array(DataType::Int64()))),
   });
 }
@@ -327,16 +326,15 @@ TEST_F(ParquetWriterTest, NestedTypesWithNullsAtEveryLevelReadBackByDuckDb) {
   EXPECT_EQ(m.schema[3].repetition_type, Repetition::kRepeated);
   EXPECT_EQ(m.schema[4].name, "element");
   EXPECT_EQ(m.schema[4].repetition_type, Repetition::kOptional);
-  EXPECT_EQ(Chunk(m, 0, 1).path_in_schema,
-            (std::vector<std::string>{"tags", "list", "element"}));
+  EXPECT_EQ(Chunk(m, 0, 1).path_in_schema, (std::vector<std::string>{"tags", "list", "element"}));
   // tags entries per copy: 3 + 1 (null list) + 1 (empty) + 1 = 6; nulls: 1 + 1 + 1 + 1.
   EXPECT_EQ(Chunk(m, 0, 1).num_values, 18);
   EXPECT_EQ(Chunk(m, 0, 1).statistics->null_count, 12);
 }
 
 TEST_F(ParquetWriterTest, MapSchemaIsKeyValueGroupWithRequiredKey) {
-  SchemaPtr schema = MakeSchema(
-      {Field("m", DataType::Map(DataType::String(), DataType::Int32(), false), false)});
+  SchemaPtr schema =
+      MakeSchema({Field("m", DataType::Map(DataType::String(), DataType::Int32(), false), false)});
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch,
                        BatchFromJson(schema, R"([{"m": [["a", 1], ["b", 2]]}, {"m": []}])"));
   const std::string path = Write("map.parquet", schema, {batch});
@@ -423,8 +421,7 @@ TEST_F(ParquetWriterTest, DictionaryFallsBackToPlainWhenItOutgrowsItsLimit) {
   const auto& s = Chunk(m, 0, 0);
   EXPECT_NE(std::find(s.encodings.begin(), s.encodings.end(), Encoding::kRleDictionary),
             s.encodings.end());
-  EXPECT_NE(std::find(s.encodings.begin(), s.encodings.end(), Encoding::kPlain),
-            s.encodings.end());
+  EXPECT_NE(std::find(s.encodings.begin(), s.encodings.end(), Encoding::kPlain), s.encodings.end());
   EXPECT_EQ(s.statistics->min_value, "value-0");
   EXPECT_EQ(s.statistics->max_value, "value-999");
   EXPECT_EQ(s.statistics->null_count, 1177);
@@ -504,8 +501,8 @@ TEST_F(ParquetWriterTest, BatchOfAnotherTypeIsRejectedAndWriterStaysFailed) {
   SchemaPtr schema = MakeSchema({Field("a", DataType::Int32())});
   SchemaPtr other = MakeSchema({Field("a", DataType::Int64())});
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(other, "[[1]]"));
-  ASSERT_OK_AND_ASSIGN(auto out, fs_.OpenOutputStream(Path("t.parquet"),
-                                                      storage::WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       fs_.OpenOutputStream(Path("t.parquet"), storage::WriteMode::kPutIfAbsent));
   ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(std::move(out), schema));
   ASSERT_RAISES(InvalidArgument, writer->Write(*batch));
   ASSERT_RAISES(InvalidArgument, writer->Close());
@@ -552,8 +549,8 @@ TEST_F(ParquetWriterTest, ManyPagesOfNestedValuesKeepRecordsWhole) {
 TEST_F(ParquetWriterTest, RowCountsAreReported) {
   SchemaPtr schema = MakeSchema({Field("a", DataType::Int32())});
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, "[[1], [2], [3]]"));
-  ASSERT_OK_AND_ASSIGN(auto out, fs_.OpenOutputStream(Path("n.parquet"),
-                                                      storage::WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       fs_.OpenOutputStream(Path("n.parquet"), storage::WriteMode::kPutIfAbsent));
   ParquetWriterOptions options;
   options.row_group_size_rows = 2;
   ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(std::move(out), schema, options));

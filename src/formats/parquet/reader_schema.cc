@@ -183,6 +183,7 @@ class TreeBuilder {
     auto node = std::make_unique<SchemaNode>();
     node->name = e.name;
     node->path = prefix.empty() ? e.name : prefix + "." + e.name;
+    node->field_id = e.field_id;
     const Repetition repetition = e.repetition_type.value_or(Repetition::kRequired);
     if (repetition == Repetition::kRepeated) {
       // An unannotated repeated field is a required list of that field.
@@ -287,6 +288,7 @@ class TreeBuilder {
       element = std::make_unique<SchemaNode>();
       element->name = "element";
       element->path = node->path + "." + r.name;
+      element->field_id = r.field_id;
       element->nullable = false;
       element->def_level = node->repeated_def_level;
       element->rep_level = node->repeated_rep_level;

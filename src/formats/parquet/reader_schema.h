@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct SchemaNode {
   LeafConversion conversion = LeafConversion::kIdentity;
   /// Dotted path, for messages.
   std::string path;
+  /// The Parquet field id, when the writer set one (Delta column mapping in id mode).
+  std::optional<int32_t> field_id;
 };
 
 /// The file's schema as a tree (the root is a struct of the top-level fields) and as a

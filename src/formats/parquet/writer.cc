@@ -158,8 +158,8 @@ class SchemaConverter {
           child_nodes.push_back({static_cast<int>(i), false, f.Nullable()});
           TRIBUTARY_RETURN_NOT_OK(AddField(
               f.Name(), f.Type(), f.Nullable() ? Repetition::kOptional : Repetition::kRequired,
-              std::move(child_nodes), path, static_cast<int16_t>(def + (f.Nullable() ? 1 : 0)),
-              rep, top_index));
+              std::move(child_nodes), path, static_cast<int16_t>(def + (f.Nullable() ? 1 : 0)), rep,
+              top_index));
         }
         return Status::OK();
       }
@@ -196,8 +196,7 @@ class SchemaConverter {
         std::vector<PathNode> key_nodes = nodes;
         key_nodes.push_back({0, true, false});
         TRIBUTARY_RETURN_NOT_OK(AddField("key", type->KeyType(), Repetition::kRequired,
-                                         std::move(key_nodes), path,
-                                         static_cast<int16_t>(def + 1),
+                                         std::move(key_nodes), path, static_cast<int16_t>(def + 1),
                                          static_cast<int16_t>(rep + 1), top_index));
         const bool value_nullable = type->ContainsNull();
         nodes.push_back({1, true, value_nullable});
@@ -325,9 +324,9 @@ struct Shredded {
 };
 
 Status NullInRequired(const LeafInfo& leaf, size_t node) {
-  return Status::InvalidArgument(fmt::format(
-      "parquet writer: column {} holds a null where its type allows none (level {})",
-      fmt::join(leaf.path_in_schema, "."), node));
+  return Status::InvalidArgument(
+      fmt::format("parquet writer: column {} holds a null where its type allows none (level {})",
+                  fmt::join(leaf.path_in_schema, "."), node));
 }
 
 class Shredder {
@@ -1146,8 +1145,8 @@ class TypedChunkWriter final : public ChunkWriter {
 
  private:
   void ResetChunk() {
-    dictionary_mode_ = config_.enable_dictionary && !kIsBoolean &&
-                       leaf_.type->Id() != TypeId::kNull;
+    dictionary_mode_ =
+        config_.enable_dictionary && !kIsBoolean && leaf_.type->Id() != TypeId::kNull;
     dictionary_.Clear();
     bounds_.Clear();
     page_values_.clear();
@@ -1181,10 +1180,10 @@ class TypedChunkWriter final : public ChunkWriter {
       encoder.PutBatch(std::span<const int32_t>(page_indexes_));
       body_ += encoder.Flush();
     } else if constexpr (kIsBoolean) {
-      EncodePlainBoolean(std::span<const uint8_t>(
-                             reinterpret_cast<const uint8_t*>(page_values_.data()),
-                             page_values_.size()),
-                         &body_);
+      EncodePlainBoolean(
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(page_values_.data()),
+                                   page_values_.size()),
+          &body_);
     } else {
       body_ += page_values_;
     }
@@ -1268,9 +1267,9 @@ class ParquetWriter::Impl {
           std::min({rows - r, options_.row_group_size_rows - group_rows_, kMaxPieceRows});
       for (size_t i = 0; i < leaves_.size(); ++i) {
         const LeafInfo& leaf = leaves_[i];
-        TRIBUTARY_RETURN_NOT_OK(Fail(shredder_.Shred(*batch.ColumnAt(leaf.top_index), leaf, r,
-                                                     r + piece, &shredded_)
-                                         .WithContext(out_->Path())));
+        TRIBUTARY_RETURN_NOT_OK(
+            Fail(shredder_.Shred(*batch.ColumnAt(leaf.top_index), leaf, r, r + piece, &shredded_)
+                     .WithContext(out_->Path())));
         TRIBUTARY_RETURN_NOT_OK(Fail(writers_[i]->Append(shredded_)));
       }
       r += piece;
@@ -1321,17 +1320,17 @@ class ParquetWriter::Impl {
 
   Status CheckBatch(const columnar::RecordBatch& batch) const {
     if (batch.NumColumns() != schema_->NumFields()) {
-      return Status::InvalidArgument(fmt::format(
-          "parquet writer: batch has {} columns, the schema of {} has {}", batch.NumColumns(),
-          out_->Path(), schema_->NumFields()));
+      return Status::InvalidArgument(
+          fmt::format("parquet writer: batch has {} columns, the schema of {} has {}",
+                      batch.NumColumns(), out_->Path(), schema_->NumFields()));
     }
     for (int i = 0; i < batch.NumColumns(); ++i) {
       const DataType& want = *schema_->FieldAt(i).Type();
       const DataType& got = *batch.ColumnAt(i)->Type();
       if (!want.SameShape(got)) {
-        return Status::InvalidArgument(fmt::format(
-            "parquet writer: column {} of the batch has type {}, {} expects {}",
-            schema_->FieldAt(i).Name(), got.ToString(), out_->Path(), want.ToString()));
+        return Status::InvalidArgument(
+            fmt::format("parquet writer: column {} of the batch has type {}, {} expects {}",
+                        schema_->FieldAt(i).Name(), got.ToString(), out_->Path(), want.ToString()));
       }
     }
     return Status::OK();
@@ -1437,9 +1436,9 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(
   }
   if (options.row_group_size_rows < 1 || options.row_group_size_bytes < 1 ||
       options.page_size_bytes < 1 || options.dictionary_page_size_limit < 0) {
-    return reject(Status::InvalidArgument(fmt::format(
-        "parquet writer: row group, page and dictionary sizes must be positive ({})",
-        out->Path())));
+    return reject(Status::InvalidArgument(
+        fmt::format("parquet writer: row group, page and dictionary sizes must be positive ({})",
+                    out->Path())));
   }
   if (schema->NumFields() == 0) {
     return reject(Status::InvalidArgument(
@@ -1454,8 +1453,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(
     const columnar::Field& f = schema->FieldAt(i);
     Status st = converter.AddField(
         f.Name(), f.Type(), f.Nullable() ? Repetition::kOptional : Repetition::kRequired,
-        {PathNode{0, false, f.Nullable()}}, {}, static_cast<int16_t>(f.Nullable() ? 1 : 0), 0,
-        i);
+        {PathNode{0, false, f.Nullable()}}, {}, static_cast<int16_t>(f.Nullable() ? 1 : 0), 0, i);
     if (!st.ok()) {
       return reject(st.WithContext(out->Path()));
     }
@@ -1488,8 +1486,7 @@ int64_t ParquetWriter::BytesWritten() const {
 Status WriteParquetFile(storage::FileSystem& fs, const std::string& path,
                         const std::vector<columnar::RecordBatchPtr>& batches,
                         columnar::SchemaPtr schema, ParquetWriterOptions options) {
-  TRIBUTARY_ASSIGN_OR_RAISE(auto out,
-                            fs.OpenOutputStream(path, storage::WriteMode::kPutIfAbsent));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out, fs.OpenOutputStream(path, storage::WriteMode::kPutIfAbsent));
   TRIBUTARY_ASSIGN_OR_RAISE(
       auto writer, ParquetWriter::Open(std::move(out), std::move(schema), std::move(options)));
   for (const auto& batch : batches) {

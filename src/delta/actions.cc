@@ -1,0 +1,328 @@
+// Commit files (PROTOCOL.md "Delta Log Entries"):
+//
+//   commit = *( action-object LF )          ; newline-delimited JSON, one action per line
+//   action-object = "{" action-name ":" object "}"
+//   action-name   = "protocol" | "metaData" | "add" | "remove" | "txn" | "domainMetadata"
+//                 | "commitInfo" | "cdc" | "checkpointMetadata" | "sidecar" | <unknown: ignored>
+
+#include "delta/actions.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tributary::delta {
+namespace {
+
+using nlohmann::json;
+
+class Reader {
+ public:
+  Reader(const json& object, std::string_view location, std::string_view action)
+      : object_(object), location_(location), action_(action) {}
+
+  Status Fail(std::string_view field, std::string_view what) const {
+    return Status::Corruption(
+        fmt::format("{}: {}.{} {}", location_, action_, field, what));
+  }
+
+  const json* Find(const char* field) const {
+    auto it = object_.find(field);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  Status String(const char* field, std::string* out, bool required = true) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return required ? Fail(field, "is missing") : Status::OK();
+    }
+    if (!value->is_string()) {
+      return Fail(field, "is not a string");
+    }
+    *out = value->get<std::string>();
+    return Status::OK();
+  }
+  Status OptionalString(const char* field, std::optional<std::string>* out) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return Status::OK();
+    }
+    if (!value->is_string()) {
+      return Fail(field, "is not a string");
+    }
+    *out = value->get<std::string>();
+    return Status::OK();
+  }
+  template <typename T>
+  Status Int(const char* field, T* out, bool required = true) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return required ? Fail(field, "is missing") : Status::OK();
+    }
+    if (!value->is_number_integer()) {
+      return Fail(field, "is not an integer");
+    }
+    *out = value->get<T>();
+    return Status::OK();
+  }
+  template <typename T>
+  Status OptionalInt(const char* field, std::optional<T>* out) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return Status::OK();
+    }
+    if (!value->is_number_integer()) {
+      return Fail(field, "is not an integer");
+    }
+    *out = value->get<T>();
+    return Status::OK();
+  }
+  Status Bool(const char* field, bool* out, bool required = true) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return required ? Fail(field, "is missing") : Status::OK();
+    }
+    if (!value->is_boolean()) {
+      return Fail(field, "is not a boolean");
+    }
+    *out = value->get<bool>();
+    return Status::OK();
+  }
+  Status StringMap(const char* field, std::map<std::string, std::string>* out,
+                   bool required = false) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return required ? Fail(field, "is missing") : Status::OK();
+    }
+    if (!value->is_object()) {
+      return Fail(field, "is not an object");
+    }
+    for (const auto& [key, v] : value->items()) {
+      if (v.is_string()) {
+        (*out)[key] = v.get<std::string>();
+      } else if (!v.is_null()) {
+        (*out)[key] = v.dump();
+      }
+    }
+    return Status::OK();
+  }
+  Status Partitions(const char* field, PartitionValues* out, bool required) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return required ? Fail(field, "is missing") : Status::OK();
+    }
+    if (!value->is_object()) {
+      return Fail(field, "is not an object");
+    }
+    for (const auto& [key, v] : value->items()) {
+      if (v.is_null()) {
+        (*out)[key] = std::nullopt;
+      } else if (v.is_string()) {
+        (*out)[key] = v.get<std::string>();
+      } else {
+        return Fail(field, fmt::format("value of '{}' is not a string", key));
+      }
+    }
+    return Status::OK();
+  }
+  Status StringList(const char* field, std::vector<std::string>* out, bool required) const {
+    const json* value = Find(field);
+    if (value == nullptr) {
+      return required ? Fail(field, "is missing") : Status::OK();
+    }
+    if (!value->is_array()) {
+      return Fail(field, "is not an array");
+    }
+    for (const auto& v : *value) {
+      if (!v.is_string()) {
+        return Fail(field, "holds a non-string");
+      }
+      out->push_back(v.get<std::string>());
+    }
+    return Status::OK();
+  }
+  Status DeletionVector(std::optional<DeletionVectorDescriptor>* out) const {
+    const json* value = Find("deletionVector");
+    if (value == nullptr) {
+      return Status::OK();
+    }
+    if (!value->is_object()) {
+      return Fail("deletionVector", "is not an object");
+    }
+    Reader dv(*value, location_, "deletionVector");
+    DeletionVectorDescriptor& d = out->emplace();
+    TRIBUTARY_RETURN_NOT_OK(dv.String("storageType", &d.storage_type));
+    TRIBUTARY_RETURN_NOT_OK(dv.String("pathOrInlineDv", &d.path_or_inline_dv));
+    TRIBUTARY_RETURN_NOT_OK(dv.OptionalInt("offset", &d.offset));
+    TRIBUTARY_RETURN_NOT_OK(dv.Int("sizeInBytes", &d.size_in_bytes));
+    TRIBUTARY_RETURN_NOT_OK(dv.Int("cardinality", &d.cardinality));
+    return Status::OK();
+  }
+
+ private:
+  const json& object_;
+  std::string_view location_;
+  std::string_view action_;
+};
+
+Status ParsePath(const Reader& r, std::string* path) {
+  std::string raw;
+  TRIBUTARY_RETURN_NOT_OK(r.String("path", &raw));
+  auto decoded = DecodeUriPath(raw);
+  if (!decoded.ok()) {
+    return r.Fail("path", decoded.status().Message());
+  }
+  *path = std::move(*decoded);
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string DeletionVectorDescriptor::UniqueId() const {
+  std::string id = storage_type + path_or_inline_dv;
+  if (offset) {
+    id += "@" + std::to_string(*offset);
+  }
+  return id;
+}
+
+Result<std::string> DecodeUriPath(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  };
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '%') {
+      if (i + 2 >= path.size() || hex(path[i + 1]) < 0 || hex(path[i + 2]) < 0) {
+        return Status::Corruption(
+            fmt::format("bad percent-escape at byte {} of path '{}'", i, path));
+      }
+      out.push_back(static_cast<char>(hex(path[i + 1]) * 16 + hex(path[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(path[i]);
+    }
+  }
+  return out;
+}
+
+Result<Action> ParseAction(std::string_view line, std::string_view location) {
+  json root = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) {
+    return Status::Corruption(fmt::format("{}: not a JSON object", location));
+  }
+  Action action;
+  for (const auto& [name, body] : root.items()) {
+    if (body.is_null()) {
+      continue;
+    }
+    if (!body.is_object()) {
+      return Status::Corruption(fmt::format("{}: action '{}' is not an object", location, name));
+    }
+    Reader r(body, location, name);
+    if (name == "protocol") {
+      Protocol& p = action.protocol.emplace();
+      TRIBUTARY_RETURN_NOT_OK(r.Int("minReaderVersion", &p.min_reader_version));
+      TRIBUTARY_RETURN_NOT_OK(r.Int("minWriterVersion", &p.min_writer_version));
+      if (r.Find("readerFeatures") != nullptr) {
+        TRIBUTARY_RETURN_NOT_OK(r.StringList("readerFeatures", &p.reader_features.emplace(), true));
+      }
+      if (r.Find("writerFeatures") != nullptr) {
+        TRIBUTARY_RETURN_NOT_OK(r.StringList("writerFeatures", &p.writer_features.emplace(), true));
+      }
+    } else if (name == "metaData") {
+      Metadata& m = action.metadata.emplace();
+      TRIBUTARY_RETURN_NOT_OK(r.String("id", &m.id));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalString("name", &m.name));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalString("description", &m.description));
+      if (const json* format = r.Find("format"); format != nullptr && format->is_object()) {
+        Reader f(*format, location, "metaData.format");
+        TRIBUTARY_RETURN_NOT_OK(f.String("provider", &m.format_provider, false));
+        TRIBUTARY_RETURN_NOT_OK(f.StringMap("options", &m.format_options));
+      }
+      TRIBUTARY_RETURN_NOT_OK(r.String("schemaString", &m.schema_string));
+      TRIBUTARY_RETURN_NOT_OK(r.StringList("partitionColumns", &m.partition_columns, false));
+      TRIBUTARY_RETURN_NOT_OK(r.StringMap("configuration", &m.configuration));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("createdTime", &m.created_time));
+    } else if (name == "add") {
+      AddFile& a = action.add.emplace();
+      TRIBUTARY_RETURN_NOT_OK(ParsePath(r, &a.path));
+      TRIBUTARY_RETURN_NOT_OK(r.Partitions("partitionValues", &a.partition_values, true));
+      TRIBUTARY_RETURN_NOT_OK(r.Int("size", &a.size));
+      TRIBUTARY_RETURN_NOT_OK(r.Int("modificationTime", &a.modification_time, false));
+      TRIBUTARY_RETURN_NOT_OK(r.Bool("dataChange", &a.data_change, false));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalString("stats", &a.stats));
+      TRIBUTARY_RETURN_NOT_OK(r.StringMap("tags", &a.tags));
+      TRIBUTARY_RETURN_NOT_OK(r.DeletionVector(&a.deletion_vector));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("baseRowId", &a.base_row_id));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("defaultRowCommitVersion", &a.default_row_commit_version));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalString("clusteringProvider", &a.clustering_provider));
+    } else if (name == "remove") {
+      RemoveFile& rm = action.remove.emplace();
+      TRIBUTARY_RETURN_NOT_OK(ParsePath(r, &rm.path));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("deletionTimestamp", &rm.deletion_timestamp));
+      TRIBUTARY_RETURN_NOT_OK(r.Bool("dataChange", &rm.data_change, false));
+      TRIBUTARY_RETURN_NOT_OK(r.Partitions("partitionValues", &rm.partition_values, false));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("size", &rm.size));
+      TRIBUTARY_RETURN_NOT_OK(r.DeletionVector(&rm.deletion_vector));
+    } else if (name == "txn") {
+      Txn& t = action.txn.emplace();
+      TRIBUTARY_RETURN_NOT_OK(r.String("appId", &t.app_id));
+      TRIBUTARY_RETURN_NOT_OK(r.Int("version", &t.version));
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("lastUpdated", &t.last_updated));
+    } else if (name == "domainMetadata") {
+      DomainMetadata& d = action.domain_metadata.emplace();
+      TRIBUTARY_RETURN_NOT_OK(r.String("domain", &d.domain));
+      TRIBUTARY_RETURN_NOT_OK(r.String("configuration", &d.configuration, false));
+      TRIBUTARY_RETURN_NOT_OK(r.Bool("removed", &d.removed, false));
+    } else if (name == "sidecar") {
+      Sidecar& s = action.sidecar.emplace();
+      TRIBUTARY_RETURN_NOT_OK(r.String("path", &s.path));
+      TRIBUTARY_RETURN_NOT_OK(r.Int("sizeInBytes", &s.size_in_bytes, false));
+      TRIBUTARY_RETURN_NOT_OK(r.Int("modificationTime", &s.modification_time, false));
+    } else if (name == "commitInfo") {
+      action.commit_info = body.dump();
+      std::optional<int64_t> ict;
+      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("inCommitTimestamp", &ict));
+      action.in_commit_timestamp = ict;
+    } else if (name == "checkpointMetadata") {
+      action.checkpoint_metadata = true;
+    }
+  }
+  return action;
+}
+
+Result<std::vector<Action>> ParseCommit(std::string_view text, std::string_view location) {
+  std::vector<Action> actions;
+  size_t start = 0;
+  int line = 1;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    std::string_view content = text.substr(start, end - start);
+    if (!content.empty() && content.back() == '\r') {
+      content.remove_suffix(1);
+    }
+    if (content.find_first_not_of(" \t") != std::string_view::npos) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto action, ParseAction(content, fmt::format("{} line {}", location, line)));
+      actions.push_back(std::move(action));
+    }
+    start = end + 1;
+    ++line;
+  }
+  return actions;
+}
+
+}  // namespace tributary::delta

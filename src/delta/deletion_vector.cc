@@ -1,0 +1,178 @@
+// Deletion vector storage (PROTOCOL.md "Deletion Vector Format", "Deletion Vector Descriptor
+// Schema"):
+//
+//   dv-file     = version(1 byte = 1) *dv-entry
+//   dv-entry    = size(4 bytes BE) bitmap(size bytes) crc32(4 bytes BE, of bitmap)
+//   bitmap      = magic(4 bytes LE = 1681511377) roaring64
+//   roaring64   = count(8 bytes LE) *( key(4 bytes LE) roaring32-portable )
+//                 ; row index = key << 32 | value in the 32-bit bitmap
+//   descriptor  'u': pathOrInlineDv = random-prefix z85(uuid, 20 chars)
+//                    -> <table>/<prefix>/deletion_vector_<uuid>.bin, entry at `offset`
+//               'i': pathOrInlineDv = z85(bitmap);  'p': absolute path of the DV file
+
+#include "delta/deletion_vector.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+#include <roaring/roaring.h>
+#include <zlib.h>
+
+#include "storage/path.h"
+
+namespace tributary::delta {
+namespace {
+
+constexpr uint32_t kRoaringMagic = 1681511377;
+
+uint32_t LoadBe32(const char* p) {
+  return (static_cast<uint32_t>(static_cast<uint8_t>(p[0])) << 24) |
+         (static_cast<uint32_t>(static_cast<uint8_t>(p[1])) << 16) |
+         (static_cast<uint32_t>(static_cast<uint8_t>(p[2])) << 8) |
+         static_cast<uint32_t>(static_cast<uint8_t>(p[3]));
+}
+
+std::string FormatUuid(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) {
+      out.push_back('-');
+    }
+    out.push_back(kHex[static_cast<uint8_t>(bytes[i]) >> 4]);
+    out.push_back(kHex[static_cast<uint8_t>(bytes[i]) & 15]);
+  }
+  return out;
+}
+
+Result<std::vector<uint64_t>> ParseBitmap(std::string_view bytes, const std::string& where) {
+  if (bytes.size() < 12) {
+    return Status::Corruption(fmt::format("{}: deletion vector of {} bytes", where, bytes.size()));
+  }
+  uint32_t magic;
+  std::memcpy(&magic, bytes.data(), 4);
+  if (magic != kRoaringMagic) {
+    return Status::Corruption(fmt::format("{}: deletion vector magic {} is not {}", where, magic,
+                                          kRoaringMagic));
+  }
+  uint64_t count;
+  std::memcpy(&count, bytes.data() + 4, 8);
+  size_t pos = 12;
+  std::vector<uint64_t> rows;
+  for (uint64_t b = 0; b < count; ++b) {
+    if (bytes.size() - pos < 4) {
+      return Status::Corruption(fmt::format("{}: deletion vector bucket {} past byte {}", where, b,
+                                            pos));
+    }
+    uint32_t key;
+    std::memcpy(&key, bytes.data() + pos, 4);
+    pos += 4;
+    roaring_bitmap_t* bitmap =
+        roaring_bitmap_portable_deserialize_safe(bytes.data() + pos, bytes.size() - pos);
+    if (bitmap == nullptr) {
+      return Status::Corruption(fmt::format("{}: bad roaring bitmap at byte {}", where, pos));
+    }
+    pos += roaring_bitmap_portable_size_in_bytes(bitmap);
+    const uint64_t cardinality = roaring_bitmap_get_cardinality(bitmap);
+    std::vector<uint32_t> values(cardinality);
+    roaring_bitmap_to_uint32_array(bitmap, values.data());
+    roaring_bitmap_free(bitmap);
+    for (uint32_t value : values) {
+      rows.push_back((static_cast<uint64_t>(key) << 32) | value);
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+Result<std::string> DecodeZ85(std::string_view text) {
+  static constexpr char kAlphabet[] =
+      "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+  if (text.size() % 5 != 0) {
+    return Status::Corruption(fmt::format("z85 text of {} characters", text.size()));
+  }
+  int8_t decode[256];
+  std::memset(decode, -1, sizeof(decode));
+  for (int i = 0; i < 85; ++i) {
+    decode[static_cast<uint8_t>(kAlphabet[i])] = static_cast<int8_t>(i);
+  }
+  std::string out;
+  out.reserve(text.size() / 5 * 4);
+  for (size_t i = 0; i < text.size(); i += 5) {
+    uint64_t value = 0;
+    for (size_t j = 0; j < 5; ++j) {
+      const int8_t digit = decode[static_cast<uint8_t>(text[i + j])];
+      if (digit < 0) {
+        return Status::Corruption(fmt::format("z85: bad character at {}", i + j));
+      }
+      value = value * 85 + static_cast<uint64_t>(digit);
+    }
+    if (value > 0xFFFFFFFFull) {
+      return Status::Corruption(fmt::format("z85: group at {} overflows", i));
+    }
+    out.push_back(static_cast<char>(value >> 24));
+    out.push_back(static_cast<char>(value >> 16));
+    out.push_back(static_cast<char>(value >> 8));
+    out.push_back(static_cast<char>(value));
+  }
+  return out;
+}
+
+Result<std::vector<uint64_t>> LoadDeletedRows(storage::FileSystem& fs,
+                                              const std::string& table_root,
+                                              const DeletionVectorDescriptor& dv) {
+  if (dv.storage_type == "i") {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string bytes, DecodeZ85(dv.path_or_inline_dv));
+    return ParseBitmap(std::string_view(bytes).substr(0, static_cast<size_t>(dv.size_in_bytes)),
+                       "inline deletion vector");
+  }
+  std::string path;
+  if (dv.storage_type == "u") {
+    const std::string& text = dv.path_or_inline_dv;
+    if (text.size() < 20) {
+      return Status::Corruption(fmt::format("deletion vector path '{}' is too short", text));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string uuid, DecodeZ85(text.substr(text.size() - 20)));
+    const std::string prefix = text.substr(0, text.size() - 20);
+    const std::string name = "deletion_vector_" + FormatUuid(uuid) + ".bin";
+    path = storage::JoinPath(prefix.empty() ? table_root : storage::JoinPath(table_root, prefix),
+                             name);
+  } else if (dv.storage_type == "p") {
+    TRIBUTARY_ASSIGN_OR_RAISE(path, DecodeUriPath(dv.path_or_inline_dv));
+    if (path.rfind("file://", 0) == 0) {
+      path = path.substr(7);
+    } else if (path.rfind("file:", 0) == 0) {
+      path = path.substr(5);
+    }
+  } else {
+    return Status::Corruption(fmt::format("deletion vector storage type '{}'", dv.storage_type));
+  }
+  const int64_t offset = dv.offset.value_or(1);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto file, fs.OpenForRead(path));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string header, file->ReadAt(offset, 4));
+  const uint32_t size = LoadBe32(header.data());
+  if (static_cast<int64_t>(size) != dv.size_in_bytes) {
+    return Status::Corruption(fmt::format("{}: deletion vector at byte {} has {} bytes, the log "
+                                          "says {}",
+                                          path, offset, size, dv.size_in_bytes));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string body, file->ReadAt(offset + 4, size + 4));
+  const uint32_t expected_crc = LoadBe32(body.data() + size);
+  const auto crc = static_cast<uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(size)));
+  if (crc != expected_crc) {
+    return Status::Corruption(fmt::format("{}: deletion vector at byte {} fails its checksum",
+                                          path, offset));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto rows,
+                            ParseBitmap(std::string_view(body).substr(0, size),
+                                        fmt::format("{} at byte {}", path, offset)));
+  if (static_cast<int64_t>(rows.size()) != dv.cardinality) {
+    return Status::Corruption(fmt::format("{}: deletion vector holds {} rows, the log says {}",
+                                          path, rows.size(), dv.cardinality));
+  }
+  return rows;
+}
+
+}  // namespace tributary::delta

@@ -1,0 +1,69 @@
+// Snapshot: the state of a Delta table at one version, from log replay (PROTOCOL.md "Action
+// Reconciliation").
+
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "columnar/schema.h"
+#include "delta/actions.h"
+#include "delta/log_segment.h"
+#include "storage/file_system.h"
+
+namespace tributary::delta {
+
+/// `delta.columnMapping.mode`.
+enum class ColumnMappingMode : uint8_t { kNone, kName, kId };
+
+/// An immutable table state: protocol, metadata, schema, live files, transactions and domain
+/// metadata at `Version()`.
+///
+/// Thread-safety: immutable, safe to share between threads.
+class Snapshot {
+ public:
+  /// Replays the log of the table at `table_root` up to `version` (the latest when absent).
+  /// Errors: NotFound (no table, no such version), Corruption naming the log file and line,
+  /// NotImplemented naming an unsupported reader version or feature.
+  static Result<std::shared_ptr<const Snapshot>> Load(storage::FileSystem& fs,
+                                                      const std::string& table_root,
+                                                      std::optional<int64_t> version = {});
+
+  const std::string& TableRoot() const { return table_root_; }
+  int64_t Version() const { return version_; }
+  const Protocol& GetProtocol() const { return protocol_; }
+  const Metadata& GetMetadata() const { return metadata_; }
+  /// The logical schema (schemaString), with field metadata.
+  const columnar::SchemaPtr& Schema() const { return schema_; }
+  ColumnMappingMode MappingMode() const { return mapping_mode_; }
+  /// Live data files, in log order.
+  const std::vector<AddFile>& Files() const { return files_; }
+  /// Latest transaction version per appId.
+  const std::map<std::string, int64_t>& Transactions() const { return transactions_; }
+  /// Live domain metadata: domain -> configuration.
+  const std::map<std::string, std::string>& Domains() const { return domains_; }
+  const LogSegment& Segment() const { return segment_; }
+
+  /// Reader features tributary implements (PROTOCOL.md "Table Features").
+  static const std::vector<std::string>& SupportedReaderFeatures();
+
+  /// Not for direct use: Load builds snapshots.
+  Snapshot() = default;
+
+ private:
+  std::string table_root_;
+  int64_t version_ = -1;
+  Protocol protocol_;
+  Metadata metadata_;
+  columnar::SchemaPtr schema_;
+  ColumnMappingMode mapping_mode_ = ColumnMappingMode::kNone;
+  std::vector<AddFile> files_;
+  std::map<std::string, int64_t> transactions_;
+  std::map<std::string, std::string> domains_;
+  LogSegment segment_;
+};
+
+}  // namespace tributary::delta

@@ -1,0 +1,266 @@
+#include "delta/table_reader.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "columnar/column_builder.h"
+#include "columnar/take.h"
+#include "delta/deletion_vector.h"
+#include "expr/kernels.h"
+#include "formats/parquet/reader.h"
+#include "storage/path.h"
+
+namespace tributary::delta {
+
+using columnar::Column;
+using columnar::ColumnPtr;
+using columnar::DataType;
+using columnar::DataTypePtr;
+using columnar::Field;
+using columnar::TypeId;
+
+namespace {
+
+const std::string* MetadataOf(const Field& field, const char* key) {
+  return field.MetadataValue(key);
+}
+
+// The name a logical field has in data files under the table's column mapping mode.
+std::string PhysicalName(const Field& field, ColumnMappingMode mode) {
+  if (mode != ColumnMappingMode::kNone) {
+    if (const std::string* physical = MetadataOf(field, "delta.columnMapping.physicalName")) {
+      return *physical;
+    }
+  }
+  return field.Name();
+}
+
+std::optional<int32_t> FieldId(const Field& field) {
+  const std::string* id = MetadataOf(field, "delta.columnMapping.id");
+  int32_t value = 0;
+  if (id != nullptr &&
+      std::from_chars(id->data(), id->data() + id->size(), value).ec == std::errc()) {
+    return value;
+  }
+  return std::nullopt;
+}
+
+class ColumnAdapter {
+ public:
+  ColumnAdapter(ColumnMappingMode mode, const expr::EvalContext& context, std::string file)
+      : mode_(mode), context_(context), file_(std::move(file)) {}
+
+  // Index of the file child matching `field`, or -1.
+  int Match(const Field& field, const parquet::SchemaNode& node) const {
+    if (mode_ == ColumnMappingMode::kId) {
+      const auto id = FieldId(field);
+      for (size_t i = 0; i < node.children.size(); ++i) {
+        if (id && node.children[i]->field_id == id) {
+          return static_cast<int>(i);
+        }
+      }
+      return -1;
+    }
+    const std::string name = PhysicalName(field, mode_);
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      if (node.children[i]->name == name) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+
+  // `column` (as the file has it, described by `node`) in the logical `type`.
+  Result<ColumnPtr> Adapt(const ColumnPtr& column, const parquet::SchemaNode& node,
+                          const DataTypePtr& type) {
+    const TypeId id = type->Id();
+    if (id == TypeId::kStruct) {
+      if (column->Type()->Id() != TypeId::kStruct) {
+        return Mismatch(node, *column->Type(), *type);
+      }
+      std::vector<ColumnPtr> children;
+      for (const Field& field : type->Fields()) {
+        const int index = Match(field, node);
+        if (index < 0) {
+          TRIBUTARY_ASSIGN_OR_RAISE(auto nulls,
+                                    Column::MakeAllNull(field.Type(), column->Length(),
+                                                        context_.pool));
+          children.push_back(std::move(nulls));
+        } else {
+          TRIBUTARY_ASSIGN_OR_RAISE(auto child,
+                                    Adapt(column->Child(index),
+                                          *node.children[static_cast<size_t>(index)],
+                                          field.Type()));
+          children.push_back(std::move(child));
+        }
+      }
+      return Column::Make(type, column->Length(), column->ValidityBuffer(), nullptr, nullptr,
+                          std::move(children));
+    }
+    if (id == TypeId::kArray || id == TypeId::kMap) {
+      if (column->Type()->Id() != id) {
+        return Mismatch(node, *column->Type(), *type);
+      }
+      std::vector<ColumnPtr> children;
+      for (int c = 0; c < column->NumChildren(); ++c) {
+        const DataTypePtr& child_type = c == 0 ? type->ElementType() : type->ValueType();
+        TRIBUTARY_ASSIGN_OR_RAISE(auto child, Adapt(column->Child(c),
+                                                    *node.children[static_cast<size_t>(c)],
+                                                    child_type));
+        children.push_back(std::move(child));
+      }
+      return Column::Make(type, column->Length(), column->ValidityBuffer(), nullptr,
+                          column->OffsetsBuffer(), std::move(children));
+    }
+    if (column->Type()->SameShape(*type)) {
+      return column;
+    }
+    // Type widening (PROTOCOL.md "Type Widening") and void columns: upcast the file's values.
+    auto cast = expr::CastKernel(*column, type, /*safe=*/false, context_);
+    if (!cast.ok()) {
+      return cast.status().WithContext(fmt::format("{}: column {}", file_, node.path));
+    }
+    return cast;
+  }
+
+ private:
+  Status Mismatch(const parquet::SchemaNode& node, const DataType& got, const DataType& want) {
+    return Status::Corruption(fmt::format("{}: column {} is {} in the file but {} in the table",
+                                          file_, node.path, got.ToString(), want.ToString()));
+  }
+
+  ColumnMappingMode mode_;
+  const expr::EvalContext& context_;
+  std::string file_;
+};
+
+Result<ColumnPtr> PartitionColumn(const Field& field, const std::optional<std::string>& value,
+                                  int64_t rows, const expr::EvalContext& context,
+                                  const std::string& file) {
+  if (!value || value->empty()) {
+    return Column::MakeAllNull(field.Type(), rows, context.pool);
+  }
+  columnar::ColumnBuilder builder(DataType::String(), context.pool);
+  for (int64_t i = 0; i < rows; ++i) {
+    builder.AppendBytes(*value);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto text, builder.Finish());
+  if (field.Type()->Id() == TypeId::kString) {
+    return text;
+  }
+  if (field.Type()->Id() == TypeId::kBinary) {
+    return expr::CastKernel(*text, field.Type(), false, context);
+  }
+  auto typed = expr::CastKernel(*text, field.Type(), /*safe=*/false, context);
+  if (!typed.ok()) {
+    return typed.status().WithContext(
+        fmt::format("{}: partition value '{}' of column {}", file, *value, field.Name()));
+  }
+  return typed;
+}
+
+}  // namespace
+
+std::string DataFilePath(const std::string& table_root, const std::string& path) {
+  if (path.rfind("file://", 0) == 0) {
+    return path.substr(7);
+  }
+  if (path.rfind("file:", 0) == 0) {
+    return path.substr(5);
+  }
+  if (!path.empty() && path[0] == '/') {
+    return path;
+  }
+  return storage::JoinPath(table_root, path);
+}
+
+Result<std::vector<columnar::RecordBatchPtr>> ReadTable(storage::FileSystem& fs,
+                                                        const Snapshot& snapshot,
+                                                        const TableReadOptions& options) {
+  const expr::EvalContext context{options.session_time_zone, options.pool};
+  const columnar::SchemaPtr& schema = snapshot.Schema();
+  const auto& partition_columns = snapshot.GetMetadata().partition_columns;
+  std::vector<columnar::RecordBatchPtr> out;
+  for (const AddFile& add : snapshot.Files()) {
+    const std::string path = DataFilePath(snapshot.TableRoot(), add.path);
+    TRIBUTARY_ASSIGN_OR_RAISE(auto reader, parquet::ParquetFileReader::Open(fs, path, options.pool));
+    std::vector<uint64_t> deleted;
+    if (add.deletion_vector) {
+      auto rows = LoadDeletedRows(fs, snapshot.TableRoot(), *add.deletion_vector);
+      if (!rows.ok()) {
+        return rows.status().WithContext(fmt::format("deletion vector of {}", path));
+      }
+      deleted = std::move(*rows);
+    }
+    ColumnAdapter adapter(snapshot.MappingMode(), context, path);
+    const parquet::SchemaNode& root = *reader->Tree().root;
+    uint64_t first_row = 0;
+    size_t next_deleted = 0;
+    for (int g = 0; g < reader->NumRowGroups(); ++g) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->ReadRowGroup(g));
+      const int64_t rows = batch->NumRows();
+      std::vector<ColumnPtr> columns;
+      for (const Field& field : schema->Fields()) {
+        const bool is_partition = std::find(partition_columns.begin(), partition_columns.end(),
+                                            field.Name()) != partition_columns.end();
+        if (is_partition) {
+          const std::string key = PhysicalName(field, snapshot.MappingMode());
+          auto it = add.partition_values.find(key);
+          if (it == add.partition_values.end()) {
+            it = add.partition_values.find(field.Name());
+          }
+          const std::optional<std::string> value =
+              it == add.partition_values.end() ? std::nullopt : it->second;
+          TRIBUTARY_ASSIGN_OR_RAISE(auto column,
+                                    PartitionColumn(field, value, rows, context, path));
+          columns.push_back(std::move(column));
+          continue;
+        }
+        const int index = adapter.Match(field, root);
+        if (index < 0) {
+          TRIBUTARY_ASSIGN_OR_RAISE(auto nulls,
+                                    Column::MakeAllNull(field.Type(), rows, options.pool));
+          columns.push_back(std::move(nulls));
+          continue;
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(auto column,
+                                  adapter.Adapt(batch->ColumnAt(index),
+                                                *root.children[static_cast<size_t>(index)],
+                                                field.Type()));
+        columns.push_back(std::move(column));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto logical,
+                                columnar::RecordBatch::Make(schema, rows, std::move(columns)));
+      if (!deleted.empty()) {
+        // Keep rows whose file-wide index is not in the (sorted) deleted list.
+        std::vector<int64_t> keep;
+        keep.reserve(static_cast<size_t>(rows));
+        for (int64_t r = 0; r < rows; ++r) {
+          const uint64_t file_row = first_row + static_cast<uint64_t>(r);
+          while (next_deleted < deleted.size() && deleted[next_deleted] < file_row) {
+            ++next_deleted;
+          }
+          if (next_deleted < deleted.size() && deleted[next_deleted] == file_row) {
+            continue;
+          }
+          keep.push_back(r);
+        }
+        std::vector<ColumnPtr> kept;
+        for (const ColumnPtr& column : logical->Columns()) {
+          TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*column, keep, options.pool));
+          kept.push_back(std::move(taken));
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(logical, columnar::RecordBatch::Make(
+                                               schema, static_cast<int64_t>(keep.size()),
+                                               std::move(kept)));
+      }
+      first_row += static_cast<uint64_t>(rows);
+      out.push_back(std::move(logical));
+    }
+  }
+  return out;
+}
+
+}  // namespace tributary::delta

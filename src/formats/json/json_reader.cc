@@ -1,0 +1,882 @@
+#include "formats/json/json_reader.h"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "columnar/canonical_json.h"
+#include "columnar/column_builder.h"
+#include "expr/temporal_parsing.h"
+#include "expr/time_zone.h"
+#include "formats/json/json_value_text.h"
+#include "formats/json/record_splitter.h"
+#include "formats/text/compressed_input.h"
+#include "formats/text/rescued_data.h"
+#include "formats/text/schema_inference.h"
+
+namespace tributary::json {
+namespace {
+
+using columnar::ColumnBuilder;
+using columnar::DataType;
+using columnar::DataTypePtr;
+using columnar::Field;
+using columnar::Int128;
+using columnar::TypeId;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using text::ParseMode;
+
+static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
+
+
+// The decoding plan of one type of the schema, mirroring it. Struct nodes keep a name index and
+// a per-record "seen" mark per field (a generation number, so nothing is cleared per record).
+struct TypeNode {
+  TypeId id = TypeId::kNull;
+  int precision = 0;
+  int scale = 0;
+  std::vector<TypeNode> children;
+
+  // Struct only.
+  std::vector<std::string> names;
+  std::unordered_map<std::string_view, int> index;
+  std::vector<uint32_t> seen;
+  uint32_t generation = 0;
+  int next_hint = 0;
+
+  static TypeNode Make(const DataType& type) {
+    TypeNode node;
+    node.id = type.Id();
+    node.precision = type.Precision();
+    node.scale = type.Scale();
+    switch (type.Id()) {
+      case TypeId::kStruct:
+        for (const Field& field : type.Fields()) {
+          node.children.push_back(Make(*field.Type()));
+          node.names.push_back(field.Name());
+        }
+        node.BuildIndex();
+        break;
+      case TypeId::kArray:
+        node.children.push_back(Make(*type.ElementType()));
+        break;
+      case TypeId::kMap:
+        node.children.push_back(Make(*type.KeyType()));
+        node.children.push_back(Make(*type.ValueType()));
+        break;
+      default:
+        break;
+    }
+    return node;
+  }
+
+  void BuildIndex() {
+    index.clear();
+    for (size_t i = 0; i < names.size(); ++i) {
+      index.emplace(names[i], static_cast<int>(i));
+    }
+    seen.assign(names.size(), 0);
+  }
+
+  // Starts a record: every field unseen.
+  uint32_t Begin() {
+    next_hint = 0;
+    if (++generation == 0) {
+      std::fill(seen.begin(), seen.end(), 0);
+      generation = 1;
+    }
+    return generation;
+  }
+
+  // The index of the field named exactly `key`, or -1. Fields usually arrive in schema order,
+  // so the one after the last match is tried first.
+  int Find(std::string_view key) {
+    const int n = static_cast<int>(names.size());
+    if (next_hint < n && names[static_cast<size_t>(next_hint)] == key) {
+      return next_hint++;
+    }
+    auto it = index.find(key);
+    if (it == index.end()) {
+      return -1;
+    }
+    next_hint = it->second + 1;
+    return it->second;
+  }
+};
+
+bool FloatSpecial(std::string_view text, double* out) {
+  if (text == "NaN" || text == "+NaN" || text == "-NaN") {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  if (text == "Infinity" || text == "+Infinity" || text == "INF" || text == "+INF") {
+    *out = std::numeric_limits<double>::infinity();
+    return true;
+  }
+  if (text == "-Infinity" || text == "-INF") {
+    *out = -std::numeric_limits<double>::infinity();
+    return true;
+  }
+  return false;
+}
+
+int Base64Value(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') {
+    return c - 'A';
+  }
+  if (c >= 'a' && c <= 'z') {
+    return c - 'a' + 26;
+  }
+  if (c >= '0' && c <= '9') {
+    return c - '0' + 52;
+  }
+  if (c == '+' || c == '-') {
+    return 62;
+  }
+  if (c == '/' || c == '_') {
+    return 63;
+  }
+  return -1;
+}
+
+// Standard or URL-safe base64, padding optional. False on any other character.
+bool DecodeBase64(std::string_view text, std::string* out) {
+  out->clear();
+  uint32_t bits = 0;
+  int count = 0;
+  size_t end = text.size();
+  while (end > 0 && text[end - 1] == '=') {
+    --end;
+  }
+  if (text.size() - end > 2) {
+    return false;
+  }
+  for (size_t i = 0; i < end; ++i) {
+    const int v = Base64Value(static_cast<unsigned char>(text[i]));
+    if (v < 0) {
+      return false;
+    }
+    bits = (bits << 6) | static_cast<uint32_t>(v);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out->push_back(static_cast<char>((bits >> count) & 0xFF));
+    }
+  }
+  return count < 6;
+}
+
+// How one record turned out.
+enum class RecordOutcome : int8_t { kWritten, kRescued, kDropped };
+
+class JsonReaderImpl final : public JsonReader {
+ public:
+  JsonReaderImpl(std::string path, std::string data, size_t data_size,
+                 columnar::SchemaPtr output_schema, const JsonReadOptions& options,
+                 expr::TimeZone zone, columnar::MemoryPool* pool)
+      : path_(std::move(path)),
+        data_(std::move(data)),
+        data_size_(data_size),
+        output_schema_(std::move(output_schema)),
+        options_(options),
+        zone_(std::move(zone)),
+        pool_(pool),
+        lines_(std::string_view(data_.data(), data_size_)) {}
+
+  Status Init(const columnar::Schema& data_schema, const std::vector<std::string>& columns);
+
+  const columnar::SchemaPtr& OutputSchema() const override { return output_schema_; }
+  const JsonReadMetrics& Metrics() const override { return metrics_; }
+  Result<columnar::RecordBatchPtr> Next() override;
+
+ private:
+  // Converts `value` for `node`. With kAppend, appends exactly one value (null where it does
+  // not fit) to `*builder`; without, only checks. Returns whether everything fit.
+  template <bool kAppend>
+  bool Convert(TypeNode& node, element value, ColumnBuilder* builder);
+  template <bool kAppend>
+  bool ConvertStruct(TypeNode& node, simdjson::dom::object object, ColumnBuilder* builder);
+  template <bool kAppend>
+  bool ConvertLeafString(TypeNode& node, std::string_view text, ColumnBuilder* builder);
+
+  // Decodes one record (a parsed object) into the builders, or drops or fails it.
+  Status DecodeRecord(simdjson::dom::object object, const Line& line);
+  // Handles a record that does not parse: `reason` is simdjson's or ours.
+  Status CorruptRecord(std::string_view raw, const Line& line, std::string_view reason);
+  void AppendSpecialColumns(bool rescued, std::string_view corrupt_text);
+  void Account(RecordOutcome outcome);
+  Status ParseAndDecode(const Line& line);
+  Status DecodeMultiLine();
+  Result<columnar::RecordBatchPtr> FinishBatch();
+
+  Status Malformed(const Line& line, std::string_view reason) const {
+    return Status::Corruption(fmt::format("malformed JSON record in {} at line {} (byte offset "
+                                          "{}): {}",
+                                          path_, line.number, line.offset, reason));
+  }
+
+  const std::string path_;
+  const std::string data_;
+  const size_t data_size_;
+  columnar::SchemaPtr output_schema_;
+  const JsonReadOptions options_;
+  const expr::TimeZone zone_;
+  columnar::MemoryPool* const pool_;
+
+  simdjson::dom::parser parser_;
+  LineSplitter lines_;
+  bool multi_line_done_ = false;
+  JsonReadMetrics metrics_;
+
+  // Top-level data fields (the schema minus the special columns) and, per field, its output
+  // builder or null when not projected.
+  TypeNode top_;
+  std::vector<ColumnBuilder*> top_builders_;
+  std::vector<int> projected_fields_;
+  std::vector<std::unique_ptr<ColumnBuilder>> builders_;
+  ColumnBuilder* rescued_builder_ = nullptr;
+  ColumnBuilder* corrupt_builder_ = nullptr;
+  bool rescue_ = false;
+  bool corrupt_column_set_ = false;
+  int64_t batch_rows_ = 0;
+
+  text::RescuedRecord rescued_;
+  std::string scratch_;
+  std::string bytes_scratch_;
+};
+
+Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
+                            const std::vector<std::string>& columns) {
+  rescue_ = !options_.rescued_data_column.empty();
+  corrupt_column_set_ = !options_.column_name_of_corrupt_record.empty();
+  if (parser_.allocate(simdjson::dom::MINIMAL_DOCUMENT_CAPACITY,
+                       static_cast<size_t>(options_.max_nesting_depth)) != simdjson::SUCCESS) {
+    return Status::Internal("cannot allocate the JSON parser");
+  }
+
+  std::vector<Field> data_fields;
+  for (const Field& field : data_schema.Fields()) {
+    if ((rescue_ && field.Name() == options_.rescued_data_column) ||
+        (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record)) {
+      continue;
+    }
+    data_fields.push_back(field);
+  }
+  for (const Field& field : data_fields) {
+    std::vector<const DataType*> stack = {field.Type().get()};
+    while (!stack.empty()) {
+      const DataType* type = stack.back();
+      stack.pop_back();
+      if (type->Id() == TypeId::kMap && type->KeyType()->Id() != TypeId::kString) {
+        return Status::NotImplemented(fmt::format(
+            "JSON reader: map keys of type {} (column '{}'): only string keys are supported",
+            type->KeyType()->ToString(), field.Name()));
+      }
+      for (const Field& child : type->Fields()) {
+        stack.push_back(child.Type().get());
+      }
+      if (type->ElementType() != nullptr) {
+        stack.push_back(type->ElementType().get());
+      }
+      if (type->ValueType() != nullptr) {
+        stack.push_back(type->ValueType().get());
+      }
+    }
+  }
+  top_ = TypeNode::Make(*DataType::Struct(data_fields));
+  top_builders_.assign(data_fields.size(), nullptr);
+
+  std::vector<int> output_indices;
+  if (columns.empty()) {
+    for (int i = 0; i < output_schema_->NumFields(); ++i) {
+      output_indices.push_back(i);
+    }
+  } else {
+    for (const std::string& name : columns) {
+      const int i = output_schema_->FieldIndex(name);
+      if (i < 0) {
+        return Status::InvalidArgument(fmt::format(
+            "JSON reader of {}: no column '{}' in schema [{}]", path_, name,
+            output_schema_->ToString()));
+      }
+      output_indices.push_back(i);
+    }
+  }
+  std::vector<Field> projected;
+  for (int i : output_indices) {
+    const Field& field = output_schema_->FieldAt(i);
+    projected.push_back(field);
+    builders_.push_back(std::make_unique<ColumnBuilder>(field.Type(), pool_));
+    ColumnBuilder* builder = builders_.back().get();
+    if (rescue_ && field.Name() == options_.rescued_data_column) {
+      rescued_builder_ = builder;
+    } else if (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record) {
+      corrupt_builder_ = builder;
+    } else {
+      const int data_index = top_.Find(field.Name());
+      top_.next_hint = 0;
+      if (data_index < 0) {
+        return Status::Internal("projected column missing from the data schema");
+      }
+      if (top_builders_[static_cast<size_t>(data_index)] != nullptr) {
+        return Status::InvalidArgument(fmt::format(
+            "JSON reader of {}: column '{}' selected twice", path_, field.Name()));
+      }
+      top_builders_[static_cast<size_t>(data_index)] = builder;
+      projected_fields_.push_back(data_index);
+    }
+  }
+  output_schema_ = std::make_shared<const columnar::Schema>(std::move(projected));
+  return Status::OK();
+}
+
+template <bool kAppend>
+bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text,
+                                       ColumnBuilder* builder) {
+  switch (node.id) {
+    case TypeId::kString:
+      if constexpr (kAppend) {
+        builder->AppendBytes(text);
+      }
+      return true;
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: {
+      double value;
+      if (FloatSpecial(text, &value)) {
+        if constexpr (kAppend) {
+          builder->AppendDouble(value);
+        }
+        return true;
+      }
+      break;
+    }
+    case TypeId::kDecimal: {
+      Int128 unscaled;
+      if (expr::ParseDecimal(text, node.precision, node.scale, &unscaled)) {
+        if constexpr (kAppend) {
+          builder->AppendDecimal(unscaled);
+        }
+        return true;
+      }
+      break;
+    }
+    case TypeId::kBinary:
+      if (DecodeBase64(text, &bytes_scratch_)) {
+        if constexpr (kAppend) {
+          builder->AppendBytes(bytes_scratch_);
+        }
+        return true;
+      }
+      break;
+    case TypeId::kDate: {
+      int32_t days;
+      if (expr::ParseDate(text, &days)) {
+        if constexpr (kAppend) {
+          builder->AppendInt(days);
+        }
+        return true;
+      }
+      break;
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: {
+      int64_t micros;
+      if (expr::ParseTimestamp(text, zone_, node.id == TypeId::kTimestampNtz, &micros)) {
+        if constexpr (kAppend) {
+          builder->AppendInt(micros);
+        }
+        return true;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if constexpr (kAppend) {
+    builder->AppendNull();
+  }
+  return false;
+}
+
+template <bool kAppend>
+bool JsonReaderImpl::ConvertStruct(TypeNode& node, simdjson::dom::object object,
+                                   ColumnBuilder* builder) {
+  const uint32_t generation = node.Begin();
+  bool fits = true;
+  for (simdjson::dom::key_value_pair member : object) {
+    const int i = node.Find(member.key);
+    if (i < 0) {
+      // Unknown nested fields are rescued with their top-level field; without a rescued-data
+      // column they are ignored, as Spark does.
+      fits &= !rescue_;
+      continue;
+    }
+    if (node.seen[static_cast<size_t>(i)] == generation) {
+      fits &= !rescue_;
+      continue;
+    }
+    node.seen[static_cast<size_t>(i)] = generation;
+    fits &= Convert<kAppend>(node.children[static_cast<size_t>(i)], member.value,
+                             kAppend ? &builder->Child(i) : nullptr);
+  }
+  if constexpr (kAppend) {
+    for (size_t i = 0; i < node.seen.size(); ++i) {
+      if (node.seen[i] != generation) {
+        builder->Child(static_cast<int>(i)).AppendNull();
+      }
+    }
+    builder->AppendStruct();
+  }
+  return fits;
+}
+
+template <bool kAppend>
+bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnBuilder* builder) {
+  const element_type type = value.type();
+  if (type == element_type::NULL_VALUE) {
+    if constexpr (kAppend) {
+      builder->AppendNull();
+    }
+    return true;
+  }
+  switch (node.id) {
+    case TypeId::kBoolean:
+      if (type == element_type::BOOL) {
+        if constexpr (kAppend) {
+          builder->AppendBoolean(value.get_bool().value_unsafe());
+        }
+        return true;
+      }
+      break;
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+      if (type == element_type::INT64) {
+        const int64_t v = value.get_int64().value_unsafe();
+        const int bits = node.id == TypeId::kInt8    ? 8
+                         : node.id == TypeId::kInt16 ? 16
+                         : node.id == TypeId::kInt32 ? 32
+                                                     : 64;
+        if (bits == 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1)))) {
+          if constexpr (kAppend) {
+            builder->AppendInt(v);
+          }
+          return true;
+        }
+      }
+      break;
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: {
+      double v;
+      if (type == element_type::DOUBLE) {
+        v = value.get_double().value_unsafe();
+      } else if (type == element_type::INT64) {
+        v = static_cast<double>(value.get_int64().value_unsafe());
+      } else if (type == element_type::UINT64) {
+        v = static_cast<double>(value.get_uint64().value_unsafe());
+      } else if (type == element_type::STRING) {
+        return ConvertLeafString<kAppend>(node, value.get_string().value_unsafe(), builder);
+      } else {
+        break;
+      }
+      if constexpr (kAppend) {
+        builder->AppendDouble(v);
+      }
+      return true;
+    }
+    case TypeId::kDecimal: {
+      if (type == element_type::INT64 || type == element_type::UINT64) {
+        char digits[24];
+        const auto end = type == element_type::INT64
+                             ? std::to_chars(digits, digits + sizeof(digits),
+                                             value.get_int64().value_unsafe())
+                             : std::to_chars(digits, digits + sizeof(digits),
+                                             value.get_uint64().value_unsafe());
+        return ConvertLeafString<kAppend>(
+            node, std::string_view(digits, static_cast<size_t>(end.ptr - digits)), builder);
+      }
+      if (type == element_type::DOUBLE) {
+        char digits[32];
+        const auto end =
+            std::to_chars(digits, digits + sizeof(digits), value.get_double().value_unsafe());
+        return ConvertLeafString<kAppend>(
+            node, std::string_view(digits, static_cast<size_t>(end.ptr - digits)), builder);
+      }
+      if (type == element_type::STRING) {
+        return ConvertLeafString<kAppend>(node, value.get_string().value_unsafe(), builder);
+      }
+      break;
+    }
+    case TypeId::kString:
+      if (type == element_type::STRING) {
+        if constexpr (kAppend) {
+          builder->AppendBytes(value.get_string().value_unsafe());
+        }
+        return true;
+      }
+      if constexpr (kAppend) {
+        scratch_.clear();
+        AppendElementJson(value, &scratch_);
+        builder->AppendBytes(scratch_);
+      }
+      return true;
+    case TypeId::kBinary:
+    case TypeId::kDate:
+    case TypeId::kTimestampNtz:
+      if (type == element_type::STRING) {
+        return ConvertLeafString<kAppend>(node, value.get_string().value_unsafe(), builder);
+      }
+      break;
+    case TypeId::kTimestamp:
+      if (type == element_type::STRING) {
+        return ConvertLeafString<kAppend>(node, value.get_string().value_unsafe(), builder);
+      }
+      if (type == element_type::INT64) {
+        const int64_t seconds = value.get_int64().value_unsafe();
+        int64_t micros;
+        if (!__builtin_mul_overflow(seconds, int64_t{1'000'000}, &micros)) {
+          if constexpr (kAppend) {
+            builder->AppendInt(micros);
+          }
+          return true;
+        }
+      }
+      break;
+    case TypeId::kStruct:
+      if (type == element_type::OBJECT) {
+        return ConvertStruct<kAppend>(node, value.get_object().value_unsafe(), builder);
+      }
+      break;
+    case TypeId::kArray:
+      if (type == element_type::ARRAY) {
+        bool fits = true;
+        TypeNode& element_node = node.children[0];
+        for (element item : simdjson::dom::array(value.get_array().value_unsafe())) {
+          fits &= Convert<kAppend>(element_node, item, kAppend ? &builder->Child(0) : nullptr);
+        }
+        if constexpr (kAppend) {
+          builder->AppendArray();
+        }
+        return fits;
+      }
+      break;
+    case TypeId::kMap:
+      if (type == element_type::OBJECT) {
+        bool fits = true;
+        TypeNode& value_node = node.children[1];
+        for (simdjson::dom::key_value_pair member : simdjson::dom::object(value.get_object().value_unsafe())) {
+          if constexpr (kAppend) {
+            builder->Child(0).AppendBytes(member.key);
+          }
+          fits &= Convert<kAppend>(value_node, member.value, kAppend ? &builder->Child(1) : nullptr);
+        }
+        if constexpr (kAppend) {
+          builder->AppendMap();
+        }
+        return fits;
+      }
+      break;
+    default:
+      break;
+  }
+  if constexpr (kAppend) {
+    builder->AppendNull();
+  }
+  return false;
+}
+
+void JsonReaderImpl::Account(RecordOutcome outcome) {
+  switch (outcome) {
+    case RecordOutcome::kWritten:
+      ++metrics_.num_rows_written;
+      ++batch_rows_;
+      break;
+    case RecordOutcome::kRescued:
+      ++metrics_.num_rows_rescued;
+      ++batch_rows_;
+      break;
+    case RecordOutcome::kDropped:
+      ++metrics_.num_rows_dropped;
+      break;
+  }
+}
+
+void JsonReaderImpl::AppendSpecialColumns(bool rescued, std::string_view corrupt_text) {
+  if (rescued_builder_ != nullptr) {
+    if (rescued) {
+      rescued_builder_->AppendBytes(
+          rescued_.Finish(options_.rescued_data_file_path ? std::string_view(path_) : ""));
+    } else {
+      rescued_builder_->AppendNull();
+    }
+  }
+  if (corrupt_builder_ != nullptr) {
+    if (corrupt_text.data() != nullptr) {
+      scratch_.clear();
+      AppendValidUtf8(corrupt_text, &scratch_);
+      corrupt_builder_->AppendBytes(scratch_);
+    } else {
+      corrupt_builder_->AppendNull();
+    }
+  }
+}
+
+Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const Line& line) {
+  ++metrics_.num_records;
+  if (!rescue_ && options_.mode != ParseMode::kPermissive) {
+    // Without a rescued-data column a value that does not fit makes the record malformed: find
+    // out before appending anything, so a dropped record leaves no trace.
+    const uint32_t generation = top_.Begin();
+    bool fits = true;
+    for (simdjson::dom::key_value_pair member : object) {
+      const int i = top_.Find(member.key);
+      if (i < 0 || top_.seen[static_cast<size_t>(i)] == generation ||
+          top_builders_[static_cast<size_t>(i)] == nullptr) {
+        continue;
+      }
+      top_.seen[static_cast<size_t>(i)] = generation;
+      fits &= Convert<false>(top_.children[static_cast<size_t>(i)], member.value, nullptr);
+    }
+    if (!fits) {
+      if (options_.mode == ParseMode::kFailFast) {
+        return Malformed(line, "a value does not fit its column's type");
+      }
+      Account(RecordOutcome::kDropped);
+      return Status::OK();
+    }
+  }
+
+  const uint32_t generation = top_.Begin();
+  bool fits = true;
+  rescued_.Clear();
+  for (simdjson::dom::key_value_pair member : object) {
+    const int i = top_.Find(member.key);
+    if (i < 0 || top_.seen[static_cast<size_t>(i)] == generation) {
+      if (rescue_) {
+        AppendElementJson(member.value, rescued_.AddKey(member.key));
+      }
+      continue;
+    }
+    top_.seen[static_cast<size_t>(i)] = generation;
+    ColumnBuilder* builder = top_builders_[static_cast<size_t>(i)];
+    if (builder == nullptr) {
+      continue;
+    }
+    if (!Convert<true>(top_.children[static_cast<size_t>(i)], member.value, builder)) {
+      fits = false;
+      if (rescue_) {
+        AppendElementJson(member.value, rescued_.AddKey(member.key));
+      }
+    }
+  }
+  for (int i : projected_fields_) {
+    if (top_.seen[static_cast<size_t>(i)] != generation) {
+      top_builders_[static_cast<size_t>(i)]->AppendNull();
+    }
+  }
+  const bool rescued = rescue_ && !rescued_.Empty();
+  // Without a rescued-data column Spark puts the whole record into the corrupt-record column.
+  const bool to_corrupt = !rescue_ && !fits && corrupt_column_set_;
+  AppendSpecialColumns(rescued, to_corrupt ? line.text : std::string_view());
+  Account(rescued || !fits ? RecordOutcome::kRescued : RecordOutcome::kWritten);
+  return Status::OK();
+}
+
+Status JsonReaderImpl::CorruptRecord(std::string_view raw, const Line& line,
+                                     std::string_view reason) {
+  ++metrics_.num_records;
+  ++metrics_.num_corrupt_records;
+  switch (options_.mode) {
+    case ParseMode::kFailFast:
+      return Malformed(line, reason);
+    case ParseMode::kDropMalformed:
+      Account(RecordOutcome::kDropped);
+      return Status::OK();
+    case ParseMode::kPermissive:
+      break;
+  }
+  for (int i : projected_fields_) {
+    top_builders_[static_cast<size_t>(i)]->AppendNull();
+  }
+  rescued_.Clear();
+  if (rescue_ && !corrupt_column_set_) {
+    rescued_.AddString(text::kCorruptRecordKey, raw);
+  }
+  AppendSpecialColumns(!rescued_.Empty(), corrupt_column_set_ ? raw : std::string_view());
+  Account(RecordOutcome::kRescued);
+  return Status::OK();
+}
+
+Status JsonReaderImpl::ParseAndDecode(const Line& line) {
+  element root;
+  const simdjson::error_code error =
+      parser_.parse(reinterpret_cast<const uint8_t*>(line.text.data()), line.text.size(), false)
+          .get(root);
+  if (error != simdjson::SUCCESS) {
+    return CorruptRecord(line.text, line, simdjson::error_message(error));
+  }
+  if (root.type() == element_type::OBJECT) {
+    return DecodeRecord(root.get_object().value_unsafe(), line);
+  }
+  if (root.type() == element_type::ARRAY) {
+    simdjson::dom::array array = root.get_array().value_unsafe();
+    for (element item : array) {
+      if (item.type() != element_type::OBJECT) {
+        return CorruptRecord(line.text, line, "an array element is not a JSON object");
+      }
+    }
+    for (element item : array) {
+      TRIBUTARY_RETURN_NOT_OK(DecodeRecord(item.get_object().value_unsafe(), line));
+    }
+    return Status::OK();
+  }
+  return CorruptRecord(line.text, line, "the record is not a JSON object");
+}
+
+Status JsonReaderImpl::DecodeMultiLine() {
+  multi_line_done_ = true;
+  const std::string_view all(data_.data(), data_size_);
+  const size_t bom = BomLength(all);
+  Line whole{all.substr(bom), 1, static_cast<int64_t>(bom)};
+  for (char c : all) {
+    metrics_.num_lines += c == '\n' ? 1 : 0;
+  }
+  if (!all.empty() && all.back() != '\n') {
+    ++metrics_.num_lines;
+  }
+  metrics_.num_bytes = static_cast<int64_t>(data_size_);
+  if (IsBlank(whole.text)) {
+    metrics_.num_blank_lines = metrics_.num_lines;
+    return Status::OK();
+  }
+  return ParseAndDecode(whole);
+}
+
+Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
+  batch_rows_ = 0;
+  if (options_.multi_line) {
+    if (multi_line_done_) {
+      return nullptr;
+    }
+    TRIBUTARY_RETURN_NOT_OK(DecodeMultiLine());
+    if (batch_rows_ == 0) {
+      return nullptr;
+    }
+    return FinishBatch();
+  }
+  Line line;
+  while (batch_rows_ < options_.batch_size && lines_.Next(&line)) {
+    ++metrics_.num_lines;
+    if (IsBlank(line.text)) {
+      ++metrics_.num_blank_lines;
+      continue;
+    }
+    TRIBUTARY_RETURN_NOT_OK(ParseAndDecode(line));
+  }
+  metrics_.num_bytes = lines_.Position();
+  if (batch_rows_ == 0) {
+    // The loop stops early only on a full batch, so an empty one means the input has ended.
+    return nullptr;
+  }
+  return FinishBatch();
+}
+
+Result<columnar::RecordBatchPtr> JsonReaderImpl::FinishBatch() {
+  std::vector<columnar::ColumnPtr> columns;
+  columns.reserve(builders_.size());
+  for (auto& builder : builders_) {
+    auto column = builder->Finish();
+    if (!column.ok()) {
+      return column.status().WithContext("reading " + path_);
+    }
+    columns.push_back(column.MoveValueUnsafe());
+  }
+  return columnar::RecordBatch::Make(output_schema_, batch_rows_, std::move(columns));
+}
+
+Status ValidateOptions(const JsonReadOptions& options) {
+  if (options.batch_size <= 0) {
+    return Status::InvalidArgument(
+        fmt::format("JSON reader: batch_size must be positive, got {}", options.batch_size));
+  }
+  if (options.max_nesting_depth <= 0) {
+    return Status::InvalidArgument(fmt::format(
+        "JSON reader: max_nesting_depth must be positive, got {}", options.max_nesting_depth));
+  }
+  if (!options.rescued_data_column.empty() &&
+      options.rescued_data_column == options.column_name_of_corrupt_record) {
+    return Status::InvalidArgument(fmt::format(
+        "JSON reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
+        options.rescued_data_column));
+  }
+  return CheckDateTimeFormats(options.timestamp_format, options.date_format);
+}
+
+}  // namespace
+
+Result<columnar::SchemaPtr> JsonOutputSchema(const columnar::Schema& schema,
+                                             const JsonReadOptions& options) {
+  TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
+  columnar::SchemaPtr nullable = text::AsNullable(schema);
+  std::vector<Field> fields = nullable->Fields();
+  for (const std::string* name :
+       {&options.column_name_of_corrupt_record, &options.rescued_data_column}) {
+    if (name->empty()) {
+      continue;
+    }
+    const int i = schema.FieldIndex(*name);
+    if (i < 0) {
+      fields.emplace_back(*name, DataType::String());
+    } else if (schema.FieldAt(i).Type()->Id() != TypeId::kString) {
+      return Status::InvalidArgument(fmt::format(
+          "JSON reader: column '{}' must be a string column, but the schema has it as {}", *name,
+          schema.FieldAt(i).Type()->ToString()));
+    }
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields), schema.Metadata());
+}
+
+Result<std::unique_ptr<JsonReader>> JsonReader::Make(std::string path, std::string_view data,
+                                                     columnar::SchemaPtr schema,
+                                                     const JsonReadOptions& options,
+                                                     const std::vector<std::string>& columns,
+                                                     columnar::MemoryPool* pool) {
+  std::string padded;
+  padded.reserve(data.size() + kJsonPadding);
+  padded.append(data);
+  padded.append(kJsonPadding, ' ');
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
+  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  auto reader = std::make_unique<JsonReaderImpl>(std::move(path), std::move(padded), data.size(),
+                                                 std::move(output), options, std::move(zone),
+                                                 pool);
+  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
+  return std::unique_ptr<JsonReader>(std::move(reader));
+}
+
+Result<std::unique_ptr<JsonReader>> JsonReader::Open(storage::FileSystem& fs,
+                                                     const std::string& path,
+                                                     columnar::SchemaPtr schema,
+                                                     const JsonReadOptions& options,
+                                                     const std::vector<std::string>& columns,
+                                                     columnar::MemoryPool* pool) {
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
+  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string data, text::ReadTextFile(fs, path, kJsonPadding));
+  const size_t size = data.size() - kJsonPadding;
+  auto reader = std::make_unique<JsonReaderImpl>(path, std::move(data), size, std::move(output),
+                                                 options, std::move(zone), pool);
+  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
+  return std::unique_ptr<JsonReader>(std::move(reader));
+}
+
+}  // namespace tributary::json

@@ -1,0 +1,180 @@
+// JsonReader: newline-delimited (and, with multiLine, whole-file) JSON into record batches for a
+// given schema, with Spark's JSON data source semantics and Auto Loader's rescued-data column.
+//
+// Records. Without multiLine every line is one record; lines end at "\n" (a "\r" before it is
+// dropped), a UTF-8 byte order mark at the start of the file is skipped and whitespace-only
+// lines are skipped and counted. A line holding a JSON array of objects gives one record per
+// object (as Spark does). With multiLine the whole file is one JSON value: an object is one
+// record, an array of objects one record per element.
+//
+// Values. A field goes to the column of the same name (exact match). JSON null is null.
+// boolean <- true/false; integers <- JSON integers in range; float/double <- any JSON number,
+// and the strings "NaN", "+NaN", "-NaN", "Infinity", "+Infinity", "-Infinity", "INF", "+INF",
+// "-INF"; decimal(p,s) <- numbers and numeric strings, rounded half up, that fit p digits;
+// string <- strings as they are, and any other value as its JSON text (as Spark does);
+// binary <- base64 strings; date <- strings (Spark CAST rules); timestamp <- ISO-8601 strings
+// with or without a zone (zone-less text is in `time_zone`) and integers as seconds since the
+// epoch; timestamp_ntz <- strings; struct <- objects; array <- arrays; map (string keys) <-
+// objects. Anything else does not fit.
+//
+// What does not fit (see formats/text/rescued_data.h for the rescued column's text):
+//   * a field whose value does not fit its column's type (anywhere inside it): the column gets
+//     null where the value did not fit and the field's whole JSON value is rescued;
+//   * a field not in the schema, a field whose name differs from a schema field only in case,
+//     a repeated field (the first one is kept), or such a field anywhere inside a struct: the
+//     (top-level) field is rescued;
+//   * a record that does not parse at all (truncated, junk, invalid UTF-8, nested deeper than
+//     `max_nesting_depth`, not an object): all data columns are null and the raw text goes to
+//     the corrupt-record column when `column_name_of_corrupt_record` is set, else into the
+//     rescued-data column under "_corrupt_record".
+// Without a rescued-data column, unknown fields are ignored and a value that does not fit
+// makes the record malformed for the parse mode (PERMISSIVE keeps it with that column null
+// and its raw text in the corrupt-record column, if set).
+//
+// Not yet supported: timestampFormat/dateFormat patterns other than ISO-8601 (NotImplemented),
+// map keys other than string, error positions inside a multiLine document (errors name the
+// document's start).
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "columnar/memory_pool.h"
+#include "columnar/record_batch.h"
+#include "formats/text/parse_mode.h"
+#include "storage/file_system.h"
+#include "tributary/result.h"
+
+namespace tributary::json {
+
+/// Options of the JSON reader and of JSON schema inference, under Spark's and Auto Loader's
+/// names.
+struct JsonReadOptions {
+  /// Spark `mode`: what to do with records that do not parse (or, without a rescued-data
+  /// column, do not fit). Default: PERMISSIVE.
+  text::ParseMode mode = text::ParseMode::kPermissive;
+  /// Spark `columnNameOfCorruptRecord`. When set, the raw text of records that do not parse
+  /// goes to this string column (added at the end of the output schema when the schema lacks
+  /// it) instead of the rescued-data column. Default: "" (not set).
+  std::string column_name_of_corrupt_record;
+  /// Auto Loader `rescuedDataColumn`: the string column (added at the end of the output schema
+  /// when the schema lacks it) collecting what does not fit the schema; "" disables it.
+  /// Default: "_rescued_data".
+  std::string rescued_data_column = "_rescued_data";
+  /// Include "_file_path" in rescued objects
+  /// (spark.databricks.sql.rescuedDataColumn.filePath.enabled). Default: true.
+  bool rescued_data_file_path = true;
+  /// Spark `multiLine`: each file is one JSON value (an object, or an array of objects).
+  /// Default: false.
+  bool multi_line = false;
+  /// Spark `timestampFormat`. Only ISO-8601 patterns ("yyyy-MM-dd'T'HH:mm:ss[.SSS][XXX]" and
+  /// others starting "yyyy-MM-dd") are supported: any ISO-8601 text is read. Setting it turns
+  /// on timestamp inference. Default: "" (ISO-8601).
+  std::string timestamp_format;
+  /// Spark `dateFormat`. Only "yyyy-MM-dd" is supported. Setting it turns on date inference.
+  /// Default: "" (ISO-8601).
+  std::string date_format;
+  /// Session time zone for zone-less timestamp text: "UTC" or a fixed offset. Default: "UTC".
+  std::string time_zone = "UTC";
+  /// Rows per record batch (a line holding an array may overshoot it). Default: 8192.
+  int64_t batch_size = 8192;
+  /// Deepest nesting of arrays and objects a record may have; deeper records do not parse.
+  /// Default: 1000.
+  int max_nesting_depth = 1000;
+
+  /// Auto Loader `cloudFiles.inferColumnTypes`: infer bigint/double/boolean/struct/array
+  /// leaves; when false every inferred leaf is a string. Default: false.
+  bool infer_column_types = false;
+  /// Spark `inferTimestamp`: infer timestamp for strings in ISO-8601 timestamp form.
+  /// Default: false.
+  bool infer_timestamp = false;
+  /// Auto Loader `cloudFiles.schemaHints`, e.g. "a INT, b.c STRING" (formats/text/schema_hints.h).
+  /// Default: "" (none).
+  std::string schema_hints;
+  /// Inference reads files until this many bytes were sampled
+  /// (cloudFiles.schemaInference.sampleSize.numBytes). Default: 50 GiB.
+  int64_t sample_size_bytes = int64_t{50} << 30;
+  /// Inference reads at most this many files (sampleSize.numFiles). Default: 1000.
+  int64_t sample_size_files = 1000;
+};
+
+/// What a reader did with its input. Every record is accounted for:
+/// num_records == num_rows_written + num_rows_rescued + num_rows_dropped.
+struct JsonReadMetrics {
+  /// Physical lines read, blank ones included (multiLine: lines of the file).
+  int64_t num_lines = 0;
+  /// Whitespace-only lines skipped.
+  int64_t num_blank_lines = 0;
+  /// Records: non-blank lines, plus one per extra object of a line or file holding an array.
+  int64_t num_records = 0;
+  /// Records output with everything fitting the schema.
+  int64_t num_rows_written = 0;
+  /// Records output with something that did not fit: rescued, in the corrupt-record column, or
+  /// (with neither column) turned into nulls.
+  int64_t num_rows_rescued = 0;
+  /// Records dropped by DROPMALFORMED.
+  int64_t num_rows_dropped = 0;
+  /// Records that did not parse at all (a subset of the rescued and dropped ones).
+  int64_t num_corrupt_records = 0;
+  /// Bytes of (decompressed) input consumed.
+  int64_t num_bytes = 0;
+};
+
+/// Reads one JSON file into record batches. Open reads (and decompresses, by extension) the
+/// file; Next decodes up to batch_size records at a time.
+///
+/// Thread-safety: none; one reader per thread.
+class JsonReader {
+ public:
+  virtual ~JsonReader() = default;
+
+  /// Reads `path` on `fs` with data schema `schema` (fields are matched by name; the rescued
+  /// and corrupt-record columns, when in it, are not read from the data). `columns` selects
+  /// output columns by name, in that order; unselected fields are skipped, not decoded.
+  /// Default: every column of OutputSchema(). InvalidArgument for bad options or unknown
+  /// column names; NotImplemented for unsupported formats.
+  static Result<std::unique_ptr<JsonReader>> Open(
+      storage::FileSystem& fs, const std::string& path, columnar::SchemaPtr schema,
+      const JsonReadOptions& options, const std::vector<std::string>& columns = {},
+      columnar::MemoryPool* pool = columnar::DefaultMemoryPool());
+
+  /// As Open, over `data` (uncompressed file contents) that claims to come from `path`.
+  static Result<std::unique_ptr<JsonReader>> Make(
+      std::string path, std::string_view data, columnar::SchemaPtr schema,
+      const JsonReadOptions& options, const std::vector<std::string>& columns = {},
+      columnar::MemoryPool* pool = columnar::DefaultMemoryPool());
+
+  /// The schema of the batches Next returns.
+  virtual const columnar::SchemaPtr& OutputSchema() const = 0;
+
+  /// The next batch, or nullptr at the end of the file. FAILFAST errors are Corruption naming
+  /// the file, line number and byte offset of the record.
+  virtual Result<columnar::RecordBatchPtr> Next() = 0;
+
+  /// Counts so far.
+  virtual const JsonReadMetrics& Metrics() const = 0;
+};
+
+/// The full output schema for data schema `schema`: its fields made nullable, then the
+/// corrupt-record column (when set and missing), then the rescued-data column (when enabled
+/// and missing).
+Result<columnar::SchemaPtr> JsonOutputSchema(const columnar::Schema& schema,
+                                             const JsonReadOptions& options);
+
+/// Infers a data schema from the files at `paths` (in order, until the sample size is
+/// reached), with Spark's JSON inference rules (formats/text/schema_inference.h): fields sorted
+/// by name, integers as bigint, fractions as double, null-only as string; every leaf string
+/// unless `infer_column_types`; then `schema_hints` applied. Records that do not parse are
+/// skipped; no corrupt-record or rescued-data column is added.
+Result<columnar::SchemaPtr> InferJsonSchema(storage::FileSystem& fs,
+                                            const std::vector<std::string>& paths,
+                                            const JsonReadOptions& options);
+
+/// InferJsonSchema over in-memory file contents.
+Result<columnar::SchemaPtr> InferJsonSchemaFromText(const std::vector<std::string_view>& files,
+                                                    const JsonReadOptions& options);
+
+}  // namespace tributary::json

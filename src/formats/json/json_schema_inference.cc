@@ -1,0 +1,228 @@
+// JSON schema inference (Spark's JsonInferSchema): one pass over a sample of records that
+// widens a mutable tree of what each path held, then turns the tree into a schema.
+
+#include <simdjson.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "formats/json/json_reader.h"
+#include "formats/json/record_splitter.h"
+#include "formats/text/compressed_input.h"
+#include "formats/text/schema_hints.h"
+#include "formats/text/schema_inference.h"
+
+namespace tributary::json {
+namespace {
+
+using columnar::DataType;
+using columnar::DataTypePtr;
+using columnar::Field;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+// What one path of the records held: the widened type of its scalars, and whether it held
+// objects (with their fields) or arrays (with their elements). Mixed kinds widen to string.
+struct InferNode {
+  DataTypePtr scalar;
+  bool object = false;
+  std::map<std::string, std::unique_ptr<InferNode>, std::less<>> fields;
+  std::unique_ptr<InferNode> element;
+};
+
+class Inferrer {
+ public:
+  explicit Inferrer(const JsonReadOptions& options)
+      : infer_timestamp_(options.infer_timestamp || !options.timestamp_format.empty()),
+        infer_date_(!options.date_format.empty()) {}
+
+  void AddScalar(InferNode& node, const DataTypePtr& type) {
+    if (node.scalar == nullptr || node.scalar == type) {
+      node.scalar = type;
+    } else {
+      node.scalar = text::WidenInferredTypes(node.scalar, type);
+    }
+  }
+
+  void Add(InferNode& node, element value) {
+    switch (value.type()) {
+      case element_type::NULL_VALUE:
+        AddScalar(node, DataType::Null());
+        return;
+      case element_type::BOOL:
+        AddScalar(node, DataType::Boolean());
+        return;
+      case element_type::INT64:
+        AddScalar(node, DataType::Int64());
+        return;
+      case element_type::UINT64:
+        AddScalar(node, DataType::Decimal(20, 0).ValueOrDie());
+        return;
+      case element_type::DOUBLE:
+        AddScalar(node, DataType::Float64());
+        return;
+      case element_type::STRING: {
+        const std::string_view text = value.get_string().value_unsafe();
+        if (infer_timestamp_ && LooksLikeIsoTimestamp(text)) {
+          AddScalar(node, DataType::Timestamp());
+        } else if (infer_date_ && LooksLikeIsoDate(text)) {
+          AddScalar(node, DataType::Date());
+        } else {
+          AddScalar(node, DataType::String());
+        }
+        return;
+      }
+      case element_type::OBJECT:
+        AddObject(node, value.get_object().value_unsafe());
+        return;
+      case element_type::ARRAY:
+        if (node.element == nullptr) {
+          node.element = std::make_unique<InferNode>();
+        }
+        for (element item : simdjson::dom::array(value.get_array().value_unsafe())) {
+          Add(*node.element, item);
+        }
+        return;
+    }
+  }
+
+  void AddObject(InferNode& node, simdjson::dom::object object) {
+    node.object = true;
+    for (simdjson::dom::key_value_pair member : object) {
+      auto it = node.fields.find(member.key);
+      if (it == node.fields.end()) {
+        it = node.fields.emplace(std::string(member.key), std::make_unique<InferNode>()).first;
+      }
+      Add(*it->second, member.value);
+    }
+  }
+
+  // The type of everything `node` held, before FinalizeInferredType.
+  static DataTypePtr TypeOf(const InferNode& node) {
+    DataTypePtr type = node.scalar;
+    const auto widen = [&type](const DataTypePtr& other) {
+      type = type == nullptr ? other : text::WidenInferredTypes(type, other);
+    };
+    if (node.object) {
+      widen(DataType::Struct(FieldsOf(node)));
+    }
+    if (node.element != nullptr) {
+      DataTypePtr element = TypeOf(*node.element);
+      widen(DataType::Array(element == nullptr ? DataType::Null() : element));
+    }
+    return type == nullptr ? DataType::Null() : type;
+  }
+
+  static std::vector<Field> FieldsOf(const InferNode& node) {
+    std::vector<Field> fields;
+    for (const auto& [name, child] : node.fields) {
+      fields.emplace_back(name, TypeOf(*child));
+    }
+    return fields;
+  }
+
+  // Adds the records of one file; returns the bytes sampled.
+  int64_t AddFile(simdjson::dom::parser& parser, std::string_view data, bool multi_line,
+                  InferNode& root) {
+    if (multi_line) {
+      AddRecord(parser, data.substr(BomLength(data)), root);
+      return static_cast<int64_t>(data.size());
+    }
+    LineSplitter lines(data);
+    Line line;
+    while (lines.Next(&line)) {
+      if (!IsBlank(line.text)) {
+        AddRecord(parser, line.text, root);
+      }
+    }
+    return static_cast<int64_t>(data.size());
+  }
+
+ private:
+  void AddRecord(simdjson::dom::parser& parser, std::string_view text, InferNode& root) {
+    element value;
+    if (parser.parse(reinterpret_cast<const uint8_t*>(text.data()), text.size(), false)
+            .get(value) != simdjson::SUCCESS) {
+      return;
+    }
+    if (value.type() == element_type::OBJECT) {
+      AddObject(root, value.get_object().value_unsafe());
+    } else if (value.type() == element_type::ARRAY) {
+      for (element item : simdjson::dom::array(value.get_array().value_unsafe())) {
+        if (item.type() == element_type::OBJECT) {
+          AddObject(root, item.get_object().value_unsafe());
+        }
+      }
+    }
+  }
+
+  const bool infer_timestamp_;
+  const bool infer_date_;
+};
+
+Result<columnar::SchemaPtr> FinishSchema(const InferNode& root, const JsonReadOptions& options) {
+  std::vector<Field> fields;
+  for (const Field& field : Inferrer::FieldsOf(root)) {
+    DataTypePtr type = text::FinalizeInferredType(field.Type());
+    if (!options.infer_column_types) {
+      type = text::LeavesAsString(type);
+    }
+    fields.push_back(field.WithType(std::move(type)));
+  }
+  columnar::Schema schema(std::move(fields));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto hints, text::ParseSchemaHints(options.schema_hints));
+  return text::ApplySchemaHints(schema, hints);
+}
+
+Status InitParser(simdjson::dom::parser& parser, const JsonReadOptions& options) {
+  TRIBUTARY_RETURN_NOT_OK(CheckDateTimeFormats(options.timestamp_format, options.date_format));
+  if (options.max_nesting_depth <= 0 ||
+      parser.allocate(simdjson::dom::MINIMAL_DOCUMENT_CAPACITY,
+                      static_cast<size_t>(options.max_nesting_depth)) != simdjson::SUCCESS) {
+    return Status::InvalidArgument("JSON inference: cannot set up a parser for max_nesting_depth " +
+                                   std::to_string(options.max_nesting_depth));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<columnar::SchemaPtr> InferJsonSchema(storage::FileSystem& fs,
+                                            const std::vector<std::string>& paths,
+                                            const JsonReadOptions& options) {
+  simdjson::dom::parser parser;
+  TRIBUTARY_RETURN_NOT_OK(InitParser(parser, options));
+  Inferrer inferrer(options);
+  InferNode root;
+  int64_t bytes = 0;
+  int64_t files = 0;
+  for (const std::string& path : paths) {
+    if (files >= options.sample_size_files || bytes >= options.sample_size_bytes) {
+      break;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string data, text::ReadTextFile(fs, path, kJsonPadding));
+    bytes += inferrer.AddFile(parser, std::string_view(data.data(), data.size() - kJsonPadding),
+                              options.multi_line, root);
+    ++files;
+  }
+  return FinishSchema(root, options);
+}
+
+Result<columnar::SchemaPtr> InferJsonSchemaFromText(const std::vector<std::string_view>& files,
+                                                    const JsonReadOptions& options) {
+  simdjson::dom::parser parser;
+  TRIBUTARY_RETURN_NOT_OK(InitParser(parser, options));
+  Inferrer inferrer(options);
+  InferNode root;
+  std::string padded;
+  for (std::string_view file : files) {
+    padded.assign(file);
+    padded.append(kJsonPadding, ' ');
+    inferrer.AddFile(parser, std::string_view(padded.data(), file.size()), options.multi_line,
+                     root);
+  }
+  return FinishSchema(root, options);
+}
+
+}  // namespace tributary::json

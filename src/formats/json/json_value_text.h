@@ -1,0 +1,23 @@
+// JSON text of parsed simdjson values, for string columns that receive non-string values and
+// for the rescued-data column. Internal to formats/json.
+
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace simdjson::dom {
+class element;
+}  // namespace simdjson::dom
+
+namespace tributary::json {
+
+/// Appends `value` as compact JSON: strings escaped as columnar::AppendJsonString does,
+/// integers exactly, doubles in canonical form ("1.0", "1e+16"), objects and arrays without
+/// spaces and in input order.
+void AppendElementJson(const simdjson::dom::element& value, std::string* out);
+
+/// Appends `text`, replacing each byte that is not part of well-formed UTF-8 by U+FFFD.
+void AppendValidUtf8(std::string_view text, std::string* out);
+
+}  // namespace tributary::json

@@ -1,0 +1,428 @@
+// JsonReader: values of every type, projection, parse modes, the rescued-data and corrupt-record
+// columns, and the accounting of every input line.
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "columnar/canonical_json.h"
+#include "formats/json/json_reader.h"
+#include "formats/parquet/compression.h"
+#include "formats/text/schema_hints.h"
+#include "storage/local_file_system.h"
+#include "support/status_matchers.h"
+
+namespace tributary::json {
+namespace {
+
+using columnar::SchemaPtr;
+using text::ParseMode;
+
+SchemaPtr Ddl(const std::string& hints) {
+  auto parsed = text::ParseSchemaHints(hints);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  auto schema = text::ApplySchemaHints(columnar::Schema({}), *parsed);
+  EXPECT_TRUE(schema.ok()) << schema.status();
+  return *schema;
+}
+
+struct ReadResult {
+  std::vector<std::string> rows;
+  JsonReadMetrics metrics;
+  SchemaPtr schema;
+  int batches = 0;
+};
+
+Result<ReadResult> Read(std::string_view data, const std::string& ddl,
+                        JsonReadOptions options = {}, const std::vector<std::string>& columns = {},
+                        const std::string& path = "in.json") {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto reader,
+                            JsonReader::Make(path, data, Ddl(ddl), options, columns));
+  ReadResult result;
+  result.schema = reader->OutputSchema();
+  while (true) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->Next());
+    if (batch == nullptr) {
+      break;
+    }
+    ++result.batches;
+    for (const auto& column : batch->Columns()) {
+      TRIBUTARY_RETURN_NOT_OK(column->ValidateFull());
+    }
+    for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
+      result.rows.push_back(std::move(row));
+    }
+  }
+  result.metrics = reader->Metrics();
+  return result;
+}
+
+void ExpectAccounted(const JsonReadMetrics& m) {
+  EXPECT_EQ(m.num_records, m.num_rows_written + m.num_rows_rescued + m.num_rows_dropped);
+  EXPECT_EQ(m.num_lines, m.num_records + m.num_blank_lines);
+}
+
+JsonReadOptions NoRescue() {
+  JsonReadOptions options;
+  options.rescued_data_column = "";
+  return options;
+}
+
+TEST(JsonReaderTest, DecodesEveryPrimitiveType) {
+  const std::string data =
+      R"({"b":true,"i8":-128,"i16":32767,"i32":-5,"i64":9007199254740993,"f":1.5,"d":-2.25e3,)"
+      R"("dec":"12.345","s":"h\u00e9\"llo","bin":"aGk=","dt":"2024-02-29",)"
+      R"("ts":"2024-01-02T03:04:05.123456+01:00","ntz":"2024-01-02 03:04:05"})"
+      "\n";
+  ASSERT_OK_AND_ASSIGN(
+      auto result,
+      Read(data,
+           "b BOOLEAN, i8 TINYINT, i16 SMALLINT, i32 INT, i64 BIGINT, f FLOAT, d DOUBLE, "
+           "dec DECIMAL(6,2), s STRING, bin BINARY, dt DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ",
+           NoRescue()));
+  ASSERT_EQ(result.rows.size(), 1u);
+  EXPECT_EQ(result.rows[0],
+            R"({"b":true,"i8":-128,"i16":32767,"i32":-5,"i64":9007199254740993,"f":1.5,)"
+            R"("d":-2250.0,"dec":"12.35","s":"hé\"llo","bin":"6869","dt":"2024-02-29",)"
+            R"("ts":"2024-01-02T02:04:05.123456Z","ntz":"2024-01-02T03:04:05.000000"})");
+  EXPECT_EQ(result.metrics.num_rows_written, 1);
+}
+
+TEST(JsonReaderTest, DecodesNestedStructArrayAndMap) {
+  const std::string data =
+      R"({"s":{"a":1,"b":[1,2,null]},"a":[{"x":"p"},null,{"x":null}],"m":{"k1":1,"k2":null}})"
+      "\n"
+      R"({"s":null,"a":[],"m":{}})"
+      "\n";
+  ASSERT_OK_AND_ASSIGN(
+      auto result,
+      Read(data, "s STRUCT<a:INT,b:ARRAY<BIGINT>>, a ARRAY<STRUCT<x:STRING>>, m MAP<STRING,INT>"));
+  ASSERT_EQ(result.rows.size(), 2u);
+  EXPECT_EQ(result.rows[0],
+            R"({"s":{"a":1,"b":[1,2,null]},"a":[{"x":"p"},null,{"x":null}],)"
+            R"("m":[{"key":"k1","value":1},{"key":"k2","value":null}],"_rescued_data":null})");
+  EXPECT_EQ(result.rows[1], R"({"s":null,"a":[],"m":[],"_rescued_data":null})");
+}
+
+TEST(JsonReaderTest, MissingFieldsAreNullAndFieldOrderDoesNotMatter) {
+  ASSERT_OK_AND_ASSIGN(auto result, Read("{\"b\":2,\"a\":1}\n{\"b\":3}\n{}\n", "a INT, b INT",
+                                         NoRescue()));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"a":1,"b":2})", R"({"a":null,"b":3})",
+                                                   R"({"a":null,"b":null})"}));
+}
+
+TEST(JsonReaderTest, NonStringValuesInStringColumnsKeepTheirJsonText) {
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read(R"({"s":12,"t":{"x":[1,true,null,"q"]},"u":1.5,"v":false})", "s STRING, t STRING, u STRING, v STRING",
+                            NoRescue()));
+  ASSERT_EQ(result.rows.size(), 1u);
+  EXPECT_EQ(result.rows[0],
+            R"({"s":"12","t":"{\"x\":[1,true,null,\"q\"]}","u":"1.5","v":"false"})");
+  EXPECT_EQ(result.metrics.num_rows_written, 1);
+}
+
+TEST(JsonReaderTest, FloatColumnsAcceptSparkNonNumericStrings) {
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("{\"d\":\"NaN\"}\n{\"d\":\"-Infinity\"}\n{\"d\":\"+INF\"}\n{\"d\":3}\n",
+                            "d DOUBLE", NoRescue()));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"d":"NaN"})", R"({"d":"-Infinity"})",
+                                                   R"({"d":"Infinity"})", R"({"d":3.0})"}));
+}
+
+TEST(JsonReaderTest, TimestampsWithAndWithoutZoneAndEpochSeconds) {
+  JsonReadOptions options = NoRescue();
+  options.time_zone = "+02:00";
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("{\"t\":\"2024-01-01T00:00:00Z\"}\n{\"t\":\"2024-01-01T00:00:00\"}\n"
+                            "{\"t\":\"2024-01-01 10:30\"}\n{\"t\":86400}\n",
+                            "t TIMESTAMP", options));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"t":"2024-01-01T00:00:00.000000Z"})",
+                                                   R"({"t":"2023-12-31T22:00:00.000000Z"})",
+                                                   R"({"t":"2024-01-01T08:30:00.000000Z"})",
+                                                   R"({"t":"1970-01-02T00:00:00.000000Z"})"}));
+}
+
+TEST(JsonReaderTest, ProjectionSelectsAndOrdersColumnsAndSkipsOthers) {
+  // "b" is unrequested: its ill-typed value is neither decoded nor rescued.
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read(R"({"a":1,"b":"not an int","c":"x"})", "a INT, b INT, c STRING", {},
+                            {"c", "a"}));
+  EXPECT_EQ(result.schema->NumFields(), 2);
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"c":"x","a":1})"}));
+  EXPECT_EQ(result.metrics.num_rows_written, 1);
+}
+
+TEST(JsonReaderTest, UnknownProjectedColumnIsInvalidArgument) {
+  ASSERT_RAISES(InvalidArgument, Read("{}", "a INT", {}, {"zz"}));
+}
+
+TEST(JsonReaderTest, RescuesTypeMismatchUnknownAndCaseOnlyDifferentFields) {
+  const std::string data =
+      R"({"a":"x","b":2,"extra":[1,{"k":null}],"B":5})"
+      "\n"
+      R"({"a":1,"b":2})"
+      "\n";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "a INT, b INT", {}, {}, "/data/f1.json"));
+  ASSERT_EQ(result.rows.size(), 2u);
+  EXPECT_EQ(result.rows[0],
+            R"({"a":null,"b":2,"_rescued_data":"{\"a\":\"x\",\"extra\":[1,{\"k\":null}],)"
+            R"(\"B\":5,\"_file_path\":\"/data/f1.json\"}"})");
+  EXPECT_EQ(result.rows[1], R"({"a":1,"b":2,"_rescued_data":null})");
+  EXPECT_EQ(result.metrics.num_rows_rescued, 1);
+  EXPECT_EQ(result.metrics.num_rows_written, 1);
+  ExpectAccounted(result.metrics);
+}
+
+TEST(JsonReaderTest, RescuesWholeTopLevelFieldForNestedMismatchButKeepsWhatFits) {
+  ASSERT_OK_AND_ASSIGN(
+      auto result,
+      Read(R"({"s":{"x":"bad","y":2,"z":3},"l":[1,"two",3]})",
+           "s STRUCT<x:INT,y:INT>, l ARRAY<INT>"));
+  ASSERT_EQ(result.rows.size(), 1u);
+  EXPECT_EQ(result.rows[0],
+            R"({"s":{"x":null,"y":2},"l":[1,null,3],"_rescued_data":"{\"s\":{\"x\":\"bad\",)"
+            R"(\"y\":2,\"z\":3},\"l\":[1,\"two\",3],\"_file_path\":\"in.json\"}"})");
+}
+
+TEST(JsonReaderTest, IntegerOverflowAndFractionsDoNotFitIntegerColumns) {
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("{\"a\":128}\n{\"a\":1.0}\n{\"a\":18446744073709551615}\n{\"a\":-128}\n",
+                            "a TINYINT"));
+  EXPECT_EQ(result.metrics.num_rows_rescued, 3);
+  EXPECT_EQ(result.rows[3], R"({"a":-128,"_rescued_data":null})");
+  EXPECT_EQ(result.rows[2],
+            R"({"a":null,"_rescued_data":"{\"a\":18446744073709551615,\"_file_path\":\"in.json\"}"})");
+}
+
+TEST(JsonReaderTest, DuplicateKeysKeepTheFirstAndRescueTheRest) {
+  ASSERT_OK_AND_ASSIGN(auto result, Read(R"({"a":1,"a":2})", "a INT"));
+  EXPECT_EQ(result.rows,
+            (std::vector<std::string>{
+                R"({"a":1,"_rescued_data":"{\"a\":2,\"_file_path\":\"in.json\"}"})"}));
+}
+
+TEST(JsonReaderTest, UnparseableLineGivesNullRowWithRawTextInRescuedColumn) {
+  const std::string data = "{\"a\":1}\n{\"a\":2, \"b\": tru\n{\"a\":3}\n";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "a INT, b BOOLEAN"));
+  ASSERT_EQ(result.rows.size(), 3u);
+  EXPECT_EQ(result.rows[1],
+            R"({"a":null,"b":null,"_rescued_data":"{\"_corrupt_record\":\"{\\\"a\\\":2, )"
+            R"(\\\"b\\\": tru\",\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.metrics.num_corrupt_records, 1);
+  EXPECT_EQ(result.metrics.num_rows_rescued, 1);
+  EXPECT_EQ(result.metrics.num_rows_written, 2);
+  ExpectAccounted(result.metrics);
+}
+
+TEST(JsonReaderTest, ExplicitCorruptRecordColumnTakesRawTextInstead) {
+  JsonReadOptions options;
+  options.column_name_of_corrupt_record = "_corrupt";
+  ASSERT_OK_AND_ASSIGN(auto result, Read("{\"a\":1,\"z\":0}\n[1,\n", "a INT", options));
+  ASSERT_EQ(result.schema->NumFields(), 3);
+  EXPECT_EQ(result.schema->FieldAt(1).Name(), "_corrupt");
+  EXPECT_EQ(result.rows, (std::vector<std::string>{
+                             R"({"a":1,"_corrupt":null,"_rescued_data":"{\"z\":0,\"_file_path\":\"in.json\"}"})",
+                             R"({"a":null,"_corrupt":"[1,","_rescued_data":null})"}));
+}
+
+TEST(JsonReaderTest, WithoutRescueColumnPermissiveNullsMismatchAndFillsCorruptColumn) {
+  JsonReadOptions options = NoRescue();
+  options.column_name_of_corrupt_record = "_corrupt_record";
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("{\"a\":\"x\",\"b\":1,\"unknown\":1}\n{\"a\":2,\"unknown\":1}\n",
+                            "a INT, b INT", options));
+  EXPECT_EQ(result.rows,
+            (std::vector<std::string>{
+                R"({"a":null,"b":1,"_corrupt_record":"{\"a\":\"x\",\"b\":1,\"unknown\":1}"})",
+                R"({"a":2,"b":null,"_corrupt_record":null})"}));
+  EXPECT_EQ(result.metrics.num_rows_rescued, 1);
+  EXPECT_EQ(result.metrics.num_rows_written, 1);
+}
+
+TEST(JsonReaderTest, DropMalformedDropsUnparseableLinesButRescuesMismatches) {
+  JsonReadOptions options;
+  options.mode = ParseMode::kDropMalformed;
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("{\"a\":1}\n{junk\n{\"a\":\"x\"}\n\n{\"a\":4}", "a INT", options));
+  EXPECT_EQ(result.rows.size(), 3u);
+  EXPECT_EQ(result.metrics.num_rows_dropped, 1);
+  EXPECT_EQ(result.metrics.num_rows_rescued, 1);
+  EXPECT_EQ(result.metrics.num_blank_lines, 1);
+  ExpectAccounted(result.metrics);
+}
+
+TEST(JsonReaderTest, DropMalformedWithoutRescueColumnDropsMismatchedRecordsWhole) {
+  JsonReadOptions options = NoRescue();
+  options.mode = ParseMode::kDropMalformed;
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("{\"a\":1,\"b\":[1]}\n{\"a\":2,\"b\":[\"x\"]}\n{\"a\":3}\n",
+                            "a INT, b ARRAY<INT>", options));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"a":1,"b":[1]})",
+                                                   R"({"a":3,"b":null})"}));
+  EXPECT_EQ(result.metrics.num_rows_dropped, 1);
+  ExpectAccounted(result.metrics);
+}
+
+TEST(JsonReaderTest, FailFastNamesFileLineAndByteOffset) {
+  JsonReadOptions options;
+  options.mode = ParseMode::kFailFast;
+  auto result = Read("{\"a\":1}\n\n{\"a\":\n", "a INT", options, {}, "/x/y.json");
+  ASSERT_RAISES(Corruption, result);
+  EXPECT_NE(result.status().Message().find("/x/y.json at line 3 (byte offset 9)"),
+            std::string::npos)
+      << result.status();
+}
+
+TEST(JsonReaderTest, FailFastWithRescueColumnStillRescuesMismatches) {
+  JsonReadOptions options;
+  options.mode = ParseMode::kFailFast;
+  ASSERT_OK_AND_ASSIGN(auto result, Read("{\"a\":\"x\"}\n", "a INT", options));
+  EXPECT_EQ(result.metrics.num_rows_rescued, 1);
+  JsonReadOptions strict = NoRescue();
+  strict.mode = ParseMode::kFailFast;
+  ASSERT_RAISES(Corruption, Read("{\"a\":\"x\"}\n", "a INT", strict));
+}
+
+TEST(JsonReaderTest, HandlesBomCrlfBlankLinesAndMissingFinalNewline) {
+  const std::string data = "\xEF\xBB\xBF{\"a\":1}\r\n\r\n   \n{\"a\":2}\r\n{\"a\":3}";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "a INT"));
+  EXPECT_EQ(result.rows.size(), 3u);
+  EXPECT_EQ(result.metrics.num_lines, 5);
+  EXPECT_EQ(result.metrics.num_blank_lines, 2);
+  EXPECT_EQ(result.metrics.num_rows_written, 3);
+  ExpectAccounted(result.metrics);
+}
+
+TEST(JsonReaderTest, InvalidUtf8IsRescuedAsValidUtf8) {
+  const std::string data = "{\"s\":\"a\xFF\xFE\"}\n";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "s STRING"));
+  ASSERT_EQ(result.rows.size(), 1u);
+  EXPECT_EQ(result.rows[0],
+            "{\"s\":null,\"_rescued_data\":\"{\\\"_corrupt_record\\\":\\\"{\\\\\\\"s\\\\\\\":"
+            "\\\\\\\"a\xEF\xBF\xBD\xEF\xBF\xBD\\\\\\\"}\\\",\\\"_file_path\\\":\\\"in.json\\\"}\"}");
+}
+
+TEST(JsonReaderTest, NestingPastTheBoundIsACorruptRecord) {
+  JsonReadOptions options;
+  options.max_nesting_depth = 8;
+  std::string deep = "{\"a\":" + std::string(20, '[') + std::string(20, ']') + "}";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(deep + "\n{\"a\":\"ok\"}\n", "a STRING", options));
+  EXPECT_EQ(result.metrics.num_corrupt_records, 1);
+  EXPECT_EQ(result.metrics.num_rows_written, 1);
+  options.mode = ParseMode::kFailFast;
+  auto failed = Read(deep, "a STRING", options);
+  ASSERT_RAISES(Corruption, failed);
+  EXPECT_NE(failed.status().Message().find("line 1"), std::string::npos);
+}
+
+TEST(JsonReaderTest, VeryLongLinesAndManyBatches) {
+  std::string big(3 << 20, 'x');
+  std::string data = "{\"s\":\"" + big + "\"}\n";
+  for (int i = 0; i < 25; ++i) {
+    data += "{\"s\":\"" + std::to_string(i) + "\"}\n";
+  }
+  JsonReadOptions options;
+  options.batch_size = 10;
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "s STRING", options));
+  EXPECT_EQ(result.rows.size(), 26u);
+  EXPECT_EQ(result.batches, 3);
+  EXPECT_EQ(result.rows[0].size(), big.size() + 29);
+}
+
+TEST(JsonReaderTest, TopLevelArraysAndScalars) {
+  ASSERT_OK_AND_ASSIGN(auto result, Read("[{\"a\":1},{\"a\":2}]\n[1]\n7\n", "a INT"));
+  ASSERT_EQ(result.rows.size(), 4u);
+  EXPECT_EQ(result.rows[0], R"({"a":1,"_rescued_data":null})");
+  EXPECT_EQ(result.rows[1], R"({"a":2,"_rescued_data":null})");
+  EXPECT_EQ(result.metrics.num_records, 4);
+  EXPECT_EQ(result.metrics.num_corrupt_records, 2);
+  EXPECT_EQ(result.metrics.num_lines, 3);
+  EXPECT_EQ(result.metrics.num_records, result.metrics.num_rows_written +
+                                            result.metrics.num_rows_rescued +
+                                            result.metrics.num_rows_dropped);
+}
+
+TEST(JsonReaderTest, MultiLineReadsAnArrayOrAnObjectSpanningLines) {
+  JsonReadOptions options;
+  options.multi_line = true;
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("[\n  {\"a\": 1},\n  {\"a\": 2,\n   \"b\": \"x\"}\n]\n", "a INT",
+                            options));
+  EXPECT_EQ(result.rows,
+            (std::vector<std::string>{
+                R"({"a":1,"_rescued_data":null})",
+                R"({"a":2,"_rescued_data":"{\"b\":\"x\",\"_file_path\":\"in.json\"}"})"}));
+  ASSERT_OK_AND_ASSIGN(auto object, Read("{\n\"a\":\n5\n}", "a INT", options));
+  EXPECT_EQ(object.rows, (std::vector<std::string>{R"({"a":5,"_rescued_data":null})"}));
+  ASSERT_OK_AND_ASSIGN(auto broken, Read("[{\"a\":1},\n{\"a\":", "a INT", options));
+  EXPECT_EQ(broken.metrics.num_corrupt_records, 1);
+  EXPECT_EQ(broken.rows.size(), 1u);
+}
+
+TEST(JsonReaderTest, RescuedFilePathCanBeTurnedOff) {
+  JsonReadOptions options;
+  options.rescued_data_file_path = false;
+  ASSERT_OK_AND_ASSIGN(auto result, Read(R"({"z":1})", "a INT", options));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"a":null,"_rescued_data":"{\"z\":1}"})"}));
+}
+
+TEST(JsonReaderTest, RejectsBadOptions) {
+  JsonReadOptions options;
+  options.timestamp_format = "dd/MM/yyyy";
+  ASSERT_RAISES(NotImplemented, Read("{}", "a INT", options));
+  options = {};
+  options.column_name_of_corrupt_record = "_rescued_data";
+  ASSERT_RAISES(InvalidArgument, Read("{}", "a INT", options));
+  options = {};
+  options.time_zone = "Mars/Olympus";
+  EXPECT_FALSE(Read("{}", "a INT", options).ok());
+  ASSERT_RAISES(NotImplemented, Read("{}", "m MAP<INT,INT>"));
+}
+
+class JsonReaderFileTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(JsonReaderFileTest, ReadsCompressedFilesByExtension) {
+  const std::string extension = GetParam();
+  const std::string dir = ::testing::TempDir() + "json_reader_file_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/data.json" + extension;
+  std::string plain;
+  for (int i = 0; i < 1000; ++i) {
+    plain += "{\"a\":" + std::to_string(i) + "}\n";
+  }
+  std::string bytes = plain;
+  if (extension == ".gz") {
+    ASSERT_OK(parquet::Compress(parquet::CompressionCodec::kGzip, plain, &bytes));
+  } else if (extension == ".zst") {
+    ASSERT_OK(parquet::Compress(parquet::CompressionCodec::kZstd, plain, &bytes));
+  }
+  std::ofstream(path, std::ios::binary) << bytes;
+  storage::LocalFileSystem fs;
+  ASSERT_OK_AND_ASSIGN(auto reader, JsonReader::Open(fs, path, Ddl("a BIGINT"), {}));
+  int64_t rows = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    if (batch == nullptr) {
+      break;
+    }
+    rows += batch->NumRows();
+  }
+  EXPECT_EQ(rows, 1000);
+  EXPECT_EQ(reader->Metrics().num_rows_written, 1000);
+
+  // A truncated compressed file is an error naming the file.
+  if (!extension.empty()) {
+    std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    auto truncated = JsonReader::Open(fs, path, Ddl("a BIGINT"), {});
+    ASSERT_RAISES(Corruption, truncated);
+    EXPECT_NE(truncated.status().Message().find(path), std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Extensions, JsonReaderFileTest, ::testing::Values("", ".gz", ".zst"));
+
+}  // namespace
+}  // namespace tributary::json

@@ -1,0 +1,168 @@
+// Schema hints (Spark SQL type names, nested paths) and JSON schema inference rules.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "formats/json/json_reader.h"
+#include "formats/text/schema_hints.h"
+#include "formats/text/schema_inference.h"
+#include "support/status_matchers.h"
+
+namespace tributary::json {
+namespace {
+
+using columnar::DataType;
+
+std::string TypeText(std::string_view sql) {
+  auto type = text::ParseSqlType(sql);
+  return type.ok() ? (*type)->ToString() : type.status().ToString();
+}
+
+std::string SchemaText(const columnar::Schema& schema) {
+  return schema.AsStruct()->ToString();
+}
+
+TEST(SchemaHintsTest, ParsesSparkSqlTypeNames) {
+  EXPECT_EQ(TypeText("INT"), "int");
+  EXPECT_EQ(TypeText("integer"), "int");
+  EXPECT_EQ(TypeText("Long"), "bigint");
+  EXPECT_EQ(TypeText("byte"), "tinyint");
+  EXPECT_EQ(TypeText("short"), "smallint");
+  EXPECT_EQ(TypeText("real"), "float");
+  EXPECT_EQ(TypeText("DECIMAL"), "decimal(10,0)");
+  EXPECT_EQ(TypeText("decimal(38, 9)"), "decimal(38,9)");
+  EXPECT_EQ(TypeText("numeric(5)"), "decimal(5,0)");
+  EXPECT_EQ(TypeText("varchar(10)"), "string");
+  EXPECT_EQ(TypeText("timestamp_ltz"), "timestamp");
+  EXPECT_EQ(TypeText("timestamp_ntz"), "timestamp_ntz");
+  EXPECT_EQ(TypeText("ARRAY<MAP<STRING, ARRAY<DATE>>>"), "array<map<string,array<date>>>");
+  EXPECT_EQ(TypeText("struct<a: int, `b c`:string NOT NULL COMMENT 'x', d struct<>>"),
+            "struct<a:int,b c:string,d:struct<>>");
+}
+
+TEST(SchemaHintsTest, RejectsMalformedTypesWithOffset) {
+  auto bad = text::ParseSqlType("array<int");
+  ASSERT_RAISES(InvalidArgument, bad);
+  EXPECT_NE(bad.status().Message().find("offset 9"), std::string::npos) << bad.status();
+  ASSERT_RAISES(InvalidArgument, text::ParseSqlType("decimal(40,2)"));
+  ASSERT_RAISES(InvalidArgument, text::ParseSqlType("uuid"));
+  ASSERT_RAISES(InvalidArgument, text::ParseSqlType("int int"));
+  ASSERT_RAISES(InvalidArgument, text::ParseSchemaHints("a INT b INT"));
+}
+
+TEST(SchemaHintsTest, OverridesAddsAndDescendsNestedPaths) {
+  columnar::Schema schema({{"a", DataType::String()},
+                           {"b", DataType::Struct({{"c", DataType::Int64()}})},
+                           {"arr", DataType::Array(DataType::Struct({{"x", DataType::String()}}))},
+                           {"m", DataType::Map(DataType::String(), DataType::String())}});
+  ASSERT_OK_AND_ASSIGN(auto hints,
+                       text::ParseSchemaHints("a INT, b.c STRING, B.new DATE, arr.element.x "
+                                              "DOUBLE, m.value BIGINT, d MAP<STRING,BIGINT>, "
+                                              "e.f.g BOOLEAN"));
+  ASSERT_EQ(hints.size(), 7u);
+  ASSERT_OK_AND_ASSIGN(auto hinted, text::ApplySchemaHints(schema, hints));
+  EXPECT_EQ(SchemaText(*hinted),
+            "struct<a:int,b:struct<c:string,new:date>,arr:array<struct<x:double>>,"
+            "m:map<string,bigint>,d:map<string,bigint>,e:struct<f:struct<g:boolean>>>");
+  ASSERT_OK_AND_ASSIGN(auto through_leaf, text::ParseSchemaHints("a.x INT"));
+  ASSERT_RAISES(InvalidArgument, text::ApplySchemaHints(schema, through_leaf));
+}
+
+TEST(SchemaInferenceRulesTest, WidensLikeSpark) {
+  using text::WidenInferredTypes;
+  EXPECT_EQ(WidenInferredTypes(DataType::Int64(), DataType::Float64())->ToString(), "double");
+  EXPECT_EQ(WidenInferredTypes(DataType::Int32(), DataType::Int64())->ToString(), "bigint");
+  EXPECT_EQ(WidenInferredTypes(DataType::Null(), DataType::Boolean())->ToString(), "boolean");
+  EXPECT_EQ(WidenInferredTypes(DataType::Boolean(), DataType::Int64())->ToString(), "string");
+  EXPECT_EQ(WidenInferredTypes(DataType::String(), DataType::Int64())->ToString(), "string");
+  EXPECT_EQ(WidenInferredTypes(*DataType::Decimal(20, 0), DataType::Int64())->ToString(),
+            "decimal(20,0)");
+  EXPECT_EQ(WidenInferredTypes(*DataType::Decimal(5, 2), DataType::Int32())->ToString(),
+            "decimal(12,2)");
+  EXPECT_EQ(WidenInferredTypes(DataType::Date(), DataType::Timestamp())->ToString(),
+            "timestamp");
+  EXPECT_EQ(WidenInferredTypes(DataType::Struct({{"b", DataType::Int64()}}),
+                               DataType::Struct({{"a", DataType::Float64()},
+                                                 {"b", DataType::Float64()}}))
+                ->ToString(),
+            "struct<a:double,b:double>");
+  EXPECT_EQ(WidenInferredTypes(DataType::Array(DataType::Int64()),
+                               DataType::Array(DataType::String()))
+                ->ToString(),
+            "array<string>");
+  EXPECT_EQ(WidenInferredTypes(DataType::Array(DataType::Int64()), DataType::Int64())->ToString(),
+            "string");
+}
+
+std::string Infer(const std::vector<std::string_view>& files, JsonReadOptions options) {
+  auto schema = InferJsonSchemaFromText(files, options);
+  return schema.ok() ? SchemaText(**schema) : schema.status().ToString();
+}
+
+JsonReadOptions Typed() {
+  JsonReadOptions options;
+  options.infer_column_types = true;
+  return options;
+}
+
+TEST(JsonSchemaInferenceTest, InfersSparkTypesSortedByName) {
+  EXPECT_EQ(Infer({R"({"z":1,"y":1.5,"x":true,"w":"s","v":null,"u":{"b":1,"a":[1,2.5]},"t":[]})"},
+                  Typed()),
+            "struct<t:array<string>,u:struct<a:array<double>,b:bigint>,v:string,w:string,"
+            "x:boolean,y:double,z:bigint>");
+}
+
+TEST(JsonSchemaInferenceTest, WidensAcrossRecordsAndFiles) {
+  EXPECT_EQ(Infer({"{\"a\":1,\"b\":1}\n{\"a\":2.5,\"b\":\"x\"}\n", "{\"c\":{\"d\":1}}\n"
+                   "{\"c\":{\"e\":null}}\n{\"c\":null,\"a\":null}"},
+                  Typed()),
+            "struct<a:double,b:string,c:struct<d:bigint,e:string>>");
+  EXPECT_EQ(Infer({"{\"a\":{\"x\":1}}\n{\"a\":[1]}\n{\"b\":[{\"p\":1},{\"q\":\"s\"}]}"}, Typed()),
+            "struct<a:string,b:array<struct<p:bigint,q:string>>>");
+  EXPECT_EQ(Infer({R"({"big":18446744073709551615})", R"({"big":1})"}, Typed()),
+            "struct<big:decimal(20,0)>");
+}
+
+TEST(JsonSchemaInferenceTest, EveryLeafIsStringWithoutInferColumnTypes) {
+  EXPECT_EQ(Infer({R"({"a":1,"b":{"c":true,"d":[1.5]},"e":{}})"}, {}),
+            "struct<a:string,b:struct<c:string,d:array<string>>,e:string>");
+}
+
+TEST(JsonSchemaInferenceTest, TimestampsAndDatesOnlyWhenAsked) {
+  const std::string_view data =
+      R"({"ts":"2024-01-02T03:04:05Z","d":"2024-01-02","n":"2024","s":"12:00"})";
+  EXPECT_EQ(Infer({data}, Typed()), "struct<d:string,n:string,s:string,ts:string>");
+  JsonReadOptions options = Typed();
+  options.infer_timestamp = true;
+  EXPECT_EQ(Infer({data}, options), "struct<d:string,n:string,s:string,ts:timestamp>");
+  options.date_format = "yyyy-MM-dd";
+  EXPECT_EQ(Infer({data}, options), "struct<d:date,n:string,s:string,ts:timestamp>");
+  EXPECT_EQ(Infer({data, R"({"ts":"2024-01-02"})"}, options),
+            "struct<d:date,n:string,s:string,ts:timestamp>");
+}
+
+TEST(JsonSchemaInferenceTest, SkipsCorruptRecordsAndNeverAddsCorruptColumn) {
+  EXPECT_EQ(Infer({"{\"a\":1}\n{\"a\":\n[{\"b\":true}]\n\"scalar\"\n"}, Typed()),
+            "struct<a:bigint,b:boolean>");
+}
+
+TEST(JsonSchemaInferenceTest, SchemaHintsOverrideInferredTypes) {
+  JsonReadOptions options = Typed();
+  options.schema_hints = "a INT, s.c DECIMAL(5,2), extra STRING";
+  EXPECT_EQ(Infer({R"({"a":1,"s":{"c":1.5,"d":2}})"}, options),
+            "struct<a:int,s:struct<c:decimal(5,2),d:bigint>,extra:string>");
+  options.infer_column_types = false;
+  EXPECT_EQ(Infer({R"({"a":1,"s":{"c":1.5,"d":2}})"}, options),
+            "struct<a:int,s:struct<c:decimal(5,2),d:string>,extra:string>");
+}
+
+TEST(JsonSchemaInferenceTest, MultiLineInfersFromTheWholeFile) {
+  JsonReadOptions options = Typed();
+  options.multi_line = true;
+  EXPECT_EQ(Infer({"[\n{\"a\": 1},\n{\"b\": \"x\"}\n]"}, options), "struct<a:bigint,b:string>");
+}
+
+}  // namespace
+}  // namespace tributary::json
