@@ -9,6 +9,7 @@
 #include "common/thread_count.h"
 #include "demo.h"
 #include "parquet_commands.h"
+#include "table_commands.h"
 #include "expr/time_zone.h"
 
 namespace {
@@ -31,6 +32,8 @@ tributary::Result<tributary::expr::TimeZone> SessionTimeZone(const std::string& 
 int main(int argc, char** argv) {
   CLI::App app{"tributary: a native lakehouse streaming engine (Delta Lake, Structured Streaming)"};
   app.require_subcommand(1);
+  // Global options (--threads, --timezone) may also follow the subcommands.
+  app.fallthrough();
   int threads = 0;
   std::string time_zone_flag;
   app.add_option("--threads", threads,
@@ -41,22 +44,50 @@ int main(int argc, char** argv) {
   std::string demo_dir;
   auto* demo = app.add_subcommand(
       "demo", "Run the built-in job on embedded sample data and print what it did");
+  demo->fallthrough();
   demo->add_option("--dir", demo_dir, "Working directory (default: a new folder under /tmp)");
 
   auto* parquet = app.add_subcommand("parquet", "Inspect Parquet files");
   parquet->require_subcommand(1);
+  parquet->fallthrough();
   std::string parquet_file;
   std::string parquet_columns;
   auto* parquet_schema = parquet->add_subcommand("schema", "Print the file's schema");
+  parquet_schema->fallthrough();
   parquet_schema->add_option("FILE", parquet_file, "Parquet file")->required();
   auto* parquet_meta =
       parquet->add_subcommand("meta", "Print row groups, columns, encodings and statistics");
+  parquet_meta->fallthrough();
   parquet_meta->add_option("FILE", parquet_file, "Parquet file")->required();
   auto* parquet_cat =
       parquet->add_subcommand("cat", "Print every row as one canonical JSON object");
+  parquet_cat->fallthrough();
   parquet_cat->add_option("FILE", parquet_file, "Parquet file")->required();
   parquet_cat->add_option("--columns", parquet_columns,
                           "Comma-separated columns or nested fields (a,b.c); default: all");
+
+  auto* table = app.add_subcommand("table", "Inspect Delta tables");
+  table->require_subcommand(1);
+  table->fallthrough();
+  tributary::tools::TableCommandOptions table_options;
+  int64_t table_version = -1;
+  CLI::App* table_commands[4];
+  const char* table_names[4] = {"describe", "history", "files", "cat"};
+  const char* table_help[4] = {"Protocol, metadata, schema and size",
+                               "Commits, newest first",
+                               "Live files as JSON lines (path, partitionValues, size, "
+                               "deletionVector)",
+                               "Rows as canonical JSON lines"};
+  for (int i = 0; i < 4; ++i) {
+    table_commands[i] = table->add_subcommand(table_names[i], table_help[i]);
+    table_commands[i]->fallthrough();
+    table_commands[i]->add_option("PATH", table_options.path, "Table root")->required();
+    table_commands[i]->add_option("--version", table_version, "Read this version");
+    table_commands[i]->add_option("--timestamp", table_options.timestamp,
+                                  "Read the version current at this time");
+    table_commands[i]->add_option("--format", table_options.format, "text or json")
+        ->check(CLI::IsMember({"text", "json"}));
+  }
 
   auto* version = app.add_subcommand("version", "Print the version");
 
@@ -74,6 +105,27 @@ int main(int argc, char** argv) {
   }
   if (version->parsed()) {
     std::cout << "tributary " << kVersion << "\n";
+    return 0;
+  }
+  if (table->parsed()) {
+    table_options.time_zone = *zone;
+    if (table_version >= 0) {
+      table_options.version = table_version;
+    }
+    tributary::Status st;
+    if (table_commands[0]->parsed()) {
+      st = tributary::tools::TableDescribe(table_options, std::cout);
+    } else if (table_commands[1]->parsed()) {
+      st = tributary::tools::TableHistory(table_options, std::cout);
+    } else if (table_commands[2]->parsed()) {
+      st = tributary::tools::TableFiles(table_options, std::cout);
+    } else {
+      st = tributary::tools::TableCat(table_options, std::cout);
+    }
+    if (!st.ok()) {
+      std::cerr << "tributary table: " << st.ToString() << "\n";
+      return 1;
+    }
     return 0;
   }
   if (parquet->parsed()) {
