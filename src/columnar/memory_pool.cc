@@ -1,5 +1,7 @@
 #include "columnar/memory_pool.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -59,7 +61,13 @@ class SystemMemoryPool final : public MemoryPool {
 }  // namespace
 
 MemoryPool* DefaultMemoryPool() {
-  static auto* pool = new SystemMemoryPool();  // Never destroyed: buffers may outlive main().
+  static auto* pool = [] {
+    // Column buffers are large and short-lived; glibc would mmap and unmap each one, paying
+    // page faults on every batch. Keep them in the heap for reuse instead.
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    return new SystemMemoryPool();  // Never destroyed: buffers may outlive main().
+  }();
   return pool;
 }
 
@@ -126,8 +134,19 @@ Result<std::unique_ptr<Buffer>> Buffer::Allocate(int64_t size, MemoryPool* pool)
   return std::unique_ptr<Buffer>(new Buffer(pool, data, size, capacity));
 }
 
+Result<std::unique_ptr<Buffer>> Buffer::AllocateUninitialized(int64_t size, MemoryPool* pool) {
+  if (size < 0) {
+    return Status::InvalidArgument(fmt::format("negative buffer size {}", size));
+  }
+  const int64_t capacity = PaddedSize(size);
+  TRIBUTARY_ASSIGN_OR_RAISE(uint8_t * data, pool->Allocate(capacity));
+  std::memset(data + size, 0, static_cast<size_t>(capacity - size));
+  return std::unique_ptr<Buffer>(new Buffer(pool, data, size, capacity));
+}
+
 Result<std::unique_ptr<Buffer>> Buffer::CopyOf(std::string_view bytes, MemoryPool* pool) {
-  TRIBUTARY_ASSIGN_OR_RAISE(auto buffer, Allocate(static_cast<int64_t>(bytes.size()), pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto buffer,
+                            AllocateUninitialized(static_cast<int64_t>(bytes.size()), pool));
   if (!bytes.empty()) {
     std::memcpy(buffer->mutable_data(), bytes.data(), bytes.size());
   }

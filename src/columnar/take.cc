@@ -76,7 +76,7 @@ Result<ColumnPtr> Take(const Column& column, std::span<const int64_t> indices, M
     case TypeId::kBinary: {
       TRIBUTARY_ASSIGN_OR_RAISE(offsets, TakeOffsets(column, indices, pool, nullptr));
       const int64_t* out_offsets = offsets->DataAs<int64_t>();
-      TRIBUTARY_ASSIGN_OR_RAISE(auto bytes, Buffer::Allocate(out_offsets[n], pool));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto bytes, Buffer::AllocateUninitialized(out_offsets[n], pool));
       for (int64_t i = 0; i < n; ++i) {
         std::string_view value = column.BytesAt(indices[static_cast<size_t>(i)]);
         if (!value.empty()) {
@@ -104,7 +104,7 @@ Result<ColumnPtr> Take(const Column& column, std::span<const int64_t> indices, M
     }
     default: {
       const int width = type->ByteWidth();
-      TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(n * width, pool));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::AllocateUninitialized(n * width, pool));
       const uint8_t* in = column.ValuesBuffer()->data();
       switch (width) {
         case 1:
@@ -201,7 +201,7 @@ Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns, MemoryPool* po
   BufferPtr values;
   BufferPtr offsets;
   if (const int width = type->ByteWidth(); width > 0) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(length * width, pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::AllocateUninitialized(length * width, pool));
     int64_t pos = 0;
     for (const ColumnPtr& column : columns) {
       const int64_t size = column->Length() * width;
@@ -214,7 +214,7 @@ Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns, MemoryPool* po
     values = std::move(out);
   } else if (type->IsBinaryLike()) {
     TRIBUTARY_ASSIGN_OR_RAISE(auto out_offsets, Buffer::Allocate((length + 1) * 8, pool));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto out_bytes, Buffer::Allocate(bytes, pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out_bytes, Buffer::AllocateUninitialized(bytes, pool));
     int64_t* offs = out_offsets->MutableDataAs<int64_t>();
     int64_t row = 0;
     int64_t pos = 0;

@@ -296,7 +296,7 @@ TEST(JsonDirtyInteropTest, EveryLineIsAccountedForExactlyAsAnIndependentPerLineP
   ASSERT_OK_AND_ASSIGN(
       auto verdicts,
       testing::OracleQuery(
-          "SELECT n, CASE WHEN trim(s) = '' THEN 'blank' WHEN json_valid(s) AND "
+          "SELECT n, CASE WHEN trim(coalesce(s, '')) = '' THEN 'blank' WHEN json_valid(s) AND "
           "json_type(s) = 'OBJECT' THEN 'object' ELSE 'corrupt' END AS kind FROM (SELECT n, "
           "decode(unhex(h)) AS s FROM read_csv('" +
           csv_path +

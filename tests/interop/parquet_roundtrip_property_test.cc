@@ -247,8 +247,8 @@ TEST_P(ParquetRoundTripPropertyTest, RandomSchemasReadBackIdenticallyByUsAndDuck
 
 INSTANTIATE_TEST_SUITE_P(Codecs, ParquetRoundTripPropertyTest,
                          ::testing::Values(CompressionCodec::kSnappy, CompressionCodec::kZstd),
-                         [](const auto& info) {
-                           return std::string(CompressionCodecName(info.param));
+                         [](const auto& codec_info) {
+                           return std::string(CompressionCodecName(codec_info.param));
                          });
 
 }  // namespace

@@ -45,7 +45,8 @@ namespace {
 struct PhysicalValues {
   int64_t count = 0;
   int width = 0;                 // bytes per value for fixed-width physical types
-  std::string fixed;             // count * width bytes
+  std::string fixed;             // count * width bytes, when decoding had to produce them
+  std::string_view fixed_view;   // the fixed-width bytes: `fixed`, or the page itself (PLAIN)
   std::vector<int64_t> offsets;  // BYTE_ARRAY: count + 1 offsets into `bytes`
   std::string bytes;
 };
@@ -200,7 +201,7 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
     return Fault(offset, fmt::format("{} PLAIN values need {} bytes, page has {}", count, needed,
                                      data.size()));
   }
-  out->fixed.assign(data.data(), static_cast<size_t>(needed));
+  out->fixed_view = data.substr(0, static_cast<size_t>(needed));  // no copy: read in place
   return Status::OK();
 }
 
@@ -381,7 +382,7 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
       values.offsets.push_back(0);
     }
     const int64_t base = values.offsets[0];
-    TRIBUTARY_ASSIGN_OR_RAISE(auto offsets, Buffer::Allocate((n + 1) * 8, pool_));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto offsets, Buffer::AllocateUninitialized((n + 1) * 8, pool_));
     for (int64_t i = 0; i <= n; ++i) {
       offsets->MutableDataAs<int64_t>()[i] = values.offsets[static_cast<size_t>(i)] - base;
     }
@@ -392,10 +393,14 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
     return Column::Make(type, n, nullptr, BufferPtr(std::move(bytes)),
                         BufferPtr(std::move(offsets)));
   }
-  const char* in = values.fixed.data();
+  if (values.fixed_view.empty()) {
+    values.fixed_view = values.fixed;
+  }
+  const char* in = values.fixed_view.data();
   const int width = values.width;
-  // Each output type's width times n; filled by the conversion below.
-  TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(n * std::max(type->ByteWidth(), 1), pool_));
+  // Each output type's width times n; every byte is written by the conversion below.
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::AllocateUninitialized(
+                                          n * std::max(type->ByteWidth(), 1), pool_));
   auto fail = [&](int64_t i, std::string_view what) {
     return Fault(offset, fmt::format("value {}: {}", i, what));
   };

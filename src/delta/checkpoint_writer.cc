@@ -1,0 +1,539 @@
+// Classic single-file checkpoints (PROTOCOL.md "Checkpoints", "Checkpoint Specs", "Checkpoint
+// Schema") and the last checkpoint file (PROTOCOL.md "Last Checkpoint File").
+//
+// The checkpoint file, `_delta_log/<version as 20 digits>.checkpoint.parquet`, is a Parquet
+// file (SNAPPY) in the column layout Spark's checkpoints have, every field nullable:
+//
+//   checkpoint     := txn add remove metaData protocol domainMetadata [checkpointMetadata]
+//   txn            := struct{appId string, version long, lastUpdated long}
+//   add            := struct{path string, partitionValues map<string,string>, size long,
+//                            modificationTime long, dataChange boolean,
+//                            tags map<string,string>, deletionVector dv, baseRowId long,
+//                            defaultRowCommitVersion long, clusteringProvider string,
+//                            stats string}
+//   remove         := struct{path string, deletionTimestamp long, dataChange boolean,
+//                            extendedFileMetadata boolean, partitionValues map<string,string>,
+//                            size long, deletionVector dv, baseRowId long,
+//                            defaultRowCommitVersion long}
+//   dv             := struct{storageType string, pathOrInlineDv string, offset int,
+//                            sizeInBytes int, cardinality long, maxRowIndex long}
+//   metaData       := struct{id string, name string, description string,
+//                            format struct{provider string, options map<string,string>},
+//                            schemaString string, partitionColumns array<string>,
+//                            configuration map<string,string>, createdTime long}
+//   protocol       := struct{minReaderVersion int, minWriterVersion int,
+//                            readerFeatures array<string>, writerFeatures array<string>}
+//   domainMetadata := struct{domain string, configuration string, removed boolean}
+//   checkpointMetadata := struct{version long, tags map<string,string>}   (v2Checkpoint only)
+//
+// One action per row; in each row exactly one column is non-null. Rows, in order: protocol,
+// metaData, [checkpointMetadata], one txn per appId, one domainMetadata per live domain
+// (removed = false), then the live files as add rows (dataChange = false, as Spark writes
+// them) in log order. `remove` is always null (no tombstones: see checkpoint_writer.h). Map
+// values, array elements and nested fields are nullable, as in Spark's schema.
+//
+// The last checkpoint file, `_delta_log/_last_checkpoint`, is one JSON object:
+//
+//   {"version":V,"size":<rows of the checkpoint>,"sizeInBytes":<file bytes>,
+//    "numOfAddFiles":<add rows>}
+
+#include "delta/checkpoint_writer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "columnar/column_builder.h"
+#include "columnar/record_batch.h"
+#include "columnar/schema.h"
+#include "formats/parquet/writer.h"
+#include "storage/path.h"
+
+namespace tributary::delta {
+namespace {
+
+using columnar::ColumnBuilder;
+using columnar::DataType;
+using columnar::DataTypePtr;
+using columnar::Field;
+using columnar::SchemaPtr;
+
+// Rows per record batch handed to the Parquet writer.
+constexpr int64_t kBatchRows = 16384;
+
+// Top-level columns, in file order.
+enum class CheckpointColumn : uint8_t {
+  kTxn,
+  kAdd,
+  kRemove,
+  kMetaData,
+  kProtocol,
+  kDomainMetadata,
+  kCheckpointMetadata,
+};
+
+// Children of the add struct, in file order.
+enum class AddField : uint8_t {
+  kPath,
+  kPartitionValues,
+  kSize,
+  kModificationTime,
+  kDataChange,
+  kTags,
+  kDeletionVector,
+  kBaseRowId,
+  kDefaultRowCommitVersion,
+  kClusteringProvider,
+  kStats,
+};
+
+template <typename E>
+ColumnBuilder& FieldBuilder(ColumnBuilder& builder, E child) {
+  return builder.Child(static_cast<int>(child));
+}
+
+DataTypePtr StringMapType() {
+  return DataType::Map(DataType::String(), DataType::String(), /*value_contains_null=*/true);
+}
+
+DataTypePtr StringArrayType() { return DataType::Array(DataType::String(), /*contains_null=*/true); }
+
+DataTypePtr DeletionVectorType() {
+  return DataType::Struct({Field("storageType", DataType::String()),
+                           Field("pathOrInlineDv", DataType::String()),
+                           Field("offset", DataType::Int32()),
+                           Field("sizeInBytes", DataType::Int32()),
+                           Field("cardinality", DataType::Int64()),
+                           Field("maxRowIndex", DataType::Int64())});
+}
+
+SchemaPtr CheckpointSchema(bool v2) {
+  std::vector<Field> fields = {
+      Field("txn", DataType::Struct({Field("appId", DataType::String()),
+                                     Field("version", DataType::Int64()),
+                                     Field("lastUpdated", DataType::Int64())})),
+      Field("add", DataType::Struct({Field("path", DataType::String()),
+                                     Field("partitionValues", StringMapType()),
+                                     Field("size", DataType::Int64()),
+                                     Field("modificationTime", DataType::Int64()),
+                                     Field("dataChange", DataType::Boolean()),
+                                     Field("tags", StringMapType()),
+                                     Field("deletionVector", DeletionVectorType()),
+                                     Field("baseRowId", DataType::Int64()),
+                                     Field("defaultRowCommitVersion", DataType::Int64()),
+                                     Field("clusteringProvider", DataType::String()),
+                                     Field("stats", DataType::String())})),
+      Field("remove", DataType::Struct({Field("path", DataType::String()),
+                                        Field("deletionTimestamp", DataType::Int64()),
+                                        Field("dataChange", DataType::Boolean()),
+                                        Field("extendedFileMetadata", DataType::Boolean()),
+                                        Field("partitionValues", StringMapType()),
+                                        Field("size", DataType::Int64()),
+                                        Field("deletionVector", DeletionVectorType()),
+                                        Field("baseRowId", DataType::Int64()),
+                                        Field("defaultRowCommitVersion", DataType::Int64())})),
+      Field("metaData",
+            DataType::Struct({Field("id", DataType::String()),
+                              Field("name", DataType::String()),
+                              Field("description", DataType::String()),
+                              Field("format", DataType::Struct({Field("provider", DataType::String()),
+                                                                Field("options", StringMapType())})),
+                              Field("schemaString", DataType::String()),
+                              Field("partitionColumns", StringArrayType()),
+                              Field("configuration", StringMapType()),
+                              Field("createdTime", DataType::Int64())})),
+      Field("protocol", DataType::Struct({Field("minReaderVersion", DataType::Int32()),
+                                          Field("minWriterVersion", DataType::Int32()),
+                                          Field("readerFeatures", StringArrayType()),
+                                          Field("writerFeatures", StringArrayType())})),
+      Field("domainMetadata", DataType::Struct({Field("domain", DataType::String()),
+                                                Field("configuration", DataType::String()),
+                                                Field("removed", DataType::Boolean())})),
+  };
+  if (v2) {
+    fields.emplace_back("checkpointMetadata",
+                        DataType::Struct({Field("version", DataType::Int64()),
+                                          Field("tags", StringMapType())}));
+  }
+  return std::make_shared<columnar::Schema>(std::move(fields));
+}
+
+void AppendOptionalString(ColumnBuilder& builder, const std::optional<std::string>& value) {
+  if (value) {
+    builder.AppendBytes(*value);
+  } else {
+    builder.AppendNull();
+  }
+}
+
+void AppendOptionalInt(ColumnBuilder& builder, std::optional<int64_t> value) {
+  if (value) {
+    builder.AppendInt(*value);
+  } else {
+    builder.AppendNull();
+  }
+}
+
+void AppendStringMap(ColumnBuilder& builder, const std::map<std::string, std::string>& map) {
+  for (const auto& [key, value] : map) {
+    builder.Child(0).AppendBytes(key);
+    builder.Child(1).AppendBytes(value);
+  }
+  builder.AppendMap();
+}
+
+void AppendPartitionValues(ColumnBuilder& builder, const PartitionValues& values) {
+  for (const auto& [key, value] : values) {
+    builder.Child(0).AppendBytes(key);
+    AppendOptionalString(builder.Child(1), value);
+  }
+  builder.AppendMap();
+}
+
+void AppendStringArray(ColumnBuilder& builder, const std::vector<std::string>& values) {
+  for (const std::string& value : values) {
+    builder.Child(0).AppendBytes(value);
+  }
+  builder.AppendArray();
+}
+
+void AppendDeletionVector(ColumnBuilder& builder,
+                          const std::optional<DeletionVectorDescriptor>& dv) {
+  if (!dv) {
+    builder.AppendNull();
+    return;
+  }
+  builder.Child(0).AppendBytes(dv->storage_type);
+  builder.Child(1).AppendBytes(dv->path_or_inline_dv);
+  AppendOptionalInt(builder.Child(2), dv->offset);
+  builder.Child(3).AppendInt(dv->size_in_bytes);
+  builder.Child(4).AppendInt(dv->cardinality);
+  builder.Child(5).AppendNull();
+  builder.AppendStruct();
+}
+
+// Whether the code point starting at `bytes[i]` (a UTF-8 lead byte >= 0x80) is one that
+// java.net.URI quotes although it is not ASCII: a C1 control or a Unicode space separator.
+// Sets `*length` to the sequence's length in bytes (1 for a malformed sequence).
+bool IsQuotedNonAscii(std::string_view bytes, size_t i, size_t* length) {
+  const auto lead = static_cast<unsigned char>(bytes[i]);
+  const size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (n == 1 || i + n > bytes.size()) {
+    *length = 1;
+    return true;
+  }
+  uint32_t code_point = lead & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) {
+    const auto next = static_cast<unsigned char>(bytes[i + k]);
+    if ((next & 0xC0) != 0x80) {
+      *length = 1;
+      return true;
+    }
+    code_point = (code_point << 6) | (next & 0x3F);
+  }
+  *length = n;
+  return (code_point >= 0x80 && code_point <= 0x9F) || code_point == 0xA0 ||
+         code_point == 0x1680 || (code_point >= 0x2000 && code_point <= 0x200A) ||
+         code_point == 0x2028 || code_point == 0x2029 || code_point == 0x202F ||
+         code_point == 0x205F || code_point == 0x3000;
+}
+
+// Appends `path` percent-encoded as Hadoop's Path.toUri writes `add.path` (java.net.URI's
+// quoting of a path component): ASCII letters and digits, "-_.!~*'()", ";:@&=+$," and '/' stay,
+// and so do non-ASCII characters other than spaces and controls; every other byte becomes %XX
+// with uppercase hex. DecodeUriPath is its inverse.
+void AppendUriEncodedPath(std::string_view path, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  static constexpr std::string_view kKept = "-_.!~*'();:@&=+$,/";
+  auto escape = [out](unsigned char byte) {
+    out->push_back('%');
+    out->push_back(kHex[byte >> 4]);
+    out->push_back(kHex[byte & 0xF]);
+  };
+  out->reserve(out->size() + path.size());
+  for (size_t i = 0; i < path.size();) {
+    const auto c = static_cast<unsigned char>(path[i]);
+    if (c < 0x80) {
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          kKept.find(static_cast<char>(c)) != std::string_view::npos) {
+        out->push_back(static_cast<char>(c));
+      } else {
+        escape(c);
+      }
+      ++i;
+      continue;
+    }
+    size_t length = 1;
+    const bool quoted = IsQuotedNonAscii(path, i, &length);
+    for (size_t k = 0; k < length; ++k) {
+      if (quoted) {
+        escape(static_cast<unsigned char>(path[i + k]));
+      } else {
+        out->push_back(path[i + k]);
+      }
+    }
+    i += length;
+  }
+}
+
+// Builds record batches of checkpoint rows; every Append* adds one row.
+class CheckpointBatchBuilder {
+ public:
+  explicit CheckpointBatchBuilder(SchemaPtr schema) : schema_(std::move(schema)) {
+    for (const Field& field : schema_->Fields()) {
+      columns_.push_back(std::make_unique<ColumnBuilder>(field.Type()));
+    }
+  }
+
+  int64_t NumRows() const { return num_rows_; }
+
+  void AppendProtocol(const Protocol& protocol) {
+    ColumnBuilder& b = Begin(CheckpointColumn::kProtocol);
+    b.Child(0).AppendInt(protocol.min_reader_version);
+    b.Child(1).AppendInt(protocol.min_writer_version);
+    AppendFeatures(b.Child(2), protocol.reader_features);
+    AppendFeatures(b.Child(3), protocol.writer_features);
+    b.AppendStruct();
+  }
+
+  void AppendMetadata(const Metadata& metadata) {
+    ColumnBuilder& b = Begin(CheckpointColumn::kMetaData);
+    b.Child(0).AppendBytes(metadata.id);
+    AppendOptionalString(b.Child(1), metadata.name);
+    AppendOptionalString(b.Child(2), metadata.description);
+    ColumnBuilder& format = b.Child(3);
+    format.Child(0).AppendBytes(metadata.format_provider);
+    AppendStringMap(format.Child(1), metadata.format_options);
+    format.AppendStruct();
+    b.Child(4).AppendBytes(metadata.schema_string);
+    AppendStringArray(b.Child(5), metadata.partition_columns);
+    AppendStringMap(b.Child(6), metadata.configuration);
+    AppendOptionalInt(b.Child(7), metadata.created_time);
+    b.AppendStruct();
+  }
+
+  void AppendCheckpointMetadata(int64_t version) {
+    ColumnBuilder& b = Begin(CheckpointColumn::kCheckpointMetadata);
+    b.Child(0).AppendInt(version);
+    b.Child(1).AppendNull();
+    b.AppendStruct();
+  }
+
+  void AppendTxn(const std::string& app_id, int64_t version) {
+    ColumnBuilder& b = Begin(CheckpointColumn::kTxn);
+    b.Child(0).AppendBytes(app_id);
+    b.Child(1).AppendInt(version);
+    b.Child(2).AppendNull();
+    b.AppendStruct();
+  }
+
+  void AppendDomain(const std::string& domain, const std::string& configuration) {
+    ColumnBuilder& b = Begin(CheckpointColumn::kDomainMetadata);
+    b.Child(0).AppendBytes(domain);
+    b.Child(1).AppendBytes(configuration);
+    b.Child(2).AppendBoolean(false);
+    b.AppendStruct();
+  }
+
+  void AppendAdd(const AddFile& add) {
+    ColumnBuilder& b = Begin(CheckpointColumn::kAdd);
+    encoded_path_.clear();
+    AppendUriEncodedPath(add.path, &encoded_path_);
+    FieldBuilder(b, AddField::kPath).AppendBytes(encoded_path_);
+    AppendPartitionValues(FieldBuilder(b, AddField::kPartitionValues), add.partition_values);
+    FieldBuilder(b, AddField::kSize).AppendInt(add.size);
+    FieldBuilder(b, AddField::kModificationTime).AppendInt(add.modification_time);
+    // Spark writes dataChange = false in checkpoints: the files are not new at this version.
+    FieldBuilder(b, AddField::kDataChange).AppendBoolean(false);
+    if (add.tags.empty()) {
+      FieldBuilder(b, AddField::kTags).AppendNull();
+    } else {
+      AppendStringMap(FieldBuilder(b, AddField::kTags), add.tags);
+    }
+    AppendDeletionVector(FieldBuilder(b, AddField::kDeletionVector), add.deletion_vector);
+    AppendOptionalInt(FieldBuilder(b, AddField::kBaseRowId), add.base_row_id);
+    AppendOptionalInt(FieldBuilder(b, AddField::kDefaultRowCommitVersion),
+                      add.default_row_commit_version);
+    AppendOptionalString(FieldBuilder(b, AddField::kClusteringProvider), add.clustering_provider);
+    AppendOptionalString(FieldBuilder(b, AddField::kStats), add.stats);
+    b.AppendStruct();
+  }
+
+  /// The rows appended since the last call as one batch; the builder is then empty again.
+  Result<columnar::RecordBatchPtr> Finish() {
+    std::vector<columnar::ColumnPtr> columns;
+    for (auto& builder : columns_) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto column, builder->Finish());
+      columns.push_back(std::move(column));
+    }
+    const int64_t rows = num_rows_;
+    num_rows_ = 0;
+    return columnar::RecordBatch::Make(schema_, rows, std::move(columns));
+  }
+
+ private:
+  // Appends null to every column but `column` and returns that column's builder.
+  ColumnBuilder& Begin(CheckpointColumn column) {
+    const auto index = static_cast<size_t>(column);
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (i != index) {
+        columns_[i]->AppendNull();
+      }
+    }
+    ++num_rows_;
+    return *columns_[index];
+  }
+
+  static void AppendFeatures(ColumnBuilder& builder,
+                             const std::optional<std::vector<std::string>>& features) {
+    if (features) {
+      AppendStringArray(builder, *features);
+    } else {
+      builder.AppendNull();
+    }
+  }
+
+  SchemaPtr schema_;
+  std::vector<std::unique_ptr<ColumnBuilder>> columns_;
+  int64_t num_rows_ = 0;
+  std::string encoded_path_;
+};
+
+bool HasWriterFeature(const Protocol& protocol, std::string_view feature) {
+  return protocol.writer_features &&
+         std::find(protocol.writer_features->begin(), protocol.writer_features->end(),
+                   feature) != protocol.writer_features->end();
+}
+
+// The version `_last_checkpoint` names, or nullopt when it is missing or unreadable JSON (it
+// is only a hint, so a damaged one is overwritten).
+Result<std::optional<int64_t>> LastCheckpointVersion(storage::FileSystem& fs,
+                                                     const std::string& path) {
+  Result<std::string> text = fs.ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return std::optional<int64_t>();
+    }
+    return text.status().WithContext(fmt::format("reading {}", path));
+  }
+  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) {
+    return std::optional<int64_t>();
+  }
+  auto version = json.find("version");
+  if (version == json.end() || !version->is_number_integer()) {
+    return std::optional<int64_t>();
+  }
+  return std::optional<int64_t>(version->get<int64_t>());
+}
+
+// Writes the checkpoint at `path` with put-if-absent; returns its size in bytes. Another
+// writer's checkpoint of the same version is taken as it is.
+Result<int64_t> WriteCheckpointFile(storage::FileSystem& fs, const Snapshot& snapshot,
+                                    const std::string& path, bool v2) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const bool exists, fs.Exists(path));
+  if (!exists) {
+    SchemaPtr schema = CheckpointSchema(v2);
+    TRIBUTARY_ASSIGN_OR_RAISE(auto stream,
+                              fs.OpenOutputStream(path, storage::WriteMode::kPutIfAbsent));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto writer,
+                              parquet::ParquetWriter::Open(std::move(stream), schema));
+    CheckpointBatchBuilder builder(schema);
+    auto flush = [&]() -> Status {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto batch, builder.Finish());
+      return writer->Write(*batch);
+    };
+    builder.AppendProtocol(snapshot.GetProtocol());
+    builder.AppendMetadata(snapshot.GetMetadata());
+    if (v2) {
+      builder.AppendCheckpointMetadata(snapshot.Version());
+    }
+    for (const auto& [app_id, version] : snapshot.Transactions()) {
+      builder.AppendTxn(app_id, version);
+    }
+    for (const auto& [domain, configuration] : snapshot.Domains()) {
+      builder.AppendDomain(domain, configuration);
+    }
+    for (const AddFile& add : snapshot.Files()) {
+      builder.AppendAdd(add);
+      if (builder.NumRows() >= kBatchRows) {
+        TRIBUTARY_RETURN_NOT_OK(flush());
+      }
+    }
+    if (builder.NumRows() > 0) {
+      TRIBUTARY_RETURN_NOT_OK(flush());
+    }
+    Status closed = writer->Close();
+    if (closed.ok()) {
+      return writer->BytesWritten();
+    }
+    if (!closed.IsAlreadyExists()) {
+      return closed;
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, fs.GetFileInfo(path));
+  return info.size;
+}
+
+}  // namespace
+
+Result<int64_t> WriteCheckpoint(storage::FileSystem& fs, const Snapshot& snapshot) {
+  const int64_t version = snapshot.Version();
+  const std::string log_dir = storage::JoinPath(snapshot.TableRoot(), "_delta_log");
+  const std::string path =
+      storage::JoinPath(log_dir, fmt::format("{:020}.checkpoint.parquet", version));
+  const bool v2 = HasWriterFeature(snapshot.GetProtocol(), "v2Checkpoint");
+  auto context = [&](const Status& status) {
+    return status.WithContext(fmt::format("writing checkpoint {} of version {}", path, version));
+  };
+
+  Result<int64_t> size_in_bytes = WriteCheckpointFile(fs, snapshot, path, v2);
+  if (!size_in_bytes.ok()) {
+    return context(size_in_bytes.status());
+  }
+  const int64_t num_adds = static_cast<int64_t>(snapshot.Files().size());
+  const int64_t num_actions = 2 + (v2 ? 1 : 0) +
+                              static_cast<int64_t>(snapshot.Transactions().size()) +
+                              static_cast<int64_t>(snapshot.Domains().size()) + num_adds;
+
+  const std::string last_path = storage::JoinPath(log_dir, "_last_checkpoint");
+  Result<std::optional<int64_t>> last = LastCheckpointVersion(fs, last_path);
+  if (!last.ok()) {
+    return context(last.status());
+  }
+  if (*last && **last > version) {
+    return version;
+  }
+  const std::string json =
+      fmt::format(R"({{"version":{},"size":{},"sizeInBytes":{},"numOfAddFiles":{}}})", version,
+                  num_actions, *size_in_bytes, num_adds);
+  Status replaced = fs.WriteFile(last_path, json, storage::WriteMode::kReplace);
+  if (!replaced.ok()) {
+    return context(replaced);
+  }
+  return version;
+}
+
+bool ShouldCheckpoint(const Snapshot& snapshot) {
+  int64_t interval = kDefaultCheckpointInterval;
+  const auto& configuration = snapshot.GetMetadata().configuration;
+  auto it = configuration.find("delta.checkpointInterval");
+  if (it != configuration.end()) {
+    int64_t parsed = 0;
+    const char* begin = it->second.data();
+    const char* end = begin + it->second.size();
+    auto [ptr, ec] = std::from_chars(begin, end, parsed);
+    if (ec == std::errc() && ptr == end && parsed > 0) {
+      interval = parsed;
+    }
+  }
+  return snapshot.Version() > 0 && snapshot.Version() % interval == 0;
+}
+
+}  // namespace tributary::delta

@@ -1,0 +1,419 @@
+// Data files of a Delta table (PROTOCOL.md "Add File and Remove File", "Per-file Statistics"):
+//
+//   file path = *( escaped-column "=" escaped-value "/" ) "part-" n5 "-" uuid ".c000." codec
+//               ".parquet"                 ; Hive-style directories are convention only
+//   stats     = {"numRecords":n,"minValues":{...},"maxValues":{...},"nullCount":{...}}
+//               nested structs nest; min/max for numbers, dates, timestamps and strings
+//               (strings cut to a prefix; a cut max gets a tie-breaker so it stays an upper
+//               bound); timestamps as ISO-8601 UTC cut to milliseconds
+
+#include "delta/file_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "columnar/calendar.h"
+#include "columnar/decimal.h"
+#include "columnar/take.h"
+#include "delta/schema_json.h"
+#include "expr/kernels.h"
+#include "storage/path.h"
+
+namespace tributary::delta {
+
+using columnar::Column;
+using columnar::ColumnPtr;
+using columnar::DataType;
+using columnar::Field;
+using columnar::TypeId;
+using nlohmann::json;
+
+namespace {
+
+std::string RandomUuid() {
+  uint8_t bytes[16];
+  static thread_local std::mt19937_64 rng = [] {
+    std::random_device device;
+    return std::mt19937_64((uint64_t{device()} << 32) ^ device() ^
+                           static_cast<uint64_t>(getpid()));
+  }();
+  for (int i = 0; i < 16; i += 8) {
+    const uint64_t r = rng();
+    std::memcpy(bytes + i, &r, 8);
+  }
+  bytes[6] = (bytes[6] & 0x0F) | 0x40;  // version 4
+  bytes[8] = (bytes[8] & 0x3F) | 0x80;  // variant
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) {
+      out.push_back('-');
+    }
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 15]);
+  }
+  return out;
+}
+
+// Characters Hive escapes in partition directory names (FileUtils.escapePathName).
+bool NeedsEscape(unsigned char c) {
+  if (c < 0x20 || c == 0x7F) {
+    return true;
+  }
+  return std::strchr("\"#%'*/:=?\\{[]^", c) != nullptr;
+}
+
+// Min/max of one leaf as JSON, or null when the type has none (booleans, binary, nested).
+struct Bounds {
+  json min;
+  json max;
+  int64_t nulls = 0;
+};
+
+std::string CutUtf8(std::string_view text, int chars, bool* cut) {
+  size_t pos = 0;
+  int count = 0;
+  while (pos < text.size() && count < chars) {
+    const auto c = static_cast<unsigned char>(text[pos]);
+    pos += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    ++count;
+  }
+  *cut = pos < text.size();
+  return std::string(text.substr(0, std::min(pos, text.size())));
+}
+
+json LeafValue(const Column& column, int64_t row) {
+  switch (column.Type()->Id()) {
+    case TypeId::kInt8:
+      return column.Values<int8_t>()[row];
+    case TypeId::kInt16:
+      return column.Values<int16_t>()[row];
+    case TypeId::kInt32:
+      return column.Values<int32_t>()[row];
+    case TypeId::kInt64:
+      return column.Values<int64_t>()[row];
+    case TypeId::kFloat32:
+      return column.Values<float>()[row];
+    case TypeId::kFloat64:
+      return column.Values<double>()[row];
+    default:
+      return json();
+  }
+}
+
+Bounds LeafBounds(const Column& column, int string_prefix) {
+  Bounds b;
+  b.nulls = column.NullCount();
+  const int64_t n = column.Length();
+  const TypeId id = column.Type()->Id();
+  int64_t best_min = -1;
+  int64_t best_max = -1;
+  auto less = [&](int64_t a, int64_t c) -> bool {
+    switch (id) {
+      case TypeId::kInt8:
+        return column.Values<int8_t>()[a] < column.Values<int8_t>()[c];
+      case TypeId::kInt16:
+        return column.Values<int16_t>()[a] < column.Values<int16_t>()[c];
+      case TypeId::kInt32:
+      case TypeId::kDate:
+        return column.Values<int32_t>()[a] < column.Values<int32_t>()[c];
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        return column.Values<int64_t>()[a] < column.Values<int64_t>()[c];
+      case TypeId::kFloat32:
+        return column.Values<float>()[a] < column.Values<float>()[c];
+      case TypeId::kFloat64:
+        return column.Values<double>()[a] < column.Values<double>()[c];
+      case TypeId::kDecimal:
+        return column.Values<columnar::Int128>()[a] < column.Values<columnar::Int128>()[c];
+      case TypeId::kString:
+        return column.BytesAt(a) < column.BytesAt(c);
+      default:
+        return false;
+    }
+  };
+  const bool supported = column.Type()->IsNumeric() || id == TypeId::kDate ||
+                         id == TypeId::kTimestamp || id == TypeId::kTimestampNtz ||
+                         id == TypeId::kString;
+  if (!supported) {
+    return b;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (column.IsNull(i)) {
+      continue;
+    }
+    if (column.Type()->IsFloatingPoint()) {
+      const double v = id == TypeId::kFloat32 ? column.Values<float>()[i]
+                                              : column.Values<double>()[i];
+      if (std::isnan(v)) {
+        continue;  // NaN has no place in an ordering; skipping stays correct (Spark does too)
+      }
+    }
+    if (best_min < 0 || less(i, best_min)) {
+      best_min = i;
+    }
+    if (best_max < 0 || less(best_max, i)) {
+      best_max = i;
+    }
+  }
+  if (best_min < 0) {
+    return b;
+  }
+  auto render = [&](int64_t row, bool is_max) -> json {
+    std::string text;
+    switch (id) {
+      case TypeId::kDate:
+        columnar::AppendDate(column.Values<int32_t>()[row], &text);
+        return text;
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: {
+        // Milliseconds, as Spark: readers widen the max by 1 ms.
+        const int64_t ms = columnar::FloorDiv(column.Values<int64_t>()[row], 1000) * 1000;
+        columnar::AppendTimestampIso(ms, id == TypeId::kTimestamp, &text);
+        text.erase(text.size() - (id == TypeId::kTimestamp ? 4 : 3), 3);  // .ffffff -> .fff
+        return text;
+      }
+      case TypeId::kDecimal: {
+        columnar::AppendDecimal(column.Values<columnar::Int128>()[row], column.Type()->Scale(),
+                                &text);
+        return json::parse(text, nullptr, false).is_discarded() ? json(text)
+                                                                : json::parse(text);
+      }
+      case TypeId::kString: {
+        bool cut = false;
+        text = CutUtf8(column.BytesAt(row), string_prefix, &cut);
+        if (cut && is_max) {
+          text += "\xF4\x8F\xBF\xBF";  // U+10FFFF keeps a cut max an upper bound
+        }
+        return text;
+      }
+      default:
+        return LeafValue(column, row);
+    }
+  };
+  b.min = render(best_min, false);
+  b.max = render(best_max, true);
+  return b;
+}
+
+void CollectStats(const Column& column, const std::string& name, int prefix, json* min,
+                  json* max, json* nulls) {
+  if (column.Type()->Id() == TypeId::kStruct) {
+    json child_min = json::object();
+    json child_max = json::object();
+    json child_nulls = json::object();
+    for (int i = 0; i < column.NumChildren(); ++i) {
+      CollectStats(*column.Child(i), column.Type()->Fields()[static_cast<size_t>(i)].Name(),
+                   prefix, &child_min, &child_max, &child_nulls);
+    }
+    if (!child_min.empty()) {
+      (*min)[name] = child_min;
+      (*max)[name] = child_max;
+    }
+    (*nulls)[name] = child_nulls;
+    return;
+  }
+  Bounds b = LeafBounds(column, prefix);
+  (*nulls)[name] = b.nulls;
+  if (!b.min.is_null()) {
+    (*min)[name] = b.min;
+    (*max)[name] = b.max;
+  }
+}
+
+}  // namespace
+
+std::string EscapePartitionValue(const std::optional<std::string>& value) {
+  if (!value || value->empty()) {
+    return "__HIVE_DEFAULT_PARTITION__";
+  }
+  std::string out;
+  for (unsigned char c : *value) {
+    if (NeedsEscape(c)) {
+      out += fmt::format("%{:02X}", c);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> SerializePartitionValue(const Column& column, int64_t row) {
+  if (column.IsNull(row)) {
+    return std::nullopt;
+  }
+  std::string text;
+  switch (column.Type()->Id()) {
+    case TypeId::kString:
+    case TypeId::kBinary:
+      return std::string(column.BytesAt(row));
+    case TypeId::kBoolean:
+      return column.Values<uint8_t>()[row] ? "true" : "false";
+    case TypeId::kDate:
+      columnar::AppendDate(column.Values<int32_t>()[row], &text);
+      return text;
+    case TypeId::kTimestamp:
+      columnar::AppendTimestampIso(column.Values<int64_t>()[row], true, &text);
+      return text;
+    case TypeId::kTimestampNtz:
+      columnar::AppendTimestampSpark(column.Values<int64_t>()[row], &text);
+      return text;
+    case TypeId::kDecimal:
+      columnar::AppendDecimal(column.Values<columnar::Int128>()[row], column.Type()->Scale(),
+                              &text);
+      return text;
+    default: {
+      json value = LeafValue(column, row);
+      return value.is_null() ? std::nullopt : std::optional<std::string>(value.dump());
+    }
+  }
+}
+
+std::string ComputeStats(const columnar::RecordBatch& batch, int string_prefix) {
+  json min = json::object();
+  json max = json::object();
+  json nulls = json::object();
+  for (int i = 0; i < batch.NumColumns(); ++i) {
+    CollectStats(*batch.ColumnAt(i), batch.Schema()->FieldAt(i).Name(), string_prefix, &min,
+                 &max, &nulls);
+  }
+  return json({{"numRecords", batch.NumRows()},
+               {"minValues", min},
+               {"maxValues", max},
+               {"nullCount", nulls}})
+      .dump();
+}
+
+Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::string& table_root,
+                                            const columnar::SchemaPtr& schema,
+                                            const std::vector<std::string>& partition_columns,
+                                            const std::vector<columnar::RecordBatchPtr>& batches,
+                                            const DataWriteOptions& options) {
+  std::vector<int> partition_index;
+  std::vector<int> data_index;
+  std::vector<Field> data_fields;
+  for (const std::string& name : partition_columns) {
+    const int index = schema->FieldIndex(name);
+    if (index < 0) {
+      return Status::InvalidArgument(
+          fmt::format("partition column '{}' is not in the schema", name));
+    }
+    if (schema->FieldAt(index).Type()->IsNested()) {
+      return Status::InvalidArgument(
+          fmt::format("partition column '{}' has nested type {}", name,
+                      schema->FieldAt(index).Type()->ToString()));
+    }
+    partition_index.push_back(index);
+  }
+  for (int i = 0; i < schema->NumFields(); ++i) {
+    if (std::find(partition_index.begin(), partition_index.end(), i) == partition_index.end()) {
+      data_index.push_back(i);
+      data_fields.push_back(schema->FieldAt(i));
+    }
+  }
+  auto data_schema = std::make_shared<const columnar::Schema>(data_fields);
+  // Rows grouped by partition: the relative directory -> its values and batches.
+  struct Partition {
+    PartitionValues values;
+    std::vector<columnar::RecordBatchPtr> batches;
+  };
+  std::map<std::string, Partition> partitions;
+  for (const auto& batch : batches) {
+    if (!batch->Schema()->AsStruct()->SameShape(*schema->AsStruct())) {
+      return Status::InvalidArgument(fmt::format("batch schema {} does not match the table's {}",
+                                                 batch->Schema()->AsStruct()->ToString(),
+                                                 schema->AsStruct()->ToString()));
+    }
+    std::map<std::string, std::vector<int64_t>> rows_by_dir;
+    std::map<std::string, PartitionValues> values_by_dir;
+    for (int64_t row = 0; row < batch->NumRows(); ++row) {
+      std::string dir;
+      PartitionValues values;
+      for (size_t p = 0; p < partition_index.size(); ++p) {
+        auto value = SerializePartitionValue(*batch->ColumnAt(partition_index[p]), row);
+        dir += partition_columns[p] + "=" + EscapePartitionValue(value) + "/";
+        values[partition_columns[p]] = value;
+      }
+      rows_by_dir[dir].push_back(row);
+      values_by_dir.emplace(dir, std::move(values));
+    }
+    for (auto& [dir, rows] : rows_by_dir) {
+      std::vector<ColumnPtr> columns;
+      for (int index : data_index) {
+        if (partition_index.empty()) {
+          columns.push_back(batch->ColumnAt(index));
+        } else {
+          TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*batch->ColumnAt(index), rows));
+          columns.push_back(std::move(taken));
+        }
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto part, columnar::RecordBatch::Make(
+                                               data_schema, static_cast<int64_t>(rows.size()),
+                                               std::move(columns)));
+      Partition& partition = partitions[dir];
+      partition.values = values_by_dir[dir];
+      partition.batches.push_back(std::move(part));
+    }
+  }
+  std::vector<AddFile> adds;
+  const std::string codec = options.parquet.codec == parquet::CompressionCodec::kZstd
+                                ? "zstd"
+                                : options.parquet.codec == parquet::CompressionCodec::kSnappy
+                                      ? "snappy"
+                                      : "uncompressed";
+  int file_number = 0;
+  for (auto& [dir, partition] : partitions) {
+    const std::string relative =
+        fmt::format("{}part-{:05}-{}.c000.{}.parquet", dir, file_number++, RandomUuid(), codec);
+    const std::string path = storage::JoinPath(table_root, relative);
+    TRIBUTARY_RETURN_NOT_OK(
+        parquet::WriteParquetFile(fs, path, partition.batches, data_schema, options.parquet));
+    TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, fs.GetFileInfo(path));
+    // Statistics over the whole file: concatenate is not needed, merge per batch instead would
+    // be cheaper, but files are written from few batches.
+    std::vector<ColumnPtr> merged;
+    int64_t rows = 0;
+    for (int c = 0; c < data_schema->NumFields(); ++c) {
+      std::vector<ColumnPtr> pieces;
+      for (const auto& b : partition.batches) {
+        pieces.push_back(b->ColumnAt(c));
+      }
+      if (data_schema->FieldAt(c).Type()->IsNested() && pieces.size() > 1) {
+        merged.clear();
+        break;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto column, columnar::Concatenate(pieces));
+      merged.push_back(std::move(column));
+    }
+    for (const auto& b : partition.batches) {
+      rows += b->NumRows();
+    }
+    AddFile add;
+    add.path = relative;
+    add.partition_values = partition.values;
+    add.size = info.size;
+    add.modification_time = info.modification_time_ms;
+    add.data_change = true;
+    if (static_cast<int>(merged.size()) == data_schema->NumFields()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto all, columnar::RecordBatch::Make(data_schema, rows,
+                                                                      std::move(merged)));
+      add.stats = ComputeStats(*all, options.stats_string_prefix);
+    } else {
+      add.stats = json({{"numRecords", rows}}).dump();
+    }
+    adds.push_back(std::move(add));
+  }
+  return adds;
+}
+
+}  // namespace tributary::delta

@@ -1,0 +1,47 @@
+// Writing table data: rows split by partition into Parquet files under Hive-style directories,
+// with the per-file statistics Delta readers use for skipping (PROTOCOL.md "Per-file
+// Statistics", "Partition Value Serialization").
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "columnar/record_batch.h"
+#include "delta/actions.h"
+#include "expr/time_zone.h"
+#include "formats/parquet/writer.h"
+#include "storage/file_system.h"
+
+namespace tributary::delta {
+
+struct DataWriteOptions {
+  /// Parquet options of the data files. Default: SNAPPY, 128 MiB row groups.
+  parquet::ParquetWriterOptions parquet;
+  /// String min/max statistics keep this many characters, as Spark. Default: 32.
+  int stats_string_prefix = 32;
+};
+
+/// Writes `batches` (in the table's logical `schema`) as new data files under `table_root`:
+/// one file per distinct partition, data columns only, named part-<n>-<uuid>.c000.<codec>.parquet
+/// under escaped `col=value/` directories. Returns one AddFile per file (path relative and
+/// URI-decoded as Snapshot holds them, partitionValues, size, modificationTime, stats JSON).
+/// Files are published atomically but are invisible to readers until committed.
+Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::string& table_root,
+                                            const columnar::SchemaPtr& schema,
+                                            const std::vector<std::string>& partition_columns,
+                                            const std::vector<columnar::RecordBatchPtr>& batches,
+                                            const DataWriteOptions& options = {});
+
+/// Hive's escaping of a partition directory value (`/` -> %2F, `%` -> %25, ...), and
+/// __HIVE_DEFAULT_PARTITION__ for null.
+std::string EscapePartitionValue(const std::optional<std::string>& value);
+
+/// The partitionValues text of row `row` of a partition column (PROTOCOL.md "Partition Value
+/// Serialization"): nullopt for null; timestamps as ISO-8601 UTC with microseconds.
+std::optional<std::string> SerializePartitionValue(const columnar::Column& column, int64_t row);
+
+/// The stats JSON of `batch` (data columns): numRecords, minValues, maxValues, nullCount.
+std::string ComputeStats(const columnar::RecordBatch& batch, int string_prefix);
+
+}  // namespace tributary::delta

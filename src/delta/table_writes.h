@@ -1,0 +1,57 @@
+// Writing a DataFrame-shaped result into a Delta table: create, append, overwrite, with
+// Spark's save modes, partitioning, idempotent streaming writes (txn) and mergeSchema.
+
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "columnar/record_batch.h"
+#include "delta/file_writer.h"
+#include "delta/transaction.h"
+
+namespace tributary::delta {
+
+/// Spark's DataFrameWriter modes.
+enum class SaveMode : uint8_t { kAppend, kOverwrite, kErrorIfExists, kIgnore };
+
+struct TableWriteOptions {
+  /// Default: kErrorIfExists, as Spark.
+  SaveMode mode = SaveMode::kErrorIfExists;
+  /// Partition columns of a new table (ignored, but checked, for an existing one). Default: none.
+  std::vector<std::string> partition_by;
+  /// Table properties of a new table ("delta.checkpointInterval", ...). Default: none.
+  std::map<std::string, std::string> properties;
+  /// Append: add new top-level columns of the data to the table schema. Default: false.
+  bool merge_schema = false;
+  /// Idempotent writes: skip when the table already holds `version` of application `app_id`
+  /// (Structured Streaming's txn(appId = query id, version = batch id)). Default: none.
+  std::optional<std::pair<std::string, int64_t>> txn;
+  DataWriteOptions data;
+  TransactionOptions transaction;
+};
+
+/// What a write did.
+struct TableWriteResult {
+  /// The version committed, or the current version when nothing was written.
+  int64_t version = -1;
+  bool committed = false;
+  int64_t files_added = 0;
+  int64_t files_removed = 0;
+};
+
+/// Writes `batches` (all in `schema`) to the table at `table_root` per `options`. The data files
+/// are written first and become visible only with the commit; on a conflict or failure nothing
+/// is visible (left-over files are unreferenced and VACUUM removes them).
+Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& table_root,
+                                    const columnar::SchemaPtr& schema,
+                                    const std::vector<columnar::RecordBatchPtr>& batches,
+                                    const TableWriteOptions& options);
+
+/// The protocol a new table with `schema` needs: (1, 2), or table features (3, 7) when a column
+/// is timestamp_ntz.
+Protocol MinimalProtocol(const columnar::Schema& schema);
+
+}  // namespace tributary::delta

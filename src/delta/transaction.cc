@@ -1,0 +1,338 @@
+// Commit file written by a transaction (PROTOCOL.md "Delta Log Entries"), one action per line
+// in this order:
+//
+//   commitInfo   {"timestamp":ms,"operation":s,"operationParameters":{...},"isBlindAppend":b,
+//                 "engineInfo":s,"txnId":uuid,"readVersion":v?}
+//   [protocol]   {"minReaderVersion":r,"minWriterVersion":w,["readerFeatures"],["writerFeatures"]}
+//   [metaData]   {"id","format":{"provider":"parquet","options":{}},"schemaString",
+//                 "partitionColumns","configuration","createdTime"}
+//   *txn         {"appId","version","lastUpdated"}
+//   *remove      {"path","deletionTimestamp","dataChange","extendedFileMetadata":true,
+//                 "partitionValues","size"[,"deletionVector"]}
+//   *add         {"path","partitionValues","size","modificationTime","dataChange","stats"}
+
+#include "delta/transaction.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "delta/log_segment.h"
+#include "storage/path.h"
+
+namespace tributary::delta {
+
+using nlohmann::json;
+
+namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+json PartitionsJson(const PartitionValues& values) {
+  json out = json::object();
+  for (const auto& [key, value] : values) {
+    out[key] = value ? json(*value) : json();
+  }
+  return out;
+}
+
+json DeletionVectorJson(const DeletionVectorDescriptor& dv) {
+  json out = {{"storageType", dv.storage_type},
+              {"pathOrInlineDv", dv.path_or_inline_dv},
+              {"sizeInBytes", dv.size_in_bytes},
+              {"cardinality", dv.cardinality}};
+  if (dv.offset) {
+    out["offset"] = *dv.offset;
+  }
+  return out;
+}
+
+bool IsDataFileOf(const std::string& path, const std::vector<delta::AddFile>& files) {
+  for (const auto& f : files) {
+    if (f.path == path) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string NewUuid() {
+  static thread_local std::mt19937_64 rng = [] {
+    std::random_device device;
+    return std::mt19937_64((uint64_t{device()} << 32) ^ device() ^
+                           (static_cast<uint64_t>(getpid()) << 16));
+  }();
+  uint8_t bytes[16];
+  for (int i = 0; i < 16; i += 8) {
+    const uint64_t r = rng();
+    std::memcpy(bytes + i, &r, 8);
+  }
+  bytes[6] = (bytes[6] & 0x0F) | 0x40;
+  bytes[8] = (bytes[8] & 0x3F) | 0x80;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) {
+      out.push_back('-');
+    }
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 15]);
+  }
+  return out;
+}
+
+std::string EncodeUriPath(std::string_view path) {
+  std::string out;
+  for (unsigned char c : path) {
+    const bool keep = std::isalnum(c) || std::strchr("-._~/=:@,;$&+!*'()", c) != nullptr;
+    if (keep && c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+Transaction::Transaction(storage::FileSystem& fs, std::string table_root,
+                         std::shared_ptr<const Snapshot> snapshot, TransactionOptions options)
+    : fs_(fs),
+      table_root_(std::move(table_root)),
+      snapshot_(std::move(snapshot)),
+      options_(std::move(options)),
+      txn_id_(NewUuid()) {}
+
+Result<std::unique_ptr<Transaction>> Transaction::Begin(storage::FileSystem& fs,
+                                                        std::string table_root,
+                                                        TransactionOptions options) {
+  std::shared_ptr<const Snapshot> snapshot;
+  auto loaded = Snapshot::Load(fs, table_root);
+  if (loaded.ok()) {
+    snapshot = std::move(*loaded);
+  } else if (!loaded.status().IsNotFound()) {
+    return loaded.status();
+  }
+  return std::unique_ptr<Transaction>(
+      new Transaction(fs, std::move(table_root), std::move(snapshot), std::move(options)));
+}
+
+void Transaction::SetTransaction(std::string app_id, int64_t version) {
+  txns_[std::move(app_id)] = version;
+}
+
+void Transaction::ReadWholeTable() { read_whole_table_ = true; }
+
+void Transaction::ReadPartitions(std::function<bool(const PartitionValues&)> predicate) {
+  read_predicate_ = std::move(predicate);
+}
+
+void Transaction::SetOperation(std::string operation,
+                               std::map<std::string, std::string> parameters) {
+  operation_ = std::move(operation);
+  operation_parameters_ = std::move(parameters);
+}
+
+bool Transaction::IsBlindAppend() const {
+  return removes_.empty() && !read_whole_table_ && !read_predicate_ && !metadata_ && !protocol_;
+}
+
+std::string Transaction::Serialize() const {
+  std::string out;
+  json parameters = json::object();
+  for (const auto& [key, value] : operation_parameters_) {
+    parameters[key] = value;
+  }
+  json commit_info = {{"timestamp", NowMillis()},
+                      {"operation", operation_},
+                      {"operationParameters", parameters},
+                      {"isolationLevel", options_.isolation == IsolationLevel::kSerializable
+                                             ? "Serializable"
+                                             : "WriteSerializable"},
+                      {"isBlindAppend", IsBlindAppend()},
+                      {"engineInfo", options_.engine_info},
+                      {"txnId", txn_id_}};
+  if (snapshot_) {
+    commit_info["readVersion"] = snapshot_->Version();
+  }
+  out += json({{"commitInfo", commit_info}}).dump() + "\n";
+  if (protocol_) {
+    json p = {{"minReaderVersion", protocol_->min_reader_version},
+              {"minWriterVersion", protocol_->min_writer_version}};
+    if (protocol_->reader_features) {
+      p["readerFeatures"] = *protocol_->reader_features;
+    }
+    if (protocol_->writer_features) {
+      p["writerFeatures"] = *protocol_->writer_features;
+    }
+    out += json({{"protocol", p}}).dump() + "\n";
+  }
+  if (metadata_) {
+    json m = {{"id", metadata_->id},
+              {"format", {{"provider", metadata_->format_provider}, {"options", json::object()}}},
+              {"schemaString", metadata_->schema_string},
+              {"partitionColumns", metadata_->partition_columns},
+              {"configuration", metadata_->configuration}};
+    if (metadata_->name) {
+      m["name"] = *metadata_->name;
+    }
+    if (metadata_->description) {
+      m["description"] = *metadata_->description;
+    }
+    if (metadata_->created_time) {
+      m["createdTime"] = *metadata_->created_time;
+    }
+    out += json({{"metaData", m}}).dump() + "\n";
+  }
+  for (const auto& [app_id, version] : txns_) {
+    out += json({{"txn", {{"appId", app_id}, {"version", version}, {"lastUpdated", NowMillis()}}}})
+               .dump() +
+           "\n";
+  }
+  const int64_t now = NowMillis();
+  for (const delta::RemoveFile& r : removes_) {
+    json rm = {{"path", EncodeUriPath(r.path)},
+               {"deletionTimestamp", r.deletion_timestamp.value_or(now)},
+               {"dataChange", r.data_change},
+               {"extendedFileMetadata", true},
+               {"partitionValues", PartitionsJson(r.partition_values)}};
+    if (r.size) {
+      rm["size"] = *r.size;
+    }
+    if (r.deletion_vector) {
+      rm["deletionVector"] = DeletionVectorJson(*r.deletion_vector);
+    }
+    out += json({{"remove", rm}}).dump() + "\n";
+  }
+  for (const delta::AddFile& a : adds_) {
+    json add = {{"path", EncodeUriPath(a.path)},
+                {"partitionValues", PartitionsJson(a.partition_values)},
+                {"size", a.size},
+                {"modificationTime", a.modification_time},
+                {"dataChange", a.data_change}};
+    if (a.stats) {
+      add["stats"] = *a.stats;
+    }
+    if (!a.tags.empty()) {
+      add["tags"] = a.tags;
+    }
+    if (a.deletion_vector) {
+      add["deletionVector"] = DeletionVectorJson(*a.deletion_vector);
+    }
+    out += json({{"add", add}}).dump() + "\n";
+  }
+  return out;
+}
+
+Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& winner) const {
+  auto conflict = [&](std::string_view reason) {
+    return Status::Conflict(fmt::format(
+        "{}: transaction that read version {} conflicts with version {}: {}", table_root_,
+        ReadVersion(), version, reason));
+  };
+  bool winner_blind = false;
+  for (const Action& a : winner) {
+    if (a.commit_info) {
+      json info = json::parse(*a.commit_info, nullptr, false);
+      if (info.is_object()) {
+        auto it = info.find("isBlindAppend");
+        winner_blind = it != info.end() && it->is_boolean() && it->get<bool>();
+      }
+    }
+  }
+  for (const Action& a : winner) {
+    if (a.protocol) {
+      return conflict("the protocol changed (ProtocolChangedException)");
+    }
+    if (a.metadata) {
+      return conflict(ReadVersion() < 0 ? "the table was created concurrently"
+                                        : "the metadata changed (MetadataChangedException)");
+    }
+    if (a.txn && txns_.count(a.txn->app_id)) {
+      return conflict(fmt::format(
+          "application '{}' committed concurrently (ConcurrentTransactionException)",
+          a.txn->app_id));
+    }
+    if (a.add && a.add->data_change) {
+      const bool checked =
+          options_.isolation == IsolationLevel::kSerializable || !winner_blind;
+      const bool read_it = read_whole_table_ ||
+                           (read_predicate_ && read_predicate_(a.add->partition_values));
+      if (checked && read_it) {
+        return conflict(fmt::format("it added {} which this transaction should have read "
+                                    "(ConcurrentAppendException)",
+                                    a.add->path));
+      }
+    }
+    if (a.remove) {
+      for (const delta::RemoveFile& mine : removes_) {
+        if (mine.path == a.remove->path) {
+          return conflict(fmt::format("both removed {} (ConcurrentDeleteDeleteException)",
+                                      a.remove->path));
+        }
+      }
+      const bool read_it =
+          snapshot_ && (read_whole_table_ ||
+                        (read_predicate_ && read_predicate_(a.remove->partition_values))) &&
+          IsDataFileOf(a.remove->path, snapshot_->Files());
+      if (read_it) {
+        return conflict(fmt::format("it removed {} which this transaction read "
+                                    "(ConcurrentDeleteReadException)",
+                                    a.remove->path));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<int64_t> Transaction::Commit() {
+  if (ReadVersion() < 0 && (!metadata_ || !protocol_)) {
+    return Status::InvalidArgument(
+        fmt::format("{}: the first commit of a table needs protocol and metaData", table_root_));
+  }
+  const std::string log_dir = storage::JoinPath(table_root_, "_delta_log");
+  const std::string text = Serialize();
+  int64_t version = ReadVersion() + 1;
+  for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
+    const std::string path = CommitPath(log_dir, version);
+    Status st = fs_.WriteFile(path, text, storage::WriteMode::kPutIfAbsent);
+    if (st.ok()) {
+      return version;
+    }
+    if (!st.IsAlreadyExists()) {
+      // The outcome is unknown (FileSystem guarantee 5): the commit may have landed.
+      auto landed = fs_.ReadFile(path);
+      if (landed.ok() && *landed == text) {
+        return version;
+      }
+      return st.WithContext(fmt::format("committing version {}", version));
+    }
+    // Lost the race: check every commit that won since, then try after the newest.
+    while (true) {
+      auto winner_text = fs_.ReadFile(CommitPath(log_dir, version));
+      if (!winner_text.ok()) {
+        if (winner_text.status().IsNotFound()) {
+          break;  // `version` is free again in our view: retry it
+        }
+        return winner_text.status();
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto winner, ParseCommit(*winner_text, CommitPath(log_dir, version)));
+      TRIBUTARY_RETURN_NOT_OK(CheckConflict(version, winner));
+      ++version;
+    }
+  }
+  return Status::Conflict(fmt::format("{}: gave up after {} attempts; the table is too contended",
+                                      table_root_, options_.max_attempts));
+}
+
+}  // namespace tributary::delta

@@ -1,0 +1,101 @@
+// Transaction: an atomic, isolated change to a Delta table by optimistic concurrency
+// (PROTOCOL.md "Optimistic Concurrency Control"; conflict rules of Delta Spark's
+// ConflictChecker, summarised in ../shared/notes/delta-protocol.md).
+
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "delta/actions.h"
+#include "delta/snapshot.h"
+#include "storage/file_system.h"
+
+namespace tributary::delta {
+
+/// Delta's isolation levels. WriteSerializable (Delta's default) lets a blind append commit
+/// concurrently with a transaction that read the table; Serializable does not.
+enum class IsolationLevel : uint8_t { kWriteSerializable, kSerializable };
+
+struct TransactionOptions {
+  /// Default: kWriteSerializable.
+  IsolationLevel isolation = IsolationLevel::kWriteSerializable;
+  /// Commit attempts before giving up on a contended table. Default: 50.
+  int max_attempts = 50;
+  /// commitInfo.engineInfo. Default: "tributary/0.1.0".
+  std::string engine_info = "tributary/0.1.0";
+};
+
+/// Collects actions against the snapshot it began on, then commits them as the next version
+/// with a put-if-absent of `_delta_log/<v>.json`. When another writer won that version, the
+/// winning commits are checked for conflicts with what this transaction read and wrote; without
+/// a conflict the commit is retried on top of them, otherwise Commit fails with a Conflict error
+/// naming the winning version and the reason.
+///
+/// Thread-safety: one thread per transaction.
+class Transaction {
+ public:
+  /// Begins on the latest snapshot of `table_root`, or on an empty table when none exists yet.
+  static Result<std::unique_ptr<Transaction>> Begin(storage::FileSystem& fs,
+                                                    std::string table_root,
+                                                    TransactionOptions options = {});
+
+  /// The snapshot read, or nullptr for a table that does not exist yet.
+  const Snapshot* ReadSnapshot() const { return snapshot_.get(); }
+  /// The version read; -1 for a new table.
+  int64_t ReadVersion() const { return snapshot_ ? snapshot_->Version() : -1; }
+
+  void SetProtocol(Protocol protocol) { protocol_ = std::move(protocol); }
+  void SetMetadata(Metadata metadata) { metadata_ = std::move(metadata); }
+  void AddFile(delta::AddFile add) { adds_.push_back(std::move(add)); }
+  void RemoveFile(delta::RemoveFile remove) { removes_.push_back(std::move(remove)); }
+  /// Records that this transaction's output is version `version` of application `app_id`
+  /// (streaming sinks make writes idempotent with it).
+  void SetTransaction(std::string app_id, int64_t version);
+  /// The result depends on every file of the table (overwrite, delete): concurrent changes to
+  /// any file conflict.
+  void ReadWholeTable();
+  /// The result depends on the files of partitions matching `predicate` (replaceWhere).
+  void ReadPartitions(std::function<bool(const PartitionValues&)> predicate);
+  /// commitInfo.operation and operationParameters (values are JSON texts or strings).
+  void SetOperation(std::string operation, std::map<std::string, std::string> parameters);
+
+  /// Commits; returns the version written.
+  Result<int64_t> Commit();
+
+ private:
+  Transaction(storage::FileSystem& fs, std::string table_root,
+              std::shared_ptr<const Snapshot> snapshot, TransactionOptions options);
+
+  bool IsBlindAppend() const;
+  std::string Serialize() const;
+  Status CheckConflict(int64_t version, const std::vector<Action>& winner) const;
+
+  storage::FileSystem& fs_;
+  std::string table_root_;
+  std::shared_ptr<const Snapshot> snapshot_;
+  TransactionOptions options_;
+  std::optional<Protocol> protocol_;
+  std::optional<Metadata> metadata_;
+  std::vector<delta::AddFile> adds_;
+  std::vector<delta::RemoveFile> removes_;
+  std::map<std::string, int64_t> txns_;
+  bool read_whole_table_ = false;
+  std::function<bool(const PartitionValues&)> read_predicate_;
+  std::string operation_ = "WRITE";
+  std::map<std::string, std::string> operation_parameters_;
+  std::string txn_id_;
+};
+
+/// Percent-encodes a relative data path for the log (`add.path` is a URI; `%` from Hive's
+/// escaping becomes `%25`).
+std::string EncodeUriPath(std::string_view path);
+
+/// A random (version 4) UUID.
+std::string NewUuid();
+
+}  // namespace tributary::delta
