@@ -1,5 +1,6 @@
 #include "demo.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -9,6 +10,9 @@
 #include "columnar/canonical_json.h"
 #include "columnar/column_builder.h"
 #include "columnar/take.h"
+#include "delta/snapshot.h"
+#include "delta/table_reader.h"
+#include "delta/table_writes.h"
 #include "expr/evaluator.h"
 #include "storage/local_file_system.h"
 #include "storage/path.h"
@@ -166,20 +170,49 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
                      report->NumRows(), typed->NumRows());
   PrintRows(*report, out);
 
-  // 4. Publish the result atomically and show what the folder holds.
-  std::string result;
-  for (const std::string& row : columnar::CanonicalJsonRows(*report)) {
-    result += row + "\n";
+  // 4. Commit the typed events to a Delta table partitioned by status, as a streaming sink
+  //    would: idempotently, under the application id and batch number of the job.
+  const std::string table = storage::JoinPath(dir, "tables/orders");
+  delta::TableWriteOptions write;
+  write.mode = delta::SaveMode::kAppend;
+  write.partition_by = {"status"};
+  write.txn = std::make_pair(std::string("tributary-demo"), int64_t{1});
+  TRIBUTARY_ASSIGN_OR_RAISE(auto committed,
+                            delta::WriteTable(fs, table, typed->Schema(), {typed}, write));
+  if (committed.committed) {
+    out << fmt::format("\n4. committed {} Parquet files to the Delta table {} as version {}\n",
+                       committed.files_added, table, committed.version);
+  } else {
+    out << fmt::format("\n4. the Delta table {} already holds this batch (txn tributary-demo/1)\n",
+                       table);
   }
-  const std::string result_path = storage::JoinPath(dir, "curated/shipped_orders.jsonl");
-  TRIBUTARY_RETURN_NOT_OK(fs.WriteFile(result_path, result, storage::WriteMode::kReplace));
-  storage::ListOptions recursive;
-  recursive.recursive = true;
-  TRIBUTARY_ASSIGN_OR_RAISE(auto listing, fs.List(dir, recursive));
-  out << "\n4. published the result with an atomic replace; the folder now holds:\n";
-  for (const auto& info : listing) {
-    out << fmt::format("    {:>6} bytes  {}\n", info.size, info.path);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto replayed,
+                            delta::WriteTable(fs, table, typed->Schema(), {typed}, write));
+  out << fmt::format("   replaying the same batch is a no-op: committed {}, version stays {}\n",
+                     replayed.committed ? "yes" : "no", replayed.version);
+
+  // 5. Read the table back through log replay and the Parquet reader.
+  TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, delta::Snapshot::Load(fs, table));
+  delta::TableReadOptions read;
+  read.session_time_zone = options.time_zone;
+  read.pool = &pool;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, delta::ReadTable(fs, *snapshot, read));
+  std::vector<std::string> rows;
+  for (const auto& batch : batches) {
+    for (auto& row : columnar::CanonicalJsonRows(*batch)) {
+      rows.push_back(std::move(row));
+    }
   }
+  std::sort(rows.begin(), rows.end());
+  out << fmt::format("5. version {} of the table: {} live files, {} rows\n", snapshot->Version(),
+                     snapshot->Files().size(), rows.size());
+  for (const auto& add : snapshot->Files()) {
+    out << fmt::format("    {} ({} bytes)\n", add.path, add.size);
+  }
+  for (const std::string& row : rows) {
+    out << "    " << row << "\n";
+  }
+  out << fmt::format("   inspect it with: tributary table describe|history|files|cat {}\n", table);
   out << fmt::format(
       "\ncolumn memory: peak {} bytes through the demo's pool, {} still held by the "
       "result batches\n",
