@@ -23,6 +23,7 @@ struct Replay {
   std::optional<Metadata> metadata;
   std::unordered_set<std::string> seen_files;
   std::vector<AddFile> files;
+  std::vector<RemoveFile> tombstones;
   std::map<std::string, int64_t> transactions;
   std::set<std::string> seen_domains;
   std::map<std::string, std::string> domains;
@@ -45,7 +46,9 @@ struct Replay {
         }
       }
       if (a.remove) {
-        seen_files.insert(FileKey(a.remove->path, a.remove->deletion_vector));
+        if (seen_files.insert(FileKey(a.remove->path, a.remove->deletion_vector)).second) {
+          tombstones.push_back(std::move(*a.remove));
+        }
       }
       if (a.txn && !transactions.count(a.txn->app_id)) {
         transactions[a.txn->app_id] = a.txn->version;
@@ -155,6 +158,7 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
   // Replay collected files newest first; keep the log's order for callers.
   std::reverse(replay.files.begin(), replay.files.end());
   snapshot->files_ = std::move(replay.files);
+  snapshot->tombstones_ = std::move(replay.tombstones);
   snapshot->transactions_ = std::move(replay.transactions);
   snapshot->domains_ = std::move(replay.domains);
   snapshot->segment_ = std::move(segment);

@@ -41,6 +41,9 @@ class Snapshot {
   ColumnMappingMode MappingMode() const { return mapping_mode_; }
   /// Live data files, in log order.
   const std::vector<AddFile>& Files() const { return files_; }
+  /// Removed files still in the log (tombstones), newest per file: VACUUM keeps their data
+  /// until `deletion_timestamp` is older than the retention period.
+  const std::vector<RemoveFile>& Tombstones() const { return tombstones_; }
   /// Latest transaction version per appId.
   const std::map<std::string, int64_t>& Transactions() const { return transactions_; }
   /// Live domain metadata: domain -> configuration.
@@ -61,6 +64,7 @@ class Snapshot {
   columnar::SchemaPtr schema_;
   ColumnMappingMode mapping_mode_ = ColumnMappingMode::kNone;
   std::vector<AddFile> files_;
+  std::vector<RemoveFile> tombstones_;
   std::map<std::string, int64_t> transactions_;
   std::map<std::string, std::string> domains_;
   LogSegment segment_;

@@ -84,15 +84,13 @@ class ColumnAdapter {
       for (const Field& field : type->Fields()) {
         const int index = Match(field, node);
         if (index < 0) {
-          TRIBUTARY_ASSIGN_OR_RAISE(auto nulls,
-                                    Column::MakeAllNull(field.Type(), column->Length(),
-                                                        context_.pool));
+          TRIBUTARY_ASSIGN_OR_RAISE(
+              auto nulls, Column::MakeAllNull(field.Type(), column->Length(), context_.pool));
           children.push_back(std::move(nulls));
         } else {
-          TRIBUTARY_ASSIGN_OR_RAISE(auto child,
-                                    Adapt(column->Child(index),
-                                          *node.children[static_cast<size_t>(index)],
-                                          field.Type()));
+          TRIBUTARY_ASSIGN_OR_RAISE(
+              auto child, Adapt(column->Child(index), *node.children[static_cast<size_t>(index)],
+                                field.Type()));
           children.push_back(std::move(child));
         }
       }
@@ -106,9 +104,9 @@ class ColumnAdapter {
       std::vector<ColumnPtr> children;
       for (int c = 0; c < column->NumChildren(); ++c) {
         const DataTypePtr& child_type = c == 0 ? type->ElementType() : type->ValueType();
-        TRIBUTARY_ASSIGN_OR_RAISE(auto child, Adapt(column->Child(c),
-                                                    *node.children[static_cast<size_t>(c)],
-                                                    child_type));
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto child,
+            Adapt(column->Child(c), *node.children[static_cast<size_t>(c)], child_type));
         children.push_back(std::move(child));
       }
       return Column::Make(type, column->Length(), column->ValidityBuffer(), nullptr,
@@ -176,88 +174,98 @@ std::string DataFilePath(const std::string& table_root, const std::string& path)
   return storage::JoinPath(table_root, path);
 }
 
-Result<std::vector<columnar::RecordBatchPtr>> ReadTable(storage::FileSystem& fs,
-                                                        const Snapshot& snapshot,
-                                                        const TableReadOptions& options) {
+Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& fs,
+                                                           const Snapshot& snapshot,
+                                                           const AddFile& add,
+                                                           const TableReadOptions& options) {
   const expr::EvalContext context{options.session_time_zone, options.pool};
   const columnar::SchemaPtr& schema = snapshot.Schema();
   const auto& partition_columns = snapshot.GetMetadata().partition_columns;
   std::vector<columnar::RecordBatchPtr> out;
-  for (const AddFile& add : snapshot.Files()) {
-    const std::string path = DataFilePath(snapshot.TableRoot(), add.path);
-    TRIBUTARY_ASSIGN_OR_RAISE(auto reader, parquet::ParquetFileReader::Open(fs, path, options.pool));
-    std::vector<uint64_t> deleted;
-    if (add.deletion_vector) {
-      auto rows = LoadDeletedRows(fs, snapshot.TableRoot(), *add.deletion_vector);
-      if (!rows.ok()) {
-        return rows.status().WithContext(fmt::format("deletion vector of {}", path));
-      }
-      deleted = std::move(*rows);
+  const std::string path = DataFilePath(snapshot.TableRoot(), add.path);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto reader, parquet::ParquetFileReader::Open(fs, path, options.pool));
+  std::vector<uint64_t> deleted;
+  if (add.deletion_vector) {
+    auto rows = LoadDeletedRows(fs, snapshot.TableRoot(), *add.deletion_vector);
+    if (!rows.ok()) {
+      return rows.status().WithContext(fmt::format("deletion vector of {}", path));
     }
-    ColumnAdapter adapter(snapshot.MappingMode(), context, path);
-    const parquet::SchemaNode& root = *reader->Tree().root;
-    uint64_t first_row = 0;
-    size_t next_deleted = 0;
-    for (int g = 0; g < reader->NumRowGroups(); ++g) {
-      TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->ReadRowGroup(g));
-      const int64_t rows = batch->NumRows();
-      std::vector<ColumnPtr> columns;
-      for (const Field& field : schema->Fields()) {
-        const bool is_partition = std::find(partition_columns.begin(), partition_columns.end(),
-                                            field.Name()) != partition_columns.end();
-        if (is_partition) {
-          const std::string key = PhysicalName(field, snapshot.MappingMode());
-          auto it = add.partition_values.find(key);
-          if (it == add.partition_values.end()) {
-            it = add.partition_values.find(field.Name());
-          }
-          const std::optional<std::string> value =
-              it == add.partition_values.end() ? std::nullopt : it->second;
-          TRIBUTARY_ASSIGN_OR_RAISE(auto column,
-                                    PartitionColumn(field, value, rows, context, path));
-          columns.push_back(std::move(column));
-          continue;
+    deleted = std::move(*rows);
+  }
+  ColumnAdapter adapter(snapshot.MappingMode(), context, path);
+  const parquet::SchemaNode& root = *reader->Tree().root;
+  uint64_t first_row = 0;
+  size_t next_deleted = 0;
+  for (int g = 0; g < reader->NumRowGroups(); ++g) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->ReadRowGroup(g));
+    const int64_t rows = batch->NumRows();
+    std::vector<ColumnPtr> columns;
+    for (const Field& field : schema->Fields()) {
+      const bool is_partition = std::find(partition_columns.begin(), partition_columns.end(),
+                                          field.Name()) != partition_columns.end();
+      if (is_partition) {
+        const std::string key = PhysicalName(field, snapshot.MappingMode());
+        auto it = add.partition_values.find(key);
+        if (it == add.partition_values.end()) {
+          it = add.partition_values.find(field.Name());
         }
-        const int index = adapter.Match(field, root);
-        if (index < 0) {
-          TRIBUTARY_ASSIGN_OR_RAISE(auto nulls,
-                                    Column::MakeAllNull(field.Type(), rows, options.pool));
-          columns.push_back(std::move(nulls));
-          continue;
-        }
-        TRIBUTARY_ASSIGN_OR_RAISE(auto column,
-                                  adapter.Adapt(batch->ColumnAt(index),
-                                                *root.children[static_cast<size_t>(index)],
-                                                field.Type()));
+        const std::optional<std::string> value =
+            it == add.partition_values.end() ? std::nullopt : it->second;
+        TRIBUTARY_ASSIGN_OR_RAISE(auto column, PartitionColumn(field, value, rows, context, path));
         columns.push_back(std::move(column));
+        continue;
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(auto logical,
-                                columnar::RecordBatch::Make(schema, rows, std::move(columns)));
-      if (!deleted.empty()) {
-        // Keep rows whose file-wide index is not in the (sorted) deleted list.
-        std::vector<int64_t> keep;
-        keep.reserve(static_cast<size_t>(rows));
-        for (int64_t r = 0; r < rows; ++r) {
-          const uint64_t file_row = first_row + static_cast<uint64_t>(r);
-          while (next_deleted < deleted.size() && deleted[next_deleted] < file_row) {
-            ++next_deleted;
-          }
-          if (next_deleted < deleted.size() && deleted[next_deleted] == file_row) {
-            continue;
-          }
-          keep.push_back(r);
-        }
-        std::vector<ColumnPtr> kept;
-        for (const ColumnPtr& column : logical->Columns()) {
-          TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*column, keep, options.pool));
-          kept.push_back(std::move(taken));
-        }
-        TRIBUTARY_ASSIGN_OR_RAISE(logical, columnar::RecordBatch::Make(
-                                               schema, static_cast<int64_t>(keep.size()),
-                                               std::move(kept)));
+      const int index = adapter.Match(field, root);
+      if (index < 0) {
+        TRIBUTARY_ASSIGN_OR_RAISE(auto nulls,
+                                  Column::MakeAllNull(field.Type(), rows, options.pool));
+        columns.push_back(std::move(nulls));
+        continue;
       }
-      first_row += static_cast<uint64_t>(rows);
-      out.push_back(std::move(logical));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto column, adapter.Adapt(batch->ColumnAt(index),
+                                     *root.children[static_cast<size_t>(index)], field.Type()));
+      columns.push_back(std::move(column));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto logical,
+                              columnar::RecordBatch::Make(schema, rows, std::move(columns)));
+    if (!deleted.empty()) {
+      // Keep rows whose file-wide index is not in the (sorted) deleted list.
+      std::vector<int64_t> keep;
+      keep.reserve(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) {
+        const uint64_t file_row = first_row + static_cast<uint64_t>(r);
+        while (next_deleted < deleted.size() && deleted[next_deleted] < file_row) {
+          ++next_deleted;
+        }
+        if (next_deleted < deleted.size() && deleted[next_deleted] == file_row) {
+          continue;
+        }
+        keep.push_back(r);
+      }
+      std::vector<ColumnPtr> kept;
+      for (const ColumnPtr& column : logical->Columns()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*column, keep, options.pool));
+        kept.push_back(std::move(taken));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          logical,
+          columnar::RecordBatch::Make(schema, static_cast<int64_t>(keep.size()), std::move(kept)));
+    }
+    first_row += static_cast<uint64_t>(rows);
+    out.push_back(std::move(logical));
+  }
+  return out;
+}
+
+Result<std::vector<columnar::RecordBatchPtr>> ReadTable(storage::FileSystem& fs,
+                                                        const Snapshot& snapshot,
+                                                        const TableReadOptions& options) {
+  std::vector<columnar::RecordBatchPtr> out;
+  for (const AddFile& add : snapshot.Files()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ReadDataFile(fs, snapshot, add, options));
+    for (auto& batch : batches) {
+      out.push_back(std::move(batch));
     }
   }
   return out;

@@ -26,6 +26,12 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadTable(storage::FileSystem& fs,
                                                         const Snapshot& snapshot,
                                                         const TableReadOptions& options = {});
 
+/// The live rows of one data file of `snapshot`, as ReadTable reads them.
+Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& fs,
+                                                           const Snapshot& snapshot,
+                                                           const AddFile& add,
+                                                           const TableReadOptions& options = {});
+
 /// The absolute path of a data file of the table (`add.path` may be relative or absolute).
 std::string DataFilePath(const std::string& table_root, const std::string& path);
 

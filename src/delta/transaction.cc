@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -63,6 +64,50 @@ bool IsDataFileOf(const std::string& path, const std::vector<delta::AddFile>& fi
     }
   }
   return false;
+}
+
+// Whether this writer can keep the table's protocol promises (PROTOCOL.md "Writer Requirements"):
+// features it does not implement are refused, never silently ignored.
+Status CheckWritable(const Snapshot& snapshot) {
+  const Protocol& p = snapshot.GetProtocol();
+  const std::string& root = snapshot.TableRoot();
+  if (p.min_writer_version > 7) {
+    return Status::NotImplemented(
+        fmt::format("{}: unsupported minWriterVersion {}", root, p.min_writer_version));
+  }
+  static const std::vector<std::string> kSupported = {
+      "appendOnly", "timestampNtz", "domainMetadata", "vacuumProtocolCheck", "deletionVectors"};
+  if (p.writer_features) {
+    for (const std::string& feature : *p.writer_features) {
+      if (std::find(kSupported.begin(), kSupported.end(), feature) == kSupported.end()) {
+        return Status::NotImplemented(
+            fmt::format("{}: writing tables with feature '{}' is not supported", root, feature));
+      }
+    }
+  }
+  const auto& config = snapshot.GetMetadata().configuration;
+  for (const auto& [key, value] : config) {
+    const bool active =
+        (key == "delta.enableChangeDataFeed" && value == "true") ||
+        (key == "delta.columnMapping.mode" && value != "none") ||
+        (key == "delta.enableInCommitTimestamps" && value == "true") ||
+        (key == "delta.enableRowTracking" && value == "true") || key.rfind("delta.constraints.", 0) == 0;
+    if (active) {
+      return Status::NotImplemented(
+          fmt::format("{}: writing tables with '{}' = '{}' is not supported", root, key, value));
+    }
+  }
+  for (const auto& field : snapshot.Schema()->Fields()) {
+    for (const auto& [key, value] : field.Metadata()) {
+      if (key == "delta.invariants" || key == "delta.generationExpression" ||
+          key.rfind("delta.identity.", 0) == 0) {
+        return Status::NotImplemented(fmt::format(
+            "{}: column '{}' has '{}', which this writer does not enforce", root, field.Name(),
+            key));
+      }
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -120,6 +165,7 @@ Result<std::unique_ptr<Transaction>> Transaction::Begin(storage::FileSystem& fs,
   auto loaded = Snapshot::Load(fs, table_root);
   if (loaded.ok()) {
     snapshot = std::move(*loaded);
+    TRIBUTARY_RETURN_NOT_OK(CheckWritable(*snapshot));
   } else if (!loaded.status().IsNotFound()) {
     return loaded.status();
   }
@@ -296,6 +342,16 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
 }
 
 Result<int64_t> Transaction::Commit() {
+  if (snapshot_ && snapshot_->GetMetadata().configuration.count("delta.appendOnly") &&
+      snapshot_->GetMetadata().configuration.at("delta.appendOnly") == "true") {
+    for (const delta::RemoveFile& r : removes_) {
+      if (r.data_change) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: the table is append-only (delta.appendOnly); cannot remove {}", table_root_,
+            r.path));
+      }
+    }
+  }
   if (ReadVersion() < 0 && (!metadata_ || !protocol_)) {
     return Status::InvalidArgument(
         fmt::format("{}: the first commit of a table needs protocol and metaData", table_root_));

@@ -132,6 +132,10 @@ struct CorpusTable {
   const char* name;
   const char* dir;  // below the test data folder
   bool has_data;    // data files present: compare rows too
+  // What the table exercises, checked so that a corpus change cannot hollow the test out.
+  bool has_txns = false;
+  bool has_domains = false;
+  bool has_deletion_vectors = false;
 };
 
 void PrintTo(const CorpusTable& table, std::ostream* os) { *os << table.name; }
@@ -171,6 +175,11 @@ class CheckpointRoundTripTest : public ::testing::TestWithParam<CorpusTable> {
 TEST_P(CheckpointRoundTripTest, CheckpointAloneGivesTheSameSnapshotRowsAndPaths) {
   ASSERT_OK_AND_ASSIGN(auto original, Snapshot::Load(fs_, root_));
   const int64_t version = original->Version();
+  EXPECT_EQ(!original->Transactions().empty(), GetParam().has_txns);
+  EXPECT_EQ(!original->Domains().empty(), GetParam().has_domains);
+  EXPECT_EQ(std::any_of(original->Files().begin(), original->Files().end(),
+                        [](const AddFile& add) { return add.deletion_vector.has_value(); }),
+            GetParam().has_deletion_vectors);
   const std::set<std::string> raw_paths = RawAddPaths(LogDir());
   std::vector<std::string> original_rows;
   if (GetParam().has_data) {
@@ -223,34 +232,51 @@ TEST_P(CheckpointRoundTripTest, CheckpointAloneGivesTheSameSnapshotRowsAndPaths)
   distinct_paths.erase(std::unique(distinct_paths.begin(), distinct_paths.end()),
                        distinct_paths.end());
   EXPECT_EQ(distinct_paths, expected_paths);
-  // One row per action, and exactly one action per row.
+  // One row per action, and exactly one action per row; V2 tables add one checkpointMetadata.
+  const auto& features = original->GetProtocol().writer_features;
+  const bool v2 = features && std::find(features->begin(), features->end(), "v2Checkpoint") !=
+                                  features->end();
   ASSERT_OK_AND_ASSIGN(
       auto shape,
       testing::OracleQuery(
           "SELECT count(*) AS n, sum(CASE WHEN (txn IS NOT NULL)::INT + (add IS NOT NULL)::INT + "
           "(remove IS NOT NULL)::INT + (metaData IS NOT NULL)::INT + "
-          "(protocol IS NOT NULL)::INT + (domainMetadata IS NOT NULL)::INT = 1 THEN 0 ELSE 1 "
-          "END)::BIGINT AS bad, count(protocol) AS p, count(metaData) AS m FROM read_parquet('" +
-          checkpoint + "') WHERE checkpointMetadata IS NULL"));
+          "(protocol IS NOT NULL)::INT + (domainMetadata IS NOT NULL)::INT" +
+          std::string(v2 ? " + (checkpointMetadata IS NOT NULL)::INT" : "") +
+          " = 1 THEN 0 ELSE 1 END)::BIGINT AS bad, count(protocol) AS p, count(metaData) AS m, "
+          "count(remove) AS r FROM read_parquet('" + checkpoint + "')"));
   ASSERT_EQ(shape.size(), 1u);
-  const size_t expected_rows = 2 + original->Transactions().size() +
+  const size_t expected_rows = 2 + (v2 ? 1 : 0) + original->Transactions().size() +
                                original->Domains().size() + original->Files().size();
   EXPECT_EQ(shape[0], "{\"n\":" + std::to_string(expected_rows) +
-                          ",\"bad\":0,\"p\":1,\"m\":1}");
+                          ",\"bad\":0,\"p\":1,\"m\":1,\"r\":0}");
+  if (v2) {
+    ASSERT_OK_AND_ASSIGN(auto metadata,
+                         testing::OracleQuery("SELECT checkpointMetadata.version AS v FROM "
+                                              "read_parquet('" + checkpoint +
+                                              "') WHERE checkpointMetadata IS NOT NULL"));
+    EXPECT_EQ(metadata, std::vector<std::string>{"{\"v\":" + std::to_string(version) + "}"});
+  }
 }
 
 const CorpusTable kTables[] = {
     {"basic_append", "dat/basic_append/delta", true},
     {"multi_partitioned", "dat/multi_partitioned/delta", true},
-    {"dv_partitioned", "golden/delta-dv-partitioned-with-checkpoint/delta", true},
-    {"txn", "golden/delta-deltalog-getChanges/delta", false},
-    {"liquid_clustering_domains", "golden/delta-rs-table_with_liquid_clustering/delta", true},
+    {"dv_partitioned", "golden/delta-dv-partitioned-with-checkpoint/delta", true, false, false,
+     true},
+    {"txn", "golden/delta-deltalog-getChanges/delta", false, true},
+    {"liquid_clustering_domains", "golden/delta-rs-table_with_liquid_clustering/delta", true,
+     false, true},
     {"v2_checkpoint_feature", "golden/kernel-rs-v2-checkpoints-parquet-with-sidecars/delta",
      true},
 };
 
+std::string TableName(const ::testing::TestParamInfo<CorpusTable>& table) {
+  return table.param.name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, CheckpointRoundTripTest, ::testing::ValuesIn(kTables),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         TableName);
 
 class CheckpointWriterTest : public ::testing::Test {
  protected:
@@ -404,8 +430,12 @@ TEST_F(CheckpointWriterTest, EncodesPathsAsSparkDoes) {
                                             checkpoint + "') WHERE add IS NOT NULL ORDER BY 1"));
   std::vector<std::string> expected;
   for (int v = 0; v < 2; ++v) {
+    std::string name = std::to_string(v);
+    name.insert(0, 1, 'f');
+    name += special;
+    name += ".parquet";
     std::string line = "{\"p\":";
-    columnar::AppendJsonString("f" + std::to_string(v) + special + ".parquet", &line);
+    columnar::AppendJsonString(name, &line);
     expected.push_back(line + "}");
   }
   EXPECT_EQ(paths, expected);

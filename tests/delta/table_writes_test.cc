@@ -12,6 +12,7 @@
 
 #include "columnar/canonical_json.h"
 #include "delta/history.h"
+#include "delta/maintenance.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
 #include "delta/table_writes.h"
@@ -300,8 +301,8 @@ TEST_F(TableWritesTest, CrashAtEveryWriteLeavesThePreviousVersion) {
   EXPECT_EQ(after.size(), before.size() + 1);
 }
 
-// Several OS processes append to one table at once: all succeed through retries, versions are
-// contiguous and no row is lost.
+// Several OS processes append to one table at once while one also runs OPTIMIZE: all succeed
+// through retries, versions are contiguous and no row is lost.
 TEST_F(TableWritesTest, ConcurrentAppendsFromSeveralProcesses) {
   ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[0, "fr", 1, 0.0]])")},
                        Options(SaveMode::kErrorIfExists)));
@@ -320,6 +321,14 @@ TEST_F(TableWritesTest, ConcurrentAppendsFromSeveralProcesses) {
         _exit(3);
       }
       storage::LocalFileSystem fs;
+      if (p == 0) {
+        // One process compacts while the others append: blind appends never conflict with it.
+        for (int i = 0; i < 3; ++i) {
+          if (!Optimize(fs, root_).ok()) {
+            _exit(2);
+          }
+        }
+      }
       for (int i = 0; i < kAppendsEach; ++i) {
         const int id = 1 + p * 100 + i;
         auto batch = Events("[[" + std::to_string(id) + ", \"p" + std::to_string(p) +
@@ -341,7 +350,7 @@ TEST_F(TableWritesTest, ConcurrentAppendsFromSeveralProcesses) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child failed";
   }
   ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
-  EXPECT_EQ(snapshot->Version(), kProcesses * kAppendsEach);
+  EXPECT_GE(snapshot->Version(), kProcesses * kAppendsEach);
   ASSERT_OK_AND_ASSIGN(auto history, ReadHistory(fs_, root_));
   for (size_t v = 0; v < history.size(); ++v) {
     EXPECT_EQ(history[v].version, static_cast<int64_t>(v));

@@ -1,0 +1,135 @@
+// OPTIMIZE and VACUUM: compaction keeps every row in one dataChange=false commit; VACUUM deletes
+// only what no version within the retention needs.
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "columnar/canonical_json.h"
+#include "delta/history.h"
+#include "delta/maintenance.h"
+#include "delta/snapshot.h"
+#include "delta/table_reader.h"
+#include "delta/table_writes.h"
+#include "storage/local_file_system.h"
+#include "support/batch_from_json.h"
+#include "support/status_matchers.h"
+
+namespace tributary::delta {
+namespace {
+
+using columnar::DataType;
+using columnar::Field;
+
+class MaintenanceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/tributary-maintenance-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    root_ = dir_ + "/t";
+    schema_ = testing::MakeSchema({Field("id", DataType::Int64()), Field("p", DataType::String())});
+    // Ten appends of one row each: ten small files, five per partition.
+    for (int i = 0; i < 10; ++i) {
+      TableWriteOptions options;
+      options.mode = SaveMode::kAppend;
+      options.partition_by = {"p"};
+      auto batch = testing::BatchFromJson(
+                       schema_, "[[" + std::to_string(i) + ", \"" + (i % 2 ? "odd" : "even") + "\"]]")
+                       .ValueOrDie();
+      ASSERT_OK(WriteTable(fs_, root_, schema_, {batch}, options));
+    }
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::vector<std::string> Rows(std::optional<int64_t> version = {}) {
+    auto snapshot = Snapshot::Load(fs_, root_, version).ValueOrDie();
+    std::vector<std::string> rows;
+    for (const auto& batch : ReadTable(fs_, *snapshot).ValueOrDie()) {
+      for (auto& row : columnar::CanonicalJsonRows(*batch)) {
+        rows.push_back(row);
+      }
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
+  storage::LocalFileSystem fs_;
+  std::string dir_;
+  std::string root_;
+  columnar::SchemaPtr schema_;
+};
+
+TEST_F(MaintenanceTest, OptimizeCompactsEachPartitionInOneCommit) {
+  const auto before = Rows();
+  ASSERT_OK_AND_ASSIGN(auto result, Optimize(fs_, root_));
+  EXPECT_EQ(result.version, 10);
+  EXPECT_EQ(result.files_removed, 10);
+  EXPECT_EQ(result.files_added, 2);
+  EXPECT_EQ(result.rows, 10);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Files().size(), 2u);
+  for (const AddFile& add : snapshot->Files()) {
+    EXPECT_FALSE(add.data_change);
+  }
+  EXPECT_EQ(Rows(), before);
+  EXPECT_EQ(Rows(9), before);  // time travel still sees the small files
+  ASSERT_OK_AND_ASSIGN(auto history, ReadHistory(fs_, root_));
+  EXPECT_EQ(history.back().operation, "OPTIMIZE");
+  // Nothing left to compact: no commit.
+  ASSERT_OK_AND_ASSIGN(auto again, Optimize(fs_, root_));
+  EXPECT_EQ(again.version, -1);
+}
+
+TEST_F(MaintenanceTest, OptimizeHonoursThePartitionFilter) {
+  OptimizeOptions options;
+  options.partition_filter = {{"p", "odd"}};
+  ASSERT_OK_AND_ASSIGN(auto result, Optimize(fs_, root_, options));
+  EXPECT_EQ(result.files_removed, 5);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Files().size(), 6u);  // 5 untouched "even" files + 1 compacted "odd"
+  options.partition_filter = {{"id", "1"}};
+  ASSERT_RAISES(InvalidArgument, Optimize(fs_, root_, options));
+}
+
+TEST_F(MaintenanceTest, VacuumKeepsWhatTheRetentionProtects) {
+  ASSERT_OK(Optimize(fs_, root_));
+  VacuumOptions too_short;
+  too_short.retention_hours = 1;
+  auto refused = Vacuum(fs_, root_, too_short);
+  ASSERT_RAISES(InvalidArgument, refused);
+  EXPECT_NE(refused.status().Message().find("minimum is 168 hours"), std::string::npos);
+  // Today every removed file is still protected by its tombstone and its age.
+  ASSERT_OK_AND_ASSIGN(auto now, Vacuum(fs_, root_));
+  EXPECT_TRUE(now.files.empty());
+  // Eight days later the ten compacted files may go; the two live ones stay.
+  VacuumOptions later;
+  later.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count() +
+                 8LL * 24 * 3600 * 1000;
+  later.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(auto dry, Vacuum(fs_, root_, later));
+  EXPECT_EQ(dry.files.size(), 10u);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  for (const std::string& file : dry.files) {
+    EXPECT_TRUE(std::filesystem::exists(root_ + "/" + file));  // dry run deleted nothing
+    for (const AddFile& live : snapshot->Files()) {
+      EXPECT_NE(file, live.path);
+    }
+  }
+  later.dry_run = false;
+  ASSERT_OK_AND_ASSIGN(auto done, Vacuum(fs_, root_, later));
+  EXPECT_EQ(done.files.size(), 10u);
+  for (const std::string& file : done.files) {
+    EXPECT_FALSE(std::filesystem::exists(root_ + "/" + file));
+  }
+  EXPECT_EQ(Rows().size(), 10u);
+  EXPECT_TRUE(std::filesystem::exists(root_ + "/_delta_log/00000000000000000000.json"));
+}
+
+}  // namespace
+}  // namespace tributary::delta
