@@ -17,12 +17,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
 #include "storage/path.h"
 
@@ -341,6 +343,28 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
   return Status::OK();
 }
 
+void Transaction::MaybeCheckpoint(int64_t version) const {
+  // delta.checkpointInterval of the table as committed (default 10, as Spark).
+  const Metadata* metadata = metadata_ ? &*metadata_ : snapshot_ ? &snapshot_->GetMetadata()
+                                                                 : nullptr;
+  int64_t interval = 10;
+  if (metadata != nullptr) {
+    auto it = metadata->configuration.find("delta.checkpointInterval");
+    if (it != metadata->configuration.end()) {
+      interval = std::max<int64_t>(1, std::atoll(it->second.c_str()));
+    }
+  }
+  if (version == 0 || version % interval != 0) {
+    return;
+  }
+  // The commit stands whatever happens here: a missing checkpoint only slows readers down,
+  // and the next interval writes one again.
+  auto snapshot = Snapshot::Load(fs_, table_root_, version);
+  if (snapshot.ok()) {
+    (void)WriteCheckpoint(fs_, **snapshot);
+  }
+}
+
 Result<int64_t> Transaction::Commit() {
   if (snapshot_ && snapshot_->GetMetadata().configuration.count("delta.appendOnly") &&
       snapshot_->GetMetadata().configuration.at("delta.appendOnly") == "true") {
@@ -363,12 +387,14 @@ Result<int64_t> Transaction::Commit() {
     const std::string path = CommitPath(log_dir, version);
     Status st = fs_.WriteFile(path, text, storage::WriteMode::kPutIfAbsent);
     if (st.ok()) {
+      MaybeCheckpoint(version);
       return version;
     }
     if (!st.IsAlreadyExists()) {
       // The outcome is unknown (FileSystem guarantee 5): the commit may have landed.
       auto landed = fs_.ReadFile(path);
       if (landed.ok() && *landed == text) {
+        MaybeCheckpoint(version);
         return version;
       }
       return st.WithContext(fmt::format("committing version {}", version));

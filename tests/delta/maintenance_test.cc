@@ -77,6 +77,9 @@ TEST_F(MaintenanceTest, OptimizeCompactsEachPartitionInOneCommit) {
   }
   EXPECT_EQ(Rows(), before);
   EXPECT_EQ(Rows(9), before);  // time travel still sees the small files
+  // Version 10 is a multiple of the default checkpointInterval: the commit checkpointed.
+  EXPECT_TRUE(std::filesystem::exists(root_ + "/_delta_log/00000000000000000010.checkpoint.parquet"));
+  EXPECT_EQ(snapshot->Segment().checkpoint_version, 10);
   ASSERT_OK_AND_ASSIGN(auto history, ReadHistory(fs_, root_));
   EXPECT_EQ(history.back().operation, "OPTIMIZE");
   // Nothing left to compact: no commit.

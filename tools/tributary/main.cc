@@ -89,6 +89,29 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"text", "json"}));
   }
 
+  std::vector<std::string> optimize_partitions;
+  int64_t optimize_target = 0;
+  auto* table_optimize = table->add_subcommand("optimize", "Compact small files (OPTIMIZE)");
+  table_optimize->fallthrough();
+  table_optimize->add_option("PATH", table_options.path, "Table root")->required();
+  table_optimize->add_option("--partition", optimize_partitions,
+                             "Only partitions with column=value (repeatable)");
+  table_optimize->add_option("--target-size", optimize_target,
+                             "Target file size in bytes (default: 1 GiB)");
+  int64_t vacuum_hours = 168;
+  bool vacuum_dry_run = false;
+  bool vacuum_force = false;
+  auto* table_vacuum = table->add_subcommand("vacuum", "Delete unreferenced old files (VACUUM)");
+  table_vacuum->fallthrough();
+  table_vacuum->add_option("PATH", table_options.path, "Table root")->required();
+  table_vacuum->add_option("--retain-hours", vacuum_hours, "Retention (default: 168)");
+  table_vacuum->add_flag("--dry-run", vacuum_dry_run, "Only list the files");
+  table_vacuum->add_flag("--force", vacuum_force, "Allow a retention below 168 hours");
+  auto* table_checkpoint = table->add_subcommand("checkpoint", "Write a checkpoint");
+  table_checkpoint->fallthrough();
+  table_checkpoint->add_option("PATH", table_options.path, "Table root")->required();
+  table_checkpoint->add_option("--version", table_version, "Checkpoint this version");
+
   auto* version = app.add_subcommand("version", "Print the version");
 
   CLI11_PARSE(app, argc, argv);
@@ -113,7 +136,15 @@ int main(int argc, char** argv) {
       table_options.version = table_version;
     }
     tributary::Status st;
-    if (table_commands[0]->parsed()) {
+    if (table_optimize->parsed()) {
+      st = tributary::tools::TableOptimize(table_options, optimize_partitions, optimize_target,
+                                           std::cout);
+    } else if (table_vacuum->parsed()) {
+      st = tributary::tools::TableVacuum(table_options, vacuum_hours, vacuum_dry_run,
+                                         vacuum_force, std::cout);
+    } else if (table_checkpoint->parsed()) {
+      st = tributary::tools::TableCheckpoint(table_options, std::cout);
+    } else if (table_commands[0]->parsed()) {
       st = tributary::tools::TableDescribe(table_options, std::cout);
     } else if (table_commands[1]->parsed()) {
       st = tributary::tools::TableHistory(table_options, std::cout);

@@ -5,7 +5,9 @@
 
 #include "columnar/calendar.h"
 #include "columnar/canonical_json.h"
+#include "delta/checkpoint_writer.h"
 #include "delta/history.h"
+#include "delta/maintenance.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
@@ -49,6 +51,54 @@ std::string FormatMillis(int64_t ms) {
 }
 
 }  // namespace
+
+Status TableOptimize(const TableCommandOptions& options, const std::vector<std::string>& partition,
+                     int64_t target_size, std::ostream& out) {
+  storage::LocalFileSystem fs;
+  delta::OptimizeOptions optimize;
+  if (target_size > 0) {
+    optimize.target_file_size = target_size;
+  }
+  for (const std::string& filter : partition) {
+    const size_t eq = filter.find('=');
+    if (eq == std::string::npos) {
+      return Status::InvalidArgument(
+          fmt::format("--partition '{}' is not of the form column=value", filter));
+    }
+    optimize.partition_filter[filter.substr(0, eq)] = filter.substr(eq + 1);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto result, delta::Optimize(fs, options.path, optimize));
+  if (result.version < 0) {
+    out << "nothing to compact\n";
+  } else {
+    out << fmt::format("version {}: compacted {} files into {} ({} rows)\n", result.version,
+                       result.files_removed, result.files_added, result.rows);
+  }
+  return Status::OK();
+}
+
+Status TableVacuum(const TableCommandOptions& options, int64_t retain_hours, bool dry_run,
+                   bool force, std::ostream& out) {
+  storage::LocalFileSystem fs;
+  delta::VacuumOptions vacuum;
+  vacuum.retention_hours = retain_hours;
+  vacuum.dry_run = dry_run;
+  vacuum.force = force;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto result, delta::Vacuum(fs, options.path, vacuum));
+  for (const std::string& file : result.files) {
+    out << file << "\n";
+  }
+  out << fmt::format("{} {} files\n", dry_run ? "would delete" : "deleted", result.files.size());
+  return Status::OK();
+}
+
+Status TableCheckpoint(const TableCommandOptions& options, std::ostream& out) {
+  storage::LocalFileSystem fs;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Load(fs, options));
+  TRIBUTARY_ASSIGN_OR_RAISE(int64_t version, delta::WriteCheckpoint(fs, *snapshot));
+  out << fmt::format("checkpoint written at version {}\n", version);
+  return Status::OK();
+}
 
 Status TableDescribe(const TableCommandOptions& options, std::ostream& out) {
   storage::LocalFileSystem fs;

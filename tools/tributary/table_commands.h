@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "expr/time_zone.h"
 #include "tributary/status.h"
@@ -20,6 +21,15 @@ struct TableCommandOptions {
   /// "text" or "json".
   std::string format = "text";
 };
+
+/// OPTIMIZE: `partition` holds "col=value" filters; `target_size` 0 keeps the default.
+Status TableOptimize(const TableCommandOptions& options, const std::vector<std::string>& partition,
+                     int64_t target_size, std::ostream& out);
+/// VACUUM with `retain_hours` (default 168), optionally a dry run or forced below the minimum.
+Status TableVacuum(const TableCommandOptions& options, int64_t retain_hours, bool dry_run,
+                   bool force, std::ostream& out);
+/// Writes a checkpoint of the latest (or requested) version.
+Status TableCheckpoint(const TableCommandOptions& options, std::ostream& out);
 
 Status TableDescribe(const TableCommandOptions& options, std::ostream& out);
 Status TableHistory(const TableCommandOptions& options, std::ostream& out);
