@@ -102,15 +102,15 @@ DataTypePtr StringMapType() {
   return DataType::Map(DataType::String(), DataType::String(), /*value_contains_null=*/true);
 }
 
-DataTypePtr StringArrayType() { return DataType::Array(DataType::String(), /*contains_null=*/true); }
+DataTypePtr StringArrayType() {
+  return DataType::Array(DataType::String(), /*contains_null=*/true);
+}
 
 DataTypePtr DeletionVectorType() {
-  return DataType::Struct({Field("storageType", DataType::String()),
-                           Field("pathOrInlineDv", DataType::String()),
-                           Field("offset", DataType::Int32()),
-                           Field("sizeInBytes", DataType::Int32()),
-                           Field("cardinality", DataType::Int64()),
-                           Field("maxRowIndex", DataType::Int64())});
+  return DataType::Struct(
+      {Field("storageType", DataType::String()), Field("pathOrInlineDv", DataType::String()),
+       Field("offset", DataType::Int32()), Field("sizeInBytes", DataType::Int32()),
+       Field("cardinality", DataType::Int64()), Field("maxRowIndex", DataType::Int64())});
 }
 
 SchemaPtr CheckpointSchema(bool v2) {
@@ -118,36 +118,35 @@ SchemaPtr CheckpointSchema(bool v2) {
       Field("txn", DataType::Struct({Field("appId", DataType::String()),
                                      Field("version", DataType::Int64()),
                                      Field("lastUpdated", DataType::Int64())})),
-      Field("add", DataType::Struct({Field("path", DataType::String()),
-                                     Field("partitionValues", StringMapType()),
-                                     Field("size", DataType::Int64()),
-                                     Field("modificationTime", DataType::Int64()),
-                                     Field("dataChange", DataType::Boolean()),
-                                     Field("tags", StringMapType()),
-                                     Field("deletionVector", DeletionVectorType()),
-                                     Field("baseRowId", DataType::Int64()),
-                                     Field("defaultRowCommitVersion", DataType::Int64()),
-                                     Field("clusteringProvider", DataType::String()),
-                                     Field("stats", DataType::String())})),
-      Field("remove", DataType::Struct({Field("path", DataType::String()),
-                                        Field("deletionTimestamp", DataType::Int64()),
-                                        Field("dataChange", DataType::Boolean()),
-                                        Field("extendedFileMetadata", DataType::Boolean()),
-                                        Field("partitionValues", StringMapType()),
-                                        Field("size", DataType::Int64()),
-                                        Field("deletionVector", DeletionVectorType()),
-                                        Field("baseRowId", DataType::Int64()),
-                                        Field("defaultRowCommitVersion", DataType::Int64())})),
-      Field("metaData",
-            DataType::Struct({Field("id", DataType::String()),
-                              Field("name", DataType::String()),
-                              Field("description", DataType::String()),
-                              Field("format", DataType::Struct({Field("provider", DataType::String()),
-                                                                Field("options", StringMapType())})),
-                              Field("schemaString", DataType::String()),
-                              Field("partitionColumns", StringArrayType()),
-                              Field("configuration", StringMapType()),
-                              Field("createdTime", DataType::Int64())})),
+      Field(
+          "add",
+          DataType::Struct(
+              {Field("path", DataType::String()), Field("partitionValues", StringMapType()),
+               Field("size", DataType::Int64()), Field("modificationTime", DataType::Int64()),
+               Field("dataChange", DataType::Boolean()), Field("tags", StringMapType()),
+               Field("deletionVector", DeletionVectorType()), Field("baseRowId", DataType::Int64()),
+               Field("defaultRowCommitVersion", DataType::Int64()),
+               Field("clusteringProvider", DataType::String()),
+               Field("stats", DataType::String())})),
+      Field(
+          "remove",
+          DataType::Struct(
+              {Field("path", DataType::String()), Field("deletionTimestamp", DataType::Int64()),
+               Field("dataChange", DataType::Boolean()),
+               Field("extendedFileMetadata", DataType::Boolean()),
+               Field("partitionValues", StringMapType()), Field("size", DataType::Int64()),
+               Field("deletionVector", DeletionVectorType()), Field("baseRowId", DataType::Int64()),
+               Field("defaultRowCommitVersion", DataType::Int64())})),
+      Field(
+          "metaData",
+          DataType::Struct({Field("id", DataType::String()), Field("name", DataType::String()),
+                            Field("description", DataType::String()),
+                            Field("format", DataType::Struct({Field("provider", DataType::String()),
+                                                              Field("options", StringMapType())})),
+                            Field("schemaString", DataType::String()),
+                            Field("partitionColumns", StringArrayType()),
+                            Field("configuration", StringMapType()),
+                            Field("createdTime", DataType::Int64())})),
       Field("protocol", DataType::Struct({Field("minReaderVersion", DataType::Int32()),
                                           Field("minWriterVersion", DataType::Int32()),
                                           Field("readerFeatures", StringArrayType()),
@@ -157,9 +156,8 @@ SchemaPtr CheckpointSchema(bool v2) {
                                                 Field("removed", DataType::Boolean())})),
   };
   if (v2) {
-    fields.emplace_back("checkpointMetadata",
-                        DataType::Struct({Field("version", DataType::Int64()),
-                                          Field("tags", StringMapType())}));
+    fields.emplace_back("checkpointMetadata", DataType::Struct({Field("version", DataType::Int64()),
+                                                                Field("tags", StringMapType())}));
   }
   return std::make_shared<columnar::Schema>(std::move(fields));
 }
@@ -238,10 +236,10 @@ bool IsQuotedNonAscii(std::string_view bytes, size_t i, size_t* length) {
     code_point = (code_point << 6) | (next & 0x3F);
   }
   *length = n;
-  return (code_point >= 0x80 && code_point <= 0x9F) || code_point == 0xA0 ||
-         code_point == 0x1680 || (code_point >= 0x2000 && code_point <= 0x200A) ||
-         code_point == 0x2028 || code_point == 0x2029 || code_point == 0x202F ||
-         code_point == 0x205F || code_point == 0x3000;
+  return (code_point >= 0x80 && code_point <= 0x9F) || code_point == 0xA0 || code_point == 0x1680 ||
+         (code_point >= 0x2000 && code_point <= 0x200A) || code_point == 0x2028 ||
+         code_point == 0x2029 || code_point == 0x202F || code_point == 0x205F ||
+         code_point == 0x3000;
 }
 
 // Appends `path` percent-encoded as Hadoop's Path.toUri writes `add.path` (java.net.URI's
@@ -407,8 +405,8 @@ class CheckpointBatchBuilder {
 
 bool HasWriterFeature(const Protocol& protocol, std::string_view feature) {
   return protocol.writer_features &&
-         std::find(protocol.writer_features->begin(), protocol.writer_features->end(),
-                   feature) != protocol.writer_features->end();
+         std::find(protocol.writer_features->begin(), protocol.writer_features->end(), feature) !=
+             protocol.writer_features->end();
 }
 
 // The version `_last_checkpoint` names, or nullopt when it is missing or unreadable JSON (it
@@ -442,8 +440,7 @@ Result<int64_t> WriteCheckpointFile(storage::FileSystem& fs, const Snapshot& sna
     SchemaPtr schema = CheckpointSchema(v2);
     TRIBUTARY_ASSIGN_OR_RAISE(auto stream,
                               fs.OpenOutputStream(path, storage::WriteMode::kPutIfAbsent));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto writer,
-                              parquet::ParquetWriter::Open(std::move(stream), schema));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto writer, parquet::ParquetWriter::Open(std::move(stream), schema));
     CheckpointBatchBuilder builder(schema);
     auto flush = [&]() -> Status {
       TRIBUTARY_ASSIGN_OR_RAISE(auto batch, builder.Finish());

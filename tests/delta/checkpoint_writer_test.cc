@@ -2,6 +2,8 @@
 // gives the same snapshot and rows as the log; DuckDB reads the file; `_last_checkpoint`
 // never moves back. ShouldCheckpoint follows delta.checkpointInterval.
 
+#include "delta/checkpoint_writer.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15,7 +17,6 @@
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
-#include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
@@ -42,12 +43,11 @@ std::string FileKey(const AddFile& add) {
 
 // Everything replay gives for one live file, as one comparable string.
 std::string Describe(const AddFile& add) {
-  std::string out = FileKey(add) + "|" + std::to_string(add.size) + "|" +
-                    std::to_string(add.modification_time) + "|" + add.stats.value_or("<null>") +
-                    "|" + (add.base_row_id ? std::to_string(*add.base_row_id) : "-") + "|" +
-                    (add.default_row_commit_version
-                         ? std::to_string(*add.default_row_commit_version)
-                         : "-");
+  std::string out =
+      FileKey(add) + "|" + std::to_string(add.size) + "|" + std::to_string(add.modification_time) +
+      "|" + add.stats.value_or("<null>") + "|" +
+      (add.base_row_id ? std::to_string(*add.base_row_id) : "-") + "|" +
+      (add.default_row_commit_version ? std::to_string(*add.default_row_commit_version) : "-");
   for (const auto& [key, value] : add.partition_values) {
     out += "|" + key + "=" + value.value_or("<null>");
   }
@@ -138,7 +138,9 @@ struct CorpusTable {
   bool has_deletion_vectors = false;
 };
 
-void PrintTo(const CorpusTable& table, std::ostream* os) { *os << table.name; }
+void PrintTo(const CorpusTable& table, std::ostream* os) {
+  *os << table.name;
+}
 
 class CheckpointRoundTripTest : public ::testing::TestWithParam<CorpusTable> {
  protected:
@@ -202,14 +204,12 @@ TEST_P(CheckpointRoundTripTest, CheckpointAloneGivesTheSameSnapshotRowsAndPaths)
   }
 
   // DuckDB: one add row per live file, paths spelled exactly as the writer of the log did.
-  ASSERT_OK_AND_ASSIGN(auto count,
-                       testing::OracleQuery("SELECT count(*) AS n FROM read_parquet('" +
-                                            checkpoint + "') WHERE add IS NOT NULL"));
-  EXPECT_EQ(count, std::vector<std::string>{
-                       "{\"n\":" + std::to_string(original->Files().size()) + "}"});
-  ASSERT_OK_AND_ASSIGN(auto paths,
-                       testing::OracleQuery("SELECT add.path AS p FROM read_parquet('" +
-                                            checkpoint + "') WHERE add IS NOT NULL"));
+  ASSERT_OK_AND_ASSIGN(auto count, testing::OracleQuery("SELECT count(*) AS n FROM read_parquet('" +
+                                                        checkpoint + "') WHERE add IS NOT NULL"));
+  EXPECT_EQ(count,
+            std::vector<std::string>{"{\"n\":" + std::to_string(original->Files().size()) + "}"});
+  ASSERT_OK_AND_ASSIGN(auto paths, testing::OracleQuery("SELECT add.path AS p FROM read_parquet('" +
+                                                        checkpoint + "') WHERE add IS NOT NULL"));
   std::set<std::string> live;
   for (const AddFile& add : original->Files()) {
     live.insert(add.path);
@@ -234,8 +234,8 @@ TEST_P(CheckpointRoundTripTest, CheckpointAloneGivesTheSameSnapshotRowsAndPaths)
   EXPECT_EQ(distinct_paths, expected_paths);
   // One row per action, and exactly one action per row; V2 tables add one checkpointMetadata.
   const auto& features = original->GetProtocol().writer_features;
-  const bool v2 = features && std::find(features->begin(), features->end(), "v2Checkpoint") !=
-                                  features->end();
+  const bool v2 =
+      features && std::find(features->begin(), features->end(), "v2Checkpoint") != features->end();
   ASSERT_OK_AND_ASSIGN(
       auto shape,
       testing::OracleQuery(
@@ -244,17 +244,19 @@ TEST_P(CheckpointRoundTripTest, CheckpointAloneGivesTheSameSnapshotRowsAndPaths)
           "(protocol IS NOT NULL)::INT + (domainMetadata IS NOT NULL)::INT" +
           std::string(v2 ? " + (checkpointMetadata IS NOT NULL)::INT" : "") +
           " = 1 THEN 0 ELSE 1 END)::BIGINT AS bad, count(protocol) AS p, count(metaData) AS m, "
-          "count(remove) AS r FROM read_parquet('" + checkpoint + "')"));
+          "count(remove) AS r FROM read_parquet('" +
+          checkpoint + "')"));
   ASSERT_EQ(shape.size(), 1u);
   const size_t expected_rows = 2 + (v2 ? 1 : 0) + original->Transactions().size() +
                                original->Domains().size() + original->Files().size();
-  EXPECT_EQ(shape[0], "{\"n\":" + std::to_string(expected_rows) +
-                          ",\"bad\":0,\"p\":1,\"m\":1,\"r\":0}");
+  EXPECT_EQ(shape[0],
+            "{\"n\":" + std::to_string(expected_rows) + ",\"bad\":0,\"p\":1,\"m\":1,\"r\":0}");
   if (v2) {
-    ASSERT_OK_AND_ASSIGN(auto metadata,
-                         testing::OracleQuery("SELECT checkpointMetadata.version AS v FROM "
-                                              "read_parquet('" + checkpoint +
-                                              "') WHERE checkpointMetadata IS NOT NULL"));
+    ASSERT_OK_AND_ASSIGN(
+        auto metadata,
+        testing::OracleQuery("SELECT checkpointMetadata.version AS v FROM "
+                             "read_parquet('" +
+                             checkpoint + "') WHERE checkpointMetadata IS NOT NULL"));
     EXPECT_EQ(metadata, std::vector<std::string>{"{\"v\":" + std::to_string(version) + "}"});
   }
 }
@@ -265,18 +267,16 @@ const CorpusTable kTables[] = {
     {"dv_partitioned", "golden/delta-dv-partitioned-with-checkpoint/delta", true, false, false,
      true},
     {"txn", "golden/delta-deltalog-getChanges/delta", false, true},
-    {"liquid_clustering_domains", "golden/delta-rs-table_with_liquid_clustering/delta", true,
-     false, true},
-    {"v2_checkpoint_feature", "golden/kernel-rs-v2-checkpoints-parquet-with-sidecars/delta",
+    {"liquid_clustering_domains", "golden/delta-rs-table_with_liquid_clustering/delta", true, false,
      true},
+    {"v2_checkpoint_feature", "golden/kernel-rs-v2-checkpoints-parquet-with-sidecars/delta", true},
 };
 
 std::string TableName(const ::testing::TestParamInfo<CorpusTable>& table) {
   return table.param.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CheckpointRoundTripTest, ::testing::ValuesIn(kTables),
-                         TableName);
+INSTANTIATE_TEST_SUITE_P(Corpus, CheckpointRoundTripTest, ::testing::ValuesIn(kTables), TableName);
 
 class CheckpointWriterTest : public ::testing::Test {
  protected:
@@ -296,7 +296,9 @@ class CheckpointWriterTest : public ::testing::Test {
             R"({"metaData":{"id":"t","format":{"provider":"parquet","options":{}},)"
             R"("schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"x\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}",)"
             R"("partitionColumns":[],"configuration":)" +
-            configuration + R"(,"createdTime":1}})" "\n";
+            configuration +
+            R"(,"createdTime":1}})"
+            "\n";
       }
       text += R"({"add":{"path":"f)" + std::to_string(v) + special +
               R"(.parquet","partitionValues":{},"size":10,"modificationTime":5,"dataChange":true}})"
@@ -425,9 +427,9 @@ TEST_F(CheckpointWriterTest, EncodesPathsAsSparkDoes) {
   ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, Root()));
   ASSERT_OK(WriteCheckpoint(fs_, *snapshot));
   const std::string checkpoint = LogDir() + "/" + CheckpointName(1);
-  ASSERT_OK_AND_ASSIGN(auto paths,
-                       testing::OracleQuery("SELECT add.path AS p FROM read_parquet('" +
-                                            checkpoint + "') WHERE add IS NOT NULL ORDER BY 1"));
+  ASSERT_OK_AND_ASSIGN(
+      auto paths, testing::OracleQuery("SELECT add.path AS p FROM read_parquet('" + checkpoint +
+                                       "') WHERE add IS NOT NULL ORDER BY 1"));
   std::vector<std::string> expected;
   for (int v = 0; v < 2; ++v) {
     std::string name = std::to_string(v);
