@@ -123,6 +123,11 @@ Result<Action> ParseAction(std::string_view line, std::string_view location);
 /// Parses every non-empty line of a commit file.
 Result<std::vector<Action>> ParseCommit(std::string_view text, std::string_view location);
 
+/// Percent-encodes a path for `add.path` as Hadoop's Path.toUri does (java.net.URI's quoting
+/// of a path component): `%` from Hive's directory escaping becomes `%25`, spaces `%20`, while
+/// non-ASCII letters stay as they are. DecodeUriPath is its inverse.
+std::string EncodeUriPath(std::string_view path);
+
 /// Decodes the percent-escapes of an `add.path` URI ("a%20b" -> "a b").
 Result<std::string> DecodeUriPath(std::string_view path);
 

@@ -216,69 +216,6 @@ void AppendDeletionVector(ColumnBuilder& builder,
   builder.AppendStruct();
 }
 
-// Whether the code point starting at `bytes[i]` (a UTF-8 lead byte >= 0x80) is one that
-// java.net.URI quotes although it is not ASCII: a C1 control or a Unicode space separator.
-// Sets `*length` to the sequence's length in bytes (1 for a malformed sequence).
-bool IsQuotedNonAscii(std::string_view bytes, size_t i, size_t* length) {
-  const auto lead = static_cast<unsigned char>(bytes[i]);
-  const size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-  if (n == 1 || i + n > bytes.size()) {
-    *length = 1;
-    return true;
-  }
-  uint32_t code_point = lead & (0x7F >> n);
-  for (size_t k = 1; k < n; ++k) {
-    const auto next = static_cast<unsigned char>(bytes[i + k]);
-    if ((next & 0xC0) != 0x80) {
-      *length = 1;
-      return true;
-    }
-    code_point = (code_point << 6) | (next & 0x3F);
-  }
-  *length = n;
-  return (code_point >= 0x80 && code_point <= 0x9F) || code_point == 0xA0 || code_point == 0x1680 ||
-         (code_point >= 0x2000 && code_point <= 0x200A) || code_point == 0x2028 ||
-         code_point == 0x2029 || code_point == 0x202F || code_point == 0x205F ||
-         code_point == 0x3000;
-}
-
-// Appends `path` percent-encoded as Hadoop's Path.toUri writes `add.path` (java.net.URI's
-// quoting of a path component): ASCII letters and digits, "-_.!~*'()", ";:@&=+$," and '/' stay,
-// and so do non-ASCII characters other than spaces and controls; every other byte becomes %XX
-// with uppercase hex. DecodeUriPath is its inverse.
-void AppendUriEncodedPath(std::string_view path, std::string* out) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  static constexpr std::string_view kKept = "-_.!~*'();:@&=+$,/";
-  auto escape = [out](unsigned char byte) {
-    out->push_back('%');
-    out->push_back(kHex[byte >> 4]);
-    out->push_back(kHex[byte & 0xF]);
-  };
-  out->reserve(out->size() + path.size());
-  for (size_t i = 0; i < path.size();) {
-    const auto c = static_cast<unsigned char>(path[i]);
-    if (c < 0x80) {
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          kKept.find(static_cast<char>(c)) != std::string_view::npos) {
-        out->push_back(static_cast<char>(c));
-      } else {
-        escape(c);
-      }
-      ++i;
-      continue;
-    }
-    size_t length = 1;
-    const bool quoted = IsQuotedNonAscii(path, i, &length);
-    for (size_t k = 0; k < length; ++k) {
-      if (quoted) {
-        escape(static_cast<unsigned char>(path[i + k]));
-      } else {
-        out->push_back(path[i + k]);
-      }
-    }
-    i += length;
-  }
-}
 
 // Builds record batches of checkpoint rows; every Append* adds one row.
 class CheckpointBatchBuilder {
@@ -342,7 +279,7 @@ class CheckpointBatchBuilder {
   void AppendAdd(const AddFile& add) {
     ColumnBuilder& b = Begin(CheckpointColumn::kAdd);
     encoded_path_.clear();
-    AppendUriEncodedPath(add.path, &encoded_path_);
+    encoded_path_ += EncodeUriPath(add.path);
     FieldBuilder(b, AddField::kPath).AppendBytes(encoded_path_);
     AppendPartitionValues(FieldBuilder(b, AddField::kPartitionValues), add.partition_values);
     FieldBuilder(b, AddField::kSize).AppendInt(add.size);

@@ -304,4 +304,45 @@ Result<std::vector<const AddFile*>> PruneFiles(const Snapshot& snapshot,
   return kept;
 }
 
+Result<std::function<bool(const PartitionValues&)>> PartitionPredicate(
+    const columnar::Schema& schema, const std::vector<std::string>& partition_columns,
+    const expr::ExprPtr& predicate, const expr::EvalContext& context) {
+  std::vector<Field> fields;
+  for (const std::string& name : partition_columns) {
+    const int index = schema.FieldIndex(name);
+    if (index >= 0) {
+      fields.push_back(schema.FieldAt(index));
+    }
+  }
+  auto partition_schema = std::make_shared<const columnar::Schema>(fields);
+  auto bound = expr::Bind(*predicate, *partition_schema);
+  if (!bound.ok()) {
+    return Status::InvalidArgument(fmt::format(
+        "the predicate {} must reference partition columns only ({}): {}", predicate->ToString(),
+        fmt::join(partition_columns, ", "), bound.status().Message()));
+  }
+  auto evaluator = [partition_schema, bound = *bound,
+                    context](const PartitionValues& values) -> bool {
+    std::vector<ColumnPtr> columns;
+    for (const Field& field : partition_schema->Fields()) {
+      auto it = values.find(field.Name());
+      std::vector<std::optional<std::string>> text = {
+          it == values.end() || (it->second && it->second->empty()) ? std::nullopt
+                                                                    : it->second};
+      auto column = TypedColumn(text, field.Type(), context);
+      if (!column.ok()) {
+        return true;  // unreadable value: assume it matches, the safe side for conflicts
+      }
+      columns.push_back(*column);
+    }
+    auto batch = columnar::RecordBatch::Make(partition_schema, 1, std::move(columns));
+    if (!batch.ok()) {
+      return true;
+    }
+    auto mask = expr::Evaluate(*bound, **batch, context);
+    return !mask.ok() || ((*mask)->IsValid(0) && (*mask)->Values<uint8_t>()[0] != 0);
+  };
+  return std::function<bool(const PartitionValues&)>(evaluator);
+}
+
 }  // namespace tributary::delta

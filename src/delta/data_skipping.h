@@ -4,6 +4,7 @@
 
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "delta/snapshot.h"
@@ -19,5 +20,11 @@ namespace tributary::delta {
 Result<std::vector<const AddFile*>> PruneFiles(const Snapshot& snapshot,
                                                const expr::Expression& predicate,
                                                const expr::EvalContext& context = {});
+
+/// `predicate` over partition columns only, as a test of one file's partition values (null
+/// counts as false). InvalidArgument when the predicate references a data column.
+Result<std::function<bool(const PartitionValues&)>> PartitionPredicate(
+    const columnar::Schema& schema, const std::vector<std::string>& partition_columns,
+    const expr::ExprPtr& predicate, const expr::EvalContext& context = {});
 
 }  // namespace tributary::delta

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "delta/data_skipping.h"
 #include "delta/schema_json.h"
+#include "expr/evaluator.h"
 
 namespace tributary::delta {
 
@@ -167,11 +169,38 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
     TRIBUTARY_ASSIGN_OR_RAISE(auto c, Conform(*batch, table_schema));
     conformed.push_back(std::move(c));
   }
+  std::function<bool(const PartitionValues&)> replaced;
+  if (options.replace_where) {
+    if (options.mode != SaveMode::kOverwrite) {
+      return Status::InvalidArgument("replaceWhere needs mode overwrite");
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(replaced, PartitionPredicate(*table_schema, partition_columns,
+                                                           options.replace_where));
+    // Spark refuses data outside the partitions it replaces.
+    TRIBUTARY_ASSIGN_OR_RAISE(auto bound, expr::Bind(*options.replace_where, *table_schema));
+    for (const auto& batch : conformed) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto mask, expr::Evaluate(*bound, *batch));
+      for (int64_t row = 0; row < mask->Length(); ++row) {
+        if (mask->IsNull(row) || mask->Values<uint8_t>()[row] == 0) {
+          return Status::InvalidArgument(fmt::format(
+              "row {} of the data does not match replaceWhere {}", row,
+              options.replace_where->ToString()));
+        }
+      }
+    }
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(auto adds, WriteDataFiles(fs, table_root, table_schema,
                                                       partition_columns, conformed, options.data));
   if (snapshot != nullptr && options.mode == SaveMode::kOverwrite) {
-    txn->ReadWholeTable();
+    if (replaced) {
+      txn->ReadPartitions(replaced);
+    } else {
+      txn->ReadWholeTable();
+    }
     for (const AddFile& existing : snapshot->Files()) {
+      if (replaced && !replaced(existing.partition_values)) {
+        continue;
+      }
       RemoveFile remove;
       remove.path = existing.path;
       remove.data_change = true;
@@ -190,6 +219,9 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
     txn->SetTransaction(options.txn->first, options.txn->second);
   }
   std::map<std::string, std::string> parameters = {{"mode", ModeName(options.mode)}};
+  if (options.replace_where) {
+    parameters["predicate"] = options.replace_where->ToString();
+  }
   if (!partition_columns.empty()) {
     parameters["partitionBy"] = fmt::format("[\"{}\"]", fmt::join(partition_columns, "\",\""));
   }

@@ -11,6 +11,7 @@
 #include "columnar/record_batch.h"
 #include "delta/file_writer.h"
 #include "delta/transaction.h"
+#include "expr/expression.h"
 
 namespace tributary::delta {
 
@@ -24,6 +25,9 @@ struct TableWriteOptions {
   std::vector<std::string> partition_by;
   /// Table properties of a new table ("delta.checkpointInterval", ...). Default: none.
   std::map<std::string, std::string> properties;
+  /// Overwrite only the rows of partitions matching this predicate over partition columns
+  /// (Spark's replaceWhere); every written row must match it. Default: none (whole table).
+  expr::ExprPtr replace_where;
   /// Append: add new top-level columns of the data to the table schema. Default: false.
   bool merge_schema = false;
   /// Idempotent writes: skip when the table already holds `version` of application `app_id`

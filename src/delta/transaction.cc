@@ -139,19 +139,6 @@ std::string NewUuid() {
   return out;
 }
 
-std::string EncodeUriPath(std::string_view path) {
-  std::string out;
-  for (unsigned char c : path) {
-    const bool keep = std::isalnum(c) || std::strchr("-._~/=:@,;$&+!*'()", c) != nullptr;
-    if (keep && c < 0x80) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
-}
-
 Transaction::Transaction(storage::FileSystem& fs, std::string table_root,
                          std::shared_ptr<const Snapshot> snapshot, TransactionOptions options)
     : fs_(fs),

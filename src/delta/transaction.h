@@ -93,10 +93,6 @@ class Transaction {
   std::string txn_id_;
 };
 
-/// Percent-encodes a relative data path for the log (`add.path` is a URI; `%` from Hive's
-/// escaping becomes `%25`).
-std::string EncodeUriPath(std::string_view path);
-
 /// A random (version 4) UUID.
 std::string NewUuid();
 

@@ -361,3 +361,38 @@ TEST_F(TableWritesTest, ConcurrentAppendsFromSeveralProcesses) {
 
 }  // namespace
 }  // namespace tributary::delta
+
+namespace tributary::delta {
+namespace {
+
+TEST_F(TableWritesTest, ReplaceWhereOverwritesOnlyMatchingPartitions) {
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(),
+                       {Events(R"([[1, "fr", 1, 1.0], [2, "de", 1, 2.0], [3, "it", 1, 3.0]])")},
+                       Options(SaveMode::kErrorIfExists)));
+  TableWriteOptions replace = Options(SaveMode::kOverwrite);
+  replace.replace_where = expr::Call(expr::Op::kEqual,
+                                     {expr::Col("country"), expr::Lit(expr::Scalar::String("fr"))});
+  ASSERT_OK_AND_ASSIGN(auto result, WriteTable(fs_, root_, EventSchema(),
+                                               {Events(R"([[10, "fr", 2, 10.0]])")}, replace));
+  EXPECT_EQ(result.files_removed, 1);
+  ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      R"({"id":10,"country":"fr","day":"1970-01-03","amount":10.0})",
+                      R"({"id":2,"country":"de","day":"1970-01-02","amount":2.0})",
+                      R"({"id":3,"country":"it","day":"1970-01-02","amount":3.0})"}));
+  // Data outside the replaced partitions is refused, and nothing is committed.
+  auto outside = WriteTable(fs_, root_, EventSchema(), {Events(R"([[11, "de", 2, 1.0]])")},
+                            replace);
+  ASSERT_RAISES(InvalidArgument, outside);
+  EXPECT_NE(outside.status().Message().find("does not match replaceWhere"), std::string::npos);
+  // A predicate on a data column is not a partition predicate.
+  replace.replace_where =
+      expr::Call(expr::Op::kEqual, {expr::Col("id"), expr::Lit(expr::Scalar::Int64(1))});
+  ASSERT_RAISES(InvalidArgument, WriteTable(fs_, root_, EventSchema(),
+                                            {Events(R"([[1, "fr", 2, 1.0]])")}, replace));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Version(), 1);
+}
+
+}  // namespace
+}  // namespace tributary::delta
