@@ -5,7 +5,9 @@
 #
 # Environment: TRIBUTARY_BENCH_ROWS, rows of the expression benchmark (Default: 8000000);
 # TRIBUTARY_BENCH_PARQUET_ROWS, rows of the Parquet benchmark's log table (Default: 1000000);
-# TRIBUTARY_BENCH_REPETITIONS (Default: 5); TRIBUTARY_BENCH_PARQUET_DIR, where the Parquet
+# TRIBUTARY_BENCH_REPETITIONS (Default: 5); TRIBUTARY_BENCH_DELTA_FILES and
+# TRIBUTARY_BENCH_DELTA_COMMITS, add actions in the Delta benchmark's checkpoint and JSON commits
+# after it (Default: 100000 and 1000); TRIBUTARY_BENCH_PARQUET_DIR, where the Parquet
 # benchmark keeps its files, kept afterwards (Default: a temporary directory on /dev/shm when it
 # is writable, else under build/release/bench, removed at exit). Both engines run on one thread.
 set -euo pipefail
@@ -17,10 +19,10 @@ out=build/release/bench
 # Set when the engines disagree on a result; the script still prints every table first.
 disagree=0
 
-echo "== build (release): expr_bench parquet_bench"
+echo "== build (release): expr_bench parquet_bench delta_snapshot_bench"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # The machine is shared: builds queue on one lock instead of competing for the cores.
-build=(cmake --build build/release --target expr_bench parquet_bench)
+build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench)
 if command -v flock >/dev/null; then
   flock /tmp/tributary-build.lock "${build[@]}"
 else
@@ -224,6 +226,63 @@ for (const row of rows) {
 }
 console.log(`${duckdb.rows} rows; DuckDB ${duckdb.duckdb_version}, threads=${duckdb.threads}; ` +
   'read_scan: both engines scan the same DuckDB-written snappy file; ' +
+  `load average at start ${tributary.context.load_avg.map((x) => x.toFixed(2)).join(' ')}`);
+process.exitCode = failed ? 1 : 0;
+EOF
+# Delta snapshot loading: the benchmark generates its table (a checkpoint plus JSON commits) in
+# a temporary directory of its own before timing. DuckDB has no equivalent of loading a Delta
+# snapshot, so only tributary's figures are printed.
+echo "== tributary: delta_snapshot_bench, $repetitions repetitions"
+"$out/delta_snapshot_bench" \
+  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/delta_snapshot_bench.json" --benchmark_out_format=json >/dev/null
+
+echo "== delta snapshot load (Snapshot::Load), 1 thread, medians of $repetitions repetitions of one load"
+echo "   tributary only: DuckDB has no equivalent of loading a Delta snapshot"
+node --input-type=module - "$out/delta_snapshot_bench.json" <<'EOF' || disagree=1
+import { readFileSync } from 'node:fs';
+
+const [tributaryPath] = process.argv.slice(2);
+const tributary = JSON.parse(readFileSync(tributaryPath, 'utf8'));
+const toMs = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 };
+
+let failed = false;
+for (const run of tributary.benchmarks) {
+  if (run.error_occurred) {
+    console.error(`delta_snapshot_bench: ${run.name} failed: ${run.error_message}`);
+    failed = true;
+  }
+}
+
+// run_name is "BM_Load/<case>/iterations:1/real_time".
+const medians = new Map();
+const cvs = new Map();
+for (const run of tributary.benchmarks) {
+  if (run.run_type !== 'aggregate') continue;
+  const name = run.run_name.split('/')[1];
+  if (run.aggregate_name === 'median') medians.set(name, run);
+  if (run.aggregate_name === 'cv') cvs.set(name, run.real_time * 100);
+}
+if (medians.size === 0) {
+  console.error('delta_snapshot_bench: no medians');
+  failed = true;
+}
+
+const rows = [['case', 'tributary ms', 'actions', 'actions/s', 'commits', 'live files',
+  'checkpoint MB', 'cv%']];
+for (const [name, run] of medians) {
+  const ms = run.real_time * toMs[run.time_unit];
+  rows.push([name, ms.toFixed(1), String(run.actions), `${(run.actions / ms / 1e3).toFixed(2)}M`,
+    String(run.commits ?? 0), String(run.live_files), (run.checkpoint_bytes / 1e6).toFixed(1),
+    (cvs.get(name) ?? NaN).toFixed(1)]);
+}
+
+const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+for (const row of rows) {
+  console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+    .join('  '));
+}
+console.log('actions: checkpoint rows plus JSON commit lines replayed; ' +
   `load average at start ${tributary.context.load_avg.map((x) => x.toFixed(2)).join(' ')}`);
 process.exitCode = failed ? 1 : 0;
 EOF
