@@ -29,7 +29,7 @@
 // One action per row; in each row exactly one column is non-null. Rows, in order: protocol,
 // metaData, [checkpointMetadata], one txn per appId, one domainMetadata per live domain
 // (removed = false), then the live files as add rows (dataChange = false, as Spark writes
-// them) in log order. `remove` is always null (no tombstones: see checkpoint_writer.h). Map
+// them) in log order, then unexpired tombstones as remove rows (dataChange = false). Map
 // values, array elements and nested fields are nullable, as in Spark's schema.
 //
 // The last checkpoint file, `_delta_log/_last_checkpoint`, is one JSON object:
@@ -40,6 +40,7 @@
 #include "delta/checkpoint_writer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <memory>
 #include <optional>
@@ -300,6 +301,22 @@ class CheckpointBatchBuilder {
     b.AppendStruct();
   }
 
+  // A tombstone: the file's data must outlive readers of older versions until VACUUM's
+  // retention has passed.
+  void AppendRemove(const RemoveFile& remove) {
+    ColumnBuilder& b = Begin(CheckpointColumn::kRemove);
+    b.Child(0).AppendBytes(EncodeUriPath(remove.path));
+    AppendOptionalInt(b.Child(1), remove.deletion_timestamp);
+    b.Child(2).AppendBoolean(false);
+    b.Child(3).AppendBoolean(remove.extended_file_metadata.value_or(false));
+    AppendPartitionValues(b.Child(4), remove.partition_values);
+    AppendOptionalInt(b.Child(5), remove.size);
+    AppendDeletionVector(b.Child(6), remove.deletion_vector);
+    b.Child(7).AppendNull();
+    b.Child(8).AppendNull();
+    b.AppendStruct();
+  }
+
   /// The rows appended since the last call as one batch; the builder is then empty again.
   Result<columnar::RecordBatchPtr> Finish() {
     std::vector<columnar::ColumnPtr> columns;
@@ -368,6 +385,36 @@ Result<std::optional<int64_t>> LastCheckpointVersion(storage::FileSystem& fs,
   return std::optional<int64_t>(version->get<int64_t>());
 }
 
+// delta.deletedFileRetentionDuration ("interval 1 week" by default) in milliseconds.
+int64_t TombstoneRetentionMillis(const Metadata& metadata) {
+  constexpr int64_t kWeek = 7LL * 24 * 3600 * 1000;
+  auto it = metadata.configuration.find("delta.deletedFileRetentionDuration");
+  if (it == metadata.configuration.end()) {
+    return kWeek;
+  }
+  // "interval <n> <unit>", Spark's CalendarInterval text.
+  std::string text = it->second;
+  const size_t space = text.find(' ');
+  if (text.rfind("interval ", 0) != 0 || space == std::string::npos) {
+    return kWeek;
+  }
+  text = text.substr(space + 1);
+  const size_t unit_at = text.find(' ');
+  int64_t count = 0;
+  if (unit_at == std::string::npos ||
+      std::from_chars(text.data(), text.data() + unit_at, count).ec != std::errc()) {
+    return kWeek;
+  }
+  const std::string unit = text.substr(unit_at + 1);
+  const int64_t ms = unit.rfind("week", 0) == 0     ? kWeek
+                     : unit.rfind("day", 0) == 0    ? 24LL * 3600 * 1000
+                     : unit.rfind("hour", 0) == 0   ? 3600LL * 1000
+                     : unit.rfind("minute", 0) == 0 ? 60LL * 1000
+                     : unit.rfind("second", 0) == 0 ? 1000
+                                                    : kWeek / count;
+  return count * ms;
+}
+
 // Writes the checkpoint at `path` with put-if-absent; returns its size in bytes. Another
 // writer's checkpoint of the same version is taken as it is.
 Result<int64_t> WriteCheckpointFile(storage::FileSystem& fs, const Snapshot& snapshot,
@@ -398,6 +445,20 @@ Result<int64_t> WriteCheckpointFile(storage::FileSystem& fs, const Snapshot& sna
       builder.AppendAdd(add);
       if (builder.NumRows() >= kBatchRows) {
         TRIBUTARY_RETURN_NOT_OK(flush());
+      }
+    }
+    // Unexpired tombstones (PROTOCOL.md "Checkpoints": removes newer than
+    // delta.deletedFileRetentionDuration, 1 week by default) so VACUUM keeps their files.
+    const int64_t cutoff = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count() -
+                           TombstoneRetentionMillis(snapshot.GetMetadata());
+    for (const RemoveFile& remove : snapshot.Tombstones()) {
+      if (remove.deletion_timestamp.value_or(0) >= cutoff) {
+        builder.AppendRemove(remove);
+        if (builder.NumRows() >= kBatchRows) {
+          TRIBUTARY_RETURN_NOT_OK(flush());
+        }
       }
     }
     if (builder.NumRows() > 0) {

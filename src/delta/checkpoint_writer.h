@@ -22,14 +22,10 @@ inline constexpr int64_t kDefaultCheckpointInterval = 10;
 /// it already names a newer version. Returns the checkpoint's version.
 ///
 /// The checkpoint holds protocol, metaData, one txn per appId (lastUpdated null: the snapshot
-/// keeps only the version), live domain metadata and the live add actions, their paths
+/// keeps only the version), live domain metadata, the live add actions and the tombstones
+/// younger than delta.deletedFileRetentionDuration (so VACUUM keeps their files), paths
 /// URI-encoded again as Spark writes them (Hadoop Path.toUri quoting). Tables with the
 /// v2Checkpoint writer feature also get the one checkpointMetadata row a V2 checkpoint needs.
-///
-/// Gap: remove tombstones are not written, since the snapshot does not keep them. Replay of
-/// this and later versions is unaffected, but a VACUUM that trusts the checkpoint (Spark's
-/// keeps the files of unexpired tombstones) could delete files removed less than
-/// delta.deletedFileRetentionDuration ago that time travel to older versions still needs.
 ///
 /// The checkpoint is published with put-if-absent; losing the race to a concurrent writer of
 /// the same version is success (both wrote the same actions). `_last_checkpoint` is read,

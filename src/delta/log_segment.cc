@@ -134,6 +134,12 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
   // The newest version the log knows: its last commit, or a checkpoint past it (a log whose
   // older commits were cleaned up).
   int64_t latest = commits.empty() ? -1 : commits.back().version;
+  if (!single_checkpoints.empty()) {
+    latest = std::max(latest, single_checkpoints.rbegin()->first);
+  }
+  if (!multi_part.empty()) {
+    latest = std::max(latest, multi_part.rbegin()->first);
+  }
   if (commits.empty() && single_checkpoints.empty() && multi_part.empty()) {
     return Status::NotFound(fmt::format("{}: the Delta log has no commits", log_dir));
   }

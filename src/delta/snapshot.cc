@@ -104,25 +104,22 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
     replay.Apply(actions);
   }
   if (!segment.checkpoint.empty()) {
-    const std::string log_dir = storage::JoinPath(table_root, "_delta_log");
-    std::vector<Action> checkpoint_actions;
+    // Checkpoint actions are applied file by file (each part, each V2 sidecar) so at most one
+    // file's actions are held at a time.
+    const std::string sidecars = storage::JoinPath(storage::JoinPath(table_root, "_delta_log"),
+                                                   "_sidecars");
     for (const LogFile& part : segment.checkpoint) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ReadCheckpointFile(fs, part.path));
-      for (Action& action : actions) {
+      for (const Action& action : actions) {
         if (action.sidecar) {
-          // V2 checkpoints keep file actions in sidecars under _delta_log/_sidecars.
-          const std::string sidecar_path = storage::JoinPath(
-              storage::JoinPath(log_dir, "_sidecars"), action.sidecar->path);
-          TRIBUTARY_ASSIGN_OR_RAISE(auto sidecar_actions, ReadCheckpointFile(fs, sidecar_path));
-          for (Action& sidecar_action : sidecar_actions) {
-            checkpoint_actions.push_back(std::move(sidecar_action));
-          }
-        } else {
-          checkpoint_actions.push_back(std::move(action));
+          TRIBUTARY_ASSIGN_OR_RAISE(
+              auto sidecar_actions,
+              ReadCheckpointFile(fs, storage::JoinPath(sidecars, action.sidecar->path)));
+          replay.Apply(sidecar_actions);
         }
       }
+      replay.Apply(actions);
     }
-    replay.Apply(checkpoint_actions);
   }
   if (!replay.protocol) {
     return Status::Corruption(fmt::format("{} at version {}: no protocol action in the log",

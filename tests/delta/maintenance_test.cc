@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "columnar/canonical_json.h"
@@ -132,6 +133,24 @@ TEST_F(MaintenanceTest, VacuumKeepsWhatTheRetentionProtects) {
   }
   EXPECT_EQ(Rows().size(), 10u);
   EXPECT_TRUE(std::filesystem::exists(root_ + "/_delta_log/00000000000000000000.json"));
+}
+
+}  // namespace
+}  // namespace tributary::delta
+
+namespace tributary::delta {
+namespace {
+
+TEST_F(MaintenanceTest, CheckpointsCarryTombstonesSoVacuumStillKeepsTheirFiles) {
+  ASSERT_OK(Optimize(fs_, root_));  // version 10: removes ten files, checkpoints
+  // Drop the commits the checkpoint replaces: the tombstones now live only in the checkpoint.
+  for (int v = 0; v <= 10; ++v) {
+    std::filesystem::remove(root_ + "/_delta_log/" + fmt::format("{:020}.json", v));
+  }
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Tombstones().size(), 10u);
+  ASSERT_OK_AND_ASSIGN(auto vacuumed, Vacuum(fs_, root_));
+  EXPECT_TRUE(vacuumed.files.empty());
 }
 
 }  // namespace
