@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "columnar/calendar.h"
+#include "common/uuid.h"
 #include "columnar/decimal.h"
 #include "columnar/take.h"
 #include "delta/schema_json.h"
@@ -38,31 +39,6 @@ using columnar::TypeId;
 using nlohmann::json;
 
 namespace {
-
-std::string RandomUuid() {
-  uint8_t bytes[16];
-  static thread_local std::mt19937_64 rng = [] {
-    std::random_device device;
-    return std::mt19937_64((uint64_t{device()} << 32) ^ device() ^
-                           static_cast<uint64_t>(getpid()));
-  }();
-  for (int i = 0; i < 16; i += 8) {
-    const uint64_t r = rng();
-    std::memcpy(bytes + i, &r, 8);
-  }
-  bytes[6] = (bytes[6] & 0x0F) | 0x40;  // version 4
-  bytes[8] = (bytes[8] & 0x3F) | 0x80;  // variant
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) {
-      out.push_back('-');
-    }
-    out.push_back(kHex[bytes[i] >> 4]);
-    out.push_back(kHex[bytes[i] & 15]);
-  }
-  return out;
-}
 
 // Characters Hive escapes in partition directory names (FileUtils.escapePathName).
 bool NeedsEscape(unsigned char c) {
@@ -374,7 +350,7 @@ Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::
   int file_number = 0;
   for (auto& [dir, partition] : partitions) {
     const std::string relative =
-        fmt::format("{}part-{:05}-{}.c000.{}.parquet", dir, file_number++, RandomUuid(), codec);
+        fmt::format("{}part-{:05}-{}.c000.{}.parquet", dir, file_number++, NewUuid(), codec);
     const std::string path = storage::JoinPath(table_root, relative);
     TRIBUTARY_RETURN_NOT_OK(
         parquet::WriteParquetFile(fs, path, partition.batches, data_schema, options.parquet));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/uuid.h"
 #include "delta/data_skipping.h"
 #include "delta/schema_json.h"
 #include "expr/evaluator.h"

@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
 #include "storage/path.h"
@@ -113,31 +114,6 @@ Status CheckWritable(const Snapshot& snapshot) {
 }
 
 }  // namespace
-
-std::string NewUuid() {
-  static thread_local std::mt19937_64 rng = [] {
-    std::random_device device;
-    return std::mt19937_64((uint64_t{device()} << 32) ^ device() ^
-                           (static_cast<uint64_t>(getpid()) << 16));
-  }();
-  uint8_t bytes[16];
-  for (int i = 0; i < 16; i += 8) {
-    const uint64_t r = rng();
-    std::memcpy(bytes + i, &r, 8);
-  }
-  bytes[6] = (bytes[6] & 0x0F) | 0x40;
-  bytes[8] = (bytes[8] & 0x3F) | 0x80;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) {
-      out.push_back('-');
-    }
-    out.push_back(kHex[bytes[i] >> 4]);
-    out.push_back(kHex[bytes[i] & 15]);
-  }
-  return out;
-}
 
 Transaction::Transaction(storage::FileSystem& fs, std::string table_root,
                          std::shared_ptr<const Snapshot> snapshot, TransactionOptions options)

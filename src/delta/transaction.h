@@ -93,7 +93,4 @@ class Transaction {
   std::string txn_id_;
 };
 
-/// A random (version 4) UUID.
-std::string NewUuid();
-
 }  // namespace tributary::delta
