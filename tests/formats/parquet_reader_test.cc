@@ -279,3 +279,24 @@ TEST_F(ParquetReaderBadInputTest, RejectsRowCountDisagreement) {
 
 }  // namespace
 }  // namespace tributary::parquet
+
+namespace tributary::parquet {
+namespace {
+
+// Old writers encoded levels with the deprecated BIT_PACKED encoding: no length, MSB first.
+TEST_F(ParquetReaderBadInputTest, ReadsLegacyBitPackedLevels) {
+  // Definition levels 1,0,1 at bit width 1, MSB first: 0b101xxxxx.
+  const std::string levels(1, static_cast<char>(0xA0));
+  PageHeader header;
+  header.type = PageType::kDataPage;
+  header.data_page_header.emplace();
+  header.data_page_header->num_values = 3;
+  header.data_page_header->encoding = Encoding::kPlain;
+  header.data_page_header->definition_level_encoding = Encoding::kBitPacked;
+  const std::string pages = Page(header, levels + Int32Plain({7, -9}));
+  ASSERT_OK_AND_ASSIGN(auto rows, Read(BuildFile(PhysicalType::kInt32, pages, 3)));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"x":7})", R"({"x":null})", R"({"x":-9})"}));
+}
+
+}  // namespace
+}  // namespace tributary::parquet

@@ -590,10 +590,35 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
       if (max_level == 0) {
         return Status::OK();
       }
+      if (level_encoding == Encoding::kBitPacked) {
+        // The deprecated BIT_PACKED levels of old writers: no length prefix, MSB first.
+        const int bit_width = BitWidthOf(static_cast<uint64_t>(max_level));
+        const int64_t size = LegacyBitPackedSize(bit_width, num_values);
+        if (size > static_cast<int64_t>(data.size() - pos)) {
+          return Fault(offset + static_cast<int64_t>(pos),
+                       fmt::format("BIT_PACKED levels need {} bytes, page has {} left", size,
+                                   data.size() - pos));
+        }
+        const size_t start = out->size();
+        out->resize(start + static_cast<size_t>(num_values));
+        Status st = DecodeLegacyBitPacked(data.substr(pos, static_cast<size_t>(size)), bit_width,
+                                          num_values, out->data() + start);
+        if (!st.ok()) {
+          return Fault(offset + static_cast<int64_t>(pos), "levels: " + st.Message());
+        }
+        for (size_t i = start; i < out->size(); ++i) {
+          if ((*out)[i] > max_level) {
+            return Fault(offset + static_cast<int64_t>(pos),
+                         fmt::format("level {} above the maximum {}", (*out)[i], max_level));
+          }
+        }
+        pos += static_cast<size_t>(size);
+        return Status::OK();
+      }
       if (level_encoding != Encoding::kRle) {
-        return Status::NotImplemented(fmt::format(
-            "{}: row group {}, column {}: levels encoded as {}", location_.file,
-            location_.row_group, location_.column, EncodingName(level_encoding)));
+        return Fault(offset + static_cast<int64_t>(pos),
+                     fmt::format("levels encoded as {}, which is not a level encoding",
+                                 EncodingName(level_encoding)));
       }
       if (data.size() - pos < 4) {
         return Fault(offset + static_cast<int64_t>(pos), "levels length runs past the page");
