@@ -81,17 +81,16 @@ TEST(SchemaInferenceRulesTest, WidensLikeSpark) {
             "decimal(20,0)");
   EXPECT_EQ(WidenInferredTypes(*DataType::Decimal(5, 2), DataType::Int32())->ToString(),
             "decimal(12,2)");
-  EXPECT_EQ(WidenInferredTypes(DataType::Date(), DataType::Timestamp())->ToString(),
-            "timestamp");
-  EXPECT_EQ(WidenInferredTypes(DataType::Struct({{"b", DataType::Int64()}}),
-                               DataType::Struct({{"a", DataType::Float64()},
-                                                 {"b", DataType::Float64()}}))
-                ->ToString(),
-            "struct<a:double,b:double>");
-  EXPECT_EQ(WidenInferredTypes(DataType::Array(DataType::Int64()),
-                               DataType::Array(DataType::String()))
-                ->ToString(),
-            "array<string>");
+  EXPECT_EQ(WidenInferredTypes(DataType::Date(), DataType::Timestamp())->ToString(), "timestamp");
+  EXPECT_EQ(
+      WidenInferredTypes(DataType::Struct({{"b", DataType::Int64()}}),
+                         DataType::Struct({{"a", DataType::Float64()}, {"b", DataType::Float64()}}))
+          ->ToString(),
+      "struct<a:double,b:double>");
+  EXPECT_EQ(
+      WidenInferredTypes(DataType::Array(DataType::Int64()), DataType::Array(DataType::String()))
+          ->ToString(),
+      "array<string>");
   EXPECT_EQ(WidenInferredTypes(DataType::Array(DataType::Int64()), DataType::Int64())->ToString(),
             "string");
 }
@@ -115,7 +114,8 @@ TEST(JsonSchemaInferenceTest, InfersSparkTypesSortedByName) {
 }
 
 TEST(JsonSchemaInferenceTest, WidensAcrossRecordsAndFiles) {
-  EXPECT_EQ(Infer({"{\"a\":1,\"b\":1}\n{\"a\":2.5,\"b\":\"x\"}\n", "{\"c\":{\"d\":1}}\n"
+  EXPECT_EQ(Infer({"{\"a\":1,\"b\":1}\n{\"a\":2.5,\"b\":\"x\"}\n",
+                   "{\"c\":{\"d\":1}}\n"
                    "{\"c\":{\"e\":null}}\n{\"c\":null,\"a\":null}"},
                   Typed()),
             "struct<a:double,b:string,c:struct<d:bigint,e:string>>");

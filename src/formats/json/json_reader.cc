@@ -2,9 +2,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -12,19 +14,18 @@
 #include <fmt/format.h>
 
 #include "columnar/canonical_json.h"
-#include "columnar/column_builder.h"
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
 #include "formats/json/json_value_text.h"
-#include "formats/json/record_splitter.h"
-#include "formats/text/compressed_input.h"
+#include "formats/text/column_sink.h"
+#include "formats/text/input_stream.h"
+#include "formats/text/line_reader.h"
 #include "formats/text/rescued_data.h"
 #include "formats/text/schema_inference.h"
 
 namespace tributary::json {
 namespace {
 
-using columnar::ColumnBuilder;
 using columnar::DataType;
 using columnar::DataTypePtr;
 using columnar::Field;
@@ -32,10 +33,10 @@ using columnar::Int128;
 using columnar::TypeId;
 using simdjson::dom::element;
 using simdjson::dom::element_type;
+using text::ColumnSink;
 using text::ParseMode;
 
-static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
-
+static_assert(text::kLinePadding >= simdjson::SIMDJSON_PADDING);
 
 // The decoding plan of one type of the schema, mirroring it. Struct nodes keep a name index and
 // a per-record "seen" mark per field (a generation number, so nothing is cleared per record).
@@ -174,22 +175,28 @@ bool DecodeBase64(std::string_view text, std::string* out) {
   return count < 6;
 }
 
+// The initial line buffer: the whole input when it is small, else chunks of 4 MiB.
+size_t LineBufferSize(int64_t size_hint) {
+  constexpr int64_t kChunk = int64_t{4} << 20;
+  return static_cast<size_t>(size_hint < 0 ? kChunk
+                                           : std::clamp<int64_t>(size_hint + 1, 256, kChunk));
+}
+
 // How one record turned out.
 enum class RecordOutcome : int8_t { kWritten, kRescued, kDropped };
 
 class JsonReaderImpl final : public JsonReader {
  public:
-  JsonReaderImpl(std::string path, std::string data, size_t data_size,
+  // `size_hint` is the input's size when known (it bounds the line buffer), else -1.
+  JsonReaderImpl(std::string path, std::unique_ptr<text::InputStream> input, int64_t size_hint,
                  columnar::SchemaPtr output_schema, const JsonReadOptions& options,
                  expr::TimeZone zone, columnar::MemoryPool* pool)
       : path_(std::move(path)),
-        data_(std::move(data)),
-        data_size_(data_size),
         output_schema_(std::move(output_schema)),
         options_(options),
         zone_(std::move(zone)),
         pool_(pool),
-        lines_(std::string_view(data_.data(), data_size_)) {}
+        lines_(std::move(input), LineBufferSize(size_hint)) {}
 
   Status Init(const columnar::Schema& data_schema, const std::vector<std::string>& columns);
 
@@ -201,49 +208,56 @@ class JsonReaderImpl final : public JsonReader {
   // Converts `value` for `node`. With kAppend, appends exactly one value (null where it does
   // not fit) to `*builder`; without, only checks. Returns whether everything fit.
   template <bool kAppend>
-  bool Convert(TypeNode& node, element value, ColumnBuilder* builder);
+  bool Convert(TypeNode& node, element value, ColumnSink* builder);
   template <bool kAppend>
-  bool ConvertStruct(TypeNode& node, simdjson::dom::object object, ColumnBuilder* builder);
+  bool ConvertStruct(TypeNode& node, simdjson::dom::object object, ColumnSink* builder);
   template <bool kAppend>
-  bool ConvertLeafString(TypeNode& node, std::string_view text, ColumnBuilder* builder);
+  bool ConvertLeafString(TypeNode& node, std::string_view text, ColumnSink* builder);
 
   // Decodes one record (a parsed object) into the builders, or drops or fails it.
-  Status DecodeRecord(simdjson::dom::object object, const Line& line);
+  Status DecodeRecord(simdjson::dom::object object, const text::Line& line);
   // Handles a record that does not parse: `reason` is simdjson's or ours.
-  Status CorruptRecord(std::string_view raw, const Line& line, std::string_view reason);
+  Status CorruptRecord(std::string_view raw, const text::Line& line, std::string_view reason);
   void AppendSpecialColumns(bool rescued, std::string_view corrupt_text);
   void Account(RecordOutcome outcome);
-  Status ParseAndDecode(const Line& line);
+  Status ParseAndDecode(const text::Line& line);
   Status DecodeMultiLine();
+  // Decodes the pending objects of a top-level array until the batch is full.
+  Status DrainPending();
   Result<columnar::RecordBatchPtr> FinishBatch();
 
-  Status Malformed(const Line& line, std::string_view reason) const {
-    return Status::Corruption(fmt::format("malformed JSON record in {} at line {} (byte offset "
-                                          "{}): {}",
-                                          path_, line.number, line.offset, reason));
+  Status Malformed(const text::Line& line, std::string_view reason) const {
+    return Status::Corruption(
+        fmt::format("malformed JSON record in {} at line {} (byte offset "
+                    "{}): {}",
+                    path_, line.number, line.offset, reason));
   }
 
   const std::string path_;
-  const std::string data_;
-  const size_t data_size_;
   columnar::SchemaPtr output_schema_;
   const JsonReadOptions options_;
   const expr::TimeZone zone_;
   columnar::MemoryPool* const pool_;
 
   simdjson::dom::parser parser_;
-  LineSplitter lines_;
+  text::LineReader lines_;
   bool multi_line_done_ = false;
+  // Objects of a top-level array still to decode (the parser's document stays alive until
+  // they are done, so no other record is parsed meanwhile).
+  std::optional<simdjson::dom::array::iterator> pending_next_;
+  std::optional<simdjson::dom::array::iterator> pending_end_;
+  text::Line pending_line_;
+  std::string document_;
   JsonReadMetrics metrics_;
 
   // Top-level data fields (the schema minus the special columns) and, per field, its output
   // builder or null when not projected.
   TypeNode top_;
-  std::vector<ColumnBuilder*> top_builders_;
+  std::vector<ColumnSink*> top_builders_;
   std::vector<int> projected_fields_;
-  std::vector<std::unique_ptr<ColumnBuilder>> builders_;
-  ColumnBuilder* rescued_builder_ = nullptr;
-  ColumnBuilder* corrupt_builder_ = nullptr;
+  std::vector<std::unique_ptr<ColumnSink>> builders_;
+  ColumnSink* rescued_builder_ = nullptr;
+  ColumnSink* corrupt_builder_ = nullptr;
   bool rescue_ = false;
   bool corrupt_column_set_ = false;
   int64_t batch_rows_ = 0;
@@ -303,9 +317,9 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
     for (const std::string& name : columns) {
       const int i = output_schema_->FieldIndex(name);
       if (i < 0) {
-        return Status::InvalidArgument(fmt::format(
-            "JSON reader of {}: no column '{}' in schema [{}]", path_, name,
-            output_schema_->ToString()));
+        return Status::InvalidArgument(
+            fmt::format("JSON reader of {}: no column '{}' in schema [{}]", path_, name,
+                        output_schema_->ToString()));
       }
       output_indices.push_back(i);
     }
@@ -314,8 +328,8 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
   for (int i : output_indices) {
     const Field& field = output_schema_->FieldAt(i);
     projected.push_back(field);
-    builders_.push_back(std::make_unique<ColumnBuilder>(field.Type(), pool_));
-    ColumnBuilder* builder = builders_.back().get();
+    builders_.push_back(std::make_unique<ColumnSink>(field.Type(), pool_));
+    ColumnSink* builder = builders_.back().get();
     if (rescue_ && field.Name() == options_.rescued_data_column) {
       rescued_builder_ = builder;
     } else if (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record) {
@@ -327,8 +341,8 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
         return Status::Internal("projected column missing from the data schema");
       }
       if (top_builders_[static_cast<size_t>(data_index)] != nullptr) {
-        return Status::InvalidArgument(fmt::format(
-            "JSON reader of {}: column '{}' selected twice", path_, field.Name()));
+        return Status::InvalidArgument(
+            fmt::format("JSON reader of {}: column '{}' selected twice", path_, field.Name()));
       }
       top_builders_[static_cast<size_t>(data_index)] = builder;
       projected_fields_.push_back(data_index);
@@ -339,8 +353,7 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
 }
 
 template <bool kAppend>
-bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text,
-                                       ColumnBuilder* builder) {
+bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text, ColumnSink* builder) {
   switch (node.id) {
     case TypeId::kString:
       if constexpr (kAppend) {
@@ -408,7 +421,7 @@ bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text,
 
 template <bool kAppend>
 bool JsonReaderImpl::ConvertStruct(TypeNode& node, simdjson::dom::object object,
-                                   ColumnBuilder* builder) {
+                                   ColumnSink* builder) {
   const uint32_t generation = node.Begin();
   bool fits = true;
   for (simdjson::dom::key_value_pair member : object) {
@@ -439,7 +452,7 @@ bool JsonReaderImpl::ConvertStruct(TypeNode& node, simdjson::dom::object object,
 }
 
 template <bool kAppend>
-bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnBuilder* builder) {
+bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder) {
   const element_type type = value.type();
   if (type == element_type::NULL_VALUE) {
     if constexpr (kAppend) {
@@ -496,11 +509,10 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnBuilder* build
     case TypeId::kDecimal: {
       if (type == element_type::INT64 || type == element_type::UINT64) {
         char digits[24];
-        const auto end = type == element_type::INT64
-                             ? std::to_chars(digits, digits + sizeof(digits),
-                                             value.get_int64().value_unsafe())
-                             : std::to_chars(digits, digits + sizeof(digits),
-                                             value.get_uint64().value_unsafe());
+        const auto end =
+            type == element_type::INT64
+                ? std::to_chars(digits, digits + sizeof(digits), value.get_int64().value_unsafe())
+                : std::to_chars(digits, digits + sizeof(digits), value.get_uint64().value_unsafe());
         return ConvertLeafString<kAppend>(
             node, std::string_view(digits, static_cast<size_t>(end.ptr - digits)), builder);
       }
@@ -573,11 +585,13 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnBuilder* build
       if (type == element_type::OBJECT) {
         bool fits = true;
         TypeNode& value_node = node.children[1];
-        for (simdjson::dom::key_value_pair member : simdjson::dom::object(value.get_object().value_unsafe())) {
+        for (simdjson::dom::key_value_pair member :
+             simdjson::dom::object(value.get_object().value_unsafe())) {
           if constexpr (kAppend) {
             builder->Child(0).AppendBytes(member.key);
           }
-          fits &= Convert<kAppend>(value_node, member.value, kAppend ? &builder->Child(1) : nullptr);
+          fits &=
+              Convert<kAppend>(value_node, member.value, kAppend ? &builder->Child(1) : nullptr);
         }
         if constexpr (kAppend) {
           builder->AppendMap();
@@ -622,7 +636,7 @@ void JsonReaderImpl::AppendSpecialColumns(bool rescued, std::string_view corrupt
   if (corrupt_builder_ != nullptr) {
     if (corrupt_text.data() != nullptr) {
       scratch_.clear();
-      AppendValidUtf8(corrupt_text, &scratch_);
+      text::AppendValidUtf8(corrupt_text, &scratch_);
       corrupt_builder_->AppendBytes(scratch_);
     } else {
       corrupt_builder_->AppendNull();
@@ -630,7 +644,7 @@ void JsonReaderImpl::AppendSpecialColumns(bool rescued, std::string_view corrupt
   }
 }
 
-Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const Line& line) {
+Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Line& line) {
   ++metrics_.num_records;
   if (!rescue_ && options_.mode != ParseMode::kPermissive) {
     // Without a rescued-data column a value that does not fit makes the record malformed: find
@@ -667,7 +681,7 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const Line& li
       continue;
     }
     top_.seen[static_cast<size_t>(i)] = generation;
-    ColumnBuilder* builder = top_builders_[static_cast<size_t>(i)];
+    ColumnSink* builder = top_builders_[static_cast<size_t>(i)];
     if (builder == nullptr) {
       continue;
     }
@@ -691,7 +705,7 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const Line& li
   return Status::OK();
 }
 
-Status JsonReaderImpl::CorruptRecord(std::string_view raw, const Line& line,
+Status JsonReaderImpl::CorruptRecord(std::string_view raw, const text::Line& line,
                                      std::string_view reason) {
   ++metrics_.num_records;
   ++metrics_.num_corrupt_records;
@@ -716,7 +730,7 @@ Status JsonReaderImpl::CorruptRecord(std::string_view raw, const Line& line,
   return Status::OK();
 }
 
-Status JsonReaderImpl::ParseAndDecode(const Line& line) {
+Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
   element root;
   const simdjson::error_code error =
       parser_.parse(reinterpret_cast<const uint8_t*>(line.text.data()), line.text.size(), false)
@@ -734,57 +748,73 @@ Status JsonReaderImpl::ParseAndDecode(const Line& line) {
         return CorruptRecord(line.text, line, "an array element is not a JSON object");
       }
     }
-    for (element item : array) {
-      TRIBUTARY_RETURN_NOT_OK(DecodeRecord(item.get_object().value_unsafe(), line));
-    }
-    return Status::OK();
+    pending_next_ = array.begin();
+    pending_end_ = array.end();
+    pending_line_ = line;
+    return DrainPending();
   }
   return CorruptRecord(line.text, line, "the record is not a JSON object");
 }
 
+Status JsonReaderImpl::DrainPending() {
+  while (*pending_next_ != *pending_end_ && batch_rows_ < options_.batch_size) {
+    element item = **pending_next_;
+    ++*pending_next_;
+    TRIBUTARY_RETURN_NOT_OK(DecodeRecord(item.get_object().value_unsafe(), pending_line_));
+  }
+  if (*pending_next_ == *pending_end_) {
+    pending_next_.reset();
+    pending_end_.reset();
+  }
+  return Status::OK();
+}
+
 Status JsonReaderImpl::DecodeMultiLine() {
   multi_line_done_ = true;
-  const std::string_view all(data_.data(), data_size_);
-  const size_t bom = BomLength(all);
-  Line whole{all.substr(bom), 1, static_cast<int64_t>(bom)};
-  for (char c : all) {
-    metrics_.num_lines += c == '\n' ? 1 : 0;
-  }
-  if (!all.empty() && all.back() != '\n') {
+  // The whole file is one document: gather its lines (counting them) back into one buffer.
+  text::Line line;
+  int64_t blank = 0;
+  while (lines_.Next(&line)) {
     ++metrics_.num_lines;
+    blank += text::IsBlank(line.text) ? 1 : 0;
+    document_.append(line.text);
+    document_.push_back('\n');
   }
-  metrics_.num_bytes = static_cast<int64_t>(data_size_);
-  if (IsBlank(whole.text)) {
-    metrics_.num_blank_lines = metrics_.num_lines;
+  TRIBUTARY_RETURN_NOT_OK(lines_.status());
+  metrics_.num_bytes = lines_.Position();
+  if (blank == metrics_.num_lines) {
+    metrics_.num_blank_lines = blank;
     return Status::OK();
   }
-  return ParseAndDecode(whole);
+  const size_t size = document_.size();
+  document_.append(text::kLinePadding, ' ');
+  return ParseAndDecode(text::Line{std::string_view(document_.data(), size), 1, 0});
 }
 
 Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
   batch_rows_ = 0;
+  if (pending_next_.has_value()) {
+    TRIBUTARY_RETURN_NOT_OK(DrainPending());
+  }
   if (options_.multi_line) {
-    if (multi_line_done_) {
-      return nullptr;
+    if (!multi_line_done_) {
+      TRIBUTARY_RETURN_NOT_OK(DecodeMultiLine());
     }
-    TRIBUTARY_RETURN_NOT_OK(DecodeMultiLine());
-    if (batch_rows_ == 0) {
-      return nullptr;
+  } else {
+    text::Line line;
+    while (batch_rows_ < options_.batch_size && lines_.Next(&line)) {
+      ++metrics_.num_lines;
+      if (text::IsBlank(line.text)) {
+        ++metrics_.num_blank_lines;
+        continue;
+      }
+      TRIBUTARY_RETURN_NOT_OK(ParseAndDecode(line));
     }
-    return FinishBatch();
+    TRIBUTARY_RETURN_NOT_OK(lines_.status());
+    metrics_.num_bytes = lines_.Position();
   }
-  Line line;
-  while (batch_rows_ < options_.batch_size && lines_.Next(&line)) {
-    ++metrics_.num_lines;
-    if (IsBlank(line.text)) {
-      ++metrics_.num_blank_lines;
-      continue;
-    }
-    TRIBUTARY_RETURN_NOT_OK(ParseAndDecode(line));
-  }
-  metrics_.num_bytes = lines_.Position();
   if (batch_rows_ == 0) {
-    // The loop stops early only on a full batch, so an empty one means the input has ended.
+    // Reading stops early only on a full batch, so an empty one means the input has ended.
     return nullptr;
   }
   return FinishBatch();
@@ -814,11 +844,11 @@ Status ValidateOptions(const JsonReadOptions& options) {
   }
   if (!options.rescued_data_column.empty() &&
       options.rescued_data_column == options.column_name_of_corrupt_record) {
-    return Status::InvalidArgument(fmt::format(
-        "JSON reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
-        options.rescued_data_column));
+    return Status::InvalidArgument(
+        fmt::format("JSON reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
+                    options.rescued_data_column));
   }
-  return CheckDateTimeFormats(options.timestamp_format, options.date_format);
+  return text::CheckDateTimeFormats(options.timestamp_format, options.date_format);
 }
 
 }  // namespace
@@ -850,15 +880,13 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Make(std::string path, std::stri
                                                      const JsonReadOptions& options,
                                                      const std::vector<std::string>& columns,
                                                      columnar::MemoryPool* pool) {
-  std::string padded;
-  padded.reserve(data.size() + kJsonPadding);
-  padded.append(data);
-  padded.append(kJsonPadding, ' ');
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
   TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
-  auto reader = std::make_unique<JsonReaderImpl>(std::move(path), std::move(padded), data.size(),
-                                                 std::move(output), options, std::move(zone),
-                                                 pool);
+  auto input =
+      text::InputStream::FromString(path, std::string(data), text::InputCompression::kNone);
+  auto reader = std::make_unique<JsonReaderImpl>(std::move(path), std::move(input),
+                                                 static_cast<int64_t>(data.size()),
+                                                 std::move(output), options, std::move(zone), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<JsonReader>(std::move(reader));
 }
@@ -871,10 +899,14 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Open(storage::FileSystem& fs,
                                                      columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
   TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
-  TRIBUTARY_ASSIGN_OR_RAISE(std::string data, text::ReadTextFile(fs, path, kJsonPadding));
-  const size_t size = data.size() - kJsonPadding;
-  auto reader = std::make_unique<JsonReaderImpl>(path, std::move(data), size, std::move(output),
-                                                 options, std::move(zone), pool);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
+  int64_t size_hint = -1;
+  if (text::CompressionFromPath(path) == text::InputCompression::kNone) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const storage::FileInfo info, fs.GetFileInfo(path));
+    size_hint = info.size;
+  }
+  auto reader = std::make_unique<JsonReaderImpl>(path, std::move(input), size_hint,
+                                                 std::move(output), options, std::move(zone), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<JsonReader>(std::move(reader));
 }

@@ -79,7 +79,7 @@ struct JsonReadOptions {
   std::string date_format;
   /// Session time zone for zone-less timestamp text: "UTC" or a fixed offset. Default: "UTC".
   std::string time_zone = "UTC";
-  /// Rows per record batch (a line holding an array may overshoot it). Default: 8192.
+  /// Rows per record batch. Default: 8192.
   int64_t batch_size = 8192;
   /// Deepest nesting of arrays and objects a record may have; deeper records do not parse.
   /// Default: 1000.
@@ -135,7 +135,8 @@ class JsonReader {
   /// and corrupt-record columns, when in it, are not read from the data). `columns` selects
   /// output columns by name, in that order; unselected fields are skipped, not decoded.
   /// Default: every column of OutputSchema(). InvalidArgument for bad options or unknown
-  /// column names; NotImplemented for unsupported formats.
+  /// column names; NotImplemented for unsupported formats. Unselected schema fields are not
+  /// checked either: their ill-typed values are not rescued (fields outside the schema are).
   static Result<std::unique_ptr<JsonReader>> Open(
       storage::FileSystem& fs, const std::string& path, columnar::SchemaPtr schema,
       const JsonReadOptions& options, const std::vector<std::string>& columns = {},

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "formats/json/json_reader.h"
-#include "formats/json/record_splitter.h"
-#include "formats/text/compressed_input.h"
+#include "formats/text/input_stream.h"
+#include "formats/text/line_reader.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
 
@@ -64,9 +64,9 @@ class Inferrer {
         return;
       case element_type::STRING: {
         const std::string_view text = value.get_string().value_unsafe();
-        if (infer_timestamp_ && LooksLikeIsoTimestamp(text)) {
+        if (infer_timestamp_ && text::LooksLikeIsoTimestamp(text)) {
           AddScalar(node, DataType::Timestamp());
-        } else if (infer_date_ && LooksLikeIsoDate(text)) {
+        } else if (infer_date_ && text::LooksLikeIsoDate(text)) {
           AddScalar(node, DataType::Date());
         } else {
           AddScalar(node, DataType::String());
@@ -123,20 +123,26 @@ class Inferrer {
   }
 
   // Adds the records of one file; returns the bytes sampled.
-  int64_t AddFile(simdjson::dom::parser& parser, std::string_view data, bool multi_line,
-                  InferNode& root) {
-    if (multi_line) {
-      AddRecord(parser, data.substr(BomLength(data)), root);
-      return static_cast<int64_t>(data.size());
-    }
-    LineSplitter lines(data);
-    Line line;
+  Result<int64_t> AddFile(simdjson::dom::parser& parser, std::unique_ptr<text::InputStream> input,
+                          bool multi_line, InferNode& root) {
+    text::LineReader lines(std::move(input));
+    text::Line line;
+    std::string document;
     while (lines.Next(&line)) {
-      if (!IsBlank(line.text)) {
+      if (multi_line) {
+        document.append(line.text);
+        document.push_back('\n');
+      } else if (!text::IsBlank(line.text)) {
         AddRecord(parser, line.text, root);
       }
     }
-    return static_cast<int64_t>(data.size());
+    TRIBUTARY_RETURN_NOT_OK(lines.status());
+    if (multi_line) {
+      const size_t size = document.size();
+      document.append(text::kLinePadding, ' ');
+      AddRecord(parser, std::string_view(document.data(), size), root);
+    }
+    return lines.Position();
   }
 
  private:
@@ -176,7 +182,8 @@ Result<columnar::SchemaPtr> FinishSchema(const InferNode& root, const JsonReadOp
 }
 
 Status InitParser(simdjson::dom::parser& parser, const JsonReadOptions& options) {
-  TRIBUTARY_RETURN_NOT_OK(CheckDateTimeFormats(options.timestamp_format, options.date_format));
+  TRIBUTARY_RETURN_NOT_OK(
+      text::CheckDateTimeFormats(options.timestamp_format, options.date_format));
   if (options.max_nesting_depth <= 0 ||
       parser.allocate(simdjson::dom::MINIMAL_DOCUMENT_CAPACITY,
                       static_cast<size_t>(options.max_nesting_depth)) != simdjson::SUCCESS) {
@@ -201,9 +208,10 @@ Result<columnar::SchemaPtr> InferJsonSchema(storage::FileSystem& fs,
     if (files >= options.sample_size_files || bytes >= options.sample_size_bytes) {
       break;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string data, text::ReadTextFile(fs, path, kJsonPadding));
-    bytes += inferrer.AddFile(parser, std::string_view(data.data(), data.size() - kJsonPadding),
-                              options.multi_line, root);
+    TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
+    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t sampled,
+                              inferrer.AddFile(parser, std::move(input), options.multi_line, root));
+    bytes += sampled;
     ++files;
   }
   return FinishSchema(root, options);
@@ -215,12 +223,13 @@ Result<columnar::SchemaPtr> InferJsonSchemaFromText(const std::vector<std::strin
   TRIBUTARY_RETURN_NOT_OK(InitParser(parser, options));
   Inferrer inferrer(options);
   InferNode root;
-  std::string padded;
   for (std::string_view file : files) {
-    padded.assign(file);
-    padded.append(kJsonPadding, ' ');
-    inferrer.AddFile(parser, std::string_view(padded.data(), file.size()), options.multi_line,
-                     root);
+    TRIBUTARY_RETURN_NOT_OK(
+        inferrer
+            .AddFile(parser,
+                     text::InputStream::FromBuffer("<memory>", file, text::InputCompression::kNone),
+                     options.multi_line, root)
+            .status());
   }
   return FinishSchema(root, options);
 }

@@ -17,7 +17,4 @@ namespace tributary::json {
 /// spaces and in input order.
 void AppendElementJson(const simdjson::dom::element& value, std::string* out);
 
-/// Appends `text`, replacing each byte that is not part of well-formed UTF-8 by U+FFFD.
-void AppendValidUtf8(std::string_view text, std::string* out);
-
 }  // namespace tributary::json

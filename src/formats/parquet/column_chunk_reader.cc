@@ -47,8 +47,13 @@ struct PhysicalValues {
   int width = 0;                 // bytes per value for fixed-width physical types
   std::string fixed;             // count * width bytes, when decoding had to produce them
   std::string_view fixed_view;   // the fixed-width bytes: `fixed`, or the page itself (PLAIN)
-  std::vector<int64_t> offsets;  // BYTE_ARRAY: count + 1 offsets into `bytes`
-  std::string bytes;
+  std::vector<int64_t> offsets;  // BYTE_ARRAY: count + 1 offsets into the bytes
+  std::string bytes;             // the bytes, when a decoder produced them as a string
+  BufferPtr bytes_buffer;        // or as a column buffer (PLAIN): no copy needed to finish
+
+  const char* ByteData() const {
+    return bytes_buffer ? reinterpret_cast<const char*>(bytes_buffer->data()) : bytes.data();
+  }
 };
 
 int FixedWidth(const SchemaNode& leaf) {
@@ -174,9 +179,12 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
     return Status::OK();
   }
   if (leaf_.physical_type == PhysicalType::kByteArray) {
+    // Pass 1 checks every length and computes the offsets; pass 2 copies the bytes once,
+    // straight into the column buffer.
     out->offsets.resize(static_cast<size_t>(count) + 1);
     out->offsets[0] = 0;
     size_t pos = 0;
+    int64_t total = 0;
     for (int64_t i = 0; i < count; ++i) {
       if (data.size() - pos < 4) {
         return Fault(offset + static_cast<int64_t>(pos),
@@ -189,10 +197,19 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
                      fmt::format("PLAIN byte array {} of {} claims {} bytes, {} left", i, count,
                                  length, data.size() - pos));
       }
-      out->bytes.append(data.data() + pos, static_cast<size_t>(length));
       pos += static_cast<size_t>(length);
-      out->offsets[static_cast<size_t>(i) + 1] = static_cast<int64_t>(out->bytes.size());
+      total += length;
+      out->offsets[static_cast<size_t>(i) + 1] = total;
     }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto bytes, Buffer::AllocateUninitialized(total, pool_));
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t start = out->offsets[static_cast<size_t>(i)];
+      const int64_t length = out->offsets[static_cast<size_t>(i) + 1] - start;
+      // Value i's bytes follow i + 1 four-byte lengths and the i values before it.
+      std::memcpy(bytes->mutable_data() + start, data.data() + 4 * (i + 1) + start,
+                  static_cast<size_t>(length));
+    }
+    out->bytes_buffer = std::move(bytes);
     return Status::OK();
   }
   out->width = FixedWidth(leaf_);
@@ -369,29 +386,46 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
   const columnar::DataTypePtr& type = leaf_.type;
   if (leaf_.physical_type == PhysicalType::kByteArray &&
       leaf_.conversion == LeafConversion::kIdentity) {
-    if (type->Id() == TypeId::kString) {
-      for (int64_t i = 0; i < n; ++i) {
-        const auto begin = static_cast<size_t>(values.offsets[static_cast<size_t>(i)]);
-        const auto end = static_cast<size_t>(values.offsets[static_cast<size_t>(i) + 1]);
-        if (!columnar::IsValidUtf8(std::string_view(values.bytes).substr(begin, end - begin))) {
-          return Fault(offset, fmt::format("value {} of the page is not valid UTF-8", i));
-        }
-      }
-    }
     if (values.offsets.empty()) {
       values.offsets.push_back(0);
+    }
+    const char* data = values.ByteData();
+    if (type->Id() == TypeId::kString) {
+      const auto begin = static_cast<size_t>(values.offsets[0]);
+      const auto end = static_cast<size_t>(values.offsets[static_cast<size_t>(n)]);
+      // One pass over the page's bytes; if it is valid, each value is valid unless a character
+      // straddles two values, i.e. some value starts with a continuation byte.
+      bool valid = columnar::IsValidUtf8(std::string_view(data + begin, end - begin));
+      for (int64_t i = 0; valid && i < n; ++i) {
+        const int64_t from = values.offsets[static_cast<size_t>(i)];
+        if (values.offsets[static_cast<size_t>(i) + 1] > from &&
+            (static_cast<uint8_t>(data[from]) & 0xC0) == 0x80) {
+          valid = false;
+        }
+      }
+      if (!valid) {
+        for (int64_t i = 0; i < n; ++i) {
+          const auto from = static_cast<size_t>(values.offsets[static_cast<size_t>(i)]);
+          const auto to = static_cast<size_t>(values.offsets[static_cast<size_t>(i) + 1]);
+          if (!columnar::IsValidUtf8(std::string_view(data + from, to - from))) {
+            return Fault(offset, fmt::format("value {} of the page is not valid UTF-8", i));
+          }
+        }
+      }
     }
     const int64_t base = values.offsets[0];
     TRIBUTARY_ASSIGN_OR_RAISE(auto offsets, Buffer::AllocateUninitialized((n + 1) * 8, pool_));
     for (int64_t i = 0; i <= n; ++i) {
       offsets->MutableDataAs<int64_t>()[i] = values.offsets[static_cast<size_t>(i)] - base;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto bytes,
-                              Buffer::CopyOf(std::string_view(values.bytes).substr(
-                                                 static_cast<size_t>(base)),
-                                             pool_));
-    return Column::Make(type, n, nullptr, BufferPtr(std::move(bytes)),
-                        BufferPtr(std::move(offsets)));
+    BufferPtr bytes = values.bytes_buffer;
+    if (bytes == nullptr || base != 0) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          bytes, Buffer::CopyOf(std::string_view(data + base, static_cast<size_t>(
+                                                                  values.offsets[static_cast<size_t>(n)] - base)),
+                                pool_));
+    }
+    return Column::Make(type, n, nullptr, std::move(bytes), BufferPtr(std::move(offsets)));
   }
   if (values.fixed_view.empty()) {
     values.fixed_view = values.fixed;
@@ -450,7 +484,7 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
       const bool fixed = leaf_.physical_type == PhysicalType::kFixedLenByteArray;
       for (int64_t i = 0; i < n; ++i) {
         const char* p = fixed ? in + i * width
-                              : values.bytes.data() + values.offsets[static_cast<size_t>(i)];
+                              : values.ByteData() + values.offsets[static_cast<size_t>(i)];
         const int64_t length = fixed ? width
                                      : values.offsets[static_cast<size_t>(i) + 1] -
                                            values.offsets[static_cast<size_t>(i)];

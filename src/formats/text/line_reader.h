@@ -1,18 +1,20 @@
-// Splits newline-delimited text into records, shared by the JSON reader and JSON inference.
-// Internal to formats/json.
+// Lines of text files for the JSON and CSV readers, and small text checks they share.
 
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 
+#include "formats/text/input_stream.h"
 #include "tributary/status.h"
 
-namespace tributary::json {
+namespace tributary::text {
 
-/// Bytes of readable padding simdjson needs after a document (SIMDJSON_PADDING), kept here so
-/// headers need not include simdjson.
-inline constexpr size_t kJsonPadding = 64;
+/// Bytes of readable padding after every line a LineReader hands out: what simdjson needs
+/// after a document (SIMDJSON_PADDING), kept here so headers need not include simdjson.
+inline constexpr size_t kLinePadding = 64;
 
 /// One line of the input.
 struct Line {
@@ -24,21 +26,38 @@ struct Line {
   int64_t offset = 0;
 };
 
-/// Walks the lines of `data` (the file contents, not counting padding), skipping a leading
-/// UTF-8 byte order mark. Every byte after `data` up to kJsonPadding bytes must be readable.
-class LineSplitter {
+/// Reads the lines of a text stream through one reusable buffer that grows only for lines
+/// longer than it. A UTF-8 byte order mark at the start of the stream is dropped. Every line
+/// handed out is followed by at least kLinePadding readable bytes (the "\n" that ended it and
+/// what follows, or spaces at the end of the stream), as simdjson requires.
+///
+/// Thread-safety: none.
+class LineReader {
  public:
-  explicit LineSplitter(std::string_view data);
+  /// `chunk_size` is the initial buffer size. Default: 4 MiB.
+  explicit LineReader(std::unique_ptr<InputStream> input, size_t chunk_size = size_t{4} << 20);
 
-  /// The next line, or false at the end.
+  /// The next line, valid until the next call; false at the end or on a read error (then
+  /// status() says which).
   bool Next(Line* line);
-  /// Bytes consumed so far.
-  int64_t Position() const { return static_cast<int64_t>(pos_); }
+  /// OK, or the error that ended reading.
+  const Status& status() const { return status_; }
+  /// Bytes of the stream consumed so far.
+  int64_t Position() const { return base_ + static_cast<int64_t>(begin_); }
 
  private:
-  std::string_view data_;
-  size_t pos_ = 0;
+  bool Refill();
+
+  std::unique_ptr<InputStream> input_;
+  std::string buffer_;
+  size_t capacity_;
+  size_t begin_ = 0;
+  size_t scan_ = 0;
+  size_t end_ = 0;
+  int64_t base_ = 0;
   int64_t number_ = 0;
+  bool eof_ = false;
+  Status status_;
 };
 
 /// True when `text` holds only JSON whitespace (space, tab, CR, LF) or nothing.
@@ -56,4 +75,4 @@ Status CheckDateTimeFormats(std::string_view timestamp_format, std::string_view 
 bool LooksLikeIsoDate(std::string_view text);
 bool LooksLikeIsoTimestamp(std::string_view text);
 
-}  // namespace tributary::json
+}  // namespace tributary::text

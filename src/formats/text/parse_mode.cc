@@ -14,8 +14,7 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }  // namespace
 
 Result<ParseMode> ParseModeFromString(std::string_view text) {
-  for (ParseMode mode :
-       {ParseMode::kPermissive, ParseMode::kDropMalformed, ParseMode::kFailFast}) {
+  for (ParseMode mode : {ParseMode::kPermissive, ParseMode::kDropMalformed, ParseMode::kFailFast}) {
     if (EqualsIgnoreCase(text, ParseModeName(mode))) {
       return mode;
     }

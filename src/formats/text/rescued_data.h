@@ -53,4 +53,7 @@ class RescuedRecord {
   bool empty_ = true;
 };
 
+/// Appends `text`, replacing each byte that is not part of well-formed UTF-8 by U+FFFD.
+void AppendValidUtf8(std::string_view text, std::string* out);
+
 }  // namespace tributary::text

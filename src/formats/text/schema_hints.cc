@@ -46,8 +46,8 @@ class TypeParser {
   }
 
   Status Error(std::string_view what) const {
-    return Status::InvalidArgument(fmt::format("{} at offset {} of type text '{}'", what, pos_,
-                                               text_));
+    return Status::InvalidArgument(
+        fmt::format("{} at offset {} of type text '{}'", what, pos_, text_));
   }
 
   // A bare word ([A-Za-z0-9_]+) or a `quoted` identifier (`` doubles a back-quote).
@@ -99,15 +99,24 @@ class TypeParser {
   Result<DataTypePtr> Type() {
     TRIBUTARY_ASSIGN_OR_RAISE(std::string word, Name());
     static const std::pair<const char*, DataTypePtr (*)()> kPrimitives[] = {
-        {"boolean", &DataType::Boolean},   {"tinyint", &DataType::Int8},
-        {"byte", &DataType::Int8},         {"smallint", &DataType::Int16},
-        {"short", &DataType::Int16},       {"int", &DataType::Int32},
-        {"integer", &DataType::Int32},     {"bigint", &DataType::Int64},
-        {"long", &DataType::Int64},        {"float", &DataType::Float32},
-        {"real", &DataType::Float32},      {"double", &DataType::Float64},
-        {"string", &DataType::String},     {"binary", &DataType::Binary},
-        {"date", &DataType::Date},         {"timestamp", &DataType::Timestamp},
-        {"timestamp_ltz", &DataType::Timestamp}, {"timestamp_ntz", &DataType::TimestampNtz},
+        {"boolean", &DataType::Boolean},
+        {"tinyint", &DataType::Int8},
+        {"byte", &DataType::Int8},
+        {"smallint", &DataType::Int16},
+        {"short", &DataType::Int16},
+        {"int", &DataType::Int32},
+        {"integer", &DataType::Int32},
+        {"bigint", &DataType::Int64},
+        {"long", &DataType::Int64},
+        {"float", &DataType::Float32},
+        {"real", &DataType::Float32},
+        {"double", &DataType::Float64},
+        {"string", &DataType::String},
+        {"binary", &DataType::Binary},
+        {"date", &DataType::Date},
+        {"timestamp", &DataType::Timestamp},
+        {"timestamp_ltz", &DataType::Timestamp},
+        {"timestamp_ntz", &DataType::TimestampNtz},
         {"void", &DataType::Null},
     };
     for (const auto& [name, make] : kPrimitives) {
@@ -167,9 +176,8 @@ class TypeParser {
       }
       return DataType::Struct(std::move(fields));
     }
-    return Status::InvalidArgument(
-        fmt::format("unknown type '{}' at offset {} of type text '{}'", word,
-                    pos_ - word.size(), text_));
+    return Status::InvalidArgument(fmt::format("unknown type '{}' at offset {} of type text '{}'",
+                                               word, pos_ - word.size(), text_));
   }
 
   // [NOT NULL] [COMMENT 'text']: returns whether the member is nullable.
@@ -286,9 +294,9 @@ Result<DataTypePtr> ApplyHint(const DataTypePtr& type, const SchemaHint& hint, s
     TRIBUTARY_ASSIGN_OR_RAISE(DataTypePtr value, ApplyHint(type->ValueType(), hint, depth + 1));
     return DataType::Map(type->KeyType(), std::move(value), type->ContainsNull());
   }
-  return Status::InvalidArgument(fmt::format(
-      "schema hint '{}' steps into '{}' of type {}, which has no member '{}'", PathText(hint),
-      hint.path[depth - 1], type->ToString(), step));
+  return Status::InvalidArgument(
+      fmt::format("schema hint '{}' steps into '{}' of type {}, which has no member '{}'",
+                  PathText(hint), hint.path[depth - 1], type->ToString(), step));
 }
 
 }  // namespace

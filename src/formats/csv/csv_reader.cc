@@ -1,0 +1,798 @@
+#include "formats/csv/csv_reader.h"
+
+#include <simdjson.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "expr/temporal_parsing.h"
+#include "expr/time_zone.h"
+#include "formats/text/column_sink.h"
+#include "formats/text/input_stream.h"
+#include "formats/text/line_reader.h"
+#include "formats/text/rescued_data.h"
+#include "formats/text/schema_hints.h"
+#include "formats/text/schema_inference.h"
+
+namespace tributary::csv {
+namespace {
+
+using columnar::DataType;
+using columnar::DataTypePtr;
+using columnar::Field;
+using columnar::TypeId;
+using text::ColumnSink;
+using text::ParseMode;
+
+// One field of a record: its text (unescaped) and whether it was quoted.
+struct Token {
+  std::string_view text;
+  bool quoted = false;
+};
+
+enum class TokenizeResult : int8_t {
+  kOk,
+  // The record ends inside a quoted field.
+  kOpenQuote,
+  // Text follows a closing quote before the separator.
+  kMalformed,
+};
+
+// Splits `record` into tokens. Unescaped quoted text is written to `storage`, which is
+// reserved up front so the views into it stay valid.
+TokenizeResult Tokenize(std::string_view record, const CsvReadOptions& options,
+                        std::vector<Token>* tokens, std::string* storage) {
+  tokens->clear();
+  storage->clear();
+  storage->reserve(record.size());
+  const char sep = options.sep;
+  const char quote = options.quote;
+  const char escape = options.escape;
+  const size_t n = record.size();
+  size_t i = 0;
+  while (true) {
+    if (quote != '\0' && i < n && record[i] == quote) {
+      ++i;
+      const size_t start = storage->size();
+      bool closed = false;
+      while (i < n) {
+        const char c = record[i];
+        if (c == escape && escape != quote && i + 1 < n &&
+            (record[i + 1] == quote || record[i + 1] == escape)) {
+          storage->push_back(record[i + 1]);
+          i += 2;
+        } else if (c == quote) {
+          if (i + 1 < n && record[i + 1] == quote) {
+            storage->push_back(quote);
+            i += 2;
+          } else {
+            closed = true;
+            ++i;
+            break;
+          }
+        } else {
+          storage->push_back(c);
+          ++i;
+        }
+      }
+      if (!closed) {
+        return TokenizeResult::kOpenQuote;
+      }
+      tokens->push_back({std::string_view(storage->data() + start, storage->size() - start), true});
+      if (i == n) {
+        return TokenizeResult::kOk;
+      }
+      if (record[i] != sep) {
+        return TokenizeResult::kMalformed;
+      }
+      ++i;
+      continue;
+    }
+    const void* found = i < n ? std::memchr(record.data() + i, sep, n - i) : nullptr;
+    if (found == nullptr) {
+      tokens->push_back({record.substr(i), false});
+      return TokenizeResult::kOk;
+    }
+    const size_t stop = static_cast<size_t>(static_cast<const char*>(found) - record.data());
+    tokens->push_back({record.substr(i, stop - i), false});
+    i = stop + 1;
+  }
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// Reads records (lines, or with multiLine lines joined while a quote is open) and tokenizes
+// them.
+class RecordReader {
+ public:
+  RecordReader(std::unique_ptr<text::InputStream> input, const CsvReadOptions& options,
+               int64_t size_hint)
+      : lines_(std::move(input), size_hint < 0 ? size_t{4} << 20
+                                               : static_cast<size_t>(std::clamp<int64_t>(
+                                                     size_hint + 1, 256, int64_t{4} << 20))),
+        options_(options) {}
+
+  // The next record: false at the end (check status()). Skipped lines are counted.
+  bool Next(TokenizeResult* result, text::Line* record, std::vector<Token>* tokens,
+            CsvReadMetrics* metrics) {
+    text::Line line;
+    while (lines_.Next(&line)) {
+      ++metrics->num_lines;
+      if (line.text.empty() || (options_.comment != '\0' && line.text[0] == options_.comment)) {
+        ++metrics->num_skipped_lines;
+        continue;
+      }
+      *result = Tokenize(line.text, options_, tokens, &storage_);
+      if (*result != TokenizeResult::kOpenQuote || !options_.multi_line) {
+        *record = line;
+        return true;
+      }
+      // A quoted field spans lines: gather them into one record.
+      joined_.assign(line.text);
+      text::Line first = line;
+      while (*result == TokenizeResult::kOpenQuote && lines_.Next(&line)) {
+        ++metrics->num_lines;
+        joined_.push_back('\n');
+        joined_.append(line.text);
+        *result = Tokenize(joined_, options_, tokens, &storage_);
+      }
+      *record = first;
+      record->text = joined_;
+      return true;
+    }
+    return false;
+  }
+  const Status& status() const { return lines_.status(); }
+  int64_t Position() const { return lines_.Position(); }
+
+ private:
+  text::LineReader lines_;
+  const CsvReadOptions& options_;
+  std::string storage_;
+  std::string joined_;
+};
+
+// Spark compares the parsed text with nullValue whether quoted or not; only a quoted empty
+// field is never null (it reads as emptyValue).
+bool IsNull(const Token& token, const CsvReadOptions& options) {
+  return token.text == options.null_value && !(token.quoted && token.text.empty());
+}
+
+// Converts one token for a column of `type`; with kAppend appends it (null when it does not
+// parse). Returns whether it parsed.
+template <bool kAppend>
+bool Convert(const DataType& type, const Token& token, const CsvReadOptions& options,
+             const expr::TimeZone& zone, ColumnSink* sink) {
+  const TypeId id = type.Id();
+  if (IsNull(token, options)) {
+    if constexpr (kAppend) {
+      sink->AppendNull();
+    }
+    return true;
+  }
+  std::string_view text = token.text;
+  if (token.quoted && text.empty()) {
+    if (id != TypeId::kString && id != TypeId::kBinary) {
+      if constexpr (kAppend) {
+        sink->AppendNull();
+      }
+      return true;
+    }
+    text = options.empty_value;
+  }
+  switch (id) {
+    case TypeId::kString:
+    case TypeId::kBinary:
+      if constexpr (kAppend) {
+        sink->AppendBytes(text);
+      }
+      return true;
+    case TypeId::kBoolean:
+      if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) {
+        if constexpr (kAppend) {
+          sink->AppendBoolean(text.size() == 4);
+        }
+        return true;
+      }
+      break;
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64: {
+      int64_t v;
+      const int bits = type.ByteWidth() * 8;
+      if (expr::ParseInt64(text, &v) &&
+          (bits == 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1))))) {
+        if constexpr (kAppend) {
+          sink->AppendInt(v);
+        }
+        return true;
+      }
+      break;
+    }
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: {
+      double v;
+      if (expr::ParseDouble(text, &v)) {
+        if constexpr (kAppend) {
+          sink->AppendDouble(v);
+        }
+        return true;
+      }
+      break;
+    }
+    case TypeId::kDecimal: {
+      columnar::Int128 v;
+      if (expr::ParseDecimal(text, type.Precision(), type.Scale(), &v)) {
+        if constexpr (kAppend) {
+          sink->AppendDecimal(v);
+        }
+        return true;
+      }
+      break;
+    }
+    case TypeId::kDate: {
+      int32_t days;
+      if (expr::ParseDate(text, &days)) {
+        if constexpr (kAppend) {
+          sink->AppendInt(days);
+        }
+        return true;
+      }
+      break;
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: {
+      int64_t micros;
+      if (expr::ParseTimestamp(text, zone, id == TypeId::kTimestampNtz, &micros)) {
+        if constexpr (kAppend) {
+          sink->AppendInt(micros);
+        }
+        return true;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if constexpr (kAppend) {
+    sink->AppendNull();
+  }
+  return false;
+}
+
+enum class RecordOutcome : int8_t { kWritten, kRescued, kDropped };
+
+class CsvReaderImpl final : public CsvReader {
+ public:
+  CsvReaderImpl(std::string path, std::unique_ptr<text::InputStream> input, int64_t size_hint,
+                columnar::SchemaPtr output_schema, const CsvReadOptions& options,
+                expr::TimeZone zone, columnar::MemoryPool* pool)
+      : path_(std::move(path)),
+        options_(options),
+        zone_(std::move(zone)),
+        pool_(pool),
+        output_schema_(std::move(output_schema)),
+        records_(std::move(input), options_, size_hint) {}
+
+  Status Init(const columnar::Schema& data_schema, const std::vector<std::string>& columns);
+  const columnar::SchemaPtr& OutputSchema() const override { return output_schema_; }
+  const CsvReadMetrics& Metrics() const override { return metrics_; }
+  Result<columnar::RecordBatchPtr> Next() override;
+
+ private:
+  Status ReadHeader();
+  Status DecodeRecord(const text::Line& record);
+  Status CorruptRecord(const text::Line& record, std::string_view reason);
+  void AppendSpecialColumns(bool rescued, std::string_view corrupt_text);
+  void Account(RecordOutcome outcome);
+  // The rescue key of token i: its header name, else "_c<i>".
+  std::string_view KeyOf(size_t i);
+  // The data column token i goes to, or -1 (rescued or ignored).
+  int TargetOf(size_t i) const {
+    return i < targets_.size() ? targets_[i]
+                               : (options_.enforce_schema || !options_.header
+                                      ? (i < data_fields_.size() ? static_cast<int>(i) : -1)
+                                      : -1);
+  }
+  Status Malformed(const text::Line& record, std::string_view reason) const {
+    return Status::Corruption(
+        fmt::format("malformed CSV record in {} at line {} (byte offset {}): {}", path_,
+                    record.number, record.offset, reason));
+  }
+
+  const std::string path_;
+  const CsvReadOptions options_;
+  const expr::TimeZone zone_;
+  columnar::MemoryPool* const pool_;
+  columnar::SchemaPtr output_schema_;
+  RecordReader records_;
+  CsvReadMetrics metrics_;
+
+  std::vector<Field> data_fields_;
+  std::vector<ColumnSink*> data_sinks_;
+  std::vector<int> targets_;
+  std::vector<std::string> header_;
+  bool header_read_ = false;
+  std::vector<std::unique_ptr<ColumnSink>> sinks_;
+  ColumnSink* rescued_sink_ = nullptr;
+  ColumnSink* corrupt_sink_ = nullptr;
+  bool rescue_ = false;
+  bool corrupt_column_set_ = false;
+  int64_t batch_rows_ = 0;
+
+  std::vector<Token> tokens_;
+  std::vector<uint8_t> filled_;
+  std::string key_scratch_;
+  std::string scratch_;
+  text::RescuedRecord rescued_;
+};
+
+Status CsvReaderImpl::Init(const columnar::Schema& data_schema,
+                           const std::vector<std::string>& columns) {
+  rescue_ = !options_.rescued_data_column.empty();
+  corrupt_column_set_ = !options_.column_name_of_corrupt_record.empty();
+  for (const Field& field : data_schema.Fields()) {
+    if ((rescue_ && field.Name() == options_.rescued_data_column) ||
+        (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record)) {
+      continue;
+    }
+    if (field.Type()->IsNested()) {
+      return Status::NotImplemented(
+          fmt::format("CSV reader: column '{}' has nested type {}: CSV holds only flat columns",
+                      field.Name(), field.Type()->ToString()));
+    }
+    data_fields_.push_back(field);
+  }
+  data_sinks_.assign(data_fields_.size(), nullptr);
+  std::vector<int> indices;
+  if (columns.empty()) {
+    for (int i = 0; i < output_schema_->NumFields(); ++i) {
+      indices.push_back(i);
+    }
+  } else {
+    for (const std::string& name : columns) {
+      const int i = output_schema_->FieldIndex(name);
+      if (i < 0) {
+        return Status::InvalidArgument(
+            fmt::format("CSV reader of {}: no column '{}' in schema", path_, name));
+      }
+      indices.push_back(i);
+    }
+  }
+  std::vector<Field> projected;
+  for (int i : indices) {
+    const Field& field = output_schema_->FieldAt(i);
+    projected.push_back(field);
+    sinks_.push_back(std::make_unique<ColumnSink>(field.Type(), pool_));
+    ColumnSink* sink = sinks_.back().get();
+    if (rescue_ && field.Name() == options_.rescued_data_column) {
+      rescued_sink_ = sink;
+      continue;
+    }
+    if (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record) {
+      corrupt_sink_ = sink;
+      continue;
+    }
+    for (size_t d = 0; d < data_fields_.size(); ++d) {
+      if (data_fields_[d].Name() == field.Name()) {
+        if (data_sinks_[d] != nullptr) {
+          return Status::InvalidArgument(
+              fmt::format("CSV reader of {}: column '{}' selected twice", path_, field.Name()));
+        }
+        data_sinks_[d] = sink;
+      }
+    }
+  }
+  output_schema_ = std::make_shared<const columnar::Schema>(std::move(projected));
+  filled_.assign(data_fields_.size(), 0);
+  return Status::OK();
+}
+
+Status CsvReaderImpl::ReadHeader() {
+  header_read_ = true;
+  if (!options_.header) {
+    return Status::OK();
+  }
+  TokenizeResult result;
+  text::Line record;
+  if (!records_.Next(&result, &record, &tokens_, &metrics_)) {
+    return records_.status();
+  }
+  if (result != TokenizeResult::kOk) {
+    return Malformed(record, "the header does not parse");
+  }
+  for (const Token& token : tokens_) {
+    header_.emplace_back(token.text);
+  }
+  if (!options_.enforce_schema) {
+    for (const std::string& name : header_) {
+      int target = -1;
+      for (size_t d = 0; d < data_fields_.size(); ++d) {
+        if (data_fields_[d].Name() == name) {
+          target = static_cast<int>(d);
+          break;
+        }
+      }
+      targets_.push_back(target);
+    }
+  }
+  return Status::OK();
+}
+
+std::string_view CsvReaderImpl::KeyOf(size_t i) {
+  if (i < header_.size() && !header_[i].empty()) {
+    return header_[i];
+  }
+  key_scratch_ = "_c" + std::to_string(i);
+  return key_scratch_;
+}
+
+void CsvReaderImpl::Account(RecordOutcome outcome) {
+  switch (outcome) {
+    case RecordOutcome::kWritten:
+      ++metrics_.num_rows_written;
+      ++batch_rows_;
+      break;
+    case RecordOutcome::kRescued:
+      ++metrics_.num_rows_rescued;
+      ++batch_rows_;
+      break;
+    case RecordOutcome::kDropped:
+      ++metrics_.num_rows_dropped;
+      break;
+  }
+}
+
+void CsvReaderImpl::AppendSpecialColumns(bool rescued, std::string_view corrupt_text) {
+  if (rescued_sink_ != nullptr) {
+    if (rescued) {
+      rescued_sink_->AppendBytes(
+          rescued_.Finish(options_.rescued_data_file_path ? std::string_view(path_) : ""));
+    } else {
+      rescued_sink_->AppendNull();
+    }
+  }
+  if (corrupt_sink_ != nullptr) {
+    if (corrupt_text.data() != nullptr) {
+      // Raw text is valid UTF-8 here: CorruptRecord replaced invalid bytes.
+      corrupt_sink_->AppendBytes(corrupt_text);
+    } else {
+      corrupt_sink_->AppendNull();
+    }
+  }
+}
+
+Status CsvReaderImpl::CorruptRecord(const text::Line& record, std::string_view reason) {
+  ++metrics_.num_corrupt_records;
+  switch (options_.mode) {
+    case ParseMode::kFailFast:
+      return Malformed(record, reason);
+    case ParseMode::kDropMalformed:
+      Account(RecordOutcome::kDropped);
+      return Status::OK();
+    case ParseMode::kPermissive:
+      break;
+  }
+  for (ColumnSink* sink : data_sinks_) {
+    if (sink != nullptr) {
+      sink->AppendNull();
+    }
+  }
+  // Keep the column valid UTF-8: invalid bytes become U+FFFD.
+  scratch_.clear();
+  rescued_.Clear();
+  text::AppendValidUtf8(record.text, &scratch_);
+  if (rescue_ && !corrupt_column_set_) {
+    rescued_.AddString(text::kCorruptRecordKey, scratch_);
+  }
+  std::string raw = corrupt_column_set_ ? scratch_ : std::string();
+  AppendSpecialColumns(!rescued_.Empty(),
+                       corrupt_column_set_ ? std::string_view(raw) : std::string_view());
+  Account(RecordOutcome::kRescued);
+  return Status::OK();
+}
+
+Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
+  if (!rescue_ && options_.mode != ParseMode::kPermissive) {
+    bool fits = true;
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      const int target = TargetOf(i);
+      if (target >= 0 && data_sinks_[static_cast<size_t>(target)] != nullptr) {
+        fits &= Convert<false>(*data_fields_[static_cast<size_t>(target)].Type(), tokens_[i],
+                               options_, zone_, nullptr);
+      }
+    }
+    if (!fits) {
+      if (options_.mode == ParseMode::kFailFast) {
+        return Malformed(record, "a value does not fit its column's type");
+      }
+      Account(RecordOutcome::kDropped);
+      return Status::OK();
+    }
+  }
+  std::fill(filled_.begin(), filled_.end(), 0);
+  rescued_.Clear();
+  bool fits = true;
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    const Token& token = tokens_[i];
+    const int target = TargetOf(i);
+    if (target < 0 || filled_[static_cast<size_t>(target)] != 0) {
+      if (rescue_) {
+        if (IsNull(token, options_)) {
+          rescued_.AddJson(KeyOf(i), "null");
+        } else {
+          rescued_.AddString(KeyOf(i), token.text);
+        }
+      }
+      continue;
+    }
+    filled_[static_cast<size_t>(target)] = 1;
+    ColumnSink* sink = data_sinks_[static_cast<size_t>(target)];
+    if (sink == nullptr) {
+      continue;
+    }
+    if (!Convert<true>(*data_fields_[static_cast<size_t>(target)].Type(), token, options_, zone_,
+                       sink)) {
+      fits = false;
+      if (rescue_) {
+        rescued_.AddString(data_fields_[static_cast<size_t>(target)].Name(), token.text);
+      }
+    }
+  }
+  for (size_t d = 0; d < data_sinks_.size(); ++d) {
+    if (filled_[d] == 0 && data_sinks_[d] != nullptr) {
+      data_sinks_[d]->AppendNull();
+    }
+  }
+  const bool rescued = rescue_ && !rescued_.Empty();
+  const bool to_corrupt = !rescue_ && !fits && corrupt_column_set_;
+  AppendSpecialColumns(rescued, to_corrupt ? record.text : std::string_view());
+  Account(rescued || !fits ? RecordOutcome::kRescued : RecordOutcome::kWritten);
+  return Status::OK();
+}
+
+Result<columnar::RecordBatchPtr> CsvReaderImpl::Next() {
+  if (!header_read_) {
+    TRIBUTARY_RETURN_NOT_OK(ReadHeader());
+  }
+  batch_rows_ = 0;
+  TokenizeResult result;
+  text::Line record;
+  while (batch_rows_ < options_.batch_size &&
+         records_.Next(&result, &record, &tokens_, &metrics_)) {
+    ++metrics_.num_records;
+    if (result == TokenizeResult::kOpenQuote) {
+      TRIBUTARY_RETURN_NOT_OK(CorruptRecord(record, "a quoted field is not closed"));
+    } else if (result == TokenizeResult::kMalformed) {
+      TRIBUTARY_RETURN_NOT_OK(CorruptRecord(record, "text follows a closing quote"));
+    } else if (!simdjson::validate_utf8(record.text.data(), record.text.size())) {
+      TRIBUTARY_RETURN_NOT_OK(CorruptRecord(record, "the record is not valid UTF-8"));
+    } else {
+      TRIBUTARY_RETURN_NOT_OK(DecodeRecord(record));
+    }
+  }
+  TRIBUTARY_RETURN_NOT_OK(records_.status());
+  metrics_.num_bytes = records_.Position();
+  if (batch_rows_ == 0) {
+    return nullptr;
+  }
+  std::vector<columnar::ColumnPtr> columns;
+  for (auto& sink : sinks_) {
+    auto column = sink->Finish();
+    if (!column.ok()) {
+      return column.status().WithContext("reading " + path_);
+    }
+    columns.push_back(column.MoveValueUnsafe());
+  }
+  return columnar::RecordBatch::Make(output_schema_, batch_rows_, std::move(columns));
+}
+
+Status ValidateOptions(const CsvReadOptions& options) {
+  if (options.batch_size <= 0) {
+    return Status::InvalidArgument("CSV reader: batch_size must be positive");
+  }
+  if (options.sep == '\n' || options.sep == '\r' || options.sep == '\0' ||
+      (options.quote != '\0' && options.sep == options.quote)) {
+    return Status::InvalidArgument(
+        fmt::format("CSV reader: separator byte {} is not usable",
+                    static_cast<int>(static_cast<unsigned char>(options.sep))));
+  }
+  if (!options.rescued_data_column.empty() &&
+      options.rescued_data_column == options.column_name_of_corrupt_record) {
+    return Status::InvalidArgument(
+        fmt::format("CSV reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
+                    options.rescued_data_column));
+  }
+  return text::CheckDateTimeFormats(options.timestamp_format, options.date_format);
+}
+
+// Spark's CSVInferSchema for one value, or null for a null value.
+DataTypePtr InferValue(const Token& token, const CsvReadOptions& options) {
+  if (IsNull(token, options)) {
+    return nullptr;
+  }
+  if (token.quoted && token.text.empty()) {
+    return nullptr;
+  }
+  const std::string_view text = token.text;
+  int64_t i;
+  if (expr::ParseInt64(text, &i)) {
+    return i >= INT32_MIN && i <= INT32_MAX ? DataType::Int32() : DataType::Int64();
+  }
+  double d;
+  if (expr::ParseDouble(text, &d)) {
+    return DataType::Float64();
+  }
+  if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) {
+    return DataType::Boolean();
+  }
+  if ((options.infer_timestamp || !options.timestamp_format.empty()) &&
+      text::LooksLikeIsoTimestamp(text)) {
+    return DataType::Timestamp();
+  }
+  if (!options.date_format.empty() && text::LooksLikeIsoDate(text)) {
+    return DataType::Date();
+  }
+  return DataType::String();
+}
+
+class CsvInferrer {
+ public:
+  explicit CsvInferrer(const CsvReadOptions& options) : options_(options) {}
+
+  Status AddFile(std::unique_ptr<text::InputStream> input) {
+    RecordReader records(std::move(input), options_, -1);
+    CsvReadMetrics metrics;
+    TokenizeResult result;
+    text::Line record;
+    std::vector<Token> tokens;
+    bool first = true;
+    int64_t sampled = 0;
+    while (sampled < options_.sample_records && records.Next(&result, &record, &tokens, &metrics)) {
+      if (result != TokenizeResult::kOk) {
+        continue;
+      }
+      if (first && options_.header) {
+        first = false;
+        if (names_.empty()) {
+          for (const Token& token : tokens) {
+            names_.emplace_back(token.text);
+          }
+        }
+        continue;
+      }
+      first = false;
+      ++sampled;
+      if (types_.size() < tokens.size()) {
+        types_.resize(tokens.size());
+      }
+      for (size_t i = 0; i < tokens.size(); ++i) {
+        DataTypePtr type = InferValue(tokens[i], options_);
+        if (type == nullptr) {
+          continue;
+        }
+        types_[i] = types_[i] == nullptr || types_[i] == type
+                        ? type
+                        : text::WidenInferredTypes(types_[i], type);
+      }
+    }
+    return records.status();
+  }
+
+  Result<columnar::SchemaPtr> Finish() const {
+    std::vector<Field> fields;
+    const size_t count = std::max(names_.size(), types_.size());
+    for (size_t i = 0; i < count; ++i) {
+      std::string name =
+          i < names_.size() && !names_[i].empty() ? names_[i] : "_c" + std::to_string(i);
+      for (const Field& field : fields) {
+        if (field.Name() == name) {
+          name += std::to_string(i);  // Spark makes duplicate header names unique this way
+          break;
+        }
+      }
+      DataTypePtr type = i < types_.size() && types_[i] != nullptr ? types_[i] : DataType::String();
+      if (!options_.infer_schema) {
+        type = DataType::String();
+      }
+      fields.emplace_back(std::move(name), std::move(type));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto hints, text::ParseSchemaHints(options_.schema_hints));
+    return text::ApplySchemaHints(columnar::Schema(std::move(fields)), hints);
+  }
+
+ private:
+  const CsvReadOptions& options_;
+  std::vector<std::string> names_;
+  std::vector<DataTypePtr> types_;
+};
+
+}  // namespace
+
+Result<columnar::SchemaPtr> CsvOutputSchema(const columnar::Schema& schema,
+                                            const CsvReadOptions& options) {
+  TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
+  std::vector<Field> fields = text::AsNullable(schema)->Fields();
+  for (const std::string* name :
+       {&options.column_name_of_corrupt_record, &options.rescued_data_column}) {
+    if (name->empty()) {
+      continue;
+    }
+    const int i = schema.FieldIndex(*name);
+    if (i < 0) {
+      fields.emplace_back(*name, DataType::String());
+    } else if (schema.FieldAt(i).Type()->Id() != TypeId::kString) {
+      return Status::InvalidArgument(fmt::format(
+          "CSV reader: column '{}' must be a string column, but the schema has it as {}", *name,
+          schema.FieldAt(i).Type()->ToString()));
+    }
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields), schema.Metadata());
+}
+
+Result<std::unique_ptr<CsvReader>> CsvReader::Make(std::string path, std::string_view data,
+                                                   columnar::SchemaPtr schema,
+                                                   const CsvReadOptions& options,
+                                                   const std::vector<std::string>& columns,
+                                                   columnar::MemoryPool* pool) {
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, CsvOutputSchema(*schema, options));
+  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  auto input =
+      text::InputStream::FromString(path, std::string(data), text::InputCompression::kNone);
+  auto reader = std::make_unique<CsvReaderImpl>(std::move(path), std::move(input),
+                                                static_cast<int64_t>(data.size()),
+                                                std::move(output), options, std::move(zone), pool);
+  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
+  return std::unique_ptr<CsvReader>(std::move(reader));
+}
+
+Result<std::unique_ptr<CsvReader>> CsvReader::Open(storage::FileSystem& fs, const std::string& path,
+                                                   columnar::SchemaPtr schema,
+                                                   const CsvReadOptions& options,
+                                                   const std::vector<std::string>& columns,
+                                                   columnar::MemoryPool* pool) {
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, CsvOutputSchema(*schema, options));
+  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
+  int64_t size_hint = -1;
+  if (text::CompressionFromPath(path) == text::InputCompression::kNone) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const storage::FileInfo info, fs.GetFileInfo(path));
+    size_hint = info.size;
+  }
+  auto reader = std::make_unique<CsvReaderImpl>(path, std::move(input), size_hint,
+                                                std::move(output), options, std::move(zone), pool);
+  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
+  return std::unique_ptr<CsvReader>(std::move(reader));
+}
+
+Result<columnar::SchemaPtr> InferCsvSchemaFromText(const std::vector<std::string_view>& files,
+                                                   const CsvReadOptions& options) {
+  TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
+  CsvInferrer inferrer(options);
+  for (std::string_view file : files) {
+    TRIBUTARY_RETURN_NOT_OK(inferrer.AddFile(
+        text::InputStream::FromBuffer("<memory>", file, text::InputCompression::kNone)));
+  }
+  return inferrer.Finish();
+}
+
+Result<columnar::SchemaPtr> InferCsvSchema(storage::FileSystem& fs,
+                                           const std::vector<std::string>& paths,
+                                           const CsvReadOptions& options) {
+  TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
+  CsvInferrer inferrer(options);
+  for (const std::string& path : paths) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
+    TRIBUTARY_RETURN_NOT_OK(inferrer.AddFile(std::move(input)));
+  }
+  return inferrer.Finish();
+}
+
+}  // namespace tributary::csv

@@ -1,0 +1,137 @@
+#include "formats/text/line_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <string>
+
+namespace tributary::text {
+
+size_t BomLength(std::string_view data) {
+  return data.size() >= 3 && data.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
+LineReader::LineReader(std::unique_ptr<InputStream> input, size_t chunk_size)
+    : input_(std::move(input)), capacity_(std::max<size_t>(chunk_size, 64)) {
+  buffer_.resize(capacity_ + kLinePadding, ' ');
+}
+
+bool LineReader::Refill() {
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    base_ += static_cast<int64_t>(begin_);
+    end_ -= begin_;
+    scan_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == capacity_) {
+    capacity_ *= 2;
+    buffer_.resize(capacity_ + kLinePadding, ' ');
+  }
+  auto n = input_->Read(std::span<char>(buffer_.data() + end_, capacity_ - end_));
+  if (!n.ok()) {
+    status_ = n.status();
+    return false;
+  }
+  eof_ = *n == 0;
+  end_ += *n;
+  std::memset(buffer_.data() + end_, ' ', kLinePadding);
+  return true;
+}
+
+bool LineReader::Next(Line* line) {
+  while (true) {
+    if (scan_ < end_) {
+      const void* newline = std::memchr(buffer_.data() + scan_, '\n', end_ - scan_);
+      if (newline != nullptr) {
+        const size_t stop = static_cast<size_t>(static_cast<const char*>(newline) - buffer_.data());
+        size_t length = stop - begin_;
+        if (length > 0 && buffer_[stop - 1] == '\r') {
+          --length;
+        }
+        line->text = std::string_view(buffer_.data() + begin_, length);
+        line->offset = Position();
+        begin_ = scan_ = stop + 1;
+        break;
+      }
+      scan_ = end_;
+    }
+    if (eof_ || !status_.ok()) {
+      if (begin_ == end_ || !status_.ok()) {
+        return false;
+      }
+      size_t length = end_ - begin_;
+      if (buffer_[end_ - 1] == '\r') {
+        --length;
+      }
+      line->text = std::string_view(buffer_.data() + begin_, length);
+      line->offset = Position();
+      begin_ = scan_ = end_;
+      break;
+    }
+    if (!Refill()) {
+      return false;
+    }
+  }
+  line->number = ++number_;
+  if (line->offset == 0) {
+    const size_t bom = BomLength(line->text);
+    line->text.remove_prefix(bom);
+    line->offset = static_cast<int64_t>(bom);
+  }
+  return true;
+}
+
+bool IsBlank(std::string_view text) {
+  for (char c : text) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status CheckDateTimeFormats(std::string_view timestamp_format, std::string_view date_format) {
+  if (!timestamp_format.empty() && timestamp_format.substr(0, 10) != "yyyy-MM-dd") {
+    return Status::NotImplemented("timestampFormat '" + std::string(timestamp_format) +
+                                  "' is not supported: only ISO-8601 patterns starting "
+                                  "yyyy-MM-dd are");
+  }
+  if (!date_format.empty() && date_format != "yyyy-MM-dd") {
+    return Status::NotImplemented("dateFormat '" + std::string(date_format) +
+                                  "' is not supported: only yyyy-MM-dd is");
+  }
+  return Status::OK();
+}
+
+namespace {
+
+bool DigitsAt(std::string_view text, size_t pos, size_t count) {
+  if (pos + count > text.size()) {
+    return false;
+  }
+  for (size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IsoDatePrefix(std::string_view text) {
+  return DigitsAt(text, 0, 4) && text.size() >= 10 && text[4] == '-' && DigitsAt(text, 5, 2) &&
+         text[7] == '-' && DigitsAt(text, 8, 2);
+}
+
+}  // namespace
+
+bool LooksLikeIsoDate(std::string_view text) {
+  return text.size() == 10 && IsoDatePrefix(text);
+}
+
+bool LooksLikeIsoTimestamp(std::string_view text) {
+  return text.size() >= 16 && IsoDatePrefix(text) && (text[10] == 'T' || text[10] == ' ') &&
+         DigitsAt(text, 11, 2) && text[13] == ':' && DigitsAt(text, 14, 2);
+}
+
+}  // namespace tributary::text
