@@ -19,10 +19,10 @@ out=build/release/bench
 # Set when the engines disagree on a result; the script still prints every table first.
 disagree=0
 
-echo "== build (release): expr_bench parquet_bench delta_snapshot_bench"
+echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # The machine is shared: builds queue on one lock instead of competing for the cores.
-build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench)
+build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench json_bench)
 if command -v flock >/dev/null; then
   flock /tmp/tributary-build.lock "${build[@]}"
 else
@@ -286,4 +286,46 @@ console.log('actions: checkpoint rows plus JSON commit lines replayed; ' +
   `load average at start ${tributary.context.load_avg.map((x) => x.toFixed(2)).join(' ')}`);
 process.exitCode = failed ? 1 : 0;
 EOF
+json_rows=${TRIBUTARY_BENCH_JSON_ROWS:-1000000}
+json_dir=$(mktemp -d "${TMPDIR:-/tmp}/tributary-json-bench.XXXXXX")
+echo "== tributary: generate the NDJSON log data set, $json_rows lines, in $json_dir"
+"$out/json_bench" --generate "$json_dir" "$json_rows"
+echo "== tributary: json_bench, $repetitions repetitions"
+TRIBUTARY_BENCH_JSON_DIR=$json_dir "$out/json_bench" \
+  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/json_bench.json" --benchmark_out_format=json >/dev/null
+echo "== duckdb: bench/duckdb_json.mjs, $repetitions repetitions"
+node bench/duckdb_json.mjs --dir "$json_dir" --repetitions "$repetitions" >"$out/duckdb_json.json"
+rm -rf "$json_dir"
+echo "== NDJSON ingestion, 1 thread, medians of $repetitions repetitions"
+node --input-type=module - "$out/json_bench.json" "$out/duckdb_json.json" <<'EOF' || disagree=1
+import { readFileSync } from 'node:fs';
+const tributary = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const duckdb = JSON.parse(readFileSync(process.argv[3], 'utf8'));
+const rows = [['case', 'tributary ms', 'duckdb ms', 'ratio', 'tributary rows/s', 'duckdb rows/s',
+  'tributary rows', 'duckdb rows', 'rescued']];
+let failed = false;
+for (const run of tributary.benchmarks) {
+  if (run.error_occurred) {
+    console.error(`json_bench: ${run.name} failed: ${run.error_message}`);
+    failed = true;
+  }
+  if (run.run_type !== 'aggregate' || run.aggregate_name !== 'median') continue;
+  const name = run.run_name.split('/')[1];
+  const theirs = duckdb.cases[name];
+  const ms = run.real_time;
+  rows.push([name, ms.toFixed(1), theirs.median_ms.toFixed(1), (theirs.median_ms / ms).toFixed(2),
+    `${(run.rows / ms / 1e3).toFixed(2)}M`, `${(theirs.rows / theirs.median_ms / 1e3).toFixed(2)}M`,
+    String(run.rows), String(theirs.rows), String(run.rescued)]);
+}
+const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+for (const row of rows) {
+  console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+    .join('  '));
+}
+console.log('ratio = duckdb ms / tributary ms (above 1: tributary faster). tributary keeps every ' +
+  'line (malformed ones in _rescued_data); DuckDB ignore_errors skips or nulls them.');
+process.exitCode = failed ? 1 : 0;
+EOF
+
 exit "$disagree"
