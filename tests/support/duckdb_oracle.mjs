@@ -9,6 +9,7 @@
 //                                        JSON line per input: {"index","file","rows"} or
 //                                        {"index","file","error"}
 //   write-parquet OUT --sql SQL [--codec snappy|zstd|gzip|uncompressed] [--row-group-size N]
+//                 [--parquet-version v1|v2]
 //                                        COPY (SQL) TO OUT as Parquet. Default codec: snappy
 //   query --sql SQL                      the result rows as canonical JSON lines
 //   schema FILE                          parquet_schema(FILE) rows as JSON lines
@@ -40,7 +41,8 @@ class UsageError extends Error {}
 
 function parseArgs(argv) {
   const options = { modules: process.env.TRIBUTARY_ORACLE_NODE_MODULES || '', positional: [] };
-  const valueFlags = new Set(['--modules', '--columns', '--sql', '--sql-file', '--codec', '--row-group-size']);
+  const valueFlags = new Set(['--modules', '--columns', '--sql', '--sql-file', '--codec', '--row-group-size',
+    '--parquet-version']);
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
     if (valueFlags.has(arg)) {
@@ -479,6 +481,13 @@ async function main() {
           throw new UsageError(`--row-group-size must be a positive integer, got ${options['row-group-size']}`);
         }
         copyOptions += `, ROW_GROUP_SIZE ${rows}`;
+      }
+      if (options['parquet-version'] !== undefined) {
+        // V2 makes DuckDB write data page v2 and the DELTA_* / BYTE_STREAM_SPLIT encodings.
+        if (!['v1', 'v2'].includes(options['parquet-version'])) {
+          throw new UsageError(`--parquet-version must be v1 or v2`);
+        }
+        copyOptions += `, PARQUET_VERSION ${options['parquet-version'].toUpperCase()}`;
       }
       const out = path.resolve(options.positional[0]);
       await connection.run(`COPY (${options.sql}) TO ${sqlString(out)} (${copyOptions})`);
