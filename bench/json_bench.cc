@@ -83,8 +83,8 @@ columnar::SchemaPtr ExplicitSchema() {
       Field("country", DataType::String()), Field("latency_ms", DataType::Float64()),
       Field("bytes", DataType::Int64()), Field("path", DataType::String()),
       Field("tags", DataType::Array(DataType::String())),
-      Field("payload", DataType::Struct({Field("a", DataType::Int64()),
-                                         Field("b", DataType::String())})),
+      Field("payload",
+            DataType::Struct({Field("a", DataType::Int64()), Field("b", DataType::String())})),
       Field("region", DataType::String())});
 }
 
@@ -152,8 +152,14 @@ void BM_Json(benchmark::State& state, bool infer) {
   state.SetItemsProcessed(state.iterations() * rows);
 }
 
-BENCHMARK_CAPTURE(BM_Json, explicit_schema, false)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
-BENCHMARK_CAPTURE(BM_Json, inferred_schema, true)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK_CAPTURE(BM_Json, explicit_schema, false)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_Json, inferred_schema, true)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace tributary::json

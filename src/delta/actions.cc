@@ -21,8 +21,7 @@ class Reader {
       : object_(object), location_(location), action_(action) {}
 
   Status Fail(std::string_view field, std::string_view what) const {
-    return Status::Corruption(
-        fmt::format("{}: {}.{} {}", location_, action_, field, what));
+    return Status::Corruption(fmt::format("{}: {}.{} {}", location_, action_, field, what));
   }
 
   const json* Find(const char* field) const {
@@ -334,7 +333,8 @@ Result<Action> ParseAction(std::string_view line, std::string_view location) {
       TRIBUTARY_RETURN_NOT_OK(r.StringMap("tags", &a.tags));
       TRIBUTARY_RETURN_NOT_OK(r.DeletionVector(&a.deletion_vector));
       TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("baseRowId", &a.base_row_id));
-      TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("defaultRowCommitVersion", &a.default_row_commit_version));
+      TRIBUTARY_RETURN_NOT_OK(
+          r.OptionalInt("defaultRowCommitVersion", &a.default_row_commit_version));
       TRIBUTARY_RETURN_NOT_OK(r.OptionalString("clusteringProvider", &a.clustering_provider));
     } else if (name == "remove") {
       RemoveFile& rm = action.remove.emplace();
@@ -385,8 +385,8 @@ Result<std::vector<Action>> ParseCommit(std::string_view text, std::string_view 
       content.remove_suffix(1);
     }
     if (content.find_first_not_of(" \t") != std::string_view::npos) {
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          auto action, ParseAction(content, fmt::format("{} line {}", location, line)));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto action,
+                                ParseAction(content, fmt::format("{} line {}", location, line)));
       actions.push_back(std::move(action));
     }
     start = end + 1;

@@ -215,12 +215,26 @@ Status ToActions(const columnar::RecordBatch& batch, const std::string& path,
 
 // The leaf paths replay needs, limited to those the file has.
 std::vector<std::string> WantedColumns(const parquet::ParquetFileReader& reader) {
-  static const std::vector<std::string> kWanted = {
-      "add.path", "add.partitionValues", "add.size", "add.modificationTime", "add.dataChange",
-      "add.stats", "add.tags", "add.deletionVector", "add.baseRowId",
-      "add.defaultRowCommitVersion", "remove.path", "remove.deletionTimestamp",
-      "remove.dataChange", "remove.deletionVector", "metaData", "protocol", "txn",
-      "domainMetadata", "checkpointMetadata", "sidecar"};
+  static const std::vector<std::string> kWanted = {"add.path",
+                                                   "add.partitionValues",
+                                                   "add.size",
+                                                   "add.modificationTime",
+                                                   "add.dataChange",
+                                                   "add.stats",
+                                                   "add.tags",
+                                                   "add.deletionVector",
+                                                   "add.baseRowId",
+                                                   "add.defaultRowCommitVersion",
+                                                   "remove.path",
+                                                   "remove.deletionTimestamp",
+                                                   "remove.dataChange",
+                                                   "remove.deletionVector",
+                                                   "metaData",
+                                                   "protocol",
+                                                   "txn",
+                                                   "domainMetadata",
+                                                   "checkpointMetadata",
+                                                   "sidecar"};
   std::vector<std::string> out;
   const auto& top = reader.Tree().root->children;
   for (const std::string& path : kWanted) {

@@ -40,8 +40,8 @@
 #include "delta/checkpoint_writer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -216,7 +216,6 @@ void AppendDeletionVector(ColumnBuilder& builder,
   builder.Child(5).AppendNull();
   builder.AppendStruct();
 }
-
 
 // Builds record batches of checkpoint rows; every Append* adds one row.
 class CheckpointBatchBuilder {

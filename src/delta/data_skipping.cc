@@ -24,9 +24,15 @@ using nlohmann::json;
 
 namespace {
 
-std::string MinName(const std::string& column) { return "__min." + column; }
-std::string MaxName(const std::string& column) { return "__max." + column; }
-std::string NullsName(const std::string& column) { return "__nulls." + column; }
+std::string MinName(const std::string& column) {
+  return "__min." + column;
+}
+std::string MaxName(const std::string& column) {
+  return "__max." + column;
+}
+std::string NullsName(const std::string& column) {
+  return "__nulls." + column;
+}
 constexpr const char* kNumRecords = "__numRecords";
 
 bool SupportsMinMax(const DataType& type) {
@@ -60,8 +66,8 @@ class Rewriter {
           return e->GetOp() == Op::kIsNull
                      ? expr::Call(Op::kGreater, {expr::Col(Quoted(NullsName(*column))),
                                                  expr::Lit(expr::Scalar::Int64(0))})
-                     : expr::Call(Op::kLess, {expr::Col(Quoted(NullsName(*column))),
-                                              expr::Col(kNumRecords)});
+                     : expr::Call(Op::kLess,
+                                  {expr::Col(Quoted(NullsName(*column))), expr::Col(kNumRecords)});
         }
         return True();
       case Op::kEqual:
@@ -148,8 +154,8 @@ class Rewriter {
     }
     Use(*column);
     // A comparison with null is never true: a file whose values are all null cannot match.
-    ExprPtr not_all_null = expr::Call(Op::kLess, {expr::Col(Quoted(NullsName(*column))),
-                                                  expr::Col(kNumRecords)});
+    ExprPtr not_all_null =
+        expr::Call(Op::kLess, {expr::Col(Quoted(NullsName(*column))), expr::Col(kNumRecords)});
     return expr::And(Bounds(op, *column, right), not_all_null);
   }
 
@@ -161,8 +167,8 @@ class Rewriter {
         return expr::And(expr::Call(Op::kLessEqual, {min, right}),
                          expr::Call(Op::kGreaterEqual, {max, right}));
       case Op::kNotEqual:
-        return expr::Not(expr::And(expr::Call(Op::kEqual, {min, right}),
-                                   expr::Call(Op::kEqual, {max, right})));
+        return expr::Not(
+            expr::And(expr::Call(Op::kEqual, {min, right}), expr::Call(Op::kEqual, {max, right})));
       case Op::kLess:
         return expr::Call(Op::kLess, {min, right});
       case Op::kLessEqual:
@@ -327,8 +333,7 @@ Result<std::function<bool(const PartitionValues&)>> PartitionPredicate(
     for (const Field& field : partition_schema->Fields()) {
       auto it = values.find(field.Name());
       std::vector<std::optional<std::string>> text = {
-          it == values.end() || (it->second && it->second->empty()) ? std::nullopt
-                                                                    : it->second};
+          it == values.end() || (it->second && it->second->empty()) ? std::nullopt : it->second};
       auto column = TypedColumn(text, field.Type(), context);
       if (!column.ok()) {
         return true;  // unreadable value: assume it matches, the safe side for conflicts

@@ -12,11 +12,12 @@
 
 #include "delta/deletion_vector.h"
 
+#include <zlib.h>
+
 #include <cstring>
 
 #include <fmt/format.h>
 #include <roaring/roaring.h>
-#include <zlib.h>
 
 #include "storage/path.h"
 
@@ -52,8 +53,8 @@ Result<std::vector<uint64_t>> ParseBitmap(std::string_view bytes, const std::str
   uint32_t magic;
   std::memcpy(&magic, bytes.data(), 4);
   if (magic != kRoaringMagic) {
-    return Status::Corruption(fmt::format("{}: deletion vector magic {} is not {}", where, magic,
-                                          kRoaringMagic));
+    return Status::Corruption(
+        fmt::format("{}: deletion vector magic {} is not {}", where, magic, kRoaringMagic));
   }
   uint64_t count;
   std::memcpy(&count, bytes.data() + 4, 8);
@@ -61,8 +62,8 @@ Result<std::vector<uint64_t>> ParseBitmap(std::string_view bytes, const std::str
   std::vector<uint64_t> rows;
   for (uint64_t b = 0; b < count; ++b) {
     if (bytes.size() - pos < 4) {
-      return Status::Corruption(fmt::format("{}: deletion vector bucket {} past byte {}", where, b,
-                                            pos));
+      return Status::Corruption(
+          fmt::format("{}: deletion vector bucket {} past byte {}", where, b, pos));
     }
     uint32_t key;
     std::memcpy(&key, bytes.data() + pos, 4);
@@ -153,21 +154,21 @@ Result<std::vector<uint64_t>> LoadDeletedRows(storage::FileSystem& fs,
   TRIBUTARY_ASSIGN_OR_RAISE(std::string header, file->ReadAt(offset, 4));
   const uint32_t size = LoadBe32(header.data());
   if (static_cast<int64_t>(size) != dv.size_in_bytes) {
-    return Status::Corruption(fmt::format("{}: deletion vector at byte {} has {} bytes, the log "
-                                          "says {}",
-                                          path, offset, size, dv.size_in_bytes));
+    return Status::Corruption(
+        fmt::format("{}: deletion vector at byte {} has {} bytes, the log "
+                    "says {}",
+                    path, offset, size, dv.size_in_bytes));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string body, file->ReadAt(offset + 4, size + 4));
   const uint32_t expected_crc = LoadBe32(body.data() + size);
   const auto crc = static_cast<uint32_t>(
       crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(size)));
   if (crc != expected_crc) {
-    return Status::Corruption(fmt::format("{}: deletion vector at byte {} fails its checksum",
-                                          path, offset));
+    return Status::Corruption(
+        fmt::format("{}: deletion vector at byte {} fails its checksum", path, offset));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto rows,
-                            ParseBitmap(std::string_view(body).substr(0, size),
-                                        fmt::format("{} at byte {}", path, offset)));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto rows, ParseBitmap(std::string_view(body).substr(0, size),
+                                                   fmt::format("{} at byte {}", path, offset)));
   if (static_cast<int64_t>(rows.size()) != dv.cardinality) {
     return Status::Corruption(fmt::format("{}: deletion vector holds {} rows, the log says {}",
                                           path, rows.size(), dv.cardinality));

@@ -22,9 +22,9 @@
 #include <nlohmann/json.hpp>
 
 #include "columnar/calendar.h"
-#include "common/uuid.h"
 #include "columnar/decimal.h"
 #include "columnar/take.h"
+#include "common/uuid.h"
 #include "delta/schema_json.h"
 #include "expr/kernels.h"
 #include "storage/path.h"
@@ -129,8 +129,8 @@ Bounds LeafBounds(const Column& column, int string_prefix) {
       continue;
     }
     if (column.Type()->IsFloatingPoint()) {
-      const double v = id == TypeId::kFloat32 ? column.Values<float>()[i]
-                                              : column.Values<double>()[i];
+      const double v =
+          id == TypeId::kFloat32 ? column.Values<float>()[i] : column.Values<double>()[i];
       if (std::isnan(v)) {
         continue;  // NaN has no place in an ordering; skipping stays correct (Spark does too)
       }
@@ -162,8 +162,7 @@ Bounds LeafBounds(const Column& column, int string_prefix) {
       case TypeId::kDecimal: {
         columnar::AppendDecimal(column.Values<columnar::Int128>()[row], column.Type()->Scale(),
                                 &text);
-        return json::parse(text, nullptr, false).is_discarded() ? json(text)
-                                                                : json::parse(text);
+        return json::parse(text, nullptr, false).is_discarded() ? json(text) : json::parse(text);
       }
       case TypeId::kString: {
         bool cut = false;
@@ -182,15 +181,15 @@ Bounds LeafBounds(const Column& column, int string_prefix) {
   return b;
 }
 
-void CollectStats(const Column& column, const std::string& name, int prefix, json* min,
-                  json* max, json* nulls) {
+void CollectStats(const Column& column, const std::string& name, int prefix, json* min, json* max,
+                  json* nulls) {
   if (column.Type()->Id() == TypeId::kStruct) {
     json child_min = json::object();
     json child_max = json::object();
     json child_nulls = json::object();
     for (int i = 0; i < column.NumChildren(); ++i) {
-      CollectStats(*column.Child(i), column.Type()->Fields()[static_cast<size_t>(i)].Name(),
-                   prefix, &child_min, &child_max, &child_nulls);
+      CollectStats(*column.Child(i), column.Type()->Fields()[static_cast<size_t>(i)].Name(), prefix,
+                   &child_min, &child_max, &child_nulls);
     }
     if (!child_min.empty()) {
       (*min)[name] = child_min;
@@ -260,8 +259,8 @@ std::string ComputeStats(const columnar::RecordBatch& batch, int string_prefix) 
   json max = json::object();
   json nulls = json::object();
   for (int i = 0; i < batch.NumColumns(); ++i) {
-    CollectStats(*batch.ColumnAt(i), batch.Schema()->FieldAt(i).Name(), string_prefix, &min,
-                 &max, &nulls);
+    CollectStats(*batch.ColumnAt(i), batch.Schema()->FieldAt(i).Name(), string_prefix, &min, &max,
+                 &nulls);
   }
   return json({{"numRecords", batch.NumRows()},
                {"minValues", min},
@@ -285,9 +284,8 @@ Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::
           fmt::format("partition column '{}' is not in the schema", name));
     }
     if (schema->FieldAt(index).Type()->IsNested()) {
-      return Status::InvalidArgument(
-          fmt::format("partition column '{}' has nested type {}", name,
-                      schema->FieldAt(index).Type()->ToString()));
+      return Status::InvalidArgument(fmt::format("partition column '{}' has nested type {}", name,
+                                                 schema->FieldAt(index).Type()->ToString()));
     }
     partition_index.push_back(index);
   }
@@ -333,20 +331,19 @@ Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::
           columns.push_back(std::move(taken));
         }
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(auto part, columnar::RecordBatch::Make(
-                                               data_schema, static_cast<int64_t>(rows.size()),
-                                               std::move(columns)));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto part, columnar::RecordBatch::Make(data_schema, static_cast<int64_t>(rows.size()),
+                                                 std::move(columns)));
       Partition& partition = partitions[dir];
       partition.values = values_by_dir[dir];
       partition.batches.push_back(std::move(part));
     }
   }
   std::vector<AddFile> adds;
-  const std::string codec = options.parquet.codec == parquet::CompressionCodec::kZstd
-                                ? "zstd"
-                                : options.parquet.codec == parquet::CompressionCodec::kSnappy
-                                      ? "snappy"
-                                      : "uncompressed";
+  const std::string codec = options.parquet.codec == parquet::CompressionCodec::kZstd ? "zstd"
+                            : options.parquet.codec == parquet::CompressionCodec::kSnappy
+                                ? "snappy"
+                                : "uncompressed";
   int file_number = 0;
   for (auto& [dir, partition] : partitions) {
     const std::string relative =
@@ -381,8 +378,8 @@ Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::
     add.modification_time = info.modification_time_ms;
     add.data_change = true;
     if (static_cast<int>(merged.size()) == data_schema->NumFields()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(auto all, columnar::RecordBatch::Make(data_schema, rows,
-                                                                      std::move(merged)));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto all,
+                                columnar::RecordBatch::Make(data_schema, rows, std::move(merged)));
       add.stats = ComputeStats(*all, options.stats_string_prefix);
     } else {
       add.stats = json({{"numRecords", rows}}).dump();

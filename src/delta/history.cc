@@ -63,9 +63,9 @@ Result<int64_t> VersionAtTimestamp(storage::FileSystem& fs, const std::string& t
     }
   }
   if (!version) {
-    return Status::NotFound(fmt::format(
-        "{}: no version at or before timestamp {} ms; the first commit is at {} ms", table_root,
-        timestamp_ms, history.empty() ? 0 : history.front().timestamp_ms));
+    return Status::NotFound(
+        fmt::format("{}: no version at or before timestamp {} ms; the first commit is at {} ms",
+                    table_root, timestamp_ms, history.empty() ? 0 : history.front().timestamp_ms));
   }
   return *version;
 }

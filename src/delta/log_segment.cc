@@ -145,8 +145,8 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
   }
   const int64_t target = version.value_or(latest);
   if (target < 0 || target > latest) {
-    return Status::NotFound(fmt::format("{}: version {} does not exist; the latest is {}",
-                                        table_root, target, latest));
+    return Status::NotFound(
+        fmt::format("{}: version {} does not exist; the latest is {}", table_root, target, latest));
   }
   LogSegment segment;
   segment.version = target;
@@ -200,9 +200,9 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
     ++expected;
   }
   if (expected != target + 1) {
-    return Status::Corruption(fmt::format(
-        "{}: missing_commit: commit {} missing (replay from version {} to {})", log_dir,
-        expected, first, target));
+    return Status::Corruption(
+        fmt::format("{}: missing_commit: commit {} missing (replay from version {} to {})", log_dir,
+                    expected, first, target));
   }
   return segment;
 }

@@ -16,11 +16,11 @@ namespace tributary::delta {
 /// One file of the log, classified by its name.
 struct LogFile {
   enum class Kind : uint8_t {
-    kCommit,              // <v>.json
-    kClassicCheckpoint,   // <v>.checkpoint.parquet
-    kMultiPartCheckpoint, // <v>.checkpoint.<part>.<parts>.parquet
-    kUuidCheckpoint,      // <v>.checkpoint.<uuid>.json|parquet (V2)
-    kCompaction,          // <v>.<end>.compacted.json
+    kCommit,               // <v>.json
+    kClassicCheckpoint,    // <v>.checkpoint.parquet
+    kMultiPartCheckpoint,  // <v>.checkpoint.<part>.<parts>.parquet
+    kUuidCheckpoint,       // <v>.checkpoint.<uuid>.json|parquet (V2)
+    kCompaction,           // <v>.<end>.compacted.json
   };
   Kind kind = Kind::kCommit;
   int64_t version = 0;

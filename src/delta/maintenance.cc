@@ -21,8 +21,8 @@ Result<OptimizeResult> Optimize(storage::FileSystem& fs, const std::string& tabl
   for (const auto& [column, value] : options.partition_filter) {
     const auto& partitions = snapshot->GetMetadata().partition_columns;
     if (std::find(partitions.begin(), partitions.end(), column) == partitions.end()) {
-      return Status::InvalidArgument(fmt::format(
-          "OPTIMIZE: '{}' is not a partition column of {}", column, table_root));
+      return Status::InvalidArgument(
+          fmt::format("OPTIMIZE: '{}' is not a partition column of {}", column, table_root));
     }
   }
   auto selected = [&](const PartitionValues& values) {
@@ -82,9 +82,9 @@ Result<OptimizeResult> Optimize(storage::FileSystem& fs, const std::string& tabl
         txn->RemoveFile(std::move(remove));
         ++result.files_removed;
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(auto adds,
-                                WriteDataFiles(fs, table_root, snapshot->Schema(),
-                                               partition_columns, batches, options.data));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto adds, WriteDataFiles(fs, table_root, snapshot->Schema(), partition_columns, batches,
+                                    options.data));
       for (AddFile& add : adds) {
         add.data_change = false;
         txn->AddFile(std::move(add));
@@ -118,8 +118,8 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
   TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Snapshot::Load(fs, table_root));
   const Protocol& protocol = snapshot->GetProtocol();
   if (protocol.min_writer_version > 7) {
-    return Status::NotImplemented(fmt::format("{}: VACUUM of writer version {}", table_root,
-                                              protocol.min_writer_version));
+    return Status::NotImplemented(
+        fmt::format("{}: VACUUM of writer version {}", table_root, protocol.min_writer_version));
   }
   const int64_t now =
       options.now_ms.value_or(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -150,9 +150,8 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
     size_t start = 0;
     while (start < relative.size()) {
       const size_t slash = relative.find('/', start);
-      const std::string part = relative.substr(start, slash == std::string::npos
-                                                          ? std::string::npos
-                                                          : slash - start);
+      const std::string part =
+          relative.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
       if (!part.empty() && (part[0] == '_' || part[0] == '.') &&
           part.find('=') == std::string::npos) {
         hidden = true;

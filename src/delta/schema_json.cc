@@ -91,8 +91,8 @@ Result<DataTypePtr> ParsePrimitive(const std::string& name, const std::string& p
       }
     }
   }
-  return Status::NotImplemented(fmt::format("schema: column '{}' has unsupported type '{}'",
-                                            path, name));
+  return Status::NotImplemented(
+      fmt::format("schema: column '{}' has unsupported type '{}'", path, name));
 }
 
 Result<std::vector<Field>> ParseFields(const json& fields, const std::string& prefix) {

@@ -63,9 +63,9 @@ struct Replay {
 
 Status CheckProtocol(const Protocol& protocol, const std::string& table_root, int64_t version) {
   if (protocol.min_reader_version < 1 || protocol.min_reader_version > 3) {
-    return Status::NotImplemented(fmt::format(
-        "{} at version {}: unreadable: unsupported minReaderVersion {}", table_root, version,
-        protocol.min_reader_version));
+    return Status::NotImplemented(
+        fmt::format("{} at version {}: unreadable: unsupported minReaderVersion {}", table_root,
+                    version, protocol.min_reader_version));
   }
   if (protocol.min_reader_version == 3) {
     if (!protocol.reader_features) {
@@ -75,9 +75,9 @@ Status CheckProtocol(const Protocol& protocol, const std::string& table_root, in
     const auto& supported = Snapshot::SupportedReaderFeatures();
     for (const std::string& feature : *protocol.reader_features) {
       if (std::find(supported.begin(), supported.end(), feature) == supported.end()) {
-        return Status::NotImplemented(fmt::format(
-            "{} at version {}: unreadable: unsupported reader feature '{}'", table_root, version,
-            feature));
+        return Status::NotImplemented(
+            fmt::format("{} at version {}: unreadable: unsupported reader feature '{}'", table_root,
+                        version, feature));
       }
     }
   }
@@ -88,8 +88,8 @@ Status CheckProtocol(const Protocol& protocol, const std::string& table_root, in
 
 const std::vector<std::string>& Snapshot::SupportedReaderFeatures() {
   static const std::vector<std::string> kFeatures = {
-      "columnMapping",    "deletionVectors",       "timestampNtz",       "typeWidening",
-      "typeWidening-preview", "v2Checkpoint",      "vacuumProtocolCheck"};
+      "columnMapping",        "deletionVectors", "timestampNtz",       "typeWidening",
+      "typeWidening-preview", "v2Checkpoint",    "vacuumProtocolCheck"};
   return kFeatures;
 }
 
@@ -106,8 +106,8 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
   if (!segment.checkpoint.empty()) {
     // Checkpoint actions are applied file by file (each part, each V2 sidecar) so at most one
     // file's actions are held at a time.
-    const std::string sidecars = storage::JoinPath(storage::JoinPath(table_root, "_delta_log"),
-                                                   "_sidecars");
+    const std::string sidecars =
+        storage::JoinPath(storage::JoinPath(table_root, "_delta_log"), "_sidecars");
     for (const LogFile& part : segment.checkpoint) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ReadCheckpointFile(fs, part.path));
       for (const Action& action : actions) {
@@ -148,8 +148,8 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
     } else if (mode->second == "id") {
       snapshot->mapping_mode_ = ColumnMappingMode::kId;
     } else if (mode->second != "none") {
-      return Status::NotImplemented(fmt::format("{}: column mapping mode '{}'", table_root,
-                                                mode->second));
+      return Status::NotImplemented(
+          fmt::format("{}: column mapping mode '{}'", table_root, mode->second));
     }
   }
   // Replay collected files newest first; keep the log's order for callers.

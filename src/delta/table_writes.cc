@@ -60,18 +60,18 @@ Result<columnar::SchemaPtr> MergeSchemas(const columnar::Schema& table,
     const int index = table.FieldIndex(field.Name());
     if (index < 0) {
       if (!merge) {
-        return Status::InvalidArgument(fmt::format(
-            "column '{}' ({}) is not in the table schema; set mergeSchema to add it",
-            field.Name(), field.Type()->ToString()));
+        return Status::InvalidArgument(
+            fmt::format("column '{}' ({}) is not in the table schema; set mergeSchema to add it",
+                        field.Name(), field.Type()->ToString()));
       }
       fields.push_back(field.WithNullable(true));
       continue;
     }
     const Field& existing = table.FieldAt(index);
     if (!existing.Type()->SameShape(*field.Type())) {
-      return Status::InvalidArgument(fmt::format(
-          "column '{}' is {} in the table but {} in the data", field.Name(),
-          existing.Type()->ToString(), field.Type()->ToString()));
+      return Status::InvalidArgument(
+          fmt::format("column '{}' is {} in the table but {} in the data", field.Name(),
+                      existing.Type()->ToString(), field.Type()->ToString()));
     }
   }
   return std::make_shared<const columnar::Schema>(std::move(fields));
@@ -132,10 +132,10 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
     }
     if (!options.partition_by.empty() &&
         options.partition_by != snapshot->GetMetadata().partition_columns) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: partitioning [{}] differs from the table's [{}]", table_root,
-          fmt::join(options.partition_by, ", "),
-          fmt::join(snapshot->GetMetadata().partition_columns, ", ")));
+      return Status::InvalidArgument(
+          fmt::format("{}: partitioning [{}] differs from the table's [{}]", table_root,
+                      fmt::join(options.partition_by, ", "),
+                      fmt::join(snapshot->GetMetadata().partition_columns, ", ")));
     }
   }
   const std::vector<std::string> partition_columns =
@@ -143,9 +143,8 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
   columnar::SchemaPtr table_schema = schema;
   if (snapshot != nullptr) {
     const bool overwrite = options.mode == SaveMode::kOverwrite;
-    TRIBUTARY_ASSIGN_OR_RAISE(table_schema,
-                              MergeSchemas(*snapshot->Schema(), *schema,
-                                           options.merge_schema && !overwrite));
+    TRIBUTARY_ASSIGN_OR_RAISE(table_schema, MergeSchemas(*snapshot->Schema(), *schema,
+                                                         options.merge_schema && !overwrite));
     if (table_schema->NumFields() != snapshot->Schema()->NumFields()) {
       Metadata metadata = snapshot->GetMetadata();
       metadata.schema_string = SchemaToJson(*table_schema);
@@ -175,17 +174,17 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
     if (options.mode != SaveMode::kOverwrite) {
       return Status::InvalidArgument("replaceWhere needs mode overwrite");
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(replaced, PartitionPredicate(*table_schema, partition_columns,
-                                                           options.replace_where));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        replaced, PartitionPredicate(*table_schema, partition_columns, options.replace_where));
     // Spark refuses data outside the partitions it replaces.
     TRIBUTARY_ASSIGN_OR_RAISE(auto bound, expr::Bind(*options.replace_where, *table_schema));
     for (const auto& batch : conformed) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto mask, expr::Evaluate(*bound, *batch));
       for (int64_t row = 0; row < mask->Length(); ++row) {
         if (mask->IsNull(row) || mask->Values<uint8_t>()[row] == 0) {
-          return Status::InvalidArgument(fmt::format(
-              "row {} of the data does not match replaceWhere {}", row,
-              options.replace_where->ToString()));
+          return Status::InvalidArgument(
+              fmt::format("row {} of the data does not match replaceWhere {}", row,
+                          options.replace_where->ToString()));
         }
       }
     }

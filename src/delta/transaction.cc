@@ -90,11 +90,11 @@ Status CheckWritable(const Snapshot& snapshot) {
   }
   const auto& config = snapshot.GetMetadata().configuration;
   for (const auto& [key, value] : config) {
-    const bool active =
-        (key == "delta.enableChangeDataFeed" && value == "true") ||
-        (key == "delta.columnMapping.mode" && value != "none") ||
-        (key == "delta.enableInCommitTimestamps" && value == "true") ||
-        (key == "delta.enableRowTracking" && value == "true") || key.rfind("delta.constraints.", 0) == 0;
+    const bool active = (key == "delta.enableChangeDataFeed" && value == "true") ||
+                        (key == "delta.columnMapping.mode" && value != "none") ||
+                        (key == "delta.enableInCommitTimestamps" && value == "true") ||
+                        (key == "delta.enableRowTracking" && value == "true") ||
+                        key.rfind("delta.constraints.", 0) == 0;
     if (active) {
       return Status::NotImplemented(
           fmt::format("{}: writing tables with '{}' = '{}' is not supported", root, key, value));
@@ -104,9 +104,9 @@ Status CheckWritable(const Snapshot& snapshot) {
     for (const auto& [key, value] : field.Metadata()) {
       if (key == "delta.invariants" || key == "delta.generationExpression" ||
           key.rfind("delta.identity.", 0) == 0) {
-        return Status::NotImplemented(fmt::format(
-            "{}: column '{}' has '{}', which this writer does not enforce", root, field.Name(),
-            key));
+        return Status::NotImplemented(
+            fmt::format("{}: column '{}' has '{}', which this writer does not enforce", root,
+                        field.Name(), key));
       }
     }
   }
@@ -142,7 +142,9 @@ void Transaction::SetTransaction(std::string app_id, int64_t version) {
   txns_[std::move(app_id)] = version;
 }
 
-void Transaction::ReadWholeTable() { read_whole_table_ = true; }
+void Transaction::ReadWholeTable() {
+  read_whole_table_ = true;
+}
 
 void Transaction::ReadPartitions(std::function<bool(const PartitionValues&)> predicate) {
   read_predicate_ = std::move(predicate);
@@ -164,15 +166,15 @@ std::string Transaction::Serialize() const {
   for (const auto& [key, value] : operation_parameters_) {
     parameters[key] = value;
   }
-  json commit_info = {{"timestamp", NowMillis()},
-                      {"operation", operation_},
-                      {"operationParameters", parameters},
-                      {"isolationLevel", options_.isolation == IsolationLevel::kSerializable
-                                             ? "Serializable"
-                                             : "WriteSerializable"},
-                      {"isBlindAppend", IsBlindAppend()},
-                      {"engineInfo", options_.engine_info},
-                      {"txnId", txn_id_}};
+  json commit_info = {
+      {"timestamp", NowMillis()},
+      {"operation", operation_},
+      {"operationParameters", parameters},
+      {"isolationLevel",
+       options_.isolation == IsolationLevel::kSerializable ? "Serializable" : "WriteSerializable"},
+      {"isBlindAppend", IsBlindAppend()},
+      {"engineInfo", options_.engine_info},
+      {"txnId", txn_id_}};
   if (snapshot_) {
     commit_info["readVersion"] = snapshot_->Version();
   }
@@ -247,9 +249,9 @@ std::string Transaction::Serialize() const {
 
 Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& winner) const {
   auto conflict = [&](std::string_view reason) {
-    return Status::Conflict(fmt::format(
-        "{}: transaction that read version {} conflicts with version {}: {}", table_root_,
-        ReadVersion(), version, reason));
+    return Status::Conflict(
+        fmt::format("{}: transaction that read version {} conflicts with version {}: {}",
+                    table_root_, ReadVersion(), version, reason));
   };
   bool winner_blind = false;
   for (const Action& a : winner) {
@@ -270,36 +272,37 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
                                         : "the metadata changed (MetadataChangedException)");
     }
     if (a.txn && txns_.count(a.txn->app_id)) {
-      return conflict(fmt::format(
-          "application '{}' committed concurrently (ConcurrentTransactionException)",
-          a.txn->app_id));
+      return conflict(
+          fmt::format("application '{}' committed concurrently (ConcurrentTransactionException)",
+                      a.txn->app_id));
     }
     if (a.add && a.add->data_change) {
-      const bool checked =
-          options_.isolation == IsolationLevel::kSerializable || !winner_blind;
-      const bool read_it = read_whole_table_ ||
-                           (read_predicate_ && read_predicate_(a.add->partition_values));
+      const bool checked = options_.isolation == IsolationLevel::kSerializable || !winner_blind;
+      const bool read_it =
+          read_whole_table_ || (read_predicate_ && read_predicate_(a.add->partition_values));
       if (checked && read_it) {
-        return conflict(fmt::format("it added {} which this transaction should have read "
-                                    "(ConcurrentAppendException)",
-                                    a.add->path));
+        return conflict(
+            fmt::format("it added {} which this transaction should have read "
+                        "(ConcurrentAppendException)",
+                        a.add->path));
       }
     }
     if (a.remove) {
       for (const delta::RemoveFile& mine : removes_) {
         if (mine.path == a.remove->path) {
-          return conflict(fmt::format("both removed {} (ConcurrentDeleteDeleteException)",
-                                      a.remove->path));
+          return conflict(
+              fmt::format("both removed {} (ConcurrentDeleteDeleteException)", a.remove->path));
         }
       }
       const bool read_it =
-          snapshot_ && (read_whole_table_ ||
-                        (read_predicate_ && read_predicate_(a.remove->partition_values))) &&
+          snapshot_ &&
+          (read_whole_table_ || (read_predicate_ && read_predicate_(a.remove->partition_values))) &&
           IsDataFileOf(a.remove->path, snapshot_->Files());
       if (read_it) {
-        return conflict(fmt::format("it removed {} which this transaction read "
-                                    "(ConcurrentDeleteReadException)",
-                                    a.remove->path));
+        return conflict(
+            fmt::format("it removed {} which this transaction read "
+                        "(ConcurrentDeleteReadException)",
+                        a.remove->path));
       }
     }
   }
@@ -308,8 +311,9 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
 
 void Transaction::MaybeCheckpoint(int64_t version) const {
   // delta.checkpointInterval of the table as committed (default 10, as Spark).
-  const Metadata* metadata = metadata_ ? &*metadata_ : snapshot_ ? &snapshot_->GetMetadata()
-                                                                 : nullptr;
+  const Metadata* metadata = metadata_   ? &*metadata_
+                             : snapshot_ ? &snapshot_->GetMetadata()
+                                         : nullptr;
   int64_t interval = 10;
   if (metadata != nullptr) {
     auto it = metadata->configuration.find("delta.checkpointInterval");
@@ -333,9 +337,9 @@ Result<int64_t> Transaction::Commit() {
       snapshot_->GetMetadata().configuration.at("delta.appendOnly") == "true") {
     for (const delta::RemoveFile& r : removes_) {
       if (r.data_change) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: the table is append-only (delta.appendOnly); cannot remove {}", table_root_,
-            r.path));
+        return Status::InvalidArgument(
+            fmt::format("{}: the table is append-only (delta.appendOnly); cannot remove {}",
+                        table_root_, r.path));
       }
     }
   }
@@ -371,7 +375,8 @@ Result<int64_t> Transaction::Commit() {
         }
         return winner_text.status();
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(auto winner, ParseCommit(*winner_text, CommitPath(log_dir, version)));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto winner,
+                                ParseCommit(*winner_text, CommitPath(log_dir, version)));
       TRIBUTARY_RETURN_NOT_OK(CheckConflict(version, winner));
       ++version;
     }

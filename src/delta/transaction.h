@@ -40,8 +40,7 @@ struct TransactionOptions {
 class Transaction {
  public:
   /// Begins on the latest snapshot of `table_root`, or on an empty table when none exists yet.
-  static Result<std::unique_ptr<Transaction>> Begin(storage::FileSystem& fs,
-                                                    std::string table_root,
+  static Result<std::unique_ptr<Transaction>> Begin(storage::FileSystem& fs, std::string table_root,
                                                     TransactionOptions options = {});
 
   /// The snapshot read, or nullptr for a table that does not exist yet.

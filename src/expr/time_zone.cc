@@ -39,7 +39,9 @@ struct ZoneRules {
 
 namespace {
 
-int64_t FloorDivide(int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); }
+int64_t FloorDivide(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && (a < 0));
+}
 
 int64_t DaysFromCivilDate(int64_t y, int m, int d) {
   y -= m <= 2;
@@ -59,7 +61,9 @@ int64_t YearOf(int64_t seconds) {
   return yoe + era * 400 + (mp >= 10);
 }
 
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool IsLeap(int64_t y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 // Local seconds since the epoch of a rule date in `year`.
 int64_t RuleLocalTime(const ZoneRules::Date& date, int64_t year) {
@@ -285,8 +289,8 @@ Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {
   for (uint32_t i = 0; i < timecnt; ++i) {
     int64_t when = 0;
     if (time_size == 8) {
-      when = static_cast<int64_t>((uint64_t{Be32(p + pos + 8 * i)} << 32) |
-                                  Be32(p + pos + 8 * i + 4));
+      when =
+          static_cast<int64_t>((uint64_t{Be32(p + pos + 8 * i)} << 32) | Be32(p + pos + 8 * i + 4));
     } else {
       when = static_cast<int32_t>(Be32(p + pos + 4 * i));
     }
@@ -298,8 +302,7 @@ Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {
     rules->offsets.push_back(type_offsets[type]);
   }
   if (version >= '2') {
-    const size_t footer =
-        pos + need + c[5] + static_cast<size_t>(c[2]) * 12 + c[1] + c[0];
+    const size_t footer = pos + need + c[5] + static_cast<size_t>(c[2]) * 12 + c[1] + c[0];
     if (footer < size && data[footer] == '\n') {
       const size_t close = data.find('\n', footer + 1);
       if (close != std::string::npos && close > footer + 1) {

@@ -68,12 +68,11 @@ Result<std::vector<json>> TableFiles(const std::string& root, int64_t version) {
     for (const auto& [key, value] : add.partition_values) {
       partitions[key] = value ? json(*value) : json();
     }
-    files.push_back({{"path", add.path},
-                     {"partitionValues", partitions},
-                     {"size", add.size},
-                     {"deletionVector", add.deletion_vector
-                                            ? json(add.deletion_vector->UniqueId())
-                                            : json()}});
+    files.push_back(
+        {{"path", add.path},
+         {"partitionValues", partitions},
+         {"size", add.size},
+         {"deletionVector", add.deletion_vector ? json(add.deletion_vector->UniqueId()) : json()}});
   }
   std::sort(files.begin(), files.end(),
             [](const json& a, const json& b) { return a["path"] < b["path"]; });
@@ -123,7 +122,8 @@ TEST(DeltaConformanceTest, EveryManifestTableReadsAsExpected) {
       }
       if (expected.contains("files") && expected["files"].is_string()) {
         std::vector<json> want;
-        for (const std::string& line : Lines(ReadText(dir + "/" + expected["files"].get<std::string>()))) {
+        for (const std::string& line :
+             Lines(ReadText(dir + "/" + expected["files"].get<std::string>()))) {
           want.push_back(json::parse(line));
         }
         std::sort(want.begin(), want.end(),

@@ -1,6 +1,8 @@
 // Data skipping never drops a file that holds a matching row, and does drop files whose
 // partition values or statistics rule them out.
 
+#include "delta/data_skipping.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <random>
@@ -8,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include "columnar/take.h"
-#include "delta/data_skipping.h"
 #include "delta/table_reader.h"
 #include "delta/table_writes.h"
 #include "storage/local_file_system.h"
@@ -41,8 +42,9 @@ class DataSkippingTest : public ::testing::Test {
       std::string rows = "[";
       for (int i = 0; i < 10; ++i) {
         rows += (i ? "," : "") + std::string("[") + std::to_string(10 * k + i) + ", \"p" +
-                std::to_string(k % 3) + "\", " + (k == 4 ? "null" : "\"n" + std::to_string(k) + "\"") +
-                ", " + std::to_string((10 * k + i) * 1000001LL) + "]";
+                std::to_string(k % 3) + "\", " +
+                (k == 4 ? "null" : "\"n" + std::to_string(k) + "\"") + ", " +
+                std::to_string((10 * k + i) * 1000001LL) + "]";
       }
       rows += "]";
       TableWriteOptions options;
@@ -107,8 +109,8 @@ TEST_F(DataSkippingTest, MinMaxAndNullCountsPrune) {
                           Call(Op::kEqual, {Col("id"), Lit(Scalar::Int64(95))}))),
             2u);
   // Something metadata cannot judge keeps every file.
-  EXPECT_EQ(Kept(Call(Op::kEqual, {Call(Op::kAdd, {Col("id"), Lit(Scalar::Int64(1))}),
-                                   Lit(Scalar::Int64(5))})),
+  EXPECT_EQ(Kept(Call(Op::kEqual,
+                      {Call(Op::kAdd, {Col("id"), Lit(Scalar::Int64(1))}), Lit(Scalar::Int64(5))})),
             10u);
   ASSERT_RAISES(InvalidArgument, PruneFiles(*snapshot_, *Col("nope")));
 }
@@ -121,8 +123,8 @@ TEST_F(DataSkippingTest, TimestampMaxIsWidenedBecauseStatsAreCutToMilliseconds) 
 
 TEST_F(DataSkippingTest, RandomPredicatesNeverLoseAMatchingRow) {
   std::mt19937 rng(7);
-  const Op ops[] = {Op::kEqual, Op::kNotEqual, Op::kLess, Op::kLessEqual, Op::kGreater,
-                    Op::kGreaterEqual};
+  const Op ops[] = {Op::kEqual,     Op::kNotEqual, Op::kLess,
+                    Op::kLessEqual, Op::kGreater,  Op::kGreaterEqual};
   for (int trial = 0; trial < 60; ++trial) {
     auto leaf = [&]() -> expr::ExprPtr {
       const Op op = ops[rng() % 6];

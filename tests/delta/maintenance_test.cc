@@ -1,17 +1,18 @@
 // OPTIMIZE and VACUUM: compaction keeps every row in one dataChange=false commit; VACUUM deletes
 // only what no version within the retention needs.
 
+#include "delta/maintenance.h"
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "columnar/canonical_json.h"
 #include "delta/history.h"
-#include "delta/maintenance.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
 #include "delta/table_writes.h"
@@ -38,8 +39,8 @@ class MaintenanceTest : public ::testing::Test {
       TableWriteOptions options;
       options.mode = SaveMode::kAppend;
       options.partition_by = {"p"};
-      auto batch = testing::BatchFromJson(
-                       schema_, "[[" + std::to_string(i) + ", \"" + (i % 2 ? "odd" : "even") + "\"]]")
+      auto batch = testing::BatchFromJson(schema_, "[[" + std::to_string(i) + ", \"" +
+                                                       (i % 2 ? "odd" : "even") + "\"]]")
                        .ValueOrDie();
       ASSERT_OK(WriteTable(fs_, root_, schema_, {batch}, options));
     }
@@ -79,7 +80,8 @@ TEST_F(MaintenanceTest, OptimizeCompactsEachPartitionInOneCommit) {
   EXPECT_EQ(Rows(), before);
   EXPECT_EQ(Rows(9), before);  // time travel still sees the small files
   // Version 10 is a multiple of the default checkpointInterval: the commit checkpointed.
-  EXPECT_TRUE(std::filesystem::exists(root_ + "/_delta_log/00000000000000000010.checkpoint.parquet"));
+  EXPECT_TRUE(
+      std::filesystem::exists(root_ + "/_delta_log/00000000000000000010.checkpoint.parquet"));
   EXPECT_EQ(snapshot->Segment().checkpoint_version, 10);
   ASSERT_OK_AND_ASSIGN(auto history, ReadHistory(fs_, root_));
   EXPECT_EQ(history.back().operation, "OPTIMIZE");

@@ -2,6 +2,8 @@
 // merging, conflict detection between concurrent transactions, crash safety under the fault
 // injector, and several OS processes appending to one table at once.
 
+#include "delta/table_writes.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +17,6 @@
 #include "delta/maintenance.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
-#include "delta/table_writes.h"
 #include "storage/fault_injection_file_system.h"
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
@@ -93,11 +94,11 @@ TEST_F(TableWritesTest, CreateAppendOverwriteAndTimeTravel) {
                       R"({"id":2,"country":"a/b %c","day":"2024-05-02","amount":null})",
                       R"({"id":3,"country":null,"day":"2024-05-02","amount":2.0})",
                       R"({"id":4,"country":"fr","day":"2024-05-03","amount":4.0})"}));
-  ASSERT_RAISES(AlreadyExists, WriteTable(fs_, root_, EventSchema(), {},
-                                          Options(SaveMode::kErrorIfExists)));
-  ASSERT_OK_AND_ASSIGN(auto ignored, WriteTable(fs_, root_, EventSchema(),
-                                                {Events(R"([[9, "x", 1, 1.0]])")},
-                                                Options(SaveMode::kIgnore)));
+  ASSERT_RAISES(AlreadyExists,
+                WriteTable(fs_, root_, EventSchema(), {}, Options(SaveMode::kErrorIfExists)));
+  ASSERT_OK_AND_ASSIGN(auto ignored,
+                       WriteTable(fs_, root_, EventSchema(), {Events(R"([[9, "x", 1, 1.0]])")},
+                                  Options(SaveMode::kIgnore)));
   EXPECT_FALSE(ignored.committed);
   ASSERT_OK_AND_ASSIGN(auto overwritten,
                        WriteTable(fs_, root_, EventSchema(), {Events(R"([[5, "de", 19847, 5.0]])")},
@@ -105,8 +106,9 @@ TEST_F(TableWritesTest, CreateAppendOverwriteAndTimeTravel) {
   EXPECT_EQ(overwritten.version, 2);
   EXPECT_EQ(overwritten.files_removed, 4);
   ASSERT_OK_AND_ASSIGN(rows, Rows(fs_, root_));
-  EXPECT_EQ(rows, (std::vector<std::string>{
-                      R"({"id":5,"country":"de","day":"2024-05-04","amount":5.0})"}));
+  EXPECT_EQ(
+      rows,
+      (std::vector<std::string>{R"({"id":5,"country":"de","day":"2024-05-04","amount":5.0})"}));
   ASSERT_OK_AND_ASSIGN(rows, Rows(fs_, root_, 0));
   EXPECT_EQ(rows.size(), 3u);
   ASSERT_OK_AND_ASSIGN(auto history, ReadHistory(fs_, root_));
@@ -134,9 +136,9 @@ TEST_F(TableWritesTest, DuckDBReadsEveryDataFileWeWrite) {
   ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
   int64_t rows = 0;
   for (const AddFile& add : snapshot->Files()) {
-    ASSERT_OK_AND_ASSIGN(auto count,
-                         testing::OracleQuery("SELECT count(*) AS n FROM read_parquet('" + root_ +
-                                              "/" + add.path + "')"));
+    ASSERT_OK_AND_ASSIGN(
+        auto count, testing::OracleQuery("SELECT count(*) AS n FROM read_parquet('" + root_ + "/" +
+                                         add.path + "')"));
     ASSERT_EQ(count.size(), 1u);
     rows += std::stoll(count[0].substr(5));
   }
@@ -173,9 +175,10 @@ TEST_F(TableWritesTest, MergeSchemaAddsColumnsOtherwiseErrorNamesThem) {
   merge.merge_schema = true;
   ASSERT_OK(WriteTable(fs_, root_, wider, {batch}, merge));
   ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
-  EXPECT_EQ(rows, (std::vector<std::string>{
-                      R"({"id":1,"country":"fr","day":"1970-01-02","amount":1.0,"note":null})",
-                      R"({"id":2,"country":"fr","day":"1970-01-03","amount":2.0,"note":"hello"})"}));
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{
+                R"({"id":1,"country":"fr","day":"1970-01-02","amount":1.0,"note":null})",
+                R"({"id":2,"country":"fr","day":"1970-01-03","amount":2.0,"note":"hello"})"}));
   auto wrong_type = MakeSchema({Field("id", DataType::String())});
   auto bad = BatchFromJson(wrong_type, R"([["x"]])").ValueOrDie();
   auto mismatch = WriteTable(fs_, root_, wrong_type, {bad}, merge);
@@ -195,9 +198,9 @@ class ConflictTest : public TableWritesTest {
   // A transaction that appends one file (blind).
   std::unique_ptr<Transaction> Appender(TransactionOptions options = {}) {
     auto txn = Transaction::Begin(fs_, root_, options).ValueOrDie();
-    auto adds = WriteDataFiles(fs_, root_, EventSchema(), {"country"},
-                               {Events(R"([[2, "fr", 2, 2.0]])")})
-                    .ValueOrDie();
+    auto adds =
+        WriteDataFiles(fs_, root_, EventSchema(), {"country"}, {Events(R"([[2, "fr", 2, 2.0]])")})
+            .ValueOrDie();
     txn->AddFile(adds[0]);
     return txn;
   }
@@ -331,8 +334,8 @@ TEST_F(TableWritesTest, ConcurrentAppendsFromSeveralProcesses) {
       }
       for (int i = 0; i < kAppendsEach; ++i) {
         const int id = 1 + p * 100 + i;
-        auto batch = Events("[[" + std::to_string(id) + ", \"p" + std::to_string(p) +
-                            "\", 1, 1.0]]");
+        auto batch =
+            Events("[[" + std::to_string(id) + ", \"p" + std::to_string(p) + "\", 1, 1.0]]");
         auto result = WriteTable(fs, root_, EventSchema(), {batch}, Options(SaveMode::kAppend));
         if (!result.ok()) {
           _exit(1);
@@ -370,8 +373,8 @@ TEST_F(TableWritesTest, ReplaceWhereOverwritesOnlyMatchingPartitions) {
                        {Events(R"([[1, "fr", 1, 1.0], [2, "de", 1, 2.0], [3, "it", 1, 3.0]])")},
                        Options(SaveMode::kErrorIfExists)));
   TableWriteOptions replace = Options(SaveMode::kOverwrite);
-  replace.replace_where = expr::Call(expr::Op::kEqual,
-                                     {expr::Col("country"), expr::Lit(expr::Scalar::String("fr"))});
+  replace.replace_where =
+      expr::Call(expr::Op::kEqual, {expr::Col("country"), expr::Lit(expr::Scalar::String("fr"))});
   ASSERT_OK_AND_ASSIGN(auto result, WriteTable(fs_, root_, EventSchema(),
                                                {Events(R"([[10, "fr", 2, 10.0]])")}, replace));
   EXPECT_EQ(result.files_removed, 1);
@@ -381,15 +384,15 @@ TEST_F(TableWritesTest, ReplaceWhereOverwritesOnlyMatchingPartitions) {
                       R"({"id":2,"country":"de","day":"1970-01-02","amount":2.0})",
                       R"({"id":3,"country":"it","day":"1970-01-02","amount":3.0})"}));
   // Data outside the replaced partitions is refused, and nothing is committed.
-  auto outside = WriteTable(fs_, root_, EventSchema(), {Events(R"([[11, "de", 2, 1.0]])")},
-                            replace);
+  auto outside =
+      WriteTable(fs_, root_, EventSchema(), {Events(R"([[11, "de", 2, 1.0]])")}, replace);
   ASSERT_RAISES(InvalidArgument, outside);
   EXPECT_NE(outside.status().Message().find("does not match replaceWhere"), std::string::npos);
   // A predicate on a data column is not a partition predicate.
   replace.replace_where =
       expr::Call(expr::Op::kEqual, {expr::Col("id"), expr::Lit(expr::Scalar::Int64(1))});
-  ASSERT_RAISES(InvalidArgument, WriteTable(fs_, root_, EventSchema(),
-                                            {Events(R"([[1, "fr", 2, 1.0]])")}, replace));
+  ASSERT_RAISES(InvalidArgument,
+                WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 2, 1.0]])")}, replace));
   ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
   EXPECT_EQ(snapshot->Version(), 1);
 }

@@ -17,7 +17,9 @@
 namespace tributary::parquet {
 namespace {
 
-std::string Le32(uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
+std::string Le32(uint32_t v) {
+  return std::string(reinterpret_cast<const char*>(&v), 4);
+}
 
 std::string Page(PageHeader header, const std::string& body) {
   if (header.compressed_page_size == 0) {
@@ -137,8 +139,7 @@ class ParquetReaderBadInputTest : public ::testing::Test {
     const std::string& message = result.status().Message();
     EXPECT_NE(message.find(path_), std::string::npos) << message;
     for (const std::string& part : parts) {
-      EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part << "' in "
-                                                       << message;
+      EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part << "' in " << message;
     }
   }
 
@@ -163,23 +164,23 @@ TEST_F(ParquetReaderBadInputTest, RejectsTruncatedFile) {
 }
 
 TEST_F(ParquetReaderBadInputTest, RejectsBadMagic) {
-  std::string file = BuildFile(
-      PhysicalType::kInt32, DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
+  std::string file = BuildFile(PhysicalType::kInt32,
+                               DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
   file[0] = 'X';
   ExpectCorruption(file, {"magic", "PAR1"});
 }
 
 TEST_F(ParquetReaderBadInputTest, RejectsFooterLengthPastTheFile) {
-  std::string file = BuildFile(
-      PhysicalType::kInt32, DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
+  std::string file = BuildFile(PhysicalType::kInt32,
+                               DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
   const std::string huge = Le32(1u << 30);
   file.replace(file.size() - 8, 4, huge);
   ExpectCorruption(file, {"footer length 1073741824", "runs past the start"});
 }
 
 TEST_F(ParquetReaderBadInputTest, RejectsCorruptFooter) {
-  std::string file = BuildFile(
-      PhysicalType::kInt32, DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
+  std::string file = BuildFile(PhysicalType::kInt32,
+                               DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
   uint32_t footer_length;
   std::memcpy(&footer_length, file.data() + file.size() - 8, 4);
   // Cut the footer short in the middle: its structs now run past their end.
@@ -202,8 +203,8 @@ TEST_F(ParquetReaderBadInputTest, RejectsDictionaryIndexOutsideTheDictionary) {
   indexes.Put(0);
   indexes.Put(5);
   const std::string data = DefLevels({1, 1}) + std::string(1, '\x03') + indexes.Flush();
-  const std::string pages = DictionaryPage(2, Int32Plain({10, 20})) +
-                            DataPage(2, Encoding::kRleDictionary, data);
+  const std::string pages =
+      DictionaryPage(2, Int32Plain({10, 20})) + DataPage(2, Encoding::kRleDictionary, data);
   ExpectCorruption(BuildFile(PhysicalType::kInt32, pages, 2, 0, /*dictionary=*/true),
                    {"row group 0", "column x", "dictionary index 5", "2 entries"});
 }
@@ -230,8 +231,7 @@ TEST_F(ParquetReaderBadInputTest, RejectsTooFewValuesForThePage) {
 
 TEST_F(ParquetReaderBadInputTest, RejectsDecompressionFailure) {
   const std::string garbage = "\xff\xff\xff\xff\x0f not snappy at all";
-  const std::string pages =
-      DataPage(1, Encoding::kPlain, garbage, 0, /*uncompressed_size=*/64);
+  const std::string pages = DataPage(1, Encoding::kPlain, garbage, 0, /*uncompressed_size=*/64);
   ExpectCorruption(BuildFile(PhysicalType::kInt32, pages, 1, /*codec=SNAPPY*/ 1),
                    {"row group 0", "column x", "byte"});
 }
@@ -244,8 +244,8 @@ TEST_F(ParquetReaderBadInputTest, RejectsInvalidUtf8InStrings) {
 }
 
 TEST_F(ParquetReaderBadInputTest, RejectsChunkPastTheEndOfTheFile) {
-  std::string file = BuildFile(
-      PhysicalType::kInt32, DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
+  std::string file = BuildFile(PhysicalType::kInt32,
+                               DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({1})), 1);
   // Rewrite the footer with a chunk size larger than the file.
   FileMetaData md;
   uint32_t footer_length;
@@ -261,8 +261,7 @@ TEST_F(ParquetReaderBadInputTest, RejectsChunkPastTheEndOfTheFile) {
 }
 
 TEST_F(ParquetReaderBadInputTest, RejectsRowCountDisagreement) {
-  const std::string pages =
-      DataPage(2, Encoding::kPlain, DefLevels({1, 1}) + Int32Plain({1, 2}));
+  const std::string pages = DataPage(2, Encoding::kPlain, DefLevels({1, 1}) + Int32Plain({1, 2}));
   std::string file = BuildFile(PhysicalType::kInt32, pages, 2);
   FileMetaData md;
   uint32_t footer_length;

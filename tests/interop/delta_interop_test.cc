@@ -44,10 +44,10 @@ TEST(DeltaInteropTest, DuckDBReplayOfOurLogGivesOurRows) {
   }
   TableWriteOptions overwrite = options;
   overwrite.mode = SaveMode::kOverwrite;
-  ASSERT_OK(WriteTable(fs, root, schema,
-                       {testing::BatchFromJson(schema, R"([[100, "a b", 2.5], [101, "x", 3.5]])")
-                            .ValueOrDie()},
-                       overwrite));
+  ASSERT_OK(WriteTable(
+      fs, root, schema,
+      {testing::BatchFromJson(schema, R"([[100, "a b", 2.5], [101, "x", 3.5]])").ValueOrDie()},
+      overwrite));
   ASSERT_OK(WriteTable(fs, root, schema,
                        {testing::BatchFromJson(schema, R"([[102, "x", 4.5]])").ValueOrDie()},
                        options));
@@ -70,7 +70,9 @@ TEST(DeltaInteropTest, DuckDBReplayOfOurLogGivesOurRows) {
   const std::string log = root + "/_delta_log/0*.json";
   const std::string replay =
       "WITH actions AS (SELECT CAST(regexp_extract(filename, '(\\d{20})\\.json', 1) AS BIGINT) "
-      "AS version, add, remove FROM read_json('" + log + "', filename=true, "
+      "AS version, add, remove FROM read_json('" +
+      log +
+      "', filename=true, "
       "format='newline_delimited', union_by_name=true, maximum_object_size=16777216)), "
       "events AS (SELECT version, add.path AS path, true AS live, add.partitionValues AS pv "
       "FROM actions WHERE add IS NOT NULL UNION ALL SELECT version, remove.path, false, NULL "
@@ -89,10 +91,9 @@ TEST(DeltaInteropTest, DuckDBReplayOfOurLogGivesOurRows) {
     std::string path = line.substr(path_start, path_end - path_start);
     ASSERT_OK_AND_ASSIGN(std::string decoded, DecodeUriPath(path));
     std::string p = line.substr(path_end + 7, line.size() - path_end - 9);
-    ASSERT_OK_AND_ASSIGN(auto rows,
-                         testing::OracleQuery("SELECT id, '" + p + "' AS p, v FROM read_parquet('" +
-                                              root + "/" + decoded +
-                                              "', hive_partitioning=false)"));
+    ASSERT_OK_AND_ASSIGN(
+        auto rows, testing::OracleQuery("SELECT id, '" + p + "' AS p, v FROM read_parquet('" +
+                                        root + "/" + decoded + "', hive_partitioning=false)"));
     for (auto& row : rows) {
       theirs.push_back(row);
     }
@@ -101,10 +102,10 @@ TEST(DeltaInteropTest, DuckDBReplayOfOurLogGivesOurRows) {
   EXPECT_EQ(theirs, ours);
 
   // DuckDB reads our checkpoint Parquet: version 3's live adds.
-  ASSERT_OK_AND_ASSIGN(
-      auto adds, testing::OracleQuery("SELECT count(*) AS n FROM read_parquet('" + root +
-                                      "/_delta_log/00000000000000000003.checkpoint.parquet') "
-                                      "WHERE add IS NOT NULL"));
+  ASSERT_OK_AND_ASSIGN(auto adds,
+                       testing::OracleQuery("SELECT count(*) AS n FROM read_parquet('" + root +
+                                            "/_delta_log/00000000000000000003.checkpoint.parquet') "
+                                            "WHERE add IS NOT NULL"));
   ASSERT_OK_AND_ASSIGN(auto v3, Snapshot::Load(fs, root, 3));
   EXPECT_EQ(adds, std::vector<std::string>{"{\"n\":" + std::to_string(v3->Files().size()) + "}"});
   std::filesystem::remove_all(dir);

@@ -32,8 +32,7 @@ Result<std::vector<std::string>> ReadWithTributary(const std::string& path,
 
 std::vector<std::string> CorpusParquetFiles() {
   std::vector<std::string> files;
-  for (const auto& entry :
-       std::filesystem::recursive_directory_iterator(testing::TestdataDir())) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::TestdataDir())) {
     if (entry.is_regular_file() && entry.path().extension() == ".parquet") {
       files.push_back(entry.path().string());
     }
@@ -61,8 +60,8 @@ TEST(ParquetInteropTest, EveryCorpusFileMatchesDuckDBValueForValue) {
 
 TEST(ParquetInteropTest, ProjectionMatchesDuckDBColumnSelection) {
   std::string part;
-  for (const auto& entry : std::filesystem::directory_iterator(
-           testing::TestdataDir() + "/dat/all_primitive_types/delta")) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing::TestdataDir() +
+                                                               "/dat/all_primitive_types/delta")) {
     if (entry.path().extension() == ".parquet") {
       part = entry.path().string();
     }

@@ -101,8 +101,9 @@ class RandomData {
         b.AppendInt(Chance(5) ? INT32_MIN : Uniform(-1000000, 1000000));
         return;
       case TypeId::kInt64:
-        b.AppendInt(Chance(5) ? INT64_MAX
-                              : std::uniform_int_distribution<int64_t>(-(1LL << 60), 1LL << 60)(rng_));
+        b.AppendInt(Chance(5)
+                        ? INT64_MAX
+                        : std::uniform_int_distribution<int64_t>(-(1LL << 60), 1LL << 60)(rng_));
         return;
       case TypeId::kFloat32:
       case TypeId::kFloat64: {
@@ -147,8 +148,8 @@ class RandomData {
         return;
       case TypeId::kStruct:
         for (size_t i = 0; i < type.Fields().size(); ++i) {
-          Value(b.Child(static_cast<int>(i)), *type.Fields()[i].Type(),
-                type.Fields()[i].Nullable(), row);
+          Value(b.Child(static_cast<int>(i)), *type.Fields()[i].Type(), type.Fields()[i].Nullable(),
+                row);
         }
         b.AppendStruct();
         return;
@@ -237,8 +238,8 @@ TEST_P(ParquetRoundTripPropertyTest, RandomSchemasReadBackIdenticallyByUsAndDuck
         ours.push_back(std::move(row));
       }
     }
-    const std::string label = "seed " + std::to_string(seed) + ", schema " +
-                              schema->AsStruct()->ToString();
+    const std::string label =
+        "seed " + std::to_string(seed) + ", schema " + schema->AsStruct()->ToString();
     EXPECT_EQ(ours, expected) << label;
     ASSERT_OK_AND_ASSIGN(auto duckdb, testing::OracleCatParquet(path));
     EXPECT_EQ(duckdb, expected) << label;

@@ -8,9 +8,9 @@
 
 #include "common/thread_count.h"
 #include "demo.h"
+#include "expr/time_zone.h"
 #include "parquet_commands.h"
 #include "table_commands.h"
-#include "expr/time_zone.h"
 
 namespace {
 
@@ -73,8 +73,7 @@ int main(int argc, char** argv) {
   int64_t table_version = -1;
   CLI::App* table_commands[4];
   const char* table_names[4] = {"describe", "history", "files", "cat"};
-  const char* table_help[4] = {"Protocol, metadata, schema and size",
-                               "Commits, newest first",
+  const char* table_help[4] = {"Protocol, metadata, schema and size", "Commits, newest first",
                                "Live files as JSON lines (path, partitionValues, size, "
                                "deletionVector)",
                                "Rows as canonical JSON lines"};
@@ -85,7 +84,8 @@ int main(int argc, char** argv) {
     table_commands[i]->add_option("--version", table_version, "Read this version");
     table_commands[i]->add_option("--timestamp", table_options.timestamp,
                                   "Read the version current at this time");
-    table_commands[i]->add_option("--format", table_options.format, "text or json")
+    table_commands[i]
+        ->add_option("--format", table_options.format, "text or json")
         ->check(CLI::IsMember({"text", "json"}));
   }
 
@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
       st = tributary::tools::TableOptimize(table_options, optimize_partitions, optimize_target,
                                            std::cout);
     } else if (table_vacuum->parsed()) {
-      st = tributary::tools::TableVacuum(table_options, vacuum_hours, vacuum_dry_run,
-                                         vacuum_force, std::cout);
+      st = tributary::tools::TableVacuum(table_options, vacuum_hours, vacuum_dry_run, vacuum_force,
+                                         std::cout);
     } else if (table_checkpoint->parsed()) {
       st = tributary::tools::TableCheckpoint(table_options, std::cout);
     } else if (table_commands[0]->parsed()) {

@@ -80,8 +80,8 @@ Status ParquetMeta(const std::string& path, std::ostream& out) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto stats, reader->RowGroupStatistics(g, leaf->path));
       out << fmt::format(
           "  {}: {} {} [{}] values {} compressed {} uncompressed {} min {} max {} nulls {}\n",
-          leaf->path, parquet::PhysicalTypeName(cmd.type), parquet::CodecName(cmd.codec),
-          encodings, cmd.num_values, cmd.total_compressed_size, cmd.total_uncompressed_size,
+          leaf->path, parquet::PhysicalTypeName(cmd.type), parquet::CodecName(cmd.codec), encodings,
+          cmd.num_values, cmd.total_compressed_size, cmd.total_uncompressed_size,
           StatisticText(stats.min), StatisticText(stats.max),
           stats.null_count ? std::to_string(*stats.null_count) : "-");
     }

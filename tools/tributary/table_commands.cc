@@ -32,9 +32,9 @@ Result<std::optional<int64_t>> ResolveVersion(storage::FileSystem& fs,
     return Status::InvalidArgument(
         fmt::format("--timestamp '{}' is not a timestamp", options.timestamp));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(int64_t version,
-                            delta::VersionAtTimestamp(fs, options.path,
-                                                      columnar::FloorDiv(micros, 1000)));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      int64_t version,
+      delta::VersionAtTimestamp(fs, options.path, columnar::FloorDiv(micros, 1000)));
   return std::optional<int64_t>(version);
 }
 
@@ -170,8 +170,7 @@ Status TableHistory(const TableCommandOptions& options, std::ostream& out) {
           << "\n";
     } else {
       out << fmt::format("{:>6}  {}  {:<28} {}\n", it->version, FormatMillis(it->timestamp_ms),
-                         it->operation.empty() ? "-" : it->operation,
-                         it->operation_parameters);
+                         it->operation.empty() ? "-" : it->operation, it->operation_parameters);
     }
   }
   return Status::OK();

@@ -719,22 +719,8 @@ class CsvInferrer {
 Result<columnar::SchemaPtr> CsvOutputSchema(const columnar::Schema& schema,
                                             const CsvReadOptions& options) {
   TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
-  std::vector<Field> fields = text::AsNullable(schema)->Fields();
-  for (const std::string* name :
-       {&options.column_name_of_corrupt_record, &options.rescued_data_column}) {
-    if (name->empty()) {
-      continue;
-    }
-    const int i = schema.FieldIndex(*name);
-    if (i < 0) {
-      fields.emplace_back(*name, DataType::String());
-    } else if (schema.FieldAt(i).Type()->Id() != TypeId::kString) {
-      return Status::InvalidArgument(fmt::format(
-          "CSV reader: column '{}' must be a string column, but the schema has it as {}", *name,
-          schema.FieldAt(i).Type()->ToString()));
-    }
-  }
-  return std::make_shared<const columnar::Schema>(std::move(fields), schema.Metadata());
+  return text::TextReaderOutputSchema(schema, options.column_name_of_corrupt_record,
+                                      options.rescued_data_column, "CSV reader");
 }
 
 Result<std::unique_ptr<CsvReader>> CsvReader::Make(std::string path, std::string_view data,

@@ -856,23 +856,8 @@ Status ValidateOptions(const JsonReadOptions& options) {
 Result<columnar::SchemaPtr> JsonOutputSchema(const columnar::Schema& schema,
                                              const JsonReadOptions& options) {
   TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
-  columnar::SchemaPtr nullable = text::AsNullable(schema);
-  std::vector<Field> fields = nullable->Fields();
-  for (const std::string* name :
-       {&options.column_name_of_corrupt_record, &options.rescued_data_column}) {
-    if (name->empty()) {
-      continue;
-    }
-    const int i = schema.FieldIndex(*name);
-    if (i < 0) {
-      fields.emplace_back(*name, DataType::String());
-    } else if (schema.FieldAt(i).Type()->Id() != TypeId::kString) {
-      return Status::InvalidArgument(fmt::format(
-          "JSON reader: column '{}' must be a string column, but the schema has it as {}", *name,
-          schema.FieldAt(i).Type()->ToString()));
-    }
-  }
-  return std::make_shared<const columnar::Schema>(std::move(fields), schema.Metadata());
+  return text::TextReaderOutputSchema(schema, options.column_name_of_corrupt_record,
+                                      options.rescued_data_column, "JSON reader");
 }
 
 Result<std::unique_ptr<JsonReader>> JsonReader::Make(std::string path, std::string_view data,

@@ -174,7 +174,8 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
     out->width = 1;
     out->fixed.resize(static_cast<size_t>(count));
     for (int64_t i = 0; i < count; ++i) {
-      out->fixed[static_cast<size_t>(i)] = static_cast<char>((data[static_cast<size_t>(i >> 3)] >> (i & 7)) & 1);
+      out->fixed[static_cast<size_t>(i)] =
+          static_cast<char>((data[static_cast<size_t>(i >> 3)] >> (i & 7)) & 1);
     }
     return Status::OK();
   }
@@ -294,13 +295,15 @@ Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view
       if (leaf_.physical_type == PhysicalType::kInt32) {
         auto decoder = DeltaBinaryPackedDecoder<int32_t>::Make(data);
         values.fixed.resize(static_cast<size_t>(count) * 4);
-        st = decoder.ok() ? decoder->GetBatch(reinterpret_cast<int32_t*>(values.fixed.data()), count)
-                          : decoder.status();
+        st = decoder.ok()
+                 ? decoder->GetBatch(reinterpret_cast<int32_t*>(values.fixed.data()), count)
+                 : decoder.status();
       } else if (leaf_.physical_type == PhysicalType::kInt64) {
         auto decoder = DeltaBinaryPackedDecoder<int64_t>::Make(data);
         values.fixed.resize(static_cast<size_t>(count) * 8);
-        st = decoder.ok() ? decoder->GetBatch(reinterpret_cast<int64_t*>(values.fixed.data()), count)
-                          : decoder.status();
+        st = decoder.ok()
+                 ? decoder->GetBatch(reinterpret_cast<int64_t*>(values.fixed.data()), count)
+                 : decoder.status();
       } else {
         return Fault(offset, "DELTA_BINARY_PACKED on a column that is not INT32 or INT64");
       }
@@ -326,7 +329,8 @@ Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view
         for (int64_t i = 0; i < count; ++i) {
           if (values.offsets[static_cast<size_t>(i) + 1] - values.offsets[static_cast<size_t>(i)] !=
               leaf_.type_length) {
-            return Fault(offset, fmt::format("value {} is not {} bytes long", i, leaf_.type_length));
+            return Fault(offset,
+                         fmt::format("value {} is not {} bytes long", i, leaf_.type_length));
           }
         }
         values.fixed = values.bytes.substr(static_cast<size_t>(values.offsets[0]));
@@ -348,10 +352,9 @@ Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view
       break;
     }
     default:
-      return Status::NotImplemented(fmt::format("{}: row group {}, column {}: encoding {} ({})",
-                                                location_.file, location_.row_group,
-                                                location_.column, EncodingName(encoding),
-                                                static_cast<int>(encoding)));
+      return Status::NotImplemented(fmt::format(
+          "{}: row group {}, column {}: encoding {} ({})", location_.file, location_.row_group,
+          location_.column, EncodingName(encoding), static_cast<int>(encoding)));
   }
   return Convert(values, offset);
 }
@@ -373,7 +376,8 @@ bool BigEndianToInt128(const char* p, int64_t length, Int128* out) {
     p += length - 16;
     length = 16;
   }
-  unsigned __int128 value = (static_cast<uint8_t>(p[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  unsigned __int128 value =
+      (static_cast<uint8_t>(p[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (int64_t i = 0; i < length; ++i) {
     value = (value << 8) | static_cast<uint8_t>(p[i]);
   }
@@ -421,9 +425,11 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
     BufferPtr bytes = values.bytes_buffer;
     if (bytes == nullptr || base != 0) {
       TRIBUTARY_ASSIGN_OR_RAISE(
-          bytes, Buffer::CopyOf(std::string_view(data + base, static_cast<size_t>(
-                                                                  values.offsets[static_cast<size_t>(n)] - base)),
-                                pool_));
+          bytes,
+          Buffer::CopyOf(
+              std::string_view(data + base,
+                               static_cast<size_t>(values.offsets[static_cast<size_t>(n)] - base)),
+              pool_));
     }
     return Column::Make(type, n, nullptr, std::move(bytes), BufferPtr(std::move(offsets)));
   }
@@ -433,8 +439,8 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
   const char* in = values.fixed_view.data();
   const int width = values.width;
   // Each output type's width times n; every byte is written by the conversion below.
-  TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::AllocateUninitialized(
-                                          n * std::max(type->ByteWidth(), 1), pool_));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto out, Buffer::AllocateUninitialized(n * std::max(type->ByteWidth(), 1), pool_));
   auto fail = [&](int64_t i, std::string_view what) {
     return Fault(offset, fmt::format("value {}: {}", i, what));
   };
@@ -483,8 +489,8 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
     case LeafConversion::kBytesToDecimal: {
       const bool fixed = leaf_.physical_type == PhysicalType::kFixedLenByteArray;
       for (int64_t i = 0; i < n; ++i) {
-        const char* p = fixed ? in + i * width
-                              : values.ByteData() + values.offsets[static_cast<size_t>(i)];
+        const char* p =
+            fixed ? in + i * width : values.ByteData() + values.offsets[static_cast<size_t>(i)];
         const int64_t length = fixed ? width
                                      : values.offsets[static_cast<size_t>(i) + 1] -
                                            values.offsets[static_cast<size_t>(i)];
@@ -601,8 +607,8 @@ Status ChunkDecoder::DecodeDictionaryPage(const PageHeader& header, std::string_
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view page,
-                                    int64_t offset, int64_t values_left) {
+Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view page, int64_t offset,
+                                    int64_t values_left) {
   const int16_t max_def = leaf_.def_level;
   const int16_t max_rep = leaf_.rep_level;
   int64_t num_values = 0;
@@ -660,13 +666,12 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
       const int32_t length = LoadLe32(data.data() + pos);
       pos += 4;
       if (length < 0 || static_cast<size_t>(length) > data.size() - pos) {
-        return Fault(offset + static_cast<int64_t>(pos),
-                     fmt::format("levels claim {} bytes, page has {} left", length,
-                                 data.size() - pos));
+        return Fault(
+            offset + static_cast<int64_t>(pos),
+            fmt::format("levels claim {} bytes, page has {} left", length, data.size() - pos));
       }
-      TRIBUTARY_RETURN_NOT_OK(DecodeLevels(data.substr(pos, static_cast<size_t>(length)),
-                                           max_level, num_values,
-                                           offset + static_cast<int64_t>(pos), out));
+      TRIBUTARY_RETURN_NOT_OK(DecodeLevels(data.substr(pos, static_cast<size_t>(length)), max_level,
+                                           num_values, offset + static_cast<int64_t>(pos), out));
       pos += static_cast<size_t>(length);
       return Status::OK();
     };
@@ -689,8 +694,8 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
                                        rep_length, def_length, page.size()));
     }
     if (max_rep > 0) {
-      TRIBUTARY_RETURN_NOT_OK(DecodeLevels(page.substr(0, static_cast<size_t>(rep_length)),
-                                           max_rep, num_values, offset, &out_.rep_levels));
+      TRIBUTARY_RETURN_NOT_OK(DecodeLevels(page.substr(0, static_cast<size_t>(rep_length)), max_rep,
+                                           num_values, offset, &out_.rep_levels));
     }
     if (max_def > 0) {
       TRIBUTARY_RETURN_NOT_OK(DecodeLevels(
@@ -795,17 +800,17 @@ Result<LeafData> ReadColumnChunk(const storage::RandomAccessFile& file, const Co
                                  const SchemaNode& leaf, const ChunkLocation& location,
                                  MemoryPool* pool) {
   if (!chunk.meta_data) {
-    return Status::NotImplemented(fmt::format(
-        "{}: row group {}, column {}: column metadata stored outside the footer", location.file,
-        location.row_group, location.column));
+    return Status::NotImplemented(
+        fmt::format("{}: row group {}, column {}: column metadata stored outside the footer",
+                    location.file, location.row_group, location.column));
   }
   const ColumnMetaData& md = *chunk.meta_data;
   if (md.type != leaf.physical_type) {
-    return Status::Corruption(fmt::format("{}: row group {}, column {}: chunk type {} but the "
-                                          "schema says {}",
-                                          location.file, location.row_group, location.column,
-                                          PhysicalTypeName(md.type),
-                                          PhysicalTypeName(leaf.physical_type)));
+    return Status::Corruption(
+        fmt::format("{}: row group {}, column {}: chunk type {} but the "
+                    "schema says {}",
+                    location.file, location.row_group, location.column, PhysicalTypeName(md.type),
+                    PhysicalTypeName(leaf.physical_type)));
   }
   auto codec = CompressionCodecFromThrift(md.codec);
   if (!codec.ok()) {
@@ -820,15 +825,15 @@ Result<LeafData> ReadColumnChunk(const storage::RandomAccessFile& file, const Co
   TRIBUTARY_ASSIGN_OR_RAISE(int64_t file_size, file.Size());
   if (start < 0 || md.total_compressed_size < 0 || start > file_size ||
       md.total_compressed_size > file_size - start) {
-    return Status::Corruption(fmt::format("{}: row group {}, column {}: chunk at byte {} of {} "
-                                          "bytes runs past the end of the {}-byte file",
-                                          location.file, location.row_group, location.column,
-                                          start, md.total_compressed_size, file_size));
+    return Status::Corruption(
+        fmt::format("{}: row group {}, column {}: chunk at byte {} of {} "
+                    "bytes runs past the end of the {}-byte file",
+                    location.file, location.row_group, location.column, start,
+                    md.total_compressed_size, file_size));
   }
   if (md.num_values < 0) {
-    return Status::Corruption(fmt::format("{}: row group {}, column {}: {} values",
-                                          location.file, location.row_group, location.column,
-                                          md.num_values));
+    return Status::Corruption(fmt::format("{}: row group {}, column {}: {} values", location.file,
+                                          location.row_group, location.column, md.num_values));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string bytes, file.ReadAt(start, md.total_compressed_size));
   ChunkDecoder decoder(leaf, location, pool);

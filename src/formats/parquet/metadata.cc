@@ -87,9 +87,8 @@ Status ExpectStruct(const CompactReader& r, CompactType type, std::string_view n
 }
 
 Status Missing(const CompactReader& r, std::string_view field) {
-  return Status::Corruption(
-      fmt::format("thrift: required field {} missing (struct ends at byte {})", field,
-                  r.Position()));
+  return Status::Corruption(fmt::format(
+      "thrift: required field {} missing (struct ends at byte {})", field, r.Position()));
 }
 
 Status ReadStatistics(CompactReader& r, Statistics* out) {
@@ -184,8 +183,8 @@ Status ReadLogicalType(CompactReader& r, LogicalType* out) {
           return Status::OK();
         });
       default:
-        out->kind = (id >= 1 && id <= 18) ? static_cast<LogicalType::Kind>(id)
-                                          : LogicalType::Kind::kOther;
+        out->kind =
+            (id >= 1 && id <= 18) ? static_cast<LogicalType::Kind>(id) : LogicalType::Kind::kOther;
         *handled = false;  // members without fields we use: skip the struct
         return Status::OK();
     }
@@ -843,8 +842,9 @@ void EncodeFileMetaData(const FileMetaData& m, std::string* out) {
 }
 
 std::string_view PhysicalTypeName(PhysicalType type) {
-  static constexpr std::string_view kNames[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
-                                                "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+  static constexpr std::string_view kNames[] = {
+      "BOOLEAN", "INT32",  "INT64",      "INT96",
+      "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
   const auto index = static_cast<size_t>(type);
   return index < std::size(kNames) ? kNames[index] : "UNKNOWN";
 }

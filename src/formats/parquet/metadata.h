@@ -101,12 +101,12 @@ struct LogicalType {
     kOther = 0,  // a member this reader does not know
   };
   Kind kind = Kind::kOther;
-  int32_t scale = 0;      // kDecimal
-  int32_t precision = 0;  // kDecimal
-  bool is_adjusted_to_utc = false;   // kTime, kTimestamp
+  int32_t scale = 0;                  // kDecimal
+  int32_t precision = 0;              // kDecimal
+  bool is_adjusted_to_utc = false;    // kTime, kTimestamp
   TimeUnit unit = TimeUnit::kMicros;  // kTime, kTimestamp
-  int32_t bit_width = 0;  // kInteger
-  bool is_signed = true;  // kInteger
+  int32_t bit_width = 0;              // kInteger
+  bool is_signed = true;              // kInteger
 };
 
 struct SchemaElement {

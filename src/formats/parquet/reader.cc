@@ -47,8 +47,7 @@ class Assembler {
             columnar::MemoryPool* pool)
       : data_(data), leaves_(leaves), pool_(pool), value_index_(data.size()) {}
 
-  Result<ColumnPtr> Build(const SchemaNode& node, const SlotMap& slots,
-                          const std::set<int>& keep) {
+  Result<ColumnPtr> Build(const SchemaNode& node, const SlotMap& slots, const std::set<int>& keep) {
     switch (node.kind) {
       case SchemaNode::Kind::kLeaf:
         return BuildLeaf(node, slots.front());
@@ -237,9 +236,9 @@ class Assembler {
     // Every leaf must see the same number of elements, or the levels contradict each other.
     for (const LeafSlots& s : element_slots) {
       if (s.starts.size() != element_slots.front().starts.size()) {
-        return Status::Corruption(fmt::format(
-            "column {}: leaves disagree on the number of elements ({} and {})", node.path,
-            element_slots.front().starts.size() - 1, s.starts.size() - 1));
+        return Status::Corruption(
+            fmt::format("column {}: leaves disagree on the number of elements ({} and {})",
+                        node.path, element_slots.front().starts.size() - 1, s.starts.size() - 1));
       }
     }
     std::vector<ColumnPtr> children;
@@ -305,8 +304,8 @@ Result<std::vector<Selection>> Select(const FileSchema& schema, const std::strin
           available += available.empty() ? "" : ", ";
           available += child->name;
         }
-        return Status::InvalidArgument(fmt::format("{}: no column '{}' (at '{}'); columns: {}",
-                                                   file, path, part, available));
+        return Status::InvalidArgument(
+            fmt::format("{}: no column '{}' (at '{}'); columns: {}", file, path, part, available));
       }
       node = next;
       if (top == nullptr) {
@@ -317,8 +316,8 @@ Result<std::vector<Selection>> Select(const FileSchema& schema, const std::strin
       }
       start = dot + 1;
     }
-    auto existing = std::find_if(out.begin(), out.end(),
-                                 [&](const Selection& s) { return s.node == top; });
+    auto existing =
+        std::find_if(out.begin(), out.end(), [&](const Selection& s) { return s.node == top; });
     if (existing == out.end()) {
       out.push_back({top, {}});
       existing = out.end() - 1;
@@ -335,37 +334,35 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
   const std::string& path = file->Path();
   TRIBUTARY_ASSIGN_OR_RAISE(int64_t size, file->Size());
   if (size < 4 + kFooterTail) {
-    return Status::Corruption(fmt::format("{}: {} bytes is too short for a Parquet file", path,
-                                          size));
+    return Status::Corruption(
+        fmt::format("{}: {} bytes is too short for a Parquet file", path, size));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string head, file->ReadAt(0, 4));
   TRIBUTARY_ASSIGN_OR_RAISE(std::string tail, file->ReadAt(size - kFooterTail, kFooterTail));
   if (head != "PAR1" || tail.substr(4) != "PAR1") {
     if (head == "PARE" || tail.substr(4) == "PARE") {
-      return Status::NotImplemented(fmt::format("{}: encrypted Parquet files are not supported",
-                                                path));
+      return Status::NotImplemented(
+          fmt::format("{}: encrypted Parquet files are not supported", path));
     }
     return Status::Corruption(fmt::format(
-        "{}: not a Parquet file: magic at byte 0 and byte {} is not \"PAR1\"", path,
-        size - 4));
+        "{}: not a Parquet file: magic at byte 0 and byte {} is not \"PAR1\"", path, size - 4));
   }
   uint32_t footer_length;
   std::memcpy(&footer_length, tail.data(), 4);
   if (static_cast<int64_t>(footer_length) > size - 4 - kFooterTail) {
-    return Status::Corruption(fmt::format(
-        "{}: footer length {} at byte {} runs past the start of the {}-byte file", path,
-        footer_length, size - kFooterTail, size));
+    return Status::Corruption(
+        fmt::format("{}: footer length {} at byte {} runs past the start of the {}-byte file", path,
+                    footer_length, size - kFooterTail, size));
   }
   const int64_t footer_offset = size - kFooterTail - footer_length;
   TRIBUTARY_ASSIGN_OR_RAISE(std::string footer, file->ReadAt(footer_offset, footer_length));
   auto metadata = DecodeFileMetaData(footer);
   if (!metadata.ok()) {
-    return metadata.status().WithContext(
-        fmt::format("{}: footer at byte {}", path, footer_offset));
+    return metadata.status().WithContext(fmt::format("{}: footer at byte {}", path, footer_offset));
   }
   if (metadata->encrypted) {
-    return Status::NotImplemented(fmt::format("{}: encrypted Parquet files are not supported",
-                                              path));
+    return Status::NotImplemented(
+        fmt::format("{}: encrypted Parquet files are not supported", path));
   }
   auto schema = BuildFileSchema(*metadata);
   if (!schema.ok()) {
@@ -374,14 +371,14 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
   const size_t num_leaves = schema->leaves.size();
   for (size_t g = 0; g < metadata->row_groups.size(); ++g) {
     if (metadata->row_groups[g].columns.size() != num_leaves) {
-      return Status::Corruption(fmt::format("{}: row group {} has {} column chunks, the schema "
-                                            "has {} leaf columns",
-                                            path, g, metadata->row_groups[g].columns.size(),
-                                            num_leaves));
+      return Status::Corruption(
+          fmt::format("{}: row group {} has {} column chunks, the schema "
+                      "has {} leaf columns",
+                      path, g, metadata->row_groups[g].columns.size(), num_leaves));
     }
     if (metadata->row_groups[g].num_rows < 0) {
-      return Status::Corruption(fmt::format("{}: row group {} has {} rows", path, g,
-                                            metadata->row_groups[g].num_rows));
+      return Status::Corruption(
+          fmt::format("{}: row group {} has {} rows", path, g, metadata->row_groups[g].num_rows));
     }
   }
   return std::unique_ptr<ParquetFileReader>(new ParquetFileReader(
@@ -398,8 +395,8 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(storage::File
 Result<columnar::RecordBatchPtr> ParquetFileReader::ReadRowGroup(
     int index, const std::vector<std::string>& columns) const {
   if (index < 0 || index >= NumRowGroups()) {
-    return Status::InvalidArgument(fmt::format("{}: row group {} out of range 0..{}",
-                                               file_->Path(), index, NumRowGroups() - 1));
+    return Status::InvalidArgument(fmt::format("{}: row group {} out of range 0..{}", file_->Path(),
+                                               index, NumRowGroups() - 1));
   }
   const RowGroup& group = metadata_.row_groups[static_cast<size_t>(index)];
   TRIBUTARY_ASSIGN_OR_RAISE(auto selections, Select(schema_, file_->Path(), columns));
@@ -412,9 +409,9 @@ Result<columnar::RecordBatchPtr> ParquetFileReader::ReadRowGroup(
     for (int leaf : selection.keep) {
       const SchemaNode& node = *schema_.leaves[static_cast<size_t>(leaf)];
       ChunkLocation location{file_->Path(), index, node.path};
-      TRIBUTARY_ASSIGN_OR_RAISE(data[static_cast<size_t>(leaf)],
-                                ReadColumnChunk(*file_, group.columns[static_cast<size_t>(leaf)],
-                                                node, location, pool_));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          data[static_cast<size_t>(leaf)],
+          ReadColumnChunk(*file_, group.columns[static_cast<size_t>(leaf)], node, location, pool_));
       const LeafData& d = data[static_cast<size_t>(leaf)];
       LeafSlots leaf_slots{leaf, {}};
       for (int64_t e = 0; e < d.num_entries; ++e) {
@@ -423,10 +420,10 @@ Result<columnar::RecordBatchPtr> ParquetFileReader::ReadRowGroup(
         }
       }
       if (static_cast<int64_t>(leaf_slots.starts.size()) != group.num_rows) {
-        return Status::Corruption(fmt::format("{}: row group {}, column {}: {} rows, the row "
-                                              "group says {}",
-                                              file_->Path(), index, node.path,
-                                              leaf_slots.starts.size(), group.num_rows));
+        return Status::Corruption(
+            fmt::format("{}: row group {}, column {}: {} rows, the row "
+                        "group says {}",
+                        file_->Path(), index, node.path, leaf_slots.starts.size(), group.num_rows));
       }
       leaf_slots.starts.push_back(d.num_entries);
       slots.push_back(std::move(leaf_slots));
@@ -442,8 +439,8 @@ Result<columnar::RecordBatchPtr> ParquetFileReader::ReadRowGroup(
 Result<ColumnStatistics> ParquetFileReader::RowGroupStatistics(int index,
                                                                const std::string& path) const {
   if (index < 0 || index >= NumRowGroups()) {
-    return Status::InvalidArgument(fmt::format("{}: row group {} out of range", file_->Path(),
-                                               index));
+    return Status::InvalidArgument(
+        fmt::format("{}: row group {} out of range", file_->Path(), index));
   }
   const SchemaNode* leaf = nullptr;
   for (const SchemaNode* candidate : schema_.leaves) {
@@ -454,8 +451,8 @@ Result<ColumnStatistics> ParquetFileReader::RowGroupStatistics(int index,
   if (leaf == nullptr) {
     return Status::InvalidArgument(fmt::format("{}: no leaf column '{}'", file_->Path(), path));
   }
-  const ColumnChunk& chunk =
-      metadata_.row_groups[static_cast<size_t>(index)].columns[static_cast<size_t>(leaf->leaf_index)];
+  const ColumnChunk& chunk = metadata_.row_groups[static_cast<size_t>(index)]
+                                 .columns[static_cast<size_t>(leaf->leaf_index)];
   ColumnStatistics out;
   if (!chunk.meta_data || !chunk.meta_data->statistics) {
     return out;
@@ -469,11 +466,11 @@ Result<ColumnStatistics> ParquetFileReader::RowGroupStatistics(int index,
                          leaf->conversion != LeafConversion::kUint32ToInt64 &&
                          leaf->conversion != LeafConversion::kUint64ToDecimal;
   const std::optional<std::string>& min = stats.min_value ? stats.min_value
-                                          : legacy_ok    ? stats.min
-                                                         : std::nullopt;
+                                          : legacy_ok     ? stats.min
+                                                          : std::nullopt;
   const std::optional<std::string>& max = stats.max_value ? stats.max_value
-                                          : legacy_ok    ? stats.max
-                                                         : std::nullopt;
+                                          : legacy_ok     ? stats.max
+                                                          : std::nullopt;
   // A statistic is one PLAIN value without the BYTE_ARRAY length prefix.
   ChunkLocation location{file_->Path(), index, path};
   auto decode = [&](const std::string& bytes) -> Result<ColumnPtr> {

@@ -36,8 +36,8 @@ Result<DataTypePtr> DecimalType(const SchemaElement& e) {
 // The tributary type of a leaf and how its physical values convert.
 Status MapLeaf(const SchemaElement& e, SchemaNode* node) {
   if (!e.type) {
-    return Status::Corruption(fmt::format("schema element '{}' has neither type nor children",
-                                          e.name));
+    return Status::Corruption(
+        fmt::format("schema element '{}' has neither type nor children", e.name));
   }
   node->physical_type = *e.type;
   node->type_length = e.type_length.value_or(0);
@@ -122,8 +122,9 @@ Status MapLeaf(const SchemaElement& e, SchemaNode* node) {
       if (!logical && e.converted_type == ConvertedType::kTimestampMicros) {
         return set(DataType::Timestamp(), LeafConversion::kIdentity);
       }
-      const bool is_unsigned = (logical && logical->kind == Kind::kInteger && !logical->is_signed) ||
-                               (!logical && e.converted_type == ConvertedType::kUint64);
+      const bool is_unsigned =
+          (logical && logical->kind == Kind::kInteger && !logical->is_signed) ||
+          (!logical && e.converted_type == ConvertedType::kUint64);
       if (is_unsigned) {
         return set(DataType::Decimal(20, 0).ValueOrDie(), LeafConversion::kUint64ToDecimal);
       }
@@ -147,8 +148,8 @@ Status MapLeaf(const SchemaElement& e, SchemaNode* node) {
       return set(DataType::Binary(), LeafConversion::kIdentity);
     case PhysicalType::kFixedLenByteArray:
       if (node->type_length <= 0) {
-        return Status::Corruption(fmt::format(
-            "FIXED_LEN_BYTE_ARRAY column '{}' has type_length {}", e.name, node->type_length));
+        return Status::Corruption(fmt::format("FIXED_LEN_BYTE_ARRAY column '{}' has type_length {}",
+                                              e.name, node->type_length));
       }
       if (is_decimal) {
         TRIBUTARY_ASSIGN_OR_RAISE(auto type, DecimalType(e));
@@ -162,8 +163,8 @@ Status MapLeaf(const SchemaElement& e, SchemaNode* node) {
       }
       return set(DataType::Binary(), LeafConversion::kFixedToBinary);
   }
-  return Status::Corruption(fmt::format("schema element '{}' has unknown physical type {}",
-                                        e.name, static_cast<int>(*e.type)));
+  return Status::Corruption(fmt::format("schema element '{}' has unknown physical type {}", e.name,
+                                        static_cast<int>(*e.type)));
 }
 
 class TreeBuilder {
@@ -201,8 +202,8 @@ class TreeBuilder {
                                                 std::unique_ptr<SchemaNode> node, int depth) {
     const int num_children = e.num_children.value_or(0);
     if (num_children < 0) {
-      return Status::Corruption(fmt::format("schema element '{}' has {} children", e.name,
-                                            num_children));
+      return Status::Corruption(
+          fmt::format("schema element '{}' has {} children", e.name, num_children));
     }
     if (!e.num_children || (num_children == 0 && e.type)) {
       node->kind = SchemaNode::Kind::kLeaf;
@@ -255,17 +256,17 @@ class TreeBuilder {
     if (is_map) {
       ++pos_;  // the repeated key_value group
       if (repeated_children != 2 && repeated_children != 1) {
-        return Status::Corruption(fmt::format("map '{}' key_value group has {} children", e.name,
-                                              repeated_children));
+        return Status::Corruption(
+            fmt::format("map '{}' key_value group has {} children", e.name, repeated_children));
       }
       node->kind = SchemaNode::Kind::kMap;
       const std::string path = node->path + "." + repeated.name;
-      TRIBUTARY_ASSIGN_OR_RAISE(auto key, Build(node->repeated_def_level,
-                                                node->repeated_rep_level, path, depth + 2));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto key, Build(node->repeated_def_level, node->repeated_rep_level, path, depth + 2));
       std::unique_ptr<SchemaNode> value;
       if (repeated_children == 2) {
-        TRIBUTARY_ASSIGN_OR_RAISE(value, Build(node->repeated_def_level, node->repeated_rep_level,
-                                               path, depth + 2));
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            value, Build(node->repeated_def_level, node->repeated_rep_level, path, depth + 2));
       }
       if (value == nullptr) {
         return Status::NotImplemented(fmt::format("map '{}' without values", e.name));

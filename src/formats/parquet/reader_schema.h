@@ -16,18 +16,18 @@ namespace tributary::parquet {
 
 /// How a leaf's physical values become tributary values.
 enum class LeafConversion : uint8_t {
-  kIdentity,          // same bytes: boolean, int32, int64, float, double, date, strings, binary
+  kIdentity,  // same bytes: boolean, int32, int64, float, double, date, strings, binary
   kInt32ToInt8,
   kInt32ToInt16,
-  kUint32ToInt64,     // UINT_32 read as bigint
-  kUint64ToDecimal,   // UINT_64 read as decimal(20,0)
+  kUint32ToInt64,    // UINT_32 read as bigint
+  kUint64ToDecimal,  // UINT_64 read as decimal(20,0)
   kInt32ToDecimal,
   kInt64ToDecimal,
-  kBytesToDecimal,    // FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY, big-endian two's complement
+  kBytesToDecimal,  // FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY, big-endian two's complement
   kInt96ToTimestamp,
   kMillisToMicros,
   kNanosToMicros,
-  kFixedToBinary,     // FIXED_LEN_BYTE_ARRAY without a decimal annotation
+  kFixedToBinary,  // FIXED_LEN_BYTE_ARRAY without a decimal annotation
   kFloat16ToFloat,
   kUuidToString,
 };

@@ -111,8 +111,7 @@ Status CompactReader::ReadListHeader(CompactType* element_type, int32_t* size) {
   }
   // Every element takes at least one byte, so a count past the remaining bytes is a lie.
   if (count > data_.size() - pos_) {
-    return Fault(fmt::format("list of {} elements with {} bytes left", count,
-                             data_.size() - pos_));
+    return Fault(fmt::format("list of {} elements with {} bytes left", count, data_.size() - pos_));
   }
   *size = static_cast<int32_t>(count);
   return Status::OK();
@@ -181,8 +180,7 @@ Status CompactReader::ReadBinary(std::string* value) {
   uint64_t length = 0;
   TRIBUTARY_RETURN_NOT_OK(ReadVarint(&length));
   if (length > data_.size() - pos_) {
-    return Fault(fmt::format("binary of {} bytes with {} bytes left", length,
-                             data_.size() - pos_));
+    return Fault(fmt::format("binary of {} bytes with {} bytes left", length, data_.size() - pos_));
   }
   value->assign(data_.data() + pos_, static_cast<size_t>(length));
   pos_ += static_cast<size_t>(length);
@@ -337,8 +335,12 @@ void CompactWriter::WriteBinaryField(int16_t id, std::string_view value) {
   WriteBinary(value);
 }
 
-void CompactWriter::WriteI32(int32_t value) { WriteVarint(ZigZagEncode(value)); }
-void CompactWriter::WriteI64(int64_t value) { WriteVarint(ZigZagEncode(value)); }
+void CompactWriter::WriteI32(int32_t value) {
+  WriteVarint(ZigZagEncode(value));
+}
+void CompactWriter::WriteI64(int64_t value) {
+  WriteVarint(ZigZagEncode(value));
+}
 
 void CompactWriter::WriteBinary(std::string_view value) {
   WriteVarint(value.size());

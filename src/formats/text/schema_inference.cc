@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace tributary::text {
 namespace {
 
@@ -167,6 +169,27 @@ columnar::SchemaPtr AsNullable(const columnar::Schema& schema) {
   std::vector<Field> fields;
   for (const Field& field : schema.Fields()) {
     fields.push_back(field.WithNullable(true).WithType(NullableType(field.Type())));
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields), schema.Metadata());
+}
+
+Result<columnar::SchemaPtr> TextReaderOutputSchema(const columnar::Schema& schema,
+                                                   const std::string& corrupt_record_column,
+                                                   const std::string& rescued_data_column,
+                                                   std::string_view reader) {
+  std::vector<columnar::Field> fields = AsNullable(schema)->Fields();
+  for (const std::string* name : {&corrupt_record_column, &rescued_data_column}) {
+    if (name->empty()) {
+      continue;
+    }
+    const int i = schema.FieldIndex(*name);
+    if (i < 0) {
+      fields.emplace_back(*name, columnar::DataType::String());
+    } else if (schema.FieldAt(i).Type()->Id() != columnar::TypeId::kString) {
+      return Status::InvalidArgument(
+          fmt::format("{}: column '{}' must be a string column, but the schema has it as {}",
+                      reader, *name, schema.FieldAt(i).Type()->ToString()));
+    }
   }
   return std::make_shared<const columnar::Schema>(std::move(fields), schema.Metadata());
 }

@@ -28,4 +28,12 @@ columnar::DataTypePtr LeavesAsString(const columnar::DataTypePtr& type);
 /// non-null declarations; Spark's `asNullable`).
 columnar::SchemaPtr AsNullable(const columnar::Schema& schema);
 
+/// The output schema of a text reader: `schema` made nullable, then the corrupt-record and the
+/// rescued-data columns (each when named and not already in `schema`). InvalidArgument, naming
+/// `reader` ("JSON reader"), when `schema` has one of them as something other than a string.
+Result<columnar::SchemaPtr> TextReaderOutputSchema(const columnar::Schema& schema,
+                                                   const std::string& corrupt_record_column,
+                                                   const std::string& rescued_data_column,
+                                                   std::string_view reader);
+
 }  // namespace tributary::text
