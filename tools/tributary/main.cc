@@ -74,9 +74,7 @@ int main(int argc, char** argv) {
   CLI::App* table_commands[4];
   const char* table_names[4] = {"describe", "history", "files", "cat"};
   const char* table_help[4] = {"Protocol, metadata, schema and size", "Commits, newest first",
-                               "Live files as JSON lines (path, partitionValues, size, "
-                               "deletionVector)",
-                               "Rows as canonical JSON lines"};
+                               "Live files as JSON lines", "Rows as canonical JSON lines"};
   for (int i = 0; i < 4; ++i) {
     table_commands[i] = table->add_subcommand(table_names[i], table_help[i]);
     table_commands[i]->fallthrough();
