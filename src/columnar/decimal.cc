@@ -17,6 +17,19 @@ Int128 PowerOfTen(int exponent) {
   return kPowers[static_cast<size_t>(exponent)];
 }
 
+int DecimalDigitsOfInteger(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return 3;
+    case TypeId::kInt16:
+      return 5;
+    case TypeId::kInt32:
+      return 10;
+    default:
+      return 20;
+  }
+}
+
 void AppendDecimal(Int128 unscaled, int scale, std::string* out) {
   // Work on the magnitude as unsigned so that the most negative value does not overflow.
   const bool negative = unscaled < 0;

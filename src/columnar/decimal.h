@@ -12,6 +12,10 @@ namespace tributary::columnar {
 /// 10^exponent for 0 <= exponent <= 38.
 Int128 PowerOfTen(int exponent);
 
+/// Decimal digits that hold every value of integer type `id` (Spark's DecimalType.forType):
+/// tinyint 3, smallint 5, int 10, bigint 20.
+int DecimalDigitsOfInteger(TypeId id);
+
 /// True when |unscaled| < 10^precision.
 inline bool FitsPrecision(Int128 unscaled, int precision) {
   const Int128 bound = PowerOfTen(precision);

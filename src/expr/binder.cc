@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/decimal.h"
 #include "expr/bound_expression.h"
 
 namespace tributary::expr {
@@ -100,20 +101,6 @@ BoundExprPtr CastTo(BoundExprPtr input, const DataTypePtr& type) {
   return MakeBound(Op::kCast, type, {std::move(input)});
 }
 
-// Digits a decimal needs to hold every value of an integer type (Spark's DecimalType.forType).
-int IntegerDecimalDigits(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return 3;
-    case TypeId::kInt16:
-      return 5;
-    case TypeId::kInt32:
-      return 10;
-    default:
-      return 20;
-  }
-}
-
 DataTypePtr DecimalOrDie(int precision, int scale) {
   return DataType::Decimal(precision, scale).ValueOrDie();
 }
@@ -122,7 +109,7 @@ DataTypePtr AsDecimal(const DataTypePtr& type) {
   if (type->Id() == TypeId::kDecimal) {
     return type;
   }
-  return DecimalOrDie(IntegerDecimalDigits(type->Id()), 0);
+  return DecimalOrDie(columnar::DecimalDigitsOfInteger(type->Id()), 0);
 }
 
 // Spark's DecimalType.bounded plus the precision-loss adjustment of DecimalPrecision.

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "columnar/decimal.h"
+
 namespace tributary::text {
 namespace {
 
@@ -12,20 +14,6 @@ using columnar::DataType;
 using columnar::DataTypePtr;
 using columnar::Field;
 using columnar::TypeId;
-
-// Digits needed left of the point by an integer type (Spark's DecimalType.forType).
-int IntegerDigits(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return 3;
-    case TypeId::kInt16:
-      return 5;
-    case TypeId::kInt32:
-      return 10;
-    default:
-      return 20;
-  }
-}
 
 DataTypePtr WidenDecimals(int p1, int s1, int p2, int s2) {
   const int scale = std::max(s1, s2);
@@ -77,15 +65,15 @@ DataTypePtr WidenInferredTypes(const DataTypePtr& a, const DataTypePtr& b) {
     return a;
   }
   if (a->IsInteger() && b->IsInteger()) {
-    return IntegerDigits(x) >= IntegerDigits(y) ? a : b;
+    return columnar::DecimalDigitsOfInteger(x) >= columnar::DecimalDigitsOfInteger(y) ? a : b;
   }
   if (a->IsNumeric() && b->IsNumeric()) {
     if (a->IsFloatingPoint() || b->IsFloatingPoint()) {
       return DataType::Float64();
     }
-    const int p1 = x == TypeId::kDecimal ? a->Precision() : IntegerDigits(x);
+    const int p1 = x == TypeId::kDecimal ? a->Precision() : columnar::DecimalDigitsOfInteger(x);
     const int s1 = x == TypeId::kDecimal ? a->Scale() : 0;
-    const int p2 = y == TypeId::kDecimal ? b->Precision() : IntegerDigits(y);
+    const int p2 = y == TypeId::kDecimal ? b->Precision() : columnar::DecimalDigitsOfInteger(y);
     const int s2 = y == TypeId::kDecimal ? b->Scale() : 0;
     return WidenDecimals(p1, s1, p2, s2);
   }
