@@ -1,0 +1,251 @@
+#include "exec/scan.h"
+
+#include <fmt/format.h>
+
+#include "delta/data_skipping.h"
+#include "delta/table_reader.h"
+
+namespace tributary::exec {
+
+namespace {
+
+// Indices of `columns` in `schema` (Spark's case-insensitive resolution); all when empty.
+Result<std::vector<int>> ColumnIndices(const columnar::Schema& schema,
+                                       const std::vector<std::string>& columns) {
+  std::vector<int> indices;
+  if (columns.empty()) {
+    for (int i = 0; i < schema.NumFields(); ++i) {
+      indices.push_back(i);
+    }
+    return indices;
+  }
+  for (const std::string& name : columns) {
+    int index = schema.FieldIndex(name);
+    if (index < 0) {
+      TRIBUTARY_ASSIGN_OR_RAISE(index, schema.FieldIndexIgnoreCase(name));
+    }
+    if (index < 0) {
+      return Status::InvalidArgument(
+          fmt::format("scan: no column '{}' among: {}", name, schema.ToString()));
+    }
+    indices.push_back(index);
+  }
+  return indices;
+}
+
+SchemaPtr SelectFields(const columnar::Schema& schema, const std::vector<int>& indices) {
+  std::vector<columnar::Field> fields;
+  fields.reserve(indices.size());
+  for (int index : indices) {
+    fields.push_back(schema.FieldAt(index));
+  }
+  return std::make_shared<columnar::Schema>(std::move(fields));
+}
+
+}  // namespace
+
+Result<OperatorPtr> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapshot> snapshot,
+                                            std::vector<std::string> columns, expr::ExprPtr filter,
+                                            const ExecContext& context) {
+  if (context.fs == nullptr) {
+    return Status::InvalidArgument("Delta scan without a file system");
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ColumnIndices(*snapshot->Schema(), columns));
+  std::vector<const delta::AddFile*> files;
+  if (filter != nullptr) {
+    TRIBUTARY_ASSIGN_OR_RAISE(files, delta::PruneFiles(*snapshot, *filter, context.eval));
+  } else {
+    for (const delta::AddFile& add : snapshot->Files()) {
+      files.push_back(&add);
+    }
+  }
+  SchemaPtr schema = SelectFields(*snapshot->Schema(), indices);
+  return OperatorPtr(new DeltaScanOperator(std::move(snapshot), std::move(indices),
+                                           std::move(schema), std::move(files), std::move(filter),
+                                           context));
+}
+
+DeltaScanOperator::DeltaScanOperator(std::shared_ptr<const delta::Snapshot> snapshot,
+                                     std::vector<int> indices, SchemaPtr schema,
+                                     std::vector<const delta::AddFile*> files, expr::ExprPtr filter,
+                                     const ExecContext& context)
+    : snapshot_(std::move(snapshot)),
+      indices_(std::move(indices)),
+      schema_(std::move(schema)),
+      files_(std::move(files)),
+      filter_(std::move(filter)),
+      context_(context) {}
+
+Result<RecordBatchPtr> DeltaScanOperator::Next() {
+  while (next_pending_ >= pending_.size()) {
+    if (next_file_ >= files_.size()) {
+      return RecordBatchPtr{};
+    }
+    delta::TableReadOptions options;
+    options.session_time_zone = context_.eval.session_time_zone;
+    options.pool = context_.eval.pool;
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        pending_, delta::ReadDataFile(*context_.fs, *snapshot_, *files_[next_file_++], options));
+    next_pending_ = 0;
+  }
+  const RecordBatchPtr& batch = pending_[next_pending_++];
+  std::vector<columnar::ColumnPtr> columns;
+  columns.reserve(indices_.size());
+  for (int index : indices_) {
+    columns.push_back(batch->ColumnAt(index));
+  }
+  return columnar::RecordBatch::Make(schema_, batch->NumRows(), std::move(columns));
+}
+
+std::string DeltaScanOperator::ToString() const {
+  std::string out = fmt::format("DeltaScan({} v{}, files={}/{}", snapshot_->TableRoot(),
+                                snapshot_->Version(), files_.size(), snapshot_->Files().size());
+  if (filter_ != nullptr) {
+    out += ", pushed=" + filter_->ToString();
+  }
+  return out + ")";
+}
+
+Result<FileFormat> FileFormatFromName(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (lower == "parquet") {
+    return FileFormat::kParquet;
+  }
+  if (lower == "json") {
+    return FileFormat::kJson;
+  }
+  if (lower == "csv") {
+    return FileFormat::kCsv;
+  }
+  return Status::InvalidArgument(
+      fmt::format("unknown file format '{}': expected parquet, json or csv", name));
+}
+
+Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs) {
+  switch (spec.format) {
+    case FileFormat::kParquet: {
+      if (spec.schema != nullptr) {
+        return spec.schema;
+      }
+      if (spec.paths.empty()) {
+        return Status::InvalidArgument("parquet scan of no files needs a schema");
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto reader, parquet::ParquetFileReader::Open(fs, spec.paths[0]));
+      return reader->Schema();
+    }
+    case FileFormat::kJson:
+      if (spec.schema == nullptr) {
+        return Status::InvalidArgument("json scan without a schema");
+      }
+      return json::JsonOutputSchema(*spec.schema, spec.json);
+    case FileFormat::kCsv:
+      if (spec.schema == nullptr) {
+        return Status::InvalidArgument("csv scan without a schema");
+      }
+      return csv::CsvOutputSchema(*spec.schema, spec.csv);
+  }
+  return Status::Internal("unknown file format");
+}
+
+Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec, std::vector<std::string> columns,
+                                           const ExecContext& context) {
+  if (context.fs == nullptr) {
+    return Status::InvalidArgument("file scan without a file system");
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full, ScanSchema(spec, *context.fs));
+  if (spec.format == FileFormat::kParquet) {
+    spec.schema = full;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ColumnIndices(*full, columns));
+  std::vector<std::string> names;
+  for (int index : indices) {
+    names.push_back(full->FieldAt(index).Name());
+  }
+  SchemaPtr schema = SelectFields(*full, indices);
+  return OperatorPtr(
+      new FileScanOperator(std::move(spec), std::move(names), std::move(schema), context));
+}
+
+FileScanOperator::FileScanOperator(FileScanSpec spec, std::vector<std::string> columns,
+                                   SchemaPtr schema, const ExecContext& context)
+    : spec_(std::move(spec)),
+      columns_(std::move(columns)),
+      schema_(std::move(schema)),
+      context_(context) {}
+
+Status FileScanOperator::OpenNextFile() {
+  const std::string& path = spec_.paths[next_file_++];
+  switch (spec_.format) {
+    case FileFormat::kParquet: {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          parquet_, parquet::ParquetFileReader::Open(*context_.fs, path, context_.pool));
+      next_row_group_ = 0;
+      return Status::OK();
+    }
+    case FileFormat::kJson: {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          json_, json::JsonReader::Open(*context_.fs, path, spec_.schema, spec_.json, columns_,
+                                        context_.eval.pool));
+      return Status::OK();
+    }
+    case FileFormat::kCsv: {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          csv_, csv::CsvReader::Open(*context_.fs, path, spec_.schema, spec_.csv, columns_,
+                                     context_.eval.pool));
+      return Status::OK();
+    }
+  }
+  return Status::Internal("unknown file format");
+}
+
+Result<RecordBatchPtr> FileScanOperator::Next() {
+  while (true) {
+    RecordBatchPtr batch;
+    if (parquet_ != nullptr) {
+      if (next_row_group_ < parquet_->NumRowGroups()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(batch, parquet_->ReadRowGroup(next_row_group_++, columns_));
+      } else {
+        parquet_.reset();
+      }
+    } else if (json_ != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(batch, json_->Next());
+      if (batch == nullptr) {
+        json_.reset();
+      }
+    } else if (csv_ != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(batch, csv_->Next());
+      if (batch == nullptr) {
+        csv_.reset();
+      }
+    } else if (next_file_ < spec_.paths.size()) {
+      TRIBUTARY_RETURN_NOT_OK(OpenNextFile());
+      continue;
+    } else {
+      return RecordBatchPtr{};
+    }
+    if (batch != nullptr && batch->NumRows() > 0) {
+      // Readers name fields as the file does; the scan's schema (made once) is what
+      // consumers bound their expressions against.
+      if (!batch->Schema()->Equals(*schema_)) {
+        if (batch->NumColumns() != schema_->NumFields()) {
+          return Status::InvalidArgument(
+              fmt::format("file {} has {} columns where the scan expects {}",
+                          spec_.paths[next_file_ - 1], batch->NumColumns(), schema_->NumFields()));
+        }
+        return columnar::RecordBatch::Make(schema_, batch->NumRows(), batch->Columns());
+      }
+      return batch;
+    }
+  }
+}
+
+std::string FileScanOperator::ToString() const {
+  static constexpr const char* kNames[] = {"parquet", "json", "csv"};
+  return fmt::format("FileScan({}, files={})", kNames[static_cast<int>(spec_.format)],
+                     spec_.paths.size());
+}
+
+}  // namespace tributary::exec

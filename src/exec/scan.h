@@ -1,0 +1,97 @@
+// Leaf operators that read storage: a Delta snapshot, or a list of Parquet/JSON/CSV files.
+// Both read one file at a time, so memory holds one file's batches, not the table's.
+
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "delta/snapshot.h"
+#include "exec/operator.h"
+#include "expr/expression.h"
+#include "formats/csv/csv_reader.h"
+#include "formats/json/json_reader.h"
+#include "formats/parquet/reader.h"
+
+namespace tributary::exec {
+
+/// Reads the live rows of a Delta snapshot. Files are pruned with `filter` (partition values and
+/// min/max/nullCount statistics); the filter is NOT applied to rows: the planner keeps a
+/// FilterOperator above the scan. `columns` names the output columns in order (empty: all).
+class DeltaScanOperator final : public Operator {
+ public:
+  static Result<OperatorPtr> Make(std::shared_ptr<const delta::Snapshot> snapshot,
+                                  std::vector<std::string> columns, expr::ExprPtr filter,
+                                  const ExecContext& context);
+  const SchemaPtr& OutputSchema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override;
+  std::string ToString() const override;
+
+  /// Files left after pruning, and before.
+  size_t NumFilesSelected() const { return files_.size(); }
+  size_t NumFilesTotal() const { return snapshot_->Files().size(); }
+
+ private:
+  DeltaScanOperator(std::shared_ptr<const delta::Snapshot> snapshot, std::vector<int> indices,
+                    SchemaPtr schema, std::vector<const delta::AddFile*> files,
+                    expr::ExprPtr filter, const ExecContext& context);
+
+  std::shared_ptr<const delta::Snapshot> snapshot_;
+  std::vector<int> indices_;
+  SchemaPtr schema_;
+  std::vector<const delta::AddFile*> files_;
+  expr::ExprPtr filter_;
+  const ExecContext& context_;
+  size_t next_file_ = 0;
+  std::vector<RecordBatchPtr> pending_;
+  size_t next_pending_ = 0;
+};
+
+/// The file formats FileScanOperator reads.
+enum class FileFormat : uint8_t { kParquet, kJson, kCsv };
+
+/// "parquet", "json", "csv" (any case) -> FileFormat; InvalidArgument otherwise.
+Result<FileFormat> FileFormatFromName(std::string_view name);
+
+/// What FileScanOperator reads: the files, their format and reader options, the data schema
+/// (required for JSON and CSV; for Parquet, null means the first file's schema).
+struct FileScanSpec {
+  FileFormat format = FileFormat::kParquet;
+  std::vector<std::string> paths;
+  columnar::SchemaPtr schema;
+  json::JsonReadOptions json;
+  csv::CsvReadOptions csv;
+};
+
+/// Reads files one after the other. `columns` selects output columns by name, in order
+/// (empty: all); unselected columns are not decoded where the format allows it.
+class FileScanOperator final : public Operator {
+ public:
+  static Result<OperatorPtr> Make(FileScanSpec spec, std::vector<std::string> columns,
+                                  const ExecContext& context);
+  /// The schema of the rows this spec reads (before column selection): Parquet's file schema,
+  /// or the JSON/CSV output schema including the rescued-data column.
+  static Result<SchemaPtr> ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs);
+
+  const SchemaPtr& OutputSchema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override;
+  std::string ToString() const override;
+
+ private:
+  FileScanOperator(FileScanSpec spec, std::vector<std::string> columns, SchemaPtr schema,
+                   const ExecContext& context);
+  Status OpenNextFile();
+
+  FileScanSpec spec_;
+  std::vector<std::string> columns_;
+  SchemaPtr schema_;
+  const ExecContext& context_;
+  size_t next_file_ = 0;
+  std::unique_ptr<parquet::ParquetFileReader> parquet_;
+  int next_row_group_ = 0;
+  std::unique_ptr<json::JsonReader> json_;
+  std::unique_ptr<csv::CsvReader> csv_;
+};
+
+}  // namespace tributary::exec
