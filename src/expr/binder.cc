@@ -4,19 +4,23 @@
 
 #include "columnar/decimal.h"
 #include "expr/bound_expression.h"
+#include "expr/coercion.h"
+#include "expr/function_registry.h"
 
 namespace tributary::expr {
 
 using columnar::TypeId;
 
 BoundExpression::BoundExpression(Op op, DataTypePtr type, std::vector<BoundExprPtr> children,
-                                 int index, Scalar literal, std::string name)
+                                 int index, Scalar literal, std::string name,
+                                 std::shared_ptr<const ScalarFunction> function)
     : op_(op),
       type_(std::move(type)),
       children_(std::move(children)),
       index_(index),
       literal_(std::move(literal)),
-      name_(std::move(name)) {}
+      name_(std::move(name)),
+      function_(std::move(function)) {}
 
 std::string BoundExpression::ToString() const {
   switch (op_) {
@@ -30,6 +34,9 @@ std::string BoundExpression::ToString() const {
       std::vector<std::string> operands;
       for (const BoundExprPtr& child : children_) {
         operands.push_back(child->ToString());
+      }
+      if (op_ == Op::kFunction) {
+        return FormatFunctionCall(name_, operands, false);
       }
       return FormatOperator(op_, operands, type_.get());
     }
@@ -84,115 +91,6 @@ bool CanCast(const DataType& from, const DataType& to) {
 }
 
 namespace {
-
-BoundExprPtr MakeBound(Op op, DataTypePtr type, std::vector<BoundExprPtr> children, int index = -1,
-                       Scalar literal = Scalar::Null(), std::string name = {}) {
-  return std::make_shared<const BoundExpression>(op, std::move(type), std::move(children), index,
-                                                 std::move(literal), std::move(name));
-}
-
-BoundExprPtr CastTo(BoundExprPtr input, const DataTypePtr& type) {
-  if (input->Type()->SameShape(*type)) {
-    return input;
-  }
-  if (input->GetOp() == Op::kLiteral && input->Literal().IsNull()) {
-    return MakeBound(Op::kLiteral, type, {}, -1, Scalar::Null(type));
-  }
-  return MakeBound(Op::kCast, type, {std::move(input)});
-}
-
-DataTypePtr DecimalOrDie(int precision, int scale) {
-  return DataType::Decimal(precision, scale).ValueOrDie();
-}
-
-DataTypePtr AsDecimal(const DataTypePtr& type) {
-  if (type->Id() == TypeId::kDecimal) {
-    return type;
-  }
-  return DecimalOrDie(columnar::DecimalDigitsOfInteger(type->Id()), 0);
-}
-
-// Spark's DecimalType.bounded plus the precision-loss adjustment of DecimalPrecision.
-DataTypePtr AdjustedDecimal(int precision, int scale) {
-  if (precision <= columnar::kMaxDecimalPrecision) {
-    return DecimalOrDie(precision, scale);
-  }
-  const int int_digits = precision - scale;
-  const int min_scale = std::min(scale, 6);
-  const int adjusted_scale = std::max(columnar::kMaxDecimalPrecision - int_digits, min_scale);
-  return DecimalOrDie(columnar::kMaxDecimalPrecision, adjusted_scale);
-}
-
-int Rank(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return 1;
-    case TypeId::kInt16:
-      return 2;
-    case TypeId::kInt32:
-      return 3;
-    case TypeId::kInt64:
-      return 4;
-    case TypeId::kFloat32:
-      return 6;
-    case TypeId::kFloat64:
-      return 7;
-    default:
-      return 0;
-  }
-}
-
-// The type two numeric operands are compared or combined in (Spark's findWiderTypeForTwo).
-DataTypePtr WiderNumeric(const DataTypePtr& a, const DataTypePtr& b) {
-  const bool a_dec = a->Id() == TypeId::kDecimal;
-  const bool b_dec = b->Id() == TypeId::kDecimal;
-  if (a_dec || b_dec) {
-    if (a->IsFloatingPoint() || b->IsFloatingPoint()) {
-      return DataType::Float64();
-    }
-    const DataTypePtr da = AsDecimal(a);
-    const DataTypePtr db = AsDecimal(b);
-    const int scale = std::max(da->Scale(), db->Scale());
-    const int int_digits = std::max(da->Precision() - da->Scale(), db->Precision() - db->Scale());
-    return DecimalOrDie(std::min(int_digits + scale, columnar::kMaxDecimalPrecision),
-                        std::min(scale, columnar::kMaxDecimalPrecision));
-  }
-  return Rank(a->Id()) >= Rank(b->Id()) ? a : b;
-}
-
-// The common type of two comparison operands, or null when they cannot be compared.
-DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
-  const TypeId x = a->Id();
-  const TypeId y = b->Id();
-  if (x == TypeId::kNull) {
-    return b;
-  }
-  if (y == TypeId::kNull) {
-    return a;
-  }
-  if (a->IsNumeric() && b->IsNumeric()) {
-    return WiderNumeric(a, b);
-  }
-  if (a->SameShape(*b)) {
-    return a;
-  }
-  auto is_time = [](TypeId id) {
-    return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
-  };
-  if (is_time(x) && is_time(y)) {
-    if (x == TypeId::kTimestamp || y == TypeId::kTimestamp) {
-      return DataType::Timestamp();
-    }
-    return DataType::TimestampNtz();
-  }
-  if (x == TypeId::kString && (b->IsNumeric() || is_time(y) || y == TypeId::kBoolean)) {
-    return b;
-  }
-  if (y == TypeId::kString && (a->IsNumeric() || is_time(x) || x == TypeId::kBoolean)) {
-    return a;
-  }
-  return nullptr;
-}
 
 class Binder {
  public:
@@ -262,6 +160,12 @@ class Binder {
                           expr.TargetType()->ToString(), expr.ToString()));
         }
         return MakeBound(expr.GetOp(), expr.TargetType(), std::move(children));
+      case Op::kFunction:
+        return BindFunction(expr, std::move(children));
+      case Op::kCaseWhen:
+        return BindCaseWhen(expr, std::move(children));
+      case Op::kSubscript:
+        return BindSubscript(expr, std::move(children[0]), std::move(children[1]));
     }
     return Status::Internal("unhandled expression " + expr.ToString());
   }
@@ -409,6 +313,57 @@ class Binder {
                    : MakeBound(Op::kOr, DataType::Boolean(), {std::move(result), std::move(equal)});
     }
     return result;
+  }
+
+  Result<BoundExprPtr> BindCaseWhen(const Expression& expr, std::vector<BoundExprPtr> children) {
+    std::vector<DataTypePtr> value_types;
+    const bool has_else = expr.HasElse();
+    for (size_t i = 0; i < children.size(); ++i) {
+      const bool is_condition = i % 2 == 0 && !(has_else && i + 1 == children.size());
+      if (is_condition) {
+        TRIBUTARY_ASSIGN_OR_RAISE(children[i], RequireBoolean(expr, std::move(children[i])));
+      } else {
+        value_types.push_back(children[i]->Type());
+      }
+    }
+    DataTypePtr type = CommonType(value_types);
+    if (type == nullptr) {
+      std::string types;
+      for (const DataTypePtr& t : value_types) {
+        types += types.empty() ? "" : ", ";
+        types += t->ToString();
+      }
+      return Status::InvalidArgument(
+          fmt::format("the branches of {} have no common type ({})", expr.ToString(), types));
+    }
+    for (size_t i = 0; i < children.size(); ++i) {
+      const bool is_condition = i % 2 == 0 && !(has_else && i + 1 == children.size());
+      if (!is_condition) {
+        children[i] = CastTo(std::move(children[i]), type);
+      }
+    }
+    return MakeBound(Op::kCaseWhen, std::move(type), std::move(children));
+  }
+
+  Result<BoundExprPtr> BindSubscript(const Expression& expr, BoundExprPtr base, BoundExprPtr key) {
+    const DataType& type = *base->Type();
+    if (type.Id() == TypeId::kArray) {
+      if (!key->Type()->IsInteger() && key->Type()->Id() != TypeId::kNull) {
+        return Mismatch(expr, "an integer index", *key->Type());
+      }
+      return MakeBound(Op::kSubscript, type.ElementType(),
+                       {std::move(base), CastTo(std::move(key), DataType::Int32())});
+    }
+    if (type.Id() == TypeId::kMap) {
+      DataTypePtr key_type = ComparisonType(type.KeyType(), key->Type());
+      if (key_type == nullptr || !key_type->SameShape(*type.KeyType())) {
+        return Mismatch(expr, "a key of type " + type.KeyType()->ToString(), *key->Type());
+      }
+      return MakeBound(Op::kSubscript, type.ValueType(),
+                       {std::move(base), CastTo(std::move(key), type.KeyType())});
+    }
+    return Status::InvalidArgument(fmt::format("cannot subscript {} of type {} in {}",
+                                               base->ToString(), type.ToString(), expr.ToString()));
   }
 
   const columnar::Schema& schema_;

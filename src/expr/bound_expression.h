@@ -13,16 +13,20 @@
 namespace tributary::expr {
 
 class BoundExpression;
+class ScalarFunction;
 using BoundExprPtr = std::shared_ptr<const BoundExpression>;
 
 /// A typed expression node. kIn and kBetween never appear: binding rewrites them into
-/// comparisons joined by OR/AND, which gives SQL's three-valued results exactly.
+/// comparisons joined by OR/AND, which gives SQL's three-valued results exactly. kFunction
+/// nodes carry the ScalarFunction that computes them; CASE WHEN children are already cast to
+/// the result type (conditions to boolean).
 ///
 /// Thread-safety: immutable, safe to share between threads.
 class BoundExpression {
  public:
   BoundExpression(Op op, DataTypePtr type, std::vector<BoundExprPtr> children, int index,
-                  Scalar literal, std::string name);
+                  Scalar literal, std::string name,
+                  std::shared_ptr<const ScalarFunction> function = nullptr);
 
   Op GetOp() const { return op_; }
   /// The type of the values this node produces.
@@ -33,8 +37,12 @@ class BoundExpression {
   int Index() const { return index_; }
   /// kLiteral only.
   const Scalar& Literal() const { return literal_; }
-  /// kColumn/kGetField: the name resolved.
+  /// kColumn/kGetField: the name resolved; kFunction: the function name.
   const std::string& Name() const { return name_; }
+  /// kFunction only: what computes the call (function_registry.h).
+  const ScalarFunction* Function() const { return function_.get(); }
+  /// kCaseWhen only: whether the last child is the ELSE value.
+  bool HasElse() const { return op_ == Op::kCaseWhen && children_.size() % 2 == 1; }
 
   /// SQL-like text, for error messages and plans.
   std::string ToString() const;
@@ -46,6 +54,7 @@ class BoundExpression {
   int index_;
   Scalar literal_;
   std::string name_;
+  std::shared_ptr<const ScalarFunction> function_;
 };
 
 /// Resolves `expr` against `schema`: column names (exact match first, then ignoring case as

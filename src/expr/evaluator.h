@@ -3,6 +3,8 @@
 
 #pragma once
 
+#include <optional>
+
 #include "columnar/record_batch.h"
 #include "expr/bound_expression.h"
 #include "expr/time_zone.h"
@@ -15,6 +17,10 @@ struct EvalContext {
   TimeZone session_time_zone;
   /// Where result columns are allocated. Default: the process-wide pool.
   columnar::MemoryPool* pool = columnar::DefaultMemoryPool();
+  /// The instant current_timestamp()/now()/current_date() return, fixed per query or
+  /// micro-batch by whoever runs it (microseconds since the epoch, UTC). Default: unset, in
+  /// which case those functions fail with InvalidArgument instead of reading a clock.
+  std::optional<int64_t> current_timestamp_micros;
 };
 
 /// The values of `expr` for every row of `batch` (which must have the schema `expr` was bound

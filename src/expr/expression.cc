@@ -1,5 +1,8 @@
 #include "expr/expression.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include <fmt/format.h>
 
 namespace tributary::expr {
@@ -56,6 +59,12 @@ std::string_view OpName(Op op) {
       return "CAST";
     case Op::kTryCast:
       return "TRY_CAST";
+    case Op::kFunction:
+      return "function";
+    case Op::kCaseWhen:
+      return "CASE";
+    case Op::kSubscript:
+      return "[]";
   }
   return "?";
 }
@@ -66,12 +75,13 @@ bool IsComparison(Op op) {
 }
 
 Expression::Expression(Op op, std::vector<ExprPtr> children, std::string name, Scalar literal,
-                       DataTypePtr target_type)
+                       DataTypePtr target_type, bool distinct)
     : op_(op),
       children_(std::move(children)),
       name_(std::move(name)),
       literal_(std::move(literal)),
-      target_type_(std::move(target_type)) {}
+      target_type_(std::move(target_type)),
+      distinct_(distinct) {}
 
 namespace {
 
@@ -90,9 +100,19 @@ std::string QuoteName(const std::string& name) {
 }
 
 ExprPtr Make(Op op, std::vector<ExprPtr> children, std::string name = {},
-             Scalar literal = Scalar::Null(), DataTypePtr target = nullptr) {
+             Scalar literal = Scalar::Null(), DataTypePtr target = nullptr, bool distinct = false) {
   return std::make_shared<const Expression>(op, std::move(children), std::move(name),
-                                            std::move(literal), std::move(target));
+                                            std::move(literal), std::move(target), distinct);
+}
+
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -121,10 +141,33 @@ std::string FormatOperator(Op op, const std::vector<std::string>& operands,
     case Op::kTryCast:
       return fmt::format("{}({} AS {})", OpName(op), operands[0],
                          cast_type ? cast_type->ToString() : "?");
+    case Op::kCaseWhen: {
+      std::string out = "CASE";
+      size_t i = 0;
+      for (; i + 1 < operands.size(); i += 2) {
+        out += fmt::format(" WHEN {} THEN {}", operands[i], operands[i + 1]);
+      }
+      if (i < operands.size()) {
+        out += " ELSE " + operands[i];
+      }
+      return out + " END";
+    }
+    case Op::kSubscript:
+      return fmt::format("{}[{}]", operands[0], operands[1]);
     default:
       return operands.size() == 2 ? fmt::format("({} {} {})", operands[0], OpName(op), operands[1])
                                   : std::string(OpName(op));
   }
+}
+
+std::string FormatFunctionCall(std::string_view name, const std::vector<std::string>& arguments,
+                               bool distinct) {
+  std::string out = fmt::format("{}({}", name, distinct ? "DISTINCT " : "");
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    out += i > 0 ? ", " : "";
+    out += arguments[i];
+  }
+  return out + ")";
 }
 
 std::string Expression::ToString() const {
@@ -139,6 +182,9 @@ std::string Expression::ToString() const {
       std::vector<std::string> operands;
       for (const ExprPtr& child : children_) {
         operands.push_back(child->ToString());
+      }
+      if (op_ == Op::kFunction) {
+        return FormatFunctionCall(name_, operands, distinct_);
       }
       return FormatOperator(op_, operands, target_type_.get());
     }
@@ -209,6 +255,64 @@ ExprPtr And(ExprPtr left, ExprPtr right) {
 }
 ExprPtr Or(ExprPtr left, ExprPtr right) {
   return Make(Op::kOr, {std::move(left), std::move(right)});
+}
+
+ExprPtr Function(std::string name, std::vector<ExprPtr> args, bool distinct) {
+  return Make(Op::kFunction, std::move(args), AsciiLower(name), Scalar::Null(), nullptr, distinct);
+}
+
+ExprPtr CaseWhen(std::vector<std::pair<ExprPtr, ExprPtr>> branches, ExprPtr else_value) {
+  std::vector<ExprPtr> children;
+  for (auto& [when, then] : branches) {
+    children.push_back(std::move(when));
+    children.push_back(std::move(then));
+  }
+  if (else_value != nullptr) {
+    children.push_back(std::move(else_value));
+  }
+  return Make(Op::kCaseWhen, std::move(children));
+}
+
+ExprPtr Subscript(ExprPtr base, ExprPtr key) {
+  return Make(Op::kSubscript, {std::move(base), std::move(key)});
+}
+
+bool IsAggregateFunctionName(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"count",
+                                                "sum",
+                                                "avg",
+                                                "mean",
+                                                "min",
+                                                "max",
+                                                "first",
+                                                "first_value",
+                                                "last",
+                                                "last_value",
+                                                "collect_list",
+                                                "collect_set",
+                                                "approx_count_distinct",
+                                                "count_if",
+                                                "bool_and",
+                                                "every",
+                                                "bool_or",
+                                                "any",
+                                                "some",
+                                                "stddev",
+                                                "stddev_samp",
+                                                "stddev_pop",
+                                                "std",
+                                                "variance",
+                                                "var_samp",
+                                                "var_pop"};
+  const std::string lower = AsciiLower(name);
+  return std::find(std::begin(kNames), std::end(kNames), lower) != std::end(kNames);
+}
+
+bool IsGeneratorFunctionName(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "explode", "posexplode", "inline", "explode_outer", "posexplode_outer", "inline_outer"};
+  const std::string lower = AsciiLower(name);
+  return std::find(std::begin(kNames), std::end(kNames), lower) != std::end(kNames);
 }
 
 }  // namespace tributary::expr

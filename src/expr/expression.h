@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "expr/scalar.h"
@@ -40,6 +42,14 @@ enum class Op : uint8_t {
   kBetween,  // child 0 BETWEEN child 1 AND child 2
   kCast,     // ANSI cast: a value that does not convert is an error
   kTryCast,  // try_cast: a value that does not convert becomes null
+  // A call by name: Name() is the function name, lowercased; Children() are the arguments;
+  // IsDistinct() for `count(DISTINCT x)`-style aggregate calls.
+  kFunction,
+  // CASE WHEN when_1 THEN then_1 ... [ELSE else] END: children when_1, then_1, ..., when_n,
+  // then_n, [else]; HasElse() tells whether the last child is the ELSE value.
+  kCaseWhen,
+  // child 0 is an array or a map, child 1 the index or key: arr[0] (0-based), m['k'].
+  kSubscript,
 };
 
 /// Operator name as SQL spells it ("+", "<=>", "AND", "CAST").
@@ -49,6 +59,10 @@ std::string_view OpName(Op op);
 /// "(a + b)", "(NOT a)", "(a IN (1, 2))", "CAST(a AS int)" (`cast_type` for kCast/kTryCast).
 std::string FormatOperator(Op op, const std::vector<std::string>& operands,
                            const DataType* cast_type);
+
+/// "name(a, b)" or "name(DISTINCT a)", shared by unbound and bound trees.
+std::string FormatFunctionCall(std::string_view name, const std::vector<std::string>& arguments,
+                               bool distinct);
 
 /// True for =, !=, <, <=, >, >= and <=>.
 bool IsComparison(Op op);
@@ -70,13 +84,17 @@ class Expression {
   const Scalar& Literal() const { return literal_; }
   /// kCast/kTryCast only.
   const DataTypePtr& TargetType() const { return target_type_; }
+  /// kFunction only: an aggregate over distinct values (`count(DISTINCT x)`).
+  bool IsDistinct() const { return distinct_; }
+  /// kCaseWhen only: whether the last child is the ELSE value.
+  bool HasElse() const { return op_ == Op::kCaseWhen && children_.size() % 2 == 1; }
 
   /// SQL-like text: (a + 1), CAST(b AS int), s.f IN (1, 2).
   std::string ToString() const;
 
   /// Not for direct use: the builder functions below make expressions.
   Expression(Op op, std::vector<ExprPtr> children, std::string name, Scalar literal,
-             DataTypePtr target_type);
+             DataTypePtr target_type, bool distinct = false);
 
  private:
   Op op_;
@@ -84,6 +102,7 @@ class Expression {
   std::string name_;
   Scalar literal_;
   DataTypePtr target_type_;
+  bool distinct_;
 };
 
 /// A column reference. Dots separate nested struct fields ("address.city"); backticks quote a
@@ -102,5 +121,57 @@ ExprPtr IsNotNull(ExprPtr input);
 ExprPtr Not(ExprPtr input);
 ExprPtr And(ExprPtr left, ExprPtr right);
 ExprPtr Or(ExprPtr left, ExprPtr right);
+
+/// A call of the function `name` (stored lowercased: SQL function names ignore case). Scalar
+/// functions are resolved by Bind; aggregate calls (IsAggregateFunctionName) are extracted by
+/// the planner, and Bind rejects them outside an aggregation. Operators SQL spells as words
+/// are calls too: LIKE is like(value, pattern[, escape]), RLIKE/REGEXP is rlike(value, regex),
+/// and COALESCE, IFNULL/NVL, NULLIF, IF are coalesce(...), ifnull(a, b), nullif(a, b), if(c, a,
+/// b).
+ExprPtr Function(std::string name, std::vector<ExprPtr> args, bool distinct = false);
+/// CASE WHEN branches[0].first THEN branches[0].second ... ELSE else_value END; `else_value`
+/// may be null (no ELSE: rows no branch matches are null).
+ExprPtr CaseWhen(std::vector<std::pair<ExprPtr, ExprPtr>> branches, ExprPtr else_value);
+/// base[key]: element `key` (0-based) of an array, or the value under `key` of a map; null
+/// when the index is out of range or the key is absent.
+ExprPtr Subscript(ExprPtr base, ExprPtr key);
+
+/// Aggregate function names the planner extracts from expressions: count, sum, avg, mean,
+/// min, max, first, first_value, last, last_value, collect_list, collect_set,
+/// approx_count_distinct, count_if, bool_and, every, bool_or, any, some, stddev, stddev_samp,
+/// stddev_pop, std, variance, var_samp, var_pop. `name` is matched ignoring case.
+bool IsAggregateFunctionName(std::string_view name);
+/// Generator names (explode, posexplode, inline, explode_outer, posexplode_outer,
+/// inline_outer): they produce rows, so only SELECT lists may use them and the planner
+/// handles them; Bind rejects them.
+bool IsGeneratorFunctionName(std::string_view name);
+
+// Typed literals, as the SQL parser builds them:
+//   DATE '2024-05-01'            DateLiteral(text): a date scalar, parsed now (dates have no
+//                                zone).
+//   TIMESTAMP '2024-05-01 10:00' TimestampLiteral(text): CAST('...' AS timestamp), so the
+//                                session time zone of the evaluation applies to zone-less
+//                                text; the syntax is checked now.
+//   TIMESTAMP_NTZ '...'          TimestampNtzLiteral(text): a timestamp_ntz scalar.
+//   X'0a0b'                      BinaryLiteral(hex): a binary scalar.
+//   1.23, 1.23BD                 DecimalLiteral(digits): decimal(3,2), as Spark types exact
+//                                numeric literals (precision = digits, scale = digits after
+//                                the point; more than 38 digits is an error).
+//   INTERVAL '10' MINUTE         ParseIntervalLiteral("10", "MINUTE"): a day-time interval.
+//   INTERVAL '1 day 2 hours'     ParseIntervalLiteral("1 day 2 hours", ""): multi-unit text.
+// Each returns InvalidArgument naming the literal when its text does not parse.
+
+Result<Scalar> DateLiteral(std::string_view text);
+Result<ExprPtr> TimestampLiteral(std::string_view text);
+Result<Scalar> TimestampNtzLiteral(std::string_view text);
+/// `hex` without the X'' quotes; an odd number of digits is padded with a leading 0 as Spark.
+Result<Scalar> BinaryLiteral(std::string_view hex);
+/// [+-]digits[.digits], optionally followed by BD (any case).
+Result<Scalar> DecimalLiteral(std::string_view text);
+/// A day-time interval (Spark's DayTimeIntervalType, microseconds): `value` is a signed
+/// number in `unit` (DAY, HOUR, MINUTE, SECOND with fraction, MILLISECOND, MICROSECOND, WEEK,
+/// singular or plural, any case), or with an empty unit a list "<n> <unit> [<n> <unit>...]"
+/// ("1 day 2 hours 30 minutes"). Year-month units (YEAR, MONTH) are NotImplemented.
+Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view unit);
 
 }  // namespace tributary::expr

@@ -1,0 +1,173 @@
+#include "expr/coercion.h"
+
+#include <algorithm>
+
+#include "columnar/decimal.h"
+
+namespace tributary::expr {
+
+using columnar::TypeId;
+
+bool IsDatetime(TypeId id) {
+  return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+}
+
+BoundExprPtr MakeBound(Op op, DataTypePtr type, std::vector<BoundExprPtr> children, int index,
+                       Scalar literal, std::string name) {
+  return std::make_shared<const BoundExpression>(op, std::move(type), std::move(children), index,
+                                                 std::move(literal), std::move(name));
+}
+
+BoundExprPtr CastTo(BoundExprPtr input, const DataTypePtr& type) {
+  if (input->Type()->SameShape(*type)) {
+    return input;
+  }
+  if (input->GetOp() == Op::kLiteral && input->Literal().IsNull()) {
+    return MakeBound(Op::kLiteral, type, {}, -1, Scalar::Null(type));
+  }
+  return MakeBound(Op::kCast, type, {std::move(input)});
+}
+
+DataTypePtr DecimalOrDie(int precision, int scale) {
+  return DataType::Decimal(precision, scale).ValueOrDie();
+}
+
+DataTypePtr AsDecimal(const DataTypePtr& type) {
+  if (type->Id() == TypeId::kDecimal) {
+    return type;
+  }
+  return DecimalOrDie(columnar::DecimalDigitsOfInteger(type->Id()), 0);
+}
+
+DataTypePtr AdjustedDecimal(int precision, int scale) {
+  if (precision <= columnar::kMaxDecimalPrecision) {
+    return DecimalOrDie(precision, scale);
+  }
+  const int int_digits = precision - scale;
+  const int min_scale = std::min(scale, 6);
+  const int adjusted_scale = std::max(columnar::kMaxDecimalPrecision - int_digits, min_scale);
+  return DecimalOrDie(columnar::kMaxDecimalPrecision, adjusted_scale);
+}
+
+namespace {
+
+int Rank(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+      return 3;
+    case TypeId::kInt64:
+      return 4;
+    case TypeId::kFloat32:
+      return 6;
+    case TypeId::kFloat64:
+      return 7;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+DataTypePtr WiderNumeric(const DataTypePtr& a, const DataTypePtr& b) {
+  const bool a_dec = a->Id() == TypeId::kDecimal;
+  const bool b_dec = b->Id() == TypeId::kDecimal;
+  if (a_dec || b_dec) {
+    if (a->IsFloatingPoint() || b->IsFloatingPoint()) {
+      return DataType::Float64();
+    }
+    const DataTypePtr da = AsDecimal(a);
+    const DataTypePtr db = AsDecimal(b);
+    const int scale = std::max(da->Scale(), db->Scale());
+    const int int_digits = std::max(da->Precision() - da->Scale(), db->Precision() - db->Scale());
+    return DecimalOrDie(std::min(int_digits + scale, columnar::kMaxDecimalPrecision),
+                        std::min(scale, columnar::kMaxDecimalPrecision));
+  }
+  return Rank(a->Id()) >= Rank(b->Id()) ? a : b;
+}
+
+DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
+  const TypeId x = a->Id();
+  const TypeId y = b->Id();
+  if (x == TypeId::kNull) {
+    return b;
+  }
+  if (y == TypeId::kNull) {
+    return a;
+  }
+  if (a->IsNumeric() && b->IsNumeric()) {
+    return WiderNumeric(a, b);
+  }
+  if (a->SameShape(*b)) {
+    return a;
+  }
+  if (IsDatetime(x) && IsDatetime(y)) {
+    if (x == TypeId::kTimestamp || y == TypeId::kTimestamp) {
+      return DataType::Timestamp();
+    }
+    return DataType::TimestampNtz();
+  }
+  if (x == TypeId::kString && (b->IsNumeric() || IsDatetime(y) || y == TypeId::kBoolean)) {
+    return b;
+  }
+  if (y == TypeId::kString && (a->IsNumeric() || IsDatetime(x) || x == TypeId::kBoolean)) {
+    return a;
+  }
+  return nullptr;
+}
+
+namespace {
+
+DataTypePtr WiderOfTwo(const DataTypePtr& a, const DataTypePtr& b) {
+  const TypeId x = a->Id();
+  const TypeId y = b->Id();
+  if (x == TypeId::kNull) {
+    return b;
+  }
+  if (y == TypeId::kNull) {
+    return a;
+  }
+  if (a->IsNumeric() && b->IsNumeric()) {
+    return WiderNumeric(a, b);
+  }
+  if (x == TypeId::kArray && y == TypeId::kArray) {
+    DataTypePtr element = WiderOfTwo(a->ElementType(), b->ElementType());
+    return element ? DataType::Array(element, a->ContainsNull() || b->ContainsNull()) : nullptr;
+  }
+  if (x == TypeId::kMap && y == TypeId::kMap) {
+    DataTypePtr key = WiderOfTwo(a->KeyType(), b->KeyType());
+    DataTypePtr value = WiderOfTwo(a->ValueType(), b->ValueType());
+    return key && value ? DataType::Map(key, value, a->ContainsNull() || b->ContainsNull())
+                        : nullptr;
+  }
+  if (a->SameShape(*b)) {
+    return a;
+  }
+  if (IsDatetime(x) && IsDatetime(y)) {
+    return x == TypeId::kTimestamp || y == TypeId::kTimestamp ? DataType::Timestamp()
+                                                              : DataType::TimestampNtz();
+  }
+  if ((x == TypeId::kString && !b->IsNested() && y != TypeId::kBinary) ||
+      (y == TypeId::kString && !a->IsNested() && x != TypeId::kBinary)) {
+    return DataType::String();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+DataTypePtr CommonType(std::span<const DataTypePtr> types) {
+  DataTypePtr result = DataType::Null();
+  for (const DataTypePtr& type : types) {
+    result = WiderOfTwo(result, type);
+    if (result == nullptr) {
+      return nullptr;
+    }
+  }
+  return result;
+}
+
+}  // namespace tributary::expr

@@ -1,0 +1,41 @@
+// Spark's implicit type coercion, shared by the binder and the function binders (internal to
+// the expr layer).
+
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "expr/bound_expression.h"
+
+namespace tributary::expr {
+
+BoundExprPtr MakeBound(Op op, DataTypePtr type, std::vector<BoundExprPtr> children, int index = -1,
+                       Scalar literal = Scalar::Null(), std::string name = {});
+
+/// `input` as `type`: itself when the shape already matches, a typed null for a NULL literal,
+/// else an explicit ANSI cast.
+BoundExprPtr CastTo(BoundExprPtr input, const DataTypePtr& type);
+
+/// decimal(precision, scale) for parameters known to be valid.
+DataTypePtr DecimalOrDie(int precision, int scale);
+/// An integer type as the decimal that holds all its values; decimals unchanged.
+DataTypePtr AsDecimal(const DataTypePtr& type);
+/// Spark's DecimalType.bounded plus the precision-loss adjustment of DecimalPrecision.
+DataTypePtr AdjustedDecimal(int precision, int scale);
+
+/// The type two numeric operands are compared or combined in (Spark's findWiderTypeForTwo).
+DataTypePtr WiderNumeric(const DataTypePtr& a, const DataTypePtr& b);
+/// The common type of two comparison operands, or null when they cannot be compared.
+DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b);
+/// The type values of all `types` can be returned as (CASE branches, coalesce, greatest,
+/// array(...) elements: Spark's findWiderCommonType): nulls take the other type, numbers
+/// widen, dates widen to timestamps, a string with another primitive type is a string, nested
+/// types combine element-wise. Null when there is none.
+DataTypePtr CommonType(std::span<const DataTypePtr> types);
+
+bool IsDatetime(columnar::TypeId id);
+
+}  // namespace tributary::expr
