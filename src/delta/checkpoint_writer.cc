@@ -53,6 +53,8 @@
 #include "columnar/column_builder.h"
 #include "columnar/record_batch.h"
 #include "columnar/schema.h"
+#include "delta/log_segment.h"
+#include "delta/table_properties.h"
 #include "formats/parquet/writer.h"
 #include "storage/path.h"
 
@@ -362,56 +364,12 @@ bool HasWriterFeature(const Protocol& protocol, std::string_view feature) {
              protocol.writer_features->end();
 }
 
-// The version `_last_checkpoint` names, or nullopt when it is missing or unreadable JSON (it
-// is only a hint, so a damaged one is overwritten).
-Result<std::optional<int64_t>> LastCheckpointVersion(storage::FileSystem& fs,
-                                                     const std::string& path) {
-  Result<std::string> text = fs.ReadFile(path);
-  if (!text.ok()) {
-    if (text.status().IsNotFound()) {
-      return std::optional<int64_t>();
-    }
-    return text.status().WithContext(fmt::format("reading {}", path));
-  }
-  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) {
-    return std::optional<int64_t>();
-  }
-  auto version = json.find("version");
-  if (version == json.end() || !version->is_number_integer()) {
-    return std::optional<int64_t>();
-  }
-  return std::optional<int64_t>(version->get<int64_t>());
-}
-
-// delta.deletedFileRetentionDuration ("interval 1 week" by default) in milliseconds.
+// delta.deletedFileRetentionDuration in milliseconds; an unparsable value keeps the default
+// (a checkpoint must not fail over a property Spark would have refused to set).
 int64_t TombstoneRetentionMillis(const Metadata& metadata) {
-  constexpr int64_t kWeek = 7LL * 24 * 3600 * 1000;
-  auto it = metadata.configuration.find("delta.deletedFileRetentionDuration");
-  if (it == metadata.configuration.end()) {
-    return kWeek;
-  }
-  // "interval <n> <unit>", Spark's CalendarInterval text.
-  std::string text = it->second;
-  const size_t space = text.find(' ');
-  if (text.rfind("interval ", 0) != 0 || space == std::string::npos) {
-    return kWeek;
-  }
-  text = text.substr(space + 1);
-  const size_t unit_at = text.find(' ');
-  int64_t count = 0;
-  if (unit_at == std::string::npos ||
-      std::from_chars(text.data(), text.data() + unit_at, count).ec != std::errc()) {
-    return kWeek;
-  }
-  const std::string unit = text.substr(unit_at + 1);
-  const int64_t ms = unit.rfind("week", 0) == 0     ? kWeek
-                     : unit.rfind("day", 0) == 0    ? 24LL * 3600 * 1000
-                     : unit.rfind("hour", 0) == 0   ? 3600LL * 1000
-                     : unit.rfind("minute", 0) == 0 ? 60LL * 1000
-                     : unit.rfind("second", 0) == 0 ? 1000
-                                                    : kWeek / count;
-  return count * ms;
+  Result<int64_t> retention = DurationProperty(metadata, "delta.deletedFileRetentionDuration",
+                                               kDefaultDeletedFileRetentionMillis);
+  return retention.ok() ? *retention : kDefaultDeletedFileRetentionMillis;
 }
 
 // Writes the checkpoint at `path` with put-if-absent; returns its size in bytes. Another
@@ -497,7 +455,7 @@ Result<int64_t> WriteCheckpoint(storage::FileSystem& fs, const Snapshot& snapsho
                               static_cast<int64_t>(snapshot.Domains().size()) + num_adds;
 
   const std::string last_path = storage::JoinPath(log_dir, "_last_checkpoint");
-  Result<std::optional<int64_t>> last = LastCheckpointVersion(fs, last_path);
+  Result<std::optional<int64_t>> last = ReadLastCheckpointVersion(fs, log_dir);
   if (!last.ok()) {
     return context(last.status());
   }
@@ -515,19 +473,8 @@ Result<int64_t> WriteCheckpoint(storage::FileSystem& fs, const Snapshot& snapsho
 }
 
 bool ShouldCheckpoint(const Snapshot& snapshot) {
-  int64_t interval = kDefaultCheckpointInterval;
-  const auto& configuration = snapshot.GetMetadata().configuration;
-  auto it = configuration.find("delta.checkpointInterval");
-  if (it != configuration.end()) {
-    int64_t parsed = 0;
-    const char* begin = it->second.data();
-    const char* end = begin + it->second.size();
-    auto [ptr, ec] = std::from_chars(begin, end, parsed);
-    if (ec == std::errc() && ptr == end && parsed > 0) {
-      interval = parsed;
-    }
-  }
-  return snapshot.Version() > 0 && snapshot.Version() % interval == 0;
+  return snapshot.Version() > 0 &&
+         snapshot.Version() % CheckpointInterval(snapshot.GetMetadata()) == 0;
 }
 
 }  // namespace tributary::delta

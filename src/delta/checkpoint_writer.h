@@ -7,14 +7,11 @@
 #include <cstdint>
 
 #include "delta/snapshot.h"
+#include "delta/table_properties.h"
 #include "storage/file_system.h"
 #include "tributary/result.h"
 
 namespace tributary::delta {
-
-/// `delta.checkpointInterval` when the table does not set it (or sets something that is not a
-/// positive integer). Spark's default.
-inline constexpr int64_t kDefaultCheckpointInterval = 10;
 
 /// Writes `_delta_log/<version, 20 digits>.checkpoint.parquet` for `snapshot` in the schema
 /// Spark writes (one action per row, one nullable struct column per action type), then replaces

@@ -7,15 +7,19 @@
 
 #include "delta/actions.h"
 #include "delta/log_segment.h"
+#include "storage/path.h"
 
 namespace tributary::delta {
 
 Result<std::vector<CommitEntry>> ReadHistory(storage::FileSystem& fs,
                                              const std::string& table_root) {
-  TRIBUTARY_ASSIGN_OR_RAISE(LogSegment segment, BuildLogSegment(fs, table_root, std::nullopt));
+  // Validates the table (a readable latest version) before listing every commit.
+  TRIBUTARY_RETURN_NOT_OK(BuildLogSegment(fs, table_root, std::nullopt).status());
+  TRIBUTARY_ASSIGN_OR_RAISE(LogListing listing,
+                            ListLog(fs, storage::JoinPath(table_root, "_delta_log")));
   std::vector<CommitEntry> entries;
   int64_t previous_ms = INT64_MIN;
-  for (const LogFile& commit : segment.all_commits) {
+  for (const LogFile& commit : listing.commits) {
     TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs.ReadFile(commit.path));
     TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ParseCommit(text, commit.path));
     CommitEntry entry;

@@ -5,6 +5,7 @@
 //   multi-part   = version20 ".checkpoint." part10 "." parts10 ".parquet"
 //   uuid (V2)    = version20 ".checkpoint." uuid ( ".json" | ".parquet" )
 //   compaction   = version20 "." version20 ".compacted.json"
+//   checksum     = version20 ".crc"
 //   version20    = 20 decimal digits, zero-padded;  part10/parts10 = 10 digits
 
 #include "delta/log_segment.h"
@@ -58,6 +59,10 @@ std::optional<LogFile> ParseLogFileName(const std::string& name) {
     file.kind = LogFile::Kind::kCommit;
     return file;
   }
+  if (rest == ".crc") {
+    file.kind = LogFile::Kind::kChecksum;
+    return file;
+  }
   if (rest == ".checkpoint.parquet") {
     file.kind = LogFile::Kind::kClassicCheckpoint;
     return file;
@@ -89,21 +94,19 @@ std::string CommitPath(const std::string& log_dir, int64_t version) {
   return storage::JoinPath(log_dir, fmt::format("{:020}.json", version));
 }
 
-Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& table_root,
-                                   std::optional<int64_t> version) {
-  const std::string log_dir = storage::JoinPath(table_root, "_delta_log");
-  auto listing = fs.List(log_dir, storage::ListOptions{});
-  if (!listing.ok()) {
-    if (listing.status().IsNotFound()) {
-      return Status::NotFound(fmt::format("{} is not a Delta table: no _delta_log", table_root));
-    }
-    return listing.status();
+Result<LogListing> ListLog(storage::FileSystem& fs, const std::string& log_dir,
+                           std::optional<int64_t> from_version) {
+  storage::ListOptions options;
+  if (from_version && *from_version > 0) {
+    // Every name of version v starts with its 20 digits and goes on, so it sorts after them.
+    options.start_after = fmt::format("{:020}", *from_version);
   }
-  std::vector<LogFile> commits;
-  // Checkpoints by version: classic/uuid files, and multi-part sets keyed by their part count.
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> infos, fs.List(log_dir, options));
+  LogListing listing;
   std::map<int64_t, std::vector<LogFile>> single_checkpoints;
+  // Multi-part sets by version, then by part count.
   std::map<int64_t, std::map<int64_t, std::vector<LogFile>>> multi_part;
-  for (const storage::FileInfo& info : *listing) {
+  for (const storage::FileInfo& info : infos) {
     if (info.is_directory) {
       continue;
     }
@@ -116,7 +119,7 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
     file->modification_time_ms = info.modification_time_ms;
     switch (file->kind) {
       case LogFile::Kind::kCommit:
-        commits.push_back(*file);
+        listing.commits.push_back(*file);
         break;
       case LogFile::Kind::kClassicCheckpoint:
       case LogFile::Kind::kUuidCheckpoint:
@@ -125,22 +128,80 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
       case LogFile::Kind::kMultiPartCheckpoint:
         multi_part[file->version][file->parts].push_back(*file);
         break;
-      case LogFile::Kind::kCompaction:
-        break;  // optional to use; replaying the commits gives the same state
+      case LogFile::Kind::kCompaction:  // optional to use: the commits give the same state
+      case LogFile::Kind::kChecksum:
+        break;
+    }
+    listing.files.push_back(std::move(*file));
+  }
+  auto by_version = [](const LogFile& a, const LogFile& b) {
+    return a.version < b.version;
+  };
+  std::sort(listing.commits.begin(), listing.commits.end(), by_version);
+  std::stable_sort(listing.files.begin(), listing.files.end(), by_version);
+  for (auto& [version, files] : single_checkpoints) {
+    // Prefer a UUID-named V2 checkpoint; any one complete checkpoint is enough.
+    const LogFile* best = &files.front();
+    for (const LogFile& f : files) {
+      if (f.kind == LogFile::Kind::kUuidCheckpoint) {
+        best = &f;
+      }
+    }
+    listing.checkpoints[version] = {*best};
+  }
+  for (auto& [version, sets] : multi_part) {
+    if (listing.checkpoints.count(version)) {
+      continue;
+    }
+    for (auto& [parts, files] : sets) {
+      std::sort(files.begin(), files.end(),
+                [](const LogFile& a, const LogFile& b) { return a.part < b.part; });
+      bool complete = static_cast<int64_t>(files.size()) == parts;
+      for (size_t i = 0; complete && i < files.size(); ++i) {
+        complete = files[i].part == static_cast<int64_t>(i) + 1;
+      }
+      if (complete) {
+        listing.checkpoints[version] = files;
+        break;
+      }
     }
   }
-  std::sort(commits.begin(), commits.end(),
-            [](const LogFile& a, const LogFile& b) { return a.version < b.version; });
-  // The newest version the log knows: its last commit, or a checkpoint past it (a log whose
-  // older commits were cleaned up).
-  int64_t latest = commits.empty() ? -1 : commits.back().version;
-  if (!single_checkpoints.empty()) {
-    latest = std::max(latest, single_checkpoints.rbegin()->first);
+  return listing;
+}
+
+Result<std::optional<int64_t>> ReadLastCheckpointVersion(storage::FileSystem& fs,
+                                                         const std::string& log_dir) {
+  const std::string path = storage::JoinPath(log_dir, "_last_checkpoint");
+  Result<std::string> text = fs.ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return std::optional<int64_t>();
+    }
+    return text.status().WithContext(fmt::format("reading {}", path));
   }
-  if (!multi_part.empty()) {
-    latest = std::max(latest, multi_part.rbegin()->first);
+  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) {
+    return std::optional<int64_t>();
   }
-  if (commits.empty() && single_checkpoints.empty() && multi_part.empty()) {
+  auto version = json.find("version");
+  if (version == json.end() || !version->is_number_integer() || version->get<int64_t>() < 0) {
+    return std::optional<int64_t>();
+  }
+  return std::optional<int64_t>(version->get<int64_t>());
+}
+
+namespace {
+
+// The segment for `version` from a listing (the whole log, or the log from a checkpoint on).
+Result<LogSegment> SegmentFromListing(const LogListing& listing, const std::string& table_root,
+                                      const std::string& log_dir, std::optional<int64_t> version) {
+  // The newest version the log knows: its last commit, or a complete checkpoint past it (a log
+  // whose commits were cleaned up). An incomplete checkpoint proves nothing.
+  int64_t latest = listing.commits.empty() ? -1 : listing.commits.back().version;
+  if (!listing.checkpoints.empty()) {
+    latest = std::max(latest, listing.checkpoints.rbegin()->first);
+  }
+  if (latest < 0) {
     return Status::NotFound(fmt::format("{}: the Delta log has no commits", log_dir));
   }
   const int64_t target = version.value_or(latest);
@@ -150,46 +211,15 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
   }
   LogSegment segment;
   segment.version = target;
-  segment.all_commits = commits;
-  // The newest complete checkpoint at or below the target. V2/classic ones are complete by
-  // themselves; a multi-part set only when every part is present (PROTOCOL.md).
-  for (int64_t v = target; v >= 0 && segment.checkpoint_version < 0; --v) {
-    auto single = single_checkpoints.find(v);
-    if (single != single_checkpoints.end()) {
-      // Prefer a UUID-named V2 checkpoint; any one complete checkpoint is enough.
-      const LogFile* best = &single->second.front();
-      for (const LogFile& f : single->second) {
-        if (f.kind == LogFile::Kind::kUuidCheckpoint) {
-          best = &f;
-        }
-      }
-      segment.checkpoint = {*best};
-      segment.checkpoint_version = v;
-      break;
-    }
-    auto multi = multi_part.find(v);
-    if (multi != multi_part.end()) {
-      for (auto& [parts, files] : multi->second) {
-        std::sort(files.begin(), files.end(),
-                  [](const LogFile& a, const LogFile& b) { return a.part < b.part; });
-        bool complete = static_cast<int64_t>(files.size()) == parts;
-        for (size_t i = 0; complete && i < files.size(); ++i) {
-          complete = files[i].part == static_cast<int64_t>(i) + 1;
-        }
-        if (complete) {
-          segment.checkpoint = files;
-          segment.checkpoint_version = v;
-          break;
-        }
-      }
-    }
-    if (single_checkpoints.empty() && multi_part.empty()) {
-      break;
-    }
+  auto checkpoint = listing.checkpoints.upper_bound(target);
+  if (checkpoint != listing.checkpoints.begin()) {
+    --checkpoint;
+    segment.checkpoint = checkpoint->second;
+    segment.checkpoint_version = checkpoint->first;
   }
   const int64_t first = segment.checkpoint_version + 1;
   int64_t expected = first;
-  for (const LogFile& commit : commits) {
+  for (const LogFile& commit : listing.commits) {
     if (commit.version < first || commit.version > target) {
       continue;
     }
@@ -199,12 +229,48 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
     segment.commits.push_back(commit);
     ++expected;
   }
-  if (expected != target + 1) {
-    return Status::Corruption(
-        fmt::format("{}: missing_commit: commit {} missing (replay from version {} to {})", log_dir,
-                    expected, first, target));
+  if (expected == target + 1) {
+    return segment;
   }
-  return segment;
+  const std::string missing = fmt::format(
+      "missing_commit: commit {} missing (replay from version {} to {})", expected, first, target);
+  // Before the oldest checkpoint of a log without its first commits: log cleanup removed them.
+  const bool has_first_commit = !listing.commits.empty() && listing.commits.front().version == 0;
+  if (!has_first_commit && !listing.checkpoints.empty() &&
+      listing.checkpoints.begin()->first > target) {
+    return Status::NotFound(
+        fmt::format("{}: version {} is no longer available: {}; the log was cleaned up "
+                    "(delta.logRetentionDuration) and the earliest version available is {}",
+                    table_root, target, missing, listing.checkpoints.begin()->first));
+  }
+  return Status::Corruption(fmt::format("{}: {}", log_dir, missing));
+}
+
+}  // namespace
+
+Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& table_root,
+                                   std::optional<int64_t> version) {
+  const std::string log_dir = storage::JoinPath(table_root, "_delta_log");
+  // `_last_checkpoint` saves listing the whole log, but only the listing can be trusted: any
+  // doubt about the hint falls back to listing everything.
+  Result<std::optional<int64_t>> hint = ReadLastCheckpointVersion(fs, log_dir);
+  if (hint.ok() && *hint && (!version || *version >= **hint)) {
+    Result<LogListing> from_hint = ListLog(fs, log_dir, **hint);
+    if (from_hint.ok() && from_hint->checkpoints.count(**hint)) {
+      Result<LogSegment> segment = SegmentFromListing(*from_hint, table_root, log_dir, version);
+      if (segment.ok()) {
+        return segment;
+      }
+    }
+  }
+  Result<LogListing> listing = ListLog(fs, log_dir);
+  if (!listing.ok()) {
+    if (listing.status().IsNotFound()) {
+      return Status::NotFound(fmt::format("{} is not a Delta table: no _delta_log", table_root));
+    }
+    return listing.status();
+  }
+  return SegmentFromListing(*listing, table_root, log_dir, version);
 }
 
 }  // namespace tributary::delta

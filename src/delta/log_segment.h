@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct LogFile {
     kMultiPartCheckpoint,  // <v>.checkpoint.<part>.<parts>.parquet
     kUuidCheckpoint,       // <v>.checkpoint.<uuid>.json|parquet (V2)
     kCompaction,           // <v>.<end>.compacted.json
+    kChecksum,             // <v>.crc
   };
   Kind kind = Kind::kCommit;
   int64_t version = 0;
@@ -32,12 +34,36 @@ struct LogFile {
   int64_t modification_time_ms = 0;
 };
 
-/// Classifies a file name of `_delta_log/`; nullopt for anything else (.crc, _last_checkpoint,
+/// Classifies a file name of `_delta_log/`; nullopt for anything else (_last_checkpoint,
 /// temporary files).
 std::optional<LogFile> ParseLogFileName(const std::string& name);
 
 /// "_delta_log/00000000000000000007.json" for version 7 under `log_dir`.
 std::string CommitPath(const std::string& log_dir, int64_t version);
+
+/// The classified files of `_delta_log/`.
+struct LogListing {
+  /// Commit files, ascending by version.
+  std::vector<LogFile> commits;
+  /// Complete checkpoints by version, each as the files replay reads: one UUID-named (V2) or
+  /// classic file, else every part of a complete multi-part set. Incomplete sets are left out
+  /// (PROTOCOL.md: readers ignore a multi-part checkpoint with missing parts).
+  std::map<int64_t, std::vector<LogFile>> checkpoints;
+  /// Every classified file (commits, checkpoint files complete or not, compactions, .crc),
+  /// ascending by version: what expired log cleanup chooses from.
+  std::vector<LogFile> files;
+};
+
+/// Lists `log_dir` (a table's `_delta_log`), from `from_version` on when given (a listing that
+/// starts after `from_version - 1`'s names; object stores list from a key cheaply).
+/// NotFound when the directory does not exist.
+Result<LogListing> ListLog(storage::FileSystem& fs, const std::string& log_dir,
+                           std::optional<int64_t> from_version = {});
+
+/// The version `<log_dir>/_last_checkpoint` names, or nullopt when the file is missing or is
+/// not a JSON object with an integer "version" (it is only a hint). IOError from `fs`.
+Result<std::optional<int64_t>> ReadLastCheckpointVersion(storage::FileSystem& fs,
+                                                         const std::string& log_dir);
 
 /// What replaying one version reads.
 struct LogSegment {
@@ -47,14 +73,16 @@ struct LogSegment {
   int64_t checkpoint_version = -1;
   /// Commits after the checkpoint, ascending, contiguous, ending at `version`.
   std::vector<LogFile> commits;
-  /// Every commit file listed (for history and timestamps), ascending.
-  std::vector<LogFile> all_commits;
 };
 
-/// Lists `<table>/_delta_log` and builds the segment for `version` (the latest when absent).
-/// `_last_checkpoint` is only a hint: when it is stale, corrupt or missing, the listing decides.
-/// NotFound when the table has no log or the version does not exist; Corruption
-/// ("missing_commit: ...") when a commit between the checkpoint and the version is missing.
+/// Builds the segment for `version` (the latest when absent) of the table at `table_root`.
+/// When `_last_checkpoint` names a checkpoint at or below the wanted version, the log is listed
+/// from that version on; when that listing has no complete checkpoint there (a stale, corrupt
+/// or dangling hint) or cannot build the segment, the whole log is listed, which decides.
+/// NotFound when the table has no log or the version does not exist, or when the version's
+/// commits were removed by log cleanup ("missing_commit: ...", naming the earliest version
+/// still available); Corruption ("missing_commit: ...") when another commit between the
+/// checkpoint and the version is missing.
 Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& table_root,
                                    std::optional<int64_t> version);
 

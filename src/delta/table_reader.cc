@@ -178,7 +178,9 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& 
                                                            const Snapshot& snapshot,
                                                            const AddFile& add,
                                                            const TableReadOptions& options) {
-  const expr::EvalContext context{options.session_time_zone, options.pool};
+  expr::EvalContext context;
+  context.session_time_zone = options.session_time_zone;
+  context.pool = options.pool;
   const columnar::SchemaPtr& schema = snapshot.Schema();
   const auto& partition_columns = snapshot.GetMetadata().partition_columns;
   std::vector<columnar::RecordBatchPtr> out;

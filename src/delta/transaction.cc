@@ -26,6 +26,7 @@
 
 #include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
+#include "delta/log_cleanup.h"
 #include "delta/log_segment.h"
 #include "storage/path.h"
 
@@ -310,25 +311,17 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
 }
 
 void Transaction::MaybeCheckpoint(int64_t version) const {
-  // delta.checkpointInterval of the table as committed (default 10, as Spark).
   const Metadata* metadata = metadata_   ? &*metadata_
                              : snapshot_ ? &snapshot_->GetMetadata()
                                          : nullptr;
-  int64_t interval = 10;
-  if (metadata != nullptr) {
-    auto it = metadata->configuration.find("delta.checkpointInterval");
-    if (it != metadata->configuration.end()) {
-      interval = std::max<int64_t>(1, std::atoll(it->second.c_str()));
-    }
-  }
-  if (version == 0 || version % interval != 0) {
+  if (metadata == nullptr || version == 0 || version % CheckpointInterval(*metadata) != 0) {
     return;
   }
   // The commit stands whatever happens here: a missing checkpoint only slows readers down,
-  // and the next interval writes one again.
+  // the next interval writes one again, and cleanup can wait for the next checkpoint.
   auto snapshot = Snapshot::Load(fs_, table_root_, version);
-  if (snapshot.ok()) {
-    (void)WriteCheckpoint(fs_, **snapshot);
+  if (snapshot.ok() && WriteCheckpoint(fs_, **snapshot).ok()) {
+    (void)CleanUpExpiredLogs(fs_, **snapshot, NowMillis());
   }
 }
 

@@ -73,7 +73,8 @@ class Transaction {
   bool IsBlindAppend() const;
   std::string Serialize() const;
   Status CheckConflict(int64_t version, const std::vector<Action>& winner) const;
-  /// Writes a checkpoint when `version` is a multiple of delta.checkpointInterval.
+  /// Writes a checkpoint when `version` is a multiple of delta.checkpointInterval, then cleans up
+  /// expired log files.
   void MaybeCheckpoint(int64_t version) const;
 
   storage::FileSystem& fs_;

@@ -20,6 +20,7 @@
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
+#include "delta/table_rows.h"
 #include "storage/fault_injection_file_system.h"
 #include "storage/local_file_system.h"
 #include "storage/temp_dir.h"
@@ -93,22 +94,7 @@ void ExpectSameState(const Snapshot& expected, const Snapshot& actual) {
   EXPECT_EQ(actual.Domains(), expected.Domains());
 }
 
-// Every row of the snapshot's table as sorted canonical JSON lines.
-std::vector<std::string> SortedRows(storage::FileSystem& fs, const Snapshot& snapshot) {
-  std::vector<std::string> rows;
-  auto batches = ReadTable(fs, snapshot);
-  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
-  if (!batches.ok()) {
-    return rows;
-  }
-  for (const auto& batch : *batches) {
-    for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
-      rows.push_back(std::move(row));
-    }
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
+using testing::SortedRows;
 
 // The `add.path` strings exactly as the commit files spell them (writers put path first).
 std::set<std::string> RawAddPaths(const std::string& log_dir) {

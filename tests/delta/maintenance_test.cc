@@ -15,6 +15,7 @@
 #include "delta/history.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
+#include "delta/table_rows.h"
 #include "delta/table_writes.h"
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
@@ -48,15 +49,7 @@ class MaintenanceTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::vector<std::string> Rows(std::optional<int64_t> version = {}) {
-    auto snapshot = Snapshot::Load(fs_, root_, version).ValueOrDie();
-    std::vector<std::string> rows;
-    for (const auto& batch : ReadTable(fs_, *snapshot).ValueOrDie()) {
-      for (auto& row : columnar::CanonicalJsonRows(*batch)) {
-        rows.push_back(row);
-      }
-    }
-    std::sort(rows.begin(), rows.end());
-    return rows;
+    return testing::SortedRows(fs_, root_, version);
   }
 
   storage::LocalFileSystem fs_;
