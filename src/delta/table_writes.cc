@@ -1,5 +1,6 @@
 #include "delta/table_writes.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -51,30 +52,123 @@ std::string ModeName(SaveMode mode) {
   return "?";
 }
 
-// The table schema after an append with mergeSchema: new top-level columns are added
-// (nullable); a column present in both must keep its type.
+// The type a column of the table takes when data of type `data` is written into it (`path`
+// names the column for errors). Without `merge` the data may only omit nullable fields or be
+// untyped nulls; with it (mergeSchema), new struct fields, also inside arrays and maps, are
+// added as nullable and a void (NullType) column takes the data's type, as Spark's
+// SchemaMergingUtils does. Anything else is an error naming the path and both types.
+Result<columnar::DataTypePtr> MergeType(const std::string& path, const columnar::DataTypePtr& table,
+                                        const columnar::DataTypePtr& data, bool merge) {
+  if (data->Id() == TypeId::kNull) {
+    return table;
+  }
+  if (table->Id() == TypeId::kNull && merge) {
+    return data;
+  }
+  auto mismatch = [&]() {
+    return Status::InvalidArgument(fmt::format(
+        "column '{}' is {} in the table but {} in the data{}", path, table->ToString(),
+        data->ToString(),
+        table->Id() == TypeId::kNull ? "; set mergeSchema to give the void column a type" : ""));
+  };
+  if (table->Id() != data->Id()) {
+    return mismatch();
+  }
+  switch (table->Id()) {
+    case TypeId::kStruct: {
+      std::vector<Field> fields = table->Fields();
+      for (const Field& field : data->Fields()) {
+        const std::string child_path = path.empty() ? field.Name() : path + "." + field.Name();
+        const int index = table->FieldIndex(field.Name());
+        if (index < 0) {
+          if (!merge) {
+            return Status::InvalidArgument(fmt::format(
+                "column '{}' ({}) is not in the table schema; set mergeSchema to add it",
+                child_path, field.Type()->ToString()));
+          }
+          fields.push_back(field.WithNullable(true));
+          continue;
+        }
+        const Field& existing = table->Fields()[static_cast<size_t>(index)];
+        TRIBUTARY_ASSIGN_OR_RAISE(auto merged,
+                                  MergeType(child_path, existing.Type(), field.Type(), merge));
+        fields[static_cast<size_t>(index)] = existing.WithType(std::move(merged));
+      }
+      return DataType::Struct(std::move(fields));
+    }
+    case TypeId::kArray: {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto element, MergeType(path + ".element", table->ElementType(),
+                                                        data->ElementType(), merge));
+      return DataType::Array(std::move(element), table->ContainsNull());
+    }
+    case TypeId::kMap: {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto key,
+                                MergeType(path + ".key", table->KeyType(), data->KeyType(), merge));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto value, MergeType(path + ".value", table->ValueType(), data->ValueType(), merge));
+      return DataType::Map(std::move(key), std::move(value), table->ContainsNull());
+    }
+    default:
+      if (!table->SameShape(*data)) {
+        return mismatch();
+      }
+      return table;
+  }
+}
+
+// The table schema after writing data of schema `data` into a table of schema `table`: see
+// MergeType; top-level columns are named without a prefix.
 Result<columnar::SchemaPtr> MergeSchemas(const columnar::Schema& table,
                                          const columnar::Schema& data, bool merge) {
-  std::vector<Field> fields = table.Fields();
-  for (const Field& field : data.Fields()) {
-    const int index = table.FieldIndex(field.Name());
-    if (index < 0) {
-      if (!merge) {
-        return Status::InvalidArgument(
-            fmt::format("column '{}' ({}) is not in the table schema; set mergeSchema to add it",
-                        field.Name(), field.Type()->ToString()));
-      }
-      fields.push_back(field.WithNullable(true));
-      continue;
-    }
-    const Field& existing = table.FieldAt(index);
-    if (!existing.Type()->SameShape(*field.Type())) {
-      return Status::InvalidArgument(
-          fmt::format("column '{}' is {} in the table but {} in the data", field.Name(),
-                      existing.Type()->ToString(), field.Type()->ToString()));
-    }
-  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto merged, MergeType("", DataType::Struct(table.Fields()),
+                                                   DataType::Struct(data.Fields()), merge));
+  std::vector<Field> fields = merged->Fields();
   return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
+// `column` as a column of `type`, which MergeType made from the column's type: struct fields
+// the data lacks become nulls, fields are put in the table's order, untyped nulls get the type.
+Result<columnar::ColumnPtr> ConformColumn(const columnar::ColumnPtr& column,
+                                          const columnar::DataTypePtr& type) {
+  if (column->Type()->SameShape(*type)) {
+    return column;
+  }
+  const int64_t length = column->Length();
+  if (column->Type()->Id() == TypeId::kNull) {
+    return columnar::Column::MakeAllNull(type, length);
+  }
+  std::vector<columnar::ColumnPtr> children;
+  switch (type->Id()) {
+    case TypeId::kStruct:
+      for (const Field& field : type->Fields()) {
+        const int index = column->Type()->FieldIndex(field.Name());
+        columnar::ColumnPtr child;
+        if (index < 0) {
+          TRIBUTARY_ASSIGN_OR_RAISE(child, columnar::Column::MakeAllNull(field.Type(), length));
+        } else {
+          TRIBUTARY_ASSIGN_OR_RAISE(child, ConformColumn(column->Child(index), field.Type()));
+        }
+        children.push_back(std::move(child));
+      }
+      break;
+    case TypeId::kArray: {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto element, ConformColumn(column->Child(0), type->ElementType()));
+      children.push_back(std::move(element));
+      break;
+    }
+    case TypeId::kMap: {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto key, ConformColumn(column->Child(0), type->KeyType()));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto value, ConformColumn(column->Child(1), type->ValueType()));
+      children.push_back(std::move(key));
+      children.push_back(std::move(value));
+      break;
+    }
+    default:
+      return Status::Internal(
+          fmt::format("cannot write {} data as {}", column->Type()->ToString(), type->ToString()));
+  }
+  return columnar::Column::Make(type, length, column->ValidityBuffer(), nullptr,
+                                column->OffsetsBuffer(), std::move(children));
 }
 
 // `batch` in `schema`'s column order, with columns it lacks as nulls.
@@ -86,10 +180,59 @@ Result<columnar::RecordBatchPtr> Conform(const columnar::RecordBatch& batch,
     if (column == nullptr) {
       TRIBUTARY_ASSIGN_OR_RAISE(column,
                                 columnar::Column::MakeAllNull(field.Type(), batch.NumRows()));
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(column, ConformColumn(column, field.Type()));
     }
     columns.push_back(std::move(column));
   }
   return columnar::RecordBatch::Make(schema, batch.NumRows(), std::move(columns));
+}
+
+// The protocol `protocol` must become for a table of `schema`, or nullopt when it already
+// allows the schema: timestamp_ntz columns need the timestampNtz feature.
+std::optional<Protocol> ProtocolFor(const columnar::Schema& schema, const Protocol& protocol) {
+  const Protocol needed = MinimalProtocol(schema);
+  if (!needed.reader_features) {
+    return std::nullopt;
+  }
+  Protocol upgraded = protocol;
+  // Moving to table features lists what the legacy versions implied (PROTOCOL.md "Table
+  // Features": writer 2 = appendOnly + invariants, reader 2 = columnMapping).
+  if (protocol.min_reader_version < 3) {
+    upgraded.reader_features.emplace();
+    if (protocol.min_reader_version == 2) {
+      upgraded.reader_features->push_back("columnMapping");
+    }
+  }
+  if (protocol.min_writer_version < 7) {
+    static const std::vector<std::string> kLegacyWriterFeatures = {
+        "appendOnly",       "invariants",    "checkConstraints", "changeDataFeed",
+        "generatedColumns", "columnMapping", "identityColumns"};
+    static const int kMinWriterVersion[] = {2, 2, 3, 4, 4, 5, 6};
+    upgraded.writer_features.emplace();
+    for (size_t i = 0; i < kLegacyWriterFeatures.size(); ++i) {
+      if (protocol.min_writer_version >= kMinWriterVersion[i]) {
+        upgraded.writer_features->push_back(kLegacyWriterFeatures[i]);
+      }
+    }
+  }
+  upgraded.min_reader_version = 3;
+  upgraded.min_writer_version = 7;
+  bool changed = protocol.min_reader_version != 3 || protocol.min_writer_version != 7;
+  auto add = [&](std::optional<std::vector<std::string>>& features) {
+    if (!features) {
+      features.emplace();
+    }
+    for (const std::string& feature : *needed.reader_features) {
+      if (std::find(features->begin(), features->end(), feature) == features->end()) {
+        features->push_back(feature);
+        changed = true;
+      }
+    }
+  };
+  add(upgraded.reader_features);
+  add(upgraded.writer_features);
+  return changed ? std::optional<Protocol>(std::move(upgraded)) : std::nullopt;
 }
 
 }  // namespace
@@ -130,25 +273,44 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
         return result;  // this application version is already in the table
       }
     }
-    if (!options.partition_by.empty() &&
+    if (options.overwrite_schema &&
+        (options.mode != SaveMode::kOverwrite || options.replace_where)) {
+      return Status::InvalidArgument(
+          fmt::format("{}: overwriteSchema needs mode overwrite without replaceWhere", table_root));
+    }
+    if (!options.overwrite_schema && !options.partition_by.empty() &&
         options.partition_by != snapshot->GetMetadata().partition_columns) {
       return Status::InvalidArgument(
-          fmt::format("{}: partitioning [{}] differs from the table's [{}]", table_root,
-                      fmt::join(options.partition_by, ", "),
+          fmt::format("{}: partitioning [{}] differs from the table's [{}]; set overwriteSchema "
+                      "with mode overwrite to replace it",
+                      table_root, fmt::join(options.partition_by, ", "),
                       fmt::join(snapshot->GetMetadata().partition_columns, ", ")));
     }
   }
-  const std::vector<std::string> partition_columns =
-      snapshot ? snapshot->GetMetadata().partition_columns : options.partition_by;
+  // overwriteSchema replaces the schema and the partitioning with the data's (Spark's
+  // DataFrameWriter option): no partitionBy makes the table unpartitioned.
+  const bool replace_schema = snapshot != nullptr && options.overwrite_schema;
+  const std::vector<std::string> partition_columns = snapshot && !replace_schema
+                                                         ? snapshot->GetMetadata().partition_columns
+                                                         : options.partition_by;
   columnar::SchemaPtr table_schema = schema;
   if (snapshot != nullptr) {
-    const bool overwrite = options.mode == SaveMode::kOverwrite;
-    TRIBUTARY_ASSIGN_OR_RAISE(table_schema, MergeSchemas(*snapshot->Schema(), *schema,
-                                                         options.merge_schema && !overwrite));
-    if (table_schema->NumFields() != snapshot->Schema()->NumFields()) {
+    if (!replace_schema) {
+      auto merged = MergeSchemas(*snapshot->Schema(), *schema, options.merge_schema);
+      if (!merged.ok()) {
+        return merged.status().WithContext(table_root);
+      }
+      table_schema = *merged;
+    }
+    if (SchemaToJson(*table_schema) != SchemaToJson(*snapshot->Schema()) ||
+        partition_columns != snapshot->GetMetadata().partition_columns) {
       Metadata metadata = snapshot->GetMetadata();
       metadata.schema_string = SchemaToJson(*table_schema);
+      metadata.partition_columns = partition_columns;
       txn->SetMetadata(std::move(metadata));
+      if (auto upgraded = ProtocolFor(*table_schema, snapshot->GetProtocol())) {
+        txn->SetProtocol(std::move(*upgraded));
+      }
     } else {
       table_schema = snapshot->Schema();
     }

@@ -28,8 +28,14 @@ struct TableWriteOptions {
   /// Overwrite only the rows of partitions matching this predicate over partition columns
   /// (Spark's replaceWhere); every written row must match it. Default: none (whole table).
   expr::ExprPtr replace_where;
-  /// Append: add new top-level columns of the data to the table schema. Default: false.
+  /// mergeSchema: add the data's new columns to the table schema (also fields nested in structs,
+  /// arrays and maps of structs) and give void (NullType) columns the data's type. Without it
+  /// the data must fit the table schema (columns it lacks are written as nulls). Default: false.
   bool merge_schema = false;
+  /// overwriteSchema, with mode kOverwrite only: replace the table's schema with the data's and
+  /// its partitioning with `partition_by` (empty: unpartitioned). Without it an overwrite must
+  /// fit the table schema like an append. Default: false.
+  bool overwrite_schema = false;
   /// Idempotent writes: skip when the table already holds `version` of application `app_id`
   /// (Structured Streaming's txn(appId = query id, version = batch id)). Default: none.
   std::optional<std::pair<std::string, int64_t>> txn;

@@ -80,7 +80,9 @@ Status CheckWritable(const Snapshot& snapshot) {
         fmt::format("{}: unsupported minWriterVersion {}", root, p.min_writer_version));
   }
   static const std::vector<std::string> kSupported = {
-      "appendOnly", "timestampNtz", "domainMetadata", "vacuumProtocolCheck", "deletionVectors"};
+      // invariants: enforced per column, refused below when a column has one.
+      "appendOnly",     "invariants",          "timestampNtz",
+      "domainMetadata", "vacuumProtocolCheck", "deletionVectors"};
   if (p.writer_features) {
     for (const std::string& feature : *p.writer_features) {
       if (std::find(kSupported.begin(), kSupported.end(), feature) == kSupported.end()) {

@@ -187,6 +187,155 @@ TEST_F(TableWritesTest, MergeSchemaAddsColumnsOtherwiseErrorNamesThem) {
             std::string::npos);
 }
 
+TEST_F(TableWritesTest, OverwriteWithAnotherSchemaNeedsOverwriteSchema) {
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")},
+                       Options(SaveMode::kErrorIfExists)));
+  auto other = MakeSchema({Field("id", DataType::String()), Field("city", DataType::String())});
+  auto batch = BatchFromJson(other, R"([["a", "paris"], ["b", "lyon"]])").ValueOrDie();
+  TableWriteOptions overwrite;
+  overwrite.mode = SaveMode::kOverwrite;
+  auto refused = WriteTable(fs_, root_, other, {batch}, overwrite);
+  ASSERT_RAISES(InvalidArgument, refused);
+  EXPECT_NE(refused.status().Message().find("column 'id' is bigint in the table but string"),
+            std::string::npos)
+      << refused.status().ToString();
+  overwrite.partition_by = {"city"};
+  auto repartition = WriteTable(fs_, root_, other, {batch}, overwrite);
+  ASSERT_RAISES(InvalidArgument, repartition);
+  EXPECT_NE(repartition.status().Message().find("overwriteSchema"), std::string::npos);
+
+  overwrite.overwrite_schema = true;
+  ASSERT_OK(WriteTable(fs_, root_, other, {batch}, overwrite));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Schema()->ToString(), other->ToString());
+  EXPECT_EQ(snapshot->GetMetadata().partition_columns, std::vector<std::string>{"city"});
+  for (const AddFile& add : snapshot->Files()) {
+    EXPECT_EQ(add.path.rfind("city=", 0), 0u) << add.path;
+  }
+  ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"id":"a","city":"paris"})",
+                                            R"({"id":"b","city":"lyon"})"}));
+  // The old version keeps its schema and rows.
+  ASSERT_OK_AND_ASSIGN(auto old_rows, Rows(fs_, root_, 0));
+  EXPECT_EQ(old_rows.size(), 1u);
+  // Without partitionBy the table becomes unpartitioned.
+  TableWriteOptions unpartition;
+  unpartition.mode = SaveMode::kOverwrite;
+  unpartition.overwrite_schema = true;
+  ASSERT_OK(WriteTable(fs_, root_, other, {batch}, unpartition));
+  ASSERT_OK_AND_ASSIGN(auto flat, Snapshot::Load(fs_, root_));
+  EXPECT_TRUE(flat->GetMetadata().partition_columns.empty());
+  // overwriteSchema is for overwrites only.
+  unpartition.mode = SaveMode::kAppend;
+  ASSERT_RAISES(InvalidArgument, WriteTable(fs_, root_, other, {batch}, unpartition));
+}
+
+columnar::SchemaPtr NestedSchema(bool wider) {
+  std::vector<Field> s = {Field("a", DataType::Int32())};
+  std::vector<Field> x = {Field("x", DataType::Int32())};
+  std::vector<Field> y = {Field("y", DataType::Int32())};
+  if (wider) {
+    s.emplace_back("b", DataType::String());
+    x.emplace_back("z", DataType::Float64());
+    y.emplace_back("w", DataType::Boolean());
+  }
+  return MakeSchema({Field("id", DataType::Int64()), Field("s", DataType::Struct(s)),
+                     Field("arr", DataType::Array(DataType::Struct(x))),
+                     Field("m", DataType::Map(DataType::String(), DataType::Struct(y)))});
+}
+
+TEST_F(TableWritesTest, MergeSchemaAddsNestedFieldsInStructsArraysAndMaps) {
+  TableWriteOptions create;
+  ASSERT_OK(WriteTable(
+      fs_, root_, NestedSchema(false),
+      {BatchFromJson(NestedSchema(false), R"([[1, [10], [[11]], [["k", [12]]]]])").ValueOrDie()},
+      create));
+  auto wider = NestedSchema(true);
+  auto batch =
+      BatchFromJson(wider, R"([[2, [20, "b"], [[21, 0.5]], [["k", [22, true]]]]])").ValueOrDie();
+  TableWriteOptions append;
+  append.mode = SaveMode::kAppend;
+  auto refused = WriteTable(fs_, root_, wider, {batch}, append);
+  ASSERT_RAISES(InvalidArgument, refused);
+  EXPECT_NE(refused.status().Message().find("column 's.b' (string) is not in the table schema"),
+            std::string::npos)
+      << refused.status().ToString();
+  append.merge_schema = true;
+  ASSERT_OK(WriteTable(fs_, root_, wider, {batch}, append));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Schema()->ToString(), wider->ToString());
+  ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
+  EXPECT_EQ(
+      rows,
+      (std::vector<std::string>{
+          R"({"id":1,"s":{"a":10,"b":null},"arr":[{"x":11,"z":null}],"m":[{"key":"k","value":{"y":12,"w":null}}]})",
+          R"({"id":2,"s":{"a":20,"b":"b"},"arr":[{"x":21,"z":0.5}],"m":[{"key":"k","value":{"y":22,"w":true}}]})"}));
+  // Data without the new nested fields still fits: they are written as nulls.
+  ASSERT_OK(WriteTable(fs_, root_, NestedSchema(false),
+                       {BatchFromJson(NestedSchema(false), R"([[3, [30], [], []]])").ValueOrDie()},
+                       append));
+  ASSERT_OK_AND_ASSIGN(auto three, Rows(fs_, root_));
+  EXPECT_EQ(three.back(), R"({"id":3,"s":{"a":30,"b":null},"arr":[],"m":[]})");
+  // An incompatible nested type is refused with its path, even with mergeSchema.
+  auto clash = MakeSchema(
+      {Field("id", DataType::Int64()),
+       Field("arr", DataType::Array(DataType::Struct({Field("x", DataType::String())})))});
+  auto bad = WriteTable(fs_, root_, clash,
+                        {BatchFromJson(clash, R"([[4, [["no"]]]])").ValueOrDie()}, append);
+  ASSERT_RAISES(InvalidArgument, bad);
+  EXPECT_NE(bad.status().Message().find("column 'arr.element.x' is int in the table but string"),
+            std::string::npos)
+      << bad.status().ToString();
+}
+
+TEST_F(TableWritesTest, MergeSchemaGivesVoidColumnsTheIncomingType) {
+  auto untyped = MakeSchema({Field("id", DataType::Int64()), Field("v", DataType::Null())});
+  ASSERT_OK(
+      WriteTable(fs_, root_, untyped, {BatchFromJson(untyped, R"([[1, null]])").ValueOrDie()}, {}));
+  auto typed = MakeSchema({Field("id", DataType::Int64()), Field("v", DataType::Int32())});
+  auto batch = BatchFromJson(typed, R"([[2, 7]])").ValueOrDie();
+  TableWriteOptions append;
+  append.mode = SaveMode::kAppend;
+  auto refused = WriteTable(fs_, root_, typed, {batch}, append);
+  ASSERT_RAISES(InvalidArgument, refused);
+  EXPECT_NE(refused.status().Message().find("column 'v' is void in the table but int"),
+            std::string::npos)
+      << refused.status().ToString();
+  append.merge_schema = true;
+  ASSERT_OK(WriteTable(fs_, root_, typed, {batch}, append));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Schema()->FieldAt(1).Type()->ToString(), "int");
+  // Untyped nulls written into the typed column take its type.
+  ASSERT_OK(WriteTable(fs_, root_, untyped, {BatchFromJson(untyped, R"([[3, null]])").ValueOrDie()},
+                       append));
+  ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"id":1,"v":null})", R"({"id":2,"v":7})",
+                                            R"({"id":3,"v":null})"}));
+}
+
+TEST_F(TableWritesTest, MergingATimestampNtzColumnUpgradesTheProtocol) {
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")},
+                       Options(SaveMode::kErrorIfExists)));
+  auto wider = MakeSchema({Field("id", DataType::Int64()), Field("country", DataType::String()),
+                           Field("at", DataType::TimestampNtz())});
+  TableWriteOptions merge = Options(SaveMode::kAppend);
+  merge.merge_schema = true;
+  ASSERT_OK(WriteTable(fs_, root_, wider,
+                       {BatchFromJson(wider, R"([[2, "fr", 1000000]])").ValueOrDie()}, merge));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  const Protocol& protocol = snapshot->GetProtocol();
+  EXPECT_EQ(protocol.min_reader_version, 3);
+  EXPECT_EQ(protocol.min_writer_version, 7);
+  EXPECT_EQ(*protocol.reader_features, std::vector<std::string>{"timestampNtz"});
+  EXPECT_EQ(*protocol.writer_features,
+            (std::vector<std::string>{"appendOnly", "invariants", "timestampNtz"}));
+  // The upgraded table stays writable.
+  ASSERT_OK(WriteTable(fs_, root_, wider,
+                       {BatchFromJson(wider, R"([[3, "fr", 2000000]])").ValueOrDie()}, merge));
+  ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
+  EXPECT_EQ(rows.size(), 3u);
+}
+
 class ConflictTest : public TableWritesTest {
  protected:
   void SetUp() override {
