@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev
   librocksdb-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libcpp-httplib-dev librdkafka-dev kcat tzdata
+  libcpp-httplib-dev librdkafka-dev kcat tzdata libre2-dev libxxhash-dev
 )
 
 missing=()

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "columnar/column_builder.h"
+#include "expr/function_registry.h"
 #include "expr/kernels.h"
 
 namespace tributary::expr {
@@ -111,6 +112,8 @@ Result<ColumnPtr> Dispatch(const BoundExpression& expr, const columnar::RecordBa
     case Op::kCast:
     case Op::kTryCast:
       return CastKernel(*inputs[0], expr.Type(), expr.GetOp() == Op::kTryCast, context);
+    case Op::kSubscript:
+      return SubscriptKernel(*inputs[0], *inputs[1], pool);
     default:
       break;
   }
@@ -119,6 +122,15 @@ Result<ColumnPtr> Dispatch(const BoundExpression& expr, const columnar::RecordBa
 
 Result<ColumnPtr> EvaluateNode(const BoundExpression& expr, const columnar::RecordBatch& batch,
                                const EvalContext& context) {
+  // Functions and CASE evaluate their own arguments (some lazily, over part of the batch).
+  if (expr.GetOp() == Op::kFunction || expr.GetOp() == Op::kCaseWhen) {
+    auto result = expr.GetOp() == Op::kFunction ? expr.Function()->Evaluate(expr, batch, context)
+                                                : EvaluateCaseWhen(expr, batch, context);
+    if (!result.ok()) {
+      return result.status().WithContext("in " + expr.ToString());
+    }
+    return result;
+  }
   std::vector<ColumnPtr> inputs;
   for (const BoundExprPtr& child : expr.Children()) {
     TRIBUTARY_ASSIGN_OR_RAISE(auto column, EvaluateNode(*child, batch, context));

@@ -14,6 +14,9 @@ namespace {
 const std::vector<FunctionEntry>& Registry() {
   static const std::vector<FunctionEntry> table = [] {
     std::vector<FunctionEntry> entries;
+    AddConditionalFunctions(&entries);
+    AddCollectionFunctions(&entries);
+    AddStringFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;

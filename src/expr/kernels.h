@@ -28,4 +28,12 @@ Result<ColumnPtr> CompareKernel(Op op, const Column& a, const Column& b, MemoryP
 Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool safe,
                              const EvalContext& context);
 
+/// CASE WHEN, evaluating each branch only over the rows that reach it.
+Result<ColumnPtr> EvaluateCaseWhen(const BoundExpression& expr, const columnar::RecordBatch& batch,
+                                   const EvalContext& context);
+
+/// base[key] of an array (0-based `key`, int32) or a map (key of the map's key type). An array
+/// index out of range is an ANSI error naming the row; a missing map key gives null.
+Result<ColumnPtr> SubscriptKernel(const Column& base, const Column& key, MemoryPool* pool);
+
 }  // namespace tributary::expr

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "columnar/canonical_json.h"
 #include "expr/evaluator.h"
 #include "support/batch_from_json.h"
@@ -30,5 +32,28 @@ inline Result<std::vector<std::string>> EvalToJson(const ExprPtr& expr,
 }
 
 using Strings = std::vector<std::string>;
+
+inline ExprPtr IntLit(int32_t value) {
+  return Lit(Scalar::Int32(value));
+}
+inline ExprPtr StrLit(std::string value) {
+  return Lit(Scalar::String(std::move(value)));
+}
+
+/// A fixture evaluating expressions over one batch (`batch_`, set by the test's SetUp).
+class BatchExpressionTest : public ::testing::Test {
+ protected:
+  Strings Eval(const ExprPtr& expr, const EvalContext& context = {}) {
+    auto result = EvalToJson(expr, *batch_, context);
+    EXPECT_TRUE(result.ok()) << expr->ToString() << ": " << result.status();
+    return result.ok() ? *result : Strings{};
+  }
+  /// The error evaluating `expr` (OK when it succeeds).
+  Status EvalError(const ExprPtr& expr, const EvalContext& context = {}) {
+    return EvalToJson(expr, *batch_, context).status();
+  }
+
+  columnar::RecordBatchPtr batch_;
+};
 
 }  // namespace tributary::expr
