@@ -205,5 +205,43 @@ TEST(CsvSchemaInferenceTest, InfersSparkTypesFromHeaderedFiles) {
   EXPECT_EQ(Infer({"1,a\n2,b,c\n"}, no_header), "struct<_c0:int,_c1:string,_c2:string>");
 }
 
+TEST(CsvSchemaInferenceTest, TimestampAndDateFormatsInferMatchingText) {
+  CsvReadOptions options;
+  options.header = true;
+  options.infer_schema = true;
+  options.timestamp_format = "MM/dd/yyyy hh:mm a";
+  options.date_format = "MM/dd/yyyy";
+  EXPECT_EQ(Infer({"t,d,iso\n01/31/2024 09:05 PM,01/31/2024,2024-01-31T00:00:00\n"
+                   "12/01/2023 12:00 AM,02/29/2024,2024-02-01T00:00:00\n"},
+                  options),
+            "struct<t:timestamp,d:date,iso:string>");
+  // A date that is not a calendar date widens the column to string.
+  EXPECT_EQ(Infer({"d\n01/31/2024\n02/30/2024\n"}, options), "struct<d:string>");
+}
+
+TEST(CsvReaderTest, ReadsTimestampAndDateFormats) {
+  CsvReadOptions options;
+  options.timestamp_format = "yyyyMMdd'T'HHmmss[.SSS]XX";
+  options.date_format = "dd.MM.yy";
+  ASSERT_OK_AND_ASSIGN(auto result, Read("20240131T102030.5+0100,31.01.24\n"
+                                         "20240131T102030Z,29.02.23\n",
+                                         "t TIMESTAMP, d DATE", options));
+  EXPECT_EQ(
+      result.rows,
+      (std::vector<std::string>{
+          R"({"t":"2024-01-31T09:20:30.500000Z","d":"2024-01-31","_rescued_data":null})",
+          R"({"t":"2024-01-31T10:20:30.000000Z","d":null,"_rescued_data":"{\"d\":\"29.02.23\",\"_file_path\":\"in.csv\"}"})"}));
+  options.date_format = "yyyy-MM-dd HH";
+  auto bad = Read("", "d DATE", [&] {
+    CsvReadOptions o;
+    o.date_format = "yyyy-MM-dd hh:mm:ss.SSSSSSSSSS";
+    return o;
+  }());
+  ASSERT_RAISES(InvalidArgument, bad);
+  EXPECT_NE(bad.status().Message().find("CSV reader: option dateFormat: invalid datetime pattern"),
+            std::string::npos)
+      << bad.status().Message();
+}
+
 }  // namespace
 }  // namespace tributary::csv

@@ -386,10 +386,42 @@ TEST(JsonReaderTest, RescuedFilePathCanBeTurnedOff) {
   EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"a":null,"_rescued_data":"{\"z\":1}"})"}));
 }
 
+TEST(JsonReaderTest, TimestampAndDateFormatsAreSparkPatterns) {
+  JsonReadOptions options;
+  options.timestamp_format = "dd/MM/yyyy HH:mm[:ss][ XXX]";
+  options.date_format = "MMM d, yyyy";
+  options.time_zone = "+01:00";
+  const std::string data =
+      R"({"ts":"31/01/2024 10:20","d":"Feb 3, 2024","ntz":"2024-01-31T10:20:00"})"
+      "\n"
+      R"({"ts":"31/01/2024 10:20:30 Z","d":"feb 29, 2024","ntz":null})"
+      "\n"
+      // ISO text does not match a set timestampFormat (Spark has no CAST fallback then).
+      R"({"ts":"2024-01-31T10:20:00","d":"2024-02-03","ntz":null})";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "ts TIMESTAMP, d DATE, ntz TIMESTAMP_NTZ", options));
+  EXPECT_EQ(
+      result.rows,
+      (std::vector<std::string>{
+          R"({"ts":"2024-01-31T09:20:00.000000Z","d":"2024-02-03","ntz":"2024-01-31T10:20:00.000000","_rescued_data":null})",
+          R"({"ts":"2024-01-31T10:20:30.000000Z","d":"2024-02-29","ntz":null,"_rescued_data":null})",
+          R"({"ts":null,"d":null,"ntz":null,"_rescued_data":"{\"ts\":\"2024-01-31T10:20:00\",\"d\":\"2024-02-03\",\"_file_path\":\"in.json\"}"})"}));
+  ExpectAccounted(result.metrics);
+  EXPECT_EQ(result.metrics.num_rows_rescued, 1);
+}
+
 TEST(JsonReaderTest, RejectsBadOptions) {
   JsonReadOptions options;
-  options.timestamp_format = "dd/MM/yyyy";
-  ASSERT_RAISES(NotImplemented, Read("{}", "a INT", options));
+  options.timestamp_format = "dd/MM/YYYY";
+  auto bad_pattern = Read("{}", "a INT", options);
+  ASSERT_RAISES(InvalidArgument, bad_pattern);
+  EXPECT_NE(bad_pattern.status().Message().find(
+                "JSON reader: option timestampFormat: invalid datetime pattern 'dd/MM/YYYY' at "
+                "position 6"),
+            std::string::npos)
+      << bad_pattern.status().Message();
+  options = {};
+  options.date_format = "yyyy-MM-dd'";
+  ASSERT_RAISES(InvalidArgument, Read("{}", "a INT", options));
   options = {};
   options.column_name_of_corrupt_record = "_rescued_data";
   ASSERT_RAISES(InvalidArgument, Read("{}", "a INT", options));

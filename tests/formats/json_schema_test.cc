@@ -143,6 +143,21 @@ TEST(JsonSchemaInferenceTest, TimestampsAndDatesOnlyWhenAsked) {
             "struct<d:date,n:string,s:string,ts:timestamp>");
 }
 
+TEST(JsonSchemaInferenceTest, TimestampFormatInfersTextMatchingThePattern) {
+  JsonReadOptions options = Typed();
+  options.timestamp_format = "dd/MM/yyyy HH:mm";
+  const std::string_view data =
+      R"({"a":"31/01/2024 10:20","b":"2024-01-31T10:20:00","c":"31/02/2024 10:20"})";
+  // b is ISO text, which the set pattern does not read; c is not a calendar date.
+  EXPECT_EQ(Infer({data}, options), "struct<a:timestamp,b:string,c:string>");
+  options = Typed();
+  options.date_format = "d.M.yyyy";
+  EXPECT_EQ(Infer({R"({"a":"1.2.2024","b":"2024-02-01"})"}, options), "struct<a:date,b:string>");
+  options = Typed();
+  options.infer_timestamp = true;
+  EXPECT_EQ(Infer({R"({"a":"2024-13-01T00:00"})"}, options), "struct<a:string>");
+}
+
 TEST(JsonSchemaInferenceTest, SkipsCorruptRecordsAndNeverAddsCorruptColumn) {
   EXPECT_EQ(Infer({"{\"a\":1}\n{\"a\":\n[{\"b\":true}]\n\"scalar\"\n"}, Typed()),
             "struct<a:bigint,b:boolean>");

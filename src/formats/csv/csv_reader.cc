@@ -17,6 +17,7 @@
 #include "formats/text/rescued_data.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
+#include "formats/text/temporal_formats.h"
 
 namespace tributary::csv {
 namespace {
@@ -168,7 +169,7 @@ bool IsNull(const Token& token, const CsvReadOptions& options) {
 // parse). Returns whether it parsed.
 template <bool kAppend>
 bool Convert(const DataType& type, const Token& token, const CsvReadOptions& options,
-             const expr::TimeZone& zone, ColumnSink* sink) {
+             const text::TemporalFormats& temporal, ColumnSink* sink) {
   const TypeId id = type.Id();
   if (IsNull(token, options)) {
     if constexpr (kAppend) {
@@ -239,7 +240,7 @@ bool Convert(const DataType& type, const Token& token, const CsvReadOptions& opt
     }
     case TypeId::kDate: {
       int32_t days;
-      if (expr::ParseDate(text, &days)) {
+      if (temporal.ParseDate(text, &days)) {
         if constexpr (kAppend) {
           sink->AppendInt(days);
         }
@@ -250,7 +251,7 @@ bool Convert(const DataType& type, const Token& token, const CsvReadOptions& opt
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz: {
       int64_t micros;
-      if (expr::ParseTimestamp(text, zone, id == TypeId::kTimestampNtz, &micros)) {
+      if (temporal.ParseTimestamp(text, id == TypeId::kTimestampNtz, &micros)) {
         if constexpr (kAppend) {
           sink->AppendInt(micros);
         }
@@ -273,10 +274,10 @@ class CsvReaderImpl final : public CsvReader {
  public:
   CsvReaderImpl(std::string path, std::unique_ptr<text::InputStream> input, int64_t size_hint,
                 columnar::SchemaPtr output_schema, const CsvReadOptions& options,
-                expr::TimeZone zone, columnar::MemoryPool* pool)
+                text::TemporalFormats temporal, columnar::MemoryPool* pool)
       : path_(std::move(path)),
         options_(options),
-        zone_(std::move(zone)),
+        temporal_(std::move(temporal)),
         pool_(pool),
         output_schema_(std::move(output_schema)),
         records_(std::move(input), options_, size_hint) {}
@@ -309,7 +310,7 @@ class CsvReaderImpl final : public CsvReader {
 
   const std::string path_;
   const CsvReadOptions options_;
-  const expr::TimeZone zone_;
+  const text::TemporalFormats temporal_;
   columnar::MemoryPool* const pool_;
   columnar::SchemaPtr output_schema_;
   RecordReader records_;
@@ -506,7 +507,7 @@ Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
       const int target = TargetOf(i);
       if (target >= 0 && data_sinks_[static_cast<size_t>(target)] != nullptr) {
         fits &= Convert<false>(*data_fields_[static_cast<size_t>(target)].Type(), tokens_[i],
-                               options_, zone_, nullptr);
+                               options_, temporal_, nullptr);
       }
     }
     if (!fits) {
@@ -538,8 +539,8 @@ Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
     if (sink == nullptr) {
       continue;
     }
-    if (!Convert<true>(*data_fields_[static_cast<size_t>(target)].Type(), token, options_, zone_,
-                       sink)) {
+    if (!Convert<true>(*data_fields_[static_cast<size_t>(target)].Type(), token, options_,
+                       temporal_, sink)) {
       fits = false;
       if (rescue_) {
         rescued_.AddString(data_fields_[static_cast<size_t>(target)].Name(), token.text);
@@ -610,11 +611,17 @@ Status ValidateOptions(const CsvReadOptions& options) {
         fmt::format("CSV reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
                     options.rescued_data_column));
   }
-  return text::CheckDateTimeFormats(options.timestamp_format, options.date_format);
+  return Status::OK();
+}
+
+Result<text::TemporalFormats> MakeTemporalFormats(const CsvReadOptions& options) {
+  return text::TemporalFormats::Make(options.timestamp_format, options.date_format,
+                                     options.time_zone, "CSV reader");
 }
 
 // Spark's CSVInferSchema for one value, or null for a null value.
-DataTypePtr InferValue(const Token& token, const CsvReadOptions& options) {
+DataTypePtr InferValue(const Token& token, const CsvReadOptions& options,
+                       const text::TemporalFormats& temporal) {
   if (IsNull(token, options)) {
     return nullptr;
   }
@@ -633,19 +640,20 @@ DataTypePtr InferValue(const Token& token, const CsvReadOptions& options) {
   if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) {
     return DataType::Boolean();
   }
-  if ((options.infer_timestamp || !options.timestamp_format.empty()) &&
-      text::LooksLikeIsoTimestamp(text)) {
-    return DataType::Timestamp();
-  }
-  if (!options.date_format.empty() && text::LooksLikeIsoDate(text)) {
+  // Dates first, as Spark's prefersDate: a text that matches both formats is a date.
+  if (temporal.HasDateFormat() && temporal.IsDate(text)) {
     return DataType::Date();
+  }
+  if ((options.infer_timestamp || temporal.HasTimestampFormat()) && temporal.IsTimestamp(text)) {
+    return DataType::Timestamp();
   }
   return DataType::String();
 }
 
 class CsvInferrer {
  public:
-  explicit CsvInferrer(const CsvReadOptions& options) : options_(options) {}
+  CsvInferrer(const CsvReadOptions& options, text::TemporalFormats temporal)
+      : options_(options), temporal_(std::move(temporal)) {}
 
   Status AddFile(std::unique_ptr<text::InputStream> input) {
     RecordReader records(std::move(input), options_, -1);
@@ -674,7 +682,7 @@ class CsvInferrer {
         types_.resize(tokens.size());
       }
       for (size_t i = 0; i < tokens.size(); ++i) {
-        DataTypePtr type = InferValue(tokens[i], options_);
+        DataTypePtr type = InferValue(tokens[i], options_, temporal_);
         if (type == nullptr) {
           continue;
         }
@@ -710,6 +718,7 @@ class CsvInferrer {
 
  private:
   const CsvReadOptions& options_;
+  const text::TemporalFormats temporal_;
   std::vector<std::string> names_;
   std::vector<DataTypePtr> types_;
 };
@@ -729,12 +738,12 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Make(std::string path, std::string
                                                    const std::vector<std::string>& columns,
                                                    columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, CsvOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
   auto input =
       text::InputStream::FromString(path, std::string(data), text::InputCompression::kNone);
-  auto reader = std::make_unique<CsvReaderImpl>(std::move(path), std::move(input),
-                                                static_cast<int64_t>(data.size()),
-                                                std::move(output), options, std::move(zone), pool);
+  auto reader = std::make_unique<CsvReaderImpl>(
+      std::move(path), std::move(input), static_cast<int64_t>(data.size()), std::move(output),
+      options, std::move(temporal), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<CsvReader>(std::move(reader));
 }
@@ -745,15 +754,15 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Open(storage::FileSystem& fs, cons
                                                    const std::vector<std::string>& columns,
                                                    columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, CsvOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
   TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
   int64_t size_hint = -1;
   if (text::CompressionFromPath(path) == text::InputCompression::kNone) {
     TRIBUTARY_ASSIGN_OR_RAISE(const storage::FileInfo info, fs.GetFileInfo(path));
     size_hint = info.size;
   }
-  auto reader = std::make_unique<CsvReaderImpl>(path, std::move(input), size_hint,
-                                                std::move(output), options, std::move(zone), pool);
+  auto reader = std::make_unique<CsvReaderImpl>(
+      path, std::move(input), size_hint, std::move(output), options, std::move(temporal), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<CsvReader>(std::move(reader));
 }
@@ -761,7 +770,8 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Open(storage::FileSystem& fs, cons
 Result<columnar::SchemaPtr> InferCsvSchemaFromText(const std::vector<std::string_view>& files,
                                                    const CsvReadOptions& options) {
   TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
-  CsvInferrer inferrer(options);
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
+  CsvInferrer inferrer(options, std::move(temporal));
   for (std::string_view file : files) {
     TRIBUTARY_RETURN_NOT_OK(inferrer.AddFile(
         text::InputStream::FromBuffer("<memory>", file, text::InputCompression::kNone)));
@@ -773,7 +783,8 @@ Result<columnar::SchemaPtr> InferCsvSchema(storage::FileSystem& fs,
                                            const std::vector<std::string>& paths,
                                            const CsvReadOptions& options) {
   TRIBUTARY_RETURN_NOT_OK(ValidateOptions(options));
-  CsvInferrer inferrer(options);
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
+  CsvInferrer inferrer(options, std::move(temporal));
   for (const std::string& path : paths) {
     TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
     TRIBUTARY_RETURN_NOT_OK(inferrer.AddFile(std::move(input)));

@@ -11,9 +11,9 @@
 // it, fields go to the schema column named by their header. A field equal to `null_value`
 // (quoted or not, as Spark compares them) is null; a quoted empty field is `empty_value`. Values
 // are read as Spark's CSV source reads them: integers, floating point (also NaN, Inf, -Inf),
-// decimal, boolean (true or false in any case), date and timestamp (ISO-8601, zone-less text in
-// `time_zone`), string and binary as they are. Nested types are not supported (NotImplemented), as
-// in Spark.
+// decimal, boolean (true or false in any case), date and timestamp (ISO-8601 or the
+// `dateFormat`/`timestampFormat` patterns, zone-less text in `time_zone`), string and binary as
+// they are. Nested types are not supported (NotImplemented), as in Spark.
 //
 // What does not fit (see formats/text/rescued_data.h): a value that does not parse as its
 // column's type (the column gets null), fields past the schema's columns and, without
@@ -71,10 +71,13 @@ struct CsvReadOptions {
   std::string rescued_data_column = "_rescued_data";
   /// Include "_file_path" in rescued objects. Default: true.
   bool rescued_data_file_path = true;
-  /// Spark `timestampFormat`: only ISO-8601 patterns (starting "yyyy-MM-dd"); setting it turns
-  /// on timestamp inference. Default: "" (ISO-8601).
+  /// Spark `timestampFormat`: a Spark datetime pattern (expr/datetime_pattern.h) timestamp
+  /// text must match; "" reads ISO-8601 (Spark's CAST). Setting it turns on timestamp
+  /// inference for text matching it. A bad pattern fails Open. Default: "".
   std::string timestamp_format;
-  /// Spark `dateFormat`: only "yyyy-MM-dd"; setting it turns on date inference. Default: "".
+  /// Spark `dateFormat`: a datetime pattern date text must match; "" reads ISO-8601 dates.
+  /// Setting it turns on date inference for text matching it (tried before timestamps, as
+  /// Spark's prefersDate). Default: "".
   std::string date_format;
   /// Session time zone for zone-less timestamps: "UTC" or a fixed offset. Default: "UTC".
   std::string time_zone = "UTC";

@@ -22,6 +22,7 @@
 #include "formats/text/line_reader.h"
 #include "formats/text/rescued_data.h"
 #include "formats/text/schema_inference.h"
+#include "formats/text/temporal_formats.h"
 
 namespace tributary::json {
 namespace {
@@ -190,11 +191,11 @@ class JsonReaderImpl final : public JsonReader {
   // `size_hint` is the input's size when known (it bounds the line buffer), else -1.
   JsonReaderImpl(std::string path, std::unique_ptr<text::InputStream> input, int64_t size_hint,
                  columnar::SchemaPtr output_schema, const JsonReadOptions& options,
-                 expr::TimeZone zone, columnar::MemoryPool* pool)
+                 text::TemporalFormats temporal, columnar::MemoryPool* pool)
       : path_(std::move(path)),
         output_schema_(std::move(output_schema)),
         options_(options),
-        zone_(std::move(zone)),
+        temporal_(std::move(temporal)),
         pool_(pool),
         lines_(std::move(input), LineBufferSize(size_hint)) {}
 
@@ -236,7 +237,7 @@ class JsonReaderImpl final : public JsonReader {
   const std::string path_;
   columnar::SchemaPtr output_schema_;
   const JsonReadOptions options_;
-  const expr::TimeZone zone_;
+  const text::TemporalFormats temporal_;
   columnar::MemoryPool* const pool_;
 
   simdjson::dom::parser parser_;
@@ -391,7 +392,7 @@ bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text, Co
       break;
     case TypeId::kDate: {
       int32_t days;
-      if (expr::ParseDate(text, &days)) {
+      if (temporal_.ParseDate(text, &days)) {
         if constexpr (kAppend) {
           builder->AppendInt(days);
         }
@@ -402,7 +403,7 @@ bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text, Co
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz: {
       int64_t micros;
-      if (expr::ParseTimestamp(text, zone_, node.id == TypeId::kTimestampNtz, &micros)) {
+      if (temporal_.ParseTimestamp(text, node.id == TypeId::kTimestampNtz, &micros)) {
         if constexpr (kAppend) {
           builder->AppendInt(micros);
         }
@@ -848,7 +849,12 @@ Status ValidateOptions(const JsonReadOptions& options) {
         fmt::format("JSON reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
                     options.rescued_data_column));
   }
-  return text::CheckDateTimeFormats(options.timestamp_format, options.date_format);
+  return Status::OK();
+}
+
+Result<text::TemporalFormats> MakeTemporalFormats(const JsonReadOptions& options) {
+  return text::TemporalFormats::Make(options.timestamp_format, options.date_format,
+                                     options.time_zone, "JSON reader");
 }
 
 }  // namespace
@@ -866,12 +872,12 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Make(std::string path, std::stri
                                                      const std::vector<std::string>& columns,
                                                      columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
   auto input =
       text::InputStream::FromString(path, std::string(data), text::InputCompression::kNone);
-  auto reader = std::make_unique<JsonReaderImpl>(std::move(path), std::move(input),
-                                                 static_cast<int64_t>(data.size()),
-                                                 std::move(output), options, std::move(zone), pool);
+  auto reader = std::make_unique<JsonReaderImpl>(
+      std::move(path), std::move(input), static_cast<int64_t>(data.size()), std::move(output),
+      options, std::move(temporal), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<JsonReader>(std::move(reader));
 }
@@ -883,15 +889,15 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Open(storage::FileSystem& fs,
                                                      const std::vector<std::string>& columns,
                                                      columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone zone, expr::TimeZone::Make(options.time_zone));
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
   TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
   int64_t size_hint = -1;
   if (text::CompressionFromPath(path) == text::InputCompression::kNone) {
     TRIBUTARY_ASSIGN_OR_RAISE(const storage::FileInfo info, fs.GetFileInfo(path));
     size_hint = info.size;
   }
-  auto reader = std::make_unique<JsonReaderImpl>(path, std::move(input), size_hint,
-                                                 std::move(output), options, std::move(zone), pool);
+  auto reader = std::make_unique<JsonReaderImpl>(
+      path, std::move(input), size_hint, std::move(output), options, std::move(temporal), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<JsonReader>(std::move(reader));
 }

@@ -12,10 +12,10 @@
 // and the strings "NaN", "+NaN", "-NaN", "Infinity", "+Infinity", "-Infinity", "INF", "+INF",
 // "-INF"; decimal(p,s) <- numbers and numeric strings, rounded half up, that fit p digits;
 // string <- strings as they are, and any other value as its JSON text (as Spark does);
-// binary <- base64 strings; date <- strings (Spark CAST rules); timestamp <- ISO-8601 strings
-// with or without a zone (zone-less text is in `time_zone`) and integers as seconds since the
-// epoch; timestamp_ntz <- strings; struct <- objects; array <- arrays; map (string keys) <-
-// objects. Anything else does not fit.
+// binary <- base64 strings; date <- strings (Spark CAST rules, or `dateFormat`); timestamp <-
+// ISO-8601 strings with or without a zone (or text matching `timestampFormat`; zone-less text is
+// in `time_zone`) and integers as seconds since the epoch; timestamp_ntz <- strings; struct <-
+// objects; array <- arrays; map (string keys) <- objects. Anything else does not fit.
 //
 // What does not fit (see formats/text/rescued_data.h for the rescued column's text):
 //   * a field whose value does not fit its column's type (anywhere inside it): the column gets
@@ -31,9 +31,8 @@
 // makes the record malformed for the parse mode (PERMISSIVE keeps it with that column null
 // and its raw text in the corrupt-record column, if set).
 //
-// Not yet supported: timestampFormat/dateFormat patterns other than ISO-8601 (NotImplemented),
-// map keys other than string, error positions inside a multiLine document (errors name the
-// document's start).
+// Not yet supported: map keys other than string, error positions inside a multiLine document
+// (errors name the document's start).
 
 #pragma once
 
@@ -70,14 +69,16 @@ struct JsonReadOptions {
   /// Spark `multiLine`: each file is one JSON value (an object, or an array of objects).
   /// Default: false.
   bool multi_line = false;
-  /// Spark `timestampFormat`. Only ISO-8601 patterns ("yyyy-MM-dd'T'HH:mm:ss[.SSS][XXX]" and
-  /// others starting "yyyy-MM-dd") are supported: any ISO-8601 text is read. Setting it turns
-  /// on timestamp inference. Default: "" (ISO-8601).
+  /// Spark `timestampFormat`: a Spark datetime pattern (expr/datetime_pattern.h) timestamp
+  /// text must match, e.g. "dd/MM/yyyy HH:mm[:ss][XXX]"; "" reads any ISO-8601 text (Spark's
+  /// CAST). Setting it turns on timestamp inference, which then infers text matching it.
+  /// timestamp_ntz columns always read ISO-8601. A bad pattern fails Open. Default: "".
   std::string timestamp_format;
-  /// Spark `dateFormat`. Only "yyyy-MM-dd" is supported. Setting it turns on date inference.
-  /// Default: "" (ISO-8601).
+  /// Spark `dateFormat`: a datetime pattern date text must match; "" reads ISO-8601 dates.
+  /// Setting it turns on date inference for text matching it. Default: "".
   std::string date_format;
-  /// Session time zone for zone-less timestamp text: "UTC" or a fixed offset. Default: "UTC".
+  /// Session time zone for zone-less timestamp text: "UTC", a fixed offset or a region id.
+  /// Default: "UTC".
   std::string time_zone = "UTC";
   /// Rows per record batch. Default: 8192.
   int64_t batch_size = 8192;

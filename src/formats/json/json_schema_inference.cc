@@ -12,6 +12,7 @@
 #include "formats/text/line_reader.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
+#include "formats/text/temporal_formats.h"
 
 namespace tributary::json {
 namespace {
@@ -33,9 +34,10 @@ struct InferNode {
 
 class Inferrer {
  public:
-  explicit Inferrer(const JsonReadOptions& options)
+  Inferrer(const JsonReadOptions& options, text::TemporalFormats temporal)
       : infer_timestamp_(options.infer_timestamp || !options.timestamp_format.empty()),
-        infer_date_(!options.date_format.empty()) {}
+        infer_date_(!options.date_format.empty()),
+        temporal_(std::move(temporal)) {}
 
   void AddScalar(InferNode& node, const DataTypePtr& type) {
     if (node.scalar == nullptr || node.scalar == type) {
@@ -64,9 +66,9 @@ class Inferrer {
         return;
       case element_type::STRING: {
         const std::string_view text = value.get_string().value_unsafe();
-        if (infer_timestamp_ && text::LooksLikeIsoTimestamp(text)) {
+        if (infer_timestamp_ && temporal_.IsTimestamp(text)) {
           AddScalar(node, DataType::Timestamp());
-        } else if (infer_date_ && text::LooksLikeIsoDate(text)) {
+        } else if (infer_date_ && temporal_.IsDate(text)) {
           AddScalar(node, DataType::Date());
         } else {
           AddScalar(node, DataType::String());
@@ -165,6 +167,7 @@ class Inferrer {
 
   const bool infer_timestamp_;
   const bool infer_date_;
+  const text::TemporalFormats temporal_;
 };
 
 Result<columnar::SchemaPtr> FinishSchema(const InferNode& root, const JsonReadOptions& options) {
@@ -181,16 +184,19 @@ Result<columnar::SchemaPtr> FinishSchema(const InferNode& root, const JsonReadOp
   return text::ApplySchemaHints(schema, hints);
 }
 
-Status InitParser(simdjson::dom::parser& parser, const JsonReadOptions& options) {
-  TRIBUTARY_RETURN_NOT_OK(
-      text::CheckDateTimeFormats(options.timestamp_format, options.date_format));
+// Sets up the parser and the inferrer for `options`.
+Result<Inferrer> MakeInferrer(simdjson::dom::parser& parser, const JsonReadOptions& options) {
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      text::TemporalFormats temporal,
+      text::TemporalFormats::Make(options.timestamp_format, options.date_format, options.time_zone,
+                                  "JSON inference"));
   if (options.max_nesting_depth <= 0 ||
       parser.allocate(simdjson::dom::MINIMAL_DOCUMENT_CAPACITY,
                       static_cast<size_t>(options.max_nesting_depth)) != simdjson::SUCCESS) {
     return Status::InvalidArgument("JSON inference: cannot set up a parser for max_nesting_depth " +
                                    std::to_string(options.max_nesting_depth));
   }
-  return Status::OK();
+  return Inferrer(options, std::move(temporal));
 }
 
 }  // namespace
@@ -199,8 +205,7 @@ Result<columnar::SchemaPtr> InferJsonSchema(storage::FileSystem& fs,
                                             const std::vector<std::string>& paths,
                                             const JsonReadOptions& options) {
   simdjson::dom::parser parser;
-  TRIBUTARY_RETURN_NOT_OK(InitParser(parser, options));
-  Inferrer inferrer(options);
+  TRIBUTARY_ASSIGN_OR_RAISE(Inferrer inferrer, MakeInferrer(parser, options));
   InferNode root;
   int64_t bytes = 0;
   int64_t files = 0;
@@ -220,8 +225,7 @@ Result<columnar::SchemaPtr> InferJsonSchema(storage::FileSystem& fs,
 Result<columnar::SchemaPtr> InferJsonSchemaFromText(const std::vector<std::string_view>& files,
                                                     const JsonReadOptions& options) {
   simdjson::dom::parser parser;
-  TRIBUTARY_RETURN_NOT_OK(InitParser(parser, options));
-  Inferrer inferrer(options);
+  TRIBUTARY_ASSIGN_OR_RAISE(Inferrer inferrer, MakeInferrer(parser, options));
   InferNode root;
   for (std::string_view file : files) {
     TRIBUTARY_RETURN_NOT_OK(

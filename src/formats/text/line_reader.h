@@ -66,13 +66,4 @@ bool IsBlank(std::string_view text);
 /// Byte offset just past a leading UTF-8 byte order mark (0 or 3).
 size_t BomLength(std::string_view data);
 
-/// OK for the timestamp/date format patterns the reader supports (ISO-8601 ones);
-/// NotImplemented naming the option otherwise.
-Status CheckDateTimeFormats(std::string_view timestamp_format, std::string_view date_format);
-
-/// Strict ISO-8601 forms used by inference: "yyyy-MM-dd" and
-/// "yyyy-MM-dd[T ]HH:mm[:ss[.f...]][zone]".
-bool LooksLikeIsoDate(std::string_view text);
-bool LooksLikeIsoTimestamp(std::string_view text);
-
 }  // namespace tributary::text
