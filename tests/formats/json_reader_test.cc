@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
+#include "formats/json/lenient_json.h"
 #include "formats/parquet/compression.h"
 #include "formats/text/input_stream.h"
 #include "formats/text/line_reader.h"
@@ -91,6 +92,46 @@ TEST(JsonReaderTest, DecodesEveryPrimitiveType) {
             R"("d":-2250.0,"dec":"12.35","s":"hé\"llo","bin":"6869","dt":"2024-02-29",)"
             R"("ts":"2024-01-02T02:04:05.123456Z","ntz":"2024-01-02T03:04:05.000000"})");
   EXPECT_EQ(result.metrics.num_rows_written, 1);
+}
+
+TEST(JsonReaderTest, DecimalsAreReadExactlyFromTheNumberText) {
+  // Numbers before and between the decimals sit in skipped, unknown, unprojected, string and
+  // ill-typed values, so the decoder must keep its place in the document's numbers.
+  const std::string data =
+      R"({"d":12345678901234567.891,"n":[0.1,{"z":2.5}],"s":{"x":1e300,"e":1.005},"t":7.5})"
+      "\n"
+      R"({"u":[1,2,3.3],"t":{"q":9.99},"i":[4.4],"d":-0.125,"s":{"e":99999.999,"y":{"k":1.1}}})"
+      "\n"
+      R"([{"d":1.10},{"x":2.2,"d":3.30}])"
+      "\n"
+      R"({"f":NaN,"d":0.3,"i":12345678901234567890})"
+      "\n";
+  ASSERT_OK_AND_ASSIGN(
+      auto result,
+      Read(data, "d DECIMAL(20,3), i INT, s STRUCT<e: DECIMAL(8,3)>, t STRING, f DOUBLE",
+           JsonReadOptions(), {"d", "s", "t", "_rescued_data"}));
+  ASSERT_EQ(result.rows.size(), 5u);
+  EXPECT_EQ(
+      result.rows[0],
+      R"({"d":"12345678901234567.891","s":{"e":"1.005"},"t":"7.5","_rescued_data":)"
+      R"("{\"n\":[0.1,{\"z\":2.5}],\"s\":{\"x\":1e+300,\"e\":1.005},\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(
+      result.rows[1],
+      R"({"d":"-0.125","s":{"e":"99999.999"},"t":"{\"q\":9.99}","_rescued_data":)"
+      R"("{\"u\":[1,2,3.3],\"s\":{\"e\":99999.999,\"y\":{\"k\":1.1}},\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.rows[2], R"({"d":"1.100","s":null,"t":null,"_rescued_data":null})");
+  EXPECT_EQ(
+      result.rows[3],
+      R"({"d":"3.300","s":null,"t":null,"_rescued_data":"{\"x\":2.2,\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.rows[4], R"({"d":"0.300","s":null,"t":null,"_rescued_data":null})");
+
+  // DROPMALFORMED without a rescued column checks every record before decoding it.
+  JsonReadOptions drop = NoRescue();
+  drop.mode = ParseMode::kDropMalformed;
+  ASSERT_OK_AND_ASSIGN(result, Read("{\"x\":0.5,\"d\":12345.6789}\n{\"x\":1.5,\"d\":123.456}\n",
+                                    "d DECIMAL(7,3)", drop));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"d":"123.456"})"}));
+  EXPECT_EQ(result.metrics.num_rows_dropped, 1);
 }
 
 TEST(JsonReaderTest, DecodesNestedStructArrayAndMap) {
@@ -407,6 +448,71 @@ TEST(JsonReaderTest, TimestampAndDateFormatsAreSparkPatterns) {
           R"({"ts":null,"d":null,"ntz":null,"_rescued_data":"{\"ts\":\"2024-01-31T10:20:00\",\"d\":\"2024-02-03\",\"_file_path\":\"in.json\"}"})"}));
   ExpectAccounted(result.metrics);
   EXPECT_EQ(result.metrics.num_rows_rescued, 1);
+}
+
+TEST(JsonReaderTest, NonNumericNumbersAndSingleQuotesAreOnByDefault) {
+  const std::string data =
+      "{\"d\":NaN,\"f\":-Infinity,\"s\":'it\\'s'}\n"
+      "{'d':+INF,\"f\":-INF,\"s\":'say \"hi\"'}\n"
+      "{\"d\":Infinity,\"f\":+Infinity,\"s\":NaN}\n";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "d DOUBLE, f FLOAT, s STRING", NoRescue()));
+  EXPECT_EQ(result.rows,
+            (std::vector<std::string>{R"({"d":"NaN","f":"-Infinity","s":"it's"})",
+                                      R"({"d":"Infinity","f":"-Infinity","s":"say \"hi\""})",
+                                      R"({"d":"Infinity","f":"Infinity","s":"NaN"})"}));
+  EXPECT_EQ(result.metrics.num_rows_written, 3);
+  EXPECT_EQ(result.metrics.num_corrupt_records, 0);
+
+  JsonReadOptions strict = NoRescue();
+  strict.allow_non_numeric_numbers = false;
+  strict.allow_single_quotes = false;
+  strict.column_name_of_corrupt_record = "_corrupt";
+  ASSERT_OK_AND_ASSIGN(result, Read(data, "d DOUBLE, f FLOAT, s STRING", strict));
+  EXPECT_EQ(result.metrics.num_corrupt_records, 3);
+  EXPECT_EQ(
+      result.rows[0],
+      R"({"d":null,"f":null,"s":null,"_corrupt":"{\"d\":NaN,\"f\":-Infinity,\"s\":'it\\'s'}"})");
+}
+
+TEST(JsonReaderTest, EachLenientOptionAcceptsItsExtension) {
+  struct Case {
+    std::string record;
+    bool JsonReadOptions::*option;
+    std::string row;
+  };
+  const std::vector<Case> cases = {
+      {"{a: 1, $b_2 : 'x'}", &JsonReadOptions::allow_unquoted_field_names, R"({"a":1,"$b_2":"x"})"},
+      {"{\"a\": 1, /* note */ \"$b_2\": \"x\"} // end", &JsonReadOptions::allow_comments,
+       R"({"a":1,"$b_2":"x"})"},
+      {R"({"a": 1, "$b_2": "\q\'\"z"})", &JsonReadOptions::allow_backslash_escaping_any_character,
+       R"({"a":1,"$b_2":"q'\"z"})"},
+      {"{\"a\": 1, \"$b_2\": \"tab\there\"}", &JsonReadOptions::allow_unquoted_control_chars,
+       R"({"a":1,"$b_2":"tab\there"})"},
+      {"{\"a\": -007, \"$b_2\": \"x\"}", &JsonReadOptions::allow_numeric_leading_zeros,
+       R"({"a":-7,"$b_2":"x"})"},
+  };
+  for (const Case& c : cases) {
+    JsonReadOptions options = NoRescue();
+    ASSERT_OK_AND_ASSIGN(auto off, Read(c.record, "a INT, `$b_2` STRING", options));
+    EXPECT_EQ(off.metrics.num_corrupt_records, 1) << c.record;
+    options.*c.option = true;
+    ASSERT_OK_AND_ASSIGN(auto on, Read(c.record, "a INT, `$b_2` STRING", options));
+    EXPECT_EQ(on.rows, std::vector<std::string>{c.row}) << c.record;
+    EXPECT_EQ(on.metrics.num_corrupt_records, 0) << c.record;
+  }
+}
+
+TEST(LenientJsonTest, RewritesOnlyTokensAndRejectsWhatNoOptionAllows) {
+  LenientJsonOptions all;
+  all.unquoted_field_names = all.comments = all.backslash_escaping_any_character =
+      all.unquoted_control_chars = all.numeric_leading_zeros = true;
+  std::string out;
+  ASSERT_TRUE(RewriteLenientJson("{k:'v\"', \"NaN\":[NaN,-INF,00,0.5,-0,1e-5]} // c", all, &out));
+  EXPECT_EQ(out, R"({"k":"v\"", "NaN":["NaN","-Infinity",0,0.5,-0,1e-5]}  )");
+  EXPECT_FALSE(RewriteLenientJson("{\"a\":tru}", all, &out));
+  EXPECT_FALSE(RewriteLenientJson("{\"a\":\"open", all, &out));
+  EXPECT_FALSE(RewriteLenientJson("{\"a\":1} /* open", all, &out));
+  EXPECT_FALSE(RewriteLenientJson("{a:1}", LenientJsonOptions(), &out));
 }
 
 TEST(JsonReaderTest, RejectsBadOptions) {

@@ -158,6 +158,25 @@ TEST(JsonSchemaInferenceTest, TimestampFormatInfersTextMatchingThePattern) {
   EXPECT_EQ(Infer({R"({"a":"2024-13-01T00:00"})"}, options), "struct<a:string>");
 }
 
+TEST(JsonSchemaInferenceTest, PrefersDecimalInfersDecimalsFromTheText) {
+  JsonReadOptions options = Typed();
+  options.prefers_decimal = true;
+  EXPECT_EQ(
+      Infer({R"({"a":1.50,"b":0.001,"c":1e3,"d":"12.5","e":"x","f":1e-50,"i":[7,2.25]})"}, options),
+      "struct<a:decimal(3,2),b:decimal(3,3),c:decimal(4,0),d:decimal(3,1),e:string,"
+      "f:double,i:array<decimal(22,2)>>");
+  EXPECT_EQ(Infer({R"({"a":1.5})", R"({"a":123.25})"}, options), "struct<a:decimal(5,2)>");
+  options.prefers_decimal = false;
+  EXPECT_EQ(Infer({R"({"a":1.50,"d":"12.5"})"}, options), "struct<a:double,d:string>");
+}
+
+TEST(JsonSchemaInferenceTest, LenientRecordsAreInferred) {
+  EXPECT_EQ(Infer({"{'a':NaN,'b':'x'}"}, Typed()), "struct<a:string,b:string>");
+  JsonReadOptions options = Typed();
+  options.allow_unquoted_field_names = true;
+  EXPECT_EQ(Infer({"{a:1}"}, options), "struct<a:bigint>");
+}
+
 TEST(JsonSchemaInferenceTest, SkipsCorruptRecordsAndNeverAddsCorruptColumn) {
   EXPECT_EQ(Infer({"{\"a\":1}\n{\"a\":\n[{\"b\":true}]\n\"scalar\"\n"}, Typed()),
             "struct<a:bigint,b:boolean>");

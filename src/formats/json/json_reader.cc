@@ -17,6 +17,7 @@
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
 #include "formats/json/json_value_text.h"
+#include "formats/json/lenient_json.h"
 #include "formats/text/column_sink.h"
 #include "formats/text/input_stream.h"
 #include "formats/text/line_reader.h"
@@ -113,6 +114,19 @@ struct TypeNode {
     return it->second;
   }
 };
+
+bool HasDecimal(const DataType& type) {
+  if (type.Id() == TypeId::kDecimal) {
+    return true;
+  }
+  for (const Field& field : type.Fields()) {
+    if (HasDecimal(*field.Type())) {
+      return true;
+    }
+  }
+  return (type.ElementType() != nullptr && HasDecimal(*type.ElementType())) ||
+         (type.ValueType() != nullptr && HasDecimal(*type.ValueType()));
+}
 
 bool FloatSpecial(std::string_view text, double* out) {
   if (text == "NaN" || text == "+NaN" || text == "-NaN") {
@@ -227,6 +241,24 @@ class JsonReaderImpl final : public JsonReader {
   Status DrainPending();
   Result<columnar::RecordBatchPtr> FinishBatch();
 
+  // The text of the next number of the document (with exact_numbers_).
+  std::string_view NextNumberText() {
+    return number_ordinal_ < number_tokens_.size() ? number_tokens_[number_ordinal_++]
+                                                   : std::string_view();
+  }
+  // Passes over a value the decoder does not visit (counting its numbers).
+  void SkipValue(element value) {
+    if (exact_numbers_) {
+      number_ordinal_ += CountNumbers(value);
+    }
+  }
+  // As SkipValue for a value Convert has seen but not descended into.
+  void SkipChildren(element value, element_type type) {
+    if (type == element_type::OBJECT || type == element_type::ARRAY) {
+      SkipValue(value);
+    }
+  }
+
   Status Malformed(const text::Line& line, std::string_view reason) const {
     return Status::Corruption(
         fmt::format("malformed JSON record in {} at line {} (byte offset "
@@ -262,6 +294,16 @@ class JsonReaderImpl final : public JsonReader {
   bool rescue_ = false;
   bool corrupt_column_set_ = false;
   int64_t batch_rows_ = 0;
+
+  const LenientJsonOptions lenient_ = LenientOptionsOf(options_);
+  // With decimal columns, numbers are read from their text, not through double: the number
+  // tokens of the parsed document in order, and how many of them the decoder has passed
+  // (simdjson's DOM visits values in document order; skipped values are counted too).
+  bool exact_numbers_ = false;
+  std::vector<std::string_view> number_tokens_;
+  size_t number_ordinal_ = 0;
+  // The strict rewrite of the last lenient record.
+  std::string rewritten_;
 
   text::RescuedRecord rescued_;
   std::string scratch_;
@@ -307,6 +349,9 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
     }
   }
   top_ = TypeNode::Make(*DataType::Struct(data_fields));
+  for (const Field& field : data_fields) {
+    exact_numbers_ |= HasDecimal(*field.Type());
+  }
   top_builders_.assign(data_fields.size(), nullptr);
 
   std::vector<int> output_indices;
@@ -427,14 +472,11 @@ bool JsonReaderImpl::ConvertStruct(TypeNode& node, simdjson::dom::object object,
   bool fits = true;
   for (simdjson::dom::key_value_pair member : object) {
     const int i = node.Find(member.key);
-    if (i < 0) {
-      // Unknown nested fields are rescued with their top-level field; without a rescued-data
-      // column they are ignored, as Spark does.
+    if (i < 0 || node.seen[static_cast<size_t>(i)] == generation) {
+      // Unknown and repeated nested fields are rescued with their top-level field; without a
+      // rescued-data column they are ignored, as Spark does.
       fits &= !rescue_;
-      continue;
-    }
-    if (node.seen[static_cast<size_t>(i)] == generation) {
-      fits &= !rescue_;
+      SkipValue(member.value);
       continue;
     }
     node.seen[static_cast<size_t>(i)] = generation;
@@ -455,6 +497,11 @@ bool JsonReaderImpl::ConvertStruct(TypeNode& node, simdjson::dom::object object,
 template <bool kAppend>
 bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder) {
   const element_type type = value.type();
+  std::string_view number_text;
+  if (exact_numbers_ && (type == element_type::INT64 || type == element_type::UINT64 ||
+                         type == element_type::DOUBLE)) {
+    number_text = NextNumberText();
+  }
   if (type == element_type::NULL_VALUE) {
     if constexpr (kAppend) {
       builder->AppendNull();
@@ -508,6 +555,9 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder)
       return true;
     }
     case TypeId::kDecimal: {
+      if (!number_text.empty()) {
+        return ConvertLeafString<kAppend>(node, number_text, builder);
+      }
       if (type == element_type::INT64 || type == element_type::UINT64) {
         char digits[24];
         const auto end =
@@ -536,6 +586,7 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder)
         }
         return true;
       }
+      SkipChildren(value, type);
       if constexpr (kAppend) {
         scratch_.clear();
         AppendElementJson(value, &scratch_);
@@ -603,6 +654,7 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder)
     default:
       break;
   }
+  SkipChildren(value, type);
   if constexpr (kAppend) {
     builder->AppendNull();
   }
@@ -651,11 +703,13 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
     // Without a rescued-data column a value that does not fit makes the record malformed: find
     // out before appending anything, so a dropped record leaves no trace.
     const uint32_t generation = top_.Begin();
+    const size_t first_number = number_ordinal_;
     bool fits = true;
     for (simdjson::dom::key_value_pair member : object) {
       const int i = top_.Find(member.key);
       if (i < 0 || top_.seen[static_cast<size_t>(i)] == generation ||
           top_builders_[static_cast<size_t>(i)] == nullptr) {
+        SkipValue(member.value);
         continue;
       }
       top_.seen[static_cast<size_t>(i)] = generation;
@@ -668,6 +722,7 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
       Account(RecordOutcome::kDropped);
       return Status::OK();
     }
+    number_ordinal_ = first_number;
   }
 
   const uint32_t generation = top_.Begin();
@@ -676,6 +731,7 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
   for (simdjson::dom::key_value_pair member : object) {
     const int i = top_.Find(member.key);
     if (i < 0 || top_.seen[static_cast<size_t>(i)] == generation) {
+      SkipValue(member.value);
       if (rescue_) {
         AppendElementJson(member.value, rescued_.AddKey(member.key));
       }
@@ -684,6 +740,7 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
     top_.seen[static_cast<size_t>(i)] = generation;
     ColumnSink* builder = top_builders_[static_cast<size_t>(i)];
     if (builder == nullptr) {
+      SkipValue(member.value);
       continue;
     }
     if (!Convert<true>(top_.children[static_cast<size_t>(i)], member.value, builder)) {
@@ -733,11 +790,15 @@ Status JsonReaderImpl::CorruptRecord(std::string_view raw, const text::Line& lin
 
 Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
   element root;
+  std::string_view parsed;
   const simdjson::error_code error =
-      parser_.parse(reinterpret_cast<const uint8_t*>(line.text.data()), line.text.size(), false)
-          .get(root);
+      ParseJsonRecord(parser_, line.text, lenient_, &rewritten_, &root, &parsed);
   if (error != simdjson::SUCCESS) {
     return CorruptRecord(line.text, line, simdjson::error_message(error));
+  }
+  if (exact_numbers_) {
+    LexJsonNumbers(parsed, &number_tokens_);
+    number_ordinal_ = 0;
   }
   if (root.type() == element_type::OBJECT) {
     return DecodeRecord(root.get_object().value_unsafe(), line);

@@ -82,6 +82,27 @@ struct JsonReadOptions {
   std::string time_zone = "UTC";
   /// Rows per record batch. Default: 8192.
   int64_t batch_size = 8192;
+
+  // Spark's lenient JSON, beyond strict RFC 8259. Records that simdjson rejects are rewritten
+  // into strict JSON according to these and parsed again; valid JSON never pays for them.
+
+  /// Spark `allowNonNumericNumbers`: unquoted NaN, Infinity, +Infinity, -Infinity, INF, +INF
+  /// and -INF, read by float and double columns (other columns see the strings "NaN",
+  /// "Infinity", "-Infinity"). Default: true.
+  bool allow_non_numeric_numbers = true;
+  /// Spark `allowSingleQuotes`: 'single-quoted' strings and field names. Default: true.
+  bool allow_single_quotes = true;
+  /// Spark `allowUnquotedFieldNames`: {name: 1}. Default: false.
+  bool allow_unquoted_field_names = false;
+  /// Spark `allowComments`: /* */ and // comments. Default: false.
+  bool allow_comments = false;
+  /// Spark `allowBackslashEscapingAnyCharacter`: "\q" reads as "q". Default: false.
+  bool allow_backslash_escaping_any_character = false;
+  /// Spark `allowUnquotedControlChars`: raw control characters inside strings. Default: false.
+  bool allow_unquoted_control_chars = false;
+  /// Spark `allowNumericLeadingZeros`: 007 reads as 7. Default: false.
+  bool allow_numeric_leading_zeros = false;
+
   /// Deepest nesting of arrays and objects a record may have; deeper records do not parse.
   /// Default: 1000.
   int max_nesting_depth = 1000;
@@ -92,6 +113,10 @@ struct JsonReadOptions {
   /// Spark `inferTimestamp`: infer timestamp for strings in ISO-8601 timestamp form.
   /// Default: false.
   bool infer_timestamp = false;
+  /// Spark `prefersDecimal`: infer decimal(p,s) instead of double for fractional numbers, and
+  /// for strings holding a decimal number, when p <= 38 (Java BigDecimal's precision and scale
+  /// of the text: "1.50" is decimal(3,2)). Default: false.
+  bool prefers_decimal = false;
   /// Auto Loader `cloudFiles.schemaHints`, e.g. "a INT, b.c STRING" (formats/text/schema_hints.h).
   /// Default: "" (none).
   std::string schema_hints;

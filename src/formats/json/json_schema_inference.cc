@@ -3,11 +3,15 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "expr/temporal_parsing.h"
 #include "formats/json/json_reader.h"
+#include "formats/json/json_value_text.h"
+#include "formats/json/lenient_json.h"
 #include "formats/text/input_stream.h"
 #include "formats/text/line_reader.h"
 #include "formats/text/schema_hints.h"
@@ -32,12 +36,86 @@ struct InferNode {
   std::unique_ptr<InferNode> element;
 };
 
+// Java BigDecimal's precision and scale of a JSON number's text ("1.50": 3 and 2, "1e3": 1 and
+// -3, "0.001": 1 and 3); false when it is not one.
+bool DecimalShape(std::string_view text, int* precision, int* scale) {
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
+    ++i;
+  }
+  int digits = 0;
+  int fraction = 0;
+  bool seen_point = false;
+  bool leading = true;
+  bool any = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      any = true;
+      fraction += seen_point ? 1 : 0;
+      if (leading && c == '0') {
+        continue;
+      }
+      leading = false;
+      ++digits;
+    } else if (c == '.' && !seen_point) {
+      seen_point = true;
+    } else {
+      break;
+    }
+  }
+  int64_t exponent = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    if (!expr::ParseInt64(text.substr(i + 1), &exponent) || exponent > 1000 || exponent < -1000) {
+      return false;
+    }
+    i = text.size();
+  }
+  if (!any || i != text.size()) {
+    return false;
+  }
+  *precision = std::max(digits, 1);
+  *scale = fraction - static_cast<int>(exponent);
+  return true;
+}
+
+// prefersDecimal for a fractional number: decimal(max(p, s), s) when that fits 38 digits (a
+// negative scale is folded into the precision), else double, as Spark's JsonInferSchema.
+DataTypePtr DecimalOrDouble(std::string_view text) {
+  int precision = 0;
+  int scale = 0;
+  if (DecimalShape(text, &precision, &scale)) {
+    if (scale < 0) {
+      precision -= scale;
+      scale = 0;
+    }
+    auto type = DataType::Decimal(std::max(precision, scale), scale);
+    if (type.ok()) {
+      return *type;
+    }
+  }
+  return DataType::Float64();
+}
+
+// prefersDecimal for a string: decimal(p, s) of its text when valid, else nullptr.
+DataTypePtr DecimalOfString(std::string_view text) {
+  int precision = 0;
+  int scale = 0;
+  if (!DecimalShape(text, &precision, &scale) || scale < 0 || scale > precision) {
+    return nullptr;
+  }
+  auto type = DataType::Decimal(precision, scale);
+  return type.ok() ? *type : nullptr;
+}
+
 class Inferrer {
  public:
   Inferrer(const JsonReadOptions& options, text::TemporalFormats temporal)
       : infer_timestamp_(options.infer_timestamp || !options.timestamp_format.empty()),
         infer_date_(!options.date_format.empty()),
-        temporal_(std::move(temporal)) {}
+        temporal_(std::move(temporal)),
+        lenient_(LenientOptionsOf(options)),
+        prefers_decimal_(options.prefers_decimal) {}
 
   void AddScalar(InferNode& node, const DataTypePtr& type) {
     if (node.scalar == nullptr || node.scalar == type) {
@@ -56,17 +134,22 @@ class Inferrer {
         AddScalar(node, DataType::Boolean());
         return;
       case element_type::INT64:
+        NextNumberText();
         AddScalar(node, DataType::Int64());
         return;
       case element_type::UINT64:
+        NextNumberText();
         AddScalar(node, DataType::Decimal(20, 0).ValueOrDie());
         return;
       case element_type::DOUBLE:
-        AddScalar(node, DataType::Float64());
+        AddScalar(node, prefers_decimal_ ? DecimalOrDouble(NextNumberText()) : DataType::Float64());
         return;
       case element_type::STRING: {
         const std::string_view text = value.get_string().value_unsafe();
-        if (infer_timestamp_ && temporal_.IsTimestamp(text)) {
+        DataTypePtr decimal;
+        if (prefers_decimal_ && (decimal = DecimalOfString(text)) != nullptr) {
+          AddScalar(node, decimal);
+        } else if (infer_timestamp_ && temporal_.IsTimestamp(text)) {
           AddScalar(node, DataType::Timestamp());
         } else if (infer_date_ && temporal_.IsDate(text)) {
           AddScalar(node, DataType::Date());
@@ -150,9 +233,14 @@ class Inferrer {
  private:
   void AddRecord(simdjson::dom::parser& parser, std::string_view text, InferNode& root) {
     element value;
-    if (parser.parse(reinterpret_cast<const uint8_t*>(text.data()), text.size(), false)
-            .get(value) != simdjson::SUCCESS) {
+    std::string_view parsed;
+    if (ParseJsonRecord(parser, text, lenient_, &rewritten_, &value, &parsed) !=
+        simdjson::SUCCESS) {
       return;
+    }
+    if (prefers_decimal_) {
+      LexJsonNumbers(parsed, &number_tokens_);
+      number_ordinal_ = 0;
     }
     if (value.type() == element_type::OBJECT) {
       AddObject(root, value.get_object().value_unsafe());
@@ -168,6 +256,17 @@ class Inferrer {
   const bool infer_timestamp_;
   const bool infer_date_;
   const text::TemporalFormats temporal_;
+  const LenientJsonOptions lenient_;
+  std::string rewritten_;
+  // With prefersDecimal: the number tokens of the record, in the order Add visits them.
+  const bool prefers_decimal_;
+  std::vector<std::string_view> number_tokens_;
+  size_t number_ordinal_ = 0;
+
+  std::string_view NextNumberText() {
+    return number_ordinal_ < number_tokens_.size() ? number_tokens_[number_ordinal_++]
+                                                   : std::string_view();
+  }
 };
 
 Result<columnar::SchemaPtr> FinishSchema(const InferNode& root, const JsonReadOptions& options) {

@@ -71,4 +71,57 @@ void AppendElementJson(const simdjson::dom::element& value, std::string* out) {
   }
 }
 
+void LexJsonNumbers(std::string_view text, std::vector<std::string_view>* tokens) {
+  tokens->clear();
+  size_t i = 0;
+  const size_t n = text.size();
+  while (i < n) {
+    const char c = text[i];
+    if (c == '"') {
+      // Skip the string: it ends at the first quote not escaped.
+      ++i;
+      while (i < n && text[i] != '"') {
+        i += text[i] == '\\' ? 2 : 1;
+      }
+      ++i;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      const size_t start = i;
+      while (i < n && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.' || text[i] == 'e' ||
+                       text[i] == 'E' || text[i] == '+' || text[i] == '-')) {
+        ++i;
+      }
+      tokens->push_back(text.substr(start, i - start));
+    } else {
+      ++i;
+    }
+  }
+}
+
+size_t CountNumbers(const simdjson::dom::element& value) {
+  using simdjson::dom::element_type;
+  switch (value.type()) {
+    case element_type::INT64:
+    case element_type::UINT64:
+    case element_type::DOUBLE:
+      return 1;
+    case element_type::ARRAY: {
+      size_t count = 0;
+      for (simdjson::dom::element item : simdjson::dom::array(value.get_array().value_unsafe())) {
+        count += CountNumbers(item);
+      }
+      return count;
+    }
+    case element_type::OBJECT: {
+      size_t count = 0;
+      for (simdjson::dom::key_value_pair member :
+           simdjson::dom::object(value.get_object().value_unsafe())) {
+        count += CountNumbers(member.value);
+      }
+      return count;
+    }
+    default:
+      return 0;
+  }
+}
+
 }  // namespace tributary::json

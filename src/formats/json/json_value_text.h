@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace simdjson::dom {
 class element;
@@ -16,5 +17,12 @@ namespace tributary::json {
 /// integers exactly, doubles in canonical form ("1.0", "1e+16"), objects and arrays without
 /// spaces and in input order.
 void AppendElementJson(const simdjson::dom::element& value, std::string* out);
+
+/// The number tokens of strict JSON `text`, in document order (the order in which simdjson's
+/// DOM visits number values), replacing `*tokens`. Lets decimal values be read exactly.
+void LexJsonNumbers(std::string_view text, std::vector<std::string_view>* tokens);
+
+/// How many number values `value` is or holds.
+size_t CountNumbers(const simdjson::dom::element& value);
 
 }  // namespace tributary::json

@@ -1,0 +1,305 @@
+#include "sql/ast.h"
+
+#include <fmt/format.h>
+
+#include "sql/parser.h"
+
+namespace tributary::sql {
+namespace {
+
+std::string QuoteString(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') {
+      out.push_back('\\');
+    }
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    out += out.empty() ? "" : ", ";
+    out += QuoteIdentifier(name);
+  }
+  return out;
+}
+
+std::string WithAlias(std::string text, const std::string& alias) {
+  return alias.empty() ? text : text + " AS " + QuoteIdentifier(alias);
+}
+
+// Expressions print through Expression::ToString; subquery placeholders print as their calls
+// (in_subquery(a)), since their queries live beside the tree.
+class Printer {
+ public:
+  std::string Expr(const expr::ExprPtr& node) const { return node->ToString(); }
+
+  std::string Exprs(const std::vector<expr::ExprPtr>& nodes) const {
+    std::string out;
+    for (const expr::ExprPtr& node : nodes) {
+      out += out.empty() ? "" : ", ";
+      out += Expr(node);
+    }
+    return out;
+  }
+
+  std::string Relation(const sql::Relation& relation) const {
+    std::string out;
+    switch (relation.kind) {
+      case RelationKind::kTable:
+        out = relation.table.ToString();
+        if (relation.version_as_of.has_value()) {
+          out += fmt::format(" VERSION AS OF {}", *relation.version_as_of);
+        }
+        if (relation.timestamp_as_of != nullptr) {
+          out += " TIMESTAMP AS OF " + Expr(relation.timestamp_as_of);
+        }
+        break;
+      case RelationKind::kTableFunction: {
+        out = relation.function_name + "(";
+        for (size_t i = 0; i < relation.arguments.size(); ++i) {
+          const TableFunctionArgument& argument = relation.arguments[i];
+          out += i > 0 ? ", " : "";
+          out += argument.name.empty() ? "" : QuoteIdentifier(argument.name) + " => ";
+          out += Expr(argument.value);
+        }
+        out += ")";
+        break;
+      }
+      case RelationKind::kSubquery:
+        out = fmt::format("({})", Query(*relation.subquery));
+        break;
+      case RelationKind::kJoin:
+        out = fmt::format("({} {} JOIN {}", Relation(*relation.left),
+                          JoinKindName(relation.join_kind), Relation(*relation.right));
+        if (relation.condition != nullptr) {
+          out += " ON " + Expr(relation.condition);
+        }
+        if (!relation.using_columns.empty()) {
+          out += " USING (" + JoinNames(relation.using_columns) + ")";
+        }
+        return out + ")";
+    }
+    return WithAlias(relation.stream ? "STREAM " + out : out, relation.alias);
+  }
+
+  std::string Query(const sql::Query& query) const {
+    std::string out;
+    if (!query.with.empty()) {
+      out = "WITH ";
+      for (size_t i = 0; i < query.with.size(); ++i) {
+        out += fmt::format("{}{} AS ({})", i > 0 ? ", " : "", QuoteIdentifier(query.with[i].name),
+                           Query(*query.with[i].query));
+      }
+      out += " ";
+    }
+    switch (query.kind) {
+      case QueryKind::kSelect:
+        out += query.distinct ? "SELECT DISTINCT " : "SELECT ";
+        for (size_t i = 0; i < query.select.size(); ++i) {
+          const SelectItem& item = query.select[i];
+          out += i > 0 ? ", " : "";
+          if (item.IsStar()) {
+            for (const std::string& part : item.star_qualifier) {
+              out += QuoteIdentifier(part) + ".";
+            }
+            out += "*";
+          } else {
+            out += WithAlias(Expr(item.expr), item.alias);
+          }
+        }
+        if (query.from != nullptr) {
+          out += " FROM " + Relation(*query.from);
+        }
+        if (query.where != nullptr) {
+          out += " WHERE " + Expr(query.where);
+        }
+        if (!query.group_by.empty()) {
+          out += " GROUP BY " + Exprs(query.group_by);
+        }
+        if (query.having != nullptr) {
+          out += " HAVING " + Expr(query.having);
+        }
+        break;
+      case QueryKind::kUnion:
+        out += fmt::format("({}) UNION {}({})", Query(*query.left), query.union_all ? "ALL " : "",
+                           Query(*query.right));
+        break;
+      case QueryKind::kValues:
+        out += "VALUES ";
+        for (size_t i = 0; i < query.rows.size(); ++i) {
+          out += fmt::format("{}({})", i > 0 ? ", " : "", Exprs(query.rows[i]));
+        }
+        break;
+    }
+    for (size_t i = 0; i < query.order_by.size(); ++i) {
+      const OrderItem& item = query.order_by[i];
+      out += fmt::format("{}{} {} NULLS {}", i > 0 ? ", " : " ORDER BY ", Expr(item.expr),
+                         item.ascending ? "ASC" : "DESC", item.nulls_first ? "FIRST" : "LAST");
+    }
+    if (query.limit != nullptr) {
+      out += " LIMIT " + Expr(query.limit);
+    }
+    return out;
+  }
+};
+
+std::string Properties(const std::vector<std::pair<std::string, std::string>>& properties) {
+  std::string out;
+  for (const auto& [key, value] : properties) {
+    out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", QuoteString(key), QuoteString(value));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string QuoteIdentifier(std::string_view name) {
+  bool plain = !name.empty();
+  for (char c : name) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  }
+  if (plain && !IsReservedWord(name)) {
+    return std::string(name);
+  }
+  std::string out = "`";
+  for (char c : name) {
+    out.push_back(c);
+    if (c == '`') {
+      out.push_back(c);
+    }
+  }
+  return out + "`";
+}
+
+SourcePosition ExpressionSources::PositionOf(const expr::Expression& node) const {
+  auto it = positions.find(&node);
+  return it == positions.end() ? SourcePosition{0, 0, 0} : it->second;
+}
+
+std::string TableName::ToString() const {
+  if (IsPath()) {
+    return format + ".`" + path + "`";
+  }
+  std::string out;
+  for (const std::string& part : parts) {
+    out += out.empty() ? "" : ".";
+    out += QuoteIdentifier(part);
+  }
+  return out;
+}
+
+std::string_view JoinKindName(JoinKind kind) {
+  switch (kind) {
+    case JoinKind::kInner:
+      return "INNER";
+    case JoinKind::kLeft:
+      return "LEFT";
+    case JoinKind::kRight:
+      return "RIGHT";
+    case JoinKind::kFull:
+      return "FULL";
+    case JoinKind::kCross:
+      return "CROSS";
+    case JoinKind::kLeftSemi:
+      return "LEFT SEMI";
+    case JoinKind::kLeftAnti:
+      return "LEFT ANTI";
+  }
+  return "?";
+}
+
+Status Statement::ErrorAt(const SourcePosition& at, std::string_view what) const {
+  return SyntaxError(source ? std::string_view(*source) : std::string_view(), at, what);
+}
+
+Status Statement::ErrorAt(const expr::Expression& node, std::string_view what) const {
+  SourcePosition at = sources ? sources->PositionOf(node) : SourcePosition{0, 0, 0};
+  return ErrorAt(at.line == 0 ? position : at, what);
+}
+
+std::string ToString(const Query& query) {
+  return Printer().Query(query);
+}
+
+std::string ToString(const Relation& relation) {
+  return Printer().Relation(relation);
+}
+
+std::string ToString(const Statement& statement) {
+  const Printer printer;
+  struct Visitor {
+    const Printer& printer;
+
+    std::string operator()(const QueryPtr& query) const { return printer.Query(*query); }
+    std::string operator()(const CreateTable& create) const {
+      std::string out = "CREATE ";
+      out += create.or_replace ? "OR REPLACE " : "";
+      out += create.or_refresh ? "OR REFRESH " : "";
+      out += create.streaming ? "STREAMING TABLE " : "TABLE ";
+      out += create.if_not_exists ? "IF NOT EXISTS " : "";
+      out += create.table.ToString();
+      if (!create.columns.empty()) {
+        out += " (";
+        for (size_t i = 0; i < create.columns.size(); ++i) {
+          const ColumnDefinition& column = create.columns[i];
+          out += fmt::format("{}{} {}{}", i > 0 ? ", " : "", QuoteIdentifier(column.name),
+                             column.type->ToString(), column.nullable ? "" : " NOT NULL");
+          out += column.comment.empty() ? "" : " COMMENT " + QuoteString(column.comment);
+        }
+        out += ")";
+      }
+      out += create.provider.empty() ? "" : " USING " + create.provider;
+      if (!create.partition_by.empty()) {
+        out += " PARTITIONED BY (" + JoinNames(create.partition_by) + ")";
+      }
+      out += create.location.empty() ? "" : " LOCATION " + QuoteString(create.location);
+      out += create.comment.empty() ? "" : " COMMENT " + QuoteString(create.comment);
+      if (!create.properties.empty()) {
+        out += " TBLPROPERTIES (" + Properties(create.properties) + ")";
+      }
+      return create.query ? out + " AS " + printer.Query(*create.query) : out;
+    }
+    std::string operator()(const Insert& insert) const {
+      std::string out = fmt::format("INSERT {} {}", insert.overwrite ? "OVERWRITE" : "INTO",
+                                    insert.table.ToString());
+      if (!insert.columns.empty()) {
+        out += " (" + JoinNames(insert.columns) + ")";
+      }
+      return out + " " + printer.Query(*insert.query);
+    }
+    std::string operator()(const Describe& describe) const {
+      const char* kind = describe.kind == DescribeKind::kHistory  ? "HISTORY"
+                         : describe.kind == DescribeKind::kDetail ? "DETAIL"
+                                                                  : "TABLE";
+      std::string out = fmt::format("DESCRIBE {} {}", kind, describe.table.ToString());
+      return describe.limit ? out + fmt::format(" LIMIT {}", *describe.limit) : out;
+    }
+    std::string operator()(const ShowTables& show) const {
+      std::string out = "SHOW TABLES";
+      out += show.database.empty() ? "" : " IN " + QuoteIdentifier(show.database);
+      return show.pattern.empty() ? out : out + " LIKE " + QuoteString(show.pattern);
+    }
+    std::string operator()(const Optimize& optimize) const {
+      std::string out = "OPTIMIZE " + optimize.table.ToString();
+      return optimize.where ? out + " WHERE " + printer.Expr(optimize.where) : out;
+    }
+    std::string operator()(const Vacuum& vacuum) const {
+      std::string out = "VACUUM " + vacuum.table.ToString();
+      if (vacuum.retain_hours.has_value()) {
+        out += fmt::format(" RETAIN {} HOURS", *vacuum.retain_hours);
+      }
+      return vacuum.dry_run ? out + " DRY RUN" : out;
+    }
+    std::string operator()(const DropTable& drop) const {
+      return fmt::format("DROP TABLE {}{}", drop.if_exists ? "IF EXISTS " : "",
+                         drop.table.ToString());
+    }
+  };
+  return std::visit(Visitor{printer}, statement.body);
+}
+
+}  // namespace tributary::sql

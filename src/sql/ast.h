@@ -1,0 +1,264 @@
+// The syntax tree of a SQL statement, as the parser (parser.h) builds it.
+//
+// Scalar expressions are expr::Expression trees (expr/expression.h); everything around them
+// (queries, relations, DDL) is plain data defined here. Names are kept as written (the binder
+// matches them exactly, then ignoring case, as Spark); keywords and function names are not.
+//
+// Subqueries inside expressions are placeholder calls whose query is in
+// ExpressionSources::subqueries, keyed by the call node:
+//   x IN (SELECT ...)    kInSubqueryFunction(x)
+//   EXISTS (SELECT ...)  kExistsFunction()
+//   (SELECT ...)         kScalarSubqueryFunction()
+// GROUP BY and ORDER BY items that are integer literals are ordinals (1-based), as Spark's
+// groupByOrdinal/orderByOrdinal; the binder resolves them.
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "expr/expression.h"
+#include "sql/lexer.h"
+
+namespace tributary::sql {
+
+inline constexpr std::string_view kInSubqueryFunction = "in_subquery";
+inline constexpr std::string_view kExistsFunction = "exists";
+inline constexpr std::string_view kScalarSubqueryFunction = "scalar_subquery";
+
+struct Query;
+using QueryPtr = std::shared_ptr<const Query>;
+struct Relation;
+using RelationPtr = std::shared_ptr<const Relation>;
+
+/// What the parser knows about expression nodes beyond the tree: where each came from, and
+/// the query behind each subquery placeholder. Keyed by node address; the statement keeps the
+/// nodes alive.
+struct ExpressionSources {
+  std::unordered_map<const expr::Expression*, SourcePosition> positions;
+  std::unordered_map<const expr::Expression*, QueryPtr> subqueries;
+
+  /// Where `node` starts in the statement's text; line 0 when unknown (built elsewhere).
+  SourcePosition PositionOf(const expr::Expression& node) const;
+};
+
+/// A table named in SQL: by catalog name (`events`, `db.events`) or by path with a format
+/// (delta.`/data/events`, parquet.`/x`, or a quoted path where a statement allows one).
+struct TableName {
+  /// Name parts as written; empty for a path.
+  std::vector<std::string> parts;
+  /// For a path: "delta", "parquet", "json" or "csv" (lowercase); empty for a name.
+  std::string format;
+  std::string path;
+  SourcePosition position;
+
+  bool IsPath() const { return parts.empty(); }
+  /// SQL text: db.name or delta.`/path`.
+  std::string ToString() const;
+};
+
+enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kCross, kLeftSemi, kLeftAnti };
+
+/// SQL spelling: "INNER", "LEFT", ..., "LEFT SEMI".
+std::string_view JoinKindName(JoinKind kind);
+
+/// One argument of a table function: `name => value` or positional (empty name).
+struct TableFunctionArgument {
+  std::string name;
+  expr::ExprPtr value;
+};
+
+enum class RelationKind : uint8_t { kTable, kTableFunction, kSubquery, kJoin };
+
+/// A FROM item. Immutable once parsed.
+struct Relation {
+  RelationKind kind = RelationKind::kTable;
+  SourcePosition position;
+
+  /// kTable.
+  TableName table;
+  /// kTableFunction: lowercase name (read_files) and arguments in order.
+  std::string function_name;
+  std::vector<TableFunctionArgument> arguments;
+  /// kSubquery.
+  QueryPtr subquery;
+  /// kJoin: `left` JOIN `right` ON `condition` | USING (`using_columns`); neither for CROSS.
+  JoinKind join_kind = JoinKind::kInner;
+  RelationPtr left;
+  RelationPtr right;
+  expr::ExprPtr condition;
+  std::vector<std::string> using_columns;
+
+  /// kTable and kTableFunction: `STREAM name`, `STREAM(name)` or `STREAM read_files(...)`.
+  bool stream = false;
+  /// kTable: `VERSION AS OF n` / `TIMESTAMP AS OF <expr>` (at most one is set).
+  std::optional<int64_t> version_as_of;
+  expr::ExprPtr timestamp_as_of;
+  /// `[AS] alias`; empty when none.
+  std::string alias;
+};
+
+/// One SELECT list entry: `*`, `t.*`, or an expression with an optional alias.
+struct SelectItem {
+  /// Null for a star.
+  expr::ExprPtr expr;
+  std::string alias;
+  /// For a star: the qualifier parts (`t` of `t.*`; empty for `*`).
+  std::vector<std::string> star_qualifier;
+  SourcePosition position;
+
+  bool IsStar() const { return expr == nullptr; }
+};
+
+struct OrderItem {
+  expr::ExprPtr expr;
+  bool ascending = true;
+  /// Spark's default: NULLS FIRST for ascending, NULLS LAST for descending.
+  bool nulls_first = true;
+};
+
+struct CommonTableExpression {
+  std::string name;
+  QueryPtr query;
+  SourcePosition position;
+};
+
+enum class QueryKind : uint8_t { kSelect, kUnion, kValues };
+
+/// A query: a SELECT block, a UNION of two queries or a VALUES list, with the ORDER BY and
+/// LIMIT that apply to its result and the WITH clause that scopes over it.
+struct Query {
+  QueryKind kind = QueryKind::kSelect;
+  SourcePosition position;
+  std::vector<CommonTableExpression> with;
+
+  /// kSelect.
+  bool distinct = false;
+  std::vector<SelectItem> select;
+  /// Null for SELECT without FROM. `FROM a, b` is a cross join.
+  RelationPtr from;
+  expr::ExprPtr where;
+  std::vector<expr::ExprPtr> group_by;
+  expr::ExprPtr having;
+
+  /// kUnion: `left UNION [ALL|DISTINCT] right` (DISTINCT by default).
+  bool union_all = false;
+  QueryPtr left;
+  QueryPtr right;
+
+  /// kValues: rows of expressions (`VALUES (1, 'a'), (2, 'b')`).
+  std::vector<std::vector<expr::ExprPtr>> rows;
+
+  std::vector<OrderItem> order_by;
+  /// Null when there is no LIMIT (or LIMIT ALL).
+  expr::ExprPtr limit;
+};
+
+/// `name type [NOT NULL] [COMMENT 'text']` of CREATE TABLE.
+struct ColumnDefinition {
+  std::string name;
+  columnar::DataTypePtr type;
+  bool nullable = true;
+  std::string comment;
+  SourcePosition position;
+};
+
+/// CREATE [OR REPLACE] TABLE [IF NOT EXISTS] and CREATE [OR REFRESH] STREAMING TABLE.
+struct CreateTable {
+  TableName table;
+  bool or_replace = false;
+  bool if_not_exists = false;
+  /// CREATE [OR REFRESH] STREAMING TABLE: the query is a stream (issues 7 and 8).
+  bool streaming = false;
+  bool or_refresh = false;
+  std::vector<ColumnDefinition> columns;
+  /// USING <provider>, lowercase; empty when omitted (Delta is the default).
+  std::string provider;
+  std::vector<std::string> partition_by;
+  /// TBLPROPERTIES in order; keys and values as text ('k' = 'v', delta.x = true).
+  std::vector<std::pair<std::string, std::string>> properties;
+  std::string location;
+  std::string comment;
+  /// AS query; null when none.
+  QueryPtr query;
+};
+
+/// INSERT INTO|OVERWRITE [TABLE] name [(columns)] query; VALUES is a kValues query.
+struct Insert {
+  TableName table;
+  bool overwrite = false;
+  std::vector<std::string> columns;
+  QueryPtr query;
+};
+
+enum class DescribeKind : uint8_t { kTable, kHistory, kDetail };
+
+/// DESCRIBE [TABLE|HISTORY|DETAIL] name; HISTORY takes an optional LIMIT n.
+struct Describe {
+  DescribeKind kind = DescribeKind::kTable;
+  TableName table;
+  std::optional<int64_t> limit;
+};
+
+/// SHOW TABLES [(IN|FROM) database] [[LIKE] 'pattern'].
+struct ShowTables {
+  std::string database;
+  std::string pattern;
+};
+
+/// OPTIMIZE name [WHERE predicate].
+struct Optimize {
+  TableName table;
+  expr::ExprPtr where;
+};
+
+/// VACUUM name [RETAIN n HOURS] [DRY RUN].
+struct Vacuum {
+  TableName table;
+  std::optional<double> retain_hours;
+  bool dry_run = false;
+};
+
+/// DROP TABLE [IF EXISTS] name.
+struct DropTable {
+  TableName table;
+  bool if_exists = false;
+};
+
+using StatementBody =
+    std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize, Vacuum, DropTable>;
+
+/// One parsed statement with what error messages need: the text it came from and where each
+/// expression node is in it.
+struct Statement {
+  StatementBody body;
+  SourcePosition position;
+  /// The whole script the statement was parsed from (positions are relative to it).
+  std::shared_ptr<const std::string> source;
+  std::shared_ptr<const ExpressionSources> sources;
+
+  /// An InvalidArgument for `what` at `position` with the source line and a caret, for
+  /// errors found after parsing (unknown column, type mismatch).
+  Status ErrorAt(const SourcePosition& at, std::string_view what) const;
+  /// As above at `node`'s position (the statement's start when it is unknown).
+  Status ErrorAt(const expr::Expression& node, std::string_view what) const;
+};
+
+/// `name` as SQL must spell it: as is when it is a plain word ([A-Za-z0-9_]+, not reserved),
+/// else back-quoted with `` for a back-quote. expr::Col reads this form too.
+std::string QuoteIdentifier(std::string_view name);
+
+/// SQL text of a query or statement in one canonical form (keywords upper case, expressions
+/// as Expression::ToString prints them, subqueries in expressions as their placeholder calls):
+/// what the tests compare, and EXPLAIN's input echo.
+std::string ToString(const Query& query);
+std::string ToString(const Relation& relation);
+std::string ToString(const Statement& statement);
+
+}  // namespace tributary::sql

@@ -1,0 +1,1725 @@
+#include "sql/parser.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "formats/text/schema_hints.h"
+
+namespace tributary::sql {
+namespace {
+
+using expr::ExprPtr;
+using expr::Op;
+using expr::Scalar;
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string Upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+bool OneOf(std::string_view word, std::initializer_list<std::string_view> options) {
+  return std::any_of(options.begin(), options.end(),
+                     [&](std::string_view option) { return EqualsIgnoreCase(word, option); });
+}
+
+}  // namespace
+
+bool IsReservedWord(std::string_view word) {
+  return OneOf(word,
+               {"ALL",       "AND",      "ANTI",  "AS",     "BETWEEN", "BY",     "CASE",   "CAST",
+                "CROSS",     "DISTINCT", "DIV",   "ELSE",   "END",     "ESCAPE", "EXCEPT", "EXISTS",
+                "FALSE",     "FROM",     "FULL",  "GROUP",  "HAVING",  "ILIKE",  "IN",     "INNER",
+                "INTERSECT", "INTO",     "IS",    "JOIN",   "LATERAL", "LEFT",   "LIKE",   "LIMIT",
+                "MINUS",     "NATURAL",  "NOT",   "NULL",   "ON",      "OR",     "ORDER",  "OUTER",
+                "REGEXP",    "RIGHT",    "RLIKE", "SELECT", "SEMI",    "THEN",   "TRUE",   "UNION",
+                "USING",     "WHEN",     "WHERE", "WINDOW", "WITH"});
+}
+
+namespace {
+
+bool IsReserved(std::string_view word) {
+  return IsReservedWord(word);
+}
+
+// Keywords a misspelt word is compared with when an error follows it.
+const std::vector<std::string_view> kClauseKeywords = {
+    "FROM",    "WHERE", "GROUP",    "ORDER",  "HAVING", "LIMIT",  "UNION", "JOIN", "ON", "USING",
+    "LEFT",    "RIGHT", "INNER",    "FULL",   "CROSS",  "SELECT", "AS",    "AND",  "OR", "NOT",
+    "BETWEEN", "LIKE",  "DISTINCT", "VALUES", "TABLE",  "WHEN",   "THEN",  "ELSE", "END"};
+
+const std::vector<std::string_view> kStatementKeywords = {
+    "SELECT", "WITH", "VALUES",   "CREATE", "INSERT", "DESCRIBE",
+    "DESC",   "SHOW", "OPTIMIZE", "VACUUM", "DROP"};
+
+const std::vector<std::string_view> kTypeNames = {
+    "BOOLEAN", "TINYINT",   "BYTE",          "SMALLINT",      "SHORT",  "INT",     "INTEGER",
+    "BIGINT",  "LONG",      "FLOAT",         "REAL",          "DOUBLE", "STRING",  "BINARY",
+    "DATE",    "TIMESTAMP", "TIMESTAMP_LTZ", "TIMESTAMP_NTZ", "VOID",   "VARCHAR", "CHAR",
+    "DECIMAL", "DEC",       "NUMERIC",       "ARRAY",         "MAP",    "STRUCT"};
+
+const std::vector<std::string_view> kIntervalUnits = {
+    "YEAR",   "YEARS",   "MONTH",       "MONTHS",       "WEEK",        "WEEKS",
+    "DAY",    "DAYS",    "HOUR",        "HOURS",        "MINUTE",      "MINUTES",
+    "SECOND", "SECONDS", "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS"};
+
+bool IsIntervalUnit(const Token& token) {
+  return token.kind == TokenKind::kWord &&
+         std::any_of(kIntervalUnits.begin(), kIntervalUnits.end(),
+                     [&](std::string_view unit) { return token.IsKeyword(unit); });
+}
+
+// Optimal string alignment distance (Levenshtein plus swaps of neighbours), ignoring case.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  const size_t m = b.size();
+  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+  for (size_t i = 0; i <= n; ++i) {
+    d[i][0] = i;
+  }
+  for (size_t j = 0; j <= m; ++j) {
+    d[0][j] = j;
+  }
+  auto lower = [](char c) {
+    return std::tolower(static_cast<unsigned char>(c));
+  };
+  for (size_t i = 1; i <= n; ++i) {
+    for (size_t j = 1; j <= m; ++j) {
+      const size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+// An INTERVAL literal's units summed as Spark does: year-month units into months, the others
+// into microseconds. Built as Spark's constructor functions, since the expr layer has no
+// interval type yet: make_ym_interval(years, months), make_dt_interval(days, hours, mins,
+// secs) or, when both kinds are mixed, make_interval(years, months, weeks, days, hours, mins,
+// secs); secs is decimal(18,6).
+class IntervalParts {
+ public:
+  // One `value unit` pair; value is [+-]digits, with a fraction only for seconds.
+  Status Add(std::string_view value, std::string_view unit) {
+    const std::string unit_name = Upper(unit);
+    std::string_view digits = value;
+    bool negative = false;
+    if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+      negative = digits[0] == '-';
+      digits.remove_prefix(1);
+    }
+    const size_t point = digits.find('.');
+    const std::string_view whole = digits.substr(0, point);
+    const std::string_view fraction =
+        point == std::string_view::npos ? std::string_view() : digits.substr(point + 1);
+    const bool seconds = unit_name.rfind("SECOND", 0) == 0;
+    int64_t amount = 0;
+    if (whole.empty() ||
+        std::from_chars(whole.data(), whole.data() + whole.size(), amount).ec != std::errc() ||
+        (!fraction.empty() && !seconds) || fraction.size() > 6 ||
+        fraction.find_first_not_of("0123456789") != std::string_view::npos) {
+      return Status::InvalidArgument(
+          fmt::format("invalid INTERVAL value '{}' for unit {}", value, unit_name));
+    }
+    int64_t fraction_micros = 0;
+    for (size_t i = 0; i < 6; ++i) {
+      fraction_micros = fraction_micros * 10 + (i < fraction.size() ? fraction[i] - '0' : 0);
+    }
+    auto add = [&](int64_t* total, int64_t unit_size, int64_t extra) {
+      int64_t scaled = 0;
+      if (__builtin_mul_overflow(amount, unit_size, &scaled) ||
+          __builtin_add_overflow(scaled, extra, &scaled) ||
+          __builtin_add_overflow(*total, negative ? -scaled : scaled, total)) {
+        return Status::InvalidArgument(
+            fmt::format("INTERVAL value '{}' {} overflows", value, unit_name));
+      }
+      return Status::OK();
+    };
+    const std::string singular =
+        unit_name.back() == 'S' ? unit_name.substr(0, unit_name.size() - 1) : unit_name;
+    constexpr int64_t kSecond = 1000000;
+    if (singular == "YEAR" || singular == "MONTH") {
+      year_month_ = true;
+      return add(&months_, singular == "YEAR" ? 12 : 1, 0);
+    }
+    day_time_ = true;
+    if (singular == "WEEK") {
+      return add(&micros_, 7 * 86400 * kSecond, 0);
+    }
+    if (singular == "DAY") {
+      return add(&micros_, 86400 * kSecond, 0);
+    }
+    if (singular == "HOUR") {
+      return add(&micros_, 3600 * kSecond, 0);
+    }
+    if (singular == "MINUTE") {
+      return add(&micros_, 60 * kSecond, 0);
+    }
+    if (singular == "SECOND") {
+      return add(&micros_, kSecond, fraction_micros);
+    }
+    if (singular == "MILLISECOND") {
+      return add(&micros_, 1000, 0);
+    }
+    if (singular == "MICROSECOND") {
+      return add(&micros_, 1, 0);
+    }
+    return Status::InvalidArgument(fmt::format("unknown INTERVAL unit '{}'", unit));
+  }
+
+  // "<n> <unit> [<n> <unit> ...]" inside one string.
+  Status AddText(std::string_view text) {
+    std::vector<std::string_view> words;
+    size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) {
+        ++i;
+      }
+      const size_t start = i;
+      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) {
+        ++i;
+      }
+      if (i > start) {
+        words.push_back(text.substr(start, i - start));
+      }
+    }
+    if (words.empty() || words.size() % 2 != 0) {
+      return Status::InvalidArgument(
+          fmt::format("invalid INTERVAL '{}': expected pairs of a number and a unit", text));
+    }
+    for (size_t k = 0; k < words.size(); k += 2) {
+      TRIBUTARY_RETURN_NOT_OK(Add(words[k], words[k + 1]));
+    }
+    return Status::OK();
+  }
+
+  std::string_view FunctionName() const {
+    return !day_time_ ? "make_ym_interval" : !year_month_ ? "make_dt_interval" : "make_interval";
+  }
+
+  std::vector<Scalar> Arguments() const {
+    constexpr int64_t kMinute = 60 * int64_t{1000000};
+    const auto days = static_cast<int32_t>(micros_ / (1440 * kMinute));
+    const auto hours = static_cast<int32_t>(micros_ % (1440 * kMinute) / (60 * kMinute));
+    const auto minutes = static_cast<int32_t>(micros_ % (60 * kMinute) / kMinute);
+    Scalar seconds = *Scalar::Decimal(micros_ % kMinute, 18, 6);
+    const auto years = static_cast<int32_t>(months_ / 12);
+    const auto months = static_cast<int32_t>(months_ % 12);
+    if (!day_time_) {
+      return {Scalar::Int32(years), Scalar::Int32(months)};
+    }
+    if (!year_month_) {
+      return {Scalar::Int32(days), Scalar::Int32(hours), Scalar::Int32(minutes), seconds};
+    }
+    return {Scalar::Int32(years), Scalar::Int32(months),  Scalar::Int32(0), Scalar::Int32(days),
+            Scalar::Int32(hours), Scalar::Int32(minutes), seconds};
+  }
+
+ private:
+  int64_t months_ = 0;
+  int64_t micros_ = 0;
+  bool year_month_ = false;
+  bool day_time_ = false;
+};
+
+// The statement being built: its expression side tables and whether subqueries are allowed.
+class Parser {
+ public:
+  Parser(std::shared_ptr<const std::string> source, std::vector<Token> tokens)
+      : source_(std::move(source)), tokens_(std::move(tokens)) {}
+
+  Result<std::vector<Statement>> Script() {
+    std::vector<Statement> statements;
+    while (true) {
+      while (AcceptOperator(";")) {
+      }
+      if (AtEnd()) {
+        return statements;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(Statement statement, ParseOneStatement());
+      statements.push_back(std::move(statement));
+      if (!AtEnd() && !Peek().IsOperator(";")) {
+        return Unexpected("';' or the end of the statement");
+      }
+    }
+  }
+
+  Result<ExprPtr> StandaloneExpression() {
+    sources_ = std::make_shared<ExpressionSources>();
+    allow_subqueries_ = false;
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr result, ParseExpr());
+    if (!AtEnd()) {
+      return Unexpected("the end of the expression");
+    }
+    return result;
+  }
+
+ private:
+  // ---- tokens ----
+
+  const Token& Peek(size_t ahead = 0) const {
+    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  }
+  const Token& Next() {
+    const Token& token = tokens_[pos_];
+    if (pos_ + 1 < tokens_.size()) {
+      ++pos_;
+    }
+    return token;
+  }
+  bool AtEnd() const { return Peek().kind == TokenKind::kEnd; }
+
+  bool AcceptKeyword(std::string_view keyword) {
+    if (Peek().IsKeyword(keyword)) {
+      Next();
+      return true;
+    }
+    return false;
+  }
+  bool AcceptOperator(std::string_view op) {
+    if (Peek().IsOperator(op)) {
+      Next();
+      return true;
+    }
+    return false;
+  }
+  Status ExpectKeyword(std::string_view keyword) {
+    if (AcceptKeyword(keyword)) {
+      return Status::OK();
+    }
+    return Unexpected(keyword, {keyword});
+  }
+  Status ExpectOperator(std::string_view op) {
+    if (AcceptOperator(op)) {
+      return Status::OK();
+    }
+    return Unexpected(fmt::format("'{}'", op));
+  }
+
+  Status ErrorAt(const Token& token, std::string_view what) const {
+    return SyntaxError(*source_, token.position, what);
+  }
+
+  // "expected <expected>, found <token>", with a "did you mean" when the token (or the word
+  // just read as an implicit alias, as in SELECT a FORM t) is a near miss of a keyword.
+  Status Unexpected(std::string_view expected,
+                    const std::vector<std::string_view>& keywords = kClauseKeywords) const {
+    const Token& found = Peek();
+    if (found.kind == TokenKind::kWord) {
+      const std::string_view match = ClosestMatch(found.text, keywords);
+      if (!match.empty()) {
+        return ErrorAt(found, fmt::format("expected {}, found '{}' (did you mean {}?)", expected,
+                                          found.text, match));
+      }
+    }
+    if (last_implicit_alias_ + 1 == pos_ && pos_ > 0) {
+      const Token& alias = tokens_[pos_ - 1];
+      const std::string_view match = ClosestMatch(alias.text, kClauseKeywords);
+      if (alias.kind == TokenKind::kWord && !match.empty()) {
+        return ErrorAt(alias, fmt::format("unexpected '{}' (did you mean {}?)", alias.text, match));
+      }
+    }
+    return ErrorAt(found, fmt::format("expected {}, found {}", expected, found.Describe()));
+  }
+
+  // A name: a back-quoted word, or a word that is not reserved (any word when `after_as`).
+  bool AtIdentifier(bool after_as = false) const {
+    const Token& token = Peek();
+    return token.kind == TokenKind::kQuotedWord ||
+           (token.kind == TokenKind::kWord && (after_as || !IsReserved(token.text)));
+  }
+  Result<std::string> Identifier(std::string_view what = "a name", bool after_as = false) {
+    if (!AtIdentifier(after_as)) {
+      return Unexpected(what);
+    }
+    return Next().text;
+  }
+
+  // [AS] alias; empty when there is none.
+  Result<std::string> OptionalAlias() {
+    if (AcceptKeyword("AS")) {
+      return Identifier("an alias", true);
+    }
+    if (AtIdentifier()) {
+      last_implicit_alias_ = pos_;
+      return Next().text;
+    }
+    return std::string();
+  }
+
+  Result<std::vector<std::string>> ParenthesizedNames() {
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+    std::vector<std::string> names;
+    do {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string name, Identifier("a column name"));
+      names.push_back(std::move(name));
+    } while (AcceptOperator(","));
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return names;
+  }
+
+  ExprPtr Track(ExprPtr node, const SourcePosition& position) {
+    sources_->positions.emplace(node.get(), position);
+    return node;
+  }
+
+  // ---- statements ----
+
+  Result<Statement> ParseOneStatement() {
+    sources_ = std::make_shared<ExpressionSources>();
+    allow_subqueries_ = true;
+    Statement statement;
+    statement.position = Peek().position;
+    statement.source = source_;
+    const Token& first = Peek();
+    if (IsQueryStart(0)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(QueryPtr query, ParseQuery());
+      statement.body = std::move(query);
+    } else if (first.IsKeyword("CREATE")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseCreate());
+    } else if (first.IsKeyword("INSERT")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseInsert());
+    } else if (first.IsKeyword("DESCRIBE") || first.IsKeyword("DESC")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseDescribe());
+    } else if (first.IsKeyword("SHOW")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseShowTables());
+    } else if (first.IsKeyword("OPTIMIZE")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseOptimize());
+    } else if (first.IsKeyword("VACUUM")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseVacuum());
+    } else if (first.IsKeyword("DROP")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseDropTable());
+    } else {
+      return Unexpected(
+          "a statement (SELECT, WITH, VALUES, CREATE, INSERT, DESCRIBE, SHOW, "
+          "OPTIMIZE, VACUUM or DROP)",
+          kStatementKeywords);
+    }
+    statement.sources = sources_;
+    return statement;
+  }
+
+  // table = name {"." name} | format "." `path` | 'path' (when `allow_string_path`).
+  Result<TableName> ParseTableName(bool allow_string_path) {
+    TableName table;
+    table.position = Peek().position;
+    if (allow_string_path && Peek().kind == TokenKind::kString) {
+      table.format = "delta";
+      table.path = Next().text;
+      return table;
+    }
+    bool last_quoted = false;
+    do {
+      last_quoted = Peek().kind == TokenKind::kQuotedWord;
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string part, Identifier("a table name"));
+      table.parts.push_back(std::move(part));
+    } while (AcceptOperator("."));
+    if (table.parts.size() == 2 && last_quoted &&
+        OneOf(table.parts[0], {"delta", "parquet", "json", "csv"})) {
+      table.format = Lower(table.parts[0]);
+      table.path = table.parts[1];
+      table.parts.clear();
+    }
+    return table;
+  }
+
+  Result<std::string> StringLiteral(std::string_view what) {
+    if (Peek().kind != TokenKind::kString) {
+      return Unexpected(what);
+    }
+    std::string value = Next().text;
+    while (Peek().kind == TokenKind::kString) {
+      value += Next().text;
+    }
+    return value;
+  }
+
+  Result<StatementBody> ParseCreate() {
+    Next();
+    CreateTable create;
+    if (AcceptKeyword("OR")) {
+      if (AcceptKeyword("REPLACE")) {
+        create.or_replace = true;
+      } else if (AcceptKeyword("REFRESH")) {
+        create.or_refresh = true;
+      } else {
+        return Unexpected("REPLACE or REFRESH", {"REPLACE", "REFRESH"});
+      }
+    }
+    create.streaming = AcceptKeyword("STREAMING");
+    if (create.or_refresh && !create.streaming) {
+      return Unexpected("STREAMING (OR REFRESH goes with STREAMING TABLE)", {"STREAMING"});
+    }
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("TABLE"));
+    if (AcceptKeyword("IF")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("NOT"));
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+      create.if_not_exists = true;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(create.table, ParseTableName(false));
+    if (AcceptOperator("(")) {
+      do {
+        ColumnDefinition column;
+        column.position = Peek().position;
+        TRIBUTARY_ASSIGN_OR_RAISE(column.name, Identifier("a column name"));
+        TRIBUTARY_ASSIGN_OR_RAISE(column.type, ParseType());
+        while (true) {
+          if (AcceptKeyword("NOT")) {
+            TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("NULL"));
+            column.nullable = false;
+          } else if (AcceptKeyword("COMMENT")) {
+            TRIBUTARY_ASSIGN_OR_RAISE(column.comment, StringLiteral("a comment string"));
+          } else {
+            break;
+          }
+        }
+        create.columns.push_back(std::move(column));
+      } while (AcceptOperator(","));
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    }
+    while (true) {
+      if (!create.streaming && AcceptKeyword("USING")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(std::string provider, Identifier("a data source name"));
+        create.provider = Lower(provider);
+      } else if (AcceptKeyword("PARTITIONED")) {
+        TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+        TRIBUTARY_ASSIGN_OR_RAISE(create.partition_by, ParenthesizedNames());
+      } else if (!create.streaming && AcceptKeyword("LOCATION")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(create.location, StringLiteral("a location string"));
+      } else if (AcceptKeyword("COMMENT")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(create.comment, StringLiteral("a comment string"));
+      } else if (AcceptKeyword("TBLPROPERTIES")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(create.properties, ParseProperties());
+      } else {
+        break;
+      }
+    }
+    if (AcceptKeyword("AS") || IsQueryStart(0)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(create.query, ParseQuery());
+    } else if (create.streaming) {
+      return Unexpected("AS and the streaming query",
+                        {"AS", "USING", "PARTITIONED", "COMMENT", "TBLPROPERTIES"});
+    }
+    if (!AtEnd() && !Peek().IsOperator(";")) {
+      return Unexpected("a CREATE TABLE clause or the end of the statement",
+                        {"USING", "PARTITIONED", "LOCATION", "COMMENT", "TBLPROPERTIES", "AS"});
+    }
+    return create;
+  }
+
+  // "(" property {"," property} ")", property = key ["="] value.
+  Result<std::vector<std::pair<std::string, std::string>>> ParseProperties() {
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+    std::vector<std::pair<std::string, std::string>> properties;
+    do {
+      std::string key;
+      if (Peek().kind == TokenKind::kString) {
+        key = Next().text;
+      } else {
+        do {
+          TRIBUTARY_ASSIGN_OR_RAISE(std::string part, Identifier("a property key", true));
+          key += key.empty() ? part : "." + part;
+        } while (AcceptOperator("."));
+      }
+      AcceptOperator("=");
+      const Token& value = Peek();
+      if (value.kind == TokenKind::kString || value.kind == TokenKind::kNumber ||
+          value.IsKeyword("TRUE") || value.IsKeyword("FALSE")) {
+        properties.emplace_back(std::move(key),
+                                value.kind == TokenKind::kWord ? Lower(value.text) : value.text);
+        Next();
+      } else {
+        return Unexpected("a property value (string, number, TRUE or FALSE)");
+      }
+    } while (AcceptOperator(","));
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return properties;
+  }
+
+  Result<StatementBody> ParseInsert() {
+    Next();
+    Insert insert;
+    if (AcceptKeyword("OVERWRITE")) {
+      insert.overwrite = true;
+    } else if (!AcceptKeyword("INTO")) {
+      return Unexpected("INTO or OVERWRITE", {"INTO", "OVERWRITE"});
+    }
+    AcceptKeyword("TABLE");
+    TRIBUTARY_ASSIGN_OR_RAISE(insert.table, ParseTableName(false));
+    if (Peek().IsOperator("(") && !IsQueryStart(1)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(insert.columns, ParenthesizedNames());
+    }
+    if (!IsQueryStart(0)) {
+      return Unexpected("a query or VALUES", {"SELECT", "VALUES", "WITH"});
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(insert.query, ParseQuery());
+    return insert;
+  }
+
+  // Whether the word after DESCRIBE is a kind (HISTORY t) rather than the table (DESCRIBE
+  // history).
+  bool KindWordFollowedByTable() const {
+    const Token& after = Peek(1);
+    return after.kind == TokenKind::kWord || after.kind == TokenKind::kQuotedWord ||
+           after.kind == TokenKind::kString;
+  }
+
+  Result<StatementBody> ParseDescribe() {
+    Next();
+    Describe describe;
+    if (Peek().IsKeyword("HISTORY") && KindWordFollowedByTable()) {
+      Next();
+      describe.kind = DescribeKind::kHistory;
+    } else if (Peek().IsKeyword("DETAIL") && KindWordFollowedByTable()) {
+      Next();
+      describe.kind = DescribeKind::kDetail;
+    } else if (Peek().IsKeyword("TABLE") && KindWordFollowedByTable()) {
+      Next();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(describe.table,
+                              ParseTableName(describe.kind != DescribeKind::kTable));
+    if (describe.kind == DescribeKind::kHistory && AcceptKeyword("LIMIT")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(describe.limit, NonNegativeInteger("the history limit"));
+    }
+    return describe;
+  }
+
+  Result<int64_t> NonNegativeInteger(std::string_view what) {
+    const Token& token = Peek();
+    int64_t value = 0;
+    if (token.kind != TokenKind::kNumber || token.number_kind != NumberKind::kInteger ||
+        std::from_chars(token.text.data(), token.text.data() + token.text.size(), value).ec !=
+            std::errc()) {
+      return Unexpected(fmt::format("an integer for {}", what));
+    }
+    Next();
+    return value;
+  }
+
+  Result<StatementBody> ParseShowTables() {
+    Next();
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("TABLES"));
+    ShowTables show;
+    if (AcceptKeyword("IN") || AcceptKeyword("FROM")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(show.database, Identifier("a database name"));
+    }
+    AcceptKeyword("LIKE");
+    if (Peek().kind == TokenKind::kString) {
+      show.pattern = Next().text;
+    }
+    return show;
+  }
+
+  Result<StatementBody> ParseOptimize() {
+    Next();
+    Optimize optimize;
+    TRIBUTARY_ASSIGN_OR_RAISE(optimize.table, ParseTableName(true));
+    if (AcceptKeyword("WHERE")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(optimize.where, ParseExpr());
+    }
+    if (Peek().IsKeyword("ZORDER")) {
+      return ErrorAt(Peek(), "OPTIMIZE ... ZORDER BY is not supported");
+    }
+    return optimize;
+  }
+
+  Result<StatementBody> ParseVacuum() {
+    Next();
+    Vacuum vacuum;
+    TRIBUTARY_ASSIGN_OR_RAISE(vacuum.table, ParseTableName(true));
+    if (AcceptKeyword("RETAIN")) {
+      const Token& number = Peek();
+      if (number.kind != TokenKind::kNumber || (number.number_kind != NumberKind::kInteger &&
+                                                number.number_kind != NumberKind::kDecimal)) {
+        return Unexpected("a number of hours");
+      }
+      vacuum.retain_hours = std::strtod(number.text.c_str(), nullptr);
+      Next();
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("HOURS"));
+    }
+    if (AcceptKeyword("DRY")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("RUN"));
+      vacuum.dry_run = true;
+    }
+    return vacuum;
+  }
+
+  Result<StatementBody> ParseDropTable() {
+    Next();
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("TABLE"));
+    DropTable drop;
+    if (AcceptKeyword("IF")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+      drop.if_exists = true;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(drop.table, ParseTableName(false));
+    return drop;
+  }
+
+  // ---- types ----
+
+  // A type is one word, then a balanced (...) for decimal/varchar/char or <...> for
+  // array/map/struct; its text goes to the one Spark type parser (formats/text/schema_hints).
+  Result<columnar::DataTypePtr> ParseType() {
+    const Token& first = Peek();
+    if (first.kind != TokenKind::kWord && first.kind != TokenKind::kQuotedWord) {
+      return Unexpected("a type");
+    }
+    Next();
+    const std::string_view open =
+        OneOf(first.text, {"array", "map", "struct"})                         ? "<"
+        : OneOf(first.text, {"decimal", "dec", "numeric", "varchar", "char"}) ? "("
+                                                                              : "";
+    if (!open.empty() && Peek().IsOperator(open)) {
+      const std::string_view close = open == "<" ? ">" : ")";
+      int depth = 0;
+      do {
+        const Token& token = Peek();
+        if (token.kind == TokenKind::kEnd) {
+          return ErrorAt(first, fmt::format("unterminated type: no '{}' closes it", close));
+        }
+        if (token.IsOperator(open)) {
+          ++depth;
+        } else if (token.IsOperator(close)) {
+          --depth;
+        }
+        Next();
+      } while (depth > 0);
+    }
+    const Token& last = tokens_[pos_ - 1];
+    const std::string_view text = std::string_view(*source_).substr(
+        first.position.offset, last.position.offset + last.length - first.position.offset);
+    auto type = text::ParseSqlType(text);
+    if (type.ok()) {
+      return type;
+    }
+    const std::string_view match = ClosestMatch(first.text, kTypeNames);
+    const bool known = std::any_of(kTypeNames.begin(), kTypeNames.end(), [&](std::string_view n) {
+      return EqualsIgnoreCase(n, first.text);
+    });
+    if (!known && !match.empty()) {
+      return ErrorAt(first, fmt::format("unknown type '{}' (did you mean {}?)", first.text, match));
+    }
+    return ErrorAt(first, type.status().Message());
+  }
+
+  // ---- queries ----
+
+  // SELECT, WITH, VALUES, or "(" leading to one of them.
+  bool IsQueryStart(size_t ahead) const {
+    size_t i = ahead;
+    while (Peek(i).IsOperator("(")) {
+      ++i;
+    }
+    const Token& token = Peek(i);
+    return token.IsKeyword("SELECT") || token.IsKeyword("WITH") || token.IsKeyword("VALUES");
+  }
+
+  // A query wrapped as SELECT * FROM (query), so ORDER BY/LIMIT/WITH can apply on top of
+  // one that already has its own.
+  static std::shared_ptr<Query> WrapInSelect(QueryPtr inner) {
+    auto relation = std::make_shared<Relation>();
+    relation->kind = RelationKind::kSubquery;
+    relation->position = inner->position;
+    relation->subquery = inner;
+    auto outer = std::make_shared<Query>();
+    outer->position = inner->position;
+    outer->select.push_back(SelectItem{nullptr, "", {}, inner->position});
+    outer->from = std::move(relation);
+    return outer;
+  }
+
+  Result<QueryPtr> ParseQuery() {
+    const SourcePosition position = Peek().position;
+    std::vector<CommonTableExpression> with;
+    if (AcceptKeyword("WITH")) {
+      do {
+        CommonTableExpression cte;
+        cte.position = Peek().position;
+        TRIBUTARY_ASSIGN_OR_RAISE(cte.name, Identifier("a name for the WITH query"));
+        TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+        TRIBUTARY_ASSIGN_OR_RAISE(cte.query, ParseQuery());
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+        with.push_back(std::move(cte));
+      } while (AcceptOperator(","));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Query> query, ParseQueryTerm());
+    while (true) {
+      const Token& op = Peek();
+      if (op.IsKeyword("EXCEPT") || op.IsKeyword("INTERSECT") || op.IsKeyword("MINUS")) {
+        return ErrorAt(op, fmt::format("{} is not supported; only UNION is", Upper(op.text)));
+      }
+      if (!op.IsKeyword("UNION")) {
+        break;
+      }
+      Next();
+      auto set = std::make_shared<Query>();
+      set->kind = QueryKind::kUnion;
+      set->position = op.position;
+      set->union_all = AcceptKeyword("ALL");
+      if (!set->union_all) {
+        AcceptKeyword("DISTINCT");
+      }
+      set->left = std::move(query);
+      TRIBUTARY_ASSIGN_OR_RAISE(set->right, ParseQueryTerm());
+      query = std::move(set);
+    }
+    const bool has_order = Peek().IsKeyword("ORDER");
+    const bool has_limit = Peek().IsKeyword("LIMIT");
+    if ((has_order || has_limit) && (!query->order_by.empty() || query->limit != nullptr)) {
+      query = WrapInSelect(std::move(query));
+    }
+    if (AcceptKeyword("ORDER")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+      do {
+        OrderItem item;
+        TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
+        if (AcceptKeyword("DESC")) {
+          item.ascending = false;
+        } else {
+          AcceptKeyword("ASC");
+        }
+        item.nulls_first = item.ascending;
+        if (AcceptKeyword("NULLS")) {
+          if (AcceptKeyword("FIRST")) {
+            item.nulls_first = true;
+          } else if (AcceptKeyword("LAST")) {
+            item.nulls_first = false;
+          } else {
+            return Unexpected("FIRST or LAST", {"FIRST", "LAST"});
+          }
+        }
+        query->order_by.push_back(std::move(item));
+      } while (AcceptOperator(","));
+    }
+    if (AcceptKeyword("LIMIT")) {
+      if (!AcceptKeyword("ALL")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(query->limit, ParseExpr());
+      }
+    }
+    if (!with.empty()) {
+      if (!query->with.empty()) {
+        query = WrapInSelect(std::move(query));
+      }
+      query->with = std::move(with);
+      query->position = position;
+    }
+    return QueryPtr(std::move(query));
+  }
+
+  Result<std::shared_ptr<Query>> ParseQueryTerm() {
+    if (AcceptOperator("(")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(QueryPtr inner, ParseQuery());
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      return std::make_shared<Query>(*inner);
+    }
+    if (Peek().IsKeyword("VALUES")) {
+      return ParseValues();
+    }
+    if (!Peek().IsKeyword("SELECT")) {
+      return Unexpected("SELECT, VALUES or '('", {"SELECT", "VALUES", "WITH"});
+    }
+    return ParseSelect();
+  }
+
+  Result<std::shared_ptr<Query>> ParseValues() {
+    auto query = std::make_shared<Query>();
+    query->kind = QueryKind::kValues;
+    query->position = Next().position;
+    do {
+      std::vector<ExprPtr> row;
+      if (AcceptOperator("(")) {
+        do {
+          TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
+          row.push_back(std::move(value));
+        } while (AcceptOperator(","));
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      } else {
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
+        row.push_back(std::move(value));
+      }
+      if (!query->rows.empty() && row.size() != query->rows.front().size()) {
+        return ErrorAt(tokens_[pos_ - 1],
+                       fmt::format("VALUES rows must have the same number of values: this row "
+                                   "has {}, the first has {}",
+                                   row.size(), query->rows.front().size()));
+      }
+      query->rows.push_back(std::move(row));
+    } while (AcceptOperator(","));
+    return query;
+  }
+
+  // How many tokens a `name {"." name} "." "*"` star starts here (0 when it is not one).
+  size_t QualifiedStarLength() const {
+    size_t i = 0;
+    while (Peek(i).kind == TokenKind::kWord || Peek(i).kind == TokenKind::kQuotedWord) {
+      if (!Peek(i + 1).IsOperator(".")) {
+        return 0;
+      }
+      if (Peek(i + 2).IsOperator("*")) {
+        return i + 3;
+      }
+      i += 2;
+    }
+    return 0;
+  }
+
+  Result<std::shared_ptr<Query>> ParseSelect() {
+    auto query = std::make_shared<Query>();
+    query->position = Next().position;
+    if (AcceptKeyword("DISTINCT")) {
+      query->distinct = true;
+    } else {
+      AcceptKeyword("ALL");
+    }
+    do {
+      SelectItem item;
+      item.position = Peek().position;
+      if (AcceptOperator("*")) {
+        query->select.push_back(std::move(item));
+        continue;
+      }
+      if (const size_t length = QualifiedStarLength(); length > 0) {
+        for (size_t i = 0; i + 2 < length; i += 2) {
+          item.star_qualifier.push_back(Peek(i).text);
+        }
+        pos_ += length;
+        query->select.push_back(std::move(item));
+        continue;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
+      TRIBUTARY_ASSIGN_OR_RAISE(item.alias, OptionalAlias());
+      query->select.push_back(std::move(item));
+    } while (AcceptOperator(","));
+    if (AcceptKeyword("FROM")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(query->from, ParseRelation());
+      while (Peek().IsOperator(",")) {
+        const SourcePosition position = Next().position;
+        TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr right, ParseRelation());
+        auto join = std::make_shared<Relation>();
+        join->kind = RelationKind::kJoin;
+        join->position = position;
+        join->join_kind = JoinKind::kCross;
+        join->left = std::move(query->from);
+        join->right = std::move(right);
+        query->from = std::move(join);
+      }
+    }
+    if (AcceptKeyword("WHERE")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(query->where, ParseExpr());
+    }
+    if (AcceptKeyword("GROUP")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+      do {
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr key, ParseExpr());
+        query->group_by.push_back(std::move(key));
+      } while (AcceptOperator(","));
+    }
+    if (AcceptKeyword("HAVING")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(query->having, ParseExpr());
+    }
+    return query;
+  }
+
+  // ---- relations ----
+
+  // The join keywords at the cursor: the kind and how many tokens they take (0: no join).
+  std::pair<JoinKind, size_t> PeekJoin() const {
+    size_t n = 0;
+    JoinKind kind = JoinKind::kInner;
+    if (Peek().IsKeyword("INNER")) {
+      n = 1;
+    } else if (Peek().IsKeyword("CROSS")) {
+      kind = JoinKind::kCross;
+      n = 1;
+    } else if (Peek().IsKeyword("LEFT")) {
+      kind = JoinKind::kLeft;
+      n = 1;
+      if (Peek(1).IsKeyword("OUTER")) {
+        n = 2;
+      } else if (Peek(1).IsKeyword("SEMI")) {
+        kind = JoinKind::kLeftSemi;
+        n = 2;
+      } else if (Peek(1).IsKeyword("ANTI")) {
+        kind = JoinKind::kLeftAnti;
+        n = 2;
+      }
+    } else if (Peek().IsKeyword("RIGHT") || Peek().IsKeyword("FULL")) {
+      kind = Peek().IsKeyword("RIGHT") ? JoinKind::kRight : JoinKind::kFull;
+      n = Peek(1).IsKeyword("OUTER") ? 2 : 1;
+    } else if (Peek().IsKeyword("SEMI")) {
+      kind = JoinKind::kLeftSemi;
+      n = 1;
+    } else if (Peek().IsKeyword("ANTI")) {
+      kind = JoinKind::kLeftAnti;
+      n = 1;
+    }
+    if (Peek(n).IsKeyword("JOIN")) {
+      return {kind, n + 1};
+    }
+    return {kind, 0};
+  }
+
+  Result<RelationPtr> ParseRelation() {
+    TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr left, ParsePrimaryRelation());
+    while (true) {
+      if (Peek().IsKeyword("NATURAL")) {
+        return ErrorAt(Peek(), "NATURAL JOIN is not supported; use JOIN ... USING (...)");
+      }
+      const auto [kind, length] = PeekJoin();
+      if (length == 0) {
+        if (Peek().IsKeyword("LEFT") || Peek().IsKeyword("RIGHT") || Peek().IsKeyword("FULL") ||
+            Peek().IsKeyword("INNER") || Peek().IsKeyword("CROSS")) {
+          pos_ += 1;
+          if (Peek().IsKeyword("OUTER") || Peek().IsKeyword("SEMI") || Peek().IsKeyword("ANTI")) {
+            pos_ += 1;
+          }
+          return Unexpected("JOIN", {"JOIN", "OUTER", "SEMI", "ANTI"});
+        }
+        return left;
+      }
+      auto join = std::make_shared<Relation>();
+      join->kind = RelationKind::kJoin;
+      join->position = Peek().position;
+      join->join_kind = kind;
+      pos_ += length;
+      join->left = std::move(left);
+      TRIBUTARY_ASSIGN_OR_RAISE(join->right, ParsePrimaryRelation());
+      if (AcceptKeyword("ON")) {
+        if (kind == JoinKind::kCross) {
+          return ErrorAt(tokens_[pos_ - 1], "CROSS JOIN takes no ON condition");
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(join->condition, ParseExpr());
+      } else if (Peek().IsKeyword("USING")) {
+        if (kind == JoinKind::kCross) {
+          return ErrorAt(Peek(), "CROSS JOIN takes no USING columns");
+        }
+        Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(join->using_columns, ParenthesizedNames());
+      }
+      left = std::move(join);
+    }
+  }
+
+  Result<RelationPtr> ParsePrimaryRelation() {
+    auto relation = std::make_shared<Relation>();
+    relation->position = Peek().position;
+    if (Peek().IsKeyword("STREAM") && Peek(1).kind != TokenKind::kEnd && !Peek(1).IsOperator(",") &&
+        !Peek(1).IsOperator(")") && !Peek(1).IsOperator(";") && !IsReserved(Peek(1).text)) {
+      Next();
+      relation->stream = true;
+      if (AcceptOperator("(")) {
+        relation->kind = RelationKind::kTable;
+        TRIBUTARY_ASSIGN_OR_RAISE(relation->table, ParseTableName(false));
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+        TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+        return RelationPtr(relation);
+      }
+    } else if (Peek().IsOperator("(")) {
+      const size_t save = pos_;
+      if (IsQueryStart(1)) {
+        Next();
+        auto query = ParseQuery();
+        if (query.ok() && AcceptOperator(")")) {
+          relation->kind = RelationKind::kSubquery;
+          relation->subquery = *std::move(query);
+          TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+          return RelationPtr(relation);
+        }
+        if (!tokens_[save + 1].IsOperator("(")) {
+          return query.ok() ? Unexpected("')'") : query.status();
+        }
+        pos_ = save;  // ((SELECT ...) t JOIN u ON ...): a parenthesized join
+      }
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr inner, ParseRelation());
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      return inner;
+    }
+    if ((Peek().kind == TokenKind::kWord || Peek().kind == TokenKind::kQuotedWord) &&
+        Peek(1).IsOperator("(")) {
+      relation->kind = RelationKind::kTableFunction;
+      relation->function_name = Lower(Next().text);
+      Next();
+      if (!AcceptOperator(")")) {
+        do {
+          TableFunctionArgument argument;
+          if (AtIdentifier(true) && Peek(1).IsOperator("=>")) {
+            argument.name = Next().text;
+            Next();
+          }
+          TRIBUTARY_ASSIGN_OR_RAISE(argument.value, ParseExpr());
+          relation->arguments.push_back(std::move(argument));
+        } while (AcceptOperator(","));
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      }
+    } else {
+      relation->kind = RelationKind::kTable;
+      TRIBUTARY_ASSIGN_OR_RAISE(relation->table, ParseTableName(false));
+      if (Peek().IsKeyword("VERSION") && Peek(1).IsKeyword("AS")) {
+        Next();
+        Next();
+        TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("OF"));
+        TRIBUTARY_ASSIGN_OR_RAISE(relation->version_as_of, NonNegativeInteger("VERSION AS OF"));
+      } else if (Peek().IsKeyword("TIMESTAMP") && Peek(1).IsKeyword("AS")) {
+        Next();
+        Next();
+        TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("OF"));
+        TRIBUTARY_ASSIGN_OR_RAISE(relation->timestamp_as_of, ParseExpr());
+      }
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+    return RelationPtr(relation);
+  }
+
+  // ---- expressions ----
+
+  Result<ExprPtr> ParseExpr() { return ParseOr(); }
+
+  Result<ExprPtr> ParseOr() {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseAnd());
+    while (Peek().IsKeyword("OR")) {
+      const SourcePosition position = Next().position;
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseAnd());
+      left = Track(expr::Or(std::move(left), std::move(right)), position);
+    }
+    return left;
+  }
+
+  Result<ExprPtr> ParseAnd() {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseNot());
+    while (Peek().IsKeyword("AND")) {
+      const SourcePosition position = Next().position;
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseNot());
+      left = Track(expr::And(std::move(left), std::move(right)), position);
+    }
+    return left;
+  }
+
+  Result<ExprPtr> ParseNot() {
+    const Token& token = Peek();
+    if (token.IsKeyword("NOT") || token.IsOperator("!")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr operand, ParseNot());
+      return Track(expr::Not(std::move(operand)), token.position);
+    }
+    if (token.IsKeyword("EXISTS") && Peek(1).IsOperator("(")) {
+      Next();
+      return SubqueryCall(kExistsFunction, {}, token);
+    }
+    return ParsePredicate();
+  }
+
+  // `(query)` after the cursor's "(" as a placeholder call `name(args)` (ast.h).
+  Result<ExprPtr> SubqueryCall(std::string_view name, std::vector<ExprPtr> args, const Token& at) {
+    if (!allow_subqueries_) {
+      return ErrorAt(at, "subqueries are not allowed in a standalone expression");
+    }
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+    TRIBUTARY_ASSIGN_OR_RAISE(QueryPtr query, ParseQuery());
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    ExprPtr call = Track(expr::Function(std::string(name), std::move(args)), at.position);
+    sources_->subqueries.emplace(call.get(), std::move(query));
+    return call;
+  }
+
+  Result<ExprPtr> ParsePredicate() {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseComparison());
+    const Token& token = Peek();
+    const bool negated =
+        token.IsKeyword("NOT") &&
+        (Peek(1).IsKeyword("BETWEEN") || Peek(1).IsKeyword("IN") || Peek(1).IsKeyword("LIKE") ||
+         Peek(1).IsKeyword("RLIKE") || Peek(1).IsKeyword("REGEXP") || Peek(1).IsKeyword("ILIKE"));
+    if (negated) {
+      Next();
+    }
+    const Token& op = Peek();
+    ExprPtr result;
+    if (op.IsKeyword("BETWEEN")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr low, ParseComparison());
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AND"));
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr high, ParseComparison());
+      result = expr::Between(std::move(value), std::move(low), std::move(high));
+    } else if (op.IsKeyword("IN")) {
+      Next();
+      if (IsQueryStart(1) && Peek().IsOperator("(")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(result, SubqueryCall(kInSubqueryFunction, {value}, op));
+      } else {
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+        std::vector<ExprPtr> list;
+        do {
+          TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr item, ParseExpr());
+          list.push_back(std::move(item));
+        } while (AcceptOperator(","));
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+        result = expr::In(std::move(value), std::move(list));
+      }
+    } else if (op.IsKeyword("LIKE") || op.IsKeyword("ILIKE") || op.IsKeyword("RLIKE") ||
+               op.IsKeyword("REGEXP")) {
+      Next();
+      if (Peek().IsKeyword("ANY") || Peek().IsKeyword("ALL") || Peek().IsKeyword("SOME")) {
+        return ErrorAt(Peek(),
+                       fmt::format("{} {} is not supported", Upper(op.text), Upper(Peek().text)));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr pattern, ParseComparison());
+      std::vector<ExprPtr> args = {std::move(value), std::move(pattern)};
+      const bool is_like = op.IsKeyword("LIKE") || op.IsKeyword("ILIKE");
+      if (is_like && Peek().IsKeyword("ESCAPE")) {
+        const Token& escape = Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(std::string escape_char, StringLiteral("an escape string"));
+        if (escape_char.size() != 1) {
+          return ErrorAt(escape, "the ESCAPE string must be one character");
+        }
+        args.push_back(Track(expr::Lit(Scalar::String(escape_char)), escape.position));
+      }
+      const std::string name = op.IsKeyword("LIKE")    ? "like"
+                               : op.IsKeyword("ILIKE") ? "ilike"
+                                                       : "rlike";
+      result = expr::Function(name, std::move(args));
+    } else if (op.IsKeyword("IS") && !negated) {
+      Next();
+      const bool is_not = AcceptKeyword("NOT");
+      if (AcceptKeyword("NULL")) {
+        result = is_not ? expr::IsNotNull(std::move(value)) : expr::IsNull(std::move(value));
+      } else if (Peek().IsKeyword("TRUE") || Peek().IsKeyword("FALSE")) {
+        const Token& truth = Next();
+        ExprPtr literal =
+            Track(expr::Lit(Scalar::Boolean(truth.IsKeyword("TRUE"))), truth.position);
+        result = expr::Call(Op::kNullSafeEqual, {std::move(value), std::move(literal)});
+        if (is_not) {
+          result = expr::Not(Track(std::move(result), op.position));
+        }
+      } else if (AcceptKeyword("DISTINCT")) {
+        TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("FROM"));
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr other, ParseComparison());
+        result = expr::Call(Op::kNullSafeEqual, {std::move(value), std::move(other)});
+        if (!is_not) {
+          result = expr::Not(Track(std::move(result), op.position));
+        }
+      } else {
+        return Unexpected("NULL, TRUE, FALSE or DISTINCT FROM",
+                          {"NULL", "TRUE", "FALSE", "DISTINCT"});
+      }
+    } else {
+      return value;
+    }
+    result = Track(std::move(result), op.position);
+    if (negated) {
+      result = Track(expr::Not(std::move(result)), token.position);
+    }
+    return result;
+  }
+
+  // Left-associative binary levels, tightest last.
+  Result<ExprPtr> ParseComparison() {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseBitOr());
+    while (true) {
+      const Token& token = Peek();
+      Op op = Op::kEqual;
+      if (token.IsOperator("=") || token.IsOperator("==")) {
+        op = Op::kEqual;
+      } else if (token.IsOperator("<>") || token.IsOperator("!=")) {
+        op = Op::kNotEqual;
+      } else if (token.IsOperator("<")) {
+        op = Op::kLess;
+      } else if (token.IsOperator("<=")) {
+        op = Op::kLessEqual;
+      } else if (token.IsOperator(">")) {
+        op = Op::kGreater;
+      } else if (token.IsOperator(">=")) {
+        op = Op::kGreaterEqual;
+      } else if (token.IsOperator("<=>")) {
+        op = Op::kNullSafeEqual;
+      } else {
+        return left;
+      }
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseBitOr());
+      left = Track(expr::Call(op, {std::move(left), std::move(right)}), token.position);
+    }
+  }
+
+  // One level of operators that are function calls: `symbol` -> Function(`name`).
+  Result<ExprPtr> ParseFunctionOperator(std::string_view symbol, std::string_view name,
+                                        Result<ExprPtr> (Parser::*next_level)()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, (this->*next_level)());
+    while (Peek().IsOperator(symbol)) {
+      const SourcePosition position = Next().position;
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, (this->*next_level)());
+      left =
+          Track(expr::Function(std::string(name), {std::move(left), std::move(right)}), position);
+    }
+    return left;
+  }
+  Result<ExprPtr> ParseBitOr() { return ParseFunctionOperator("|", "|", &Parser::ParseBitXor); }
+  Result<ExprPtr> ParseBitXor() { return ParseFunctionOperator("^", "^", &Parser::ParseBitAnd); }
+  Result<ExprPtr> ParseBitAnd() { return ParseFunctionOperator("&", "&", &Parser::ParseAdditive); }
+
+  Result<ExprPtr> ParseAdditive() {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseMultiplicative());
+    while (true) {
+      const Token& token = Peek();
+      if (!token.IsOperator("+") && !token.IsOperator("-") && !token.IsOperator("||")) {
+        return left;
+      }
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseMultiplicative());
+      left = token.IsOperator("||") ? expr::Function("concat", {std::move(left), std::move(right)})
+                                    : expr::Call(token.IsOperator("+") ? Op::kAdd : Op::kSubtract,
+                                                 {std::move(left), std::move(right)});
+      left = Track(std::move(left), token.position);
+    }
+  }
+
+  Result<ExprPtr> ParseMultiplicative() {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseUnary());
+    while (true) {
+      const Token& token = Peek();
+      if (!token.IsOperator("*") && !token.IsOperator("/") && !token.IsOperator("%") &&
+          !token.IsKeyword("DIV")) {
+        return left;
+      }
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseUnary());
+      if (token.IsKeyword("DIV")) {
+        left = expr::Function("div", {std::move(left), std::move(right)});
+      } else {
+        const Op op = token.IsOperator("*")   ? Op::kMultiply
+                      : token.IsOperator("/") ? Op::kDivide
+                                              : Op::kRemainder;
+        left = expr::Call(op, {std::move(left), std::move(right)});
+      }
+      left = Track(std::move(left), token.position);
+    }
+  }
+
+  Result<ExprPtr> ParseUnary() {
+    const Token& token = Peek();
+    if (token.IsOperator("-") || token.IsOperator("+") || token.IsOperator("~")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr operand, ParseUnary());
+      if (token.IsOperator("+")) {
+        return operand;
+      }
+      return Track(token.IsOperator("-") ? expr::Call(Op::kNegate, {std::move(operand)})
+                                         : expr::Function("~", {std::move(operand)}),
+                   token.position);
+    }
+    return ParsePostfix();
+  }
+
+  Result<ExprPtr> ParsePostfix() {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParsePrimary());
+    while (true) {
+      const Token& token = Peek();
+      if (token.IsOperator("[")) {
+        Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr key, ParseExpr());
+        TRIBUTARY_RETURN_NOT_OK(ExpectOperator("]"));
+        value = Track(expr::Subscript(std::move(value), std::move(key)), token.position);
+      } else if (token.IsOperator(".") &&
+                 (Peek(1).kind == TokenKind::kWord || Peek(1).kind == TokenKind::kQuotedWord)) {
+        Next();
+        value = Track(expr::GetField(std::move(value), Next().text), token.position);
+      } else if (token.IsOperator("::")) {
+        Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(columnar::DataTypePtr type, ParseType());
+        value = Track(expr::Cast(std::move(value), std::move(type)), token.position);
+      } else {
+        return value;
+      }
+    }
+  }
+
+  // The value of a literal function's Result, or a syntax error at `at` with its message.
+  Status LiteralOrError(const Status& status, const Token& at) const {
+    return status.ok() ? status : ErrorAt(at, status.Message());
+  }
+  template <typename T>
+  Result<T> LiteralOrError(Result<T> result, const Token& at) {
+    if (!result.ok()) {
+      return ErrorAt(at, result.status().Message());
+    }
+    return result;
+  }
+
+  Result<ExprPtr> NumberLiteral(const Token& token) {
+    const NumberKind kind = token.number_kind;
+    const size_t suffix = kind == NumberKind::kBigDecimal ? 2
+                          : kind == NumberKind::kInteger || kind == NumberKind::kDecimal ||
+                                  kind == NumberKind::kExponent
+                              ? 0
+                              : 1;
+    const std::string digits = token.text.substr(0, token.text.size() - suffix);
+    auto out_of_range = [&](std::string_view type, auto low, auto high) {
+      return ErrorAt(token, fmt::format("numeric literal {} does not fit in range [{}, {}] for "
+                                        "type {}",
+                                        digits, low, high, type));
+    };
+    int64_t integer = 0;
+    const bool fits_int64 =
+        std::from_chars(digits.data(), digits.data() + digits.size(), integer).ec == std::errc();
+    switch (kind) {
+      case NumberKind::kInteger:
+        if (fits_int64 && integer <= std::numeric_limits<int32_t>::max()) {
+          return expr::Lit(Scalar::Int32(static_cast<int32_t>(integer)));
+        }
+        if (fits_int64) {
+          return expr::Lit(Scalar::Int64(integer));
+        }
+        [[fallthrough]];
+      case NumberKind::kDecimal:
+      case NumberKind::kBigDecimal: {
+        TRIBUTARY_ASSIGN_OR_RAISE(Scalar value,
+                                  LiteralOrError(expr::DecimalLiteral(digits), token));
+        return expr::Lit(std::move(value));
+      }
+      case NumberKind::kBigint:
+        if (!fits_int64) {
+          return out_of_range("bigint", std::numeric_limits<int64_t>::min(),
+                              std::numeric_limits<int64_t>::max());
+        }
+        return expr::Lit(Scalar::Int64(integer));
+      case NumberKind::kSmallint:
+        if (!fits_int64 || integer > std::numeric_limits<int16_t>::max()) {
+          return out_of_range("smallint", std::numeric_limits<int16_t>::min(),
+                              std::numeric_limits<int16_t>::max());
+        }
+        return expr::Lit(Scalar::Int16(static_cast<int16_t>(integer)));
+      case NumberKind::kTinyint:
+        if (!fits_int64 || integer > std::numeric_limits<int8_t>::max()) {
+          return out_of_range("tinyint", static_cast<int>(std::numeric_limits<int8_t>::min()),
+                              static_cast<int>(std::numeric_limits<int8_t>::max()));
+        }
+        return expr::Lit(Scalar::Int8(static_cast<int8_t>(integer)));
+      case NumberKind::kExponent:
+      case NumberKind::kDouble: {
+        const double value = std::strtod(digits.c_str(), nullptr);
+        if (std::isinf(value)) {
+          return out_of_range("double", -std::numeric_limits<double>::max(),
+                              std::numeric_limits<double>::max());
+        }
+        return expr::Lit(Scalar::Float64(value));
+      }
+      case NumberKind::kFloat: {
+        const float value = std::strtof(digits.c_str(), nullptr);
+        if (std::isinf(value)) {
+          return out_of_range("float", -std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::max());
+        }
+        return expr::Lit(Scalar::Float32(value));
+      }
+    }
+    return ErrorAt(token, "unknown number literal");
+  }
+
+  // INTERVAL (value unit)+ | INTERVAL 'n unit ...'; value is a number, -number or a string.
+  Result<ExprPtr> IntervalLiteral(const Token& keyword) {
+    IntervalParts parts;
+    bool any = false;
+    while (true) {
+      const bool minus = Peek().IsOperator("-");
+      const Token& value = Peek(minus ? 1 : 0);
+      if ((value.kind != TokenKind::kNumber && value.kind != TokenKind::kString) ||
+          (minus && value.kind != TokenKind::kNumber) || !IsIntervalUnit(Peek(minus ? 2 : 1))) {
+        break;
+      }
+      const Token& unit = Peek(minus ? 2 : 1);
+      pos_ += minus ? 3 : 2;
+      TRIBUTARY_RETURN_NOT_OK(
+          LiteralOrError(parts.Add((minus ? "-" : "") + value.text, unit.text), keyword));
+      any = true;
+    }
+    if (!any) {
+      if (Peek().kind != TokenKind::kString) {
+        return Unexpected("an interval value and unit (INTERVAL '10' MINUTE)", kIntervalUnits);
+      }
+      TRIBUTARY_RETURN_NOT_OK(LiteralOrError(parts.AddText(Next().text), keyword));
+    }
+    if (Peek().IsKeyword("TO")) {
+      return ErrorAt(Peek(),
+                     "INTERVAL ... TO ... is not supported; write the units out "
+                     "(INTERVAL '1' DAY '2' HOUR or INTERVAL '1 day 2 hours')");
+    }
+    std::vector<ExprPtr> args;
+    for (Scalar& value : parts.Arguments()) {
+      args.push_back(Track(expr::Lit(std::move(value)), keyword.position));
+    }
+    return expr::Function(std::string(parts.FunctionName()), std::move(args));
+  }
+
+  Result<ExprPtr> ParsePrimary() {
+    const Token& token = Peek();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr result, ParsePrimaryUntracked());
+    if (sources_->positions.count(result.get()) == 0) {
+      sources_->positions.emplace(result.get(), token.position);
+    }
+    return result;
+  }
+
+  Result<ExprPtr> ParsePrimaryUntracked() {
+    const Token& token = Peek();
+    switch (token.kind) {
+      case TokenKind::kNumber:
+        Next();
+        return NumberLiteral(token);
+      case TokenKind::kString: {
+        TRIBUTARY_ASSIGN_OR_RAISE(std::string value, StringLiteral("a string"));
+        return expr::Lit(Scalar::String(std::move(value)));
+      }
+      case TokenKind::kBinary: {
+        Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(Scalar value,
+                                  LiteralOrError(expr::BinaryLiteral(token.text), token));
+        return expr::Lit(std::move(value));
+      }
+      case TokenKind::kQuotedWord:
+        Next();
+        return expr::Col(QuoteIdentifier(token.text));
+      case TokenKind::kOperator:
+        if (token.IsOperator("(")) {
+          return Parenthesized();
+        }
+        return Unexpected("an expression");
+      case TokenKind::kEnd:
+        return Unexpected("an expression");
+      case TokenKind::kWord:
+        break;
+    }
+    const Token& after = Peek(1);
+    if (token.IsKeyword("NULL")) {
+      Next();
+      return expr::Lit(Scalar::Null());
+    }
+    if (token.IsKeyword("TRUE") || token.IsKeyword("FALSE")) {
+      Next();
+      return expr::Lit(Scalar::Boolean(token.IsKeyword("TRUE")));
+    }
+    if (token.IsKeyword("CASE")) {
+      return CaseExpression();
+    }
+    if ((token.IsKeyword("CAST") || token.IsKeyword("TRY_CAST")) && after.IsOperator("(")) {
+      Next();
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::DataTypePtr type, ParseType());
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      return token.IsKeyword("CAST") ? expr::Cast(std::move(value), std::move(type))
+                                     : expr::TryCast(std::move(value), std::move(type));
+    }
+    if (after.kind == TokenKind::kString) {
+      if (token.IsKeyword("DATE")) {
+        Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(std::string text, StringLiteral("a date"));
+        TRIBUTARY_ASSIGN_OR_RAISE(Scalar value, LiteralOrError(expr::DateLiteral(text), token));
+        return expr::Lit(std::move(value));
+      }
+      if (token.IsKeyword("TIMESTAMP") || token.IsKeyword("TIMESTAMP_LTZ")) {
+        Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(std::string text, StringLiteral("a timestamp"));
+        return LiteralOrError(expr::TimestampLiteral(text), token);
+      }
+      if (token.IsKeyword("TIMESTAMP_NTZ")) {
+        Next();
+        TRIBUTARY_ASSIGN_OR_RAISE(std::string text, StringLiteral("a timestamp"));
+        TRIBUTARY_ASSIGN_OR_RAISE(Scalar value,
+                                  LiteralOrError(expr::TimestampNtzLiteral(text), token));
+        return expr::Lit(std::move(value));
+      }
+    }
+    if (token.IsKeyword("INTERVAL") &&
+        (after.kind == TokenKind::kString || after.kind == TokenKind::kNumber ||
+         after.IsOperator("-"))) {
+      Next();
+      return IntervalLiteral(token);
+    }
+    if ((token.IsKeyword("CURRENT_DATE") || token.IsKeyword("CURRENT_TIMESTAMP")) &&
+        !after.IsOperator("(")) {
+      Next();
+      return expr::Function(Lower(token.text), {});
+    }
+    if (token.IsKeyword("EXTRACT") && after.IsOperator("(")) {
+      Next();
+      Next();
+      const Token& field = Peek();
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string field_name, Identifier("a field (YEAR, MONTH, ...)"));
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("FROM"));
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr source, ParseExpr());
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      ExprPtr field_literal = Track(expr::Lit(Scalar::String(Upper(field_name))), field.position);
+      return expr::Function("date_part", {std::move(field_literal), std::move(source)});
+    }
+    if (after.IsOperator("(") &&
+        (!IsReserved(token.text) || token.IsKeyword("LEFT") || token.IsKeyword("RIGHT"))) {
+      return FunctionCall();
+    }
+    if (IsReserved(token.text)) {
+      return Unexpected("an expression");
+    }
+    Next();
+    return expr::Col(QuoteIdentifier(token.text));
+  }
+
+  Result<ExprPtr> Parenthesized() {
+    const Token& open = Peek();
+    if (IsQueryStart(1)) {
+      const size_t save = pos_;
+      auto subquery = SubqueryCall(kScalarSubqueryFunction, {}, open);
+      if (subquery.ok() || !tokens_[save + 1].IsOperator("(")) {
+        return subquery;
+      }
+      pos_ = save;  // ((SELECT 1) + 1): an expression that starts with a subquery
+    }
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr first, ParseExpr());
+    if (AcceptOperator(")")) {
+      return first;
+    }
+    std::vector<ExprPtr> fields = {std::move(first)};
+    while (AcceptOperator(",")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr field, ParseExpr());
+      fields.push_back(std::move(field));
+    }
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return expr::Function("struct", std::move(fields));
+  }
+
+  Result<ExprPtr> CaseExpression() {
+    Next();
+    ExprPtr operand;
+    if (!Peek().IsKeyword("WHEN")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(operand, ParseExpr());
+    }
+    std::vector<std::pair<ExprPtr, ExprPtr>> branches;
+    while (Peek().IsKeyword("WHEN")) {
+      const Token& when = Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr condition, ParseExpr());
+      if (operand != nullptr) {
+        condition = Track(expr::Call(Op::kEqual, {operand, std::move(condition)}), when.position);
+      }
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("THEN"));
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr then, ParseExpr());
+      branches.emplace_back(std::move(condition), std::move(then));
+    }
+    if (branches.empty()) {
+      return Unexpected("WHEN", {"WHEN"});
+    }
+    ExprPtr else_value;
+    if (AcceptKeyword("ELSE")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(else_value, ParseExpr());
+    }
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("END"));
+    return expr::CaseWhen(std::move(branches), std::move(else_value));
+  }
+
+  Result<ExprPtr> FunctionCall() {
+    const Token& name = Next();
+    Next();
+    bool distinct = false;
+    std::vector<ExprPtr> args;
+    if (Peek().IsOperator("*") && Peek(1).IsOperator(")")) {
+      if (!name.IsKeyword("count")) {
+        return ErrorAt(
+            Peek(), fmt::format("'*' is only an argument of count, not of {}", Lower(name.text)));
+      }
+      Next();
+    } else if (!Peek().IsOperator(")")) {
+      if (AcceptKeyword("DISTINCT")) {
+        distinct = true;
+      } else {
+        AcceptKeyword("ALL");
+      }
+      do {
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr arg, ParseExpr());
+        args.push_back(std::move(arg));
+      } while (AcceptOperator(","));
+    }
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    if (Peek().IsKeyword("OVER") || Peek().IsKeyword("FILTER")) {
+      return ErrorAt(Peek(),
+                     fmt::format("{} after a function call is not supported", Upper(Peek().text)));
+    }
+    return expr::Function(name.text, std::move(args), distinct);
+  }
+
+  std::shared_ptr<const std::string> source_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  // Index of the token last read as an alias without AS (SIZE_MAX: none).
+  size_t last_implicit_alias_ = std::numeric_limits<size_t>::max();
+  std::shared_ptr<ExpressionSources> sources_;
+  bool allow_subqueries_ = true;
+};
+
+}  // namespace
+
+std::string_view ClosestMatch(std::string_view word,
+                              const std::vector<std::string_view>& candidates) {
+  std::string_view best;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  for (std::string_view candidate : candidates) {
+    if (EqualsIgnoreCase(word, candidate)) {
+      return {};
+    }
+    const size_t limit = candidate.size() <= 4 ? 1 : 2;
+    const size_t distance = EditDistance(word, candidate);
+    if (distance <= limit && distance < std::min(word.size(), candidate.size()) &&
+        distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+Result<std::vector<Statement>> ParseScript(std::string_view text) {
+  auto source = std::make_shared<const std::string>(text);
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Token> tokens, Tokenize(*source));
+  return Parser(std::move(source), std::move(tokens)).Script();
+}
+
+Result<Statement> ParseStatement(std::string_view text) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Statement> statements, ParseScript(text));
+  if (statements.size() != 1) {
+    return Status::InvalidArgument(
+        fmt::format("expected one SQL statement, found {}", statements.size()));
+  }
+  return std::move(statements.front());
+}
+
+Result<expr::ExprPtr> ParseExpression(std::string_view text) {
+  auto source = std::make_shared<const std::string>(text);
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Token> tokens, Tokenize(*source));
+  return Parser(std::move(source), std::move(tokens)).StandaloneExpression();
+}
+
+}  // namespace tributary::sql

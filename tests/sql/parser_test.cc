@@ -1,0 +1,421 @@
+#include "sql/parser.h"
+
+#include <gtest/gtest.h>
+
+#include "support/status_matchers.h"
+
+namespace tributary::sql {
+namespace {
+
+using columnar::TypeId;
+
+// The canonical text of the one statement in `text`, or "error: <message>".
+std::string Sql(std::string_view text) {
+  auto statement = ParseStatement(text);
+  if (!statement.ok()) {
+    return "error: " + statement.status().Message();
+  }
+  return ToString(*statement);
+}
+
+// The SELECT list of "SELECT <expression>" printed.
+std::string Expr(std::string_view expression) {
+  const std::string text = Sql(std::string("SELECT ") + std::string(expression));
+  return text.rfind("SELECT ", 0) == 0 ? text.substr(7) : text;
+}
+
+std::string Error(std::string_view text) {
+  auto statement = ParseStatement(text);
+  EXPECT_FALSE(statement.ok()) << text;
+  if (statement.ok()) {
+    return "";
+  }
+  EXPECT_EQ(statement.status().Code(), StatusCode::kInvalidArgument);
+  return statement.status().Message();
+}
+
+expr::ExprPtr FirstItem(const Statement& statement) {
+  return std::get<QueryPtr>(statement.body)->select.at(0).expr;
+}
+
+TEST(ParserTest, ArithmeticPrecedenceAndAssociativity) {
+  EXPECT_EQ(Expr("1 + 2 * 3 - 4"), "((1 + (2 * 3)) - 4)");
+  EXPECT_EQ(Expr("a - b - c"), "((a - b) - c)");
+  EXPECT_EQ(Expr("a / b % c * d"), "(((a / b) % c) * d)");
+  EXPECT_EQ(Expr("-a * b"), "((- a) * b)");
+  EXPECT_EQ(Expr("+a"), "a");
+  EXPECT_EQ(Expr("a DIV b + 1"), "(div(a, b) + 1)");
+  EXPECT_EQ(Expr("a || b + c"), "(concat(a, b) + c)");
+  EXPECT_EQ(Expr("a + b || c"), "concat((a + b), c)");
+}
+
+TEST(ParserTest, BitwiseOperatorsBindBetweenArithmeticAndComparison) {
+  EXPECT_EQ(Expr("a | b ^ c & d + 1"), "|(a, ^(b, &(c, (d + 1))))");
+  EXPECT_EQ(Expr("~a = b & c"), "(~(a) = &(b, c))");
+}
+
+TEST(ParserTest, ComparisonsThenPredicatesThenNotAndOr) {
+  EXPECT_EQ(Expr("a = 1 OR b < 2 AND NOT c >= 3"), "((a = 1) OR ((b < 2) AND (NOT (c >= 3))))");
+  EXPECT_EQ(Expr("a == b"), "(a = b)");
+  EXPECT_EQ(Expr("a <> b"), "(a != b)");
+  EXPECT_EQ(Expr("a <=> b"), "(a <=> b)");
+  EXPECT_EQ(Expr("!a"), "(NOT a)");
+  EXPECT_EQ(Expr("a = b IS NULL"), "((a = b) IS NULL)");
+  EXPECT_EQ(Expr("x BETWEEN 1 AND 2 AND y"), "((x BETWEEN 1 AND 2) AND y)");
+  EXPECT_EQ(Expr("x NOT BETWEEN a + 1 AND b"), "(NOT (x BETWEEN (a + 1) AND b))");
+  EXPECT_EQ(Expr("x IN (1, 2, 3)"), "(x IN (1, 2, 3))");
+  EXPECT_EQ(Expr("x NOT IN ('a')"), "(NOT (x IN ('a')))");
+  EXPECT_EQ(Expr("x IS NOT NULL"), "(x IS NOT NULL)");
+  EXPECT_EQ(Expr("x IS TRUE"), "(x <=> true)");
+  EXPECT_EQ(Expr("x IS NOT FALSE"), "(NOT (x <=> false))");
+  EXPECT_EQ(Expr("x IS DISTINCT FROM y"), "(NOT (x <=> y))");
+  EXPECT_EQ(Expr("x IS NOT DISTINCT FROM y"), "(x <=> y)");
+}
+
+TEST(ParserTest, LikeFamilyIsFunctionCalls) {
+  EXPECT_EQ(Expr("s LIKE 'a%'"), "like(s, 'a%')");
+  EXPECT_EQ(Expr("s NOT LIKE 'a!%' ESCAPE '!'"), "(NOT like(s, 'a!%', '!'))");
+  EXPECT_EQ(Expr("s ILIKE 'A%'"), "ilike(s, 'A%')");
+  EXPECT_EQ(Expr("s RLIKE '^a' OR s REGEXP 'b$'"), "(rlike(s, '^a') OR rlike(s, 'b$'))");
+  EXPECT_EQ(Expr("COALESCE(a, b, 0)"), "coalesce(a, b, 0)");
+}
+
+TEST(ParserTest, PostfixNestedAccessAndDoubleColonCast) {
+  EXPECT_EQ(Expr("a.b.c"), "a.b.c");
+  EXPECT_EQ(Expr("arr[0].f"), "arr[0].f");
+  EXPECT_EQ(Expr("m['k'] + 1"), "(m['k'] + 1)");
+  EXPECT_EQ(Expr("`a.b`.`c``d`"), "`a.b`.`c``d`");
+  EXPECT_EQ(Expr("x::bigint * 2"), "(CAST(x AS bigint) * 2)");
+  EXPECT_EQ(Expr("-x::int"), "(- CAST(x AS int))");
+}
+
+TEST(ParserTest, NumericLiteralsAreTypedAsSpark) {
+  ASSERT_OK_AND_ASSIGN(Statement statement,
+                       ParseStatement("SELECT 2147483647, 2147483648, 99999999999999999999, "
+                                      "1.50, .5, 1e3, 10L, 7S, 3Y, 2.5D, 1.5F, 1.50BD"));
+  const std::vector<std::string> types = {
+      "int",    "bigint",   "decimal(20,0)", "decimal(3,2)", "decimal(1,1)", "double",
+      "bigint", "smallint", "tinyint",       "double",       "float",        "decimal(3,2)"};
+  const auto& items = std::get<QueryPtr>(statement.body)->select;
+  ASSERT_EQ(items.size(), types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    ASSERT_EQ(items[i].expr->GetOp(), expr::Op::kLiteral);
+    EXPECT_EQ(items[i].expr->Literal().Type()->ToString(), types[i]) << i;
+  }
+  EXPECT_EQ(items[5].expr->Literal().DoubleValue(), 1000.0);
+  EXPECT_EQ(items[1].expr->Literal().IntValue(), 2147483648);
+  EXPECT_EQ(Expr("-2147483648"), "(- 2147483648L)");
+}
+
+TEST(ParserTest, NumericLiteralsOutOfRangeAreErrors) {
+  EXPECT_EQ(Error("SELECT 128Y"),
+            "numeric literal 128 does not fit in range [-128, 127] for type tinyint at line 1, "
+            "column 8:\nSELECT 128Y\n       ^");
+  EXPECT_EQ(Error("SELECT 9223372036854775808L"),
+            "numeric literal 9223372036854775808 does not fit in range [-9223372036854775808, "
+            "9223372036854775807] for type bigint at line 1, column 8:\n"
+            "SELECT 9223372036854775808L\n       ^");
+  EXPECT_NE(Error("SELECT 1e999").find("for type double at line 1, column 8"), std::string::npos);
+  EXPECT_NE(Error("SELECT 123456789012345678901234567890123456789").find("more than 38 digits"),
+            std::string::npos);
+}
+
+TEST(ParserTest, StringLiteralsConcatenateWhenAdjacent) {
+  EXPECT_EQ(Expr("'a' 'b' \"c\""), "'abc'");
+  EXPECT_EQ(Expr("'it''s'"), "'its'");
+}
+
+TEST(ParserTest, TypedLiterals) {
+  ASSERT_OK_AND_ASSIGN(Statement statement,
+                       ParseStatement("SELECT DATE '2024-05-01', TIMESTAMP '2024-05-01 10:00:00', "
+                                      "TIMESTAMP_NTZ '2024-05-01 10:00:00', X'0a0b', NULL, true"));
+  const auto& items = std::get<QueryPtr>(statement.body)->select;
+  EXPECT_EQ(items[0].expr->Literal().Type()->Id(), TypeId::kDate);
+  EXPECT_EQ(items[0].expr->Literal().IntValue(), 19844);
+  // TIMESTAMP takes the session time zone when evaluated: a cast of the text.
+  EXPECT_EQ(items[1].expr->GetOp(), expr::Op::kCast);
+  EXPECT_EQ(items[1].expr->TargetType()->Id(), TypeId::kTimestamp);
+  EXPECT_EQ(items[2].expr->Literal().Type()->Id(), TypeId::kTimestampNtz);
+  EXPECT_EQ(items[2].expr->Literal().IntValue(), 1714557600000000);
+  EXPECT_EQ(items[3].expr->Literal().BytesValue(), "\x0a\x0b");
+  EXPECT_TRUE(items[4].expr->Literal().IsNull());
+  EXPECT_TRUE(items[5].expr->Literal().BoolValue());
+  // `date` alone is still a column name.
+  EXPECT_EQ(Expr("date, timestamp"), "date, timestamp");
+  EXPECT_EQ(Error("SELECT DATE '2024-13-01'"),
+            "invalid DATE literal '2024-13-01' at line 1, column 8:\nSELECT DATE '2024-13-01'\n"
+            "       ^");
+}
+
+TEST(ParserTest, IntervalLiteralsBecomeSparkConstructors) {
+  EXPECT_EQ(Expr("INTERVAL '10' MINUTE"), "make_dt_interval(0, 0, 10, 0.000000BD)");
+  EXPECT_EQ(Expr("INTERVAL 1 DAY 2 HOURS 1.5 SECONDS"), "make_dt_interval(1, 2, 0, 1.500000BD)");
+  EXPECT_EQ(Expr("INTERVAL '1 day 30 minutes'"), "make_dt_interval(1, 0, 30, 0.000000BD)");
+  EXPECT_EQ(Expr("INTERVAL -3 HOURS"), "make_dt_interval(0, -3, 0, 0.000000BD)");
+  EXPECT_EQ(Expr("INTERVAL 14 MONTHS"), "make_ym_interval(1, 2)");
+  EXPECT_EQ(Expr("INTERVAL 1 YEAR 2 DAYS"), "make_interval(1, 0, 0, 2, 0, 0, 0.000000BD)");
+  EXPECT_EQ(Error("SELECT INTERVAL '1.5' DAY"),
+            "invalid INTERVAL value '1.5' for unit DAY at line 1, column 8:\n"
+            "SELECT INTERVAL '1.5' DAY\n       ^");
+  EXPECT_NE(Error("SELECT INTERVAL '1' DAY TO HOUR").find("INTERVAL ... TO ... is not supported"),
+            std::string::npos);
+}
+
+TEST(ParserTest, CaseCastAndFunctionCalls) {
+  EXPECT_EQ(Expr("CASE WHEN a > 1 THEN 'x' WHEN a > 0 THEN 'y' ELSE 'z' END"),
+            "CASE WHEN (a > 1) THEN 'x' WHEN (a > 0) THEN 'y' ELSE 'z' END");
+  EXPECT_EQ(Expr("CASE a WHEN 1 THEN 'one' END"), "CASE WHEN (a = 1) THEN 'one' END");
+  EXPECT_EQ(Expr("CAST(a AS decimal(10, 2))"), "CAST(a AS decimal(10,2))");
+  EXPECT_EQ(Expr("TRY_CAST(a AS array<struct<x: int, y: string>>)"),
+            "TRY_CAST(a AS array<struct<x:int,y:string>>)");
+  EXPECT_EQ(Expr("count(*), COUNT(DISTINCT a, b), Sum(x)"),
+            "count(), count(DISTINCT a, b), sum(x)");
+  EXPECT_EQ(Expr("left(s, 2), current_date, current_timestamp()"),
+            "left(s, 2), current_date(), current_timestamp()");
+  EXPECT_EQ(Expr("EXTRACT(year FROM d)"), "date_part('YEAR', d)");
+  EXPECT_EQ(Expr("(a, b)"), "struct(a, b)");
+  EXPECT_EQ(Expr("((a + b))"), "(a + b)");
+  EXPECT_EQ(Error("SELECT sum(*)"),
+            "'*' is only an argument of count, not of sum at line 1, column 12:\n"
+            "SELECT sum(*)\n           ^");
+}
+
+TEST(ParserTest, SelectListStarsAndAliases) {
+  EXPECT_EQ(Sql("select *, t.*, db.t.*, a AS x, b y, c AS `from`, d"),
+            "SELECT *, t.*, db.t.*, a AS x, b AS y, c AS `from`, d");
+  EXPECT_EQ(Sql("SELECT DISTINCT a FROM t"), "SELECT DISTINCT a FROM t");
+  EXPECT_EQ(Sql("SELECT ALL a FROM t"), "SELECT a FROM t");
+}
+
+TEST(ParserTest, QueryClauses) {
+  EXPECT_EQ(Sql("SELECT status, count(*) AS n FROM events WHERE ts > 5 GROUP BY status, 2 "
+                "HAVING count(*) > 1 ORDER BY n DESC, 1 NULLS LAST, status ASC NULLS LAST "
+                "LIMIT 10"),
+            "SELECT status, count() AS n FROM events WHERE (ts > 5) GROUP BY status, 2 HAVING "
+            "(count() > 1) ORDER BY n DESC NULLS LAST, 1 ASC NULLS LAST, status ASC NULLS LAST "
+            "LIMIT 10");
+  EXPECT_EQ(Sql("SELECT a FROM t LIMIT ALL"), "SELECT a FROM t");
+  EXPECT_EQ(Sql("SELECT 1"), "SELECT 1");
+}
+
+TEST(ParserTest, WithUnionAndValues) {
+  EXPECT_EQ(Sql("WITH a AS (SELECT 1 AS x), b AS (SELECT 2 AS x) SELECT x FROM a UNION ALL "
+                "SELECT x FROM b UNION SELECT 3 ORDER BY x LIMIT 2"),
+            "WITH a AS (SELECT 1 AS x), b AS (SELECT 2 AS x) ((SELECT x FROM a) UNION ALL "
+            "(SELECT x FROM b)) UNION (SELECT 3) ORDER BY x ASC NULLS FIRST LIMIT 2");
+  EXPECT_EQ(Sql("SELECT a UNION DISTINCT SELECT b"), "(SELECT a) UNION (SELECT b)");
+  EXPECT_EQ(Sql("(SELECT a FROM t LIMIT 1) LIMIT 2"),
+            "SELECT * FROM (SELECT a FROM t LIMIT 1) LIMIT 2");
+  EXPECT_EQ(Sql("VALUES (1, 'a'), (2, 'b')"), "VALUES (1, 'a'), (2, 'b')");
+  EXPECT_EQ(Sql("VALUES 1, 2"), "VALUES (1), (2)");
+  EXPECT_EQ(Error("VALUES (1, 2), (3)"),
+            "VALUES rows must have the same number of values: this row has 1, the first has 2 "
+            "at line 1, column 18:\nVALUES (1, 2), (3)\n                 ^");
+  EXPECT_NE(Error("SELECT 1 EXCEPT SELECT 2").find("EXCEPT is not supported; only UNION is"),
+            std::string::npos);
+}
+
+TEST(ParserTest, RelationsNamesPathsAndTableFunctions) {
+  EXPECT_EQ(Sql("SELECT * FROM db.events e"), "SELECT * FROM db.events AS e");
+  EXPECT_EQ(Sql("SELECT * FROM delta.`/data/events`"), "SELECT * FROM delta.`/data/events`");
+  EXPECT_EQ(Sql("SELECT * FROM PARQUET.`/x.parquet` AS p, json.`/j`, csv.`/c`"),
+            "SELECT * FROM ((parquet.`/x.parquet` AS p CROSS JOIN json.`/j`) CROSS JOIN "
+            "csv.`/c`)");
+  // delta.events (unquoted) is a table `events` in database `delta`.
+  EXPECT_EQ(Sql("SELECT * FROM delta.events"), "SELECT * FROM delta.events");
+  EXPECT_EQ(Sql("SELECT * FROM read_files('/landing', format => 'json', "
+                "multiLine => true, maxFilesPerTrigger => 10) r"),
+            "SELECT * FROM read_files('/landing', format => 'json', multiLine => true, "
+            "maxFilesPerTrigger => 10) AS r");
+  EXPECT_EQ(Sql("SELECT * FROM STREAM read_files('/in', format => 'csv')"),
+            "SELECT * FROM STREAM read_files('/in', format => 'csv')");
+  EXPECT_EQ(Sql("SELECT * FROM STREAM events"), "SELECT * FROM STREAM events");
+  EXPECT_EQ(Sql("SELECT * FROM STREAM(db.events) AS s"), "SELECT * FROM STREAM db.events AS s");
+  EXPECT_EQ(Sql("SELECT * FROM stream"), "SELECT * FROM stream");
+  EXPECT_EQ(Sql("SELECT * FROM (SELECT a FROM t) AS sub"),
+            "SELECT * FROM (SELECT a FROM t) AS sub");
+}
+
+TEST(ParserTest, TimeTravel) {
+  EXPECT_EQ(Sql("SELECT * FROM events VERSION AS OF 3 e"),
+            "SELECT * FROM events VERSION AS OF 3 AS e");
+  EXPECT_EQ(Sql("SELECT * FROM delta.`/t` TIMESTAMP AS OF '2024-05-01'"),
+            "SELECT * FROM delta.`/t` TIMESTAMP AS OF '2024-05-01'");
+  EXPECT_EQ(Error("SELECT * FROM t VERSION AS OF 'x'"),
+            "expected an integer for VERSION AS OF, found string 'x' at line 1, column 31:\n"
+            "SELECT * FROM t VERSION AS OF 'x'\n                              ^");
+}
+
+TEST(ParserTest, JoinKinds) {
+  EXPECT_EQ(Sql("SELECT * FROM a JOIN b ON a.id = b.id INNER JOIN c USING (id, k)"),
+            "SELECT * FROM ((a INNER JOIN b ON (a.id = b.id)) INNER JOIN c USING (id, k))");
+  EXPECT_EQ(Sql("SELECT * FROM a LEFT JOIN b ON x LEFT OUTER JOIN c ON y"),
+            "SELECT * FROM ((a LEFT JOIN b ON x) LEFT JOIN c ON y)");
+  EXPECT_EQ(Sql("SELECT * FROM a RIGHT OUTER JOIN b ON x FULL JOIN c ON y FULL OUTER JOIN d ON z"),
+            "SELECT * FROM (((a RIGHT JOIN b ON x) FULL JOIN c ON y) FULL JOIN d ON z)");
+  EXPECT_EQ(Sql("SELECT * FROM a CROSS JOIN b LEFT SEMI JOIN c ON x LEFT ANTI JOIN d USING (k)"),
+            "SELECT * FROM (((a CROSS JOIN b) LEFT SEMI JOIN c ON x) LEFT ANTI JOIN d USING (k))");
+  EXPECT_EQ(Sql("SELECT * FROM a x JOIN (b JOIN c ON p) ON q"),
+            "SELECT * FROM (a AS x INNER JOIN (b INNER JOIN c ON p) ON q)");
+  EXPECT_EQ(Error("SELECT * FROM a LEFT b"),
+            "expected JOIN, found 'b' at line 1, column 22:\nSELECT * FROM a LEFT b\n"
+            "                     ^");
+  EXPECT_EQ(Error("SELECT * FROM a CROSS JOIN b ON x"),
+            "CROSS JOIN takes no ON condition at line 1, column 30:\n"
+            "SELECT * FROM a CROSS JOIN b ON x\n                             ^");
+}
+
+TEST(ParserTest, SubqueriesInExpressionsKeepTheirQueries) {
+  ASSERT_OK_AND_ASSIGN(Statement statement,
+                       ParseStatement("SELECT a FROM t WHERE a IN (SELECT b FROM u) AND "
+                                      "EXISTS (SELECT 1) AND c > (SELECT max(c) FROM v)"));
+  EXPECT_EQ(ToString(statement),
+            "SELECT a FROM t WHERE ((in_subquery(a) AND exists()) AND (c > scalar_subquery()))");
+  EXPECT_EQ(statement.sources->subqueries.size(), 3u);
+  const expr::ExprPtr& where = std::get<QueryPtr>(statement.body)->where;
+  const expr::ExprPtr& in = where->Child(0)->Child(0);
+  EXPECT_EQ(in->GetOp(), expr::Op::kFunction);
+  EXPECT_EQ(in->Name(), kInSubqueryFunction);
+  EXPECT_EQ(ToString(*statement.sources->subqueries.at(in.get())), "SELECT b FROM u");
+  EXPECT_EQ(Expr("((SELECT 1) + 1)"), "(scalar_subquery() + 1)");
+}
+
+TEST(ParserTest, CreateTable) {
+  EXPECT_EQ(Sql("CREATE TABLE IF NOT EXISTS db.events (id BIGINT NOT NULL, status STRING COMMENT "
+                "'state', amount DECIMAL(10,2), tags ARRAY<STRING>, attrs MAP<STRING, INT>) "
+                "USING DELTA PARTITIONED BY (status) TBLPROPERTIES ('delta.appendOnly' = "
+                "'true', delta.checkpointInterval = 5, x true)"),
+            "CREATE TABLE IF NOT EXISTS db.events (id bigint NOT NULL, status string COMMENT "
+            "'state', amount decimal(10,2), tags array<string>, attrs map<string,int>) USING "
+            "delta PARTITIONED BY (status) TBLPROPERTIES ('delta.appendOnly' = 'true', "
+            "'delta.checkpointInterval' = '5', 'x' = 'true')");
+  EXPECT_EQ(Sql("create or replace table t using delta location '/tmp/t' as select 1 as a"),
+            "CREATE OR REPLACE TABLE t USING delta LOCATION '/tmp/t' AS SELECT 1 AS a");
+  EXPECT_EQ(Sql("CREATE TABLE t AS WITH c AS (SELECT 1) SELECT * FROM c"),
+            "CREATE TABLE t AS WITH c AS (SELECT 1) SELECT * FROM c");
+  EXPECT_EQ(Sql("CREATE TABLE t (a INT)"), "CREATE TABLE t (a int)");
+}
+
+TEST(ParserTest, CreateStreamingTable) {
+  EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE bronze PARTITIONED BY (day) AS SELECT * FROM "
+                "STREAM read_files('/landing', format => 'json')"),
+            "CREATE OR REFRESH STREAMING TABLE bronze PARTITIONED BY (day) AS SELECT * FROM "
+            "STREAM read_files('/landing', format => 'json')");
+  EXPECT_EQ(Sql("CREATE STREAMING TABLE s (a INT) AS SELECT a FROM STREAM t"),
+            "CREATE STREAMING TABLE s (a int) AS SELECT a FROM STREAM t");
+  EXPECT_EQ(Error("CREATE STREAMING TABLE s"),
+            "expected AS and the streaming query, found end of input at line 1, column 25:\n"
+            "CREATE STREAMING TABLE s\n                        ^");
+  EXPECT_NE(Error("CREATE OR REFRESH TABLE s AS SELECT 1").find("expected STREAMING"),
+            std::string::npos);
+}
+
+TEST(ParserTest, UnknownTypesSuggestTheClosestName) {
+  EXPECT_EQ(Error("CREATE TABLE t (a strng)"),
+            "unknown type 'strng' (did you mean STRING?) at line 1, column 19:\n"
+            "CREATE TABLE t (a strng)\n                  ^");
+  EXPECT_EQ(Error("SELECT CAST(a AS decimal(50, 2))"),
+            "invalid decimal(50,2): precision must be 1..38 and scale 0..precision at offset 14 "
+            "of type text "
+            "'decimal(50, 2)' at line 1, column 18:\nSELECT CAST(a AS decimal(50, 2))\n"
+            "                 ^");
+}
+
+TEST(ParserTest, InsertDescribeShowOptimizeVacuumDrop) {
+  EXPECT_EQ(Sql("INSERT INTO events SELECT * FROM staging"),
+            "INSERT INTO events SELECT * FROM staging");
+  EXPECT_EQ(Sql("INSERT OVERWRITE TABLE db.t (a, b) VALUES (1, 'x'), (2, 'y')"),
+            "INSERT OVERWRITE db.t (a, b) VALUES (1, 'x'), (2, 'y')");
+  EXPECT_EQ(Sql("INSERT INTO t (SELECT 1)"), "INSERT INTO t SELECT 1");
+  EXPECT_EQ(Sql("DESCRIBE events"), "DESCRIBE TABLE events");
+  EXPECT_EQ(Sql("DESC TABLE events"), "DESCRIBE TABLE events");
+  EXPECT_EQ(Sql("DESCRIBE HISTORY delta.`/t` LIMIT 5"), "DESCRIBE HISTORY delta.`/t` LIMIT 5");
+  EXPECT_EQ(Sql("DESCRIBE DETAIL '/data/t'"), "DESCRIBE DETAIL delta.`/data/t`");
+  EXPECT_EQ(Sql("DESCRIBE history"), "DESCRIBE TABLE history");
+  EXPECT_EQ(Sql("SHOW TABLES"), "SHOW TABLES");
+  EXPECT_EQ(Sql("SHOW TABLES IN db LIKE 'ev*'"), "SHOW TABLES IN db LIKE 'ev*'");
+  EXPECT_EQ(Sql("OPTIMIZE events WHERE day >= '2024-05-01'"),
+            "OPTIMIZE events WHERE (day >= '2024-05-01')");
+  EXPECT_EQ(Sql("VACUUM events RETAIN 168 HOURS DRY RUN"),
+            "VACUUM events RETAIN 168 HOURS DRY RUN");
+  EXPECT_EQ(Sql("VACUUM '/data/t'"), "VACUUM delta.`/data/t`");
+  EXPECT_EQ(Sql("DROP TABLE IF EXISTS db.t"), "DROP TABLE IF EXISTS db.t");
+  EXPECT_EQ(Sql("DROP TABLE t;"), "DROP TABLE t");
+}
+
+TEST(ParserTest, ScriptsParseEveryStatementWithAbsolutePositions) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Statement> statements,
+                       ParseScript("CREATE TABLE t (a INT);\n-- load\nINSERT INTO t VALUES (1);"
+                                   "\n\nSELECT a + 'x;y' FROM t;;"));
+  ASSERT_EQ(statements.size(), 3u);
+  EXPECT_EQ(statements[2].position, (SourcePosition{5, 1, 59}));
+  const expr::ExprPtr item = FirstItem(statements[2]);
+  EXPECT_EQ(statements[2].sources->PositionOf(*item), (SourcePosition{5, 10, 68}));
+  EXPECT_EQ(statements[2].sources->PositionOf(*item->Child(1)), (SourcePosition{5, 12, 70}));
+  EXPECT_EQ(statements[2].ErrorAt(*item->Child(1), "cannot add a string").Message(),
+            "cannot add a string at line 5, column 12:\nSELECT a + 'x;y' FROM t;;\n"
+            "           ^");
+  ASSERT_OK_AND_ASSIGN(statements, ParseScript(" ; -- nothing\n"));
+  EXPECT_TRUE(statements.empty());
+  EXPECT_EQ(ParseStatement("SELECT 1; SELECT 2").status().Message(),
+            "expected one SQL statement, found 2");
+}
+
+TEST(ParserTest, SyntaxErrorsPointAtTheToken) {
+  EXPECT_EQ(Error("SELECT a, FROM t"),
+            "expected an expression, found 'FROM' at line 1, column 11:\nSELECT a, FROM t\n"
+            "          ^");
+  EXPECT_EQ(Error("SELECT a FROM t WHERE\n  a = (1 + 2"),
+            "expected ')', found end of input at line 2, column 13:\n  a = (1 + 2\n"
+            "            ^");
+  EXPECT_EQ(Error("SELECT * FROM t t2 t3"),
+            "expected ';' or the end of the statement, found 't3' at line 1, column 20:\n"
+            "SELECT * FROM t t2 t3\n                   ^");
+  EXPECT_EQ(Error("SELECT 1 +"),
+            "expected an expression, found end of input at line 1, column 11:\nSELECT 1 +\n"
+            "          ^");
+}
+
+TEST(ParserTest, MisspeltKeywordsGetDidYouMean) {
+  EXPECT_EQ(Error("SELCT a FROM t"),
+            "expected a statement (SELECT, WITH, VALUES, CREATE, INSERT, DESCRIBE, SHOW, "
+            "OPTIMIZE, VACUUM or DROP), found 'SELCT' (did you mean SELECT?) at line 1, column "
+            "1:\nSELCT a FROM t\n^");
+  EXPECT_EQ(Error("SELECT a FORM t"),
+            "unexpected 'FORM' (did you mean FROM?) at line 1, column 10:\nSELECT a FORM t\n"
+            "         ^");
+  EXPECT_EQ(Error("SELECT a FROM t WHER a > 1"),
+            "unexpected 'WHER' (did you mean WHERE?) at line 1, column 17:\n"
+            "SELECT a FROM t WHER a > 1\n                ^");
+  EXPECT_EQ(Error("SELECT a FROM t GROUP BUY a"),
+            "expected BY, found 'BUY' (did you mean BY?) at line 1, column 23:\n"
+            "SELECT a FROM t GROUP BUY a\n                      ^");
+  EXPECT_EQ(Error("SELECT a FROM t ORDER BY a LIMT 3"),
+            "expected ';' or the end of the statement, found 'LIMT' (did you mean LIMIT?) at "
+            "line 1, column 28:\nSELECT a FROM t ORDER BY a LIMT 3\n                           ^");
+  EXPECT_EQ(Error("CRAETE TABLE t (a INT)"),
+            "expected a statement (SELECT, WITH, VALUES, CREATE, INSERT, DESCRIBE, SHOW, "
+            "OPTIMIZE, VACUUM or DROP), found 'CRAETE' (did you mean CREATE?) at line 1, column "
+            "1:\nCRAETE TABLE t (a INT)\n^");
+}
+
+TEST(ParserTest, ClosestMatchNeedsACloseWord) {
+  EXPECT_EQ(ClosestMatch("selct", {"SELECT", "DELETE"}), "SELECT");
+  EXPECT_EQ(ClosestMatch("frmo", {"FROM"}), "FROM");
+  EXPECT_EQ(ClosestMatch("xyz", {"FROM"}), "");
+  EXPECT_EQ(ClosestMatch("a", {"AS"}), "");
+  EXPECT_EQ(ClosestMatch("from", {"FROM"}), "");
+}
+
+TEST(ParserTest, StandaloneExpressions) {
+  ASSERT_OK_AND_ASSIGN(expr::ExprPtr parsed, ParseExpression("status = 'active' AND n > 1"));
+  EXPECT_EQ(parsed->ToString(), "((status = 'active') AND (n > 1))");
+  EXPECT_EQ(ParseExpression("a IN (SELECT 1)").status().Message(),
+            "subqueries are not allowed in a standalone expression at line 1, column 3:\n"
+            "a IN (SELECT 1)\n  ^");
+  EXPECT_EQ(ParseExpression("a b").status().Message(),
+            "expected the end of the expression, found 'b' at line 1, column 3:\na b\n  ^");
+}
+
+}  // namespace
+}  // namespace tributary::sql
