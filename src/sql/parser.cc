@@ -60,10 +60,6 @@ bool IsReservedWord(std::string_view word) {
 
 namespace {
 
-bool IsReserved(std::string_view word) {
-  return IsReservedWord(word);
-}
-
 // Keywords a misspelt word is compared with when an error follows it.
 const std::vector<std::string_view> kClauseKeywords = {
     "FROM",    "WHERE", "GROUP",    "ORDER",  "HAVING", "LIMIT",  "UNION", "JOIN", "ON", "USING",
@@ -352,7 +348,7 @@ class Parser {
   bool AtIdentifier(bool after_as = false) const {
     const Token& token = Peek();
     return token.kind == TokenKind::kQuotedWord ||
-           (token.kind == TokenKind::kWord && (after_as || !IsReserved(token.text)));
+           (token.kind == TokenKind::kWord && (after_as || !IsReservedWord(token.text)));
   }
   Result<std::string> Identifier(std::string_view what = "a name", bool after_as = false) {
     if (!AtIdentifier(after_as)) {
@@ -1032,7 +1028,7 @@ class Parser {
     auto relation = std::make_shared<Relation>();
     relation->position = Peek().position;
     if (Peek().IsKeyword("STREAM") && Peek(1).kind != TokenKind::kEnd && !Peek(1).IsOperator(",") &&
-        !Peek(1).IsOperator(")") && !Peek(1).IsOperator(";") && !IsReserved(Peek(1).text)) {
+        !Peek(1).IsOperator(")") && !Peek(1).IsOperator(";") && !IsReservedWord(Peek(1).text)) {
       Next();
       relation->stream = true;
       if (AcceptOperator("(")) {
@@ -1579,10 +1575,10 @@ class Parser {
       return expr::Function("date_part", {std::move(field_literal), std::move(source)});
     }
     if (after.IsOperator("(") &&
-        (!IsReserved(token.text) || token.IsKeyword("LEFT") || token.IsKeyword("RIGHT"))) {
+        (!IsReservedWord(token.text) || token.IsKeyword("LEFT") || token.IsKeyword("RIGHT"))) {
       return FunctionCall();
     }
-    if (IsReserved(token.text)) {
+    if (IsReservedWord(token.text)) {
       return Unexpected("an expression");
     }
     Next();
