@@ -81,4 +81,21 @@ void AppendTimestampSpark(int64_t micros, std::string* out) {
   }
 }
 
+void AppendDayTimeInterval(int64_t micros, std::string* out) {
+  const bool negative = micros < 0;
+  // Magnitude in unsigned arithmetic: INT64_MIN has no positive counterpart.
+  const uint64_t magnitude =
+      negative ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
+  const uint64_t fraction = magnitude % 1000000;
+  const uint64_t seconds = magnitude / 1000000;
+  *out += fmt::format("INTERVAL '{}{} {:02}:{:02}:{:02}", negative ? "-" : "", seconds / 86400,
+                      seconds / 3600 % 24, seconds / 60 % 60, seconds % 60);
+  if (fraction != 0) {
+    std::string digits = fmt::format("{:06}", fraction);
+    digits.erase(digits.find_last_not_of('0') + 1);
+    *out += "." + digits;
+  }
+  *out += "' DAY TO SECOND";
+}
+
 }  // namespace tributary::columnar

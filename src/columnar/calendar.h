@@ -40,4 +40,8 @@ void AppendTimestampIso(int64_t micros, bool utc, std::string* out);
 /// with trailing zeros removed ("2024-05-01 10:00:00.25").
 void AppendTimestampSpark(int64_t micros, std::string* out);
 
+/// Appends a day-time interval of `micros` as Spark prints it:
+/// INTERVAL '[-]d hh:mm:ss[.fraction]' DAY TO SECOND (fraction without trailing zeros).
+void AppendDayTimeInterval(int64_t micros, std::string* out);
+
 }  // namespace tributary::columnar

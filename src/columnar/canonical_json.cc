@@ -237,6 +237,11 @@ void AppendCanonicalJsonValue(const Column& column, int64_t row, std::string* ou
       AppendTimestampIso(column.Values<int64_t>()[row], type.Id() == TypeId::kTimestamp, out);
       out->push_back('"');
       return;
+    case TypeId::kDayTimeInterval:
+      out->push_back('"');
+      AppendDayTimeInterval(column.Values<int64_t>()[row], out);
+      out->push_back('"');
+      return;
     case TypeId::kStruct: {
       out->push_back('{');
       for (int i = 0; i < column.NumChildren(); ++i) {

@@ -83,6 +83,7 @@ TRIBUTARY_PRIMITIVE_FACTORY(Binary, TypeId::kBinary)
 TRIBUTARY_PRIMITIVE_FACTORY(Date, TypeId::kDate)
 TRIBUTARY_PRIMITIVE_FACTORY(Timestamp, TypeId::kTimestamp)
 TRIBUTARY_PRIMITIVE_FACTORY(TimestampNtz, TypeId::kTimestampNtz)
+TRIBUTARY_PRIMITIVE_FACTORY(DayTimeInterval, TypeId::kDayTimeInterval)
 #undef TRIBUTARY_PRIMITIVE_FACTORY
 
 Result<DataTypePtr> DataType::Decimal(int precision, int scale) {
@@ -140,6 +141,7 @@ int DataType::ByteWidth() const {
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return 8;
     case TypeId::kDecimal:
       return 16;
@@ -243,6 +245,8 @@ std::string DataType::ToString() const {
       return fmt::format("array<{}>", first_->ToString());
     case TypeId::kMap:
       return fmt::format("map<{},{}>", first_->ToString(), second_->ToString());
+    case TypeId::kDayTimeInterval:
+      return "interval day to second";
   }
   return "unknown";
 }

@@ -10,6 +10,8 @@
 //   date                   values: int32 days since 1970-01-01
 //   timestamp              values: int64 microseconds since 1970-01-01T00:00:00Z (UTC instant)
 //   timestamp_ntz          values: int64 microseconds of a zone-less wall-clock time
+//   interval day to second values: int64 microseconds (Spark's DayTimeIntervalType); only
+//                          expressions produce it, no file format stores it
 //   string/binary          offsets: int64[length + 1]; values: the bytes (UTF-8 for string)
 //   struct                 children: one column per field, same length
 //   array                  offsets: int64[length + 1]; children[0]: the elements
@@ -46,6 +48,7 @@ enum class TypeId : uint8_t {
   kStruct,
   kArray,
   kMap,
+  kDayTimeInterval,
 };
 
 /// Largest decimal precision (Spark's DecimalType.MAX_PRECISION).
@@ -106,6 +109,8 @@ class DataType {
   static DataTypePtr Date();
   static DataTypePtr Timestamp();
   static DataTypePtr TimestampNtz();
+  /// Spark's DayTimeIntervalType (INTERVAL DAY TO SECOND), microseconds.
+  static DataTypePtr DayTimeInterval();
   /// decimal(precision, scale): 1 <= precision <= 38, 0 <= scale <= precision.
   static Result<DataTypePtr> Decimal(int precision, int scale);
   static DataTypePtr Struct(std::vector<Field> fields);

@@ -22,6 +22,16 @@ BoundExpression::BoundExpression(Op op, DataTypePtr type, std::vector<BoundExprP
       name_(std::move(name)),
       function_(std::move(function)) {}
 
+BoundExprPtr BoundExpression::WithChildren(std::vector<BoundExprPtr> children) const {
+  return std::make_shared<BoundExpression>(op_, type_, std::move(children), index_, literal_, name_,
+                                           function_);
+}
+
+BoundExprPtr BoundExpression::WithIndex(int index) const {
+  return std::make_shared<BoundExpression>(op_, type_, children_, index, literal_, name_,
+                                           function_);
+}
+
 std::string BoundExpression::ToString() const {
   switch (op_) {
     case Op::kColumn:
@@ -226,6 +236,10 @@ class Binder {
   }
 
   Result<BoundExprPtr> BindArithmetic(const Expression& expr, std::vector<BoundExprPtr> children) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto temporal, BindIntervalArithmetic(expr, children));
+    if (temporal != nullptr) {
+      return temporal;
+    }
     DataTypePtr a = children[0]->Type();
     DataTypePtr b = children[1]->Type();
     if (a->Id() == TypeId::kNull) {

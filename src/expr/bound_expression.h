@@ -47,6 +47,11 @@ class BoundExpression {
   /// SQL-like text, for error messages and plans.
   std::string ToString() const;
 
+  /// This node over other children (same types), for plan rewrites.
+  BoundExprPtr WithChildren(std::vector<BoundExprPtr> children) const;
+  /// This node with another index (kColumn: the column moved), for plan rewrites.
+  BoundExprPtr WithIndex(int index) const;
+
  private:
   Op op_;
   DataTypePtr type_;

@@ -336,6 +336,9 @@ void AppendValueAsString(const Column& column, int64_t row, const EvalContext& c
     case TypeId::kTimestampNtz:
       columnar::AppendTimestampSpark(column.Values<int64_t>()[row], out);
       return;
+    case TypeId::kDayTimeInterval:
+      columnar::AppendDayTimeInterval(column.Values<int64_t>()[row], out);
+      return;
     case TypeId::kStruct:
     case TypeId::kArray:
     case TypeId::kMap:
@@ -552,6 +555,7 @@ Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool 
       }
       break;
     case TypeId::kNull:
+    case TypeId::kDayTimeInterval:
       break;
   }
   return Status::InvalidArgument(

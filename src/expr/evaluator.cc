@@ -123,9 +123,9 @@ Result<ColumnPtr> Dispatch(const BoundExpression& expr, const columnar::RecordBa
 Result<ColumnPtr> EvaluateNode(const BoundExpression& expr, const columnar::RecordBatch& batch,
                                const EvalContext& context) {
   // Functions and CASE evaluate their own arguments (some lazily, over part of the batch).
-  if (expr.GetOp() == Op::kFunction || expr.GetOp() == Op::kCaseWhen) {
-    auto result = expr.GetOp() == Op::kFunction ? expr.Function()->Evaluate(expr, batch, context)
-                                                : EvaluateCaseWhen(expr, batch, context);
+  if (expr.Function() != nullptr || expr.GetOp() == Op::kCaseWhen) {
+    auto result = expr.Function() != nullptr ? expr.Function()->Evaluate(expr, batch, context)
+                                             : EvaluateCaseWhen(expr, batch, context);
     if (!result.ok()) {
       return result.status().WithContext("in " + expr.ToString());
     }

@@ -17,6 +17,7 @@ const std::vector<FunctionEntry>& Registry() {
     AddConditionalFunctions(&entries);
     AddCollectionFunctions(&entries);
     AddStringFunctions(&entries);
+    AddDatetimeFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;

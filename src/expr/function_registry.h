@@ -63,6 +63,12 @@ void AddJsonFunctions(std::vector<FunctionEntry>* table);
 /// InvalidArgument errors naming the function (unknown ones with a "did you mean" suggestion).
 Result<BoundExprPtr> BindFunction(const Expression& call, std::vector<BoundExprPtr> args);
 
+/// Binds a + b / a - b where an operand is a day-time interval or both are timestamps
+/// (timestamp +/- interval, interval +/- interval, timestamp - timestamp); null when neither
+/// operand is such a type, so numeric arithmetic applies.
+Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
+                                            std::vector<BoundExprPtr>& children);
+
 /// A bound kFunction node named `name` of result `type` computed by `function`.
 BoundExprPtr MakeFunctionCall(std::string name, DataTypePtr type, std::vector<BoundExprPtr> args,
                               std::shared_ptr<const ScalarFunction> function);

@@ -47,6 +47,9 @@ Scalar Scalar::Timestamp(int64_t micros) {
 Scalar Scalar::TimestampNtz(int64_t micros) {
   return {DataType::TimestampNtz(), micros};
 }
+Scalar Scalar::DayTimeInterval(int64_t micros) {
+  return {DataType::DayTimeInterval(), micros};
+}
 
 Result<Scalar> Scalar::Decimal(Int128 unscaled, int precision, int scale) {
   TRIBUTARY_ASSIGN_OR_RAISE(auto type, DataType::Decimal(precision, scale));
@@ -108,6 +111,9 @@ std::string Scalar::ToString() const {
       out = type_->Id() == columnar::TypeId::kTimestamp ? "TIMESTAMP '" : "TIMESTAMP_NTZ '";
       columnar::AppendTimestampSpark(IntValue(), &out);
       return out + (type_->Id() == columnar::TypeId::kTimestamp ? "Z'" : "'");
+    case columnar::TypeId::kDayTimeInterval:
+      columnar::AppendDayTimeInterval(IntValue(), &out);
+      return out;
     default:
       return fmt::format("<{}>", type_->ToString());
   }

@@ -15,7 +15,8 @@ using columnar::DataTypePtr;
 using columnar::Int128;
 
 /// A single value of a primitive type. Storage by type: boolean -> bool; int8..int64, date,
-/// timestamp, timestamp_ntz -> int64_t; float32/float64 -> double; decimal -> Int128 unscaled;
+/// timestamp, timestamp_ntz,
+/// interval day to second -> int64_t; float32/float64 -> double; decimal -> Int128 unscaled;
 /// string/binary -> std::string. Immutable value type.
 class Scalar {
  public:
@@ -40,6 +41,8 @@ class Scalar {
   static Scalar Timestamp(int64_t micros);
   /// Microseconds of a zone-less wall-clock time.
   static Scalar TimestampNtz(int64_t micros);
+  /// A day-time interval of `micros` microseconds.
+  static Scalar DayTimeInterval(int64_t micros);
 
   const DataTypePtr& Type() const { return type_; }
   bool IsNull() const { return std::holds_alternative<std::monostate>(value_); }

@@ -17,6 +17,7 @@
 
 #include "columnar/column_builder.h"
 #include "expr/coercion.h"
+#include "expr/function_kernels.h"
 #include "expr/function_registry.h"
 #include "expr/kernels.h"
 
@@ -132,121 +133,6 @@ void MapChars(std::string_view s, Map map, std::string* out) {
     AppendUtf8(map(cp), out);
     i += static_cast<size_t>(width);
   }
-}
-
-// ---- kernels over whole columns ------------------------------------------------------------
-
-// `validity` narrowed to rows where `column` is valid too (nullptr: all valid).
-Result<BufferPtr> AndValidity(BufferPtr validity, const Column& column, int64_t n,
-                              MemoryPool* pool) {
-  const bool all_null = column.Type()->Id() == TypeId::kNull;
-  if (column.ValidityBits() == nullptr && !all_null) {
-    return validity;
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto out, columnar::Buffer::Allocate(columnar::BitmapBytes(n), pool));
-  if (all_null) {
-    return BufferPtr(std::move(out));
-  }
-  if (validity == nullptr) {
-    return column.ValidityBuffer();
-  }
-  columnar::BitmapAnd(validity->data(), column.ValidityBits(), n, out->mutable_data());
-  return BufferPtr(std::move(out));
-}
-
-// A string (or binary) result per row from `fn(row, &out) -> bool valid`, rows null where any
-// input is null skipped before `fn` runs.
-template <typename Fn>
-Result<ColumnPtr> BuildBytes(const DataTypePtr& type, const std::vector<ColumnPtr>& inputs,
-                             MemoryPool* pool, Fn fn) {
-  const int64_t n = inputs.empty() ? 0 : inputs[0]->Length();
-  ColumnBuilder builder(type, pool);
-  std::string out;
-  for (int64_t i = 0; i < n; ++i) {
-    bool any_null = false;
-    for (const ColumnPtr& input : inputs) {
-      any_null = any_null || input->IsNull(i);
-    }
-    out.clear();
-    if (any_null || !fn(i, &out)) {
-      builder.AppendNull();
-    } else {
-      builder.AppendBytes(out);
-    }
-  }
-  return builder.Finish();
-}
-
-// A fixed-width result per row (int32, boolean) from `fn(row) -> T`; null where any input is.
-template <typename T, typename Fn>
-Result<ColumnPtr> BuildFixed(const DataTypePtr& type, const std::vector<ColumnPtr>& inputs,
-                             MemoryPool* pool, Fn fn) {
-  const int64_t n = inputs[0]->Length();
-  TRIBUTARY_ASSIGN_OR_RAISE(auto values,
-                            columnar::Buffer::Allocate(n * static_cast<int64_t>(sizeof(T)), pool));
-  auto* out = reinterpret_cast<T*>(values->mutable_data());
-  BufferPtr validity;
-  for (const ColumnPtr& input : inputs) {
-    TRIBUTARY_ASSIGN_OR_RAISE(validity, AndValidity(std::move(validity), *input, n, pool));
-  }
-  const uint8_t* valid = validity ? validity->data() : nullptr;
-  for (int64_t i = 0; i < n; ++i) {
-    if (valid == nullptr || columnar::GetBit(valid, i)) {
-      out[i] = fn(i);
-    }
-  }
-  return Column::Make(type, n, std::move(validity), std::move(values));
-}
-
-int64_t IntAt(const Column& column, int64_t row) {
-  switch (column.Type()->Id()) {
-    case TypeId::kInt8:
-      return column.Values<int8_t>()[row];
-    case TypeId::kInt16:
-      return column.Values<int16_t>()[row];
-    case TypeId::kInt32:
-      return column.Values<int32_t>()[row];
-    default:
-      return column.Values<int64_t>()[row];
-  }
-}
-
-// A function given as a plain lambda over argument columns.
-template <typename Fn>
-class LambdaFunction final : public EagerFunction {
- public:
-  explicit LambdaFunction(Fn fn) : fn_(std::move(fn)) {}
-  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
-                            const EvalContext& context) const override {
-    return fn_(call, args, context.pool);
-  }
-
- private:
-  Fn fn_;
-};
-
-template <typename Fn>
-std::shared_ptr<const ScalarFunction> Lambda(Fn fn) {
-  return std::make_shared<const LambdaFunction<Fn>>(std::move(fn));
-}
-
-// Casts each argument to `types[i]` after checking it is a string, binary or castable type.
-Status CoerceArgs(const Expression& call, std::vector<BoundExprPtr>* args,
-                  const std::vector<DataTypePtr>& types) {
-  for (size_t i = 0; i < args->size(); ++i) {
-    const DataTypePtr& want = types[std::min(i, types.size() - 1)];
-    const DataType& have = *(*args)[i]->Type();
-    const bool ok = have.Id() == TypeId::kNull || have.SameShape(*want) ||
-                    (want->Id() == TypeId::kString && !have.IsNested()) ||
-                    (want->IsInteger() && have.IsInteger()) ||
-                    (want->Id() == TypeId::kBinary && have.Id() == TypeId::kString);
-    if (!ok) {
-      return CallError(call, fmt::format("argument {} must be {}, got {}", i + 1, want->ToString(),
-                                         have.ToString()));
-    }
-    (*args)[i] = CastTo(std::move((*args)[i]), want);
-  }
-  return Status::OK();
 }
 
 std::vector<DataTypePtr> Strings(size_t n) {

@@ -34,6 +34,7 @@ Status AppendJson(const json& value, ColumnBuilder* builder) {
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       builder->AppendInt(value.get<int64_t>());
       return Status::OK();
     case TypeId::kFloat32:

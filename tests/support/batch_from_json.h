@@ -3,8 +3,8 @@
 // Rows are a JSON array of objects keyed by field name (missing key = null) or of arrays in
 // field order. Values by type: booleans, numbers for integers and floats, "NaN"/"Infinity"
 // strings for floats, decimal as the unscaled integer (number or string), date as days and
-// timestamps as microseconds (numbers), string/binary as JSON strings, struct as object or
-// array, array as array, map as an array of [key, value] pairs.
+// timestamps and day-time intervals as microseconds (numbers), string/binary as JSON strings,
+// struct as object or array, array as array, map as an array of [key, value] pairs.
 
 #pragma once
 

@@ -108,7 +108,9 @@ Result<std::string> WorkingDirectory(const std::string& requested) {
 
 Status RunDemo(const DemoOptions& options, std::ostream& out) {
   columnar::TrackingMemoryPool pool("demo");
-  expr::EvalContext context{options.time_zone, &pool};
+  expr::EvalContext context;
+  context.session_time_zone = options.time_zone;
+  context.pool = &pool;
   storage::LocalFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(std::string dir, WorkingDirectory(options.dir));
   out << fmt::format("tributary demo: {} thread(s), session time zone {}, working in {}\n\n",
