@@ -1,12 +1,14 @@
 // Parquet checkpoints hold one action per row, each action type in its own struct column
 // (PROTOCOL.md "Checkpoint Schema"): add, remove, metaData, protocol, txn, domainMetadata,
-// checkpointMetadata, sidecar. Only the fields replay needs are decoded (add.stats_parsed and
-// partitionValues_parsed are skipped).
+// checkpointMetadata, sidecar. Only the fields replay needs are decoded: add.stats_parsed
+// (typed statistics, PROTOCOL.md "Checkpoint Schema") is preferred to the JSON string in
+// add.stats when a row has it; partitionValues_parsed is skipped (partitionValues is required).
 
 #include "delta/checkpoint_reader.h"
 
 #include <fmt/format.h>
 
+#include "delta/stats_parsed.h"
 #include "formats/parquet/reader.h"
 
 namespace tributary::delta {
@@ -137,7 +139,11 @@ Status ToActions(const columnar::RecordBatch& batch, const std::string& path,
       a.size = GetInt(ChildOf(add, "size"), row).value_or(0);
       a.modification_time = GetInt(ChildOf(add, "modificationTime"), row).value_or(0);
       a.data_change = GetBool(ChildOf(add, "dataChange"), row).value_or(false);
-      a.stats = GetString(ChildOf(add, "stats"), row);
+      const Column* stats_parsed = ChildOf(add, "stats_parsed");
+      a.stats = stats_parsed != nullptr ? StatsJsonFromParsed(*stats_parsed, row) : std::nullopt;
+      if (!a.stats) {
+        a.stats = GetString(ChildOf(add, "stats"), row);
+      }
       for (auto& [key, value] : GetMap(ChildOf(add, "tags"), row)) {
         if (value) {
           a.tags[key] = *value;
@@ -221,6 +227,7 @@ std::vector<std::string> WantedColumns(const parquet::ParquetFileReader& reader)
                                                    "add.modificationTime",
                                                    "add.dataChange",
                                                    "add.stats",
+                                                   "add.stats_parsed",
                                                    "add.tags",
                                                    "add.deletionVector",
                                                    "add.baseRowId",

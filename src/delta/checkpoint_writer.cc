@@ -10,7 +10,12 @@
 //                            modificationTime long, dataChange boolean,
 //                            tags map<string,string>, deletionVector dv, baseRowId long,
 //                            defaultRowCommitVersion long, clusteringProvider string,
-//                            stats string}
+//                            stats string, [partitionValues_parsed pv], [stats_parsed sp]}
+//   pv             := struct{<partition column> <its type>, ...}     (partitioned tables)
+//   sp             := struct{numRecords long, [minValues s, maxValues s], nullCount n,
+//                            [tightBounds boolean]}
+//                     s mirrors the data columns with min/max statistics, n has a long per
+//                     column (structs nest); see stats_parsed.h
 //   remove         := struct{path string, deletionTimestamp long, dataChange boolean,
 //                            extendedFileMetadata boolean, partitionValues map<string,string>,
 //                            size long, deletionVector dv, baseRowId long,
@@ -32,6 +37,9 @@
 // them) in log order, then unexpired tombstones as remove rows (dataChange = false). Map
 // values, array elements and nested fields are nullable, as in Spark's schema.
 //
+// stats is null when delta.checkpoint.writeStatsAsJson is false; pv and sp are written when
+// delta.checkpoint.writeStatsAsStruct is true (Spark's default for both is true).
+//
 // The last checkpoint file, `_delta_log/_last_checkpoint`, is one JSON object:
 //
 //   {"version":V,"size":<rows of the checkpoint>,"sizeInBytes":<file bytes>,
@@ -48,12 +56,12 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "columnar/column_builder.h"
 #include "columnar/record_batch.h"
 #include "columnar/schema.h"
 #include "delta/log_segment.h"
+#include "delta/stats_parsed.h"
 #include "delta/table_properties.h"
 #include "formats/parquet/writer.h"
 #include "storage/path.h"
@@ -116,7 +124,21 @@ DataTypePtr DeletionVectorType() {
        Field("cardinality", DataType::Int64()), Field("maxRowIndex", DataType::Int64())});
 }
 
-SchemaPtr CheckpointSchema(bool v2) {
+// What a checkpoint holds besides the actions, from the table's protocol and properties.
+struct CheckpointLayout {
+  // v2Checkpoint writer feature: the checkpointMetadata column and row.
+  bool v2 = false;
+  // delta.checkpoint.writeStatsAsJson (Default: true): add.stats as the JSON string.
+  bool stats_as_json = true;
+  // delta.checkpoint.writeStatsAsStruct (Default: true, as Spark): the types of
+  // add.stats_parsed and (partitioned tables) add.partitionValues_parsed, else nullptr.
+  DataTypePtr stats_parsed;
+  DataTypePtr partition_values_parsed;
+};
+
+// The checkpoint's columns; `with_parsed` adds the typed add fields of `layout` at the end of
+// the add struct.
+SchemaPtr CheckpointSchema(const CheckpointLayout& layout, bool with_parsed) {
   std::vector<Field> fields = {
       Field("txn", DataType::Struct({Field("appId", DataType::String()),
                                      Field("version", DataType::Int64()),
@@ -158,9 +180,20 @@ SchemaPtr CheckpointSchema(bool v2) {
                                                 Field("configuration", DataType::String()),
                                                 Field("removed", DataType::Boolean())})),
   };
-  if (v2) {
+  if (layout.v2) {
     fields.emplace_back("checkpointMetadata", DataType::Struct({Field("version", DataType::Int64()),
                                                                 Field("tags", StringMapType())}));
+  }
+  if (with_parsed) {
+    const auto add = static_cast<size_t>(CheckpointColumn::kAdd);
+    std::vector<Field> add_fields = fields[add].Type()->Fields();
+    if (layout.partition_values_parsed) {
+      add_fields.emplace_back("partitionValues_parsed", layout.partition_values_parsed);
+    }
+    if (layout.stats_parsed) {
+      add_fields.emplace_back("stats_parsed", layout.stats_parsed);
+    }
+    fields[add] = fields[add].WithType(DataType::Struct(std::move(add_fields)));
   }
   return std::make_shared<columnar::Schema>(std::move(fields));
 }
@@ -222,11 +255,16 @@ void AppendDeletionVector(ColumnBuilder& builder,
 // Builds record batches of checkpoint rows; every Append* adds one row.
 class CheckpointBatchBuilder {
  public:
-  explicit CheckpointBatchBuilder(SchemaPtr schema) : schema_(std::move(schema)) {
-    for (const Field& field : schema_->Fields()) {
+  explicit CheckpointBatchBuilder(CheckpointLayout layout)
+      : layout_(std::move(layout)), schema_(CheckpointSchema(layout_, /*with_parsed=*/true)) {
+    // The builders make the add struct without the typed fields; Finish adds them.
+    const SchemaPtr built = CheckpointSchema(layout_, /*with_parsed=*/false);
+    for (const Field& field : built->Fields()) {
       columns_.push_back(std::make_unique<ColumnBuilder>(field.Type()));
     }
   }
+
+  const SchemaPtr& Schema() const { return schema_; }
 
   int64_t NumRows() const { return num_rows_; }
 
@@ -298,7 +336,13 @@ class CheckpointBatchBuilder {
     AppendOptionalInt(FieldBuilder(b, AddField::kDefaultRowCommitVersion),
                       add.default_row_commit_version);
     AppendOptionalString(FieldBuilder(b, AddField::kClusteringProvider), add.clustering_provider);
-    AppendOptionalString(FieldBuilder(b, AddField::kStats), add.stats);
+    if (layout_.stats_as_json) {
+      AppendOptionalString(FieldBuilder(b, AddField::kStats), add.stats);
+    } else {
+      FieldBuilder(b, AddField::kStats).AppendNull();
+    }
+    row_stats_.back() = add.stats ? &*add.stats : nullptr;
+    row_partition_values_.back() = &add.partition_values;
     b.AppendStruct();
   }
 
@@ -327,6 +371,31 @@ class CheckpointBatchBuilder {
     }
     const int64_t rows = num_rows_;
     num_rows_ = 0;
+    auto& add = columns[static_cast<size_t>(CheckpointColumn::kAdd)];
+    std::vector<columnar::ColumnPtr> add_children = add->Children();
+    if (layout_.partition_values_parsed) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto parsed,
+          PartitionValuesParsedColumn(layout_.partition_values_parsed, row_partition_values_));
+      add_children.push_back(std::move(parsed));
+    }
+    if (layout_.stats_parsed) {
+      std::vector<std::optional<std::string>> stats;
+      stats.reserve(row_stats_.size());
+      for (const std::string* text : row_stats_) {
+        stats.push_back(text != nullptr ? std::optional<std::string>(*text) : std::nullopt);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto parsed, StatsParsedColumn(layout_.stats_parsed, stats));
+      add_children.push_back(std::move(parsed));
+    }
+    row_stats_.clear();
+    row_partition_values_.clear();
+    if (add_children.size() != add->Children().size()) {
+      const DataTypePtr& type = schema_->FieldAt(static_cast<int>(CheckpointColumn::kAdd)).Type();
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          add, columnar::Column::Make(type, rows, add->ValidityBuffer(), nullptr, nullptr,
+                                      std::move(add_children)));
+    }
     return columnar::RecordBatch::Make(schema_, rows, std::move(columns));
   }
 
@@ -340,6 +409,8 @@ class CheckpointBatchBuilder {
       }
     }
     ++num_rows_;
+    row_stats_.push_back(nullptr);
+    row_partition_values_.push_back(nullptr);
     return *columns_[index];
   }
 
@@ -352,10 +423,15 @@ class CheckpointBatchBuilder {
     }
   }
 
+  CheckpointLayout layout_;
   SchemaPtr schema_;
   std::vector<std::unique_ptr<ColumnBuilder>> columns_;
   int64_t num_rows_ = 0;
   std::string encoded_path_;
+  // Per row of the batch, for the typed add fields: the add's stats and partition values (both
+  // owned by the snapshot), nullptr for other rows.
+  std::vector<const std::string*> row_stats_;
+  std::vector<const PartitionValues*> row_partition_values_;
 };
 
 bool HasWriterFeature(const Protocol& protocol, std::string_view feature) {
@@ -375,21 +451,21 @@ int64_t TombstoneRetentionMillis(const Metadata& metadata) {
 // Writes the checkpoint at `path` with put-if-absent; returns its size in bytes. Another
 // writer's checkpoint of the same version is taken as it is.
 Result<int64_t> WriteCheckpointFile(storage::FileSystem& fs, const Snapshot& snapshot,
-                                    const std::string& path, bool v2) {
+                                    const std::string& path, const CheckpointLayout& layout) {
   TRIBUTARY_ASSIGN_OR_RAISE(const bool exists, fs.Exists(path));
   if (!exists) {
-    SchemaPtr schema = CheckpointSchema(v2);
+    CheckpointBatchBuilder builder(layout);
     TRIBUTARY_ASSIGN_OR_RAISE(auto stream,
                               fs.OpenOutputStream(path, storage::WriteMode::kPutIfAbsent));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto writer, parquet::ParquetWriter::Open(std::move(stream), schema));
-    CheckpointBatchBuilder builder(schema);
+    TRIBUTARY_ASSIGN_OR_RAISE(auto writer,
+                              parquet::ParquetWriter::Open(std::move(stream), builder.Schema()));
     auto flush = [&]() -> Status {
       TRIBUTARY_ASSIGN_OR_RAISE(auto batch, builder.Finish());
       return writer->Write(*batch);
     };
     builder.AppendProtocol(snapshot.GetProtocol());
     builder.AppendMetadata(snapshot.GetMetadata());
-    if (v2) {
+    if (layout.v2) {
       builder.AppendCheckpointMetadata(snapshot.Version());
     }
     for (const auto& [app_id, version] : snapshot.Transactions()) {
@@ -440,12 +516,20 @@ Result<int64_t> WriteCheckpoint(storage::FileSystem& fs, const Snapshot& snapsho
   const std::string log_dir = storage::JoinPath(snapshot.TableRoot(), "_delta_log");
   const std::string path =
       storage::JoinPath(log_dir, fmt::format("{:020}.checkpoint.parquet", version));
-  const bool v2 = HasWriterFeature(snapshot.GetProtocol(), "v2Checkpoint");
+  CheckpointLayout layout;
+  layout.v2 = HasWriterFeature(snapshot.GetProtocol(), "v2Checkpoint");
+  const Metadata& metadata = snapshot.GetMetadata();
+  layout.stats_as_json = BooleanProperty(metadata, "delta.checkpoint.writeStatsAsJson", true);
+  if (BooleanProperty(metadata, "delta.checkpoint.writeStatsAsStruct", true)) {
+    layout.stats_parsed = StatsParsedType(snapshot);
+    layout.partition_values_parsed = PartitionValuesParsedType(snapshot);
+  }
+  const bool v2 = layout.v2;
   auto context = [&](const Status& status) {
     return status.WithContext(fmt::format("writing checkpoint {} of version {}", path, version));
   };
 
-  Result<int64_t> size_in_bytes = WriteCheckpointFile(fs, snapshot, path, v2);
+  Result<int64_t> size_in_bytes = WriteCheckpointFile(fs, snapshot, path, layout);
   if (!size_in_bytes.ok()) {
     return context(size_in_bytes.status());
   }

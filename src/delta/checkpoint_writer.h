@@ -21,7 +21,10 @@ namespace tributary::delta {
 /// The checkpoint holds protocol, metaData, one txn per appId (lastUpdated null: the snapshot
 /// keeps only the version), live domain metadata, the live add actions and the tombstones
 /// younger than delta.deletedFileRetentionDuration (so VACUUM keeps their files), paths
-/// URI-encoded again as Spark writes them (Hadoop Path.toUri quoting). Tables with the
+/// URI-encoded again as Spark writes them (Hadoop Path.toUri quoting). Each add carries its
+/// stats as the JSON string (unless delta.checkpoint.writeStatsAsJson is false) and typed in
+/// stats_parsed and partitionValues_parsed (unless delta.checkpoint.writeStatsAsStruct is
+/// false), as Spark does by default. Tables with the
 /// v2Checkpoint writer feature also get the one checkpointMetadata row a V2 checkpoint needs.
 ///
 /// The checkpoint is published with put-if-absent; losing the race to a concurrent writer of

@@ -6,8 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "columnar/column_builder.h"
-#include "expr/kernels.h"
+#include "delta/stats_parsed.h"
 
 namespace tributary::delta {
 
@@ -184,25 +183,6 @@ class Rewriter {
   const std::vector<std::string>& partitions_;
 };
 
-// A column of `type` from per-file texts (null where absent), through CAST as a reader would.
-Result<ColumnPtr> TypedColumn(const std::vector<std::optional<std::string>>& texts,
-                              const DataTypePtr& type, const expr::EvalContext& context) {
-  columnar::ColumnBuilder builder(DataType::String(), context.pool);
-  for (const auto& text : texts) {
-    if (text) {
-      builder.AppendBytes(*text);
-    } else {
-      builder.AppendNull();
-    }
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto strings, builder.Finish());
-  if (type->Id() == TypeId::kString) {
-    return strings;
-  }
-  // try_cast: a statistic tributary cannot read is unknown, which keeps the file.
-  return expr::CastKernel(*strings, type, /*safe=*/true, context);
-}
-
 std::optional<std::string> StatText(const json& stats, const char* section,
                                     const std::string& column) {
   auto it = stats.find(section);
@@ -244,7 +224,7 @@ Result<std::vector<const AddFile*>> PruneFiles(const Snapshot& snapshot,
                           : it->second);
     }
     const DataTypePtr& type = schema.FieldAt(index).Type();
-    TRIBUTARY_ASSIGN_OR_RAISE(auto column, TypedColumn(texts, type, context));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto column, ColumnFromTexts(texts, type, context));
     fields.emplace_back(name, type);
     columns.push_back(std::move(column));
   }
@@ -260,7 +240,7 @@ Result<std::vector<const AddFile*>> PruneFiles(const Snapshot& snapshot,
                             ? std::optional<std::string>(s["numRecords"].dump())
                             : std::nullopt);
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto column, TypedColumn(records, DataType::Int64(), context));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto column, ColumnFromTexts(records, DataType::Int64(), context));
     fields.emplace_back(kNumRecords, DataType::Int64());
     columns.push_back(std::move(column));
   }
@@ -275,8 +255,8 @@ Result<std::vector<const AddFile*>> PruneFiles(const Snapshot& snapshot,
       maxs.push_back(ok ? StatText(s, "maxValues", name) : std::nullopt);
       nulls.push_back(ok ? StatText(s, "nullCount", name) : std::nullopt);
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto min, TypedColumn(mins, type, context));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto max, TypedColumn(maxs, type, context));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto min, ColumnFromTexts(mins, type, context));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto max, ColumnFromTexts(maxs, type, context));
     if (type->Id() == TypeId::kTimestamp || type->Id() == TypeId::kTimestampNtz) {
       // Timestamp statistics are cut to milliseconds: widen the max to stay an upper bound.
       TRIBUTARY_ASSIGN_OR_RAISE(auto widened, columnar::Buffer::Allocate(n * 8, context.pool));
@@ -287,7 +267,7 @@ Result<std::vector<const AddFile*>> PruneFiles(const Snapshot& snapshot,
       TRIBUTARY_ASSIGN_OR_RAISE(max, Column::Make(type, n, max->ValidityBuffer(),
                                                   columnar::BufferPtr(std::move(widened))));
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto null_count, TypedColumn(nulls, DataType::Int64(), context));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto null_count, ColumnFromTexts(nulls, DataType::Int64(), context));
     fields.emplace_back(MinName(name), type);
     columns.push_back(std::move(min));
     fields.emplace_back(MaxName(name), type);
@@ -334,7 +314,7 @@ Result<std::function<bool(const PartitionValues&)>> PartitionPredicate(
       auto it = values.find(field.Name());
       std::vector<std::optional<std::string>> text = {
           it == values.end() || (it->second && it->second->empty()) ? std::nullopt : it->second};
-      auto column = TypedColumn(text, field.Type(), context);
+      auto column = ColumnFromTexts(text, field.Type(), context);
       if (!column.ok()) {
         return true;  // unreadable value: assume it matches, the safe side for conflicts
       }
