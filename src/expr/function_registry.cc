@@ -18,6 +18,7 @@ const std::vector<FunctionEntry>& Registry() {
     AddCollectionFunctions(&entries);
     AddStringFunctions(&entries);
     AddDatetimeFunctions(&entries);
+    AddHashFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;
