@@ -188,22 +188,25 @@ Result<columnar::RecordBatchPtr> Conform(const columnar::RecordBatch& batch,
   return columnar::RecordBatch::Make(schema, batch.NumRows(), std::move(columns));
 }
 
-// The protocol `protocol` must become for a table of `schema`, or nullopt when it already
-// allows the schema: timestamp_ntz columns need the timestampNtz feature.
-std::optional<Protocol> ProtocolFor(const columnar::Schema& schema, const Protocol& protocol) {
-  const Protocol needed = MinimalProtocol(schema);
-  if (!needed.reader_features) {
-    return std::nullopt;
-  }
+// Table features this writer can create tables with, and whether readers must know them
+// (reader-writer features) or only writers.
+struct FeatureInfo {
+  const char* name;
+  bool reader_writer;
+};
+constexpr FeatureInfo kCreatableFeatures[] = {
+    {"appendOnly", false},         {"invariants", false},  {"domainMetadata", false},
+    {"vacuumProtocolCheck", true}, {"timestampNtz", true}, {"v2Checkpoint", true},
+};
+
+// `protocol` with `features` (names from kCreatableFeatures) added: table features (writer
+// version 7, reader version 3 when one is a reader-writer feature), listing what the legacy
+// versions implied (PROTOCOL.md "Table Features": writer 2 = appendOnly + invariants, reader 2
+// = columnMapping). nullopt when `protocol` already has them all.
+std::optional<Protocol> WithFeatures(const Protocol& protocol,
+                                     const std::vector<std::string>& features) {
   Protocol upgraded = protocol;
-  // Moving to table features lists what the legacy versions implied (PROTOCOL.md "Table
-  // Features": writer 2 = appendOnly + invariants, reader 2 = columnMapping).
-  if (protocol.min_reader_version < 3) {
-    upgraded.reader_features.emplace();
-    if (protocol.min_reader_version == 2) {
-      upgraded.reader_features->push_back("columnMapping");
-    }
-  }
+  bool changed = false;
   if (protocol.min_writer_version < 7) {
     static const std::vector<std::string> kLegacyWriterFeatures = {
         "appendOnly",       "invariants",    "checkConstraints", "changeDataFeed",
@@ -216,23 +219,85 @@ std::optional<Protocol> ProtocolFor(const columnar::Schema& schema, const Protoc
       }
     }
   }
-  upgraded.min_reader_version = 3;
-  upgraded.min_writer_version = 7;
-  bool changed = protocol.min_reader_version != 3 || protocol.min_writer_version != 7;
-  auto add = [&](std::optional<std::vector<std::string>>& features) {
-    if (!features) {
-      features.emplace();
+  auto add = [&](std::optional<std::vector<std::string>>& list, const std::string& feature) {
+    if (!list) {
+      list.emplace();
     }
-    for (const std::string& feature : *needed.reader_features) {
-      if (std::find(features->begin(), features->end(), feature) == features->end()) {
-        features->push_back(feature);
-        changed = true;
-      }
+    if (std::find(list->begin(), list->end(), feature) == list->end()) {
+      list->push_back(feature);
+      changed = true;
     }
   };
-  add(upgraded.reader_features);
-  add(upgraded.writer_features);
-  return changed ? std::optional<Protocol>(std::move(upgraded)) : std::nullopt;
+  for (const std::string& feature : features) {
+    add(upgraded.writer_features, feature);
+    const bool reader_writer =
+        std::any_of(std::begin(kCreatableFeatures), std::end(kCreatableFeatures),
+                    [&](const FeatureInfo& f) { return f.reader_writer && feature == f.name; });
+    if (reader_writer) {
+      if (upgraded.min_reader_version < 3) {
+        upgraded.reader_features.emplace();
+        if (upgraded.min_reader_version == 2) {
+          upgraded.reader_features->push_back("columnMapping");
+        }
+        upgraded.min_reader_version = 3;
+      }
+      add(upgraded.reader_features, feature);
+    }
+  }
+  if (!changed) {
+    return std::nullopt;
+  }
+  upgraded.min_writer_version = 7;
+  return upgraded;
+}
+
+// The protocol `protocol` must become for a table of `schema`, or nullopt when it already
+// allows the schema: timestamp_ntz columns need the timestampNtz feature.
+std::optional<Protocol> ProtocolFor(const columnar::Schema& schema, const Protocol& protocol) {
+  const Protocol needed = MinimalProtocol(schema);
+  if (!needed.reader_features) {
+    return std::nullopt;
+  }
+  return WithFeatures(protocol, *needed.reader_features);
+}
+
+// The protocol of a new table of `schema` with `properties`: the minimal one, plus the features
+// the properties ask for: `delta.feature.<name>` = "supported" (Spark's way to add a feature)
+// and `delta.checkpointPolicy` = "v2" (v2Checkpoint). A feature this writer cannot honour is a
+// NotImplemented error naming it, before anything is written.
+Result<Protocol> NewTableProtocol(const columnar::Schema& schema,
+                                  const std::map<std::string, std::string>& properties) {
+  std::vector<std::string> features;
+  constexpr std::string_view kFeaturePrefix = "delta.feature.";
+  for (const auto& [key, value] : properties) {
+    if (key.rfind(kFeaturePrefix, 0) == 0) {
+      const std::string name = key.substr(kFeaturePrefix.size());
+      if (value != "supported" && value != "enabled") {
+        return Status::InvalidArgument(
+            fmt::format("table property {} must be 'supported', not '{}'", key, value));
+      }
+      const bool creatable =
+          std::any_of(std::begin(kCreatableFeatures), std::end(kCreatableFeatures),
+                      [&](const FeatureInfo& f) { return name == f.name; });
+      if (!creatable) {
+        return Status::NotImplemented(
+            fmt::format("table feature '{}' ({}) is not supported by this writer", name, key));
+      }
+      features.push_back(name);
+    } else if (key == "delta.checkpointPolicy") {
+      if (value == "v2") {
+        features.emplace_back("v2Checkpoint");
+      } else if (value != "classic") {
+        return Status::InvalidArgument(fmt::format(
+            "table property delta.checkpointPolicy must be 'classic' or 'v2', not '{}'", value));
+      }
+    }
+  }
+  Protocol protocol = MinimalProtocol(schema);
+  if (auto upgraded = WithFeatures(protocol, features)) {
+    protocol = std::move(*upgraded);
+  }
+  return protocol;
 }
 
 }  // namespace
@@ -323,7 +388,8 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
     metadata.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count();
-    txn->SetProtocol(MinimalProtocol(*schema));
+    TRIBUTARY_ASSIGN_OR_RAISE(Protocol protocol, NewTableProtocol(*schema, options.properties));
+    txn->SetProtocol(std::move(protocol));
     txn->SetMetadata(std::move(metadata));
   }
   std::vector<columnar::RecordBatchPtr> conformed;

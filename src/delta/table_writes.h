@@ -23,7 +23,10 @@ struct TableWriteOptions {
   SaveMode mode = SaveMode::kErrorIfExists;
   /// Partition columns of a new table (ignored, but checked, for an existing one). Default: none.
   std::vector<std::string> partition_by;
-  /// Table properties of a new table ("delta.checkpointInterval", ...). Default: none.
+  /// Table properties of a new table ("delta.checkpointInterval", ...). Table features are
+  /// asked for as Spark does: "delta.feature.<name>" = "supported" (appendOnly, invariants,
+  /// domainMetadata, vacuumProtocolCheck, timestampNtz, v2Checkpoint; any other is refused
+  /// with NotImplemented) and "delta.checkpointPolicy" = "v2". Default: none.
   std::map<std::string, std::string> properties;
   /// Overwrite only the rows of partitions matching this predicate over partition columns
   /// (Spark's replaceWhere); every written row must match it. Default: none (whole table).

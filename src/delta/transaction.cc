@@ -7,6 +7,7 @@
 //   [metaData]   {"id","format":{"provider":"parquet","options":{}},"schemaString",
 //                 "partitionColumns","configuration","createdTime"}
 //   *txn         {"appId","version","lastUpdated"}
+//   *domainMetadata {"domain","configuration","removed"}
 //   *remove      {"path","deletionTimestamp","dataChange","extendedFileMetadata":true,
 //                 "partitionValues","size"[,"deletionVector"]}
 //   *add         {"path","partitionValues","size","modificationTime","dataChange","stats"}
@@ -80,9 +81,11 @@ Status CheckWritable(const Snapshot& snapshot) {
         fmt::format("{}: unsupported minWriterVersion {}", root, p.min_writer_version));
   }
   static const std::vector<std::string> kSupported = {
-      // invariants: enforced per column, refused below when a column has one.
-      "appendOnly",     "invariants",          "timestampNtz",
-      "domainMetadata", "vacuumProtocolCheck", "deletionVectors"};
+      // invariants: enforced per column, refused below when a column has one. v2Checkpoint:
+      // checkpoints are classic-named V2 ones (with checkpointMetadata), which the protocol
+      // allows for compatibility.
+      "appendOnly",          "invariants",      "timestampNtz", "domainMetadata",
+      "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint"};
   if (p.writer_features) {
     for (const std::string& feature : *p.writer_features) {
       if (std::find(kSupported.begin(), kSupported.end(), feature) == kSupported.end()) {
@@ -143,6 +146,20 @@ Result<std::unique_ptr<Transaction>> Transaction::Begin(storage::FileSystem& fs,
 
 void Transaction::SetTransaction(std::string app_id, int64_t version) {
   txns_[std::move(app_id)] = version;
+}
+
+void Transaction::SetDomainMetadata(std::string domain, std::string configuration) {
+  DomainMetadata& d = domains_[domain];
+  d.domain = std::move(domain);
+  d.configuration = std::move(configuration);
+  d.removed = false;
+}
+
+void Transaction::RemoveDomainMetadata(std::string domain) {
+  DomainMetadata& d = domains_[domain];
+  d.domain = std::move(domain);
+  d.configuration.clear();
+  d.removed = true;
 }
 
 void Transaction::ReadWholeTable() {
@@ -215,6 +232,13 @@ std::string Transaction::Serialize() const {
                .dump() +
            "\n";
   }
+  for (const auto& [domain, d] : domains_) {
+    out +=
+        json({{"domainMetadata",
+               {{"domain", domain}, {"configuration", d.configuration}, {"removed", d.removed}}}})
+            .dump() +
+        "\n";
+  }
   const int64_t now = NowMillis();
   for (const delta::RemoveFile& r : removes_) {
     json rm = {{"path", EncodeUriPath(r.path)},
@@ -279,6 +303,10 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
           fmt::format("application '{}' committed concurrently (ConcurrentTransactionException)",
                       a.txn->app_id));
     }
+    if (a.domain_metadata && domains_.count(a.domain_metadata->domain)) {
+      return conflict(fmt::format("both changed domain '{}' (domain metadata conflict)",
+                                  a.domain_metadata->domain));
+    }
     if (a.add && a.add->data_change) {
       const bool checked = options_.isolation == IsolationLevel::kSerializable || !winner_blind;
       const bool read_it =
@@ -341,6 +369,17 @@ Result<int64_t> Transaction::Commit() {
   if (ReadVersion() < 0 && (!metadata_ || !protocol_)) {
     return Status::InvalidArgument(
         fmt::format("{}: the first commit of a table needs protocol and metaData", table_root_));
+  }
+  if (!domains_.empty()) {
+    const Protocol& protocol = protocol_ ? *protocol_ : snapshot_->GetProtocol();
+    const auto& features = protocol.writer_features;
+    if (!features ||
+        std::find(features->begin(), features->end(), "domainMetadata") == features->end()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: domain metadata ('{}') needs the domainMetadata table feature, which the table "
+          "does not support",
+          table_root_, domains_.begin()->first));
+    }
   }
   const std::string log_dir = storage::JoinPath(table_root_, "_delta_log");
   const std::string text = Serialize();

@@ -55,6 +55,13 @@ class Transaction {
   /// Records that this transaction's output is version `version` of application `app_id`
   /// (streaming sinks make writes idempotent with it).
   void SetTransaction(std::string app_id, int64_t version);
+  /// Sets the configuration of domain `domain` (a domainMetadata action, PROTOCOL.md "Domain
+  /// Metadata"); the table must support the domainMetadata writer feature. Names starting with
+  /// "delta." are system domains: only set those with the meaning the protocol gives them.
+  /// A concurrent commit that also changes `domain` makes Commit fail with Conflict.
+  void SetDomainMetadata(std::string domain, std::string configuration);
+  /// Removes domain `domain` (a domainMetadata tombstone, removed = true).
+  void RemoveDomainMetadata(std::string domain);
   /// The result depends on every file of the table (overwrite, delete): concurrent changes to
   /// any file conflict.
   void ReadWholeTable();
@@ -86,6 +93,7 @@ class Transaction {
   std::vector<delta::AddFile> adds_;
   std::vector<delta::RemoveFile> removes_;
   std::map<std::string, int64_t> txns_;
+  std::map<std::string, DomainMetadata> domains_;
   bool read_whole_table_ = false;
   std::function<bool(const PartitionValues&)> read_predicate_;
   std::string operation_ = "WRITE";

@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
 #include "delta/history.h"
+#include "delta/log_segment.h"
 #include "delta/maintenance.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
@@ -336,6 +338,91 @@ TEST_F(TableWritesTest, MergingATimestampNtzColumnUpgradesTheProtocol) {
   EXPECT_EQ(rows.size(), 3u);
 }
 
+TEST_F(TableWritesTest, TableFeaturesComeFromTableProperties) {
+  TableWriteOptions create = Options(SaveMode::kErrorIfExists);
+  create.properties = {{"delta.feature.domainMetadata", "supported"}};
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")}, create));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->GetProtocol().min_reader_version, 1);
+  EXPECT_EQ(snapshot->GetProtocol().min_writer_version, 7);
+  EXPECT_FALSE(snapshot->GetProtocol().reader_features.has_value());
+  EXPECT_EQ(*snapshot->GetProtocol().writer_features,
+            (std::vector<std::string>{"appendOnly", "invariants", "domainMetadata"}));
+
+  const std::string v2_root = dir_ + "/v2";
+  create.properties = {{"delta.checkpointPolicy", "v2"}};
+  ASSERT_OK(WriteTable(fs_, v2_root, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")}, create));
+  ASSERT_OK_AND_ASSIGN(auto v2, Snapshot::Load(fs_, v2_root));
+  EXPECT_EQ(v2->GetProtocol().min_reader_version, 3);
+  EXPECT_EQ(*v2->GetProtocol().reader_features, std::vector<std::string>{"v2Checkpoint"});
+
+  const std::string refused_root = dir_ + "/refused";
+  create.properties = {{"delta.feature.columnMapping", "supported"}};
+  auto refused =
+      WriteTable(fs_, refused_root, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")}, create);
+  ASSERT_RAISES(NotImplemented, refused);
+  EXPECT_NE(refused.status().Message().find("'columnMapping'"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(refused_root + "/_delta_log"));
+}
+
+// Tables with v2Checkpoint get classic-named checkpoints in the V2 layout (a checkpointMetadata
+// row), which every reader understands (PROTOCOL.md "V2 Spec", classic-named V2 checkpoints).
+TEST_F(TableWritesTest, V2CheckpointTablesGetClassicNamedV2Checkpoints) {
+  TableWriteOptions options = Options(SaveMode::kAppend);
+  options.properties = {{"delta.checkpointPolicy", "v2"}, {"delta.checkpointInterval", "2"}};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK(WriteTable(fs_, root_, EventSchema(),
+                         {Events("[[" + std::to_string(i) + R"(, "fr", 1, 1.0]])")}, options));
+  }
+  const std::string checkpoint = root_ + "/_delta_log/00000000000000000002.checkpoint.parquet";
+  ASSERT_OK_AND_ASSIGN(
+      auto rows, testing::OracleQuery("SELECT checkpointMetadata.version AS v FROM "
+                                      "read_parquet('" +
+                                      checkpoint + "') WHERE checkpointMetadata IS NOT NULL"));
+  EXPECT_EQ(rows, std::vector<std::string>{R"({"v":2})"});
+  std::filesystem::remove(root_ + "/_delta_log/00000000000000000000.json");
+  std::filesystem::remove(root_ + "/_delta_log/00000000000000000001.json");
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Segment().checkpoint_version, 2);
+  ASSERT_OK_AND_ASSIGN(auto all, Rows(fs_, root_));
+  EXPECT_EQ(all.size(), 3u);
+}
+
+TEST_F(TableWritesTest, DomainMetadataIsWrittenAndRemovedThroughTransactions) {
+  TableWriteOptions create = Options(SaveMode::kErrorIfExists);
+  create.properties = {{"delta.feature.domainMetadata", "supported"}};
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")}, create));
+  ASSERT_OK_AND_ASSIGN(auto set, Transaction::Begin(fs_, root_));
+  set->SetDomainMetadata("app.owner", R"({"team":"ingest"})");
+  set->SetDomainMetadata("app.other", "x");
+  ASSERT_OK_AND_ASSIGN(int64_t v1, set->Commit());
+  ASSERT_OK_AND_ASSIGN(auto remove, Transaction::Begin(fs_, root_));
+  remove->RemoveDomainMetadata("app.other");
+  ASSERT_OK_AND_ASSIGN(int64_t v2, remove->Commit());
+  ASSERT_OK_AND_ASSIGN(auto at_v1, Snapshot::Load(fs_, root_, v1));
+  EXPECT_EQ(at_v1->Domains(), (std::map<std::string, std::string>{
+                                  {"app.other", "x"}, {"app.owner", R"({"team":"ingest"})"}}));
+  ASSERT_OK_AND_ASSIGN(auto at_v2, Snapshot::Load(fs_, root_, v2));
+  EXPECT_EQ(at_v2->Domains(),
+            (std::map<std::string, std::string>{{"app.owner", R"({"team":"ingest"})"}}));
+  // The tombstone is in the log as the protocol spells it.
+  ASSERT_OK_AND_ASSIGN(std::string commit, fs_.ReadFile(CommitPath(root_ + "/_delta_log", v2)));
+  EXPECT_NE(
+      commit.find(R"({"domainMetadata":{"configuration":"","domain":"app.other","removed":true}})"),
+      std::string::npos)
+      << commit;
+}
+
+TEST_F(TableWritesTest, DomainMetadataNeedsTheTableFeature) {
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")},
+                       Options(SaveMode::kErrorIfExists)));
+  ASSERT_OK_AND_ASSIGN(auto txn, Transaction::Begin(fs_, root_));
+  txn->SetDomainMetadata("app.owner", "x");
+  auto refused = txn->Commit();
+  ASSERT_RAISES(InvalidArgument, refused);
+  EXPECT_NE(refused.status().Message().find("domainMetadata table feature"), std::string::npos);
+}
+
 class ConflictTest : public TableWritesTest {
  protected:
   void SetUp() override {
@@ -367,6 +454,31 @@ class ConflictTest : public TableWritesTest {
     return txn;
   }
 };
+
+TEST_F(ConflictTest, ConcurrentChangesOfTheSameDomainConflict) {
+  const std::string root = dir_ + "/domains";
+  TableWriteOptions create = Options(SaveMode::kErrorIfExists);
+  create.properties = {{"delta.feature.domainMetadata", "supported"}};
+  ASSERT_OK(WriteTable(fs_, root, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")}, create));
+  ASSERT_OK_AND_ASSIGN(auto first, Transaction::Begin(fs_, root));
+  ASSERT_OK_AND_ASSIGN(auto second, Transaction::Begin(fs_, root));
+  ASSERT_OK_AND_ASSIGN(auto other, Transaction::Begin(fs_, root));
+  first->SetDomainMetadata("app.owner", "first");
+  second->RemoveDomainMetadata("app.owner");
+  other->SetDomainMetadata("app.other", "other");
+  ASSERT_OK_AND_ASSIGN(int64_t won, first->Commit());
+  auto lost = second->Commit();
+  ASSERT_RAISES(Conflict, lost);
+  EXPECT_NE(lost.status().Message().find(fmt::format("conflicts with version {}", won)),
+            std::string::npos)
+      << lost.status().ToString();
+  EXPECT_NE(lost.status().Message().find("domain 'app.owner'"), std::string::npos);
+  // A different domain does not conflict.
+  ASSERT_OK(other->Commit());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root));
+  EXPECT_EQ(snapshot->Domains(),
+            (std::map<std::string, std::string>{{"app.other", "other"}, {"app.owner", "first"}}));
+}
 
 TEST_F(ConflictTest, ConcurrentBlindAppendsBothCommit) {
   auto a = Appender();
