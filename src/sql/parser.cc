@@ -114,136 +114,6 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return d[n][m];
 }
 
-// An INTERVAL literal's units summed as Spark does: year-month units into months, the others
-// into microseconds. Built as Spark's constructor functions, since the expr layer has no
-// interval type yet: make_ym_interval(years, months), make_dt_interval(days, hours, mins,
-// secs) or, when both kinds are mixed, make_interval(years, months, weeks, days, hours, mins,
-// secs); secs is decimal(18,6).
-class IntervalParts {
- public:
-  // One `value unit` pair; value is [+-]digits, with a fraction only for seconds.
-  Status Add(std::string_view value, std::string_view unit) {
-    const std::string unit_name = Upper(unit);
-    std::string_view digits = value;
-    bool negative = false;
-    if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
-      negative = digits[0] == '-';
-      digits.remove_prefix(1);
-    }
-    const size_t point = digits.find('.');
-    const std::string_view whole = digits.substr(0, point);
-    const std::string_view fraction =
-        point == std::string_view::npos ? std::string_view() : digits.substr(point + 1);
-    const bool seconds = unit_name.rfind("SECOND", 0) == 0;
-    int64_t amount = 0;
-    if (whole.empty() ||
-        std::from_chars(whole.data(), whole.data() + whole.size(), amount).ec != std::errc() ||
-        (!fraction.empty() && !seconds) || fraction.size() > 6 ||
-        fraction.find_first_not_of("0123456789") != std::string_view::npos) {
-      return Status::InvalidArgument(
-          fmt::format("invalid INTERVAL value '{}' for unit {}", value, unit_name));
-    }
-    int64_t fraction_micros = 0;
-    for (size_t i = 0; i < 6; ++i) {
-      fraction_micros = fraction_micros * 10 + (i < fraction.size() ? fraction[i] - '0' : 0);
-    }
-    auto add = [&](int64_t* total, int64_t unit_size, int64_t extra) {
-      int64_t scaled = 0;
-      if (__builtin_mul_overflow(amount, unit_size, &scaled) ||
-          __builtin_add_overflow(scaled, extra, &scaled) ||
-          __builtin_add_overflow(*total, negative ? -scaled : scaled, total)) {
-        return Status::InvalidArgument(
-            fmt::format("INTERVAL value '{}' {} overflows", value, unit_name));
-      }
-      return Status::OK();
-    };
-    const std::string singular =
-        unit_name.back() == 'S' ? unit_name.substr(0, unit_name.size() - 1) : unit_name;
-    constexpr int64_t kSecond = 1000000;
-    if (singular == "YEAR" || singular == "MONTH") {
-      year_month_ = true;
-      return add(&months_, singular == "YEAR" ? 12 : 1, 0);
-    }
-    day_time_ = true;
-    if (singular == "WEEK") {
-      return add(&micros_, 7 * 86400 * kSecond, 0);
-    }
-    if (singular == "DAY") {
-      return add(&micros_, 86400 * kSecond, 0);
-    }
-    if (singular == "HOUR") {
-      return add(&micros_, 3600 * kSecond, 0);
-    }
-    if (singular == "MINUTE") {
-      return add(&micros_, 60 * kSecond, 0);
-    }
-    if (singular == "SECOND") {
-      return add(&micros_, kSecond, fraction_micros);
-    }
-    if (singular == "MILLISECOND") {
-      return add(&micros_, 1000, 0);
-    }
-    if (singular == "MICROSECOND") {
-      return add(&micros_, 1, 0);
-    }
-    return Status::InvalidArgument(fmt::format("unknown INTERVAL unit '{}'", unit));
-  }
-
-  // "<n> <unit> [<n> <unit> ...]" inside one string.
-  Status AddText(std::string_view text) {
-    std::vector<std::string_view> words;
-    size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) {
-        ++i;
-      }
-      const size_t start = i;
-      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) {
-        ++i;
-      }
-      if (i > start) {
-        words.push_back(text.substr(start, i - start));
-      }
-    }
-    if (words.empty() || words.size() % 2 != 0) {
-      return Status::InvalidArgument(
-          fmt::format("invalid INTERVAL '{}': expected pairs of a number and a unit", text));
-    }
-    for (size_t k = 0; k < words.size(); k += 2) {
-      TRIBUTARY_RETURN_NOT_OK(Add(words[k], words[k + 1]));
-    }
-    return Status::OK();
-  }
-
-  std::string_view FunctionName() const {
-    return !day_time_ ? "make_ym_interval" : !year_month_ ? "make_dt_interval" : "make_interval";
-  }
-
-  std::vector<Scalar> Arguments() const {
-    constexpr int64_t kMinute = 60 * int64_t{1000000};
-    const auto days = static_cast<int32_t>(micros_ / (1440 * kMinute));
-    const auto hours = static_cast<int32_t>(micros_ % (1440 * kMinute) / (60 * kMinute));
-    const auto minutes = static_cast<int32_t>(micros_ % (60 * kMinute) / kMinute);
-    Scalar seconds = *Scalar::Decimal(micros_ % kMinute, 18, 6);
-    const auto years = static_cast<int32_t>(months_ / 12);
-    const auto months = static_cast<int32_t>(months_ % 12);
-    if (!day_time_) {
-      return {Scalar::Int32(years), Scalar::Int32(months)};
-    }
-    if (!year_month_) {
-      return {Scalar::Int32(days), Scalar::Int32(hours), Scalar::Int32(minutes), seconds};
-    }
-    return {Scalar::Int32(years), Scalar::Int32(months),  Scalar::Int32(0), Scalar::Int32(days),
-            Scalar::Int32(hours), Scalar::Int32(minutes), seconds};
-  }
-
- private:
-  int64_t months_ = 0;
-  int64_t micros_ = 0;
-  bool year_month_ = false;
-  bool day_time_ = false;
-};
-
 // The statement being built: its expression side tables and whether subqueries are allowed.
 class Parser {
  public:
@@ -1356,9 +1226,6 @@ class Parser {
   }
 
   // The value of a literal function's Result, or a syntax error at `at` with its message.
-  Status LiteralOrError(const Status& status, const Token& at) const {
-    return status.ok() ? status : ErrorAt(at, status.Message());
-  }
   template <typename T>
   Result<T> LiteralOrError(Result<T> result, const Token& at) {
     if (!result.ok()) {
@@ -1437,39 +1304,45 @@ class Parser {
     return ErrorAt(token, "unknown number literal");
   }
 
-  // INTERVAL (value unit)+ | INTERVAL 'n unit ...'; value is a number, -number or a string.
+  // INTERVAL (value unit)+ | INTERVAL value unit TO unit | INTERVAL 'n unit ...'; a value is
+  // a number, -number or a string. The text goes to expr's interval literal parser.
   Result<ExprPtr> IntervalLiteral(const Token& keyword) {
-    IntervalParts parts;
-    bool any = false;
+    std::vector<std::pair<std::string, std::string>> parts;
     while (true) {
       const bool minus = Peek().IsOperator("-");
       const Token& value = Peek(minus ? 1 : 0);
+      const Token& unit = Peek(minus ? 2 : 1);
       if ((value.kind != TokenKind::kNumber && value.kind != TokenKind::kString) ||
-          (minus && value.kind != TokenKind::kNumber) || !IsIntervalUnit(Peek(minus ? 2 : 1))) {
+          (minus && value.kind != TokenKind::kNumber) || !IsIntervalUnit(unit)) {
         break;
       }
-      const Token& unit = Peek(minus ? 2 : 1);
       pos_ += minus ? 3 : 2;
-      TRIBUTARY_RETURN_NOT_OK(
-          LiteralOrError(parts.Add((minus ? "-" : "") + value.text, unit.text), keyword));
-      any = true;
+      parts.emplace_back((minus ? "-" : "") + value.text, Upper(unit.text));
     }
-    if (!any) {
+    std::string value;
+    std::string unit;
+    if (parts.empty()) {
       if (Peek().kind != TokenKind::kString) {
         return Unexpected("an interval value and unit (INTERVAL '10' MINUTE)", kIntervalUnits);
       }
-      TRIBUTARY_RETURN_NOT_OK(LiteralOrError(parts.AddText(Next().text), keyword));
+      value = Next().text;
+    } else if (parts.size() == 1) {
+      value = parts[0].first;
+      unit = parts[0].second;
+      if (AcceptKeyword("TO")) {
+        if (!IsIntervalUnit(Peek())) {
+          return Unexpected("an interval unit", kIntervalUnits);
+        }
+        unit += " TO " + Upper(Next().text);
+      }
+    } else {
+      for (const auto& [part_value, part_unit] : parts) {
+        value += fmt::format("{}{} {}", value.empty() ? "" : " ", part_value, part_unit);
+      }
     }
-    if (Peek().IsKeyword("TO")) {
-      return ErrorAt(Peek(),
-                     "INTERVAL ... TO ... is not supported; write the units out "
-                     "(INTERVAL '1' DAY '2' HOUR or INTERVAL '1 day 2 hours')");
-    }
-    std::vector<ExprPtr> args;
-    for (Scalar& value : parts.Arguments()) {
-      args.push_back(Track(expr::Lit(std::move(value)), keyword.position));
-    }
-    return expr::Function(std::string(parts.FunctionName()), std::move(args));
+    TRIBUTARY_ASSIGN_OR_RAISE(Scalar interval,
+                              LiteralOrError(expr::ParseIntervalLiteral(value, unit), keyword));
+    return expr::Lit(std::move(interval));
   }
 
   Result<ExprPtr> ParsePrimary() {

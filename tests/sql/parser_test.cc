@@ -147,18 +147,30 @@ TEST(ParserTest, TypedLiterals) {
             "       ^");
 }
 
-TEST(ParserTest, IntervalLiteralsBecomeSparkConstructors) {
-  EXPECT_EQ(Expr("INTERVAL '10' MINUTE"), "make_dt_interval(0, 0, 10, 0.000000BD)");
-  EXPECT_EQ(Expr("INTERVAL 1 DAY 2 HOURS 1.5 SECONDS"), "make_dt_interval(1, 2, 0, 1.500000BD)");
-  EXPECT_EQ(Expr("INTERVAL '1 day 30 minutes'"), "make_dt_interval(1, 0, 30, 0.000000BD)");
-  EXPECT_EQ(Expr("INTERVAL -3 HOURS"), "make_dt_interval(0, -3, 0, 0.000000BD)");
-  EXPECT_EQ(Expr("INTERVAL 14 MONTHS"), "make_ym_interval(1, 2)");
-  EXPECT_EQ(Expr("INTERVAL 1 YEAR 2 DAYS"), "make_interval(1, 0, 0, 2, 0, 0, 0.000000BD)");
-  EXPECT_EQ(Error("SELECT INTERVAL '1.5' DAY"),
-            "invalid INTERVAL value '1.5' for unit DAY at line 1, column 8:\n"
-            "SELECT INTERVAL '1.5' DAY\n       ^");
-  EXPECT_NE(Error("SELECT INTERVAL '1' DAY TO HOUR").find("INTERVAL ... TO ... is not supported"),
+TEST(ParserTest, IntervalLiteralsAreDayTimeIntervals) {
+  constexpr int64_t kMinute = 60'000'000;
+  const std::vector<std::pair<std::string, int64_t>> cases = {
+      {"INTERVAL '10' MINUTE", 10 * kMinute},
+      {"INTERVAL 10 MINUTES", 10 * kMinute},
+      {"INTERVAL 1 DAY 2 HOURS 1.5 SECONDS", (24 + 2) * 60 * kMinute + 1'500'000},
+      {"INTERVAL '1 day 30 minutes'", (24 * 60 + 30) * kMinute},
+      {"INTERVAL -3 HOURS", -180 * kMinute},
+      {"INTERVAL '1 10:30:00' DAY TO SECOND", (34 * 60 + 30) * kMinute},
+  };
+  for (const auto& [text, micros] : cases) {
+    ASSERT_OK_AND_ASSIGN(Statement statement, ParseStatement("SELECT " + text));
+    const expr::ExprPtr item = FirstItem(statement);
+    ASSERT_EQ(item->GetOp(), expr::Op::kLiteral) << text;
+    EXPECT_EQ(item->Literal().Type()->Id(), TypeId::kDayTimeInterval) << text;
+    EXPECT_EQ(item->Literal().IntValue(), micros) << text;
+  }
+  EXPECT_EQ(Expr("ts + INTERVAL 1 HOUR"), "(ts + INTERVAL '0 01:00:00' DAY TO SECOND)");
+  EXPECT_EQ(Error("SELECT INTERVAL 'x' DAY"),
+            "invalid interval literal 'x': 'x' is not a number of DAY (or is finer than a "
+            "microsecond) at line 1, column 8:\nSELECT INTERVAL 'x' DAY\n       ^");
+  EXPECT_NE(Error("SELECT INTERVAL 1 YEAR").find("year-month intervals are not supported"),
             std::string::npos);
+  EXPECT_EQ(Expr("interval"), "interval");  // a column, without a value after it
 }
 
 TEST(ParserTest, CaseCastAndFunctionCalls) {
