@@ -53,6 +53,57 @@ Result<BufferPtr> TakeOffsets(const Column& column, std::span<const int64_t> ind
   return BufferPtr(std::move(out));
 }
 
+// Rows begin..begin+count-1 of `column`, sharing its buffers when that is all of it.
+Result<ColumnPtr> SliceRows(const ColumnPtr& column, int64_t begin, int64_t count,
+                            MemoryPool* pool) {
+  if (begin == 0 && count == column->Length()) {
+    return column;
+  }
+  std::vector<int64_t> indices(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    indices[static_cast<size_t>(i)] = begin + i;
+  }
+  return Take(*column, indices, pool);
+}
+
+// Children (and, for arrays and maps, rebased offsets) of nested `columns` one after the
+// other. A struct's children may be longer than the struct and a list's elements may start
+// past 0: only the rows the parents refer to are concatenated.
+Status ConcatenateNested(std::span<const ColumnPtr> columns, int64_t length, MemoryPool* pool,
+                         BufferPtr* offsets, std::vector<ColumnPtr>* children) {
+  const DataTypePtr& type = columns[0]->Type();
+  const int num_children = columns[0]->NumChildren();
+  const bool has_offsets = type->Id() != TypeId::kStruct;
+  if (has_offsets) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out_offsets, Buffer::Allocate((length + 1) * 8, pool));
+    int64_t* offs = out_offsets->MutableDataAs<int64_t>();
+    int64_t row = 0;
+    int64_t base = 0;
+    offs[0] = 0;
+    for (const ColumnPtr& column : columns) {
+      const int64_t* in = column->Offsets();
+      for (int64_t i = 1; i <= column->Length(); ++i) {
+        offs[++row] = base + in[i] - in[0];
+      }
+      base += in[column->Length()] - in[0];
+    }
+    *offsets = std::move(out_offsets);
+  }
+  for (int c = 0; c < num_children; ++c) {
+    std::vector<ColumnPtr> pieces;
+    for (const ColumnPtr& column : columns) {
+      const int64_t begin = has_offsets ? column->Offsets()[0] : 0;
+      const int64_t count =
+          has_offsets ? column->Offsets()[column->Length()] - begin : column->Length();
+      TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr piece, SliceRows(column->Child(c), begin, count, pool));
+      pieces.push_back(std::move(piece));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr child, Concatenate(pieces, pool));
+    children->push_back(std::move(child));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<ColumnPtr> Take(const Column& column, std::span<const int64_t> indices, MemoryPool* pool) {
@@ -184,9 +235,6 @@ Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns, MemoryPool* po
       bytes += column->Offsets()[column->Length()] - column->Offsets()[0];
     }
   }
-  if (type->IsNested()) {
-    return Status::InvalidArgument("concatenate of nested columns: " + type->ToString());
-  }
   BufferPtr validity;
   if (nulls > 0 && type->Id() != TypeId::kNull) {
     TRIBUTARY_ASSIGN_OR_RAISE(auto bits, Buffer::Allocate(BitmapBytes(length), pool));
@@ -234,7 +282,12 @@ Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns, MemoryPool* po
     values = std::move(out_bytes);
     offsets = std::move(out_offsets);
   }
-  return Column::Make(type, length, std::move(validity), std::move(values), std::move(offsets));
+  std::vector<ColumnPtr> children;
+  if (type->IsNested()) {
+    TRIBUTARY_RETURN_NOT_OK(ConcatenateNested(columns, length, pool, &offsets, &children));
+  }
+  return Column::Make(type, length, std::move(validity), std::move(values), std::move(offsets),
+                      std::move(children));
 }
 
 }  // namespace tributary::columnar

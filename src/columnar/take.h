@@ -22,8 +22,8 @@ Result<std::vector<int64_t>> SelectedRows(const Column& mask);
 Result<RecordBatchPtr> Filter(const RecordBatch& batch, const Column& mask,
                               MemoryPool* pool = DefaultMemoryPool());
 
-/// The rows of `columns` (all of the same type) one after the other. Supports the null type,
-/// fixed-width types, string and binary: the leaf values readers collect page by page.
+/// The rows of `columns` (all of the same type) one after the other, every type including
+/// struct, array and map (children concatenated recursively).
 Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns,
                               MemoryPool* pool = DefaultMemoryPool());
 
