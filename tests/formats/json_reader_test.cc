@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
+#include "formats/json/json_error_position.h"
 #include "formats/json/lenient_json.h"
 #include "formats/parquet/compression.h"
 #include "formats/text/input_stream.h"
@@ -310,7 +311,8 @@ TEST(JsonReaderTest, FailFastNamesFileLineAndByteOffset) {
   options.mode = ParseMode::kFailFast;
   auto result = Read("{\"a\":1}\n\n{\"a\":\n", "a INT", options, {}, "/x/y.json");
   ASSERT_RAISES(Corruption, result);
-  EXPECT_NE(result.status().Message().find("/x/y.json at line 3 (byte offset 9)"),
+  // The position is where the record goes wrong: here its end.
+  EXPECT_NE(result.status().Message().find("/x/y.json at line 3 (byte offset 14)"),
             std::string::npos)
       << result.status();
 }
@@ -418,6 +420,46 @@ TEST(JsonReaderTest, MultiLineReadsAnArrayOrAnObjectSpanningLines) {
   ASSERT_OK_AND_ASSIGN(auto broken, Read("[{\"a\":1},\n{\"a\":", "a INT", options));
   EXPECT_EQ(broken.metrics.num_corrupt_records, 1);
   EXPECT_EQ(broken.rows.size(), 1u);
+}
+
+TEST(JsonReaderTest, FailFastNamesTheLineAndByteOffsetOfTheErrorInsideTheRecord) {
+  JsonReadOptions options;
+  options.mode = ParseMode::kFailFast;
+  options.multi_line = true;
+  // The error is the "x" on the file's fourth line (after a CRLF line end, which the document
+  // does not keep: offsets are the file's).
+  const std::string data = "[\r\n  {\"a\": 1},\n  {\"a\": 2,\n   x \"b\": 3}\n]\n";
+  auto failed = Read(data, "a INT", options);
+  ASSERT_RAISES(Corruption, failed);
+  EXPECT_NE(failed.status().Message().find("in.json at line 4 (byte offset 29)"), std::string::npos)
+      << failed.status().Message();
+  ASSERT_EQ(data[29], 'x');
+  // A truncated document: the position is its end.
+  failed = Read("{\n\"a\":\n[1,\n", "a INT", options);
+  ASSERT_RAISES(Corruption, failed);
+  EXPECT_NE(failed.status().Message().find("at line 3 (byte offset 11)"), std::string::npos)
+      << failed.status().Message();
+  // Newline-delimited records: the byte offset of the error in the line.
+  options.multi_line = false;
+  failed = Read("{\"a\":1}\n{\"a\":1,,}\n", "a INT", options);
+  ASSERT_RAISES(Corruption, failed);
+  EXPECT_NE(failed.status().Message().find("at line 2 (byte offset 15)"), std::string::npos)
+      << failed.status().Message();
+}
+
+TEST(JsonErrorOffsetTest, PointsAtTheFirstByteThatBreaksTheGrammar) {
+  struct Case {
+    std::string_view text;
+    size_t offset;
+  };
+  for (const Case& c : {Case{R"({"a":[1,2,{"b":null}],"c":"\u00e9"})", 35}, Case{R"({"a":01})", 6},
+                        Case{R"({"a":1.})", 7}, Case{R"({"a" 1})", 5}, Case{R"({"a":tru})", 8},
+                        Case{R"({"a":"\x"})", 7}, Case{"{\"a\":\"\xff\"}", 6},
+                        Case{R"({"a":1} x)", 8}, Case{R"([1,2)", 4}, Case{R"({"a":[1,]})", 8},
+                        Case{"[[[[1]]]]", 9}, Case{"[[[[1]]]]x", 9}}) {
+    EXPECT_EQ(JsonErrorOffset(c.text, 1000), c.offset) << c.text;
+  }
+  EXPECT_EQ(JsonErrorOffset("[[[[1]]]]", 3), 3u);
 }
 
 TEST(JsonReaderTest, RescuedFilePathCanBeTurnedOff) {

@@ -268,8 +268,6 @@ bool Convert(const DataType& type, const Token& token, const CsvReadOptions& opt
   return false;
 }
 
-enum class RecordOutcome : int8_t { kWritten, kRescued, kDropped };
-
 class CsvReaderImpl final : public CsvReader {
  public:
   CsvReaderImpl(std::string path, std::unique_ptr<text::InputStream> input, int64_t size_hint,
@@ -280,7 +278,12 @@ class CsvReaderImpl final : public CsvReader {
         temporal_(std::move(temporal)),
         pool_(pool),
         output_schema_(std::move(output_schema)),
-        records_(std::move(input), options_, size_hint) {}
+        records_(std::move(input), options_, size_hint),
+        record_sink_(text::RecordSinkOptions{"CSV", path_, options.mode,
+                                             !options.rescued_data_column.empty(),
+                                             !options.column_name_of_corrupt_record.empty(),
+                                             options.rescued_data_file_path},
+                     &metrics_) {}
 
   Status Init(const columnar::Schema& data_schema, const std::vector<std::string>& columns);
   const columnar::SchemaPtr& OutputSchema() const override { return output_schema_; }
@@ -291,8 +294,6 @@ class CsvReaderImpl final : public CsvReader {
   Status ReadHeader();
   Status DecodeRecord(const text::Line& record);
   Status CorruptRecord(const text::Line& record, std::string_view reason);
-  void AppendSpecialColumns(bool rescued, std::string_view corrupt_text);
-  void Account(RecordOutcome outcome);
   // The rescue key of token i: its header name, else "_c<i>".
   std::string_view KeyOf(size_t i);
   // The data column token i goes to, or -1 (rescued or ignored).
@@ -302,11 +303,6 @@ class CsvReaderImpl final : public CsvReader {
                                       ? (i < data_fields_.size() ? static_cast<int>(i) : -1)
                                       : -1);
   }
-  Status Malformed(const text::Line& record, std::string_view reason) const {
-    return Status::Corruption(
-        fmt::format("malformed CSV record in {} at line {} (byte offset {}): {}", path_,
-                    record.number, record.offset, reason));
-  }
 
   const std::string path_;
   const CsvReadOptions options_;
@@ -315,6 +311,8 @@ class CsvReaderImpl final : public CsvReader {
   columnar::SchemaPtr output_schema_;
   RecordReader records_;
   CsvReadMetrics metrics_;
+  // Modes, special columns and accounting.
+  text::RecordSink record_sink_;
 
   std::vector<Field> data_fields_;
   std::vector<ColumnSink*> data_sinks_;
@@ -322,26 +320,22 @@ class CsvReaderImpl final : public CsvReader {
   std::vector<std::string> header_;
   bool header_read_ = false;
   std::vector<std::unique_ptr<ColumnSink>> sinks_;
-  ColumnSink* rescued_sink_ = nullptr;
-  ColumnSink* corrupt_sink_ = nullptr;
   bool rescue_ = false;
-  bool corrupt_column_set_ = false;
-  int64_t batch_rows_ = 0;
 
   std::vector<Token> tokens_;
   std::vector<uint8_t> filled_;
   std::string key_scratch_;
-  std::string scratch_;
-  text::RescuedRecord rescued_;
 };
 
 Status CsvReaderImpl::Init(const columnar::Schema& data_schema,
                            const std::vector<std::string>& columns) {
-  rescue_ = !options_.rescued_data_column.empty();
-  corrupt_column_set_ = !options_.column_name_of_corrupt_record.empty();
+  rescue_ = record_sink_.Rescue();
+  const bool corrupt_column_set = record_sink_.CorruptColumnSet();
+  ColumnSink* rescued_sink = nullptr;
+  ColumnSink* corrupt_sink = nullptr;
   for (const Field& field : data_schema.Fields()) {
     if ((rescue_ && field.Name() == options_.rescued_data_column) ||
-        (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record)) {
+        (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record)) {
       continue;
     }
     if (field.Type()->IsNested()) {
@@ -374,11 +368,11 @@ Status CsvReaderImpl::Init(const columnar::Schema& data_schema,
     sinks_.push_back(std::make_unique<ColumnSink>(field.Type(), pool_));
     ColumnSink* sink = sinks_.back().get();
     if (rescue_ && field.Name() == options_.rescued_data_column) {
-      rescued_sink_ = sink;
+      rescued_sink = sink;
       continue;
     }
-    if (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record) {
-      corrupt_sink_ = sink;
+    if (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record) {
+      corrupt_sink = sink;
       continue;
     }
     for (size_t d = 0; d < data_fields_.size(); ++d) {
@@ -393,6 +387,7 @@ Status CsvReaderImpl::Init(const columnar::Schema& data_schema,
   }
   output_schema_ = std::make_shared<const columnar::Schema>(std::move(projected));
   filled_.assign(data_fields_.size(), 0);
+  record_sink_.SetSinks(data_sinks_, rescued_sink, corrupt_sink);
   return Status::OK();
 }
 
@@ -407,7 +402,7 @@ Status CsvReaderImpl::ReadHeader() {
     return records_.status();
   }
   if (result != TokenizeResult::kOk) {
-    return Malformed(record, "the header does not parse");
+    return record_sink_.Malformed(record, "the header does not parse");
   }
   for (const Token& token : tokens_) {
     header_.emplace_back(token.text);
@@ -435,73 +430,12 @@ std::string_view CsvReaderImpl::KeyOf(size_t i) {
   return key_scratch_;
 }
 
-void CsvReaderImpl::Account(RecordOutcome outcome) {
-  switch (outcome) {
-    case RecordOutcome::kWritten:
-      ++metrics_.num_rows_written;
-      ++batch_rows_;
-      break;
-    case RecordOutcome::kRescued:
-      ++metrics_.num_rows_rescued;
-      ++batch_rows_;
-      break;
-    case RecordOutcome::kDropped:
-      ++metrics_.num_rows_dropped;
-      break;
-  }
-}
-
-void CsvReaderImpl::AppendSpecialColumns(bool rescued, std::string_view corrupt_text) {
-  if (rescued_sink_ != nullptr) {
-    if (rescued) {
-      rescued_sink_->AppendBytes(
-          rescued_.Finish(options_.rescued_data_file_path ? std::string_view(path_) : ""));
-    } else {
-      rescued_sink_->AppendNull();
-    }
-  }
-  if (corrupt_sink_ != nullptr) {
-    if (corrupt_text.data() != nullptr) {
-      // Raw text is valid UTF-8 here: CorruptRecord replaced invalid bytes.
-      corrupt_sink_->AppendBytes(corrupt_text);
-    } else {
-      corrupt_sink_->AppendNull();
-    }
-  }
-}
-
 Status CsvReaderImpl::CorruptRecord(const text::Line& record, std::string_view reason) {
-  ++metrics_.num_corrupt_records;
-  switch (options_.mode) {
-    case ParseMode::kFailFast:
-      return Malformed(record, reason);
-    case ParseMode::kDropMalformed:
-      Account(RecordOutcome::kDropped);
-      return Status::OK();
-    case ParseMode::kPermissive:
-      break;
-  }
-  for (ColumnSink* sink : data_sinks_) {
-    if (sink != nullptr) {
-      sink->AppendNull();
-    }
-  }
-  // Keep the column valid UTF-8: invalid bytes become U+FFFD.
-  scratch_.clear();
-  rescued_.Clear();
-  text::AppendValidUtf8(record.text, &scratch_);
-  if (rescue_ && !corrupt_column_set_) {
-    rescued_.AddString(text::kCorruptRecordKey, scratch_);
-  }
-  std::string raw = corrupt_column_set_ ? scratch_ : std::string();
-  AppendSpecialColumns(!rescued_.Empty(),
-                       corrupt_column_set_ ? std::string_view(raw) : std::string_view());
-  Account(RecordOutcome::kRescued);
-  return Status::OK();
+  return record_sink_.Corrupt(record.text, record, reason);
 }
 
 Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
-  if (!rescue_ && options_.mode != ParseMode::kPermissive) {
+  if (record_sink_.CheckBeforeAppend()) {
     bool fits = true;
     for (size_t i = 0; i < tokens_.size(); ++i) {
       const int target = TargetOf(i);
@@ -511,15 +445,11 @@ Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
       }
     }
     if (!fits) {
-      if (options_.mode == ParseMode::kFailFast) {
-        return Malformed(record, "a value does not fit its column's type");
-      }
-      Account(RecordOutcome::kDropped);
-      return Status::OK();
+      return record_sink_.Unfit(record);
     }
   }
   std::fill(filled_.begin(), filled_.end(), 0);
-  rescued_.Clear();
+  text::RescuedRecord& rescued = record_sink_.Rescued();
   bool fits = true;
   for (size_t i = 0; i < tokens_.size(); ++i) {
     const Token& token = tokens_[i];
@@ -527,9 +457,9 @@ Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
     if (target < 0 || filled_[static_cast<size_t>(target)] != 0) {
       if (rescue_) {
         if (IsNull(token, options_)) {
-          rescued_.AddJson(KeyOf(i), "null");
+          rescued.AddJson(KeyOf(i), "null");
         } else {
-          rescued_.AddString(KeyOf(i), token.text);
+          rescued.AddString(KeyOf(i), token.text);
         }
       }
       continue;
@@ -543,7 +473,7 @@ Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
                        temporal_, sink)) {
       fits = false;
       if (rescue_) {
-        rescued_.AddString(data_fields_[static_cast<size_t>(target)].Name(), token.text);
+        rescued.AddString(data_fields_[static_cast<size_t>(target)].Name(), token.text);
       }
     }
   }
@@ -552,10 +482,7 @@ Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
       data_sinks_[d]->AppendNull();
     }
   }
-  const bool rescued = rescue_ && !rescued_.Empty();
-  const bool to_corrupt = !rescue_ && !fits && corrupt_column_set_;
-  AppendSpecialColumns(rescued, to_corrupt ? record.text : std::string_view());
-  Account(rescued || !fits ? RecordOutcome::kRescued : RecordOutcome::kWritten);
+  record_sink_.Finish(fits, record.text);
   return Status::OK();
 }
 
@@ -563,12 +490,12 @@ Result<columnar::RecordBatchPtr> CsvReaderImpl::Next() {
   if (!header_read_) {
     TRIBUTARY_RETURN_NOT_OK(ReadHeader());
   }
-  batch_rows_ = 0;
+  record_sink_.StartBatch();
   TokenizeResult result;
   text::Line record;
-  while (batch_rows_ < options_.batch_size &&
+  while (record_sink_.BatchRows() < options_.batch_size &&
          records_.Next(&result, &record, &tokens_, &metrics_)) {
-    ++metrics_.num_records;
+    record_sink_.Begin();
     if (result == TokenizeResult::kOpenQuote) {
       TRIBUTARY_RETURN_NOT_OK(CorruptRecord(record, "a quoted field is not closed"));
     } else if (result == TokenizeResult::kMalformed) {
@@ -581,7 +508,7 @@ Result<columnar::RecordBatchPtr> CsvReaderImpl::Next() {
   }
   TRIBUTARY_RETURN_NOT_OK(records_.status());
   metrics_.num_bytes = records_.Position();
-  if (batch_rows_ == 0) {
+  if (record_sink_.BatchRows() == 0) {
     return nullptr;
   }
   std::vector<columnar::ColumnPtr> columns;
@@ -592,7 +519,7 @@ Result<columnar::RecordBatchPtr> CsvReaderImpl::Next() {
     }
     columns.push_back(column.MoveValueUnsafe());
   }
-  return columnar::RecordBatch::Make(output_schema_, batch_rows_, std::move(columns));
+  return columnar::RecordBatch::Make(output_schema_, record_sink_.BatchRows(), std::move(columns));
 }
 
 Status ValidateOptions(const CsvReadOptions& options) {

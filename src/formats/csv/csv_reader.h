@@ -36,6 +36,7 @@
 #include "columnar/memory_pool.h"
 #include "columnar/record_batch.h"
 #include "formats/text/parse_mode.h"
+#include "formats/text/record_sink.h"
 #include "storage/file_system.h"
 #include "tributary/result.h"
 
@@ -97,17 +98,12 @@ struct CsvReadOptions {
 };
 
 /// What a reader did with its input: num_records == num_rows_written + num_rows_rescued +
-/// num_rows_dropped (the header record is not counted as a record).
-struct CsvReadMetrics {
+/// num_rows_dropped (text::RecordCounts; the header record is not counted as a record).
+struct CsvReadMetrics : text::RecordCounts {
   /// Physical lines read.
   int64_t num_lines = 0;
   /// Empty and comment lines skipped.
   int64_t num_skipped_lines = 0;
-  int64_t num_records = 0;
-  int64_t num_rows_written = 0;
-  int64_t num_rows_rescued = 0;
-  int64_t num_rows_dropped = 0;
-  int64_t num_corrupt_records = 0;
   int64_t num_bytes = 0;
 };
 

@@ -16,6 +16,7 @@
 #include "columnar/canonical_json.h"
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
+#include "formats/json/json_error_position.h"
 #include "formats/json/json_value_text.h"
 #include "formats/json/lenient_json.h"
 #include "formats/text/column_sink.h"
@@ -197,9 +198,6 @@ size_t LineBufferSize(int64_t size_hint) {
                                            : std::clamp<int64_t>(size_hint + 1, 256, kChunk));
 }
 
-// How one record turned out.
-enum class RecordOutcome : int8_t { kWritten, kRescued, kDropped };
-
 class JsonReaderImpl final : public JsonReader {
  public:
   // `size_hint` is the input's size when known (it bounds the line buffer), else -1.
@@ -211,7 +209,12 @@ class JsonReaderImpl final : public JsonReader {
         options_(options),
         temporal_(std::move(temporal)),
         pool_(pool),
-        lines_(std::move(input), LineBufferSize(size_hint)) {}
+        lines_(std::move(input), LineBufferSize(size_hint)),
+        record_sink_(text::RecordSinkOptions{"JSON", path_, options.mode,
+                                             !options.rescued_data_column.empty(),
+                                             !options.column_name_of_corrupt_record.empty(),
+                                             options.rescued_data_file_path},
+                     &metrics_) {}
 
   Status Init(const columnar::Schema& data_schema, const std::vector<std::string>& columns);
 
@@ -233,8 +236,6 @@ class JsonReaderImpl final : public JsonReader {
   Status DecodeRecord(simdjson::dom::object object, const text::Line& line);
   // Handles a record that does not parse: `reason` is simdjson's or ours.
   Status CorruptRecord(std::string_view raw, const text::Line& line, std::string_view reason);
-  void AppendSpecialColumns(bool rescued, std::string_view corrupt_text);
-  void Account(RecordOutcome outcome);
   Status ParseAndDecode(const text::Line& line);
   Status DecodeMultiLine();
   // Decodes the pending objects of a top-level array until the batch is full.
@@ -259,11 +260,20 @@ class JsonReaderImpl final : public JsonReader {
     }
   }
 
-  Status Malformed(const text::Line& line, std::string_view reason) const {
-    return Status::Corruption(
-        fmt::format("malformed JSON record in {} at line {} (byte offset "
-                    "{}): {}",
-                    path_, line.number, line.offset, reason));
+  // The line and file offset of byte `offset` of the record `line` (multiLine: of the
+  // document, whose lines doc_lines_ maps back to the file).
+  text::Line PositionOf(const text::Line& line, size_t offset) const {
+    text::Line where = line;
+    if (!options_.multi_line || doc_lines_.empty()) {
+      where.offset += static_cast<int64_t>(std::min(offset, line.text.size()));
+      return where;
+    }
+    auto next = std::upper_bound(doc_lines_.begin(), doc_lines_.end(), offset,
+                                 [](size_t o, const DocLine& l) { return o < l.doc_offset; });
+    const DocLine& in = *(next - 1);
+    where.number = in.line.number;
+    where.offset = in.line.offset + static_cast<int64_t>(offset - in.doc_offset);
+    return where;
   }
 
   const std::string path_;
@@ -281,6 +291,12 @@ class JsonReaderImpl final : public JsonReader {
   std::optional<simdjson::dom::array::iterator> pending_end_;
   text::Line pending_line_;
   std::string document_;
+  // multiLine: where each line of the file starts in document_.
+  struct DocLine {
+    size_t doc_offset;
+    text::Line line;
+  };
+  std::vector<DocLine> doc_lines_;
   JsonReadMetrics metrics_;
 
   // Top-level data fields (the schema minus the special columns) and, per field, its output
@@ -289,11 +305,9 @@ class JsonReaderImpl final : public JsonReader {
   std::vector<ColumnSink*> top_builders_;
   std::vector<int> projected_fields_;
   std::vector<std::unique_ptr<ColumnSink>> builders_;
-  ColumnSink* rescued_builder_ = nullptr;
-  ColumnSink* corrupt_builder_ = nullptr;
+  // Modes, special columns and accounting.
+  text::RecordSink record_sink_;
   bool rescue_ = false;
-  bool corrupt_column_set_ = false;
-  int64_t batch_rows_ = 0;
 
   const LenientJsonOptions lenient_ = LenientOptionsOf(options_);
   // With decimal columns, numbers are read from their text, not through double: the number
@@ -305,15 +319,14 @@ class JsonReaderImpl final : public JsonReader {
   // The strict rewrite of the last lenient record.
   std::string rewritten_;
 
-  text::RescuedRecord rescued_;
   std::string scratch_;
   std::string bytes_scratch_;
 };
 
 Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
                             const std::vector<std::string>& columns) {
-  rescue_ = !options_.rescued_data_column.empty();
-  corrupt_column_set_ = !options_.column_name_of_corrupt_record.empty();
+  rescue_ = record_sink_.Rescue();
+  const bool corrupt_column_set = record_sink_.CorruptColumnSet();
   if (parser_.allocate(simdjson::dom::MINIMAL_DOCUMENT_CAPACITY,
                        static_cast<size_t>(options_.max_nesting_depth)) != simdjson::SUCCESS) {
     return Status::Internal("cannot allocate the JSON parser");
@@ -322,7 +335,7 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
   std::vector<Field> data_fields;
   for (const Field& field : data_schema.Fields()) {
     if ((rescue_ && field.Name() == options_.rescued_data_column) ||
-        (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record)) {
+        (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record)) {
       continue;
     }
     data_fields.push_back(field);
@@ -371,15 +384,17 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
     }
   }
   std::vector<Field> projected;
+  ColumnSink* rescued_builder = nullptr;
+  ColumnSink* corrupt_builder = nullptr;
   for (int i : output_indices) {
     const Field& field = output_schema_->FieldAt(i);
     projected.push_back(field);
     builders_.push_back(std::make_unique<ColumnSink>(field.Type(), pool_));
     ColumnSink* builder = builders_.back().get();
     if (rescue_ && field.Name() == options_.rescued_data_column) {
-      rescued_builder_ = builder;
-    } else if (corrupt_column_set_ && field.Name() == options_.column_name_of_corrupt_record) {
-      corrupt_builder_ = builder;
+      rescued_builder = builder;
+    } else if (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record) {
+      corrupt_builder = builder;
     } else {
       const int data_index = top_.Find(field.Name());
       top_.next_hint = 0;
@@ -395,6 +410,11 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
     }
   }
   output_schema_ = std::make_shared<const columnar::Schema>(std::move(projected));
+  std::vector<ColumnSink*> data_builders;
+  for (int i : projected_fields_) {
+    data_builders.push_back(top_builders_[static_cast<size_t>(i)]);
+  }
+  record_sink_.SetSinks(std::move(data_builders), rescued_builder, corrupt_builder);
   return Status::OK();
 }
 
@@ -661,45 +681,9 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder)
   return false;
 }
 
-void JsonReaderImpl::Account(RecordOutcome outcome) {
-  switch (outcome) {
-    case RecordOutcome::kWritten:
-      ++metrics_.num_rows_written;
-      ++batch_rows_;
-      break;
-    case RecordOutcome::kRescued:
-      ++metrics_.num_rows_rescued;
-      ++batch_rows_;
-      break;
-    case RecordOutcome::kDropped:
-      ++metrics_.num_rows_dropped;
-      break;
-  }
-}
-
-void JsonReaderImpl::AppendSpecialColumns(bool rescued, std::string_view corrupt_text) {
-  if (rescued_builder_ != nullptr) {
-    if (rescued) {
-      rescued_builder_->AppendBytes(
-          rescued_.Finish(options_.rescued_data_file_path ? std::string_view(path_) : ""));
-    } else {
-      rescued_builder_->AppendNull();
-    }
-  }
-  if (corrupt_builder_ != nullptr) {
-    if (corrupt_text.data() != nullptr) {
-      scratch_.clear();
-      text::AppendValidUtf8(corrupt_text, &scratch_);
-      corrupt_builder_->AppendBytes(scratch_);
-    } else {
-      corrupt_builder_->AppendNull();
-    }
-  }
-}
-
 Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Line& line) {
-  ++metrics_.num_records;
-  if (!rescue_ && options_.mode != ParseMode::kPermissive) {
+  record_sink_.Begin();
+  if (record_sink_.CheckBeforeAppend()) {
     // Without a rescued-data column a value that does not fit makes the record malformed: find
     // out before appending anything, so a dropped record leaves no trace.
     const uint32_t generation = top_.Begin();
@@ -716,24 +700,20 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
       fits &= Convert<false>(top_.children[static_cast<size_t>(i)], member.value, nullptr);
     }
     if (!fits) {
-      if (options_.mode == ParseMode::kFailFast) {
-        return Malformed(line, "a value does not fit its column's type");
-      }
-      Account(RecordOutcome::kDropped);
-      return Status::OK();
+      return record_sink_.Unfit(line);
     }
     number_ordinal_ = first_number;
   }
 
   const uint32_t generation = top_.Begin();
   bool fits = true;
-  rescued_.Clear();
+  text::RescuedRecord& rescued = record_sink_.Rescued();
   for (simdjson::dom::key_value_pair member : object) {
     const int i = top_.Find(member.key);
     if (i < 0 || top_.seen[static_cast<size_t>(i)] == generation) {
       SkipValue(member.value);
       if (rescue_) {
-        AppendElementJson(member.value, rescued_.AddKey(member.key));
+        AppendElementJson(member.value, rescued.AddKey(member.key));
       }
       continue;
     }
@@ -746,7 +726,7 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
     if (!Convert<true>(top_.children[static_cast<size_t>(i)], member.value, builder)) {
       fits = false;
       if (rescue_) {
-        AppendElementJson(member.value, rescued_.AddKey(member.key));
+        AppendElementJson(member.value, rescued.AddKey(member.key));
       }
     }
   }
@@ -755,37 +735,14 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
       top_builders_[static_cast<size_t>(i)]->AppendNull();
     }
   }
-  const bool rescued = rescue_ && !rescued_.Empty();
-  // Without a rescued-data column Spark puts the whole record into the corrupt-record column.
-  const bool to_corrupt = !rescue_ && !fits && corrupt_column_set_;
-  AppendSpecialColumns(rescued, to_corrupt ? line.text : std::string_view());
-  Account(rescued || !fits ? RecordOutcome::kRescued : RecordOutcome::kWritten);
+  record_sink_.Finish(fits, line.text);
   return Status::OK();
 }
 
 Status JsonReaderImpl::CorruptRecord(std::string_view raw, const text::Line& line,
                                      std::string_view reason) {
-  ++metrics_.num_records;
-  ++metrics_.num_corrupt_records;
-  switch (options_.mode) {
-    case ParseMode::kFailFast:
-      return Malformed(line, reason);
-    case ParseMode::kDropMalformed:
-      Account(RecordOutcome::kDropped);
-      return Status::OK();
-    case ParseMode::kPermissive:
-      break;
-  }
-  for (int i : projected_fields_) {
-    top_builders_[static_cast<size_t>(i)]->AppendNull();
-  }
-  rescued_.Clear();
-  if (rescue_ && !corrupt_column_set_) {
-    rescued_.AddString(text::kCorruptRecordKey, raw);
-  }
-  AppendSpecialColumns(!rescued_.Empty(), corrupt_column_set_ ? raw : std::string_view());
-  Account(RecordOutcome::kRescued);
-  return Status::OK();
+  record_sink_.Begin();
+  return record_sink_.Corrupt(raw, line, reason);
 }
 
 Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
@@ -794,7 +751,12 @@ Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
   const simdjson::error_code error =
       ParseJsonRecord(parser_, line.text, lenient_, &rewritten_, &root, &parsed);
   if (error != simdjson::SUCCESS) {
-    return CorruptRecord(line.text, line, simdjson::error_message(error));
+    // FAILFAST names where the text goes wrong: its line and byte offset in the file.
+    const text::Line where =
+        options_.mode == ParseMode::kFailFast
+            ? PositionOf(line, JsonErrorOffset(line.text, options_.max_nesting_depth))
+            : line;
+    return CorruptRecord(line.text, where, simdjson::error_message(error));
   }
   if (exact_numbers_) {
     LexJsonNumbers(parsed, &number_tokens_);
@@ -819,7 +781,7 @@ Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
 }
 
 Status JsonReaderImpl::DrainPending() {
-  while (*pending_next_ != *pending_end_ && batch_rows_ < options_.batch_size) {
+  while (*pending_next_ != *pending_end_ && record_sink_.BatchRows() < options_.batch_size) {
     element item = **pending_next_;
     ++*pending_next_;
     TRIBUTARY_RETURN_NOT_OK(DecodeRecord(item.get_object().value_unsafe(), pending_line_));
@@ -839,6 +801,7 @@ Status JsonReaderImpl::DecodeMultiLine() {
   while (lines_.Next(&line)) {
     ++metrics_.num_lines;
     blank += text::IsBlank(line.text) ? 1 : 0;
+    doc_lines_.push_back(DocLine{document_.size(), text::Line{{}, line.number, line.offset}});
     document_.append(line.text);
     document_.push_back('\n');
   }
@@ -854,7 +817,7 @@ Status JsonReaderImpl::DecodeMultiLine() {
 }
 
 Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
-  batch_rows_ = 0;
+  record_sink_.StartBatch();
   if (pending_next_.has_value()) {
     TRIBUTARY_RETURN_NOT_OK(DrainPending());
   }
@@ -864,7 +827,7 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
     }
   } else {
     text::Line line;
-    while (batch_rows_ < options_.batch_size && lines_.Next(&line)) {
+    while (record_sink_.BatchRows() < options_.batch_size && lines_.Next(&line)) {
       ++metrics_.num_lines;
       if (text::IsBlank(line.text)) {
         ++metrics_.num_blank_lines;
@@ -875,7 +838,7 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
     TRIBUTARY_RETURN_NOT_OK(lines_.status());
     metrics_.num_bytes = lines_.Position();
   }
-  if (batch_rows_ == 0) {
+  if (record_sink_.BatchRows() == 0) {
     // Reading stops early only on a full batch, so an empty one means the input has ended.
     return nullptr;
   }
@@ -892,7 +855,7 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::FinishBatch() {
     }
     columns.push_back(column.MoveValueUnsafe());
   }
-  return columnar::RecordBatch::Make(output_schema_, batch_rows_, std::move(columns));
+  return columnar::RecordBatch::Make(output_schema_, record_sink_.BatchRows(), std::move(columns));
 }
 
 Status ValidateOptions(const JsonReadOptions& options) {

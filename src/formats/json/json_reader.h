@@ -31,8 +31,8 @@
 // makes the record malformed for the parse mode (PERMISSIVE keeps it with that column null
 // and its raw text in the corrupt-record column, if set).
 //
-// Not yet supported: map keys other than string, error positions inside a multiLine document
-// (errors name the document's start).
+// FAILFAST errors name the file, line and byte offset where a record stops being valid JSON
+// (inside a multiLine document too). Not yet supported: map keys other than string.
 
 #pragma once
 
@@ -44,6 +44,7 @@
 #include "columnar/memory_pool.h"
 #include "columnar/record_batch.h"
 #include "formats/text/parse_mode.h"
+#include "formats/text/record_sink.h"
 #include "storage/file_system.h"
 #include "tributary/result.h"
 
@@ -128,23 +129,13 @@ struct JsonReadOptions {
 };
 
 /// What a reader did with its input. Every record is accounted for:
-/// num_records == num_rows_written + num_rows_rescued + num_rows_dropped.
-struct JsonReadMetrics {
+/// num_records == num_rows_written + num_rows_rescued + num_rows_dropped (text::RecordCounts);
+/// records are non-blank lines, plus one per extra object of a line or file holding an array.
+struct JsonReadMetrics : text::RecordCounts {
   /// Physical lines read, blank ones included (multiLine: lines of the file).
   int64_t num_lines = 0;
   /// Whitespace-only lines skipped.
   int64_t num_blank_lines = 0;
-  /// Records: non-blank lines, plus one per extra object of a line or file holding an array.
-  int64_t num_records = 0;
-  /// Records output with everything fitting the schema.
-  int64_t num_rows_written = 0;
-  /// Records output with something that did not fit: rescued, in the corrupt-record column, or
-  /// (with neither column) turned into nulls.
-  int64_t num_rows_rescued = 0;
-  /// Records dropped by DROPMALFORMED.
-  int64_t num_rows_dropped = 0;
-  /// Records that did not parse at all (a subset of the rescued and dropped ones).
-  int64_t num_corrupt_records = 0;
   /// Bytes of (decompressed) input consumed.
   int64_t num_bytes = 0;
 };
