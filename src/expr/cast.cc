@@ -508,6 +508,11 @@ Result<ColumnPtr> FromNested(const Column& input, const DataTypePtr& type, bool 
 
 }  // namespace
 
+void AppendCastString(const Column& column, int64_t row, const EvalContext& context,
+                      std::string* out) {
+  AppendValueAsString(column, row, context, out);
+}
+
 Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool safe,
                              const EvalContext& context) {
   const DataType& from = *input.Type();

@@ -136,6 +136,12 @@ ExprPtr CaseWhen(std::vector<std::pair<ExprPtr, ExprPtr>> branches, ExprPtr else
 /// when the index is out of range or the key is absent.
 ExprPtr Subscript(ExprPtr base, ExprPtr key);
 
+/// from_json(json, schema) with the schema as a type (a struct, array or map type): Spark's
+/// `from_json(col, schema)`. SQL's from_json(json, 'a INT, b STRING') is built by the SQL
+/// layer, which parses the DDL text into the type. (Internally the type travels as a typed
+/// NULL literal second argument.)
+ExprPtr FromJson(ExprPtr json, DataTypePtr schema);
+
 /// Aggregate function names the planner extracts from expressions: count, sum, avg, mean,
 /// min, max, first, first_value, last, last_value, collect_list, collect_set,
 /// approx_count_distinct, count_if, bool_and, every, bool_or, any, some, stddev, stddev_samp,

@@ -19,6 +19,7 @@ const std::vector<FunctionEntry>& Registry() {
     AddStringFunctions(&entries);
     AddDatetimeFunctions(&entries);
     AddHashFunctions(&entries);
+    AddJsonFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;

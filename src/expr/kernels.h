@@ -28,6 +28,10 @@ Result<ColumnPtr> CompareKernel(Op op, const Column& a, const Column& b, MemoryP
 Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool safe,
                              const EvalContext& context);
 
+/// Appends Spark's CAST(value AS STRING) text of valid row `row` of `column`.
+void AppendCastString(const Column& column, int64_t row, const EvalContext& context,
+                      std::string* out);
+
 /// CASE WHEN, evaluating each branch only over the rows that reach it.
 Result<ColumnPtr> EvaluateCaseWhen(const BoundExpression& expr, const columnar::RecordBatch& batch,
                                    const EvalContext& context);

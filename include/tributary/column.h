@@ -1,0 +1,149 @@
+// Column expressions for the DataFrame API, built as in Spark:
+//   df.Filter(Col("status") == Lit("active") && Col("latency_ms") > 100)
+//   df.Select({Col("user_id"), (Col("bytes") / 1024).Alias("kb")})
+//   df.GroupBy({Col("country")}).Agg({Count(), Sum(Col("bytes")).Alias("total")})
+// A Column only describes a computation; names are resolved (case-insensitively, as Spark)
+// when it is used on a DataFrame, and errors surface there.
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tributary {
+
+namespace expr {
+class Expression;
+}
+
+/// An unresolved expression, with an optional output alias and sort direction.
+///
+/// Thread-safety: immutable value type.
+class Column {
+ public:
+  /// Output name in Select/Agg.
+  Column Alias(std::string name) const;
+  Column As(std::string name) const { return Alias(std::move(name)); }
+  /// CAST(this AS type) with a Spark SQL type name: "bigint", "decimal(10,2)",
+  /// "array<string>", "struct<a:int>". A bad type name fails where the column is used.
+  Column Cast(std::string_view type) const;
+  Column TryCast(std::string_view type) const;
+  Column IsNull() const;
+  Column IsNotNull() const;
+  Column IsIn(const std::vector<Column>& values) const;
+  Column Between(const Column& low, const Column& high) const;
+  Column Like(std::string_view pattern) const;
+  Column RLike(std::string_view regex) const;
+  /// Struct field `name`.
+  Column GetField(std::string_view name) const;
+  /// Array element (0-based) or map value: arr[0], m["k"].
+  Column operator[](const Column& key) const;
+  /// Sort orders: ascending puts nulls first, descending last (Spark's defaults).
+  Column Asc() const;
+  Column AscNullsLast() const;
+  Column Desc() const;
+  Column DescNullsFirst() const;
+
+  /// SQL-like text of the expression.
+  std::string ToString() const;
+
+  /// Internal: the expression tree, alias and sort order.
+  const std::shared_ptr<const expr::Expression>& Expr() const { return expr_; }
+  const std::string& AliasName() const { return alias_; }
+  bool Ascending() const { return ascending_; }
+  bool NullsFirst() const { return nulls_first_; }
+  /// Why this column cannot be built (a bad type name in Cast), or "" when it can; a
+  /// DataFrame given such a column carries this error.
+  const std::string& Error() const { return error_; }
+  /// Internal: this column carrying `error`.
+  Column WithError(std::string error) const;
+  /// Internal: wraps an expression tree.
+  explicit Column(std::shared_ptr<const expr::Expression> expr);
+
+ private:
+  Column CastTo(std::string_view type, bool try_cast) const;
+
+  std::shared_ptr<const expr::Expression> expr_;
+  std::string error_;
+  std::string alias_;
+  bool ascending_ = true;
+  bool nulls_first_ = true;
+};
+
+/// A column by name: "a", "t.a" (qualified), "s.field", "`name.with.dots`", "*".
+Column Col(std::string_view name);
+/// Literals.
+Column Lit(bool value);
+Column Lit(int32_t value);
+Column Lit(int64_t value);
+Column Lit(double value);
+Column Lit(std::string_view value);
+Column Lit(const char* value);
+/// NULL (of the null type; it takes the type its context needs).
+Column LitNull();
+
+/// Operators as SQL: arithmetic is ANSI (overflow and division by zero are errors), AND/OR/NOT
+/// three-valued.
+Column operator+(const Column& a, const Column& b);
+Column operator-(const Column& a, const Column& b);
+Column operator*(const Column& a, const Column& b);
+Column operator/(const Column& a, const Column& b);
+Column operator%(const Column& a, const Column& b);
+Column operator-(const Column& a);
+Column operator==(const Column& a, const Column& b);
+Column operator!=(const Column& a, const Column& b);
+Column operator<(const Column& a, const Column& b);
+Column operator<=(const Column& a, const Column& b);
+Column operator>(const Column& a, const Column& b);
+Column operator>=(const Column& a, const Column& b);
+Column operator&&(const Column& a, const Column& b);
+Column operator||(const Column& a, const Column& b);
+Column operator!(const Column& a);
+/// Null-safe equality (SQL <=>).
+Column EqNullSafe(const Column& a, const Column& b);
+
+/// Any SQL function by name, as Spark's call_function: CallFunction("lower", {Col("s")}).
+Column CallFunction(std::string_view name, const std::vector<Column>& arguments);
+/// CASE WHEN: When(cond, value).When(...).Otherwise(value) as Spark's when/otherwise.
+class CaseBuilder;
+CaseBuilder When(const Column& condition, const Column& value);
+class CaseBuilder {
+ public:
+  CaseBuilder When(const Column& condition, const Column& value) const;
+  Column Otherwise(const Column& value) const;
+  /// Without ELSE: null where no branch matches.
+  Column End() const;
+
+ private:
+  friend CaseBuilder tributary::When(const Column&, const Column&);
+  Column Build(const Column* otherwise) const;
+  std::vector<std::pair<Column, Column>> branches_;
+};
+
+/// Aggregate functions (Spark's names).
+Column Count(const Column& column);
+/// count(*).
+Column Count();
+Column CountDistinct(const std::vector<Column>& columns);
+Column Sum(const Column& column);
+Column Avg(const Column& column);
+Column Min(const Column& column);
+Column Max(const Column& column);
+Column First(const Column& column, bool ignore_nulls = false);
+Column Last(const Column& column, bool ignore_nulls = false);
+Column CollectList(const Column& column);
+Column CollectSet(const Column& column);
+Column ApproxCountDistinct(const Column& column);
+
+/// Frequent scalar functions; everything else through CallFunction.
+Column Lower(const Column& column);
+Column Upper(const Column& column);
+Column Length(const Column& column);
+Column Coalesce(const std::vector<Column>& columns);
+Column ToDate(const Column& column);
+Column ToTimestamp(const Column& column);
+
+}  // namespace tributary

@@ -1,0 +1,90 @@
+// Session: the entry point, as Spark's SparkSession. It owns the settings shared by its
+// queries (time zone, warehouse directory) and creates DataFrames from tables, files and SQL.
+//
+//   auto session = tributary::Session::Builder().Warehouse("/data/warehouse").Build();
+//   DataFrame events = session->Read().Format("json").Load("/data/raw/events");
+//   DataFrame by_day = session->Sql("SELECT date, count(*) FROM events GROUP BY date");
+
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tributary/dataframe.h"
+#include "tributary/result.h"
+
+namespace tributary {
+
+struct SessionState;
+class DataFrameReader;
+
+/// Thread-safety: safe to share; DataFrames from one session may run concurrently.
+class Session {
+ public:
+  class Builder {
+   public:
+    /// Where tables by name live: <warehouse>/<name>. Default: $TRIBUTARY_WAREHOUSE, else
+    /// "./warehouse".
+    Builder& Warehouse(std::string directory);
+    /// Session time zone (spark.sql.session.timeZone): "UTC", "+02:00", "Europe/Berlin".
+    /// Default: $TZ, else UTC.
+    Builder& TimeZone(std::string zone);
+    /// A Spark-style setting ("spark.sql.session.timeZone", ...).
+    Builder& Config(const std::string& key, const std::string& value);
+    /// InvalidArgument for an unknown time zone.
+    Result<std::shared_ptr<Session>> Build();
+
+   private:
+    std::string warehouse_;
+    std::string time_zone_;
+    std::map<std::string, std::string> config_;
+  };
+
+  DataFrameReader Read() const;
+  /// The table `name` of the warehouse (a Delta table at <warehouse>/<name>).
+  DataFrame Table(const std::string& name) const;
+  /// Runs a SQL query (SELECT/WITH/VALUES) as a DataFrame. Statements that change things
+  /// (CREATE, INSERT, OPTIMIZE...) run at once and return their result rows.
+  DataFrame Sql(const std::string& statement) const;
+  /// Table names in the warehouse, sorted.
+  Result<std::vector<std::string>> ListTables() const;
+
+  const std::string& WarehouseDirectory() const;
+  const std::string& TimeZoneName() const;
+
+  /// Internal.
+  explicit Session(std::shared_ptr<SessionState> state);
+  const std::shared_ptr<SessionState>& State() const { return state_; }
+
+ private:
+  std::shared_ptr<SessionState> state_;
+};
+
+/// Spark's DataFrameReader: Format("delta"|"parquet"|"json"|"csv").Option(...).Load(path).
+class DataFrameReader {
+ public:
+  DataFrameReader& Format(std::string_view format);
+  /// Reader options under Spark's names (header, sep, multiLine, mode, versionAsOf,
+  /// timestampAsOf, ...).
+  DataFrameReader& Option(const std::string& key, const std::string& value);
+  DataFrameReader& Options(const std::map<std::string, std::string>& options);
+  /// The schema as DDL ("a INT, b STRING"); JSON/CSV infer one when it is not given.
+  DataFrameReader& Schema(std::string ddl);
+  /// A file, a directory (every data file in it, recursively, skipping names starting with
+  /// "_" or "."), or a Delta table's root.
+  DataFrame Load(const std::string& path) const;
+  DataFrame Table(const std::string& name) const;
+
+  /// Internal.
+  explicit DataFrameReader(std::shared_ptr<SessionState> session);
+
+ private:
+  std::shared_ptr<SessionState> session_;
+  std::string format_ = "delta";
+  std::map<std::string, std::string> options_;
+  std::string schema_;
+};
+
+}  // namespace tributary

@@ -1,0 +1,53 @@
+// What the public API objects share behind their opaque pointers (internal to src/api and the
+// CLI): the session's settings and file system, and each DataFrame's plan or error.
+
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "columnar/record_batch.h"
+#include "plan/data_sources.h"
+#include "plan/logical_plan.h"
+#include "storage/file_system.h"
+#include "tributary/dataframe.h"
+#include "tributary/session.h"
+
+namespace tributary {
+
+struct SessionState {
+  std::shared_ptr<storage::FileSystem> fs;
+  std::string warehouse;
+  std::string time_zone_name;
+  expr::TimeZone time_zone;
+  std::map<std::string, std::string> config;
+
+  /// Name and path resolution for plans; `now_micros` is the query's current_timestamp.
+  plan::Catalog MakeCatalog(int64_t now_micros) const;
+};
+
+struct DataFrameState {
+  std::shared_ptr<SessionState> session;
+  plan::LogicalPlanPtr plan;
+  /// Not OK when a transformation failed; `plan` is then null.
+  tributary::Status error;
+};
+
+/// A DataFrame over `plan` (or carrying `error`).
+DataFrame MakeDataFrame(std::shared_ptr<SessionState> session, Result<plan::LogicalPlanPtr> plan);
+
+/// Optimizes and runs `frame`'s plan; the batches of its result.
+Result<std::vector<columnar::RecordBatchPtr>> ExecuteDataFrame(const DataFrameState& frame);
+
+/// The public schema description of an internal schema.
+StructType ToStructType(const columnar::Schema& schema);
+
+/// Rows of `batches` in order.
+std::vector<Row> ToRows(const std::vector<columnar::RecordBatchPtr>& batches);
+
+/// Microseconds since the epoch, now.
+int64_t NowMicros();
+
+}  // namespace tributary

@@ -1,0 +1,294 @@
+#include "tributary/column.h"
+
+#include "expr/expression.h"
+#include "formats/text/schema_hints.h"
+
+namespace tributary {
+
+namespace {
+
+using expr::ExprPtr;
+using expr::Op;
+
+// A column over `e`, carrying the first build error of the columns it was made from.
+Column Wrap(ExprPtr e, std::initializer_list<const Column*> from = {}) {
+  Column out(std::move(e));
+  for (const Column* source : from) {
+    if (!source->Error().empty()) {
+      return out.WithError(source->Error());
+    }
+  }
+  return out;
+}
+
+Column Wrap(ExprPtr e, const std::vector<Column>& from) {
+  Column out(std::move(e));
+  for (const Column& source : from) {
+    if (!source.Error().empty()) {
+      return out.WithError(source.Error());
+    }
+  }
+  return out;
+}
+
+std::vector<ExprPtr> Exprs(const std::vector<Column>& columns) {
+  std::vector<ExprPtr> out;
+  out.reserve(columns.size());
+  for (const Column& c : columns) {
+    out.push_back(c.Expr());
+  }
+  return out;
+}
+
+}  // namespace
+
+Column Column::CastTo(std::string_view type, bool try_cast) const {
+  auto parsed = text::ParseSqlType(type);
+  if (!parsed.ok()) {
+    Column out = *this;
+    out.error_ = "Cast: " + parsed.status().ToString();
+    return out;
+  }
+  Column out(try_cast ? expr::TryCast(expr_, *parsed) : expr::Cast(expr_, *parsed));
+  out.error_ = error_;
+  return out;
+}
+
+Column::Column(std::shared_ptr<const expr::Expression> e) : expr_(std::move(e)) {}
+
+Column Column::Alias(std::string name) const {
+  Column out = *this;
+  out.alias_ = std::move(name);
+  return out;
+}
+
+Column Column::Cast(std::string_view type) const {
+  return CastTo(type, false);
+}
+Column Column::TryCast(std::string_view type) const {
+  return CastTo(type, true);
+}
+Column Column::IsNull() const {
+  return Wrap(expr::IsNull(expr_), {this});
+}
+Column Column::IsNotNull() const {
+  return Wrap(expr::IsNotNull(expr_), {this});
+}
+Column Column::IsIn(const std::vector<Column>& values) const {
+  Column out = Wrap(expr::In(expr_, Exprs(values)), values);
+  return error_.empty() ? out : out.WithError(error_);
+}
+Column Column::Between(const Column& low, const Column& high) const {
+  return Wrap(expr::Between(expr_, low.Expr(), high.Expr()), {this, &low, &high});
+}
+Column Column::Like(std::string_view pattern) const {
+  return Wrap(expr::Function("like", {expr_, tributary::Lit(pattern).Expr()}), {this});
+}
+Column Column::RLike(std::string_view regex) const {
+  return Wrap(expr::Function("rlike", {expr_, tributary::Lit(regex).Expr()}), {this});
+}
+Column Column::GetField(std::string_view name) const {
+  return Wrap(expr::GetField(expr_, std::string(name)), {this});
+}
+Column Column::operator[](const Column& key) const {
+  return Wrap(expr::Subscript(expr_, key.Expr()), {this, &key});
+}
+
+Column Column::Asc() const {
+  Column out = *this;
+  out.ascending_ = true;
+  out.nulls_first_ = true;
+  return out;
+}
+Column Column::AscNullsLast() const {
+  Column out = Asc();
+  out.nulls_first_ = false;
+  return out;
+}
+Column Column::Desc() const {
+  Column out = *this;
+  out.ascending_ = false;
+  out.nulls_first_ = false;
+  return out;
+}
+Column Column::DescNullsFirst() const {
+  Column out = Desc();
+  out.nulls_first_ = true;
+  return out;
+}
+
+std::string Column::ToString() const {
+  return expr_->ToString();
+}
+
+Column Column::WithError(std::string error) const {
+  Column out = *this;
+  out.error_ = std::move(error);
+  return out;
+}
+
+Column Col(std::string_view name) {
+  return Wrap(expr::Col(name));
+}
+Column Lit(bool value) {
+  return Wrap(expr::Lit(expr::Scalar::Boolean(value)));
+}
+Column Lit(int32_t value) {
+  return Wrap(expr::Lit(expr::Scalar::Int32(value)));
+}
+Column Lit(int64_t value) {
+  return Wrap(expr::Lit(expr::Scalar::Int64(value)));
+}
+Column Lit(double value) {
+  return Wrap(expr::Lit(expr::Scalar::Float64(value)));
+}
+Column Lit(std::string_view value) {
+  return Wrap(expr::Lit(expr::Scalar::String(std::string(value))));
+}
+Column Lit(const char* value) {
+  return Lit(std::string_view(value));
+}
+Column LitNull() {
+  return Wrap(expr::Lit(expr::Scalar::Null()));
+}
+
+Column operator+(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kAdd, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator-(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kSubtract, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator*(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kMultiply, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator/(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kDivide, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator%(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kRemainder, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator-(const Column& a) {
+  return Wrap(expr::Call(Op::kNegate, {a.Expr()}), {&a});
+}
+Column operator==(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kEqual, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator!=(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kNotEqual, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator<(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kLess, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator<=(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kLessEqual, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator>(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kGreater, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator>=(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kGreaterEqual, {a.Expr(), b.Expr()}), {&a, &b});
+}
+Column operator&&(const Column& a, const Column& b) {
+  return Wrap(expr::And(a.Expr(), b.Expr()), {&a, &b});
+}
+Column operator||(const Column& a, const Column& b) {
+  return Wrap(expr::Or(a.Expr(), b.Expr()), {&a, &b});
+}
+Column operator!(const Column& a) {
+  return Wrap(expr::Not(a.Expr()), {&a});
+}
+Column EqNullSafe(const Column& a, const Column& b) {
+  return Wrap(expr::Call(Op::kNullSafeEqual, {a.Expr(), b.Expr()}), {&a, &b});
+}
+
+Column CallFunction(std::string_view name, const std::vector<Column>& arguments) {
+  return Wrap(expr::Function(std::string(name), Exprs(arguments)), arguments);
+}
+
+CaseBuilder When(const Column& condition, const Column& value) {
+  CaseBuilder builder;
+  builder.branches_.emplace_back(condition, value);
+  return builder;
+}
+CaseBuilder CaseBuilder::When(const Column& condition, const Column& value) const {
+  CaseBuilder out = *this;
+  out.branches_.emplace_back(condition, value);
+  return out;
+}
+Column CaseBuilder::Build(const Column* otherwise) const {
+  std::vector<std::pair<ExprPtr, ExprPtr>> branches;
+  std::vector<Column> parts;
+  for (const auto& [condition, result] : branches_) {
+    branches.emplace_back(condition.Expr(), result.Expr());
+    parts.push_back(condition);
+    parts.push_back(result);
+  }
+  if (otherwise != nullptr) {
+    parts.push_back(*otherwise);
+  }
+  return Wrap(expr::CaseWhen(std::move(branches), otherwise ? otherwise->Expr() : nullptr), parts);
+}
+Column CaseBuilder::Otherwise(const Column& value) const {
+  return Build(&value);
+}
+Column CaseBuilder::End() const {
+  return Build(nullptr);
+}
+
+Column Count(const Column& column) {
+  return CallFunction("count", {column});
+}
+Column Count() {
+  return Wrap(expr::Function("count", {}));
+}
+Column CountDistinct(const std::vector<Column>& columns) {
+  return Wrap(expr::Function("count", Exprs(columns), /*distinct=*/true), columns);
+}
+Column Sum(const Column& column) {
+  return CallFunction("sum", {column});
+}
+Column Avg(const Column& column) {
+  return CallFunction("avg", {column});
+}
+Column Min(const Column& column) {
+  return CallFunction("min", {column});
+}
+Column Max(const Column& column) {
+  return CallFunction("max", {column});
+}
+Column First(const Column& column, bool ignore_nulls) {
+  return ignore_nulls ? CallFunction("first", {column, Lit(true)})
+                      : CallFunction("first", {column});
+}
+Column Last(const Column& column, bool ignore_nulls) {
+  return ignore_nulls ? CallFunction("last", {column, Lit(true)}) : CallFunction("last", {column});
+}
+Column CollectList(const Column& column) {
+  return CallFunction("collect_list", {column});
+}
+Column CollectSet(const Column& column) {
+  return CallFunction("collect_set", {column});
+}
+Column ApproxCountDistinct(const Column& column) {
+  return CallFunction("approx_count_distinct", {column});
+}
+Column Lower(const Column& column) {
+  return CallFunction("lower", {column});
+}
+Column Upper(const Column& column) {
+  return CallFunction("upper", {column});
+}
+Column Length(const Column& column) {
+  return CallFunction("length", {column});
+}
+Column Coalesce(const std::vector<Column>& columns) {
+  return CallFunction("coalesce", columns);
+}
+Column ToDate(const Column& column) {
+  return CallFunction("to_date", {column});
+}
+Column ToTimestamp(const Column& column) {
+  return CallFunction("to_timestamp", {column});
+}
+
+}  // namespace tributary

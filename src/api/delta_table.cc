@@ -1,0 +1,67 @@
+#include "tributary/delta_table.h"
+
+#include <fmt/format.h>
+
+#include "api/api_state.h"
+#include "plan/delta_commands.h"
+#include "sql/parser.h"
+
+namespace tributary {
+
+Result<DeltaTable> DeltaTable::ForPath(const Session& session, const std::string& path) {
+  auto log = session.State()->fs->GetFileInfo(path + "/_delta_log");
+  if (!log.ok() || !log->is_directory) {
+    return Status::NotFound(fmt::format("{} is not a Delta table (no _delta_log)", path));
+  }
+  return DeltaTable(session, path);
+}
+
+Result<DeltaTable> DeltaTable::ForName(const Session& session, const std::string& name) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string path,
+                            plan::TablePath(session.State()->MakeCatalog(0), name));
+  auto table = ForPath(session, path);
+  if (!table.ok()) {
+    return Status::NotFound(
+        fmt::format("table '{}' not found in {}", name, session.WarehouseDirectory()));
+  }
+  table->name_ = name;
+  return table;
+}
+
+DataFrame DeltaTable::ToDF() const {
+  return session_.Read().Format("delta").Load(path_);
+}
+
+DataFrame DeltaTable::History(int64_t limit) const {
+  return MakeDataFrame(
+      session_.State(),
+      plan::DescribeHistory(session_.State()->MakeCatalog(0), path_,
+                            limit > 0 ? std::optional<int64_t>(limit) : std::nullopt));
+}
+
+DataFrame DeltaTable::Detail() const {
+  return MakeDataFrame(session_.State(),
+                       plan::DescribeDetail(session_.State()->MakeCatalog(0), path_, name_));
+}
+
+DataFrame DeltaTable::Optimize(const std::string& partition_filter) const {
+  auto run = [&]() -> Result<plan::LogicalPlanPtr> {
+    expr::ExprPtr filter;
+    if (!partition_filter.empty()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(filter, sql::ParseExpression(partition_filter));
+    }
+    return plan::OptimizeTable(session_.State()->MakeCatalog(0), path_, filter);
+  };
+  return MakeDataFrame(session_.State(), run());
+}
+
+DataFrame DeltaTable::Vacuum(double retention_hours) const {
+  const auto& config = session_.State()->config;
+  auto check = config.find("spark.databricks.delta.retentionDurationCheck.enabled");
+  const bool force = check != config.end() && check->second == "false";
+  return MakeDataFrame(session_.State(),
+                       plan::VacuumTable(session_.State()->MakeCatalog(0), path_, retention_hours,
+                                         /*dry_run=*/false, force));
+}
+
+}  // namespace tributary

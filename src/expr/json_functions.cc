@@ -1,0 +1,549 @@
+// JSON functions: get_json_object(json, path), from_json(json, schema), to_json(value).
+//
+// JSON text is parsed with simdjson's DOM parser, one parser per batch. Like Spark, malformed
+// JSON is not an error: get_json_object returns null, from_json returns null (the record is
+// unreadable as a whole) and a value that does not fit its field's type becomes null.
+//
+// get_json_object paths (Spark's subset of JSONPath):
+//   path  = "$" *step
+//   step  = "." name | "['" name "']" | "[" digits "]" | "[*]"
+// A string result is returned without quotes, anything else as minified JSON; with [*] the
+// matches form a JSON array (a single match is returned alone, as Spark does).
+//
+// to_json writes struct fields in order leaving out null ones (Spark's ignoreNullFields),
+// maps as objects, dates as "yyyy-MM-dd", timestamps as "yyyy-MM-dd'T'HH:mm:ss.SSSXXX" in the
+// session zone, binary as base64, NaN and infinities as strings.
+
+#include <simdjson.h>
+
+#include <optional>
+
+#include "columnar/canonical_json.h"
+#include "expr/datetime_pattern.h"
+#include "expr/function_kernels.h"
+#include "expr/temporal_parsing.h"
+
+namespace tributary::expr {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+// ---- get_json_object ---------------------------------------------------------------------
+
+struct PathStep {
+  enum class Kind : uint8_t { kField, kIndex, kWildcard } kind;
+  std::string name;
+  size_t index = 0;
+};
+
+// The steps of a Spark JSON path, or nullopt when it is not one (the result is then null).
+std::optional<std::vector<PathStep>> ParseJsonPath(std::string_view path) {
+  if (path.empty() || path[0] != '$') {
+    return std::nullopt;
+  }
+  std::vector<PathStep> steps;
+  size_t i = 1;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      size_t end = ++i;
+      while (end < path.size() && path[end] != '.' && path[end] != '[') {
+        ++end;
+      }
+      if (end == i) {
+        return std::nullopt;
+      }
+      if (path.substr(i, end - i) == "*") {
+        steps.push_back({PathStep::Kind::kWildcard, {}, 0});
+      } else {
+        steps.push_back({PathStep::Kind::kField, std::string(path.substr(i, end - i)), 0});
+      }
+      i = end;
+    } else if (path[i] == '[') {
+      const size_t close = path.find(']', i);
+      if (close == std::string_view::npos) {
+        return std::nullopt;
+      }
+      const std::string_view inside = path.substr(i + 1, close - i - 1);
+      if (inside == "*") {
+        steps.push_back({PathStep::Kind::kWildcard, {}, 0});
+      } else if (inside.size() >= 2 && inside.front() == '\'' && inside.back() == '\'') {
+        steps.push_back(
+            {PathStep::Kind::kField, std::string(inside.substr(1, inside.size() - 2)), 0});
+      } else {
+        size_t index = 0;
+        if (inside.empty()) {
+          return std::nullopt;
+        }
+        for (char c : inside) {
+          if (c < '0' || c > '9' || index > (SIZE_MAX - 9) / 10) {
+            return std::nullopt;
+          }
+          index = index * 10 + static_cast<size_t>(c - '0');
+        }
+        steps.push_back({PathStep::Kind::kIndex, {}, index});
+      }
+      i = close + 1;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return steps;
+}
+
+void CollectMatches(element value, const std::vector<PathStep>& steps, size_t step,
+                    std::vector<element>* out) {
+  if (step == steps.size()) {
+    out->push_back(value);
+    return;
+  }
+  const PathStep& s = steps[step];
+  switch (s.kind) {
+    case PathStep::Kind::kField: {
+      simdjson::dom::object object;
+      element child;
+      if (value.get(object) == simdjson::SUCCESS &&
+          object.at_key(s.name).get(child) == simdjson::SUCCESS) {
+        CollectMatches(child, steps, step + 1, out);
+      }
+      return;
+    }
+    case PathStep::Kind::kIndex: {
+      simdjson::dom::array array;
+      element child;
+      if (value.get(array) == simdjson::SUCCESS &&
+          array.at(s.index).get(child) == simdjson::SUCCESS) {
+        CollectMatches(child, steps, step + 1, out);
+      }
+      return;
+    }
+    case PathStep::Kind::kWildcard: {
+      simdjson::dom::array array;
+      if (value.get(array) == simdjson::SUCCESS) {
+        for (element child : array) {
+          CollectMatches(child, steps, step + 1, out);
+        }
+      }
+      return;
+    }
+  }
+}
+
+void AppendJsonResult(element value, std::string* out) {
+  std::string_view text;
+  if (value.get(text) == simdjson::SUCCESS) {
+    out->append(text);
+  } else {
+    out->append(simdjson::minify(value));
+  }
+}
+
+class GetJsonObjectFunction final : public EagerFunction {
+ public:
+  explicit GetJsonObjectFunction(std::optional<std::vector<PathStep>> constant_path)
+      : constant_path_(std::move(constant_path)) {}
+
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    simdjson::dom::parser parser;
+    return BuildBytes(call.Type(), args, context.pool, [&](int64_t i, std::string* out) {
+      const std::optional<std::vector<PathStep>> row_path =
+          constant_path_ ? std::nullopt : ParseJsonPath(args[1]->BytesAt(i));
+      const auto& path = constant_path_ ? constant_path_ : row_path;
+      if (!path) {
+        return false;
+      }
+      const std::string_view json = args[0]->BytesAt(i);
+      element root;
+      if (parser.parse(json.data(), json.size()).get(root) != simdjson::SUCCESS) {
+        return false;
+      }
+      std::vector<element> matches;
+      CollectMatches(root, *path, 0, &matches);
+      bool wildcard = false;
+      for (const PathStep& step : *path) {
+        wildcard = wildcard || step.kind == PathStep::Kind::kWildcard;
+      }
+      if (matches.empty()) {
+        return false;
+      }
+      if (!wildcard || matches.size() == 1) {
+        if (matches[0].is_null()) {
+          return false;
+        }
+        AppendJsonResult(matches[0], out);
+        return true;
+      }
+      out->push_back('[');
+      for (size_t k = 0; k < matches.size(); ++k) {
+        out->append(k > 0 ? "," : "");
+        out->append(simdjson::minify(matches[k]));
+      }
+      out->push_back(']');
+      return true;
+    });
+  }
+
+ private:
+  std::optional<std::vector<PathStep>> constant_path_;
+};
+
+Result<BoundExprPtr> BindGetJsonObject(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String()}));
+  std::optional<std::vector<PathStep>> path;
+  if (args[1]->GetOp() == Op::kLiteral && !args[1]->Literal().IsNull()) {
+    path = ParseJsonPath(args[1]->Literal().BytesValue());
+    if (!path) {
+      return CallError(call, "invalid JSON path " + args[1]->Literal().ToString() +
+                                 " (supported: $, .name, ['name'], [index], [*])");
+    }
+  }
+  return MakeFunctionCall(call.Name(), DataType::String(), std::move(args),
+                          std::make_shared<const GetJsonObjectFunction>(std::move(path)));
+}
+
+// ---- from_json -----------------------------------------------------------------------------
+
+// Appends the JSON `value` converted to the builder's type; null where it does not fit.
+void AppendJson(element value, const EvalContext& context, columnar::ColumnBuilder* builder) {
+  const DataType& type = *builder->Type();
+  if (value.is_null()) {
+    builder->AppendNull();
+    return;
+  }
+  switch (type.Id()) {
+    case TypeId::kBoolean: {
+      bool b = false;
+      value.get(b) == simdjson::SUCCESS ? builder->AppendBoolean(b) : builder->AppendNull();
+      return;
+    }
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64: {
+      int64_t v = 0;
+      const int bits = type.ByteWidth() * 8;
+      const bool fits =
+          value.get(v) == simdjson::SUCCESS &&
+          (bits == 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1))));
+      fits ? builder->AppendInt(v) : builder->AppendNull();
+      return;
+    }
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: {
+      double v = 0;
+      std::string_view text;
+      if (value.get(v) == simdjson::SUCCESS) {
+        builder->AppendDouble(v);
+      } else if (value.get(text) == simdjson::SUCCESS && ParseDouble(text, &v) &&
+                 (text == "NaN" || text.find("Infinity") != std::string_view::npos)) {
+        builder->AppendDouble(v);
+      } else {
+        builder->AppendNull();
+      }
+      return;
+    }
+    case TypeId::kDecimal: {
+      Int128 unscaled = 0;
+      const bool number = value.is_number();
+      number&& ParseDecimal(simdjson::minify(value), type.Precision(), type.Scale(), &unscaled)
+          ? builder->AppendDecimal(unscaled)
+          : builder->AppendNull();
+      return;
+    }
+    case TypeId::kString: {
+      std::string_view text;
+      if (value.get(text) == simdjson::SUCCESS) {
+        builder->AppendBytes(text);
+      } else {
+        builder->AppendBytes(simdjson::minify(value));
+      }
+      return;
+    }
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: {
+      std::string_view text;
+      int32_t days = 0;
+      int64_t micros = 0;
+      if (value.get(text) != simdjson::SUCCESS) {
+        builder->AppendNull();
+      } else if (type.Id() == TypeId::kDate) {
+        ParseDate(text, &days) ? builder->AppendInt(days) : builder->AppendNull();
+      } else {
+        ParseTimestamp(text, context.session_time_zone, type.Id() == TypeId::kTimestampNtz, &micros)
+            ? builder->AppendInt(micros)
+            : builder->AppendNull();
+      }
+      return;
+    }
+    case TypeId::kStruct: {
+      simdjson::dom::object object;
+      if (value.get(object) != simdjson::SUCCESS) {
+        builder->AppendNull();
+        return;
+      }
+      for (size_t f = 0; f < type.Fields().size(); ++f) {
+        element field;
+        auto& child = builder->Child(static_cast<int>(f));
+        if (object.at_key(type.Fields()[f].Name()).get(field) == simdjson::SUCCESS) {
+          AppendJson(field, context, &child);
+        } else {
+          child.AppendNull();
+        }
+      }
+      builder->AppendStruct();
+      return;
+    }
+    case TypeId::kArray: {
+      simdjson::dom::array array;
+      if (value.get(array) != simdjson::SUCCESS) {
+        builder->AppendNull();
+        return;
+      }
+      for (element item : array) {
+        AppendJson(item, context, &builder->Child(0));
+      }
+      builder->AppendArray();
+      return;
+    }
+    case TypeId::kMap: {
+      simdjson::dom::object object;
+      if (value.get(object) != simdjson::SUCCESS) {
+        builder->AppendNull();
+        return;
+      }
+      for (auto [key, item] : object) {
+        builder->Child(0).AppendBytes(key);
+        AppendJson(item, context, &builder->Child(1));
+      }
+      builder->AppendMap();
+      return;
+    }
+    default:
+      builder->AppendNull();
+      return;
+  }
+}
+
+class FromJsonFunction final : public EagerFunction {
+ public:
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    simdjson::dom::parser parser;
+    const Column& json = *args[0];
+    columnar::ColumnBuilder builder(call.Type(), context.pool);
+    for (int64_t i = 0; i < json.Length(); ++i) {
+      element root;
+      const std::string_view text = json.IsNull(i) ? std::string_view() : json.BytesAt(i);
+      if (json.IsNull(i) || parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) {
+        builder.AppendNull();
+        continue;
+      }
+      AppendJson(root, context, &builder);
+    }
+    return builder.Finish();
+  }
+};
+
+Result<BoundExprPtr> BindFromJson(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  const BoundExpression& schema = *args[1];
+  if (schema.GetOp() != Op::kLiteral || !schema.Literal().IsNull() ||
+      schema.Type()->Id() == TypeId::kNull || schema.Type()->Id() == TypeId::kString) {
+    return CallError(call,
+                     "the schema must be given as a type: build the call with "
+                     "FromJson(json, type) (the SQL layer parses DDL text into it)");
+  }
+  DataTypePtr type = schema.Type();
+  if (!type->IsNested()) {
+    return CallError(call,
+                     "the schema must be a struct, array or map type, got " + type->ToString());
+  }
+  args.resize(1);
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String()}));
+  return MakeFunctionCall(call.Name(), std::move(type), std::move(args),
+                          std::make_shared<const FromJsonFunction>());
+}
+
+// ---- to_json -------------------------------------------------------------------------------
+
+void AppendBase64(std::string_view bytes, std::string* out) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
+                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
+    out->push_back(kAlphabet[v >> 18]);
+    out->push_back(kAlphabet[(v >> 12) & 63]);
+    out->push_back(kAlphabet[(v >> 6) & 63]);
+    out->push_back(kAlphabet[v & 63]);
+  }
+  if (i < bytes.size()) {
+    uint32_t v = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) {
+      v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
+    }
+    out->push_back(kAlphabet[v >> 18]);
+    out->push_back(kAlphabet[(v >> 12) & 63]);
+    out->push_back(i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=');
+    out->push_back('=');
+  }
+}
+
+class JsonWriter {
+ public:
+  JsonWriter(const EvalContext& context, const DateTimePattern& timestamp_format)
+      : context_(context), timestamp_format_(timestamp_format) {}
+
+  void Value(const Column& column, int64_t i, std::string* out) const {
+    if (column.IsNull(i)) {
+      out->append("null");
+      return;
+    }
+    const DataType& type = *column.Type();
+    switch (type.Id()) {
+      case TypeId::kString:
+        columnar::AppendJsonString(column.BytesAt(i), out);
+        return;
+      case TypeId::kBinary: {
+        std::string encoded;
+        AppendBase64(column.BytesAt(i), &encoded);
+        columnar::AppendJsonString(encoded, out);
+        return;
+      }
+      case TypeId::kDate: {
+        std::string text;
+        AppendCastString(column, i, context_, &text);
+        columnar::AppendJsonString(text, out);
+        return;
+      }
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: {
+        std::string text;
+        timestamp_format_.Format(
+            column.Values<int64_t>()[i],
+            type.Id() == TypeId::kTimestamp ? context_.session_time_zone : TimeZone(), &text);
+        if (type.Id() == TypeId::kTimestampNtz && text.ends_with("Z")) {
+          text.pop_back();
+        }
+        columnar::AppendJsonString(text, out);
+        return;
+      }
+      case TypeId::kFloat32:
+      case TypeId::kFloat64: {
+        const double v =
+            type.Id() == TypeId::kFloat32 ? column.Values<float>()[i] : column.Values<double>()[i];
+        std::string text;
+        AppendCastString(column, i, context_, &text);
+        if (v != v || v == std::numeric_limits<double>::infinity() ||
+            v == -std::numeric_limits<double>::infinity()) {
+          columnar::AppendJsonString(text, out);
+        } else {
+          out->append(text);
+        }
+        return;
+      }
+      case TypeId::kStruct: {
+        out->push_back('{');
+        bool first = true;
+        for (size_t f = 0; f < type.Fields().size(); ++f) {
+          const Column& field = *column.Child(static_cast<int>(f));
+          if (field.IsNull(i)) {
+            continue;
+          }
+          out->append(first ? "" : ",");
+          first = false;
+          columnar::AppendJsonString(type.Fields()[f].Name(), out);
+          out->push_back(':');
+          Value(field, i, out);
+        }
+        out->push_back('}');
+        return;
+      }
+      case TypeId::kArray: {
+        out->push_back('[');
+        const int64_t* offsets = column.Offsets();
+        for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
+          out->append(j > offsets[i] ? "," : "");
+          Value(*column.Child(0), j, out);
+        }
+        out->push_back(']');
+        return;
+      }
+      case TypeId::kMap: {
+        out->push_back('{');
+        const int64_t* offsets = column.Offsets();
+        for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
+          out->append(j > offsets[i] ? "," : "");
+          std::string key;
+          AppendCastString(*column.Child(0), j, context_, &key);
+          columnar::AppendJsonString(key, out);
+          out->push_back(':');
+          Value(*column.Child(1), j, out);
+        }
+        out->push_back('}');
+        return;
+      }
+      default:  // booleans, integers, decimals, intervals: their CAST text is valid JSON
+        AppendCastString(column, i, context_, out);
+        if (type.Id() == TypeId::kDayTimeInterval) {
+          // An interval's text is not a JSON value: quote it.
+          std::string text;
+          AppendCastString(column, i, context_, &text);
+          out->resize(out->size() - text.size());
+          columnar::AppendJsonString(text, out);
+        }
+        return;
+    }
+  }
+
+ private:
+  const EvalContext& context_;
+  const DateTimePattern& timestamp_format_;
+};
+
+class ToJsonFunction final : public EagerFunction {
+ public:
+  explicit ToJsonFunction(DateTimePattern timestamp_format)
+      : timestamp_format_(std::move(timestamp_format)) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    JsonWriter writer(context, timestamp_format_);
+    return BuildBytes(call.Type(), args, context.pool, [&](int64_t i, std::string* out) {
+      writer.Value(*args[0], i, out);
+      return true;
+    });
+  }
+
+ private:
+  DateTimePattern timestamp_format_;
+};
+
+Result<BoundExprPtr> BindToJson(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (!args[0]->Type()->IsNested()) {
+    return CallError(call, "needs a struct, map or array, got " + args[0]->Type()->ToString());
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto format, DateTimePattern::Compile("yyyy-MM-dd'T'HH:mm:ss.SSSXXX"));
+  return MakeFunctionCall(call.Name(), DataType::String(), std::move(args),
+                          std::make_shared<const ToJsonFunction>(std::move(format)));
+}
+
+}  // namespace
+
+ExprPtr FromJson(ExprPtr json, DataTypePtr schema) {
+  return Function("from_json", {std::move(json), Lit(Scalar::Null(std::move(schema)))});
+}
+
+void AddJsonFunctions(std::vector<FunctionEntry>* table) {
+  table->insert(table->end(), {{"get_json_object", BindGetJsonObject},
+                               {"from_json", BindFromJson},
+                               {"to_json", BindToJson}});
+}
+
+}  // namespace tributary::expr

@@ -1,0 +1,162 @@
+#include "formats/reader_options.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace tributary::formats {
+
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+Result<char> CharOption(std::string_view key, const std::string& value) {
+  // Spark accepts one character, "\t" spelled out, and "" (off) for quote/comment.
+  if (value.empty()) {
+    return '\0';
+  }
+  if (value == "\\t") {
+    return '\t';
+  }
+  if (value.size() == 1) {
+    return value[0];
+  }
+  return Status::InvalidArgument(
+      fmt::format("option '{}' must be a single character, got '{}'", key, value));
+}
+
+Result<int64_t> IntegerOption(std::string_view key, const std::string& value) {
+  int64_t out = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (error != std::errc{} || end != value.data() + value.size()) {
+    return Status::InvalidArgument(
+        fmt::format("option '{}' must be an integer, got '{}'", key, value));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::string* FindOption(const OptionMap& options, std::string_view key) {
+  const std::string wanted = Lower(key);
+  for (const auto& [name, value] : options) {
+    std::string lowered = Lower(name);
+    if (lowered.starts_with("cloudfiles.")) {
+      lowered = lowered.substr(11);
+    }
+    if (lowered == wanted) {
+      return &value;
+    }
+  }
+  return nullptr;
+}
+
+Result<bool> BooleanOption(std::string_view key, const std::string& value) {
+  const std::string lowered = Lower(value);
+  if (lowered == "true") {
+    return true;
+  }
+  if (lowered == "false") {
+    return false;
+  }
+  return Status::InvalidArgument(
+      fmt::format("option '{}' must be true or false, got '{}'", key, value));
+}
+
+namespace {
+
+Status SetBool(const OptionMap& options, std::string_view key, bool* field) {
+  if (const std::string* v = FindOption(options, key)) {
+    TRIBUTARY_ASSIGN_OR_RAISE(*field, BooleanOption(key, *v));
+  }
+  return Status::OK();
+}
+
+void SetString(const OptionMap& options, std::string_view key, std::string* field) {
+  if (const std::string* v = FindOption(options, key)) {
+    *field = *v;
+  }
+}
+
+}  // namespace
+
+Result<json::JsonReadOptions> JsonOptionsFromMap(const OptionMap& options,
+                                                 OptionDefaults defaults) {
+  json::JsonReadOptions out;
+  out.infer_column_types = defaults != OptionDefaults::kAutoLoader;
+  if (defaults == OptionDefaults::kSparkReader) {
+    out.rescued_data_column.clear();
+  }
+  if (const std::string* v = FindOption(options, "mode")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.mode, text::ParseModeFromString(*v));
+  }
+  SetString(options, "columnNameOfCorruptRecord", &out.column_name_of_corrupt_record);
+  SetString(options, "rescuedDataColumn", &out.rescued_data_column);
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "multiLine", &out.multi_line));
+  SetString(options, "timestampFormat", &out.timestamp_format);
+  SetString(options, "dateFormat", &out.date_format);
+  SetString(options, "timeZone", &out.time_zone);
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferColumnTypes", &out.infer_column_types));
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferTimestamp", &out.infer_timestamp));
+  SetString(options, "schemaHints", &out.schema_hints);
+  if (const std::string* v = FindOption(options, "primitivesAsString")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(bool strings, BooleanOption("primitivesAsString", *v));
+    out.infer_column_types = !strings;
+  }
+  if (const std::string* v = FindOption(options, "schemaInference.sampleSize.numBytes")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.sample_size_bytes, IntegerOption("sampleSize.numBytes", *v));
+  }
+  if (const std::string* v = FindOption(options, "schemaInference.sampleSize.numFiles")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.sample_size_files, IntegerOption("sampleSize.numFiles", *v));
+  }
+  return out;
+}
+
+Result<csv::CsvReadOptions> CsvOptionsFromMap(const OptionMap& options, OptionDefaults defaults) {
+  csv::CsvReadOptions out;
+  // Spark's batch CSV reader reads strings unless inferSchema; read_files infers types.
+  out.infer_schema = defaults == OptionDefaults::kReadFiles;
+  if (defaults == OptionDefaults::kSparkReader) {
+    out.rescued_data_column.clear();
+  }
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "header", &out.header));
+  for (const char* key : {"sep", "delimiter"}) {
+    if (const std::string* v = FindOption(options, key)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(out.sep, CharOption(key, *v));
+    }
+  }
+  if (const std::string* v = FindOption(options, "quote")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.quote, CharOption("quote", *v));
+  }
+  if (const std::string* v = FindOption(options, "escape")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.escape, CharOption("escape", *v));
+  }
+  if (const std::string* v = FindOption(options, "comment")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.comment, CharOption("comment", *v));
+  }
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "multiLine", &out.multi_line));
+  SetString(options, "nullValue", &out.null_value);
+  SetString(options, "emptyValue", &out.empty_value);
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "enforceSchema", &out.enforce_schema));
+  if (const std::string* v = FindOption(options, "mode")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.mode, text::ParseModeFromString(*v));
+  }
+  SetString(options, "columnNameOfCorruptRecord", &out.column_name_of_corrupt_record);
+  SetString(options, "rescuedDataColumn", &out.rescued_data_column);
+  SetString(options, "timestampFormat", &out.timestamp_format);
+  SetString(options, "dateFormat", &out.date_format);
+  SetString(options, "timeZone", &out.time_zone);
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferSchema", &out.infer_schema));
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferColumnTypes", &out.infer_schema));
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferTimestamp", &out.infer_timestamp));
+  SetString(options, "schemaHints", &out.schema_hints);
+  return out;
+}
+
+}  // namespace tributary::formats

@@ -1,0 +1,161 @@
+#include "plan/data_sources.h"
+
+#include <fmt/format.h>
+
+#include "delta/history.h"
+#include "expr/temporal_parsing.h"
+#include "formats/text/schema_hints.h"
+#include "plan/plan_builder.h"
+#include "storage/path.h"
+
+namespace tributary::plan {
+
+namespace {
+
+bool IsHiddenName(std::string_view relative) {
+  // Any path component starting with '_' or '.' hides the file (Spark's
+  // InMemoryFileIndex skips _SUCCESS, _delta_log, .crc files and hidden directories).
+  size_t start = 0;
+  while (start < relative.size()) {
+    size_t end = relative.find('/', start);
+    if (end == std::string_view::npos) {
+      end = relative.size();
+    }
+    if (end > start && (relative[start] == '_' || relative[start] == '.')) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    return Status::InvalidArgument(fmt::format("'{}' is not a valid table name", name));
+  }
+  std::string lowered = name;
+  for (char& c : lowered) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return catalog.warehouse + "/" + lowered;
+}
+
+Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string& path,
+                                      const TimeTravel& travel, const std::string& qualifier) {
+  if (catalog.fs == nullptr) {
+    return Status::InvalidArgument("no file system to read tables from");
+  }
+  std::optional<int64_t> version = travel.version;
+  if (travel.timestamp.has_value()) {
+    if (version.has_value()) {
+      return Status::InvalidArgument(
+          "give either a version or a timestamp to time travel, not both");
+    }
+    int64_t micros = 0;
+    if (!expr::ParseTimestamp(*travel.timestamp, catalog.eval.session_time_zone, false, &micros)) {
+      return Status::InvalidArgument(
+          fmt::format("TIMESTAMP AS OF '{}': not a timestamp", *travel.timestamp));
+    }
+    // A commit at 10:00:00.123 is visible AS OF '10:00:00.123' (millisecond commit times).
+    auto at = delta::VersionAtTimestamp(*catalog.fs, path, micros / 1000);
+    if (!at.ok()) {
+      return at.status().WithContext(fmt::format("table {}", path));
+    }
+    version = *at;
+  }
+  auto snapshot = delta::Snapshot::Load(*catalog.fs, path, version);
+  if (!snapshot.ok()) {
+    return snapshot.status().WithContext(fmt::format("reading Delta table {}", path));
+  }
+  ScanSource source;
+  source.kind = ScanSource::Kind::kDelta;
+  source.schema = (*snapshot)->Schema();
+  source.description = fmt::format("delta {} v{}", path, (*snapshot)->Version());
+  source.snapshot = std::move(*snapshot);
+  return Scan(std::move(source), qualifier);
+}
+
+Result<std::vector<std::string>> ListDataFiles(storage::FileSystem& fs, const std::string& path) {
+  TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, fs.GetFileInfo(path));
+  if (!info.is_directory) {
+    return std::vector<std::string>{path};
+  }
+  storage::ListOptions options;
+  options.recursive = true;
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> entries, fs.List(path, options));
+  std::vector<std::string> files;
+  const size_t prefix = path.size() + (path.ends_with('/') ? 0 : 1);
+  for (const storage::FileInfo& entry : entries) {
+    if (entry.is_directory || entry.path.size() <= prefix) {
+      continue;
+    }
+    if (!IsHiddenName(std::string_view(entry.path).substr(prefix))) {
+      files.push_back(entry.path);
+    }
+  }
+  return files;
+}
+
+Result<columnar::SchemaPtr> ParseSchemaDdl(std::string_view ddl) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<text::SchemaHint> hints, text::ParseSchemaHints(ddl));
+  for (const text::SchemaHint& hint : hints) {
+    if (hint.path.size() != 1) {
+      return Status::InvalidArgument(
+          fmt::format("schema '{}': nested paths are not column definitions", ddl));
+    }
+  }
+  return text::ApplySchemaHints(columnar::Schema({}), hints);
+}
+
+Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format,
+                                 const std::string& path, const formats::OptionMap& options,
+                                 columnar::SchemaPtr schema, formats::OptionDefaults defaults,
+                                 const std::string& qualifier) {
+  if (catalog.fs == nullptr) {
+    return Status::InvalidArgument("no file system to read files from");
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::FileFormat file_format, exec::FileFormatFromName(format));
+  auto listed = ListDataFiles(*catalog.fs, path);
+  if (!listed.ok()) {
+    return listed.status().WithContext(fmt::format("reading {} files at {}", format, path));
+  }
+  exec::FileScanSpec spec;
+  spec.format = file_format;
+  spec.paths = std::move(*listed);
+  switch (file_format) {
+    case exec::FileFormat::kParquet:
+      if (spec.paths.empty() && schema == nullptr) {
+        return Status::InvalidArgument(
+            fmt::format("no Parquet files at {} to take a schema from; give one", path));
+      }
+      break;
+    case exec::FileFormat::kJson: {
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.json, formats::JsonOptionsFromMap(options, defaults));
+      if (schema == nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(schema,
+                                  json::InferJsonSchema(*catalog.fs, spec.paths, spec.json));
+      }
+      break;
+    }
+    case exec::FileFormat::kCsv: {
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.csv, formats::CsvOptionsFromMap(options, defaults));
+      if (schema == nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(schema, csv::InferCsvSchema(*catalog.fs, spec.paths, spec.csv));
+      }
+      break;
+    }
+  }
+  spec.schema = schema;
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr scan_schema,
+                            exec::FileScanOperator::ScanSchema(spec, *catalog.fs));
+  ScanSource source;
+  source.kind = ScanSource::Kind::kFiles;
+  source.schema = std::move(scan_schema);
+  source.description = fmt::format("{} {} ({} files)", format, path, spec.paths.size());
+  source.files = std::move(spec);
+  return Scan(std::move(source), qualifier);
+}
+
+}  // namespace tributary::plan

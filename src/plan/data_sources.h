@@ -1,0 +1,60 @@
+// Turning names and paths into scans: Delta tables (by warehouse name or path, at a version or
+// timestamp) and file sets (Parquet, JSON, CSV with Spark's reader options, schema given or
+// inferred). The DataFrame reader, SQL's table references and read_files(...) all go through
+// here, so a path or an option means the same in each.
+
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/reader_options.h"
+#include "plan/logical_plan.h"
+#include "storage/file_system.h"
+
+namespace tributary::plan {
+
+/// Where tables live and how values are read: what name and path resolution needs.
+struct Catalog {
+  storage::FileSystem* fs = nullptr;
+  /// Tables by name are Delta tables at <warehouse>/<name>.
+  std::string warehouse;
+  /// Session time zone and current timestamp.
+  expr::EvalContext eval;
+};
+
+/// The path of warehouse table `name` (names are case-insensitive: stored lowercased, as
+/// Spark's default catalog does). InvalidArgument for a name that is not an identifier.
+Result<std::string> TablePath(const Catalog& catalog, const std::string& name);
+
+/// Which version of a Delta table to read (VERSION AS OF / TIMESTAMP AS OF, or the
+/// versionAsOf / timestampAsOf reader options). Default: the latest.
+struct TimeTravel {
+  std::optional<int64_t> version;
+  /// A timestamp string, read in the session time zone when it has no zone.
+  std::optional<std::string> timestamp;
+};
+
+/// A scan of the Delta table at `path`, its columns qualified by `qualifier`. NotFound names
+/// the path when there is no table there.
+Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string& path,
+                                      const TimeTravel& travel, const std::string& qualifier);
+
+/// The data files at `path`: the file itself, or every file below the directory (recursively,
+/// sorted, skipping names that start with "_" or "." at any level, as Spark does).
+Result<std::vector<std::string>> ListDataFiles(storage::FileSystem& fs, const std::string& path);
+
+/// A scan of the files at `path` in `format` ("parquet", "json", "csv") with reader `options`.
+/// `schema` null means inferred (JSON/CSV per the options' inference settings; Parquet from the
+/// first file). JSON and CSV scans include the rescued-data column when the defaults or options
+/// ask for one.
+Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format,
+                                 const std::string& path, const formats::OptionMap& options,
+                                 columnar::SchemaPtr schema, formats::OptionDefaults defaults,
+                                 const std::string& qualifier);
+
+/// A schema from DDL text: "a INT, b STRING, c STRUCT<x: DOUBLE>".
+Result<columnar::SchemaPtr> ParseSchemaDdl(std::string_view ddl);
+
+}  // namespace tributary::plan

@@ -1,0 +1,334 @@
+#include "plan/logical_plan.h"
+
+#include <fmt/format.h>
+
+namespace tributary::plan {
+
+namespace {
+
+std::string JoinBound(const std::vector<BoundExprPtr>& expressions) {
+  std::string out;
+  for (size_t i = 0; i < expressions.size(); ++i) {
+    out += (i > 0 ? ", " : "") + expressions[i]->ToString();
+  }
+  return out;
+}
+
+SchemaPtr MakeSchema(std::vector<columnar::Field> fields) {
+  return std::make_shared<columnar::Schema>(std::move(fields));
+}
+
+void ExplainInto(const LogicalPlan& plan, int depth, std::string* out) {
+  out->append(static_cast<size_t>(depth) * 2, ' ');
+  out->append(plan.ToString());
+  out->push_back('\n');
+  for (const LogicalPlanPtr& input : plan.Inputs()) {
+    ExplainInto(*input, depth + 1, out);
+  }
+}
+
+}  // namespace
+
+LogicalPlan::LogicalPlan(PlanKind kind, SchemaPtr schema, std::vector<std::string> qualifiers,
+                         std::vector<LogicalPlanPtr> inputs)
+    : kind_(kind),
+      schema_(std::move(schema)),
+      qualifiers_(std::move(qualifiers)),
+      inputs_(std::move(inputs)) {
+  qualifiers_.resize(static_cast<size_t>(schema_->NumFields()));
+  for (const LogicalPlanPtr& input : inputs_) {
+    streaming_ = streaming_ || input->IsStreaming();
+  }
+}
+
+LogicalPlanPtr LogicalPlan::WithAlias(const std::string& alias) const {
+  std::shared_ptr<LogicalPlan> copy = Clone();
+  std::fill(copy->qualifiers_.begin(), copy->qualifiers_.end(), alias);
+  return copy;
+}
+
+std::string ExplainLogical(const LogicalPlan& plan) {
+  std::string out;
+  ExplainInto(plan, 0, &out);
+  return out;
+}
+
+// ---- Scan
+
+namespace {
+
+SchemaPtr ScanSchema(const ScanSource& source, const std::vector<int>& columns) {
+  std::vector<columnar::Field> fields;
+  for (int index : columns) {
+    fields.push_back(source.schema->FieldAt(index));
+  }
+  return MakeSchema(std::move(fields));
+}
+
+}  // namespace
+
+ScanNode::ScanNode(ScanSource source, std::vector<int> columns, std::string qualifier,
+                   ExprPtr pushed_filter, bool streaming)
+    : LogicalPlan(PlanKind::kScan, ScanSchema(source, columns),
+                  std::vector<std::string>(columns.size(), qualifier), {}),
+      source_(std::move(source)),
+      columns_(std::move(columns)),
+      pushed_filter_(std::move(pushed_filter)) {
+  streaming_ = streaming;
+}
+
+std::string ScanNode::ToString() const {
+  std::string out = "Scan " + source_.description;
+  if (columns_.size() != static_cast<size_t>(source_.schema->NumFields())) {
+    out += " [";
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      out += (i > 0 ? ", " : "") + source_.schema->FieldAt(columns_[i]).Name();
+    }
+    out += "]";
+  }
+  if (pushed_filter_ != nullptr) {
+    out += " pushed: " + pushed_filter_->ToString();
+  }
+  return out;
+}
+
+LogicalPlanPtr ScanNode::WithInputs(std::vector<LogicalPlanPtr> /*inputs*/) const {
+  return Clone();
+}
+
+std::shared_ptr<LogicalPlan> ScanNode::Clone() const {
+  return std::make_shared<ScanNode>(*this);
+}
+
+// ---- Filter
+
+FilterNode::FilterNode(LogicalPlanPtr input, BoundExprPtr condition)
+    : LogicalPlan(PlanKind::kFilter, input->Schema(), input->Qualifiers(), {input}),
+      condition_(std::move(condition)) {}
+
+std::string FilterNode::ToString() const {
+  return "Filter " + condition_->ToString();
+}
+
+LogicalPlanPtr FilterNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<FilterNode>(std::move(inputs.at(0)), condition_);
+}
+
+std::shared_ptr<LogicalPlan> FilterNode::Clone() const {
+  return std::make_shared<FilterNode>(*this);
+}
+
+// ---- Project
+
+namespace {
+
+SchemaPtr ProjectSchema(const std::vector<BoundExprPtr>& expressions,
+                        const std::vector<std::string>& names, const columnar::Schema& input) {
+  std::vector<columnar::Field> fields;
+  for (size_t i = 0; i < expressions.size(); ++i) {
+    const expr::BoundExpression& e = *expressions[i];
+    // A passed-through column keeps its nullability and metadata; computed values may be null.
+    if (e.GetOp() == expr::Op::kColumn) {
+      fields.push_back(input.FieldAt(e.Index()).WithName(names[i]));
+    } else {
+      fields.emplace_back(names[i], e.Type(), true);
+    }
+  }
+  return MakeSchema(std::move(fields));
+}
+
+}  // namespace
+
+ProjectNode::ProjectNode(LogicalPlanPtr input, std::vector<BoundExprPtr> expressions,
+                         std::vector<std::string> names, std::vector<std::string> qualifiers)
+    : LogicalPlan(PlanKind::kProject, ProjectSchema(expressions, names, *input->Schema()),
+                  std::move(qualifiers), {input}),
+      expressions_(std::move(expressions)) {}
+
+std::string ProjectNode::ToString() const {
+  std::string out = "Project ";
+  for (size_t i = 0; i < expressions_.size(); ++i) {
+    out += (i > 0 ? ", " : "") + expressions_[i]->ToString() + " AS " +
+           Schema()->FieldAt(static_cast<int>(i)).Name();
+  }
+  return out;
+}
+
+LogicalPlanPtr ProjectNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  std::vector<std::string> names;
+  for (const columnar::Field& field : Schema()->Fields()) {
+    names.push_back(field.Name());
+  }
+  return std::make_shared<ProjectNode>(std::move(inputs.at(0)), expressions_, std::move(names),
+                                       Qualifiers());
+}
+
+std::shared_ptr<LogicalPlan> ProjectNode::Clone() const {
+  return std::make_shared<ProjectNode>(*this);
+}
+
+// ---- Aggregate
+
+AggregateNode::AggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
+                             std::vector<std::string> /*key_names*/,
+                             std::vector<exec::AggregateCall> aggregates,
+                             std::vector<std::string> /*agg_names*/, SchemaPtr schema)
+    : LogicalPlan(PlanKind::kAggregate, std::move(schema), {}, {input}),
+      keys_(std::move(keys)),
+      aggregates_(std::move(aggregates)) {}
+
+std::string AggregateNode::ToString() const {
+  std::string out = "Aggregate keys=[" + JoinBound(keys_) + "] aggs=[";
+  for (size_t i = 0; i < aggregates_.size(); ++i) {
+    const exec::AggregateCall& call = aggregates_[i];
+    out += (i > 0 ? ", " : "") + call.function + "(" + (call.distinct ? "DISTINCT " : "") +
+           JoinBound(call.arguments) + ")";
+  }
+  return out + "]";
+}
+
+LogicalPlanPtr AggregateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<AggregateNode>(std::move(inputs.at(0)), keys_, std::vector<std::string>{},
+                                         aggregates_, std::vector<std::string>{}, Schema());
+}
+
+std::shared_ptr<LogicalPlan> AggregateNode::Clone() const {
+  return std::make_shared<AggregateNode>(*this);
+}
+
+// ---- Join
+
+namespace {
+
+SchemaPtr JoinSchema(const LogicalPlan& left, const LogicalPlan& right, exec::JoinType type) {
+  std::vector<columnar::Field> fields;
+  const bool left_nullable = type == exec::JoinType::kRight || type == exec::JoinType::kFull;
+  const bool right_nullable = type == exec::JoinType::kLeft || type == exec::JoinType::kFull;
+  for (const columnar::Field& field : left.Schema()->Fields()) {
+    fields.push_back(left_nullable ? field.WithNullable(true) : field);
+  }
+  if (type != exec::JoinType::kLeftSemi && type != exec::JoinType::kLeftAnti) {
+    for (const columnar::Field& field : right.Schema()->Fields()) {
+      fields.push_back(right_nullable ? field.WithNullable(true) : field);
+    }
+  }
+  return MakeSchema(std::move(fields));
+}
+
+std::vector<std::string> JoinQualifiers(const LogicalPlan& left, const LogicalPlan& right,
+                                        exec::JoinType type) {
+  std::vector<std::string> qualifiers = left.Qualifiers();
+  if (type != exec::JoinType::kLeftSemi && type != exec::JoinType::kLeftAnti) {
+    qualifiers.insert(qualifiers.end(), right.Qualifiers().begin(), right.Qualifiers().end());
+  }
+  return qualifiers;
+}
+
+}  // namespace
+
+JoinNode::JoinNode(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
+                   std::vector<BoundExprPtr> left_keys, std::vector<BoundExprPtr> right_keys,
+                   BoundExprPtr residual)
+    : LogicalPlan(PlanKind::kJoin, JoinSchema(*left, *right, type),
+                  JoinQualifiers(*left, *right, type), {left, right}),
+      type_(type),
+      left_keys_(std::move(left_keys)),
+      right_keys_(std::move(right_keys)),
+      residual_(std::move(residual)) {}
+
+std::string JoinNode::ToString() const {
+  std::string out = fmt::format("Join {}", exec::JoinTypeName(type_));
+  if (!left_keys_.empty()) {
+    out += " keys=[" + JoinBound(left_keys_) + "] = [" + JoinBound(right_keys_) + "]";
+  }
+  if (residual_ != nullptr) {
+    out += " residual=" + residual_->ToString();
+  }
+  return out;
+}
+
+LogicalPlanPtr JoinNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<JoinNode>(std::move(inputs.at(0)), std::move(inputs.at(1)), type_,
+                                    left_keys_, right_keys_, residual_);
+}
+
+std::shared_ptr<LogicalPlan> JoinNode::Clone() const {
+  return std::make_shared<JoinNode>(*this);
+}
+
+// ---- Sort
+
+SortNode::SortNode(LogicalPlanPtr input, std::vector<exec::SortKey> keys,
+                   std::optional<int64_t> limit)
+    : LogicalPlan(PlanKind::kSort, input->Schema(), input->Qualifiers(), {input}),
+      keys_(std::move(keys)),
+      limit_(limit) {}
+
+std::string SortNode::ToString() const {
+  std::string out = limit_ ? fmt::format("TopN {} ", *limit_) : "Sort ";
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    out += (i > 0 ? ", " : "") + keys_[i].expression->ToString() +
+           (keys_[i].ascending ? " ASC" : " DESC") +
+           (keys_[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
+  }
+  return out;
+}
+
+LogicalPlanPtr SortNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<SortNode>(std::move(inputs.at(0)), keys_, limit_);
+}
+
+std::shared_ptr<LogicalPlan> SortNode::Clone() const {
+  return std::make_shared<SortNode>(*this);
+}
+
+// ---- Limit
+
+LimitNode::LimitNode(LogicalPlanPtr input, int64_t limit, int64_t offset)
+    : LogicalPlan(PlanKind::kLimit, input->Schema(), input->Qualifiers(), {input}),
+      limit_(limit),
+      offset_(offset) {}
+
+std::string LimitNode::ToString() const {
+  return offset_ > 0 ? fmt::format("Limit {} offset {}", limit_, offset_)
+                     : fmt::format("Limit {}", limit_);
+}
+
+LogicalPlanPtr LimitNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<LimitNode>(std::move(inputs.at(0)), limit_, offset_);
+}
+
+std::shared_ptr<LogicalPlan> LimitNode::Clone() const {
+  return std::make_shared<LimitNode>(*this);
+}
+
+// ---- Union
+
+namespace {
+
+SchemaPtr UnionSchema(const std::vector<LogicalPlanPtr>& inputs) {
+  std::vector<columnar::Field> fields = inputs.front()->Schema()->Fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    bool nullable = false;
+    for (const LogicalPlanPtr& input : inputs) {
+      nullable = nullable || input->Schema()->FieldAt(static_cast<int>(i)).Nullable();
+    }
+    fields[i] = fields[i].WithNullable(nullable);
+  }
+  return MakeSchema(std::move(fields));
+}
+
+}  // namespace
+
+UnionNode::UnionNode(std::vector<LogicalPlanPtr> inputs)
+    : LogicalPlan(PlanKind::kUnion, UnionSchema(inputs), {}, inputs) {}
+
+LogicalPlanPtr UnionNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<UnionNode>(std::move(inputs));
+}
+
+std::shared_ptr<LogicalPlan> UnionNode::Clone() const {
+  return std::make_shared<UnionNode>(*this);
+}
+
+}  // namespace tributary::plan

@@ -1,0 +1,240 @@
+// Logical plans: what a query computes, as a tree of relational nodes, built by the DataFrame
+// API and the SQL binder and turned into exec operators by the physical planner.
+//
+// Nodes are resolved when they are built (Spark's analyzer runs eagerly on each DataFrame
+// call): every expression in a node is a BoundExpression over its input's columns by index,
+// so columns with the same name on both sides of a join never clash. Users refer to columns
+// by name, optionally qualified by a table name or alias (`t.id`); Resolve() maps those names
+// onto indices through the node's output columns and their qualifiers.
+//
+// Nodes are immutable and shared (`LogicalPlanPtr`); rewrites build new nodes.
+
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "delta/snapshot.h"
+#include "exec/hash_aggregate.h"
+#include "exec/hash_join.h"
+#include "exec/scan.h"
+#include "exec/sort.h"
+#include "expr/bound_expression.h"
+#include "expr/expression.h"
+
+namespace tributary::plan {
+
+using columnar::SchemaPtr;
+using expr::BoundExprPtr;
+using expr::ExprPtr;
+
+class LogicalPlan;
+using LogicalPlanPtr = std::shared_ptr<const LogicalPlan>;
+
+enum class PlanKind : uint8_t {
+  kScan,       // a Delta snapshot, files, or in-memory batches
+  kFilter,     // rows where a condition holds
+  kProject,    // one expression per output column
+  kAggregate,  // group keys, then aggregate results
+  kJoin,       // two inputs joined on a condition
+  kSort,       // ordered rows, optionally only the first N
+  kLimit,      // at most N rows after skipping an offset
+  kUnion,      // all rows of every input (UNION ALL)
+};
+
+/// Where a scan's rows come from.
+struct ScanSource {
+  enum class Kind : uint8_t { kDelta, kFiles, kValues } kind = Kind::kValues;
+  std::shared_ptr<const delta::Snapshot> snapshot;  // kDelta
+  exec::FileScanSpec files;                         // kFiles
+  std::vector<columnar::RecordBatchPtr> batches;    // kValues
+  /// The source's full schema (for files: with the rescued-data column).
+  SchemaPtr schema;
+  /// How EXPLAIN names it: a table path, "read_files(...)", "VALUES".
+  std::string description;
+};
+
+/// A plan node. Subclasses carry each kind's payload; Kind() tells which one to cast to.
+class LogicalPlan {
+ public:
+  virtual ~LogicalPlan() = default;
+
+  PlanKind Kind() const { return kind_; }
+  /// The output columns: names as users see them (duplicates possible after a join).
+  const SchemaPtr& Schema() const { return schema_; }
+  /// Per output column, the table name or alias that may qualify it ("" for none).
+  const std::vector<std::string>& Qualifiers() const { return qualifiers_; }
+  const std::vector<LogicalPlanPtr>& Inputs() const { return inputs_; }
+  const LogicalPlan& Input(size_t i = 0) const { return *inputs_[i]; }
+  /// Whether the plan reads an unbounded (streaming) source.
+  bool IsStreaming() const { return streaming_; }
+
+  /// One line describing this node, for EXPLAIN.
+  virtual std::string ToString() const = 0;
+  /// The node with the same payload over `inputs` (same count and output schemas), with
+  /// `qualifiers` (or the current ones when null).
+  virtual LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const = 0;
+  /// The same node whose output columns are qualified by `alias` (SQL `AS t`).
+  LogicalPlanPtr WithAlias(const std::string& alias) const;
+
+ protected:
+  LogicalPlan(PlanKind kind, SchemaPtr schema, std::vector<std::string> qualifiers,
+              std::vector<LogicalPlanPtr> inputs);
+  /// A copy with other qualifiers, for WithAlias.
+  virtual std::shared_ptr<LogicalPlan> Clone() const = 0;
+
+ private:
+  PlanKind kind_;
+  SchemaPtr schema_;
+  std::vector<std::string> qualifiers_;
+  std::vector<LogicalPlanPtr> inputs_;
+  bool streaming_ = false;
+
+  friend class ScanNode;
+};
+
+/// The whole tree as indented lines, root first.
+std::string ExplainLogical(const LogicalPlan& plan);
+
+class ScanNode final : public LogicalPlan {
+ public:
+  /// Output columns are source.schema's fields at `columns`, qualified by `qualifier`.
+  ScanNode(ScanSource source, std::vector<int> columns, std::string qualifier,
+           ExprPtr pushed_filter, bool streaming);
+  const ScanSource& Source() const { return source_; }
+  /// Indices into Source().schema.
+  const std::vector<int>& Columns() const { return columns_; }
+  /// Conjuncts over the source's column names used to skip files (not rows); may be null.
+  const ExprPtr& PushedFilter() const { return pushed_filter_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  ScanSource source_;
+  std::vector<int> columns_;
+  ExprPtr pushed_filter_;
+};
+
+class FilterNode final : public LogicalPlan {
+ public:
+  FilterNode(LogicalPlanPtr input, BoundExprPtr condition);
+  const BoundExprPtr& Condition() const { return condition_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  BoundExprPtr condition_;
+};
+
+class ProjectNode final : public LogicalPlan {
+ public:
+  /// `names[i]` names expressions[i]; `qualifiers[i]` is kept from a passed-through column.
+  ProjectNode(LogicalPlanPtr input, std::vector<BoundExprPtr> expressions,
+              std::vector<std::string> names, std::vector<std::string> qualifiers);
+  const std::vector<BoundExprPtr>& Expressions() const { return expressions_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<BoundExprPtr> expressions_;
+};
+
+class AggregateNode final : public LogicalPlan {
+ public:
+  /// Output: one column per key (named `key_names`), then one per aggregate (`agg_names`).
+  AggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
+                std::vector<std::string> key_names, std::vector<exec::AggregateCall> aggregates,
+                std::vector<std::string> agg_names, SchemaPtr schema);
+  const std::vector<BoundExprPtr>& Keys() const { return keys_; }
+  const std::vector<exec::AggregateCall>& Aggregates() const { return aggregates_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<BoundExprPtr> keys_;
+  std::vector<exec::AggregateCall> aggregates_;
+};
+
+class JoinNode final : public LogicalPlan {
+ public:
+  /// Equi-join keys (left_keys[i] = right_keys[i], over each side's columns, same types) and
+  /// a residual condition over left ++ right columns (may be null).
+  JoinNode(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
+           std::vector<BoundExprPtr> left_keys, std::vector<BoundExprPtr> right_keys,
+           BoundExprPtr residual);
+  exec::JoinType Type() const { return type_; }
+  const std::vector<BoundExprPtr>& LeftKeys() const { return left_keys_; }
+  const std::vector<BoundExprPtr>& RightKeys() const { return right_keys_; }
+  const BoundExprPtr& Residual() const { return residual_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  exec::JoinType type_;
+  std::vector<BoundExprPtr> left_keys_;
+  std::vector<BoundExprPtr> right_keys_;
+  BoundExprPtr residual_;
+};
+
+class SortNode final : public LogicalPlan {
+ public:
+  SortNode(LogicalPlanPtr input, std::vector<exec::SortKey> keys, std::optional<int64_t> limit);
+  const std::vector<exec::SortKey>& Keys() const { return keys_; }
+  /// Top-N when set.
+  const std::optional<int64_t>& Limit() const { return limit_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<exec::SortKey> keys_;
+  std::optional<int64_t> limit_;
+};
+
+class LimitNode final : public LogicalPlan {
+ public:
+  LimitNode(LogicalPlanPtr input, int64_t limit, int64_t offset);
+  int64_t Limit() const { return limit_; }
+  int64_t Offset() const { return offset_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  int64_t limit_;
+  int64_t offset_;
+};
+
+class UnionNode final : public LogicalPlan {
+ public:
+  /// Inputs with identical column types; names from the first.
+  explicit UnionNode(std::vector<LogicalPlanPtr> inputs);
+  std::string ToString() const override { return "Union"; }
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+};
+
+}  // namespace tributary::plan

@@ -1,0 +1,499 @@
+#include "plan/optimizer.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "plan/bound_rewrites.h"
+#include "plan/plan_builder.h"
+
+namespace tributary::plan {
+
+namespace {
+
+using expr::BoundExpression;
+using expr::Op;
+
+template <typename T>
+const T& As(const LogicalPlan& plan) {
+  return static_cast<const T&>(plan);
+}
+
+bool IsNondeterministic(const BoundExpression& e) {
+  if (e.GetOp() == Op::kFunction) {
+    const std::string& name = e.Name();
+    if (name == "rand" || name == "randn" || name == "random" || name == "uuid" ||
+        name == "shuffle") {
+      return true;
+    }
+  }
+  return std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const BoundExprPtr& c) { return IsNondeterministic(*c); });
+}
+
+bool HasColumns(const BoundExpression& e) {
+  return e.GetOp() == Op::kColumn ||
+         std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const BoundExprPtr& c) { return HasColumns(*c); });
+}
+
+// Row 0 of a primitive column as a Scalar; nullopt for types literals cannot hold.
+std::optional<expr::Scalar> ScalarAt(const columnar::Column& column) {
+  using columnar::TypeId;
+  const columnar::DataTypePtr& type = column.Type();
+  if (column.IsNull(0)) {
+    return expr::Scalar::Null(type);
+  }
+  switch (type->Id()) {
+    case TypeId::kBoolean:
+      return expr::Scalar::Boolean(column.Values<uint8_t>()[0] != 0);
+    case TypeId::kInt8:
+      return expr::Scalar::Int8(column.Values<int8_t>()[0]);
+    case TypeId::kInt16:
+      return expr::Scalar::Int16(column.Values<int16_t>()[0]);
+    case TypeId::kInt32:
+      return expr::Scalar::Int32(column.Values<int32_t>()[0]);
+    case TypeId::kInt64:
+      return expr::Scalar::Int64(column.Values<int64_t>()[0]);
+    case TypeId::kFloat32:
+      return expr::Scalar::Float32(column.Values<float>()[0]);
+    case TypeId::kFloat64:
+      return expr::Scalar::Float64(column.Values<double>()[0]);
+    case TypeId::kDecimal: {
+      auto value = expr::Scalar::Decimal(column.Values<columnar::Int128>()[0], type->Precision(),
+                                         type->Scale());
+      return value.ok() ? std::optional<expr::Scalar>(*value) : std::nullopt;
+    }
+    case TypeId::kString:
+      return expr::Scalar::String(std::string(column.BytesAt(0)));
+    case TypeId::kBinary:
+      return expr::Scalar::Binary(std::string(column.BytesAt(0)));
+    case TypeId::kDate:
+      return expr::Scalar::Date(column.Values<int32_t>()[0]);
+    case TypeId::kTimestamp:
+      return expr::Scalar::Timestamp(column.Values<int64_t>()[0]);
+    case TypeId::kTimestampNtz:
+      return expr::Scalar::TimestampNtz(column.Values<int64_t>()[0]);
+    default:
+      return std::nullopt;
+  }
+}
+
+BoundExprPtr Fold(const BoundExprPtr& e, const expr::EvalContext& context) {
+  if (e == nullptr || e->GetOp() == Op::kLiteral || e->GetOp() == Op::kColumn) {
+    return e;
+  }
+  if (!HasColumns(*e) && !IsNondeterministic(*e)) {
+    // Evaluate over a one-row batch without columns. A failure (an ANSI error such as 1/0)
+    // is left for execution to report, where it names the row, as Spark does.
+    auto schema = std::make_shared<columnar::Schema>(std::vector<columnar::Field>{});
+    auto batch = columnar::RecordBatch::Make(schema, 1, {});
+    if (batch.ok()) {
+      auto column = expr::Evaluate(*e, **batch, context);
+      if (column.ok()) {
+        std::optional<expr::Scalar> value = ScalarAt(**column);
+        if (value.has_value() && value->Type()->Equals(*e->Type())) {
+          return std::make_shared<BoundExpression>(Op::kLiteral, e->Type(),
+                                                   std::vector<BoundExprPtr>{}, -1,
+                                                   std::move(*value), std::string{});
+        }
+      }
+    }
+  }
+  std::vector<BoundExprPtr> children;
+  for (const BoundExprPtr& child : e->Children()) {
+    children.push_back(Fold(child, context));
+  }
+  return e->WithChildren(std::move(children));
+}
+
+LogicalPlanPtr FoldConstants(const LogicalPlanPtr& plan, const expr::EvalContext& context) {
+  std::vector<LogicalPlanPtr> inputs;
+  for (const LogicalPlanPtr& input : plan->Inputs()) {
+    inputs.push_back(FoldConstants(input, context));
+  }
+  switch (plan->Kind()) {
+    case PlanKind::kFilter:
+      return std::make_shared<FilterNode>(inputs[0],
+                                          Fold(As<FilterNode>(*plan).Condition(), context));
+    case PlanKind::kProject: {
+      const auto& project = As<ProjectNode>(*plan);
+      std::vector<BoundExprPtr> expressions;
+      std::vector<std::string> names;
+      for (size_t i = 0; i < project.Expressions().size(); ++i) {
+        expressions.push_back(Fold(project.Expressions()[i], context));
+        names.push_back(plan->Schema()->FieldAt(static_cast<int>(i)).Name());
+      }
+      return std::make_shared<ProjectNode>(inputs[0], std::move(expressions), std::move(names),
+                                           plan->Qualifiers());
+    }
+    default:
+      return plan->Inputs().empty() ? plan : plan->WithInputs(std::move(inputs));
+  }
+}
+
+// ---- 2. predicate pushdown
+
+// The part of a bound condition over a scan's columns that file skipping understands, as an
+// unbound expression over the source's column names; null when nothing is usable.
+expr::ExprPtr ToSkippingPredicate(const BoundExpression& e, const ScanNode& scan) {
+  switch (e.GetOp()) {
+    case Op::kColumn: {
+      std::string quoted = "`";
+      for (char c :
+           scan.Source().schema->FieldAt(scan.Columns()[static_cast<size_t>(e.Index())]).Name()) {
+        quoted += c;
+        if (c == '`') {
+          quoted += '`';
+        }
+      }
+      return expr::Col(quoted + "`");
+    }
+    case Op::kLiteral:
+      return expr::Lit(e.Literal());
+    case Op::kCast: {
+      expr::ExprPtr child = ToSkippingPredicate(e.Child(0), scan);
+      return child == nullptr ? nullptr : expr::Cast(child, e.Type());
+    }
+    case Op::kEqual:
+    case Op::kNotEqual:
+    case Op::kLess:
+    case Op::kLessEqual:
+    case Op::kGreater:
+    case Op::kGreaterEqual:
+    case Op::kNullSafeEqual:
+    case Op::kAnd:
+    case Op::kOr:
+    case Op::kNot:
+    case Op::kIsNull:
+    case Op::kIsNotNull: {
+      std::vector<expr::ExprPtr> children;
+      for (const BoundExprPtr& child : e.Children()) {
+        expr::ExprPtr converted = ToSkippingPredicate(*child, scan);
+        if (converted == nullptr) {
+          return nullptr;
+        }
+        children.push_back(std::move(converted));
+      }
+      return expr::Call(e.GetOp(), std::move(children));
+    }
+    default:
+      return nullptr;
+  }
+}
+
+LogicalPlanPtr PushDown(const LogicalPlanPtr& plan);
+
+// `conjuncts` (over `plan`'s columns) applied to `plan`, pushed as deep as they go.
+LogicalPlanPtr FilterWith(const LogicalPlanPtr& plan, const std::vector<BoundExprPtr>& conjuncts) {
+  if (conjuncts.empty()) {
+    return PushDown(plan);
+  }
+  return PushDown(std::make_shared<FilterNode>(plan, Conjoin(conjuncts)));
+}
+
+LogicalPlanPtr PushFilter(const FilterNode& filter) {
+  const LogicalPlanPtr& input = filter.Inputs()[0];
+  std::vector<BoundExprPtr> conjuncts;
+  SplitConjuncts(filter.Condition(), &conjuncts);
+  switch (input->Kind()) {
+    case PlanKind::kFilter: {
+      std::vector<BoundExprPtr> merged;
+      SplitConjuncts(As<FilterNode>(*input).Condition(), &merged);
+      merged.insert(merged.end(), conjuncts.begin(), conjuncts.end());
+      return FilterWith(input->Inputs()[0], merged);
+    }
+    case PlanKind::kJoin: {
+      const auto& join = As<JoinNode>(*input);
+      const int nl = join.Input(0).Schema()->NumFields();
+      const exec::JoinType type = join.Type();
+      const bool to_left = type == exec::JoinType::kInner || type == exec::JoinType::kCross ||
+                           type == exec::JoinType::kLeft || type == exec::JoinType::kLeftSemi ||
+                           type == exec::JoinType::kLeftAnti;
+      const bool to_right = type == exec::JoinType::kInner || type == exec::JoinType::kCross ||
+                            type == exec::JoinType::kRight;
+      std::vector<BoundExprPtr> left;
+      std::vector<BoundExprPtr> right;
+      std::vector<BoundExprPtr> kept;
+      std::vector<int> shift(static_cast<size_t>(input->Schema()->NumFields()));
+      for (size_t i = 0; i < shift.size(); ++i) {
+        shift[i] = static_cast<int>(i) - nl;
+      }
+      for (const BoundExprPtr& c : conjuncts) {
+        const auto [low, high] = ColumnRange(*c);
+        if (high < 0 || IsNondeterministic(*c)) {
+          kept.push_back(c);
+        } else if (high < nl && to_left) {
+          left.push_back(c);
+        } else if (low >= nl && to_right) {
+          right.push_back(RemapColumns(c, shift));
+        } else {
+          kept.push_back(c);
+        }
+      }
+      LogicalPlanPtr joined = join.WithInputs(
+          {FilterWith(input->Inputs()[0], left), FilterWith(input->Inputs()[1], right)});
+      return kept.empty() ? joined : std::make_shared<FilterNode>(joined, Conjoin(kept));
+    }
+    case PlanKind::kScan: {
+      const auto& scan = As<ScanNode>(*input);
+      if (scan.Source().kind != ScanSource::Kind::kDelta) {
+        return std::make_shared<FilterNode>(input, filter.Condition());
+      }
+      expr::ExprPtr pushed = scan.PushedFilter();
+      for (const BoundExprPtr& c : conjuncts) {
+        expr::ExprPtr converted = ToSkippingPredicate(*c, scan);
+        if (converted != nullptr) {
+          pushed = pushed == nullptr ? converted : expr::And(pushed, converted);
+        }
+      }
+      std::vector<int> columns = scan.Columns();
+      auto new_scan = std::make_shared<ScanNode>(scan.Source(), std::move(columns), std::string{},
+                                                 pushed, scan.IsStreaming());
+      LogicalPlanPtr qualified = new_scan;
+      // Keep the scan's qualifiers (all the same: the table name or alias).
+      if (!scan.Qualifiers().empty() && !scan.Qualifiers().front().empty()) {
+        qualified = new_scan->WithAlias(scan.Qualifiers().front());
+      }
+      return std::make_shared<FilterNode>(qualified, filter.Condition());
+    }
+    default:
+      return std::make_shared<FilterNode>(PushDown(input), filter.Condition());
+  }
+}
+
+LogicalPlanPtr PushDown(const LogicalPlanPtr& plan) {
+  if (plan->Kind() == PlanKind::kFilter) {
+    return PushFilter(As<FilterNode>(*plan));
+  }
+  if (plan->Inputs().empty()) {
+    return plan;
+  }
+  std::vector<LogicalPlanPtr> inputs;
+  for (const LogicalPlanPtr& input : plan->Inputs()) {
+    inputs.push_back(PushDown(input));
+  }
+  return plan->WithInputs(std::move(inputs));
+}
+
+// ---- 3. limit into sort
+
+LogicalPlanPtr LimitIntoSort(const LogicalPlanPtr& plan) {
+  std::vector<LogicalPlanPtr> inputs;
+  for (const LogicalPlanPtr& input : plan->Inputs()) {
+    inputs.push_back(LimitIntoSort(input));
+  }
+  LogicalPlanPtr rebuilt = inputs.empty() ? plan : plan->WithInputs(inputs);
+  if (plan->Kind() != PlanKind::kLimit || inputs[0]->Kind() != PlanKind::kSort) {
+    return rebuilt;
+  }
+  const auto& limit = As<LimitNode>(*plan);
+  const auto& sort = As<SortNode>(*inputs[0]);
+  const int64_t n = limit.Limit() + limit.Offset();
+  const int64_t top = sort.Limit() ? std::min(*sort.Limit(), n) : n;
+  auto top_n = std::make_shared<SortNode>(sort.Inputs()[0], sort.Keys(), top);
+  return std::make_shared<LimitNode>(top_n, limit.Limit(), limit.Offset());
+}
+
+// ---- 4. column pruning
+
+struct Pruned {
+  LogicalPlanPtr plan;
+  /// Old output column -> new output column (-1: dropped).
+  std::vector<int> mapping;
+};
+
+std::vector<int> Identity(int n) {
+  std::vector<int> mapping(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    mapping[static_cast<size_t>(i)] = i;
+  }
+  return mapping;
+}
+
+Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required);
+
+Pruned PruneChildAll(const LogicalPlanPtr& plan) {
+  return Prune(plan, std::vector<bool>(static_cast<size_t>(plan->Schema()->NumFields()), true));
+}
+
+Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
+  const int n = plan->Schema()->NumFields();
+  switch (plan->Kind()) {
+    case PlanKind::kScan: {
+      const auto& scan = As<ScanNode>(*plan);
+      std::vector<int> columns;
+      std::vector<int> mapping(static_cast<size_t>(n), -1);
+      for (int i = 0; i < n; ++i) {
+        if (required[static_cast<size_t>(i)]) {
+          mapping[static_cast<size_t>(i)] = static_cast<int>(columns.size());
+          columns.push_back(scan.Columns()[static_cast<size_t>(i)]);
+        }
+      }
+      if (columns.empty() && n > 0) {
+        // Something must be read to count rows: the first column.
+        mapping[0] = 0;
+        columns.push_back(scan.Columns()[0]);
+      }
+      if (static_cast<int>(columns.size()) == n) {
+        return {plan, Identity(n)};
+      }
+      auto pruned = std::make_shared<ScanNode>(scan.Source(), std::move(columns), std::string{},
+                                               scan.PushedFilter(), scan.IsStreaming());
+      const std::string qualifier = scan.Qualifiers().empty() ? "" : scan.Qualifiers().front();
+      return {qualifier.empty() ? LogicalPlanPtr(pruned) : pruned->WithAlias(qualifier),
+              std::move(mapping)};
+    }
+    case PlanKind::kFilter: {
+      const auto& filter = As<FilterNode>(*plan);
+      MarkColumns(*filter.Condition(), &required);
+      Pruned child = Prune(plan->Inputs()[0], required);
+      return {
+          std::make_shared<FilterNode>(child.plan, RemapColumns(filter.Condition(), child.mapping)),
+          child.mapping};
+    }
+    case PlanKind::kProject: {
+      const auto& project = As<ProjectNode>(*plan);
+      std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()),
+                                       false);
+      std::vector<int> kept;
+      for (int i = 0; i < n; ++i) {
+        if (required[static_cast<size_t>(i)]) {
+          kept.push_back(i);
+        }
+      }
+      if (kept.empty() && n > 0) {
+        kept.push_back(0);
+      }
+      for (int i : kept) {
+        MarkColumns(*project.Expressions()[static_cast<size_t>(i)], &child_required);
+      }
+      Pruned child = Prune(plan->Inputs()[0], child_required);
+      std::vector<BoundExprPtr> expressions;
+      std::vector<std::string> names;
+      std::vector<std::string> qualifiers;
+      std::vector<int> mapping(static_cast<size_t>(n), -1);
+      for (int i : kept) {
+        mapping[static_cast<size_t>(i)] = static_cast<int>(expressions.size());
+        expressions.push_back(
+            RemapColumns(project.Expressions()[static_cast<size_t>(i)], child.mapping));
+        names.push_back(plan->Schema()->FieldAt(i).Name());
+        qualifiers.push_back(plan->Qualifiers()[static_cast<size_t>(i)]);
+      }
+      return {std::make_shared<ProjectNode>(child.plan, std::move(expressions), std::move(names),
+                                            std::move(qualifiers)),
+              std::move(mapping)};
+    }
+    case PlanKind::kAggregate: {
+      const auto& aggregate = As<AggregateNode>(*plan);
+      std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()),
+                                       false);
+      for (const BoundExprPtr& key : aggregate.Keys()) {
+        MarkColumns(*key, &child_required);
+      }
+      for (const exec::AggregateCall& call : aggregate.Aggregates()) {
+        for (const BoundExprPtr& argument : call.arguments) {
+          MarkColumns(*argument, &child_required);
+        }
+      }
+      Pruned child = Prune(plan->Inputs()[0], child_required);
+      std::vector<BoundExprPtr> keys;
+      for (const BoundExprPtr& key : aggregate.Keys()) {
+        keys.push_back(RemapColumns(key, child.mapping));
+      }
+      std::vector<exec::AggregateCall> calls = aggregate.Aggregates();
+      for (exec::AggregateCall& call : calls) {
+        for (BoundExprPtr& argument : call.arguments) {
+          argument = RemapColumns(argument, child.mapping);
+        }
+      }
+      return {std::make_shared<AggregateNode>(child.plan, std::move(keys),
+                                              std::vector<std::string>{}, std::move(calls),
+                                              std::vector<std::string>{}, plan->Schema()),
+              Identity(n)};
+    }
+    case PlanKind::kJoin: {
+      const auto& join = As<JoinNode>(*plan);
+      const int nl = join.Input(0).Schema()->NumFields();
+      const int nr = join.Input(1).Schema()->NumFields();
+      std::vector<bool> all(static_cast<size_t>(nl + nr), false);
+      for (int i = 0; i < n; ++i) {
+        all[static_cast<size_t>(i)] = required[static_cast<size_t>(i)];
+      }
+      if (join.Residual() != nullptr) {
+        MarkColumns(*join.Residual(), &all);
+      }
+      std::vector<bool> left_required(all.begin(), all.begin() + nl);
+      std::vector<bool> right_required(all.begin() + nl, all.end());
+      for (const BoundExprPtr& key : join.LeftKeys()) {
+        MarkColumns(*key, &left_required);
+      }
+      for (const BoundExprPtr& key : join.RightKeys()) {
+        MarkColumns(*key, &right_required);
+      }
+      Pruned left = Prune(plan->Inputs()[0], left_required);
+      Pruned right = Prune(plan->Inputs()[1], right_required);
+      const int new_nl = left.plan->Schema()->NumFields();
+      std::vector<int> combined(static_cast<size_t>(nl + nr), -1);
+      for (int i = 0; i < nl; ++i) {
+        combined[static_cast<size_t>(i)] = left.mapping[static_cast<size_t>(i)];
+      }
+      for (int j = 0; j < nr; ++j) {
+        const int m = right.mapping[static_cast<size_t>(j)];
+        combined[static_cast<size_t>(nl + j)] = m < 0 ? -1 : new_nl + m;
+      }
+      std::vector<BoundExprPtr> left_keys;
+      std::vector<BoundExprPtr> right_keys;
+      for (const BoundExprPtr& key : join.LeftKeys()) {
+        left_keys.push_back(RemapColumns(key, left.mapping));
+      }
+      for (const BoundExprPtr& key : join.RightKeys()) {
+        right_keys.push_back(RemapColumns(key, right.mapping));
+      }
+      auto rebuilt = std::make_shared<JoinNode>(left.plan, right.plan, join.Type(),
+                                                std::move(left_keys), std::move(right_keys),
+                                                RemapColumns(join.Residual(), combined));
+      combined.resize(static_cast<size_t>(n));
+      return {rebuilt, std::move(combined)};
+    }
+    case PlanKind::kSort: {
+      const auto& sort = As<SortNode>(*plan);
+      for (const exec::SortKey& key : sort.Keys()) {
+        MarkColumns(*key.expression, &required);
+      }
+      Pruned child = Prune(plan->Inputs()[0], required);
+      std::vector<exec::SortKey> keys = sort.Keys();
+      for (exec::SortKey& key : keys) {
+        key.expression = RemapColumns(key.expression, child.mapping);
+      }
+      return {std::make_shared<SortNode>(child.plan, std::move(keys), sort.Limit()), child.mapping};
+    }
+    case PlanKind::kLimit: {
+      Pruned child = Prune(plan->Inputs()[0], required);
+      return {plan->WithInputs({child.plan}), child.mapping};
+    }
+    case PlanKind::kUnion: {
+      // Inputs line up by position: they keep every column (their insides still prune).
+      std::vector<LogicalPlanPtr> inputs;
+      for (const LogicalPlanPtr& input : plan->Inputs()) {
+        Pruned child = PruneChildAll(input);
+        inputs.push_back(child.plan);
+      }
+      return {plan->WithInputs(std::move(inputs)), Identity(n)};
+    }
+  }
+  return {plan, Identity(n)};
+}
+
+}  // namespace
+
+Result<LogicalPlanPtr> Optimize(const LogicalPlanPtr& plan, const expr::EvalContext& context) {
+  LogicalPlanPtr current = FoldConstants(plan, context);
+  current = PushDown(current);
+  current = LimitIntoSort(current);
+  Pruned pruned = PruneChildAll(current);
+  // With every output column required, each node keeps all of its outputs in order.
+  return pruned.plan;
+}
+
+}  // namespace tributary::plan

@@ -1,0 +1,715 @@
+#include "plan/plan_builder.h"
+
+#include <algorithm>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "expr/coercion.h"
+#include "plan/bound_rewrites.h"
+
+namespace tributary::plan {
+
+namespace {
+
+using expr::BoundExpression;
+using expr::Expression;
+using expr::Op;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string InternalName(const LogicalPlan& plan, int index) {
+  return fmt::format("{}#{}", plan.Schema()->FieldAt(index).Name(), index);
+}
+
+// An unbound reference to column `index` of `plan` under its internal name.
+ExprPtr InternalRef(const std::string& internal_name) {
+  std::string quoted = "`";
+  for (char c : internal_name) {
+    quoted += c;
+    if (c == '`') {
+      quoted += '`';
+    }
+  }
+  return expr::Col(quoted + "`");
+}
+
+std::string AvailableColumns(const LogicalPlan& plan) {
+  std::string out;
+  for (int i = 0; i < plan.Schema()->NumFields(); ++i) {
+    const std::string& qualifier = plan.Qualifiers()[static_cast<size_t>(i)];
+    out += (i > 0 ? ", " : "") + (qualifier.empty() ? "" : qualifier + ".") +
+           plan.Schema()->FieldAt(i).Name();
+  }
+  return out;
+}
+
+// Indices of the columns named `name` (and qualified by `qualifier` when not null).
+std::vector<int> MatchColumns(const LogicalPlan& plan, const std::string* qualifier,
+                              const std::string& name) {
+  std::vector<int> matches;
+  for (int i = 0; i < plan.Schema()->NumFields(); ++i) {
+    if (!EqualsIgnoreCase(plan.Schema()->FieldAt(i).Name(), name)) {
+      continue;
+    }
+    if (qualifier != nullptr &&
+        !EqualsIgnoreCase(plan.Qualifiers()[static_cast<size_t>(i)], *qualifier)) {
+      continue;
+    }
+    matches.push_back(i);
+  }
+  return matches;
+}
+
+Result<int> UniqueColumn(const LogicalPlan& plan, const std::string* qualifier,
+                         const std::string& name) {
+  std::vector<int> matches = MatchColumns(plan, qualifier, name);
+  const std::string shown = qualifier != nullptr ? *qualifier + "." + name : name;
+  if (matches.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "cannot resolve column '{}': available columns are [{}]", shown, AvailableColumns(plan)));
+  }
+  if (matches.size() > 1) {
+    std::string candidates;
+    for (int index : matches) {
+      const std::string& q = plan.Qualifiers()[static_cast<size_t>(index)];
+      candidates += (candidates.empty() ? "" : ", ") + (q.empty() ? "" : q + ".") + name;
+    }
+    return Status::InvalidArgument(
+        fmt::format("column reference '{}' is ambiguous: it could be any of [{}]; qualify it",
+                    shown, candidates));
+  }
+  return matches.front();
+}
+
+bool IsQualifier(const LogicalPlan& plan, const std::string& name) {
+  return std::any_of(plan.Qualifiers().begin(), plan.Qualifiers().end(),
+                     [&](const std::string& q) { return !q.empty() && EqualsIgnoreCase(q, name); });
+}
+
+ExprPtr Rebuild(const Expression& node, std::vector<ExprPtr> children) {
+  return std::make_shared<Expression>(node.GetOp(), std::move(children), node.Name(),
+                                      node.Literal(), node.TargetType(), node.IsDistinct());
+}
+
+// Replaces user column names by internal names of `plan`'s columns.
+Result<ExprPtr> RewriteColumns(const ExprPtr& e, const LogicalPlan& plan) {
+  if (e->GetOp() == Op::kColumn) {
+    if (e->Name() == "*") {
+      return Status::InvalidArgument("'*' is only allowed as a SELECT item or in count(*)");
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(int index, UniqueColumn(plan, nullptr, e->Name()));
+    return InternalRef(InternalName(plan, index));
+  }
+  if (e->GetOp() == Op::kGetField && e->Child(0)->GetOp() == Op::kColumn) {
+    const std::string& head = e->Child(0)->Name();
+    // `t.x` where t qualifies a column x wins over field x of a struct column t.
+    if (IsQualifier(plan, head) && !MatchColumns(plan, &head, e->Name()).empty()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(int index, UniqueColumn(plan, &head, e->Name()));
+      return InternalRef(InternalName(plan, index));
+    }
+  }
+  std::vector<ExprPtr> children;
+  children.reserve(e->Children().size());
+  for (const ExprPtr& child : e->Children()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rewritten, RewriteColumns(child, plan));
+    children.push_back(std::move(rewritten));
+  }
+  return Rebuild(*e, std::move(children));
+}
+
+bool ContainsAggregate(const Expression& e) {
+  if (e.GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e.Name())) {
+    return true;
+  }
+  return std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const ExprPtr& child) { return ContainsAggregate(*child); });
+}
+
+bool IsColumnPath(const Expression& e) {
+  return e.GetOp() == Op::kColumn || (e.GetOp() == Op::kGetField && IsColumnPath(*e.Child(0)));
+}
+
+}  // namespace
+
+SchemaPtr ResolutionSchema(const LogicalPlan& plan) {
+  std::vector<columnar::Field> fields;
+  for (int i = 0; i < plan.Schema()->NumFields(); ++i) {
+    fields.push_back(plan.Schema()->FieldAt(i).WithName(InternalName(plan, i)));
+  }
+  return std::make_shared<columnar::Schema>(std::move(fields));
+}
+
+BoundExprPtr ColumnRef(const LogicalPlan& plan, int index) {
+  return std::make_shared<BoundExpression>(Op::kColumn, plan.Schema()->FieldAt(index).Type(),
+                                           std::vector<BoundExprPtr>{}, index, expr::Scalar::Null(),
+                                           InternalName(plan, index));
+}
+
+std::string DerivedName(const Expression& e) {
+  if (e.GetOp() == Op::kColumn || e.GetOp() == Op::kGetField) {
+    return e.Name();
+  }
+  return e.ToString();
+}
+
+Result<BoundExprPtr> Resolve(const Expression& e, const LogicalPlan& input) {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rewritten,
+                            RewriteColumns(std::make_shared<Expression>(e), input));
+  auto bound = expr::Bind(*rewritten, *ResolutionSchema(input));
+  if (!bound.ok()) {
+    return bound.status().WithContext(fmt::format("in '{}'", e.ToString()));
+  }
+  return bound;
+}
+
+LogicalPlanPtr Scan(ScanSource source, std::string qualifier, bool streaming) {
+  std::vector<int> columns(static_cast<size_t>(source.schema->NumFields()));
+  for (size_t i = 0; i < columns.size(); ++i) {
+    columns[i] = static_cast<int>(i);
+  }
+  return std::make_shared<ScanNode>(std::move(source), std::move(columns), std::move(qualifier),
+                                    nullptr, streaming);
+}
+
+Result<LogicalPlanPtr> Filter(LogicalPlanPtr input, const ExprPtr& condition) {
+  if (ContainsAggregate(*condition)) {
+    return Status::InvalidArgument(fmt::format(
+        "aggregate functions are not allowed in WHERE: '{}' (use HAVING)", condition->ToString()));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*condition, *input));
+  if (bound->Type()->Id() != columnar::TypeId::kBoolean &&
+      bound->Type()->Id() != columnar::TypeId::kNull) {
+    return Status::InvalidArgument(fmt::format("filter condition '{}' is of type {}, not boolean",
+                                               condition->ToString(), bound->Type()->ToString()));
+  }
+  return LogicalPlanPtr(std::make_shared<FilterNode>(std::move(input), std::move(bound)));
+}
+
+namespace {
+
+// Expands `*` and `t.*` items into one item per column.
+Result<std::vector<NamedExpr>> ExpandStars(const LogicalPlan& input,
+                                           const std::vector<NamedExpr>& items) {
+  std::vector<NamedExpr> out;
+  for (const NamedExpr& item : items) {
+    const Expression& e = *item.expr;
+    const bool star = e.GetOp() == Op::kColumn && e.Name() == "*";
+    const bool qualified_star =
+        e.GetOp() == Op::kGetField && e.Name() == "*" && e.Child(0)->GetOp() == Op::kColumn;
+    if (!star && !qualified_star) {
+      out.push_back(item);
+      continue;
+    }
+    bool any = false;
+    for (int i = 0; i < input.Schema()->NumFields(); ++i) {
+      if (qualified_star &&
+          !EqualsIgnoreCase(input.Qualifiers()[static_cast<size_t>(i)], e.Child(0)->Name())) {
+        continue;
+      }
+      any = true;
+      out.push_back({InternalRef(InternalName(input, i)), input.Schema()->FieldAt(i).Name()});
+    }
+    if (qualified_star && !any) {
+      return Status::InvalidArgument(fmt::format("'{}.*': no table or alias named '{}'",
+                                                 e.Child(0)->Name(), e.Child(0)->Name()));
+    }
+  }
+  return out;
+}
+
+// The qualifier of a plain column reference item (kept through projections, as Spark keeps
+// attribute qualifiers), else "".
+std::string PassThroughQualifier(const BoundExpression& bound, const LogicalPlan& input) {
+  return bound.GetOp() == Op::kColumn ? input.Qualifiers()[static_cast<size_t>(bound.Index())]
+                                      : std::string{};
+}
+
+}  // namespace
+
+Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& items) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items));
+  for (const NamedExpr& item : expanded) {
+    if (ContainsAggregate(*item.expr)) {
+      return Aggregate(std::move(input), {}, expanded, nullptr);
+    }
+  }
+  std::vector<BoundExprPtr> bound;
+  std::vector<std::string> names;
+  std::vector<std::string> qualifiers;
+  for (const NamedExpr& item : expanded) {
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr b, Resolve(*item.expr, *input));
+    names.push_back(item.alias.empty() ? DerivedName(*item.expr) : item.alias);
+    qualifiers.push_back(item.alias.empty() ? PassThroughQualifier(*b, *input) : std::string{});
+    bound.push_back(std::move(b));
+  }
+  return LogicalPlanPtr(std::make_shared<ProjectNode>(std::move(input), std::move(bound),
+                                                      std::move(names), std::move(qualifiers)));
+}
+
+namespace {
+
+// Rewrites expressions over an aggregation's input into expressions over its output: grouping
+// expressions become key columns, aggregate calls become aggregate columns (registered here).
+class AggregateRewriter {
+ public:
+  AggregateRewriter(const LogicalPlan& input, std::vector<BoundExprPtr> keys,
+                    std::vector<std::string> key_names)
+      : input_(input), keys_(std::move(keys)), key_names_(std::move(key_names)) {
+    for (const BoundExprPtr& key : keys_) {
+      key_texts_.push_back(key->ToString());
+    }
+  }
+
+  Result<ExprPtr> Rewrite(const ExprPtr& e) {
+    if (e->GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e->Name())) {
+      return RegisterAggregate(*e);
+    }
+    if (!ContainsAggregate(*e) && e->GetOp() != Op::kLiteral) {
+      auto bound = Resolve(*e, input_);
+      if (bound.ok()) {
+        const std::string text = (*bound)->ToString();
+        for (size_t k = 0; k < keys_.size(); ++k) {
+          if (key_texts_[k] == text) {
+            return InternalRef(fmt::format("{}#{}", key_names_[k], k));
+          }
+        }
+      }
+      if (IsColumnPath(*e)) {
+        if (!bound.ok()) {
+          return bound.status();
+        }
+        return Status::InvalidArgument(fmt::format(
+            "column '{}' is neither in GROUP BY nor inside an aggregate function; add it to "
+            "GROUP BY or wrap it in an aggregate such as first()",
+            e->ToString()));
+      }
+    }
+    std::vector<ExprPtr> children;
+    for (const ExprPtr& child : e->Children()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rewritten, Rewrite(child));
+      children.push_back(std::move(rewritten));
+    }
+    return Rebuild(*e, std::move(children));
+  }
+
+  const std::vector<exec::AggregateCall>& Calls() const { return calls_; }
+  const std::vector<std::string>& CallNames() const { return call_names_; }
+  const std::vector<columnar::Field>& CallFields() const { return call_fields_; }
+
+ private:
+  Result<ExprPtr> RegisterAggregate(const Expression& call) {
+    exec::AggregateCall bound_call;
+    bound_call.function = call.Name();
+    bound_call.distinct = call.IsDistinct();
+    std::vector<columnar::DataTypePtr> types;
+    for (const ExprPtr& argument : call.Children()) {
+      if (ContainsAggregate(*argument)) {
+        return Status::InvalidArgument(
+            fmt::format("aggregate function calls may not be nested: '{}'", call.ToString()));
+      }
+      // count(*) arrives as count(<*>): no argument.
+      if (argument->GetOp() == Op::kColumn && argument->Name() == "*") {
+        continue;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*argument, input_));
+      types.push_back(bound->Type());
+      bound_call.arguments.push_back(std::move(bound));
+    }
+    std::string text = call.Name() + (call.IsDistinct() ? "(DISTINCT " : "(");
+    for (size_t i = 0; i < bound_call.arguments.size(); ++i) {
+      text += (i > 0 ? ", " : "") + bound_call.arguments[i]->ToString();
+    }
+    text += ")";
+    const size_t index =
+        std::find(call_texts_.begin(), call_texts_.end(), text) - call_texts_.begin();
+    if (index == call_texts_.size()) {
+      auto type = exec::AggregateResultType(call.Name(), types, call.IsDistinct());
+      if (!type.ok()) {
+        return type.status().WithContext(fmt::format("in '{}'", call.ToString()));
+      }
+      const bool nullable = call.Name() != "count" && call.Name() != "count_if" &&
+                            call.Name() != "approx_count_distinct";
+      const std::string name = call.ToString();
+      call_fields_.emplace_back(name, *type, nullable);
+      call_names_.push_back(name);
+      call_texts_.push_back(text);
+      calls_.push_back(std::move(bound_call));
+    }
+    return InternalRef(fmt::format("{}#{}", call_names_[index], keys_.size() + index));
+  }
+
+  const LogicalPlan& input_;
+  std::vector<BoundExprPtr> keys_;
+  std::vector<std::string> key_names_;
+  std::vector<std::string> key_texts_;
+  std::vector<exec::AggregateCall> calls_;
+  std::vector<std::string> call_names_;
+  std::vector<std::string> call_texts_;
+  std::vector<columnar::Field> call_fields_;
+};
+
+}  // namespace
+
+Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr>& keys,
+                                 const std::vector<NamedExpr>& items, const ExprPtr& having) {
+  std::vector<BoundExprPtr> bound_keys;
+  std::vector<std::string> key_names;
+  std::vector<columnar::Field> fields;
+  for (const ExprPtr& key : keys) {
+    if (ContainsAggregate(*key)) {
+      return Status::InvalidArgument(
+          fmt::format("aggregate functions are not allowed in GROUP BY: '{}'", key->ToString()));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*key, *input));
+    key_names.push_back(DerivedName(*key));
+    fields.emplace_back(key_names.back(), bound->Type(), true);
+    bound_keys.push_back(std::move(bound));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items));
+  AggregateRewriter rewriter(*input, bound_keys, key_names);
+  std::vector<ExprPtr> rewritten_items;
+  for (const NamedExpr& item : expanded) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rewritten, rewriter.Rewrite(item.expr));
+    rewritten_items.push_back(std::move(rewritten));
+  }
+  ExprPtr rewritten_having;
+  if (having != nullptr) {
+    TRIBUTARY_ASSIGN_OR_RAISE(rewritten_having, rewriter.Rewrite(having));
+  }
+  for (const columnar::Field& field : rewriter.CallFields()) {
+    fields.push_back(field);
+  }
+  LogicalPlanPtr aggregate = std::make_shared<AggregateNode>(
+      input, bound_keys, key_names, rewriter.Calls(), rewriter.CallNames(),
+      std::make_shared<columnar::Schema>(std::move(fields)));
+  const SchemaPtr resolution = ResolutionSchema(*aggregate);
+  LogicalPlanPtr current = aggregate;
+  if (rewritten_having != nullptr) {
+    auto condition = expr::Bind(*rewritten_having, *resolution);
+    if (!condition.ok()) {
+      return condition.status().WithContext(fmt::format("in HAVING '{}'", having->ToString()));
+    }
+    current = std::make_shared<FilterNode>(current, std::move(*condition));
+  }
+  std::vector<BoundExprPtr> outputs;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    auto bound = expr::Bind(*rewritten_items[i], *resolution);
+    if (!bound.ok()) {
+      return bound.status().WithContext(fmt::format("in '{}'", expanded[i].expr->ToString()));
+    }
+    outputs.push_back(std::move(*bound));
+    names.push_back(expanded[i].alias.empty() ? DerivedName(*expanded[i].expr) : expanded[i].alias);
+  }
+  return LogicalPlanPtr(std::make_shared<ProjectNode>(current, std::move(outputs), std::move(names),
+                                                      std::vector<std::string>(names.size())));
+}
+
+Result<LogicalPlanPtr> Join(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
+                            const ExprPtr& condition) {
+  if (condition == nullptr) {
+    if (type != exec::JoinType::kCross && type != exec::JoinType::kInner &&
+        type != exec::JoinType::kLeftSemi && type != exec::JoinType::kLeftAnti) {
+      return Status::InvalidArgument("an outer join needs a join condition");
+    }
+    return LogicalPlanPtr(std::make_shared<JoinNode>(
+        std::move(left), std::move(right),
+        type == exec::JoinType::kInner ? exec::JoinType::kCross : type, std::vector<BoundExprPtr>{},
+        std::vector<BoundExprPtr>{}, nullptr));
+  }
+  if (ContainsAggregate(*condition)) {
+    return Status::InvalidArgument(fmt::format(
+        "aggregate functions are not allowed in a join condition: '{}'", condition->ToString()));
+  }
+  // Resolve over left ++ right (a cross join's output has exactly those columns).
+  const JoinNode both(left, right, exec::JoinType::kCross, {}, {}, nullptr);
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*condition, both));
+  const int left_columns = left->Schema()->NumFields();
+  std::vector<BoundExprPtr> conjuncts;
+  SplitConjuncts(bound, &conjuncts);
+  std::vector<BoundExprPtr> left_keys;
+  std::vector<BoundExprPtr> right_keys;
+  std::vector<BoundExprPtr> residual;
+  for (const BoundExprPtr& conjunct : conjuncts) {
+    if (conjunct->GetOp() == Op::kEqual) {
+      const std::pair<int, int> a = ColumnRange(conjunct->Child(0));
+      const std::pair<int, int> b = ColumnRange(conjunct->Child(1));
+      const auto all_left = [&](std::pair<int, int> r) {
+        return r.second >= 0 && r.second < left_columns;
+      };
+      const auto all_right = [&](std::pair<int, int> r) {
+        return r.second >= 0 && r.first >= left_columns;
+      };
+      const bool same_type = conjunct->Child(0).Type()->Equals(*conjunct->Child(1).Type());
+      if (same_type && all_left(a) && all_right(b)) {
+        left_keys.push_back(conjunct->Children()[0]);
+        right_keys.push_back(ShiftColumns(conjunct->Children()[1], -left_columns));
+        continue;
+      }
+      if (same_type && all_right(a) && all_left(b)) {
+        left_keys.push_back(conjunct->Children()[1]);
+        right_keys.push_back(ShiftColumns(conjunct->Children()[0], -left_columns));
+        continue;
+      }
+    }
+    residual.push_back(conjunct);
+  }
+  if (type == exec::JoinType::kCross) {
+    type = exec::JoinType::kInner;
+  }
+  return LogicalPlanPtr(std::make_shared<JoinNode>(std::move(left), std::move(right), type,
+                                                   std::move(left_keys), std::move(right_keys),
+                                                   Conjoin(residual)));
+}
+
+Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
+                                 const std::vector<std::string>& columns) {
+  std::vector<int> left_indices;
+  std::vector<int> right_indices;
+  ExprPtr condition;
+  const JoinNode both(left, right, exec::JoinType::kCross, {}, {}, nullptr);
+  const int left_columns = left->Schema()->NumFields();
+  for (const std::string& name : columns) {
+    auto l = UniqueColumn(*left, nullptr, name);
+    auto r = UniqueColumn(*right, nullptr, name);
+    if (!l.ok() || !r.ok()) {
+      return Status::InvalidArgument(fmt::format(
+          "USING column '{}' must appear exactly once on each side of the join: left [{}], "
+          "right [{}]",
+          name, AvailableColumns(*left), AvailableColumns(*right)));
+    }
+    left_indices.push_back(*l);
+    right_indices.push_back(*r);
+    ExprPtr equal = expr::Call(Op::kEqual, {InternalRef(InternalName(both, *l)),
+                                            InternalRef(InternalName(both, left_columns + *r))});
+    condition = condition == nullptr ? equal : expr::And(condition, equal);
+  }
+  // Bind by internal names directly: the user's names may be ambiguous across the sides.
+  auto bound = expr::Bind(*condition, *ResolutionSchema(both));
+  TRIBUTARY_RETURN_NOT_OK(bound.status());
+  std::vector<BoundExprPtr> left_keys;
+  std::vector<BoundExprPtr> right_keys;
+  std::vector<BoundExprPtr> residual;
+  std::vector<BoundExprPtr> conjuncts;
+  SplitConjuncts(*bound, &conjuncts);
+  for (const BoundExprPtr& c : conjuncts) {
+    if (c->Child(0).Type()->Equals(*c->Child(1).Type())) {
+      left_keys.push_back(c->Children()[0]);
+      right_keys.push_back(ShiftColumns(c->Children()[1], -left_columns));
+    } else {
+      residual.push_back(c);
+    }
+  }
+  const exec::JoinType join_type = type == exec::JoinType::kCross ? exec::JoinType::kInner : type;
+  LogicalPlanPtr joined = std::make_shared<JoinNode>(left, right, join_type, std::move(left_keys),
+                                                     std::move(right_keys), Conjoin(residual));
+  if (join_type == exec::JoinType::kLeftSemi || join_type == exec::JoinType::kLeftAnti) {
+    return joined;
+  }
+  std::vector<BoundExprPtr> outputs;
+  std::vector<std::string> names;
+  std::vector<std::string> qualifiers;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    BoundExprPtr l = ColumnRef(*joined, left_indices[i]);
+    BoundExprPtr r = ColumnRef(*joined, left_columns + right_indices[i]);
+    if (join_type == exec::JoinType::kFull) {
+      ExprPtr merged = expr::Function(
+          "coalesce", {InternalRef(InternalName(*joined, left_indices[i])),
+                       InternalRef(InternalName(*joined, left_columns + right_indices[i]))});
+      TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound_merged,
+                                expr::Bind(*merged, *ResolutionSchema(*joined)));
+      outputs.push_back(std::move(bound_merged));
+    } else {
+      outputs.push_back(join_type == exec::JoinType::kRight ? r : l);
+    }
+    names.push_back(left->Schema()->FieldAt(left_indices[i]).Name());
+    qualifiers.emplace_back();
+  }
+  for (int i = 0; i < left_columns; ++i) {
+    if (std::find(left_indices.begin(), left_indices.end(), i) == left_indices.end()) {
+      outputs.push_back(ColumnRef(*joined, i));
+      names.push_back(left->Schema()->FieldAt(i).Name());
+      qualifiers.push_back(left->Qualifiers()[static_cast<size_t>(i)]);
+    }
+  }
+  for (int i = 0; i < right->Schema()->NumFields(); ++i) {
+    if (std::find(right_indices.begin(), right_indices.end(), i) == right_indices.end()) {
+      outputs.push_back(ColumnRef(*joined, left_columns + i));
+      names.push_back(right->Schema()->FieldAt(i).Name());
+      qualifiers.push_back(right->Qualifiers()[static_cast<size_t>(i)]);
+    }
+  }
+  return LogicalPlanPtr(std::make_shared<ProjectNode>(joined, std::move(outputs), std::move(names),
+                                                      std::move(qualifiers)));
+}
+
+Result<LogicalPlanPtr> OrderBy(LogicalPlanPtr input, const std::vector<SortItem>& items) {
+  std::vector<exec::SortKey> keys;
+  for (const SortItem& item : items) {
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*item.expr, *input));
+    exec::SortKey key;
+    key.expression = std::move(bound);
+    key.ascending = item.ascending;
+    key.nulls_first = item.nulls_first.value_or(item.ascending);
+    keys.push_back(std::move(key));
+  }
+  return LogicalPlanPtr(
+      std::make_shared<SortNode>(std::move(input), std::move(keys), std::nullopt));
+}
+
+Result<LogicalPlanPtr> Limit(LogicalPlanPtr input, int64_t limit, int64_t offset) {
+  if (limit < 0 || offset < 0) {
+    return Status::InvalidArgument(
+        fmt::format("LIMIT and OFFSET must not be negative (got {} and {})", limit, offset));
+  }
+  return LogicalPlanPtr(std::make_shared<LimitNode>(std::move(input), limit, offset));
+}
+
+Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct) {
+  if (inputs.empty()) {
+    return Status::InvalidArgument("UNION of no inputs");
+  }
+  const int columns = inputs.front()->Schema()->NumFields();
+  std::vector<columnar::DataTypePtr> types;
+  for (int c = 0; c < columns; ++c) {
+    std::vector<columnar::DataTypePtr> candidates;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i]->Schema()->NumFields() != columns) {
+        return Status::InvalidArgument(fmt::format(
+            "UNION inputs must have the same number of columns: the first has {}, input {} "
+            "has {}",
+            columns, i + 1, inputs[i]->Schema()->NumFields()));
+      }
+      candidates.push_back(inputs[i]->Schema()->FieldAt(c).Type());
+    }
+    columnar::DataTypePtr common = expr::CommonType(candidates);
+    if (common == nullptr) {
+      std::string listed;
+      for (const auto& t : candidates) {
+        listed += (listed.empty() ? "" : ", ") + t->ToString();
+      }
+      return Status::InvalidArgument(
+          fmt::format("UNION column {} ('{}') has incompatible types: {}", c + 1,
+                      inputs.front()->Schema()->FieldAt(c).Name(), listed));
+    }
+    types.push_back(std::move(common));
+  }
+  for (LogicalPlanPtr& input : inputs) {
+    bool cast_needed = false;
+    std::vector<BoundExprPtr> outputs;
+    std::vector<std::string> names;
+    for (int c = 0; c < columns; ++c) {
+      BoundExprPtr ref = ColumnRef(*input, c);
+      if (!ref->Type()->Equals(*types[static_cast<size_t>(c)])) {
+        cast_needed = true;
+        ref = expr::CastTo(ref, types[static_cast<size_t>(c)]);
+      }
+      outputs.push_back(std::move(ref));
+      names.push_back(input->Schema()->FieldAt(c).Name());
+    }
+    if (cast_needed) {
+      input = std::make_shared<ProjectNode>(input, std::move(outputs), std::move(names),
+                                            std::vector<std::string>(static_cast<size_t>(columns)));
+    }
+  }
+  LogicalPlanPtr all = std::make_shared<UnionNode>(std::move(inputs));
+  return distinct ? Distinct(std::move(all)) : all;
+}
+
+Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input) {
+  std::vector<BoundExprPtr> keys;
+  std::vector<std::string> names;
+  std::vector<columnar::Field> fields;
+  for (int i = 0; i < input->Schema()->NumFields(); ++i) {
+    keys.push_back(ColumnRef(*input, i));
+    names.push_back(input->Schema()->FieldAt(i).Name());
+    fields.push_back(input->Schema()->FieldAt(i));
+  }
+  std::vector<std::string> qualifiers = input->Qualifiers();
+  auto node = std::make_shared<AggregateNode>(
+      input, std::move(keys), std::move(names), std::vector<exec::AggregateCall>{},
+      std::vector<std::string>{}, std::make_shared<columnar::Schema>(std::move(fields)));
+  // DISTINCT keeps the columns' qualifiers, unlike a GROUP BY's computed keys.
+  std::vector<BoundExprPtr> outputs;
+  std::vector<std::string> out_names;
+  for (int i = 0; i < node->Schema()->NumFields(); ++i) {
+    outputs.push_back(ColumnRef(*node, i));
+    out_names.push_back(node->Schema()->FieldAt(i).Name());
+  }
+  return LogicalPlanPtr(std::make_shared<ProjectNode>(node, std::move(outputs),
+                                                      std::move(out_names), std::move(qualifiers)));
+}
+
+Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name, const ExprPtr& e) {
+  if (ContainsAggregate(*e)) {
+    return Status::InvalidArgument(
+        fmt::format("withColumn('{}'): aggregate functions need groupBy/agg", name));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr value, Resolve(*e, *input));
+  std::vector<BoundExprPtr> outputs;
+  std::vector<std::string> names;
+  std::vector<std::string> qualifiers;
+  bool replaced = false;
+  for (int i = 0; i < input->Schema()->NumFields(); ++i) {
+    const std::string& existing = input->Schema()->FieldAt(i).Name();
+    if (EqualsIgnoreCase(existing, name)) {
+      if (!replaced) {
+        outputs.push_back(value);
+        names.push_back(name);
+        qualifiers.emplace_back();
+        replaced = true;
+      }
+      continue;
+    }
+    outputs.push_back(ColumnRef(*input, i));
+    names.push_back(existing);
+    qualifiers.push_back(input->Qualifiers()[static_cast<size_t>(i)]);
+  }
+  if (!replaced) {
+    outputs.push_back(std::move(value));
+    names.push_back(name);
+    qualifiers.emplace_back();
+  }
+  return LogicalPlanPtr(std::make_shared<ProjectNode>(std::move(input), std::move(outputs),
+                                                      std::move(names), std::move(qualifiers)));
+}
+
+Result<LogicalPlanPtr> Drop(LogicalPlanPtr input, const std::vector<std::string>& drop) {
+  std::vector<BoundExprPtr> outputs;
+  std::vector<std::string> names;
+  std::vector<std::string> qualifiers;
+  for (int i = 0; i < input->Schema()->NumFields(); ++i) {
+    const std::string& existing = input->Schema()->FieldAt(i).Name();
+    if (std::any_of(drop.begin(), drop.end(),
+                    [&](const std::string& d) { return EqualsIgnoreCase(d, existing); })) {
+      continue;
+    }
+    outputs.push_back(ColumnRef(*input, i));
+    names.push_back(existing);
+    qualifiers.push_back(input->Qualifiers()[static_cast<size_t>(i)]);
+  }
+  return LogicalPlanPtr(std::make_shared<ProjectNode>(std::move(input), std::move(outputs),
+                                                      std::move(names), std::move(qualifiers)));
+}
+
+Result<LogicalPlanPtr> Rename(LogicalPlanPtr input, const std::vector<std::string>& new_names) {
+  if (static_cast<int>(new_names.size()) != input->Schema()->NumFields()) {
+    return Status::InvalidArgument(fmt::format("{} column names given for {} columns",
+                                               new_names.size(), input->Schema()->NumFields()));
+  }
+  std::vector<BoundExprPtr> outputs;
+  for (int i = 0; i < input->Schema()->NumFields(); ++i) {
+    outputs.push_back(ColumnRef(*input, i));
+  }
+  std::vector<std::string> qualifiers = input->Qualifiers();
+  return LogicalPlanPtr(std::make_shared<ProjectNode>(std::move(input), std::move(outputs),
+                                                      new_names, std::move(qualifiers)));
+}
+
+}  // namespace tributary::plan

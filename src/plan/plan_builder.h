@@ -1,0 +1,85 @@
+// Building resolved logical plans: the analyzer shared by the DataFrame API and the SQL binder.
+// Each function resolves user expressions (names, qualifiers, types) against its input at
+// once, so a bad column name fails at the call that used it, with the columns that exist.
+//
+// Column references: `Col("name")`, `Col("t.name")` (qualified by a table name or alias),
+// `Col("s.field")` (a struct field), `Col("*")` and `Col("t.*")` (all columns, in Select).
+// Names match ignoring case, as Spark's default; a name that matches several columns is an
+// ambiguity error naming their qualifiers.
+
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/logical_plan.h"
+
+namespace tributary::plan {
+
+/// An output expression with an optional alias ("" = derived from the expression as Spark
+/// does: a column's own name, else the expression's SQL text).
+struct NamedExpr {
+  ExprPtr expr;
+  std::string alias;
+};
+
+/// A sort order item. `nulls_first` defaults to Spark's: first for ascending, last for
+/// descending.
+struct SortItem {
+  ExprPtr expr;
+  bool ascending = true;
+  std::optional<bool> nulls_first;
+};
+
+/// The name Spark gives an unaliased output expression: `a` for a column, `b` for `a.b`,
+/// `sum(x)` for a call, `(a + 1)` for an operator.
+std::string DerivedName(const expr::Expression& expr);
+
+/// `expr` resolved against the output columns of `input` (aggregate calls and generators are
+/// errors here).
+Result<BoundExprPtr> Resolve(const expr::Expression& expr, const LogicalPlan& input);
+/// A reference to output column `index` of `plan`, already bound.
+BoundExprPtr ColumnRef(const LogicalPlan& plan, int index);
+/// The input's schema with every field renamed `name#index`: unique names that Bind resolves
+/// without ambiguity (and that read like Spark's attribute ids in EXPLAIN).
+SchemaPtr ResolutionSchema(const LogicalPlan& plan);
+
+/// A scan of `source`, every column, qualified by `qualifier` (a table name; may be "").
+LogicalPlanPtr Scan(ScanSource source, std::string qualifier, bool streaming = false);
+
+Result<LogicalPlanPtr> Filter(LogicalPlanPtr input, const ExprPtr& condition);
+
+/// SELECT list: expressions with aliases; `*` and `t.*` expand. When an item contains an
+/// aggregate call, the whole list is a global aggregate (one row), as SQL.
+Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& items);
+
+/// GROUP BY `keys`, output `items` (each either a grouping expression, an aggregate, or built
+/// from them), then HAVING `having` (may be null) over the same vocabulary.
+Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr>& keys,
+                                 const std::vector<NamedExpr>& items, const ExprPtr& having);
+
+/// `left JOIN right ON condition` (condition null: a cross join; required for the others
+/// except semi/anti which also accept null for "any row").
+Result<LogicalPlanPtr> Join(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
+                            const ExprPtr& condition);
+/// `left JOIN right USING (columns)`: equality on each named column; output is the USING
+/// columns (once; for FULL joins their coalesce), then the other left and right columns.
+Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
+                                 const std::vector<std::string>& columns);
+
+Result<LogicalPlanPtr> OrderBy(LogicalPlanPtr input, const std::vector<SortItem>& items);
+Result<LogicalPlanPtr> Limit(LogicalPlanPtr input, int64_t limit, int64_t offset = 0);
+/// UNION ALL (`distinct` false) or UNION: by position; column types widen to their common
+/// type; names come from the first input.
+Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct);
+Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input);
+/// The input's columns plus `name` = `expr` (replacing a column of that name, as Spark).
+Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name,
+                                  const ExprPtr& expr);
+/// The input without the named columns (names that do not exist are ignored, as Spark).
+Result<LogicalPlanPtr> Drop(LogicalPlanPtr input, const std::vector<std::string>& names);
+/// The input's columns renamed to `names` (same count).
+Result<LogicalPlanPtr> Rename(LogicalPlanPtr input, const std::vector<std::string>& names);
+
+}  // namespace tributary::plan
