@@ -107,6 +107,9 @@ class Binder {
   explicit Binder(const columnar::Schema& schema) : schema_(schema) {}
 
   Result<BoundExprPtr> Bind(const Expression& expr) {
+    if (expr.GetOp() == Op::kFunction && (expr.Name() == "mod" || expr.Name() == "pmod")) {
+      return BindModulo(expr);
+    }
     std::vector<BoundExprPtr> children;
     for (const ExprPtr& child : expr.Children()) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto bound, Bind(*child));
@@ -327,6 +330,25 @@ class Binder {
                    : MakeBound(Op::kOr, DataType::Boolean(), {std::move(result), std::move(equal)});
     }
     return result;
+  }
+
+  // mod(a, b) is a % b; pmod(a, b) is Spark's positive modulus: r = a % b, then (r + b) % b
+  // when r < 0.
+  Result<BoundExprPtr> BindModulo(const Expression& expr) {
+    if (expr.Children().size() != 2) {
+      return Status::InvalidArgument(fmt::format("{}: {} takes 2 arguments, got {}",
+                                                 expr.ToString(), expr.Name(),
+                                                 expr.Children().size()));
+    }
+    const ExprPtr& a = expr.Child(0);
+    const ExprPtr& b = expr.Child(1);
+    ExprPtr remainder = Call(Op::kRemainder, {a, b});
+    if (expr.Name() == "mod") {
+      return Bind(*remainder);
+    }
+    ExprPtr negative = Call(Op::kLess, {remainder, Lit(Scalar::Int32(0))});
+    ExprPtr wrapped = Call(Op::kRemainder, {Call(Op::kAdd, {remainder, b}), b});
+    return Bind(*CaseWhen({{negative, wrapped}}, remainder));
   }
 
   Result<BoundExprPtr> BindCaseWhen(const Expression& expr, std::vector<BoundExprPtr> children) {

@@ -83,6 +83,19 @@ Result<ColumnPtr> BuildFixed(const DataTypePtr& type, const std::vector<ColumnPt
   return Column::Make(type, n, std::move(validity), std::move(values));
 }
 
+// `column` with rows where `is_null(row)` holds (checked on valid rows only) made null.
+template <typename Pred>
+Result<ColumnPtr> NullWhere(ColumnPtr column, MemoryPool* pool, Pred is_null) {
+  const int64_t n = column->Length();
+  TRIBUTARY_ASSIGN_OR_RAISE(auto validity,
+                            columnar::Buffer::Allocate(columnar::BitmapBytes(n), pool));
+  uint8_t* valid = validity->mutable_data();
+  for (int64_t i = 0; i < n; ++i) {
+    columnar::SetBitTo(valid, i, column->IsValid(i) && !is_null(i));
+  }
+  return Column::Make(column->Type(), n, std::move(validity), column->ValuesBuffer());
+}
+
 inline int64_t IntAt(const Column& column, int64_t row) {
   switch (column.Type()->Id()) {
     case TypeId::kInt8:

@@ -20,6 +20,7 @@ const std::vector<FunctionEntry>& Registry() {
     AddDatetimeFunctions(&entries);
     AddHashFunctions(&entries);
     AddJsonFunctions(&entries);
+    AddMathFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;
