@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "api/api_state.h"
+#include "common/ascii.h"
 #include "delta/table_writes.h"
 #include "exec/operator.h"
 #include "plan/optimizer.h"
@@ -30,12 +31,8 @@ tributary::Status ColumnsStatus(const std::vector<Column>& columns) {
 }
 
 Result<exec::JoinType> ParseJoinType(std::string_view how) {
-  std::string normalized;
-  for (char c : how) {
-    if (c != '_') {
-      normalized += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
+  std::string normalized = AsciiLower(how);
+  std::erase(normalized, '_');
   if (normalized == "inner") {
     return exec::JoinType::kInner;
   }
@@ -449,10 +446,7 @@ DataFrameWriter& DataFrameWriter::Option(const std::string& key, const std::stri
 namespace {
 
 Result<delta::SaveMode> ParseSaveMode(std::string_view mode) {
-  std::string lowered;
-  for (char c : mode) {
-    lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  const std::string lowered = AsciiLower(mode);
   if (lowered == "append") {
     return delta::SaveMode::kAppend;
   }
@@ -472,11 +466,7 @@ Result<delta::SaveMode> ParseSaveMode(std::string_view mode) {
 }  // namespace
 
 tributary::Status DataFrameWriter::Save(const std::string& path) {
-  std::string format = format_;
-  for (char& c : format) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  if (format != "delta") {
+  if (AsciiLower(format_) != "delta") {
     return tributary::Status::NotImplemented(
         fmt::format("DataFrameWriter format '{}': only delta is supported", format_));
   }
@@ -488,10 +478,7 @@ tributary::Status DataFrameWriter::Save(const std::string& path) {
   std::optional<std::string> txn_app_id;
   std::optional<int64_t> txn_version;
   for (const auto& [key, value] : options_) {
-    std::string lowered = key;
-    for (char& c : lowered) {
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    const std::string lowered = AsciiLower(key);
     if (lowered == "mergeschema") {
       options.merge_schema = value == "true";
     } else if (lowered == "txnappid") {

@@ -7,22 +7,11 @@
 #include <fmt/format.h>
 
 #include "api/api_state.h"
+#include "common/ascii.h"
 #include "plan/plan_builder.h"
 #include "storage/local_file_system.h"
 
 namespace tributary {
-
-namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
-}  // namespace
 
 Session::Builder& Session::Builder::Warehouse(std::string directory) {
   warehouse_ = std::move(directory);
@@ -116,7 +105,7 @@ DataFrameReader::DataFrameReader(std::shared_ptr<SessionState> session)
     : session_(std::move(session)) {}
 
 DataFrameReader& DataFrameReader::Format(std::string_view format) {
-  format_ = Lower(format);
+  format_ = AsciiLower(format);
   return *this;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "delta/data_skipping.h"
 #include "delta/table_reader.h"
 
@@ -107,10 +108,7 @@ std::string DeltaScanOperator::ToString() const {
 }
 
 Result<FileFormat> FileFormatFromName(std::string_view name) {
-  std::string lower(name);
-  for (char& c : lower) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  const std::string lower = AsciiLower(name);
   if (lower == "parquet") {
     return FileFormat::kParquet;
   }

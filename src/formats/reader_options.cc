@@ -4,17 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
+
 namespace tributary::formats {
 
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 Result<char> CharOption(std::string_view key, const std::string& value) {
   // Spark accepts one character, "\t" spelled out, and "" (off) for quote/comment.
@@ -44,9 +38,9 @@ Result<int64_t> IntegerOption(std::string_view key, const std::string& value) {
 }  // namespace
 
 const std::string* FindOption(const OptionMap& options, std::string_view key) {
-  const std::string wanted = Lower(key);
+  const std::string wanted = AsciiLower(key);
   for (const auto& [name, value] : options) {
-    std::string lowered = Lower(name);
+    std::string lowered = AsciiLower(name);
     if (lowered.starts_with("cloudfiles.")) {
       lowered = lowered.substr(11);
     }
@@ -58,7 +52,7 @@ const std::string* FindOption(const OptionMap& options, std::string_view key) {
 }
 
 Result<bool> BooleanOption(std::string_view key, const std::string& value) {
-  const std::string lowered = Lower(value);
+  const std::string lowered = AsciiLower(value);
   if (lowered == "true") {
     return true;
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "delta/history.h"
 #include "expr/temporal_parsing.h"
 #include "formats/text/schema_hints.h"
@@ -35,11 +36,7 @@ Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
     return Status::InvalidArgument(fmt::format("'{}' is not a valid table name", name));
   }
-  std::string lowered = name;
-  for (char& c : lowered) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return catalog.warehouse + "/" + lowered;
+  return catalog.warehouse + "/" + AsciiLower(name);
 }
 
 Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string& path,

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "expr/coercion.h"
 #include "plan/bound_rewrites.h"
 
@@ -16,27 +17,8 @@ using expr::BoundExpression;
 using expr::Expression;
 using expr::Op;
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 std::string InternalName(const LogicalPlan& plan, int index) {
   return fmt::format("{}#{}", plan.Schema()->FieldAt(index).Name(), index);
-}
-
-// An unbound reference to column `index` of `plan` under its internal name.
-ExprPtr InternalRef(const std::string& internal_name) {
-  std::string quoted = "`";
-  for (char c : internal_name) {
-    quoted += c;
-    if (c == '`') {
-      quoted += '`';
-    }
-  }
-  return expr::Col(quoted + "`");
 }
 
 std::string AvailableColumns(const LogicalPlan& plan) {
@@ -54,11 +36,11 @@ std::vector<int> MatchColumns(const LogicalPlan& plan, const std::string* qualif
                               const std::string& name) {
   std::vector<int> matches;
   for (int i = 0; i < plan.Schema()->NumFields(); ++i) {
-    if (!EqualsIgnoreCase(plan.Schema()->FieldAt(i).Name(), name)) {
+    if (!EqualsIgnoreAsciiCase(plan.Schema()->FieldAt(i).Name(), name)) {
       continue;
     }
     if (qualifier != nullptr &&
-        !EqualsIgnoreCase(plan.Qualifiers()[static_cast<size_t>(i)], *qualifier)) {
+        !EqualsIgnoreAsciiCase(plan.Qualifiers()[static_cast<size_t>(i)], *qualifier)) {
       continue;
     }
     matches.push_back(i);
@@ -88,8 +70,9 @@ Result<int> UniqueColumn(const LogicalPlan& plan, const std::string* qualifier,
 }
 
 bool IsQualifier(const LogicalPlan& plan, const std::string& name) {
-  return std::any_of(plan.Qualifiers().begin(), plan.Qualifiers().end(),
-                     [&](const std::string& q) { return !q.empty() && EqualsIgnoreCase(q, name); });
+  return std::any_of(plan.Qualifiers().begin(), plan.Qualifiers().end(), [&](const std::string& q) {
+    return !q.empty() && EqualsIgnoreAsciiCase(q, name);
+  });
 }
 
 ExprPtr Rebuild(const Expression& node, std::vector<ExprPtr> children) {
@@ -104,14 +87,14 @@ Result<ExprPtr> RewriteColumns(const ExprPtr& e, const LogicalPlan& plan) {
       return Status::InvalidArgument("'*' is only allowed as a SELECT item or in count(*)");
     }
     TRIBUTARY_ASSIGN_OR_RAISE(int index, UniqueColumn(plan, nullptr, e->Name()));
-    return InternalRef(InternalName(plan, index));
+    return ExactColumn(InternalName(plan, index));
   }
   if (e->GetOp() == Op::kGetField && e->Child(0)->GetOp() == Op::kColumn) {
     const std::string& head = e->Child(0)->Name();
     // `t.x` where t qualifies a column x wins over field x of a struct column t.
     if (IsQualifier(plan, head) && !MatchColumns(plan, &head, e->Name()).empty()) {
       TRIBUTARY_ASSIGN_OR_RAISE(int index, UniqueColumn(plan, &head, e->Name()));
-      return InternalRef(InternalName(plan, index));
+      return ExactColumn(InternalName(plan, index));
     }
   }
   std::vector<ExprPtr> children;
@@ -136,6 +119,17 @@ bool IsColumnPath(const Expression& e) {
 }
 
 }  // namespace
+
+ExprPtr ExactColumn(const std::string& name) {
+  std::string quoted = "`";
+  for (char c : name) {
+    quoted += c;
+    if (c == '`') {
+      quoted += '`';
+    }
+  }
+  return expr::Col(quoted + "`");
+}
 
 SchemaPtr ResolutionSchema(const LogicalPlan& plan) {
   std::vector<columnar::Field> fields;
@@ -209,11 +203,11 @@ Result<std::vector<NamedExpr>> ExpandStars(const LogicalPlan& input,
     bool any = false;
     for (int i = 0; i < input.Schema()->NumFields(); ++i) {
       if (qualified_star &&
-          !EqualsIgnoreCase(input.Qualifiers()[static_cast<size_t>(i)], e.Child(0)->Name())) {
+          !EqualsIgnoreAsciiCase(input.Qualifiers()[static_cast<size_t>(i)], e.Child(0)->Name())) {
         continue;
       }
       any = true;
-      out.push_back({InternalRef(InternalName(input, i)), input.Schema()->FieldAt(i).Name()});
+      out.push_back({ExactColumn(InternalName(input, i)), input.Schema()->FieldAt(i).Name()});
     }
     if (qualified_star && !any) {
       return Status::InvalidArgument(fmt::format("'{}.*': no table or alias named '{}'",
@@ -276,7 +270,7 @@ class AggregateRewriter {
         const std::string text = (*bound)->ToString();
         for (size_t k = 0; k < keys_.size(); ++k) {
           if (key_texts_[k] == text) {
-            return InternalRef(fmt::format("{}#{}", key_names_[k], k));
+            return ExactColumn(fmt::format("{}#{}", key_names_[k], k));
           }
         }
       }
@@ -341,7 +335,7 @@ class AggregateRewriter {
       call_texts_.push_back(text);
       calls_.push_back(std::move(bound_call));
     }
-    return InternalRef(fmt::format("{}#{}", call_names_[index], keys_.size() + index));
+    return ExactColumn(fmt::format("{}#{}", call_names_[index], keys_.size() + index));
   }
 
   const LogicalPlan& input_;
@@ -486,8 +480,8 @@ Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec
     }
     left_indices.push_back(*l);
     right_indices.push_back(*r);
-    ExprPtr equal = expr::Call(Op::kEqual, {InternalRef(InternalName(both, *l)),
-                                            InternalRef(InternalName(both, left_columns + *r))});
+    ExprPtr equal = expr::Call(Op::kEqual, {ExactColumn(InternalName(both, *l)),
+                                            ExactColumn(InternalName(both, left_columns + *r))});
     condition = condition == nullptr ? equal : expr::And(condition, equal);
   }
   // Bind by internal names directly: the user's names may be ambiguous across the sides.
@@ -520,8 +514,8 @@ Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec
     BoundExprPtr r = ColumnRef(*joined, left_columns + right_indices[i]);
     if (join_type == exec::JoinType::kFull) {
       ExprPtr merged = expr::Function(
-          "coalesce", {InternalRef(InternalName(*joined, left_indices[i])),
-                       InternalRef(InternalName(*joined, left_columns + right_indices[i]))});
+          "coalesce", {ExactColumn(InternalName(*joined, left_indices[i])),
+                       ExactColumn(InternalName(*joined, left_columns + right_indices[i]))});
       TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound_merged,
                                 expr::Bind(*merged, *ResolutionSchema(*joined)));
       outputs.push_back(std::move(bound_merged));
@@ -658,7 +652,7 @@ Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name,
   bool replaced = false;
   for (int i = 0; i < input->Schema()->NumFields(); ++i) {
     const std::string& existing = input->Schema()->FieldAt(i).Name();
-    if (EqualsIgnoreCase(existing, name)) {
+    if (EqualsIgnoreAsciiCase(existing, name)) {
       if (!replaced) {
         outputs.push_back(value);
         names.push_back(name);
@@ -687,7 +681,7 @@ Result<LogicalPlanPtr> Drop(LogicalPlanPtr input, const std::vector<std::string>
   for (int i = 0; i < input->Schema()->NumFields(); ++i) {
     const std::string& existing = input->Schema()->FieldAt(i).Name();
     if (std::any_of(drop.begin(), drop.end(),
-                    [&](const std::string& d) { return EqualsIgnoreCase(d, existing); })) {
+                    [&](const std::string& d) { return EqualsIgnoreAsciiCase(d, existing); })) {
       continue;
     }
     outputs.push_back(ColumnRef(*input, i));

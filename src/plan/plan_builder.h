@@ -39,6 +39,9 @@ std::string DerivedName(const expr::Expression& expr);
 /// `expr` resolved against the output columns of `input` (aggregate calls and generators are
 /// errors here).
 Result<BoundExprPtr> Resolve(const expr::Expression& expr, const LogicalPlan& input);
+/// An unbound reference to the column named exactly `name` (no path parsing: dots and
+/// backticks in it are part of the name).
+ExprPtr ExactColumn(const std::string& name);
 /// A reference to output column `index` of `plan`, already bound.
 BoundExprPtr ColumnRef(const LogicalPlan& plan, int index);
 /// The input's schema with every field renamed `name#index`: unique names that Bind resolves
