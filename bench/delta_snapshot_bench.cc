@@ -18,14 +18,18 @@
 //   load/checkpoint_and_commits   the latest version: the checkpoint plus every commit.
 //
 // Counters: `actions` (checkpoint rows plus commit lines read), items per second (= actions per
-// second of load), `live_files`, `checkpoint_bytes`, `commits` (set only when non-zero). One
-// thread.
+// second of load), `live_files`, `checkpoint_bytes`, `commits` (set only when non-zero),
+// `peak_rss_mb` (the process's peak resident set during an untimed load, Linux VmHWM after
+// malloc_trim and a reset through /proc/self/clear_refs) and `load_rss_mb` (that peak minus the
+// resident set before the load: what loading needs). One thread.
 
+#include <malloc.h>
 #include <stdlib.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -40,6 +44,33 @@
 
 namespace tributary::delta {
 namespace {
+
+// A "VmRSS"/"VmHWM" line of /proc/self/status in MiB, or -1 where there is no such file.
+double StatusMiB(const char* key) {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) {
+    return -1;
+  }
+  char line[256];
+  double kib = -1;
+  const size_t key_length = std::strlen(key);
+  while (std::fgets(line, sizeof(line), status) != nullptr) {
+    if (std::strncmp(line, key, key_length) == 0 && line[key_length] == ':') {
+      kib = std::strtod(line + key_length + 1, nullptr);
+      break;
+    }
+  }
+  std::fclose(status);
+  return kib < 0 ? -1 : kib / 1024;
+}
+
+// Makes the kernel's peak resident set (VmHWM) restart from the current one.
+void ResetPeakRss() {
+  if (std::FILE* clear = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", clear);
+    std::fclose(clear);
+  }
+}
 
 int64_t EnvInt(const char* name, int64_t fallback) {
   const char* value = std::getenv(name);
@@ -218,6 +249,20 @@ void BM_Load(benchmark::State& state, bool with_commits) {
   storage::LocalFileSystem fs;
   const std::optional<int64_t> version =
       with_commits ? std::optional<int64_t>() : std::optional<int64_t>(0);
+  // One untimed load first measures memory: the heap freed so far (table generation) goes back
+  // to the kernel and the peak resident set restarts, so the peak is what this load holds.
+  // Timed loads run after it on a warm heap.
+  ::malloc_trim(0);
+  ResetPeakRss();
+  const double rss_before = StatusMiB("VmRSS");
+  {
+    Result<std::shared_ptr<const Snapshot>> snapshot = Snapshot::Load(fs, table->root, version);
+    if (!snapshot.ok()) {
+      state.SkipWithError(snapshot.status().ToString().c_str());
+      return;
+    }
+  }
+  const double peak_rss = StatusMiB("VmHWM");
   int64_t live_files = 0;
   for (auto _ : state) {
     Result<std::shared_ptr<const Snapshot>> snapshot = Snapshot::Load(fs, table->root, version);
@@ -227,6 +272,10 @@ void BM_Load(benchmark::State& state, bool with_commits) {
     }
     live_files = static_cast<int64_t>((*snapshot)->Files().size());
     benchmark::DoNotOptimize(live_files);
+  }
+  if (peak_rss > 0) {
+    state.counters["peak_rss_mb"] = peak_rss;
+    state.counters["load_rss_mb"] = peak_rss - rss_before;
   }
   const int64_t actions = table->checkpoint_rows + (with_commits ? table->commit_lines : 0);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * actions);

@@ -6,6 +6,8 @@
 
 #include "delta/checkpoint_reader.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "delta/stats_parsed.h"
@@ -13,6 +15,10 @@
 
 namespace tributary::delta {
 namespace {
+
+// Rows converted to actions at a time: an Action is large (every action type's fields), so a
+// checkpoint's rows are never all held as actions at once.
+constexpr int64_t kActionsPerVisit = 4096;
 
 using columnar::Column;
 using columnar::ColumnPtr;
@@ -116,8 +122,9 @@ PartitionValues GetPartitionValues(const Column* column, int64_t row) {
   return out;
 }
 
-Status ToActions(const columnar::RecordBatch& batch, const std::string& path,
-                 std::vector<Action>* out) {
+// Appends the actions of rows [begin, end) of `batch` to `out`.
+Status ToActions(const columnar::RecordBatch& batch, const std::string& path, int64_t begin,
+                 int64_t end, std::vector<Action>* out) {
   const Column* add = batch.ColumnByName("add").get();
   const Column* remove = batch.ColumnByName("remove").get();
   const Column* metadata = batch.ColumnByName("metaData").get();
@@ -126,7 +133,7 @@ Status ToActions(const columnar::RecordBatch& batch, const std::string& path,
   const Column* domain = batch.ColumnByName("domainMetadata").get();
   const Column* checkpoint_metadata = batch.ColumnByName("checkpointMetadata").get();
   const Column* sidecar = batch.ColumnByName("sidecar").get();
-  for (int64_t row = 0; row < batch.NumRows(); ++row) {
+  for (int64_t row = begin; row < end; ++row) {
     Action action;
     if (Present(add, row)) {
       AddFile& a = action.add.emplace();
@@ -268,22 +275,29 @@ std::vector<std::string> WantedColumns(const parquet::ParquetFileReader& reader)
 
 }  // namespace
 
-Result<std::vector<Action>> ReadCheckpointFile(storage::FileSystem& fs, const std::string& path) {
+Status ReadCheckpointFile(storage::FileSystem& fs, const std::string& path,
+                          const std::function<Status(std::vector<Action>&)>& visit) {
   std::vector<Action> actions;
   if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
     TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs.ReadFile(path));
-    return ParseCommit(text, path);
+    TRIBUTARY_ASSIGN_OR_RAISE(actions, ParseCommit(text, path));
+    return visit(actions);
   }
   TRIBUTARY_ASSIGN_OR_RAISE(auto reader, parquet::ParquetFileReader::Open(fs, path));
   const std::vector<std::string> columns = WantedColumns(*reader);
   if (columns.empty()) {
-    return actions;
+    return Status::OK();
   }
   for (int g = 0; g < reader->NumRowGroups(); ++g) {
     TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->ReadRowGroup(g, columns));
-    TRIBUTARY_RETURN_NOT_OK(ToActions(*batch, path, &actions));
+    for (int64_t begin = 0; begin < batch->NumRows(); begin += kActionsPerVisit) {
+      const int64_t end = std::min(batch->NumRows(), begin + kActionsPerVisit);
+      actions.clear();
+      TRIBUTARY_RETURN_NOT_OK(ToActions(*batch, path, begin, end, &actions));
+      TRIBUTARY_RETURN_NOT_OK(visit(actions));
+    }
   }
-  return actions;
+  return Status::OK();
 }
 
 }  // namespace tributary::delta

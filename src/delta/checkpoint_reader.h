@@ -3,6 +3,7 @@
 
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,11 @@
 
 namespace tributary::delta {
 
-/// The actions of one checkpoint file, sidecars not yet followed.
-Result<std::vector<Action>> ReadCheckpointFile(storage::FileSystem& fs, const std::string& path);
+/// Reads the actions of one checkpoint file (sidecars not followed) and hands them to `visit` a
+/// slice at a time, in file order, so that memory holds one slice of actions (a few thousand)
+/// besides the decoded row group; `visit` may move from the actions. The first error of
+/// reading, decoding or `visit` stops the read and is returned.
+Status ReadCheckpointFile(storage::FileSystem& fs, const std::string& path,
+                          const std::function<Status(std::vector<Action>&)>& visit);
 
 }  // namespace tributary::delta

@@ -104,21 +104,26 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
     replay.Apply(actions);
   }
   if (!segment.checkpoint.empty()) {
-    // Checkpoint actions are applied file by file (each part, each V2 sidecar) so at most one
-    // file's actions are held at a time.
+    // Checkpoint actions are applied a slice at a time (each part, each V2 sidecar) so that a
+    // checkpoint's actions are never all held at once.
     const std::string sidecars =
         storage::JoinPath(storage::JoinPath(table_root, "_delta_log"), "_sidecars");
-    for (const LogFile& part : segment.checkpoint) {
-      TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ReadCheckpointFile(fs, part.path));
-      for (const Action& action : actions) {
-        if (action.sidecar) {
-          TRIBUTARY_ASSIGN_OR_RAISE(
-              auto sidecar_actions,
-              ReadCheckpointFile(fs, storage::JoinPath(sidecars, action.sidecar->path)));
-          replay.Apply(sidecar_actions);
-        }
-      }
+    auto apply = [&replay](std::vector<Action>& actions) {
       replay.Apply(actions);
+      return Status::OK();
+    };
+    for (const LogFile& part : segment.checkpoint) {
+      TRIBUTARY_RETURN_NOT_OK(
+          ReadCheckpointFile(fs, part.path, [&](std::vector<Action>& actions) -> Status {
+            for (const Action& action : actions) {
+              if (action.sidecar) {
+                TRIBUTARY_RETURN_NOT_OK(ReadCheckpointFile(
+                    fs, storage::JoinPath(sidecars, action.sidecar->path), apply));
+              }
+            }
+            replay.Apply(actions);
+            return Status::OK();
+          }));
     }
   }
   if (!replay.protocol) {
