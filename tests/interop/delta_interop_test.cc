@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "columnar/canonical_json.h"
 #include "delta/maintenance.h"
@@ -108,6 +110,110 @@ TEST(DeltaInteropTest, DuckDBReplayOfOurLogGivesOurRows) {
                                             "WHERE add IS NOT NULL"));
   ASSERT_OK_AND_ASSIGN(auto v3, Snapshot::Load(fs, root, 3));
   EXPECT_EQ(adds, std::vector<std::string>{"{\"n\":" + std::to_string(v3->Files().size()) + "}"});
+  std::filesystem::remove_all(dir);
+}
+
+// Schema evolution and statistics, checked by DuckDB: after appends, a mergeSchema append that
+// adds a column and an overwriteSchema-free overwrite of one partition, DuckDB reads every live
+// file (by name, filling the column older files lack) and must find our rows; the min, max,
+// count and null count it computes per file must equal our stats JSON; and it reads the
+// checkpoint, whose stats_parsed must agree with the stats JSON.
+TEST(DeltaInteropTest, DuckDBAgreesWithOurStatsAndEvolvedSchema) {
+  char pattern[] = "/tmp/tributary-delta-interop-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  const std::string root = dir + "/t";
+  storage::LocalFileSystem fs;
+  auto narrow = testing::MakeSchema({Field("id", DataType::Int64()), Field("p", DataType::String()),
+                                     Field("v", DataType::Float64())});
+  auto wide =
+      testing::MakeSchema({Field("id", DataType::Int64()), Field("p", DataType::String()),
+                           Field("v", DataType::Float64()), Field("note", DataType::String())});
+  TableWriteOptions options;
+  options.mode = SaveMode::kAppend;
+  options.partition_by = {"p"};
+  options.properties = {{"delta.checkpointInterval", "3"}};
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK(
+        WriteTable(fs, root, narrow,
+                   {testing::BatchFromJson(narrow, "[[" + std::to_string(i) + ", \"a\", 1.5], [" +
+                                                       std::to_string(i + 10) + ", \"b\", null]]")
+                        .ValueOrDie()},
+                   options));
+  }
+  TableWriteOptions merge = options;
+  merge.merge_schema = true;
+  ASSERT_OK(
+      WriteTable(fs, root, wide,
+                 {testing::BatchFromJson(wide, R"([[20, "a", 2.5, "x"], [21, "c", null, null]])")
+                      .ValueOrDie()},
+                 merge));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs, root));
+  ASSERT_EQ(snapshot->Version(), 2);
+  ASSERT_EQ(snapshot->Schema()->NumFields(), 4);
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadTable(fs, *snapshot));
+  std::vector<std::string> ours;
+  for (const auto& batch : batches) {
+    for (auto& row : columnar::CanonicalJsonRows(*batch)) {
+      ours.push_back(row);
+    }
+  }
+  std::sort(ours.begin(), ours.end());
+
+  std::vector<std::string> files;
+  std::vector<std::string> theirs_stats;
+  std::vector<std::string> our_stats;
+  for (const AddFile& add : snapshot->Files()) {
+    files.push_back("'" + root + "/" + add.path + "'");
+    ASSERT_OK_AND_ASSIGN(
+        auto stats, testing::OracleQuery("SELECT count(*) AS n, min(id) AS lo, max(id) AS hi, "
+                                         "count(*) - count(v) AS v_nulls FROM read_parquet('" +
+                                         root + "/" + add.path + "', hive_partitioning=false)"));
+    ASSERT_EQ(stats.size(), 1u);
+    theirs_stats.push_back(stats[0]);
+    auto json = nlohmann::json::parse(*add.stats);
+    our_stats.push_back(fmt::format(R"({{"n":{},"lo":{},"hi":{},"v_nulls":{}}})",
+                                    json["numRecords"].dump(), json["minValues"]["id"].dump(),
+                                    json["maxValues"]["id"].dump(), json["nullCount"]["v"].dump()));
+  }
+  EXPECT_EQ(our_stats, theirs_stats);
+  // Every live file at once, by column name; the partition value comes from the log.
+  std::string pv_cases = "CASE";
+  for (const AddFile& add : snapshot->Files()) {
+    pv_cases += " WHEN filename = '" + root + "/" + add.path + "' THEN '" +
+                *add.partition_values.at("p") + "'";
+  }
+  pv_cases += " END";
+  ASSERT_OK_AND_ASSIGN(
+      auto theirs,
+      testing::OracleQuery("SELECT id, " + pv_cases + " AS p, v, note FROM read_parquet([" +
+                           fmt::format("{}", fmt::join(files, ", ")) +
+                           "], union_by_name=true, filename=true, hive_partitioning=false)"));
+  std::sort(theirs.begin(), theirs.end());
+  EXPECT_EQ(theirs, ours);
+
+  // The checkpoint of version 3 (one more append) as DuckDB reads it: stats_parsed agrees with
+  // the stats JSON for every add, and the new column is in the checkpoint's schemaString.
+  ASSERT_OK(WriteTable(fs, root, wide,
+                       {testing::BatchFromJson(wide, R"([[30, "a", 3.5, "y"]])").ValueOrDie()},
+                       merge));
+  const std::string checkpoint = root + "/_delta_log/00000000000000000003.checkpoint.parquet";
+  ASSERT_OK_AND_ASSIGN(
+      auto disagreeing,
+      testing::OracleQuery(
+          "SELECT count(*) AS n FROM read_parquet('" + checkpoint +
+          "') WHERE add IS NOT NULL AND (add.stats_parsed.numRecords IS DISTINCT FROM "
+          "CAST(json_extract(add.stats, '$.numRecords') AS BIGINT) OR "
+          "add.stats_parsed.minValues.id IS DISTINCT FROM "
+          "CAST(json_extract(add.stats, '$.minValues.id') AS BIGINT) OR "
+          "add.stats_parsed.maxValues.note IS DISTINCT FROM "
+          "json_extract_string(add.stats, '$.maxValues.note') OR "
+          "add.partitionValues_parsed.p IS DISTINCT FROM add.partitionValues['p'])"));
+  EXPECT_EQ(disagreeing, std::vector<std::string>{R"({"n":0})"});
+  ASSERT_OK_AND_ASSIGN(
+      auto schema, testing::OracleQuery("SELECT count(*) AS n FROM read_parquet('" + checkpoint +
+                                        "') WHERE metaData.schemaString LIKE '%\"note\"%'"));
+  EXPECT_EQ(schema, std::vector<std::string>{R"({"n":1})"});
   std::filesystem::remove_all(dir);
 }
 
