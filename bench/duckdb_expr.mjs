@@ -22,6 +22,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { timeQuery } from './duckdb_timing.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 function parseArgs(argv) {
@@ -60,12 +62,6 @@ const kCases = [
   { name: 'double_arith', sql: 'SELECT sum(d * 2.5 + 1) FROM t' },
 ];
 
-function median(values) {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   // The package lives under build/oracle, not beside this file, so resolve it from there.
@@ -87,37 +83,10 @@ async function main() {
 
     const cases = [];
     for (const { name, sql } of kCases) {
-      const warmupStart = process.hrtime.bigint();
-      await connection.runAndReadAll(sql);
-      const warmupMs = Number(process.hrtime.bigint() - warmupStart) / 1e6;
-      const queriesPerRepetition = Math.max(1, Math.ceil((options.minTime * 1e3) / warmupMs));
-      const times = [];
-      const cpuTimes = [];
-      let result;
-      for (let r = 0; r < options.repetitions; ++r) {
-        const cpuStart = process.cpuUsage();
-        const start = process.hrtime.bigint();
-        for (let q = 0; q < queriesPerRepetition; ++q) {
-          const reader = await connection.runAndReadAll(sql);
-          result = reader.getRows()[0][0];
-        }
-        const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-        const cpu = process.cpuUsage(cpuStart);
-        times.push(elapsedMs / queriesPerRepetition);
-        cpuTimes.push((cpu.user + cpu.system) / 1e3 / queriesPerRepetition);
-      }
+      const { value, ...timing } = await timeQuery(connection, sql, options);
       // sum(bigint) is a HUGEINT and count(*) a BIGINT, both JS bigints; the totals of this data
       // stay below 2^53, so a Number holds them exactly.
-      cases.push({
-        name,
-        sql,
-        queries_per_repetition: queriesPerRepetition,
-        times_ms: times,
-        cpu_times_ms: cpuTimes,
-        median_ms: median(times),
-        median_cpu_ms: median(cpuTimes),
-        result: Number(result),
-      });
+      cases.push({ name, sql, ...timing, result: Number(value) });
     }
     process.stdout.write(
       JSON.stringify({

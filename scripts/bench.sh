@@ -5,6 +5,7 @@
 #
 # Environment: TRIBUTARY_BENCH_ROWS, rows of the expression benchmark (Default: 8000000);
 # TRIBUTARY_BENCH_PARQUET_ROWS, rows of the Parquet benchmark's log table (Default: 1000000);
+# TRIBUTARY_BENCH_EXEC_ROWS, fact rows of the group-by and join benchmark (Default: 1000000);
 # TRIBUTARY_BENCH_REPETITIONS (Default: 5); TRIBUTARY_BENCH_DELTA_FILES and
 # TRIBUTARY_BENCH_DELTA_COMMITS, add actions in the Delta benchmark's checkpoint and JSON commits
 # after it (Default: 100000 and 1000); TRIBUTARY_BENCH_PARQUET_DIR, where the Parquet
@@ -15,14 +16,16 @@ cd "$(dirname "$0")/.."
 rows=${TRIBUTARY_BENCH_ROWS:-8000000}
 parquet_rows=${TRIBUTARY_BENCH_PARQUET_ROWS:-1000000}
 repetitions=${TRIBUTARY_BENCH_REPETITIONS:-5}
+exec_rows=${TRIBUTARY_BENCH_EXEC_ROWS:-1000000}
 out=build/release/bench
 # Set when the engines disagree on a result; the script still prints every table first.
 disagree=0
 
-echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench"
+echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench exec_bench"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # The machine is shared: builds queue on one lock instead of competing for the cores.
-build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench json_bench)
+build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench json_bench
+  exec_bench)
 if command -v flock >/dev/null; then
   flock /tmp/tributary-build.lock "${build[@]}"
 else
@@ -39,10 +42,14 @@ node bench/duckdb_expr.mjs --rows "$rows" --repetitions "$repetitions" >"$out/du
 
 echo "== expression evaluation, 1 thread, medians of $repetitions repetitions of >= 0.5 s"
 echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
-node --input-type=module - "$out/expr_bench.json" "$out/duckdb_expr.json" <<'EOF' || disagree=1
+# The median table of a Google Benchmark JSON ($1, cases "BM_<x>/<case>/real_time" with a
+# `result` counter) against a bench/duckdb_*.mjs JSON ($2) with the same case names; $3 names the
+# benchmark in messages. Fails when a case is missing or the results differ.
+compare_medians() {
+node --input-type=module - "$@" <<'EOF'
 import { readFileSync } from 'node:fs';
 
-const [tributaryPath, duckdbPath] = process.argv.slice(2);
+const [tributaryPath, duckdbPath, label] = process.argv.slice(2);
 const tributary = JSON.parse(readFileSync(tributaryPath, 'utf8'));
 const duckdb = JSON.parse(readFileSync(duckdbPath, 'utf8'));
 const toMs = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 };
@@ -50,7 +57,7 @@ const toMs = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 };
 let failed = false;
 for (const run of tributary.benchmarks) {
   if (run.error_occurred) {
-    console.error(`expr_bench: ${run.name} failed: ${run.error_message}`);
+    console.error(`${label}: ${run.name} failed: ${run.error_message}`);
     failed = true;
   }
 }
@@ -77,7 +84,7 @@ const rows = [['case', 'tributary ms', 'duckdb ms', 'ratio', 'cpu ratio', 'tribu
 for (const duck of duckdb.cases) {
   const trib = medians.get(duck.name);
   if (trib === undefined) {
-    console.error(`expr_bench: no median for case ${duck.name}`);
+    console.error(`${label}: no median for case ${duck.name}`);
     failed = true;
     continue;
   }
@@ -107,6 +114,8 @@ console.log(`${duckdb.rows} rows; DuckDB ${duckdb.duckdb_version}, threads=${duc
   `load average at start ${tributary.context.load_avg.map((x) => x.toFixed(2)).join(' ')}`);
 process.exitCode = failed ? 1 : 0;
 EOF
+}
+compare_medians "$out/expr_bench.json" "$out/duckdb_expr.json" expr_bench || disagree=1
 
 # Parquet: DuckDB generates the data once; both engines then write the same rows and scan the
 # same file. The files live on tmpfs by default, so that the disk of a shared machine and the
@@ -327,5 +336,17 @@ console.log('ratio = duckdb ms / tributary ms (above 1: tributary faster). tribu
   'line (malformed ones in _rescued_data); DuckDB ignore_errors skips or nulls them.');
 process.exitCode = failed ? 1 : 0;
 EOF
+
+echo "== tributary: exec_bench, $exec_rows fact rows, $repetitions repetitions"
+TRIBUTARY_BENCH_EXEC_ROWS=$exec_rows "$out/exec_bench" \
+  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/exec_bench.json" --benchmark_out_format=json
+
+echo "== duckdb: bench/duckdb_exec.mjs, $exec_rows fact rows, $repetitions repetitions"
+node bench/duckdb_exec.mjs --rows "$exec_rows" --repetitions "$repetitions" >"$out/duckdb_exec.json"
+
+echo "== hash aggregate (GROUP BY ~10k keys) and hash join ($exec_rows probe x $((exec_rows / 10)) build), 1 thread, medians of $repetitions repetitions"
+echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
+compare_medians "$out/exec_bench.json" "$out/duckdb_exec.json" exec_bench || disagree=1
 
 exit "$disagree"

@@ -118,6 +118,7 @@ Status HashJoinOperator::Build() {
   std::vector<int32_t> groups(static_cast<size_t>(rows));
   // Rows with a null key are inserted too: a probe never looks a null key up, so they stay
   // unmatched, which is what right and full joins output them as.
+  TRIBUTARY_RETURN_NOT_OK(table_.Reserve(rows));
   TRIBUTARY_RETURN_NOT_OK(table_.FindOrInsert(encoded, groups.data()));
   TRIBUTARY_RETURN_NOT_OK(heads_.Resize(table_.NumGroups()));
   TRIBUTARY_RETURN_NOT_OK(tails_.Resize(table_.NumGroups()));
@@ -137,10 +138,9 @@ Status HashJoinOperator::StartLeftBatch(RecordBatchPtr batch) {
   const int64_t rows = batch->NumRows();
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys,
                             EvaluateAll(left_keys_, *batch, context_.eval));
-  EncodedKeys encoded;
-  EncodeGroupingKeys(keys, rows, &encoded);
+  EncodeGroupingKeys(keys, rows, &probe_keys_);
   probe_groups_.resize(static_cast<size_t>(rows));
-  table_.Find(encoded, /*skip_nulls=*/true, probe_groups_.data());
+  table_.Find(probe_keys_, /*skip_nulls=*/true, probe_groups_.data());
   left_matched_.assign(static_cast<size_t>(rows), 0);
   probe_row_ = 0;
   chain_ = 0;

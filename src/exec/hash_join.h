@@ -72,7 +72,8 @@ class HashJoinOperator final : public Operator {
   PoolArray<int64_t> next_;  // per build row: next build row of its group + 1; 0 at the end
   PoolArray<uint8_t> right_matched_;
 
-  RecordBatchPtr probe_;  // the current left batch, or null
+  RecordBatchPtr probe_;    // the current left batch, or null
+  EncodedKeys probe_keys_;  // reused batch to batch
   std::vector<int32_t> probe_groups_;
   std::vector<uint8_t> left_matched_;
   int64_t probe_row_ = 0;

@@ -41,7 +41,7 @@ inline void PutU32(uint8_t* out, uint32_t v) {
 
 int64_t GroupingValueSize(const Column& column, int64_t row) {
   if (!column.IsValid(row)) {
-    return 1;
+    return 1 + column.Type()->ByteWidth();
   }
   const DataType& type = *column.Type();
   switch (type.Id()) {
@@ -73,8 +73,10 @@ int64_t GroupingValueSize(const Column& column, int64_t row) {
 
 uint8_t* EncodeGroupingValue(const Column& column, int64_t row, uint8_t* out) {
   if (!column.IsValid(row)) {
+    const int width = column.Type()->ByteWidth();
     *out = 0;
-    return out + 1;
+    std::memset(out + 1, 0, static_cast<size_t>(width));
+    return out + 1 + width;
   }
   *out++ = 1;
   const DataType& type = *column.Type();
@@ -131,13 +133,12 @@ void WriteFixedColumn(const Column& column, int64_t num_rows, uint8_t* bytes, in
   const uint8_t* validity = column.ValidityBits();
   for (int64_t i = 0; i < num_rows; ++i) {
     uint8_t* out = bytes + cursor[i];
-    if (validity != nullptr && !columnar::GetBit(validity, i)) {
-      *out = 0;
-      cursor[i] += 1;
-      continue;
-    }
-    *out = 1;
+    const bool valid = validity == nullptr || columnar::GetBit(validity, i);
+    *out = valid ? 1 : 0;
     std::memcpy(out + 1, values + i * kWidth, kWidth);
+    if (!valid) {
+      std::memset(out + 1, 0, kWidth);
+    }
     cursor[i] += 1 + kWidth;
   }
 }
@@ -149,13 +150,9 @@ void WriteFloatColumn(const Column& column, int64_t num_rows, uint8_t* bytes, in
   const uint8_t* validity = column.ValidityBits();
   for (int64_t i = 0; i < num_rows; ++i) {
     uint8_t* out = bytes + cursor[i];
-    if (validity != nullptr && !columnar::GetBit(validity, i)) {
-      *out = 0;
-      cursor[i] += 1;
-      continue;
-    }
-    *out = 1;
-    const Float v = normalize(values[i]);
+    const bool valid = validity == nullptr || columnar::GetBit(validity, i);
+    *out = valid ? 1 : 0;
+    const Float v = valid ? normalize(values[i]) : Float{0};
     std::memcpy(out + 1, &v, sizeof(Float));
     cursor[i] += 1 + static_cast<int64_t>(sizeof(Float));
   }
@@ -243,8 +240,7 @@ void AddGroupingSizes(const Column& column, int64_t num_rows, int64_t* sizes) {
   } else {
     const int64_t width = type.ByteWidth();
     for (int64_t i = 0; i < num_rows; ++i) {
-      const bool valid = validity == nullptr || columnar::GetBit(validity, i);
-      sizes[i] += valid ? 1 + width : 1;
+      sizes[i] += 1 + width;
     }
   }
 }
@@ -392,11 +388,11 @@ inline T Load(const uint8_t* in) {
 }
 
 const uint8_t* DecodeGroupingValue(ColumnBuilder& builder, const uint8_t* in) {
+  const DataType& type = *builder.Type();
   if (*in++ == 0) {
     builder.AppendNull();
-    return in;
+    return in + type.ByteWidth();
   }
-  const DataType& type = *builder.Type();
   switch (type.Id()) {
     case TypeId::kBoolean:
       builder.AppendBoolean(*in != 0);
@@ -461,6 +457,35 @@ std::vector<int64_t> LayOutRows(EncodedKeys* out) {
   out->bytes.resize(static_cast<size_t>(out->offsets[n]));
   out->has_null.assign(n, 0);
   return {out->offsets.begin(), out->offsets.end() - 1};
+}
+
+// Key equality without a call to memcmp: keys are mostly a few words long.
+inline bool BytesEqual(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  const char* x = a.data();
+  const char* y = b.data();
+  size_t n = a.size();
+  while (n >= 8) {
+    uint64_t u;
+    uint64_t v;
+    std::memcpy(&u, x, 8);
+    std::memcpy(&v, y, 8);
+    if (u != v) {
+      return false;
+    }
+    x += 8;
+    y += 8;
+    n -= 8;
+  }
+  while (n > 0) {
+    if (*x++ != *y++) {
+      return false;
+    }
+    --n;
+  }
+  return true;
 }
 
 }  // namespace
@@ -529,7 +554,9 @@ uint64_t HashBytes(const uint8_t* data, size_t size) {
   }
   if (size > 0) {
     uint64_t word = 0;
-    std::memcpy(&word, data, size);
+    for (size_t k = 0; k < size; ++k) {
+      word |= static_cast<uint64_t>(data[k]) << (8 * k);
+    }
     h = std::rotl(h ^ (word * kMul2), 29) * kMul1;
   }
   // Final avalanche so that the low bits (the slot index) depend on every input bit.
@@ -641,12 +668,19 @@ int64_t GroupTable::Probe(std::string_view key, uint64_t hash) const {
     }
     if ((slot >> 32) == tag) {
       const int64_t group = static_cast<int64_t>(slot & 0xFFFFFFFFu) - 1;
-      if (KeyOf(group) == key) {
+      if (BytesEqual(KeyOf(group), key)) {
         return group;
       }
     }
     index = (index + 1) & mask_;
   }
+}
+
+Status GroupTable::Reserve(int64_t groups) {
+  while ((groups + 1) * 2 > slots_.size()) {
+    TRIBUTARY_RETURN_NOT_OK(Grow());
+  }
+  return Status::OK();
 }
 
 Status GroupTable::Grow() {
@@ -676,6 +710,10 @@ Status GroupTable::FindOrInsert(const EncodedKeys& keys, int32_t* group_ids) {
   }
   const int64_t rows = keys.NumRows();
   for (int64_t i = 0; i < rows; ++i) {
+    if (i + kPrefetchDistance < rows && slots_.size() > 0) {
+      __builtin_prefetch(&slots_[static_cast<int64_t>(
+          keys.hashes[static_cast<size_t>(i + kPrefetchDistance)] & mask_)]);
+    }
     if ((num_groups_ + 1) * 2 > slots_.size()) {
       TRIBUTARY_RETURN_NOT_OK(Grow());
     }
@@ -699,6 +737,11 @@ Status GroupTable::FindOrInsert(const EncodedKeys& keys, int32_t* group_ids) {
     arena_used_ += key_size;
     TRIBUTARY_RETURN_NOT_OK(key_offsets_.Resize(num_groups_ + 2));
     key_offsets_[num_groups_ + 1] = arena_used_;
+    if (num_groups_ == 0) {
+      uniform_key_size_ = key_size;
+    } else if (key_size != uniform_key_size_) {
+      uniform_key_size_ = -1;
+    }
     slots_[-found - 1] = (hash >> 32 << 32) | static_cast<uint64_t>(num_groups_ + 1);
     group_ids[i] = static_cast<int32_t>(num_groups_);
     ++num_groups_;
@@ -709,6 +752,10 @@ Status GroupTable::FindOrInsert(const EncodedKeys& keys, int32_t* group_ids) {
 void GroupTable::Find(const EncodedKeys& keys, bool skip_nulls, int32_t* group_ids) const {
   const int64_t rows = keys.NumRows();
   for (int64_t i = 0; i < rows; ++i) {
+    if (i + kPrefetchDistance < rows && num_groups_ > 0) {
+      __builtin_prefetch(&slots_[static_cast<int64_t>(
+          keys.hashes[static_cast<size_t>(i + kPrefetchDistance)] & mask_)]);
+    }
     if (num_groups_ == 0 || (skip_nulls && keys.has_null[static_cast<size_t>(i)] != 0)) {
       group_ids[i] = -1;
       continue;

@@ -10,10 +10,11 @@
 //             strings by UTF-8 bytes; structs field by field; arrays lexicographically).
 //
 // Grammar, per key column, per row (grouping):
-//   value    = null-flag(1 byte: 0 null, 1 valid) [payload if valid]
-//   payload  = fixed-width bytes (booleans 1 byte, decimals 16; floats with -0.0 -> 0.0 and
-//              every NaN -> one NaN) | u32 length + bytes (string, binary)
-//              | value per field (struct) | u32 count + value per element (array)
+//   value    = null-flag(1 byte: 0 null, 1 valid) payload
+//   payload  = fixed-width bytes, zeros when null, so rows of fixed-width keys have one size
+//              (booleans 1 byte, decimals 16; floats with -0.0 -> 0.0 and every NaN -> one
+//              NaN); for the others nothing when null, else u32 length + bytes (string,
+//              binary) | value per field (struct) | u32 count + value per element (array)
 //              | u32 count + (key value, value value) per entry (map)
 // Ordering: flag byte (nulls first: 0 null/1 valid; nulls last: 2 null/1 valid), then integers
 // big-endian with the sign bit flipped, floats as their order-preserving integer image,
@@ -129,11 +130,18 @@ class GroupTable {
   int64_t NumGroups() const { return num_groups_; }
   /// Bytes of group g's key.
   std::string_view KeyOf(int64_t group) const {
+    if (uniform_key_size_ >= 0) {
+      return {reinterpret_cast<const char*>(arena_.data()) + group * uniform_key_size_,
+              static_cast<size_t>(uniform_key_size_)};
+    }
     const int64_t begin = key_offsets_[group];
     return {reinterpret_cast<const char*>(arena_.data()) + begin,
             static_cast<size_t>(key_offsets_[group + 1] - begin)};
   }
 
+  /// Sizes the table for `groups` groups without growing again (the build side of a join
+  /// knows its row count).
+  [[nodiscard]] Status Reserve(int64_t groups);
   /// group_ids[i] = the group of row i of `keys`, inserting new groups.
   [[nodiscard]] Status FindOrInsert(const EncodedKeys& keys, int32_t* group_ids);
   /// group_ids[i] = the group of row i of `keys`, or -1 when absent or when `skip_nulls` and
@@ -152,6 +160,11 @@ class GroupTable {
   PoolArray<uint8_t> arena_;
   int64_t arena_used_ = 0;
   PoolArray<int64_t> key_offsets_;
+  // The size of every key while they all have one (fixed-width key columns): KeyOf then
+  // needs no offset lookup, one cache miss less per probe. -1 once sizes differ.
+  int64_t uniform_key_size_ = -1;
+  // Slot indices are prefetched this many rows ahead of the probe.
+  static constexpr int64_t kPrefetchDistance = 16;
 };
 
 }  // namespace tributary::exec

@@ -1,0 +1,202 @@
+// Blocking-operator micro-benchmarks: hash aggregate and hash join over in-memory batches.
+//
+// scripts/bench.sh runs this binary and bench/duckdb_exec.mjs on the same data in the same run
+// and prints the ratios. Both sides build the tables from the row number, outside the timed
+// region (N = TRIBUTARY_BENCH_EXEC_ROWS, Default: 1,000,000; the build side is N / 10):
+//   fact(i < N):      k  = i * 7919 % 10007           bigint   (~10k groups)
+//                     v  = i % 1000                   bigint
+//                     fk = i * 7919 % (2 * N / 10)    bigint   (half of them find a dim row)
+//   dim(j < N / 10):  dk = 2 * j                      bigint
+//                     dv = j % 100                    bigint
+// Here they are 4096-row record batches; DuckDB holds them in in-memory tables.
+//
+// Cases (the reduction makes DuckDB compute the same thing without sending rows to node; the
+// join reads only fk from fact, as a plan with projection pushdown would):
+//   group_by  SELECT k, sum(v), count(*) FROM fact GROUP BY k          result: sum(s) + sum(c)
+//   join      SELECT ... FROM fact JOIN dim ON fk = dk                 result: count(*) + sum(dv)
+// One thread.
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+#include <benchmark/benchmark.h>
+
+#include "columnar/column_builder.h"
+#include "exec/hash_aggregate.h"
+#include "exec/hash_join.h"
+#include "exec/relational_operators.h"
+
+namespace tributary::exec {
+namespace {
+
+using columnar::ColumnBuilder;
+using columnar::DataType;
+using columnar::Field;
+using columnar::Schema;
+
+constexpr int64_t kDefaultRows = 1'000'000;
+
+int64_t NumRows() {
+  const char* text = std::getenv("TRIBUTARY_BENCH_EXEC_ROWS");
+  if (text == nullptr) {
+    return kDefaultRows;
+  }
+  const std::string_view view(text);
+  int64_t rows = 0;
+  const auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), rows);
+  return error == std::errc() && end == view.data() + view.size() && rows >= 10 ? rows
+                                                                                : kDefaultRows;
+}
+
+struct Table {
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches;
+};
+
+// Columns named `names`, each filled with formula(column, row) for rows 0..rows-1.
+template <typename Formula>
+Result<Table> MakeTable(std::vector<std::string> names, int64_t rows, Formula formula) {
+  Table table;
+  std::vector<Field> fields;
+  for (const std::string& name : names) {
+    fields.emplace_back(name, DataType::Int64(), false);
+  }
+  table.schema = std::make_shared<const Schema>(std::move(fields));
+  for (int64_t first = 0; first < rows; first += kTargetBatchRows) {
+    const int64_t count = std::min(kTargetBatchRows, rows - first);
+    std::vector<ColumnPtr> columns;
+    for (size_t c = 0; c < names.size(); ++c) {
+      ColumnBuilder builder(DataType::Int64());
+      builder.Reserve(count);
+      for (int64_t i = first; i < first + count; ++i) {
+        builder.AppendInt(formula(c, i));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr column, builder.Finish());
+      columns.push_back(std::move(column));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto batch,
+                              columnar::RecordBatch::Make(table.schema, count, std::move(columns)));
+    table.batches.push_back(std::move(batch));
+  }
+  return table;
+}
+
+struct Dataset {
+  Table fact;
+  Table dim;
+};
+
+Result<Dataset> MakeDataset(int64_t rows) {
+  const int64_t dim_rows = rows / 10;
+  Dataset dataset;
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      dataset.fact, MakeTable({"k", "v", "fk"}, rows, [&](size_t c, int64_t i) {
+        return c == 0 ? i * 7919 % 10007 : (c == 1 ? i % 1000 : i * 7919 % (2 * dim_rows));
+      }));
+  TRIBUTARY_ASSIGN_OR_RAISE(dataset.dim, MakeTable({"dk", "dv"}, dim_rows, [](size_t c, int64_t j) {
+                              return c == 0 ? 2 * j : j % 100;
+                            }));
+  return dataset;
+}
+
+const Result<Dataset>& SharedDataset() {
+  static const Result<Dataset> dataset = MakeDataset(NumRows());
+  return dataset;
+}
+
+expr::BoundExprPtr ColumnOf(const Table& table, std::string_view name) {
+  return *expr::Bind(*expr::Col(name), *table.schema);
+}
+
+OperatorPtr Scan(const Table& table) {
+  return std::make_unique<BatchSourceOperator>(table.schema, table.batches);
+}
+
+// The columns at `indices` of `table`, without copying: what a scan with projection pushdown
+// returns, as DuckDB reads only the columns a query uses.
+Table Project(const Table& table, const std::vector<int>& indices) {
+  Table out;
+  std::vector<Field> fields;
+  for (int i : indices) {
+    fields.push_back(table.schema->FieldAt(i));
+  }
+  out.schema = std::make_shared<const Schema>(std::move(fields));
+  for (const RecordBatchPtr& batch : table.batches) {
+    out.batches.push_back(*columnar::RecordBatch::Make(out.schema, batch->NumRows(), [&] {
+      std::vector<ColumnPtr> columns;
+      for (int i : indices) {
+        columns.push_back(batch->ColumnAt(i));
+      }
+      return columns;
+    }()));
+  }
+  return out;
+}
+
+int64_t SumColumn(const std::vector<RecordBatchPtr>& batches, int column) {
+  int64_t total = 0;
+  for (const RecordBatchPtr& batch : batches) {
+    const int64_t* values = batch->ColumnAt(column)->Values<int64_t>();
+    for (int64_t i = 0; i < batch->NumRows(); ++i) {
+      total += values[i];
+    }
+  }
+  return total;
+}
+
+Status GroupBy(const Dataset& data, const ExecContext& context, int64_t* result) {
+  const Table& fact = data.fact;
+  auto schema = std::make_shared<const Schema>(std::vector<Field>{
+      Field("k", DataType::Int64()), Field("s", DataType::Int64()), Field("c", DataType::Int64())});
+  HashAggregateOperator op(Scan(fact), {ColumnOf(fact, "k")},
+                           {{"sum", {ColumnOf(fact, "v")}}, {"count", {}}}, schema, context);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, Drain(op));
+  *result = SumColumn(batches, 1) + SumColumn(batches, 2);
+  return Status::OK();
+}
+
+Status Join(const Dataset& data, const ExecContext& context, int64_t* result) {
+  const Table fact = Project(data.fact, {2});
+  std::vector<Field> fields = fact.schema->Fields();
+  fields.insert(fields.end(), data.dim.schema->Fields().begin(), data.dim.schema->Fields().end());
+  HashJoinOperator op(Scan(fact), Scan(data.dim), JoinType::kInner, {ColumnOf(fact, "fk")},
+                      {ColumnOf(data.dim, "dk")}, nullptr,
+                      std::make_shared<const Schema>(std::move(fields)), context);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, Drain(op));
+  int64_t rows = 0;
+  for (const RecordBatchPtr& batch : batches) {
+    rows += batch->NumRows();
+  }
+  *result = rows + SumColumn(batches, 2);
+  return Status::OK();
+}
+
+void BM_Exec(benchmark::State& state,
+             Status (*run)(const Dataset&, const ExecContext&, int64_t* result)) {
+  const Result<Dataset>& dataset = SharedDataset();
+  if (!dataset.ok()) {
+    state.SkipWithError(dataset.status().ToString().c_str());
+    return;
+  }
+  const ExecContext context;
+  int64_t result = 0;
+  for (auto _ : state) {
+    const Status status = run(*dataset, context, &result);
+    if (!status.ok()) {
+      state.SkipWithError(status.ToString().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(result);
+  }
+  // Exact: the totals of this data stay below 2^53.
+  state.counters["result"] = static_cast<double>(result);
+}
+
+BENCHMARK_CAPTURE(BM_Exec, group_by, GroupBy)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Exec, join, Join)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace tributary::exec
+
+BENCHMARK_MAIN();
