@@ -8,9 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "expr/coercion.h"
-#include "expr/function_registry.h"
-#include "expr/kernels.h"
+#include "expr/function_kernels.h"
 #include "expr/row_gather.h"
 
 namespace tributary::expr {
@@ -53,19 +51,6 @@ Result<ColumnPtr> GatherElements(const DataTypePtr& type, const ColumnPtr& eleme
   return Interleave(type, sources, source, source_row, pool);
 }
 
-int64_t IndexValue(const Column& key, int64_t row) {
-  switch (key.Type()->Id()) {
-    case TypeId::kInt8:
-      return key.Values<int8_t>()[row];
-    case TypeId::kInt16:
-      return key.Values<int16_t>()[row];
-    case TypeId::kInt32:
-      return key.Values<int32_t>()[row];
-    default:
-      return key.Values<int64_t>()[row];
-  }
-}
-
 // Element positions for arr[index] (0-based) or element_at(arr, index) (1-based, negative
 // from the end).
 Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, bool one_based,
@@ -78,7 +63,7 @@ Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, bool on
       continue;
     }
     const int64_t size = offsets[i + 1] - offsets[i];
-    int64_t k = IndexValue(index, i);
+    int64_t k = IntAt(index, i);
     if (one_based) {
       if (k == 0) {
         return Status::InvalidArgument(
@@ -89,7 +74,7 @@ Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, bool on
     if (k < 0 || k >= size) {
       return Status::InvalidArgument(
           fmt::format("row {}: array index {} is out of bounds for an array of {} elements", i,
-                      IndexValue(index, i), size));
+                      IntAt(index, i), size));
     }
     element[static_cast<size_t>(i)] = offsets[i] + k;
   }

@@ -134,6 +134,31 @@ std::shared_ptr<const ScalarFunction> Lambda(Fn fn) {
   return std::make_shared<const LambdaFunction<Fn>>(std::move(fn));
 }
 
+/// A call computed row by row into bytes: `row(args, i, &out)` returns whether row i is valid;
+/// rows where an argument is null are null without calling it.
+template <typename Row>
+BoundExprPtr PerRowBytes(const Expression& call, DataTypePtr type, std::vector<BoundExprPtr> args,
+                         Row row) {
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([row](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
+        return BuildBytes(c.Type(), a, pool,
+                          [&](int64_t i, std::string* out) { return row(a, i, out); });
+      }));
+}
+
+/// A call computed row by row into fixed-width values T: `row(args, i)`; null where an
+/// argument is null.
+template <typename T, typename Row>
+BoundExprPtr PerRowFixed(const Expression& call, DataTypePtr type, std::vector<BoundExprPtr> args,
+                         Row row) {
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([row](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
+        return BuildFixed<T>(c.Type(), a, pool, [&](int64_t i) { return row(a, i); });
+      }));
+}
+
 // Casts each argument to `types[i]` after checking it is a string, binary or castable type.
 inline Status CoerceArgs(const Expression& call, std::vector<BoundExprPtr>* args,
                          const std::vector<DataTypePtr>& types) {

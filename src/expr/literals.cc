@@ -14,6 +14,20 @@
 
 namespace tributary::expr {
 
+namespace {
+
+// Removes a leading '+' or '-' from `text`; true for '-'.
+bool TakeSign(std::string_view* text) {
+  if (text->empty() || ((*text)[0] != '-' && (*text)[0] != '+')) {
+    return false;
+  }
+  const bool negative = (*text)[0] == '-';
+  text->remove_prefix(1);
+  return negative;
+}
+
+}  // namespace
+
 Result<Scalar> DateLiteral(std::string_view text) {
   int32_t days = 0;
   if (!ParseDate(text, &days)) {
@@ -80,11 +94,7 @@ Result<Scalar> DecimalLiteral(std::string_view text) {
        digits.substr(digits.size() - 2) == "Bd" || digits.substr(digits.size() - 2) == "bD")) {
     digits.remove_suffix(2);
   }
-  bool negative = false;
-  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
-    negative = digits[0] == '-';
-    digits.remove_prefix(1);
-  }
+  const bool negative = TakeSign(&digits);
   Int128 unscaled = 0;
   int significant = 0;
   int scale = 0;
@@ -173,11 +183,7 @@ int64_t MicrosPerUnit(std::string unit) {
 // [+-]digits[.digits] times `per_unit` microseconds; fractions only where they are whole
 // microseconds. False on bad text or overflow.
 bool ScaledNumber(std::string_view text, int64_t per_unit, __int128* out) {
-  bool negative = false;
-  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
-    negative = text[0] == '-';
-    text.remove_prefix(1);
-  }
+  const bool negative = TakeSign(&text);
   __int128 whole = 0;
   __int128 fraction = 0;
   __int128 fraction_scale = 1;
@@ -254,11 +260,7 @@ Result<Scalar> ParseIntervalRange(std::string_view value, const std::string& fro
   while (!text.empty() && text.back() == ' ') {
     text.remove_suffix(1);
   }
-  bool negative = false;
-  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
-    negative = text[0] == '-';
-    text.remove_prefix(1);
-  }
+  const bool negative = TakeSign(&text);
   __int128 total = 0;
   for (int field = first; field <= last; ++field) {
     const char separator = field == first ? '\0' : (field == 1 ? ' ' : ':');

@@ -145,14 +145,11 @@ Result<BoundExprPtr> BindCase(const Expression& call, std::vector<BoundExprPtr> 
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
   const bool upper = call.Name() == "upper" || call.Name() == "ucase";
-  return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([upper](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          MapChars(a[0]->BytesAt(i), upper ? ToUpper : ToLower, out);
-          return true;
-        });
-      }));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [upper](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       MapChars(a[0]->BytesAt(i), upper ? ToUpper : ToLower, out);
+                       return true;
+                     });
 }
 
 Result<BoundExprPtr> BindLength(const Expression& call, std::vector<BoundExprPtr> args) {
@@ -161,14 +158,12 @@ Result<BoundExprPtr> BindLength(const Expression& call, std::vector<BoundExprPtr
   if (!binary) {
     TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
   }
-  return MakeFunctionCall(
-      call.Name(), DataType::Int32(), std::move(args),
-      Lambda([binary](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildFixed<int32_t>(c.Type(), a, pool, [&](int64_t i) {
-          const std::string_view s = a[0]->BytesAt(i);
-          return static_cast<int32_t>(binary ? static_cast<int64_t>(s.size()) : NumChars(s));
-        });
-      }));
+  return PerRowFixed<int32_t>(
+      call, DataType::Int32(), std::move(args),
+      [binary](const std::vector<ColumnPtr>& a, int64_t i) {
+        const std::string_view s = a[0]->BytesAt(i);
+        return static_cast<int32_t>(binary ? static_cast<int64_t>(s.size()) : NumChars(s));
+      });
 }
 
 // Spark's UTF8String.substringSQL.
@@ -189,15 +184,12 @@ Result<BoundExprPtr> BindSubstring(const Expression& call, std::vector<BoundExpr
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
   TRIBUTARY_RETURN_NOT_OK(
       CoerceArgs(call, &args, {DataType::String(), DataType::Int32(), DataType::Int32()}));
-  return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          const int64_t length = a.size() > 2 ? IntAt(*a[2], i) : INT32_MAX;
-          out->assign(SubstringSql(a[0]->BytesAt(i), IntAt(*a[1], i), length));
-          return true;
-        });
-      }));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const int64_t length = a.size() > 2 ? IntAt(*a[2], i) : INT32_MAX;
+                       out->assign(SubstringSql(a[0]->BytesAt(i), IntAt(*a[1], i), length));
+                       return true;
+                     });
 }
 
 Result<BoundExprPtr> BindConcat(const Expression& call, std::vector<BoundExprPtr> args) {
@@ -280,94 +272,86 @@ Result<BoundExprPtr> BindTrim(const Expression& call, std::vector<BoundExprPtr> 
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(2)));
   const bool left = call.Name() != "rtrim";
   const bool right = call.Name() != "ltrim";
-  return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([left, right](const BoundExpression& c, const std::vector<ColumnPtr>& a,
-                           MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          std::string_view s = a.size() == 2 ? a[1]->BytesAt(i) : a[0]->BytesAt(i);
-          const std::string_view chars = a.size() == 2 ? a[0]->BytesAt(i) : " ";
-          // Characters to trim may be multi-byte: compare whole code points.
-          auto is_trim = [&](std::string_view ch) {
-            for (size_t k = 0; k < chars.size();) {
-              const auto w = static_cast<size_t>(Utf8Width(static_cast<unsigned char>(chars[k])));
-              if (chars.substr(k, w) == ch) {
-                return true;
-              }
-              k += w;
+  return PerRowBytes(
+      call, DataType::String(), std::move(args),
+      [left, right](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+        std::string_view s = a.size() == 2 ? a[1]->BytesAt(i) : a[0]->BytesAt(i);
+        const std::string_view chars = a.size() == 2 ? a[0]->BytesAt(i) : " ";
+        // Characters to trim may be multi-byte: compare whole code points.
+        auto is_trim = [&](std::string_view ch) {
+          for (size_t k = 0; k < chars.size();) {
+            const auto w = static_cast<size_t>(Utf8Width(static_cast<unsigned char>(chars[k])));
+            if (chars.substr(k, w) == ch) {
+              return true;
             }
-            return false;
-          };
-          if (left) {
-            while (!s.empty()) {
-              const auto w = static_cast<size_t>(Utf8Width(static_cast<unsigned char>(s[0])));
-              if (!is_trim(s.substr(0, w))) {
-                break;
-              }
-              s.remove_prefix(std::min(w, s.size()));
-            }
+            k += w;
           }
-          if (right) {
-            while (!s.empty()) {
-              size_t start = s.size() - 1;
-              while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) {
-                --start;
-              }
-              if (!is_trim(s.substr(start))) {
-                break;
-              }
-              s.remove_suffix(s.size() - start);
+          return false;
+        };
+        if (left) {
+          while (!s.empty()) {
+            const auto w = static_cast<size_t>(Utf8Width(static_cast<unsigned char>(s[0])));
+            if (!is_trim(s.substr(0, w))) {
+              break;
             }
+            s.remove_prefix(std::min(w, s.size()));
           }
-          out->assign(s);
-          return true;
-        });
-      }));
+        }
+        if (right) {
+          while (!s.empty()) {
+            size_t start = s.size() - 1;
+            while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) {
+              --start;
+            }
+            if (!is_trim(s.substr(start))) {
+              break;
+            }
+            s.remove_suffix(s.size() - start);
+          }
+        }
+        out->assign(s);
+        return true;
+      });
 }
 
 Result<BoundExprPtr> BindReplace(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(3)));
-  return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          const std::string_view s = a[0]->BytesAt(i);
-          const std::string_view search = a[1]->BytesAt(i);
-          const std::string_view replacement = a.size() > 2 ? a[2]->BytesAt(i) : "";
-          if (search.empty()) {
-            out->assign(s);
-            return true;
-          }
-          size_t from = 0;
-          for (size_t at = s.find(search); at != std::string_view::npos;
-               at = s.find(search, from)) {
-            out->append(s.substr(from, at - from));
-            out->append(replacement);
-            from = at + search.size();
-          }
-          out->append(s.substr(from));
-          return true;
-        });
-      }));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const std::string_view s = a[0]->BytesAt(i);
+                       const std::string_view search = a[1]->BytesAt(i);
+                       const std::string_view replacement = a.size() > 2 ? a[2]->BytesAt(i) : "";
+                       if (search.empty()) {
+                         out->assign(s);
+                         return true;
+                       }
+                       size_t from = 0;
+                       for (size_t at = s.find(search); at != std::string_view::npos;
+                            at = s.find(search, from)) {
+                         out->append(s.substr(from, at - from));
+                         out->append(replacement);
+                         from = at + search.size();
+                       }
+                       out->append(s.substr(from));
+                       return true;
+                     });
 }
 
 Result<BoundExprPtr> BindStringPredicate(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(2)));
   const char kind = call.Name() == "contains" ? 'c' : call.Name().starts_with("s") ? 's' : 'e';
-  return MakeFunctionCall(
-      call.Name(), DataType::Boolean(), std::move(args),
-      Lambda([kind](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildFixed<uint8_t>(c.Type(), a, pool, [&](int64_t i) {
-          const std::string_view s = a[0]->BytesAt(i);
-          const std::string_view part = a[1]->BytesAt(i);
-          const bool result = kind == 'c'   ? s.find(part) != std::string_view::npos
-                              : kind == 's' ? s.starts_with(part)
-                                            : s.ends_with(part);
-          return static_cast<uint8_t>(result);
-        });
-      }));
+  return PerRowFixed<uint8_t>(call, DataType::Boolean(), std::move(args),
+                              [kind](const std::vector<ColumnPtr>& a, int64_t i) {
+                                const std::string_view s = a[0]->BytesAt(i);
+                                const std::string_view part = a[1]->BytesAt(i);
+                                const bool result = kind == 'c'
+                                                        ? s.find(part) != std::string_view::npos
+                                                    : kind == 's' ? s.starts_with(part)
+                                                                  : s.ends_with(part);
+                                return static_cast<uint8_t>(result);
+                              });
 }
 
 // lpad/rpad(str, len[, pad = ' ']): the result is exactly `len` characters (cut when longer).
@@ -376,42 +360,37 @@ Result<BoundExprPtr> BindPad(const Expression& call, std::vector<BoundExprPtr> a
   TRIBUTARY_RETURN_NOT_OK(
       CoerceArgs(call, &args, {DataType::String(), DataType::Int32(), DataType::String()}));
   const bool left = call.Name() == "lpad";
-  return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([left](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          const std::string_view s = a[0]->BytesAt(i);
-          const int64_t target = std::max<int64_t>(IntAt(*a[1], i), 0);
-          const std::string_view pad = a.size() > 2 ? a[2]->BytesAt(i) : " ";
-          const int64_t have = NumChars(s);
-          if (have >= target || pad.empty()) {
-            out->assign(s.substr(0, ByteOffsetOfChar(s, std::min(have, target))));
-            return true;
-          }
-          const int64_t pad_chars = NumChars(pad);
-          std::string filler;
-          for (int64_t need = target - have; need > 0; need -= pad_chars) {
-            filler.append(pad.substr(0, ByteOffsetOfChar(pad, std::min(need, pad_chars))));
-          }
-          *out = left ? filler + std::string(s) : std::string(s) + filler;
+  return PerRowBytes(
+      call, DataType::String(), std::move(args),
+      [left](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+        const std::string_view s = a[0]->BytesAt(i);
+        const int64_t target = std::max<int64_t>(IntAt(*a[1], i), 0);
+        const std::string_view pad = a.size() > 2 ? a[2]->BytesAt(i) : " ";
+        const int64_t have = NumChars(s);
+        if (have >= target || pad.empty()) {
+          out->assign(s.substr(0, ByteOffsetOfChar(s, std::min(have, target))));
           return true;
-        });
-      }));
+        }
+        const int64_t pad_chars = NumChars(pad);
+        std::string filler;
+        for (int64_t need = target - have; need > 0; need -= pad_chars) {
+          filler.append(pad.substr(0, ByteOffsetOfChar(pad, std::min(need, pad_chars))));
+        }
+        *out = left ? filler + std::string(s) : std::string(s) + filler;
+        return true;
+      });
 }
 
 Result<BoundExprPtr> BindInstr(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(2)));
-  return MakeFunctionCall(
-      call.Name(), DataType::Int32(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildFixed<int32_t>(c.Type(), a, pool, [&](int64_t i) {
-          const std::string_view s = a[0]->BytesAt(i);
-          const size_t at = s.find(a[1]->BytesAt(i));
-          return at == std::string_view::npos ? 0
-                                              : static_cast<int32_t>(NumChars(s.substr(0, at)) + 1);
-        });
-      }));
+  return PerRowFixed<int32_t>(
+      call, DataType::Int32(), std::move(args), [](const std::vector<ColumnPtr>& a, int64_t i) {
+        const std::string_view s = a[0]->BytesAt(i);
+        const size_t at = s.find(a[1]->BytesAt(i));
+        return at == std::string_view::npos ? 0
+                                            : static_cast<int32_t>(NumChars(s.substr(0, at)) + 1);
+      });
 }
 
 // initcap: lower case, then the first letter after each space upper case (Spark's
@@ -419,44 +398,39 @@ Result<BoundExprPtr> BindInstr(const Expression& call, std::vector<BoundExprPtr>
 Result<BoundExprPtr> BindInitcap(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
-  return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          bool word_start = true;
-          MapChars(
-              a[0]->BytesAt(i),
-              [&](uint32_t ch) {
-                const uint32_t mapped = word_start ? ToUpper(ch) : ToLower(ch);
-                word_start = ch == ' ';
-                return mapped;
-              },
-              out);
-          return true;
-        });
-      }));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       bool word_start = true;
+                       MapChars(
+                           a[0]->BytesAt(i),
+                           [&](uint32_t ch) {
+                             const uint32_t mapped = word_start ? ToUpper(ch) : ToLower(ch);
+                             word_start = ch == ' ';
+                             return mapped;
+                           },
+                           out);
+                       return true;
+                     });
 }
 
 Result<BoundExprPtr> BindReverse(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
-  return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          const std::string_view s = a[0]->BytesAt(i);
-          out->resize(s.size());
-          size_t write = s.size();
-          for (size_t k = 0; k < s.size();) {
-            const size_t w = std::min(
-                static_cast<size_t>(Utf8Width(static_cast<unsigned char>(s[k]))), s.size() - k);
-            write -= w;
-            std::copy_n(s.data() + k, w, out->data() + write);
-            k += w;
-          }
-          return true;
-        });
-      }));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const std::string_view s = a[0]->BytesAt(i);
+                       out->resize(s.size());
+                       size_t write = s.size();
+                       for (size_t k = 0; k < s.size();) {
+                         const size_t w = std::min(
+                             static_cast<size_t>(Utf8Width(static_cast<unsigned char>(s[k]))),
+                             s.size() - k);
+                         write -= w;
+                         std::copy_n(s.data() + k, w, out->data() + write);
+                         k += w;
+                       }
+                       return true;
+                     });
 }
 
 // ---- regular expressions -------------------------------------------------------------------
