@@ -205,6 +205,51 @@ TEST(CsvSchemaInferenceTest, InfersSparkTypesFromHeaderedFiles) {
   EXPECT_EQ(Infer({"1,a\n2,b,c\n"}, no_header), "struct<_c0:int,_c1:string,_c2:string>");
 }
 
+TEST(CsvReaderTest, MaxCharsPerColumnMakesLongerFieldsMalformed) {
+  CsvReadOptions options;
+  options.max_chars_per_column = 5;
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read("ab,cd\nabcdef,x\n\"12345\",y\n", "a STRING, b STRING", options));
+  EXPECT_EQ(
+      result.rows,
+      (std::vector<std::string>{
+          R"({"a":"ab","b":"cd","_rescued_data":null})",
+          R"({"a":null,"b":null,"_rescued_data":"{\"_corrupt_record\":\"abcdef,x\",\"_file_path\":\"in.csv\"}"})",
+          R"({"a":"12345","b":"y","_rescued_data":null})"}));
+  EXPECT_EQ(result.metrics.num_corrupt_records, 1);
+  // A quoted field spanning lines stops gathering them past the limit.
+  options.multi_line = true;
+  options.mode = ParseMode::kFailFast;
+  auto failed = Read("a,\"x\n" + std::string(100, 'y') + "\n\"\n", "a STRING, b STRING", options);
+  ASSERT_RAISES(Corruption, failed);
+  EXPECT_NE(failed.status().Message().find(
+                "in.csv at line 1 (byte offset 0): a field is longer than maxCharsPerColumn (5)"),
+            std::string::npos)
+      << failed.status().Message();
+  options = {};
+  options.max_chars_per_column = 0;
+  ASSERT_RAISES(InvalidArgument, Read("", "a STRING", options));
+}
+
+TEST(CsvReaderTest, LineSepEndsRecords) {
+  CsvReadOptions options;
+  options.line_sep = '|';
+  ASSERT_OK_AND_ASSIGN(auto result, Read("1,a|2,\"b\nc\"|3,d", "i INT, s STRING", options));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"i":1,"s":"a","_rescued_data":null})",
+                                                   R"({"i":2,"s":"b\nc","_rescued_data":null})",
+                                                   R"({"i":3,"s":"d","_rescued_data":null})"}));
+  options.line_sep = ',';
+  ASSERT_RAISES(InvalidArgument, Read("", "i INT", options));
+}
+
+TEST(CsvReaderTest, CrLfInsideAQuotedMultiLineFieldReadsAsLf) {
+  // As Spark (univocity normalizes line ends within quotes); DuckDB keeps the "\r".
+  CsvReadOptions options;
+  options.multi_line = true;
+  ASSERT_OK_AND_ASSIGN(auto result, Read("1,\"a\r\nb\"\r\n", "i INT, s STRING", options));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"i":1,"s":"a\nb","_rescued_data":null})"}));
+}
+
 TEST(CsvSchemaInferenceTest, TimestampAndDateFormatsInferMatchingText) {
   CsvReadOptions options;
   options.header = true;

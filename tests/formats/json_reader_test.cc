@@ -462,6 +462,66 @@ TEST(JsonErrorOffsetTest, PointsAtTheFirstByteThatBreaksTheGrammar) {
   EXPECT_EQ(JsonErrorOffset("[[[[1]]]]", 3), 3u);
 }
 
+TEST(LineReaderTest, LinesPastMaxLengthComeOutTruncatedWithoutBuffering) {
+  std::string data = "short\n" + std::string(5000, 'x') + "\nafter\n" + std::string(3000, 'y');
+  for (size_t chunk : {64, 1000, 100000}) {
+    text::LineReader reader(
+        text::InputStream::FromBuffer("mem", data, text::InputCompression::kNone), chunk,
+        text::LineOptions{'\n', 100});
+    text::Line line;
+    std::vector<std::pair<std::string, bool>> got;
+    std::vector<int64_t> offsets;
+    while (reader.Next(&line)) {
+      got.emplace_back(std::string(line.text), line.truncated);
+      offsets.push_back(line.offset);
+    }
+    ASSERT_OK(reader.status());
+    EXPECT_EQ(got, (std::vector<std::pair<std::string, bool>>{{"short", false},
+                                                              {std::string(100, 'x'), true},
+                                                              {"after", false},
+                                                              {std::string(100, 'y'), true}}))
+        << chunk;
+    EXPECT_EQ(offsets, (std::vector<int64_t>{0, 6, 5007, 5013})) << chunk;
+  }
+}
+
+TEST(JsonReaderTest, RecordsPastMaxRecordBytesAreMalformedAndNamed) {
+  JsonReadOptions options;
+  options.max_record_bytes = 32;
+  const std::string data =
+      "{\"a\":1}\n{\"a\":2,\"pad\":\"" + std::string(200, 'p') + "\"}\n{\"a\":3}\n";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "a INT", options));
+  ASSERT_EQ(result.rows.size(), 3u);
+  EXPECT_EQ(
+      result.rows[1],
+      R"({"a":null,"_rescued_data":"{\"_corrupt_record\":\"{\\\"a\\\":2,\\\"pad\\\":\\\"pppppppppppppppppp\",\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.rows[2], R"({"a":3,"_rescued_data":null})");
+  EXPECT_EQ(result.metrics.num_corrupt_records, 1);
+  ExpectAccounted(result.metrics);
+  options.mode = ParseMode::kFailFast;
+  auto failed = Read(data, "a INT", options);
+  ASSERT_RAISES(Corruption, failed);
+  EXPECT_NE(failed.status().Message().find(
+                "in.json at line 2 (byte offset 8): the record is longer than max_record_bytes "
+                "(32 bytes)"),
+            std::string::npos)
+      << failed.status().Message();
+  options.multi_line = true;
+  failed = Read("[\n{\"a\":1},\n{\"a\":2},\n{\"a\":3},\n{\"a\":4}\n]\n", "a INT", options);
+  ASSERT_RAISES(Corruption, failed);
+  EXPECT_NE(failed.status().Message().find("longer than max_record_bytes"), std::string::npos);
+}
+
+TEST(JsonReaderTest, LineSepSplitsRecords) {
+  JsonReadOptions options;
+  options.line_sep = ';';
+  ASSERT_OK_AND_ASSIGN(auto result, Read("{\"a\":1};{\"a\":\n2};;{\"a\":3}", "a INT", options));
+  EXPECT_EQ(result.rows, (std::vector<std::string>{R"({"a":1,"_rescued_data":null})",
+                                                   R"({"a":2,"_rescued_data":null})",
+                                                   R"({"a":3,"_rescued_data":null})"}));
+  EXPECT_EQ(result.metrics.num_blank_lines, 1);
+}
+
 TEST(JsonReaderTest, RescuedFilePathCanBeTurnedOff) {
   JsonReadOptions options;
   options.rescued_data_file_path = false;

@@ -41,6 +41,8 @@ enum class TokenizeResult : int8_t {
   kOpenQuote,
   // Text follows a closing quote before the separator.
   kMalformed,
+  // A field is longer than maxCharsPerColumn.
+  kFieldTooLong,
 };
 
 // Splits `record` into tokens. Unescaped quoted text is written to `storage`, which is
@@ -114,10 +116,20 @@ class RecordReader {
  public:
   RecordReader(std::unique_ptr<text::InputStream> input, const CsvReadOptions& options,
                int64_t size_hint)
-      : lines_(std::move(input), size_hint < 0 ? size_t{4} << 20
-                                               : static_cast<size_t>(std::clamp<int64_t>(
-                                                     size_hint + 1, 256, int64_t{4} << 20))),
+      : lines_(std::move(input),
+               size_hint < 0
+                   ? size_t{4} << 20
+                   : static_cast<size_t>(std::clamp<int64_t>(size_hint + 1, 256, int64_t{4} << 20)),
+               text::LineOptions{options.line_sep, MaxLineLength(options)}),
         options_(options) {}
+
+  // With maxCharsPerColumn, a line longer than every field of a record could be is cut (and
+  // its record is then malformed), so one line never buffers without bound.
+  static size_t MaxLineLength(const CsvReadOptions& options) {
+    return options.max_chars_per_column > 0
+               ? static_cast<size_t>(options.max_chars_per_column) * 64 + (size_t{1} << 20)
+               : 0;
+  }
 
   // The next record: false at the end (check status()). Skipped lines are counted.
   bool Next(TokenizeResult* result, text::Line* record, std::vector<Token>* tokens,
@@ -129,7 +141,8 @@ class RecordReader {
         ++metrics->num_skipped_lines;
         continue;
       }
-      *result = Tokenize(line.text, options_, tokens, &storage_);
+      *result = line.truncated ? TokenizeResult::kFieldTooLong
+                               : Tokenize(line.text, options_, tokens, &storage_);
       if (*result != TokenizeResult::kOpenQuote || !options_.multi_line) {
         *record = line;
         return true;
@@ -141,6 +154,13 @@ class RecordReader {
         ++metrics->num_lines;
         joined_.push_back('\n');
         joined_.append(line.text);
+        if (line.truncated || (options_.max_chars_per_column > 0 &&
+                               joined_.size() - first.text.size() >
+                                   static_cast<size_t>(options_.max_chars_per_column))) {
+          // The open quoted field already holds more than maxCharsPerColumn.
+          *result = TokenizeResult::kFieldTooLong;
+          break;
+        }
         *result = Tokenize(joined_, options_, tokens, &storage_);
       }
       *record = first;
@@ -294,6 +314,18 @@ class CsvReaderImpl final : public CsvReader {
   Status ReadHeader();
   Status DecodeRecord(const text::Line& record);
   Status CorruptRecord(const text::Line& record, std::string_view reason);
+  // Whether a token of the record is longer than maxCharsPerColumn.
+  bool FieldTooLong() const {
+    if (options_.max_chars_per_column <= 0) {
+      return false;
+    }
+    for (const Token& token : tokens_) {
+      if (token.text.size() > static_cast<size_t>(options_.max_chars_per_column)) {
+        return true;
+      }
+    }
+    return false;
+  }
   // The rescue key of token i: its header name, else "_c<i>".
   std::string_view KeyOf(size_t i);
   // The data column token i goes to, or -1 (rescued or ignored).
@@ -500,6 +532,10 @@ Result<columnar::RecordBatchPtr> CsvReaderImpl::Next() {
       TRIBUTARY_RETURN_NOT_OK(CorruptRecord(record, "a quoted field is not closed"));
     } else if (result == TokenizeResult::kMalformed) {
       TRIBUTARY_RETURN_NOT_OK(CorruptRecord(record, "text follows a closing quote"));
+    } else if (result == TokenizeResult::kFieldTooLong || FieldTooLong()) {
+      TRIBUTARY_RETURN_NOT_OK(
+          CorruptRecord(record, fmt::format("a field is longer than maxCharsPerColumn ({})",
+                                            options_.max_chars_per_column)));
     } else if (!simdjson::validate_utf8(record.text.data(), record.text.size())) {
       TRIBUTARY_RETURN_NOT_OK(CorruptRecord(record, "the record is not valid UTF-8"));
     } else {
@@ -525,6 +561,15 @@ Result<columnar::RecordBatchPtr> CsvReaderImpl::Next() {
 Status ValidateOptions(const CsvReadOptions& options) {
   if (options.batch_size <= 0) {
     return Status::InvalidArgument("CSV reader: batch_size must be positive");
+  }
+  if (options.max_chars_per_column == 0 || options.max_chars_per_column < -1) {
+    return Status::InvalidArgument(
+        fmt::format("CSV reader: maxCharsPerColumn must be positive or -1, got {}",
+                    options.max_chars_per_column));
+  }
+  if (options.line_sep == '\0' || options.line_sep == options.sep ||
+      (options.quote != '\0' && options.line_sep == options.quote)) {
+    return Status::InvalidArgument("CSV reader: lineSep must differ from NUL, sep and quote");
   }
   if (options.sep == '\n' || options.sep == '\r' || options.sep == '\0' ||
       (options.quote != '\0' && options.sep == options.quote)) {

@@ -84,6 +84,12 @@ struct CsvReadOptions {
   std::string time_zone = "UTC";
   /// Rows per record batch. Default: 8192.
   int64_t batch_size = 8192;
+  /// Spark `lineSep`: the byte that ends a line. Default: '\n' (with "\r\n" also ending lines).
+  char line_sep = '\n';
+  /// Spark `maxCharsPerColumn`: longest field in bytes; a record with a longer field is
+  /// malformed (rescued, dropped or failed by the mode), and with multiLine a quoted field
+  /// stops gathering lines past it, so memory stays bounded. -1 is unlimited. Default: -1.
+  int64_t max_chars_per_column = -1;
 
   /// Spark `inferSchema` (Auto Loader `cloudFiles.inferColumnTypes`): infer int, bigint,
   /// double, boolean (and timestamp/date when asked); when false every column is a string.

@@ -209,7 +209,8 @@ class JsonReaderImpl final : public JsonReader {
         options_(options),
         temporal_(std::move(temporal)),
         pool_(pool),
-        lines_(std::move(input), LineBufferSize(size_hint)),
+        lines_(std::move(input), LineBufferSize(size_hint),
+               text::LineOptions{options.line_sep, static_cast<size_t>(options.max_record_bytes)}),
         record_sink_(text::RecordSinkOptions{"JSON", path_, options.mode,
                                              !options.rescued_data_column.empty(),
                                              !options.column_name_of_corrupt_record.empty(),
@@ -258,6 +259,11 @@ class JsonReaderImpl final : public JsonReader {
     if (type == element_type::OBJECT || type == element_type::ARRAY) {
       SkipValue(value);
     }
+  }
+
+  std::string TooLong() const {
+    return fmt::format("the record is longer than max_record_bytes ({} bytes)",
+                       options_.max_record_bytes);
   }
 
   // The line and file offset of byte `offset` of the record `line` (multiLine: of the
@@ -798,15 +804,24 @@ Status JsonReaderImpl::DecodeMultiLine() {
   // The whole file is one document: gather its lines (counting them) back into one buffer.
   text::Line line;
   int64_t blank = 0;
+  bool too_long = false;
   while (lines_.Next(&line)) {
     ++metrics_.num_lines;
     blank += text::IsBlank(line.text) ? 1 : 0;
+    too_long |= line.truncated || document_.size() + line.text.size() + 1 >
+                                      static_cast<size_t>(options_.max_record_bytes);
+    if (too_long) {
+      continue;  // counted, not kept: the document is malformed anyway
+    }
     doc_lines_.push_back(DocLine{document_.size(), text::Line{{}, line.number, line.offset}});
     document_.append(line.text);
     document_.push_back('\n');
   }
   TRIBUTARY_RETURN_NOT_OK(lines_.status());
   metrics_.num_bytes = lines_.Position();
+  if (too_long) {
+    return CorruptRecord(document_, text::Line{document_, 1, 0}, TooLong());
+  }
   if (blank == metrics_.num_lines) {
     metrics_.num_blank_lines = blank;
     return Status::OK();
@@ -829,6 +844,10 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
     text::Line line;
     while (record_sink_.BatchRows() < options_.batch_size && lines_.Next(&line)) {
       ++metrics_.num_lines;
+      if (line.truncated) {
+        TRIBUTARY_RETURN_NOT_OK(CorruptRecord(line.text, line, TooLong()));
+        continue;
+      }
       if (text::IsBlank(line.text)) {
         ++metrics_.num_blank_lines;
         continue;
@@ -862,6 +881,13 @@ Status ValidateOptions(const JsonReadOptions& options) {
   if (options.batch_size <= 0) {
     return Status::InvalidArgument(
         fmt::format("JSON reader: batch_size must be positive, got {}", options.batch_size));
+  }
+  if (options.max_record_bytes <= 0) {
+    return Status::InvalidArgument(fmt::format(
+        "JSON reader: max_record_bytes must be positive, got {}", options.max_record_bytes));
+  }
+  if (options.line_sep == '\0' || options.line_sep == '"') {
+    return Status::InvalidArgument("JSON reader: lineSep must not be NUL or '\"'");
   }
   if (options.max_nesting_depth <= 0) {
     return Status::InvalidArgument(fmt::format(

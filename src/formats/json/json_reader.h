@@ -83,6 +83,14 @@ struct JsonReadOptions {
   std::string time_zone = "UTC";
   /// Rows per record batch. Default: 8192.
   int64_t batch_size = 8192;
+  /// Spark `lineSep`: the byte that ends a record (one byte only). Default: '\n' (with "\r\n"
+  /// also ending records).
+  char line_sep = '\n';
+  /// Longest record (a line, or with multiLine the whole file) in bytes. A longer one is a
+  /// malformed record named by file and line (its first max_record_bytes bytes are what the
+  /// rescued or corrupt-record column gets); the rest is skipped without being buffered, so
+  /// memory stays bounded. Default: 128 MiB.
+  int64_t max_record_bytes = int64_t{128} << 20;
 
   // Spark's lenient JSON, beyond strict RFC 8259. Records that simdjson rejects are rewritten
   // into strict JSON according to these and parsed again; valid JSON never pays for them.

@@ -115,7 +115,9 @@ class Inferrer {
         infer_date_(!options.date_format.empty()),
         temporal_(std::move(temporal)),
         lenient_(LenientOptionsOf(options)),
-        prefers_decimal_(options.prefers_decimal) {}
+        prefers_decimal_(options.prefers_decimal),
+        line_sep_(options.line_sep),
+        max_record_bytes_(static_cast<size_t>(options.max_record_bytes)) {}
 
   void AddScalar(InferNode& node, const DataTypePtr& type) {
     if (node.scalar == nullptr || node.scalar == type) {
@@ -210,19 +212,25 @@ class Inferrer {
   // Adds the records of one file; returns the bytes sampled.
   Result<int64_t> AddFile(simdjson::dom::parser& parser, std::unique_ptr<text::InputStream> input,
                           bool multi_line, InferNode& root) {
-    text::LineReader lines(std::move(input));
+    text::LineReader lines(std::move(input), size_t{4} << 20,
+                           text::LineOptions{line_sep_, max_record_bytes_});
     text::Line line;
     std::string document;
+    bool too_long = false;
     while (lines.Next(&line)) {
       if (multi_line) {
-        document.append(line.text);
-        document.push_back('\n');
-      } else if (!text::IsBlank(line.text)) {
+        // A document past max_record_bytes is skipped, as the reader rejects it.
+        too_long |= line.truncated || document.size() + line.text.size() + 1 > max_record_bytes_;
+        if (!too_long) {
+          document.append(line.text);
+          document.push_back('\n');
+        }
+      } else if (!line.truncated && !text::IsBlank(line.text)) {
         AddRecord(parser, line.text, root);
       }
     }
     TRIBUTARY_RETURN_NOT_OK(lines.status());
-    if (multi_line) {
+    if (multi_line && !too_long) {
       const size_t size = document.size();
       document.append(text::kLinePadding, ' ');
       AddRecord(parser, std::string_view(document.data(), size), root);
@@ -260,6 +268,8 @@ class Inferrer {
   std::string rewritten_;
   // With prefersDecimal: the number tokens of the record, in the order Add visits them.
   const bool prefers_decimal_;
+  const char line_sep_;
+  const size_t max_record_bytes_;
   std::vector<std::string_view> number_tokens_;
   size_t number_ordinal_ = 0;
 

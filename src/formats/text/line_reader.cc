@@ -11,8 +11,11 @@ size_t BomLength(std::string_view data) {
   return data.size() >= 3 && data.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
 }
 
-LineReader::LineReader(std::unique_ptr<InputStream> input, size_t chunk_size)
-    : input_(std::move(input)), capacity_(std::max<size_t>(chunk_size, 64)) {
+LineReader::LineReader(std::unique_ptr<InputStream> input, size_t chunk_size, LineOptions options)
+    : input_(std::move(input)),
+      options_(options),
+      capacity_(std::max<size_t>(
+          options.max_length > 0 ? std::min(chunk_size, options.max_length + 1) : chunk_size, 64)) {
   buffer_.resize(capacity_ + kLinePadding, ' ');
 }
 
@@ -39,33 +42,61 @@ bool LineReader::Refill() {
   return true;
 }
 
+void LineReader::Emit(size_t stop, Line* line) {
+  size_t length = stop - begin_;
+  if (options_.separator == '\n' && length > 0 && buffer_[begin_ + length - 1] == '\r') {
+    --length;
+  }
+  line->text = std::string_view(buffer_.data() + begin_, length);
+  line->offset = Position();
+  line->truncated = false;
+}
+
 bool LineReader::Next(Line* line) {
+  const char separator = options_.separator;
   while (true) {
+    if (skipping_) {
+      // The rest of an overlong line: dropped as it arrives, never buffered.
+      const void* found =
+          scan_ < end_ ? std::memchr(buffer_.data() + scan_, separator, end_ - scan_) : nullptr;
+      if (found != nullptr) {
+        begin_ = scan_ = static_cast<size_t>(static_cast<const char*>(found) - buffer_.data()) + 1;
+        skipping_ = false;
+      } else {
+        begin_ = scan_ = end_;
+        if (eof_ || !status_.ok() || !Refill()) {
+          return false;
+        }
+        continue;
+      }
+    }
     if (scan_ < end_) {
-      const void* newline = std::memchr(buffer_.data() + scan_, '\n', end_ - scan_);
+      const void* newline = std::memchr(buffer_.data() + scan_, separator, end_ - scan_);
       if (newline != nullptr) {
         const size_t stop = static_cast<size_t>(static_cast<const char*>(newline) - buffer_.data());
-        size_t length = stop - begin_;
-        if (length > 0 && buffer_[stop - 1] == '\r') {
-          --length;
+        if (options_.max_length == 0 || stop - begin_ <= options_.max_length) {
+          Emit(stop, line);
+          begin_ = scan_ = stop + 1;
+          break;
         }
-        line->text = std::string_view(buffer_.data() + begin_, length);
-        line->offset = Position();
-        begin_ = scan_ = stop + 1;
-        break;
       }
       scan_ = end_;
+    }
+    if (options_.max_length > 0 && end_ - begin_ > options_.max_length) {
+      // Too long: hand out its head and skip the rest up to the next separator.
+      line->text = std::string_view(buffer_.data() + begin_, options_.max_length);
+      line->offset = Position();
+      line->truncated = true;
+      scan_ = begin_ + options_.max_length;
+      skipping_ = true;
+      // The head stays in the buffer until the next call; skipping starts after it.
+      break;
     }
     if (eof_ || !status_.ok()) {
       if (begin_ == end_ || !status_.ok()) {
         return false;
       }
-      size_t length = end_ - begin_;
-      if (buffer_[end_ - 1] == '\r') {
-        --length;
-      }
-      line->text = std::string_view(buffer_.data() + begin_, length);
-      line->offset = Position();
+      Emit(end_, line);
       begin_ = scan_ = end_;
       break;
     }

@@ -24,6 +24,19 @@ struct Line {
   int64_t number = 0;
   /// Byte offset of the line's first byte in the (decompressed) file.
   int64_t offset = 0;
+  /// The line was longer than LineOptions::max_length: `text` holds its first max_length
+  /// bytes and the rest was skipped without being buffered.
+  bool truncated = false;
+};
+
+/// How a LineReader splits its input.
+struct LineOptions {
+  /// Spark `lineSep`: the byte that ends a line. Default: '\n', with a "\r" before it dropped
+  /// (so "\r\n" ends lines too); any other separator is taken as it is.
+  char separator = '\n';
+  /// Longest line handed out whole, in bytes; longer lines come out truncated (and the buffer
+  /// never grows past it). 0 means unbounded. Default: 0.
+  size_t max_length = 0;
 };
 
 /// Reads the lines of a text stream through one reusable buffer that grows only for lines
@@ -35,7 +48,8 @@ struct Line {
 class LineReader {
  public:
   /// `chunk_size` is the initial buffer size. Default: 4 MiB.
-  explicit LineReader(std::unique_ptr<InputStream> input, size_t chunk_size = size_t{4} << 20);
+  explicit LineReader(std::unique_ptr<InputStream> input, size_t chunk_size = size_t{4} << 20,
+                      LineOptions options = {});
 
   /// The next line, valid until the next call; false at the end or on a read error (then
   /// status() says which).
@@ -48,7 +62,13 @@ class LineReader {
  private:
   bool Refill();
 
+  // Hands out the line [begin_, stop) (without a CR before `stop` when stripping them).
+  void Emit(size_t stop, Line* line);
+
   std::unique_ptr<InputStream> input_;
+  const LineOptions options_;
+  // Skipping the rest of a line that was too long.
+  bool skipping_ = false;
   std::string buffer_;
   size_t capacity_;
   size_t begin_ = 0;
