@@ -99,6 +99,7 @@ Status CompareValues(Op op, const Column& a, const Column& b, uint8_t* out) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       CompareFixed<int64_t>(op, a, b, out);
       break;
     case TypeId::kFloat32:
