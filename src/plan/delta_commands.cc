@@ -69,6 +69,22 @@ LogicalPlanPtr ValuesPlan(columnar::RecordBatchPtr batch, std::string descriptio
   return Scan(std::move(source), "");
 }
 
+Result<LogicalPlanPtr> CountsPlan(const std::vector<std::pair<std::string, int64_t>>& counts,
+                                  std::string description) {
+  std::vector<Field> fields;
+  for (const auto& [name, value] : counts) {
+    fields.emplace_back(name, DataType::Int64(), false);
+  }
+  ResultBuilder out(std::move(fields));
+  if (!counts.empty()) {
+    for (size_t i = 0; i < counts.size(); ++i) {
+      out.At(i).AppendInt(counts[i].second);
+    }
+    out.EndRow();
+  }
+  return Finish(out, std::move(description));
+}
+
 Result<LogicalPlanPtr> DescribeHistory(const Catalog& catalog, const std::string& path,
                                        std::optional<int64_t> limit) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<delta::CommitEntry> commits,

@@ -14,6 +14,11 @@ namespace tributary::plan {
 /// A scan of in-memory rows: one batch in `schema`.
 LogicalPlanPtr ValuesPlan(columnar::RecordBatchPtr batch, std::string description);
 
+/// One row of bigint `counts` (name, value) — a statement's metrics such as INSERT's
+/// num_inserted_rows; no columns and no rows when `counts` is empty (CREATE, DROP).
+Result<LogicalPlanPtr> CountsPlan(const std::vector<std::pair<std::string, int64_t>>& counts,
+                                  std::string description);
+
 /// DESCRIBE HISTORY: version, timestamp, operation, operationParameters (JSON text),
 /// readVersion, isBlindAppend, engineInfo, userMetadata; newest first, at most `limit` rows
 /// when set.

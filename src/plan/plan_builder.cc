@@ -1,6 +1,7 @@
 #include "plan/plan_builder.h"
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 
 #include <fmt/format.h>
@@ -83,6 +84,18 @@ ExprPtr Rebuild(const Expression& node, std::vector<ExprPtr> children) {
 // Replaces user column names by internal names of `plan`'s columns.
 Result<ExprPtr> RewriteColumns(const ExprPtr& e, const LogicalPlan& plan) {
   if (e->GetOp() == Op::kColumn) {
+    // Already an internal name (from a `*` expansion or a rewrite of ours): keep it.
+    const size_t hash = e->Name().rfind('#');
+    if (hash != std::string::npos) {
+      int index = -1;
+      const std::string_view digits = std::string_view(e->Name()).substr(hash + 1);
+      const auto [end, error] =
+          std::from_chars(digits.data(), digits.data() + digits.size(), index);
+      if (error == std::errc{} && end == digits.data() + digits.size() && index >= 0 &&
+          index < plan.Schema()->NumFields() && InternalName(plan, index) == e->Name()) {
+        return e;
+      }
+    }
     if (e->Name() == "*") {
       return Status::InvalidArgument("'*' is only allowed as a SELECT item or in count(*)");
     }
@@ -239,7 +252,12 @@ Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>
   for (const NamedExpr& item : expanded) {
     TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr b, Resolve(*item.expr, *input));
     names.push_back(item.alias.empty() ? DerivedName(*item.expr) : item.alias);
-    qualifiers.push_back(item.alias.empty() ? PassThroughQualifier(*b, *input) : std::string{});
+    // A column passed through keeps its qualifier (also under its own name, as `*` names
+    // it), so `t.x` still resolves above the projection.
+    const bool same_name =
+        item.alias.empty() || (b->GetOp() == Op::kColumn &&
+                               input->Schema()->FieldAt(b->Index()).Name() == item.alias);
+    qualifiers.push_back(same_name ? PassThroughQualifier(*b, *input) : std::string{});
     bound.push_back(std::move(b));
   }
   return LogicalPlanPtr(std::make_shared<ProjectNode>(std::move(input), std::move(bound),

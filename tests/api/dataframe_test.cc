@@ -257,6 +257,25 @@ TEST_F(DataFrameTest, DeltaRoundTripTimeTravelAndTableApi) {
   EXPECT_TRUE(DeltaTable::ForName(*session_, "missing").status().IsNotFound());
 }
 
+TEST_F(DataFrameTest, StarSelectsEveryColumnOfEachSide) {
+  DataFrame joined =
+      Countries().Alias("c").Join(Countries().Alias("d"), Col("c.code") == Col("d.code"));
+  DataFrame left_only = joined.Select({Col("c.*")});
+  EXPECT_EQ(left_only.Columns(), (std::vector<std::string>{"code", "name"}));
+  DataFrame all = joined.Select({Col("*")}).OrderBy({Col("c.code")});
+  EXPECT_EQ(all.Columns(), (std::vector<std::string>{"code", "name", "code", "name"}));
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> rows, all.Limit(1).Collect());
+  EXPECT_THAT(Json(rows),
+              ElementsAre(R"({"code":"DE","name":"Germany","code":"DE","name":"Germany"})"));
+  EXPECT_THAT(Events().SelectExpr({"id + 1 AS next", "upper(country)"}).Columns(),
+              ElementsAre("next", "upper(country)"));
+  ASSERT_OK_AND_ASSIGN(int64_t slow, Events().Filter("latency_ms > 900 AND status = 'ok'").Count());
+  EXPECT_THAT(Duck("SELECT count(*) AS n FROM " + DuckEvents() +
+                   " WHERE latency_ms > 900 AND status = 'ok'"),
+              ElementsAre(R"({"n":)" + std::to_string(slow) + "}"));
+  EXPECT_GT(slow, 0);
+}
+
 TEST_F(DataFrameTest, ShowPrintsLikeSpark) {
   std::ostringstream out;
   ASSERT_OK(Events().OrderBy({Col("id")}).Select({"id", "country"}).Show(out, 2));
