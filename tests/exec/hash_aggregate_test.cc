@@ -192,6 +192,16 @@ TEST(HashAggregateTest, GroupsNaNsNullsAndSignedZerosTogether) {
             Sorted({R"({"k":0.0,"n":2})", R"({"k":"NaN","n":2})", R"({"k":null,"n":2})"}));
 }
 
+TEST(HashAggregateTest, AllNullKeysFormOneGroup) {
+  auto schema = MakeSchema({Field("k", DataType::String()), Field("j", DataType::Int32()),
+                            Field("v", DataType::Int32())});
+  ASSERT_OK_AND_ASSIGN(
+      auto batch, BatchFromJson(schema, "[[null, null, 1], [null, null, 2], [null, null, null]]"));
+  ASSERT_OK_AND_ASSIGN(auto rows, Aggregate(schema, Split(batch, 2), {"k", "j"},
+                                            {{"n", "count", {}}, {"s", "sum", {C("v")}}}));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"k":null,"j":null,"n":3,"s":3})"}));
+}
+
 TEST(HashAggregateTest, DistinctIsKeysWithoutAggregates) {
   auto schema = MakeSchema({Field("a", DataType::String()), Field("b", DataType::Int32())});
   ASSERT_OK_AND_ASSIGN(

@@ -219,6 +219,33 @@ TEST(HashJoinTest, NullKeysNeverMatchButSurviveOuterAndAntiJoins) {
   EXPECT_EQ(rows, (std::vector<std::string>{R"({"a":null,"b":"x"})", R"({"a":1,"b":null})"}));
 }
 
+TEST(HashJoinTest, DoubleKeysMatchAcrossSignedZerosAndNaNsAsSparkNormalizesThem) {
+  auto left_schema = MakeSchema({Field("a", DataType::Float64())});
+  auto right_schema = MakeSchema({Field("b", DataType::Float64())});
+  ASSERT_OK_AND_ASSIGN(auto left,
+                       BatchFromJson(left_schema, R"([[-0.0], ["NaN"], [1.0], [null]])"));
+  ASSERT_OK_AND_ASSIGN(auto right, BatchFromJson(right_schema, R"([[0.0], ["NaN"], [null]])"));
+  ASSERT_OK_AND_ASSIGN(
+      auto rows, Join(left_schema, {left}, right_schema, {right}, JoinType::kInner, {"a"}, {"b"}));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"a":-0.0,"b":0.0})", R"({"a":"NaN","b":"NaN"})"}));
+}
+
+TEST(HashJoinTest, AllNullKeysMatchNothing) {
+  auto schema = MakeSchema({Field("a", DataType::Int64())});
+  auto right_schema = MakeSchema({Field("b", DataType::Int64())});
+  ASSERT_OK_AND_ASSIGN(auto left, BatchFromJson(schema, "[[null], [null]]"));
+  ASSERT_OK_AND_ASSIGN(auto right, BatchFromJson(right_schema, "[[null]]"));
+  ASSERT_OK_AND_ASSIGN(auto rows,
+                       Join(schema, {left}, right_schema, {right}, JoinType::kInner, {"a"}, {"b"}));
+  EXPECT_TRUE(rows.empty());
+  ASSERT_OK_AND_ASSIGN(rows,
+                       Join(schema, {left}, right_schema, {right}, JoinType::kFull, {"a"}, {"b"}));
+  EXPECT_EQ(rows.size(), 3u);
+  ASSERT_OK_AND_ASSIGN(
+      rows, Join(schema, {left}, right_schema, {right}, JoinType::kLeftSemi, {"a"}, {"b"}));
+  EXPECT_TRUE(rows.empty());
+}
+
 TEST(HashJoinTest, ResidualDecidesOuterRowsLikeOn) {
   auto left_schema = MakeSchema({Field("a", DataType::Int32()), Field("x", DataType::Int32())});
   auto right_schema = MakeSchema({Field("b", DataType::Int32()), Field("y", DataType::Int32())});
