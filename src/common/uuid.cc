@@ -9,11 +9,15 @@
 namespace tributary {
 
 std::string NewUuid() {
-  static thread_local std::mt19937_64 rng = [] {
+  // Seeded per thread and again in a child after fork(): a child inherits its parent's generator
+  // state, and two processes drawing the same "unique" data file names collide.
+  static thread_local std::mt19937_64 rng;
+  static thread_local pid_t seeded_for = -1;
+  if (seeded_for != getpid()) {
+    seeded_for = getpid();
     std::random_device device;
-    return std::mt19937_64((uint64_t{device()} << 32) ^ device() ^
-                           (static_cast<uint64_t>(getpid()) << 16));
-  }();
+    rng.seed((uint64_t{device()} << 32) ^ device() ^ (static_cast<uint64_t>(seeded_for) << 16));
+  }
   uint8_t bytes[16];
   for (int i = 0; i < 16; i += 8) {
     const uint64_t r = rng();
