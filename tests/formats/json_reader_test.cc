@@ -522,6 +522,31 @@ TEST(JsonReaderTest, LineSepSplitsRecords) {
   EXPECT_EQ(result.metrics.num_blank_lines, 1);
 }
 
+TEST(JsonReaderTest, UtcIsoTimestampsReadAsTheGeneralParserReadsThem) {
+  // Machine-written UTC text takes a fast path; everything near it must read the same.
+  const std::string data = R"({"t":"2024-02-29T23:59:59Z"})"
+                           "\n"
+                           R"({"t":"2024-02-29T23:59:59.5Z"})"
+                           "\n"
+                           R"({"t":"1900-01-01T00:00:00.000001Z"})"
+                           "\n"
+                           R"({"t":"2023-02-29T00:00:00Z"})"
+                           "\n"
+                           R"({"t":"2024-01-01T24:00:00Z"})"
+                           "\n"
+                           R"({"t":"2024-01-01T00:00:00.Z"})"
+                           "\n"
+                           R"({"t":"2024-01-01T00:00:00.1234567Z"})"
+                           "\n";
+  ASSERT_OK_AND_ASSIGN(auto result, Read(data, "t TIMESTAMP", NoRescue()));
+  EXPECT_EQ(
+      result.rows,
+      (std::vector<std::string>{
+          R"({"t":"2024-02-29T23:59:59.000000Z"})", R"({"t":"2024-02-29T23:59:59.500000Z"})",
+          R"({"t":"1900-01-01T00:00:00.000001Z"})", R"({"t":null})", R"({"t":null})",
+          R"({"t":"2024-01-01T00:00:00.000000Z"})", R"({"t":"2024-01-01T00:00:00.123456Z"})"}));
+}
+
 TEST(JsonReaderTest, RescuedFilePathCanBeTurnedOff) {
   JsonReadOptions options;
   options.rescued_data_file_path = false;

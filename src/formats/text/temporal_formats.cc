@@ -3,6 +3,9 @@
 #include <string>
 
 #include <fmt/format.h>
+
+#include "columnar/calendar.h"
+
 namespace tributary::text {
 namespace {
 
@@ -51,6 +54,53 @@ Result<TemporalFormats> TemporalFormats::Make(std::string_view timestamp_format,
   }
   formats.zone_ = zone.MoveValueUnsafe();
   return formats;
+}
+
+bool TemporalFormats::ParseUtcIso(std::string_view text, int64_t* micros) {
+  const size_t n = text.size();
+  if (n < 20 || n > 27 || text[n - 1] != 'Z' || text[4] != '-' || text[7] != '-' ||
+      text[10] != 'T' || text[13] != ':' || text[16] != ':') {
+    return false;
+  }
+  int digits[14];
+  static constexpr size_t kPositions[14] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+  for (size_t i = 0; i < 14; ++i) {
+    const unsigned d = static_cast<unsigned>(text[kPositions[i]] - '0');
+    if (d > 9) {
+      return false;
+    }
+    digits[i] = static_cast<int>(d);
+  }
+  int64_t fraction = 0;
+  if (n > 20) {
+    if (text[19] != '.' || n == 21) {
+      return false;
+    }
+    size_t k = 20;
+    for (; k < n - 1; ++k) {
+      const unsigned d = static_cast<unsigned>(text[k] - '0');
+      if (d > 9) {
+        return false;
+      }
+      fraction = fraction * 10 + d;
+    }
+    for (; k < 26; ++k) {
+      fraction *= 10;
+    }
+  }
+  const int64_t year = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3];
+  const int month = digits[4] * 10 + digits[5];
+  const int day = digits[6] * 10 + digits[7];
+  const int64_t hour = digits[8] * 10 + digits[9];
+  const int64_t minute = digits[10] * 10 + digits[11];
+  const int64_t second = digits[12] * 10 + digits[13];
+  if (month < 1 || month > 12 || day < 1 || day > columnar::DaysInMonth(year, month) || hour > 23 ||
+      minute > 59 || second > 59) {
+    return false;
+  }
+  *micros = columnar::DaysFromCivil(year, month, day) * columnar::kMicrosPerDay +
+            ((hour * 60 + minute) * 60 + second) * columnar::kMicrosPerSecond + fraction;
+  return true;
 }
 
 bool TemporalFormats::IsTimestamp(std::string_view text) const {

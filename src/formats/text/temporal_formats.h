@@ -33,6 +33,9 @@ class TemporalFormats {
     if (timestamp_.has_value() && !ntz) {
       return timestamp_->ParseTimestamp(text, zone_, false, micros);
     }
+    if (!ntz && ParseUtcIso(text, micros)) {
+      return true;
+    }
     return expr::ParseTimestamp(text, zone_, ntz, micros);
   }
   /// Date text: with dateFormat only text matching it, else Spark's CAST rules.
@@ -52,6 +55,10 @@ class TemporalFormats {
 
  private:
   TemporalFormats() = default;
+
+  // The common machine-written shape "yyyy-MM-ddTHH:mm:ss[.f{1,6}]Z" without the general
+  // parser: false for anything else (which then takes the general path).
+  static bool ParseUtcIso(std::string_view text, int64_t* micros);
 
   std::optional<expr::DateTimePattern> timestamp_;
   std::optional<expr::DateTimePattern> date_;
