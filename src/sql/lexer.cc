@@ -1,10 +1,10 @@
 #include "sql/lexer.h"
 
-#include <strings.h>
-
 #include <cctype>
 
 #include <fmt/format.h>
+
+#include "common/ascii.h"
 
 namespace tributary::sql {
 namespace {
@@ -313,8 +313,8 @@ class Lexer {
       ++suffix_end;
     }
     const std::string_view suffix = text_.substr(end, suffix_end - end);
-    auto is_suffix = [&](const char* s) {
-      return strncasecmp(suffix.data(), s, suffix.size()) == 0 && suffix.size() == strlen(s);
+    auto is_suffix = [&](std::string_view s) {
+      return EqualsIgnoreAsciiCase(suffix, s);
     };
     NumberKind kind = has_exponent ? NumberKind::kExponent
                       : has_point  ? NumberKind::kDecimal
@@ -363,8 +363,7 @@ class Lexer {
 }  // namespace
 
 bool Token::IsKeyword(std::string_view keyword) const {
-  return kind == TokenKind::kWord && text.size() == keyword.size() &&
-         strncasecmp(text.data(), keyword.data(), keyword.size()) == 0;
+  return kind == TokenKind::kWord && EqualsIgnoreAsciiCase(text, keyword);
 }
 
 bool Token::IsOperator(std::string_view op) const {

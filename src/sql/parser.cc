@@ -1,7 +1,5 @@
 #include "sql/parser.h"
 
-#include <strings.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -11,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "formats/text/schema_hints.h"
 
 namespace tributary::sql {
@@ -20,14 +19,6 @@ using expr::ExprPtr;
 using expr::Op;
 using expr::Scalar;
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 std::string Upper(std::string_view text) {
   std::string out(text);
   for (char& c : out) {
@@ -36,13 +27,9 @@ std::string Upper(std::string_view text) {
   return out;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
 bool OneOf(std::string_view word, std::initializer_list<std::string_view> options) {
   return std::any_of(options.begin(), options.end(),
-                     [&](std::string_view option) { return EqualsIgnoreCase(word, option); });
+                     [&](std::string_view option) { return EqualsIgnoreAsciiCase(word, option); });
 }
 
 }  // namespace
@@ -308,7 +295,7 @@ class Parser {
     } while (AcceptOperator("."));
     if (table.parts.size() == 2 && last_quoted &&
         OneOf(table.parts[0], {"delta", "parquet", "json", "csv"})) {
-      table.format = Lower(table.parts[0]);
+      table.format = AsciiLower(table.parts[0]);
       table.path = table.parts[1];
       table.parts.clear();
     }
@@ -372,7 +359,7 @@ class Parser {
     while (true) {
       if (!create.streaming && AcceptKeyword("USING")) {
         TRIBUTARY_ASSIGN_OR_RAISE(std::string provider, Identifier("a data source name"));
-        create.provider = Lower(provider);
+        create.provider = AsciiLower(provider);
       } else if (AcceptKeyword("PARTITIONED")) {
         TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
         TRIBUTARY_ASSIGN_OR_RAISE(create.partition_by, ParenthesizedNames());
@@ -417,8 +404,8 @@ class Parser {
       const Token& value = Peek();
       if (value.kind == TokenKind::kString || value.kind == TokenKind::kNumber ||
           value.IsKeyword("TRUE") || value.IsKeyword("FALSE")) {
-        properties.emplace_back(std::move(key),
-                                value.kind == TokenKind::kWord ? Lower(value.text) : value.text);
+        properties.emplace_back(
+            std::move(key), value.kind == TokenKind::kWord ? AsciiLower(value.text) : value.text);
         Next();
       } else {
         return Unexpected("a property value (string, number, TRUE or FALSE)");
@@ -587,7 +574,7 @@ class Parser {
     }
     const std::string_view match = ClosestMatch(first.text, kTypeNames);
     const bool known = std::any_of(kTypeNames.begin(), kTypeNames.end(), [&](std::string_view n) {
-      return EqualsIgnoreCase(n, first.text);
+      return EqualsIgnoreAsciiCase(n, first.text);
     });
     if (!known && !match.empty()) {
       return ErrorAt(first, fmt::format("unknown type '{}' (did you mean {}?)", first.text, match));
@@ -932,7 +919,7 @@ class Parser {
     if ((Peek().kind == TokenKind::kWord || Peek().kind == TokenKind::kQuotedWord) &&
         Peek(1).IsOperator("(")) {
       relation->kind = RelationKind::kTableFunction;
-      relation->function_name = Lower(Next().text);
+      relation->function_name = AsciiLower(Next().text);
       Next();
       if (!AcceptOperator(")")) {
         do {
@@ -1434,7 +1421,7 @@ class Parser {
     if ((token.IsKeyword("CURRENT_DATE") || token.IsKeyword("CURRENT_TIMESTAMP")) &&
         !after.IsOperator("(")) {
       Next();
-      return expr::Function(Lower(token.text), {});
+      return expr::Function(AsciiLower(token.text), {});
     }
     if (token.IsKeyword("EXTRACT") && after.IsOperator("(")) {
       Next();
@@ -1517,8 +1504,8 @@ class Parser {
     std::vector<ExprPtr> args;
     if (Peek().IsOperator("*") && Peek(1).IsOperator(")")) {
       if (!name.IsKeyword("count")) {
-        return ErrorAt(
-            Peek(), fmt::format("'*' is only an argument of count, not of {}", Lower(name.text)));
+        return ErrorAt(Peek(), fmt::format("'*' is only an argument of count, not of {}",
+                                           AsciiLower(name.text)));
       }
       Next();
     } else if (!Peek().IsOperator(")")) {
@@ -1556,7 +1543,7 @@ std::string_view ClosestMatch(std::string_view word,
   std::string_view best;
   size_t best_distance = std::numeric_limits<size_t>::max();
   for (std::string_view candidate : candidates) {
-    if (EqualsIgnoreCase(word, candidate)) {
+    if (EqualsIgnoreAsciiCase(word, candidate)) {
       return {};
     }
     const size_t limit = candidate.size() <= 4 ? 1 : 2;

@@ -1,0 +1,760 @@
+#include "sql/binder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "columnar/column_builder.h"
+#include "columnar/record_batch.h"
+#include "common/ascii.h"
+#include "plan/delta_commands.h"
+#include "plan/plan_builder.h"
+#include "sql/parser.h"
+#include "storage/file_system.h"
+
+namespace tributary::sql {
+namespace {
+
+using expr::ExprPtr;
+using expr::Op;
+using plan::LogicalPlanPtr;
+
+// A literal's value as reader options spell it: strings as they are, others as SQL prints them.
+std::string OptionText(const expr::Scalar& value) {
+  return value.Type()->Id() == columnar::TypeId::kString ? value.BytesValue() : value.ToString();
+}
+
+// Whether `name` matches a field ignoring case (several matches count: the plan reports them).
+bool HasField(const columnar::Schema& schema, const std::string& name) {
+  auto index = schema.FieldIndexIgnoreCase(name);
+  return !index.ok() || *index >= 0;
+}
+
+bool ContainsAggregate(const expr::Expression& e) {
+  if (e.GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e.Name())) {
+    return true;
+  }
+  return std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const ExprPtr& child) { return ContainsAggregate(*child); });
+}
+
+// A 1-based ordinal when `e` is an integer literal (GROUP BY 1, ORDER BY 2).
+std::optional<int64_t> Ordinal(const expr::Expression& e) {
+  if (e.GetOp() != Op::kLiteral || e.Literal().IsNull()) {
+    return std::nullopt;
+  }
+  const columnar::TypeId id = e.Literal().Type()->Id();
+  if (id != columnar::TypeId::kInt32 && id != columnar::TypeId::kInt64) {
+    return std::nullopt;
+  }
+  return e.Literal().IntValue();
+}
+
+class Binder {
+ public:
+  Binder(const Statement& statement, const plan::Catalog& catalog)
+      : statement_(statement), catalog_(catalog) {}
+
+  // `status` (not OK) with its message placed at `position` in the text, code kept.
+  Status At(const Status& status, const SourcePosition& position) const {
+    return Status(status.Code(), statement_.ErrorAt(position, status.Message()).Message(),
+                  status.IsRetryable());
+  }
+  // At the column reference under `node` that the message quotes ('nope'), else at `node`.
+  Status At(const Status& status, const expr::Expression& node) const {
+    const expr::Expression* quoted = QuotedColumn(status.Message(), node);
+    return At(status, PositionOf(quoted != nullptr ? *quoted : node, statement_.position));
+  }
+
+  static const expr::Expression* QuotedColumn(const std::string& message,
+                                              const expr::Expression& node) {
+    if ((node.GetOp() == Op::kColumn || node.GetOp() == Op::kGetField) &&
+        (message.find(fmt::format("'{}'", node.ToString())) != std::string::npos ||
+         message.find(fmt::format("'{}'", node.Name())) != std::string::npos)) {
+      return &node;
+    }
+    for (const ExprPtr& child : node.Children()) {
+      if (const expr::Expression* found = QuotedColumn(message, *child)) {
+        return found;
+      }
+    }
+    return nullptr;
+  }
+
+  // Subquery placeholders are recognised here so they fail with a clear message.
+  Status CheckNoSubquery(const ExprPtr& e) const {
+    if (e == nullptr || statement_.sources == nullptr) {
+      return Status::OK();
+    }
+    if (statement_.sources->subqueries.count(e.get()) > 0) {
+      return At(Status::NotImplemented("subqueries in expressions are not supported yet"), *e);
+    }
+    for (const ExprPtr& child : e->Children()) {
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(child));
+    }
+    return Status::OK();
+  }
+
+  Result<LogicalPlanPtr> Query(const sql::Query& query) {
+    scopes_.emplace_back();
+    auto result = QueryInScope(query);
+    scopes_.pop_back();
+    return result;
+  }
+
+  Result<std::string> TablePath(const TableName& table) const {
+    if (table.IsPath()) {
+      if (table.format != "delta") {
+        return At(
+            Status::InvalidArgument(fmt::format(
+                "{} is not a Delta table; only delta.`path` names a table here", table.ToString())),
+            table.position);
+      }
+      return table.path;
+    }
+    std::string name;
+    for (const std::string& part : table.parts) {
+      name += name.empty() ? part : "." + part;
+    }
+    auto path = plan::TablePath(catalog_, name);
+    if (!path.ok()) {
+      return At(path.status(), table.position);
+    }
+    return path;
+  }
+
+  Result<LogicalPlanPtr> Relation(const sql::Relation& relation) {
+    switch (relation.kind) {
+      case RelationKind::kTable:
+        return Table(relation);
+      case RelationKind::kTableFunction:
+        return TableFunction(relation);
+      case RelationKind::kSubquery: {
+        TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr sub, Query(*relation.subquery));
+        return relation.alias.empty() ? sub : sub->WithAlias(relation.alias);
+      }
+      case RelationKind::kJoin:
+        return Join(relation);
+    }
+    return Status::Internal("unknown relation kind");
+  }
+
+  Result<LogicalPlanPtr> Table(const sql::Relation& relation) {
+    const TableName& table = relation.table;
+    if (relation.stream) {
+      return At(Status::NotImplemented("STREAM sources are not supported in batch queries yet"),
+                relation.position);
+    }
+    const std::string qualifier = !relation.alias.empty() ? relation.alias
+                                  : table.IsPath()        ? ""
+                                                          : table.parts.back();
+    const bool time_travel =
+        relation.version_as_of.has_value() || relation.timestamp_as_of != nullptr;
+    if (!table.IsPath() && table.parts.size() == 1 && !time_travel) {
+      const std::string key = AsciiLower(table.parts[0]);
+      for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+        if (auto it = scope->find(key); it != scope->end()) {
+          return it->second->WithAlias(qualifier);
+        }
+      }
+    }
+    if (table.IsPath() && table.format != "delta") {
+      if (time_travel) {
+        return At(Status::InvalidArgument("VERSION/TIMESTAMP AS OF needs a Delta table"),
+                  relation.position);
+      }
+      auto scan = plan::ScanFiles(catalog_, table.format, table.path, {}, nullptr,
+                                  formats::OptionDefaults::kSparkReader, qualifier);
+      return scan.ok() ? scan : At(scan.status(), relation.position);
+    }
+    plan::TimeTravel travel;
+    travel.version = relation.version_as_of;
+    if (relation.timestamp_as_of != nullptr) {
+      const expr::Expression& at = *relation.timestamp_as_of;
+      if (at.GetOp() != Op::kLiteral || at.Literal().Type()->Id() != columnar::TypeId::kString) {
+        return At(Status::InvalidArgument("TIMESTAMP AS OF takes a timestamp string"), at);
+      }
+      travel.timestamp = at.Literal().BytesValue();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(table));
+    auto scan = plan::ScanDeltaTable(catalog_, path, travel, qualifier);
+    return scan.ok() ? scan : At(scan.status(), relation.position);
+  }
+
+  // read_files('path', format => 'json', option => value, ...), as Databricks' table function.
+  Result<LogicalPlanPtr> TableFunction(const sql::Relation& relation) {
+    if (relation.function_name != "read_files") {
+      const std::string_view match = ClosestMatch(relation.function_name, {"read_files"});
+      return At(Status::InvalidArgument(
+                    fmt::format("unknown table function '{}'{}", relation.function_name,
+                                match.empty() ? "" : fmt::format(" (did you mean {}?)", match))),
+                relation.position);
+    }
+    if (relation.stream) {
+      return At(Status::NotImplemented(
+                    "STREAM read_files(...) is for streaming tables, not batch queries yet"),
+                relation.position);
+    }
+    std::string path;
+    std::string format;
+    columnar::SchemaPtr schema;
+    formats::OptionMap options;
+    for (size_t i = 0; i < relation.arguments.size(); ++i) {
+      const TableFunctionArgument& argument = relation.arguments[i];
+      const expr::Expression& value = *argument.value;
+      if (value.GetOp() != Op::kLiteral || value.Literal().IsNull()) {
+        return At(Status::InvalidArgument("read_files arguments must be literals"), value);
+      }
+      const std::string text = OptionText(value.Literal());
+      if (argument.name.empty()) {
+        if (i != 0) {
+          return At(Status::InvalidArgument(
+                        "read_files takes the path first, then only name => value options"),
+                    value);
+        }
+        path = text;
+      } else if (AsciiLower(argument.name) == "format") {
+        format = AsciiLower(text);
+      } else if (AsciiLower(argument.name) == "schema") {
+        auto parsed = plan::ParseSchemaDdl(text);
+        if (!parsed.ok()) {
+          return At(parsed.status(), value);
+        }
+        schema = *parsed;
+      } else {
+        options[argument.name] = text;
+      }
+    }
+    if (path.empty()) {
+      return At(Status::InvalidArgument("read_files needs a path: read_files('/dir', ...)"),
+                relation.position);
+    }
+    if (format.empty()) {
+      return At(Status::InvalidArgument(
+                    "read_files needs format => 'parquet' | 'json' | 'csv' (it is not guessed "
+                    "from file names)"),
+                relation.position);
+    }
+    auto scan = plan::ScanFiles(catalog_, format, path, options, std::move(schema),
+                                formats::OptionDefaults::kReadFiles, relation.alias);
+    return scan.ok() ? scan : At(scan.status(), relation.position);
+  }
+
+  Result<LogicalPlanPtr> Join(const sql::Relation& relation) {
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr left, Relation(*relation.left));
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr right, Relation(*relation.right));
+    exec::JoinType type = exec::JoinType::kInner;
+    switch (relation.join_kind) {
+      case JoinKind::kInner:
+        type = exec::JoinType::kInner;
+        break;
+      case JoinKind::kLeft:
+        type = exec::JoinType::kLeft;
+        break;
+      case JoinKind::kRight:
+        type = exec::JoinType::kRight;
+        break;
+      case JoinKind::kFull:
+        type = exec::JoinType::kFull;
+        break;
+      case JoinKind::kCross:
+        type = exec::JoinType::kCross;
+        break;
+      case JoinKind::kLeftSemi:
+        type = exec::JoinType::kLeftSemi;
+        break;
+      case JoinKind::kLeftAnti:
+        type = exec::JoinType::kLeftAnti;
+        break;
+    }
+    if (!relation.using_columns.empty()) {
+      auto joined =
+          plan::JoinUsing(std::move(left), std::move(right), type, relation.using_columns);
+      return joined.ok() ? joined : At(joined.status(), relation.position);
+    }
+    TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(relation.condition));
+    auto joined = plan::Join(std::move(left), std::move(right), type, relation.condition);
+    if (joined.ok()) {
+      return joined;
+    }
+    return relation.condition ? At(joined.status(), *relation.condition)
+                              : At(joined.status(), relation.position);
+  }
+
+  // One row without columns: what SELECT without FROM and VALUES select from.
+  static Result<LogicalPlanPtr> OneRow() {
+    auto schema = std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::RecordBatchPtr batch,
+                              columnar::RecordBatch::Make(schema, 1, {}));
+    return plan::ValuesPlan(std::move(batch), "one row");
+  }
+
+  // VALUES rows as one projection of the one-row plan per row, unioned (types widen to a
+  // common one); columns col1, col2, ... as Spark names them.
+  Result<LogicalPlanPtr> Values(const sql::Query& query) {
+    std::vector<LogicalPlanPtr> rows;
+    for (const std::vector<ExprPtr>& row : query.rows) {
+      std::vector<plan::NamedExpr> items;
+      for (size_t i = 0; i < row.size(); ++i) {
+        TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(row[i]));
+        items.push_back({row[i], fmt::format("col{}", i + 1)});
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr one, OneRow());
+      auto projected = plan::Select(std::move(one), items);
+      if (!projected.ok()) {
+        return At(projected.status(), *row.front());
+      }
+      rows.push_back(*std::move(projected));
+    }
+    if (rows.size() == 1) {
+      return rows.front();
+    }
+    auto unioned = plan::Union(std::move(rows), /*distinct=*/false);
+    return unioned.ok() ? unioned : At(unioned.status(), query.position);
+  }
+
+  Result<LogicalPlanPtr> Select(const sql::Query& query) {
+    LogicalPlanPtr input;
+    if (query.from != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(input, Relation(*query.from));
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(input, OneRow());
+    }
+    if (query.where != nullptr) {
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(query.where));
+      auto filtered = plan::Filter(std::move(input), query.where);
+      if (!filtered.ok()) {
+        return At(filtered.status(), *query.where);
+      }
+      input = *std::move(filtered);
+    }
+    std::vector<plan::NamedExpr> items;
+    bool aggregates = query.having != nullptr || !query.group_by.empty();
+    for (const SelectItem& item : query.select) {
+      if (item.IsStar()) {
+        std::string path;
+        for (const std::string& part : item.star_qualifier) {
+          path += QuoteIdentifier(part) + ".";
+        }
+        items.push_back({expr::Col(path + "*"), ""});
+        continue;
+      }
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(item.expr));
+      aggregates = aggregates || ContainsAggregate(*item.expr);
+      items.push_back({item.expr, item.alias});
+    }
+    Result<LogicalPlanPtr> output = Status::Internal("unset");
+    if (aggregates) {
+      std::vector<ExprPtr> keys;
+      for (const ExprPtr& key : query.group_by) {
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr resolved, GroupKey(query, key, *input));
+        keys.push_back(std::move(resolved));
+      }
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(query.having));
+      output = plan::Aggregate(input, keys, items, query.having);
+    } else {
+      output = plan::Select(input, items);
+    }
+    if (!output.ok()) {
+      const expr::Expression* culprit = Culprit(query, output.status());
+      return culprit != nullptr ? At(output.status(), *culprit)
+                                : At(output.status(), query.position);
+    }
+    if (query.distinct) {
+      output = plan::Distinct(*std::move(output));
+    }
+    return output;
+  }
+
+  // The SELECT item, HAVING or GROUP BY expression an error from the plan builder is about:
+  // the first whose text, or a column of which, the message quotes.
+  const expr::Expression* Culprit(const sql::Query& query, const Status& status) const {
+    std::vector<const expr::Expression*> candidates;
+    for (const SelectItem& item : query.select) {
+      if (!item.IsStar()) {
+        candidates.push_back(item.expr.get());
+      }
+    }
+    if (query.having != nullptr) {
+      candidates.push_back(query.having.get());
+    }
+    for (const ExprPtr& key : query.group_by) {
+      candidates.push_back(key.get());
+    }
+    for (const expr::Expression* candidate : candidates) {
+      if (const expr::Expression* column = QuotedColumn(status.Message(), *candidate)) {
+        return column;
+      }
+    }
+    for (const expr::Expression* candidate : candidates) {
+      if (status.Message().find(candidate->ToString()) != std::string::npos) {
+        return candidate;
+      }
+    }
+    return nullptr;
+  }
+
+  SourcePosition PositionOf(const expr::Expression& e, const SourcePosition& fallback) const {
+    const SourcePosition at =
+        statement_.sources ? statement_.sources->PositionOf(e) : SourcePosition{0, 0, 0};
+    return at.line == 0 ? fallback : at;
+  }
+
+  // GROUP BY key: an ordinal or an alias of the SELECT list becomes that item's expression
+  // (Spark's groupByOrdinal and groupByAliases), unless the alias is also an input column.
+  Result<ExprPtr> GroupKey(const sql::Query& query, const ExprPtr& key,
+                           const plan::LogicalPlan& input) const {
+    if (std::optional<int64_t> ordinal = Ordinal(*key)) {
+      if (*ordinal < 1 || *ordinal > static_cast<int64_t>(query.select.size()) ||
+          query.select[static_cast<size_t>(*ordinal - 1)].IsStar()) {
+        return At(Status::InvalidArgument(
+                      fmt::format("GROUP BY position {} is not in the select list (1 to {})",
+                                  *ordinal, query.select.size())),
+                  *key);
+      }
+      return query.select[static_cast<size_t>(*ordinal - 1)].expr;
+    }
+    if (key->GetOp() == Op::kColumn && !HasField(*input.Schema(), key->Name())) {
+      for (const SelectItem& item : query.select) {
+        if (!item.alias.empty() && AsciiLower(item.alias) == AsciiLower(key->Name())) {
+          return item.expr;
+        }
+      }
+    }
+    return key;
+  }
+
+  Result<LogicalPlanPtr> QueryInScope(const sql::Query& query) {
+    for (const CommonTableExpression& cte : query.with) {
+      TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Query(*cte.query));
+      scopes_.back()[AsciiLower(cte.name)] = plan->WithAlias(cte.name);
+    }
+    LogicalPlanPtr plan;
+    switch (query.kind) {
+      case QueryKind::kSelect: {
+        TRIBUTARY_ASSIGN_OR_RAISE(plan, Select(query));
+        break;
+      }
+      case QueryKind::kValues: {
+        TRIBUTARY_ASSIGN_OR_RAISE(plan, Values(query));
+        break;
+      }
+      case QueryKind::kUnion: {
+        TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr left, Query(*query.left));
+        TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr right, Query(*query.right));
+        auto unioned = plan::Union({std::move(left), std::move(right)}, !query.union_all);
+        if (!unioned.ok()) {
+          return At(unioned.status(), query.position);
+        }
+        plan = *std::move(unioned);
+        break;
+      }
+    }
+    if (!query.order_by.empty()) {
+      std::vector<plan::SortItem> items;
+      for (const OrderItem& order : query.order_by) {
+        plan::SortItem item;
+        item.expr = order.expr;
+        item.ascending = order.ascending;
+        item.nulls_first = order.nulls_first;
+        if (std::optional<int64_t> ordinal = Ordinal(*order.expr)) {
+          const int columns = plan->Schema()->NumFields();
+          if (*ordinal < 1 || *ordinal > columns) {
+            return At(
+                Status::InvalidArgument(fmt::format(
+                    "ORDER BY position {} is not in the select list (1 to {})", *ordinal, columns)),
+                *order.expr);
+          }
+          item.expr = expr::Col(
+              QuoteIdentifier(plan->Schema()->FieldAt(static_cast<int>(*ordinal - 1)).Name()));
+        }
+        TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(item.expr));
+        items.push_back(std::move(item));
+      }
+      auto sorted = plan::OrderBy(plan, items);
+      if (!sorted.ok()) {
+        return At(sorted.status(), *query.order_by.front().expr);
+      }
+      plan = *std::move(sorted);
+    }
+    if (query.limit != nullptr) {
+      const expr::Expression& limit = *query.limit;
+      std::optional<int64_t> count = Ordinal(limit);
+      if (!count.has_value() || *count < 0) {
+        return At(Status::InvalidArgument("LIMIT takes a non-negative integer literal"), limit);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Limit(plan, *count));
+    }
+    return plan;
+  }
+
+  // DESCRIBE TABLE: col_name, data_type, comment (Spark's columns), one row per column.
+  Result<LogicalPlanPtr> DescribeTable(const TableName& table) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(table));
+    auto scan = plan::ScanDeltaTable(catalog_, path, {}, "");
+    if (!scan.ok()) {
+      return At(scan.status(), table.position);
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const columnar::Field& field : (*scan)->Schema()->Fields()) {
+      rows.push_back({field.Name(), field.Type()->ToString(), ""});
+    }
+    return StringRows({"col_name", "data_type", "comment"}, rows, "DESCRIBE " + table.ToString());
+  }
+
+  // SHOW TABLES: namespace, tableName, isTemporary for each Delta table in the warehouse.
+  Result<LogicalPlanPtr> ShowTablesPlan(const ShowTables& show) {
+    if (!show.database.empty()) {
+      return At(Status::NotImplemented("SHOW TABLES IN <database>: the warehouse has no "
+                                       "databases yet"),
+                statement_.position);
+    }
+    std::vector<std::vector<std::string>> rows;
+    auto entries = catalog_.fs->List(catalog_.warehouse, storage::ListOptions{});
+    if (!entries.ok() && !entries.status().IsNotFound()) {
+      return entries.status();
+    }
+    if (entries.ok()) {
+      for (const storage::FileInfo& entry : *entries) {
+        const std::string name = entry.path.substr(entry.path.find_last_of('/') + 1);
+        if (!entry.is_directory || name.empty() || name[0] == '.' || name[0] == '_') {
+          continue;
+        }
+        if (!show.pattern.empty() && !MatchesShowPattern(show.pattern, name)) {
+          continue;
+        }
+        auto log = catalog_.fs->List(entry.path + "/_delta_log", storage::ListOptions{});
+        if (log.ok() && !log->empty()) {
+          rows.push_back({"", name, "false"});
+        }
+      }
+    }
+    std::sort(rows.begin(), rows.end());
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        LogicalPlanPtr strings,
+        StringRows({"namespace", "tableName", "isTemporary"}, rows, "SHOW TABLES"));
+    auto typed =
+        plan::WithColumn(strings, "isTemporary",
+                         expr::Cast(expr::Col("isTemporary"), columnar::DataType::Boolean()));
+    return typed;
+  }
+
+  // Spark's SHOW TABLES LIKE pattern: '*' matches any text, '|' separates alternatives,
+  // matched ignoring case.
+  static bool MatchesShowPattern(const std::string& pattern, const std::string& name) {
+    size_t start = 0;
+    while (start <= pattern.size()) {
+      size_t end = pattern.find('|', start);
+      if (end == std::string::npos) {
+        end = pattern.size();
+      }
+      if (GlobMatch(AsciiLower(pattern.substr(start, end - start)), AsciiLower(name))) {
+        return true;
+      }
+      start = end + 1;
+    }
+    return false;
+  }
+
+  static bool GlobMatch(std::string_view pattern, std::string_view text) {
+    if (pattern.empty()) {
+      return text.empty();
+    }
+    if (pattern[0] == '*') {
+      for (size_t skip = 0; skip <= text.size(); ++skip) {
+        if (GlobMatch(pattern.substr(1), text.substr(skip))) {
+          return true;
+        }
+      }
+      return false;
+    }
+    return !text.empty() && pattern[0] == text[0] && GlobMatch(pattern.substr(1), text.substr(1));
+  }
+
+  static Result<LogicalPlanPtr> StringRows(const std::vector<std::string>& names,
+                                           const std::vector<std::vector<std::string>>& rows,
+                                           std::string description) {
+    std::vector<columnar::Field> fields;
+    std::vector<columnar::ColumnPtr> columns;
+    for (size_t c = 0; c < names.size(); ++c) {
+      fields.emplace_back(names[c], columnar::DataType::String());
+      columnar::ColumnBuilder builder(columnar::DataType::String());
+      for (const std::vector<std::string>& row : rows) {
+        builder.AppendBytes(row[c]);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr column, builder.Finish());
+      columns.push_back(std::move(column));
+    }
+    auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        columnar::RecordBatchPtr batch,
+        columnar::RecordBatch::Make(std::move(schema), static_cast<int64_t>(rows.size()),
+                                    std::move(columns)));
+    return plan::ValuesPlan(std::move(batch), std::move(description));
+  }
+
+  // INSERT rows in the table's column order and types: by position, or by the column list
+  // (columns not listed are null), each cast to the table's type.
+  Result<LogicalPlanPtr> InsertRows(const Insert& insert, const std::string& path) {
+    auto target = plan::ScanDeltaTable(catalog_, path, {}, "");
+    if (!target.ok()) {
+      return At(target.status(), insert.table.position);
+    }
+    const columnar::Schema& table = *(*target)->Schema();
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr rows, Query(*insert.query));
+    const size_t given =
+        insert.columns.empty() ? static_cast<size_t>(table.NumFields()) : insert.columns.size();
+    if (static_cast<size_t>(rows->Schema()->NumFields()) != given) {
+      return At(Status::InvalidArgument(
+                    fmt::format("INSERT into {} gives {} columns, the {} {}",
+                                insert.table.ToString(), rows->Schema()->NumFields(),
+                                insert.columns.empty() ? "table has" : "list names", given)),
+                insert.query->position);
+    }
+    std::vector<std::string> positional;
+    for (size_t i = 0; i < given; ++i) {
+      positional.push_back(fmt::format("_insert_{}", i));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(rows, plan::Rename(rows, positional));
+    std::vector<plan::NamedExpr> items;
+    for (int c = 0; c < table.NumFields(); ++c) {
+      const columnar::Field& field = table.FieldAt(c);
+      std::optional<size_t> source;
+      if (insert.columns.empty()) {
+        source = static_cast<size_t>(c);
+      } else {
+        for (size_t i = 0; i < insert.columns.size(); ++i) {
+          if (AsciiLower(insert.columns[i]) == AsciiLower(field.Name())) {
+            source = i;
+          }
+        }
+      }
+      ExprPtr value = source.has_value() ? expr::Col(positional[*source])
+                                         : expr::Lit(expr::Scalar::Null(field.Type()));
+      items.push_back({expr::Cast(std::move(value), field.Type()), field.Name()});
+    }
+    for (const std::string& column : insert.columns) {
+      if (!HasField(table, column)) {
+        return At(Status::InvalidArgument(fmt::format("INSERT column '{}' is not a column of {}",
+                                                      column, insert.table.ToString())),
+                  insert.table.position);
+      }
+    }
+    auto projected = plan::Select(rows, items);
+    return projected.ok() ? projected : At(projected.status(), insert.query->position);
+  }
+
+  Result<BoundStatement> Statement() {
+    BoundStatement bound;
+    const StatementBody& body = statement_.body;
+    if (const auto* query = std::get_if<QueryPtr>(&body)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, Query(**query));
+      return bound;
+    }
+    if (const auto* create = std::get_if<CreateTable>(&body)) {
+      if (create->streaming) {
+        return At(Status::NotImplemented("CREATE STREAMING TABLE is not supported yet"),
+                  statement_.position);
+      }
+      if (!create->provider.empty() && create->provider != "delta") {
+        return At(
+            Status::NotImplemented(fmt::format(
+                "CREATE TABLE ... USING {}: only Delta tables can be created", create->provider)),
+            statement_.position);
+      }
+      bound.kind = BoundKind::kCreateTable;
+      bound.create = *create;
+      if (!create->location.empty()) {
+        bound.path = create->location;
+      } else {
+        TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(create->table));
+      }
+      if (!create->columns.empty()) {
+        std::vector<columnar::Field> fields;
+        for (const ColumnDefinition& column : create->columns) {
+          fields.emplace_back(column.name, column.type, column.nullable);
+        }
+        bound.schema = std::make_shared<const columnar::Schema>(std::move(fields));
+      }
+      if (create->query != nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, Query(*create->query));
+      }
+      return bound;
+    }
+    if (const auto* insert = std::get_if<Insert>(&body)) {
+      bound.kind = BoundKind::kInsert;
+      bound.insert = *insert;
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(insert->table));
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, InsertRows(*insert, bound.path));
+      return bound;
+    }
+    if (const auto* drop = std::get_if<DropTable>(&body)) {
+      bound.kind = BoundKind::kDropTable;
+      bound.drop = *drop;
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(drop->table));
+      return bound;
+    }
+    if (const auto* describe = std::get_if<Describe>(&body)) {
+      if (describe->kind == DescribeKind::kTable) {
+        TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, DescribeTable(describe->table));
+        return bound;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(describe->table));
+      auto result =
+          describe->kind == DescribeKind::kHistory
+              ? plan::DescribeHistory(catalog_, path, describe->limit)
+              : plan::DescribeDetail(
+                    catalog_, path,
+                    describe->table.IsPath() ? std::string() : describe->table.parts.back());
+      if (!result.ok()) {
+        return At(result.status(), describe->table.position);
+      }
+      bound.plan = *std::move(result);
+      return bound;
+    }
+    if (const auto* show = std::get_if<ShowTables>(&body)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, ShowTablesPlan(*show));
+      return bound;
+    }
+    if (const auto* optimize = std::get_if<Optimize>(&body)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(optimize->table));
+      auto result = plan::OptimizeTable(catalog_, path, optimize->where);
+      if (!result.ok()) {
+        return optimize->where ? At(result.status(), *optimize->where)
+                               : At(result.status(), optimize->table.position);
+      }
+      bound.plan = *std::move(result);
+      return bound;
+    }
+    const Vacuum& vacuum = std::get<Vacuum>(body);
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(vacuum.table));
+    auto result = plan::VacuumTable(catalog_, path, vacuum.retain_hours, vacuum.dry_run,
+                                    /*force=*/false);
+    if (!result.ok()) {
+      return At(result.status(), vacuum.table.position);
+    }
+    bound.plan = *std::move(result);
+    return bound;
+  }
+
+ private:
+  const sql::Statement& statement_;
+  const plan::Catalog& catalog_;
+  // WITH names visible here, innermost last (lowercase keys).
+  std::vector<std::map<std::string, LogicalPlanPtr>> scopes_;
+};
+
+}  // namespace
+
+Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog) {
+  return Binder(statement, catalog).Statement();
+}
+
+Result<plan::LogicalPlanPtr> BindQuery(const Statement& statement, const Query& query,
+                                       const plan::Catalog& catalog) {
+  return Binder(statement, catalog).Query(query);
+}
+
+}  // namespace tributary::sql
