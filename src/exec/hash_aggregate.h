@@ -44,7 +44,9 @@ Result<columnar::DataTypePtr> AggregateResultType(std::string_view function,
 /// empty input (count 0, other aggregates null), as SQL; with keys and no aggregates it is
 /// DISTINCT. Integral sum overflow is an InvalidArgument error naming the function and the
 /// group (ANSI). Groups come out in order of first appearance, in batches of kTargetBatchRows.
-/// Hash table and aggregate states are allocated from `context.pool`.
+/// Hash table and aggregate states are allocated from `context.pool`. A call this operator
+/// cannot compute (unknown function, argument types AggregateResultType rejects, a non-literal
+/// ignoreNulls) fails the first Next() with InvalidArgument.
 class HashAggregateOperator final : public Operator {
  public:
   HashAggregateOperator(OperatorPtr input, std::vector<expr::BoundExprPtr> keys,
