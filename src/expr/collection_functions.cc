@@ -1,4 +1,4 @@
-// Nested values: arr[i] / m[k], element_at, size/cardinality, array(...), map(...),
+// Nested values: arr[i] / m[k], element_at, try_element_at, get, size/cardinality, array(...), map(...),
 // struct(...)/named_struct(...), array_contains, map_keys, map_values.
 //
 // ANSI semantics as Spark 3.4+: an array index out of range is an error (INVALID_ARRAY_INDEX),
@@ -51,9 +51,14 @@ Result<ColumnPtr> GatherElements(const DataTypePtr& type, const ColumnPtr& eleme
   return Interleave(type, sources, source, source_row, pool);
 }
 
-// Element positions for arr[index] (0-based) or element_at(arr, index) (1-based, negative
-// from the end).
-Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, bool one_based,
+// How an index addresses an array element.
+struct IndexRule {
+  bool one_based;  // element_at: 1-based, negative counts from the end; else 0-based
+  bool safe;       // try_element_at/get: out of range is null instead of an error
+};
+
+// Element positions for arr[index], get(arr, index), element_at and try_element_at.
+Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, IndexRule rule,
                                MemoryPool* pool) {
   const int64_t n = array.Length();
   const int64_t* offsets = array.Offsets();
@@ -64,14 +69,17 @@ Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, bool on
     }
     const int64_t size = offsets[i + 1] - offsets[i];
     int64_t k = IntAt(index, i);
-    if (one_based) {
-      if (k == 0) {
+    if (rule.one_based) {
+      if (k == 0 && !rule.safe) {
         return Status::InvalidArgument(
             fmt::format("row {}: element_at index 0 is invalid: SQL array indices start at 1", i));
       }
-      k = k > 0 ? k - 1 : size + k;
+      k = k > 0 ? k - 1 : (k < 0 ? size + k : -1);
     }
     if (k < 0 || k >= size) {
+      if (rule.safe) {
+        continue;
+      }
       return Status::InvalidArgument(
           fmt::format("row {}: array index {} is out of bounds for an array of {} elements", i,
                       IntAt(index, i), size));
@@ -102,18 +110,28 @@ Result<ColumnPtr> MapValue(const Column& map, const Column& key, MemoryPool* poo
 
 class ElementAtFunction final : public EagerFunction {
  public:
+  explicit ElementAtFunction(IndexRule rule) : rule_(rule) {}
   Result<ColumnPtr> Compute(const BoundExpression&, const std::vector<ColumnPtr>& args,
                             const EvalContext& context) const override {
     if (args[0]->Type()->Id() == TypeId::kMap) {
       return MapValue(*args[0], *args[1], context.pool);
     }
-    return ArrayElement(*args[0], *args[1], /*one_based=*/true, context.pool);
+    return ArrayElement(*args[0], *args[1], rule_, context.pool);
   }
+
+ private:
+  IndexRule rule_;
 };
 
+// element_at/try_element_at (1-based, arrays or maps) and get (0-based, arrays, null when
+// out of range).
 Result<BoundExprPtr> BindElementAt(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   const DataType& type = *args[0]->Type();
+  const IndexRule rule{call.Name() != "get", call.Name() != "element_at"};
+  if (call.Name() == "get" && type.Id() != TypeId::kArray) {
+    return CallError(call, "needs an array, got " + type.ToString());
+  }
   if (type.Id() == TypeId::kArray) {
     if (!args[1]->Type()->IsInteger() && args[1]->Type()->Id() != TypeId::kNull) {
       return CallError(call, "the index must be an integer, got " + args[1]->Type()->ToString());
@@ -121,7 +139,7 @@ Result<BoundExprPtr> BindElementAt(const Expression& call, std::vector<BoundExpr
     DataTypePtr result = type.ElementType();
     return MakeFunctionCall(call.Name(), std::move(result),
                             {std::move(args[0]), CastTo(std::move(args[1]), DataType::Int32())},
-                            std::make_shared<const ElementAtFunction>());
+                            std::make_shared<const ElementAtFunction>(rule));
   }
   if (type.Id() == TypeId::kMap) {
     DataTypePtr key_type = ComparisonType(type.KeyType(), args[1]->Type());
@@ -132,7 +150,7 @@ Result<BoundExprPtr> BindElementAt(const Expression& call, std::vector<BoundExpr
     DataTypePtr result = type.ValueType();
     return MakeFunctionCall(call.Name(), std::move(result),
                             {std::move(args[0]), CastTo(std::move(args[1]), type.KeyType())},
-                            std::make_shared<const ElementAtFunction>());
+                            std::make_shared<const ElementAtFunction>(rule));
   }
   return CallError(call, "needs an array or a map, got " + type.ToString());
 }
@@ -166,13 +184,18 @@ Result<BoundExprPtr> BindSize(const Expression& call, std::vector<BoundExprPtr> 
                           std::make_shared<const SizeFunction>());
 }
 
-class ArrayFunction final : public EagerFunction {
+// array(...): one array per row of the argument values (array() is empty in every row).
+class ArrayFunction final : public ScalarFunction {
  public:
-  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
-                            const EvalContext& context) const override {
-    const int64_t n = call.Children().empty() ? 0 : args[0]->Length();
+  Result<ColumnPtr> Evaluate(const BoundExpression& call, const RecordBatch& batch,
+                             const EvalContext& context) const override {
+    std::vector<ColumnPtr> args;
+    for (const BoundExprPtr& child : call.Children()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto column, expr::Evaluate(*child, batch, context));
+      args.push_back(std::move(column));
+    }
     ColumnBuilder builder(call.Type(), context.pool);
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < batch.NumRows(); ++i) {
       for (const ColumnPtr& arg : args) {
         AppendValueFrom(*arg, i, &builder.Child(0));
       }
@@ -191,11 +214,6 @@ std::vector<DataTypePtr> TypesOf(const std::vector<BoundExprPtr>& args, size_t f
 }
 
 Result<BoundExprPtr> BindArray(const Expression& call, std::vector<BoundExprPtr> args) {
-  if (args.empty()) {
-    // array() has no row count to follow; Spark types it array<void>. It needs a batch length,
-    // which only argument columns give here.
-    return CallError(call, "array() needs at least one element");
-  }
   DataTypePtr element = CommonType(TypesOf(args, 0, 1));
   if (element == nullptr) {
     return CallError(call, "the elements have no common type");
@@ -395,11 +413,13 @@ Result<ColumnPtr> SubscriptKernel(const Column& base, const Column& key, MemoryP
   if (base.Type()->Id() == TypeId::kMap) {
     return MapValue(base, key, pool);
   }
-  return ArrayElement(base, key, /*one_based=*/false, pool);
+  return ArrayElement(base, key, IndexRule{false, false}, pool);
 }
 
 void AddCollectionFunctions(std::vector<FunctionEntry>* table) {
   table->insert(table->end(), {{"element_at", BindElementAt},
+                               {"try_element_at", BindElementAt},
+                               {"get", BindElementAt},
                                {"size", BindSize},
                                {"cardinality", BindSize},
                                {"array", BindArray},

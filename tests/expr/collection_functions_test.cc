@@ -56,6 +56,14 @@ TEST_F(CollectionFunctionsTest, ElementAtCountsFromOneAndFromTheEnd) {
   auto zero = EvalToJson(Function("element_at", {Col("a"), IntLit(0)}), *batch);
   ASSERT_RAISES(InvalidArgument, zero);
   EXPECT_NE(zero.status().Message().find("indices start at 1"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(values,
+                       EvalToJson(Function("try_element_at", {Col("a"), IntLit(0)}), *batch));
+  EXPECT_EQ(values, (Strings{"null", "null", "null"}));
+  ASSERT_OK_AND_ASSIGN(values,
+                       EvalToJson(Function("try_element_at", {Col("a"), IntLit(-2)}), *batch));
+  EXPECT_EQ(values, (Strings{"2", "null", "null"}));
+  ASSERT_OK_AND_ASSIGN(values, EvalToJson(Function("get", {Col("a"), IntLit(1)}), *batch));
+  EXPECT_EQ(values, (Strings{"2", "null", "null"}));
   EXPECT_EQ(Eval(Function("element_at", {Col("m"), StrLit("z")})),
             (Strings{"20", "null", "null", "null"}));
 }
@@ -72,6 +80,7 @@ TEST_F(CollectionFunctionsTest, ConstructsArraysMapsAndStructs) {
   ASSERT_OK_AND_ASSIGN(auto bound, Bind(*Function("array", {Col("i"), Lit(Scalar::Float64(0.5))}),
                                         *batch_->Schema()));
   EXPECT_EQ(bound->Type()->ToString(), "array<double>");
+  EXPECT_EQ(Eval(Function("array", {})), (Strings(4, "[]")));
   auto batch = BatchFromJson(batch_->Schema(), R"([[[], [], 1, "k"]])").ValueOrDie();
   ASSERT_OK_AND_ASSIGN(
       auto values,
@@ -97,6 +106,21 @@ TEST_F(CollectionFunctionsTest, ArrayContainsIsNullWhenANullMightMatch) {
             (Strings{"true", "false", "null", "null"}));
   EXPECT_EQ(Eval(Function("array_contains", {Col("a"), IntLit(4)})),
             (Strings{"false", "false", "null", "true"}));
+}
+
+TEST_F(CollectionFunctionsTest, CaseAndCoalesceOverNestedValues) {
+  auto has_items = Call(Op::kGreater, {Function("size", {Col("a")}), IntLit(0)});
+  EXPECT_EQ(Eval(CaseWhen({{has_items, Col("m")}},
+                          Function("map", {StrLit("none"), Lit(Scalar::Int64(0))}))),
+            (Strings{R"([{"key":"k","value":10},{"key":"z","value":20}])",
+                     R"([{"key":"none","value":0}])", R"([{"key":"none","value":0}])",
+                     R"([{"key":"x","value":null}])"}));
+  EXPECT_EQ(Eval(Function("coalesce", {Col("a"), Function("array", {IntLit(-1)})})),
+            (Strings{"[1,2,3]", "[]", "[-1]", "[4,null]"}));
+  auto named = Function("named_struct", {StrLit("s"), Col("s")});
+  EXPECT_EQ(Eval(CaseWhen(
+                {{IsNull(Col("i")), Function("named_struct", {StrLit("s"), StrLit("?")})}}, named)),
+            (Strings{R"({"s":"k"})", R"({"s":"x"})", R"({"s":"?"})", R"({"s":"x"})"}));
 }
 
 TEST_F(CollectionFunctionsTest, MapKeysAndValues) {
