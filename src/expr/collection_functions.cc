@@ -1,5 +1,5 @@
-// Nested values: arr[i] / m[k], element_at, try_element_at, get, size/cardinality, array(...), map(...),
-// struct(...)/named_struct(...), array_contains, map_keys, map_values.
+// Nested values: arr[i] / m[k], element_at, try_element_at, get, size/cardinality,
+// array(...), map(...), struct(...)/named_struct(...), array_contains, map_keys, map_values.
 //
 // ANSI semantics as Spark 3.4+: an array index out of range is an error (INVALID_ARRAY_INDEX),
 // a missing map key gives null, size(NULL) is NULL, map keys may be neither null nor repeated.
