@@ -755,17 +755,31 @@ class DistinctAccumulator final : public Accumulator {
   GroupTable seen_;
 };
 
-// HyperLogLog++ (Heule, Nunkesser, Hall 2013) with Spark's default relative standard deviation
-// 0.05: p = ceil(2 * log2(1.106 / 0.05)) = 9, m = 512 six-bit registers per group (one byte
-// each here). Estimates use linear counting while it is below the paper's threshold for p = 9
-// (400) or the raw estimate is below 2.5m; the empirical bias-correction tables are not used.
+// HyperLogLog++ (Heule, Nunkesser, Hall 2013) as Spark configures it: for a relative standard
+// deviation rsd (Default: 0.05) p = ceil(2 * log2(1.106 / rsd)) index bits (9 by default), so
+// m = 2^p registers per group (one byte each here). Estimates use linear counting while it is
+// below the paper's threshold for p or the raw estimate is below 2.5m; the empirical
+// bias-correction tables are not used.
 class ApproxCountDistinctAccumulator final : public Accumulator {
  public:
-  static constexpr int kPrecision = 9;
-  static constexpr int64_t kRegisters = int64_t{1} << kPrecision;
+  ApproxCountDistinctAccumulator(int precision, MemoryPool* pool)
+      : precision_(precision), registers_per_group_(int64_t{1} << precision), registers_(pool) {}
 
-  explicit ApproxCountDistinctAccumulator(MemoryPool* pool) : registers_(pool) {}
-  Status Resize(int64_t groups) override { return registers_.Resize(groups * kRegisters); }
+  // The p of `relative_sd`, or an error outside what HLL++ can address (Spark: p >= 4).
+  static Result<int> PrecisionFor(double relative_sd) {
+    const double p = std::ceil(2.0 * std::log2(1.106 / relative_sd));
+    if (!(relative_sd > 0) || p < 4 || p > 18) {
+      return Status::InvalidArgument(fmt::format(
+          "approx_count_distinct: relativeSD {} is outside 0.0003..0.39 (HLL++ needs 4 to 18 "
+          "index bits)",
+          relative_sd));
+    }
+    return static_cast<int>(p);
+  }
+
+  Status Resize(int64_t groups) override {
+    return registers_.Resize(groups * registers_per_group_);
+  }
   Status Update(std::span<const ColumnPtr> args, const int32_t* groups, int64_t rows,
                 const GroupNamer&) override {
     EncodeGroupingKeys(args.subspan(0, 1), rows, &keys_);
@@ -775,11 +789,11 @@ class ApproxCountDistinctAccumulator final : public Accumulator {
         continue;
       }
       const uint64_t hash = keys_.hashes[static_cast<size_t>(i)];
-      const uint64_t index = hash >> (64 - kPrecision);
+      const uint64_t index = hash >> (64 - precision_);
       // The sentinel bit bounds the run of zeros at 64 - p.
-      const uint64_t rest = (hash << kPrecision) | (uint64_t{1} << (kPrecision - 1));
+      const uint64_t rest = (hash << precision_) | (uint64_t{1} << (precision_ - 1));
       const auto rank = static_cast<uint8_t>(std::countl_zero(rest) + 1);
-      uint8_t& reg = registers[groups[i] * kRegisters + static_cast<int64_t>(index)];
+      uint8_t& reg = registers[groups[i] * registers_per_group_ + static_cast<int64_t>(index)];
       reg = std::max(reg, rank);
     }
     return Status::OK();
@@ -787,13 +801,17 @@ class ApproxCountDistinctAccumulator final : public Accumulator {
   Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer&,
                            MemoryPool* pool) override {
     std::vector<int64_t> estimates(static_cast<size_t>(groups));
-    const auto m = static_cast<double>(kRegisters);
+    // The paper's linear-counting thresholds for p = 4..18.
+    static constexpr double kThresholds[] = {10,   20,   40,    80,    220,   400,    900,   1800,
+                                             3100, 6500, 11500, 20000, 50000, 120000, 350000};
+    const double threshold = kThresholds[precision_ - 4];
+    const auto m = static_cast<double>(registers_per_group_);
     const double alpha = 0.7213 / (1.0 + 1.079 / m);
     for (int64_t g = 0; g < groups; ++g) {
-      const uint8_t* reg = registers_.data() + g * kRegisters;
+      const uint8_t* reg = registers_.data() + g * registers_per_group_;
       double sum = 0;
       int64_t zeros = 0;
-      for (int64_t j = 0; j < kRegisters; ++j) {
+      for (int64_t j = 0; j < registers_per_group_; ++j) {
         sum += std::ldexp(1.0, -reg[j]);
         zeros += reg[j] == 0 ? 1 : 0;
       }
@@ -801,7 +819,7 @@ class ApproxCountDistinctAccumulator final : public Accumulator {
       double estimate = raw;
       if (zeros > 0) {
         const double linear = m * std::log(m / static_cast<double>(zeros));
-        if (linear <= 400.0 || raw <= 2.5 * m) {
+        if (linear <= threshold || raw <= 2.5 * m) {
           estimate = linear;
         }
       }
@@ -811,6 +829,8 @@ class ApproxCountDistinctAccumulator final : public Accumulator {
   }
 
  private:
+  int precision_;
+  int64_t registers_per_group_;
   PoolArray<uint8_t> registers_;
   EncodedKeys keys_;
 };
@@ -922,6 +942,27 @@ Result<std::unique_ptr<Accumulator>> MakeMinMax(const DataType& type, bool max, 
   }
 }
 
+// The value of a numeric literal argument (approx_count_distinct's relativeSD: 0.01 is a
+// decimal literal in SQL).
+Result<double> LiteralDouble(const expr::BoundExpression& argument) {
+  if (argument.GetOp() != expr::Op::kLiteral || argument.Literal().IsNull()) {
+    return Status::InvalidArgument(
+        "approx_count_distinct: relativeSD must be a numeric literal, got " + argument.ToString());
+  }
+  const expr::Scalar& literal = argument.Literal();
+  if (const auto* d = std::get_if<double>(&literal.Get())) {
+    return *d;
+  }
+  if (const auto* i = std::get_if<int64_t>(&literal.Get())) {
+    return static_cast<double>(*i);
+  }
+  if (const auto* u = std::get_if<Int128>(&literal.Get())) {
+    return static_cast<double>(*u) / std::pow(10.0, literal.Type()->Scale());
+  }
+  return Status::InvalidArgument("approx_count_distinct: relativeSD must be numeric, got " +
+                                 argument.ToString());
+}
+
 // Builds the accumulator of `call`; `value_arguments` is how many leading arguments are
 // evaluated per batch.
 Result<std::unique_ptr<Accumulator>> MakeAccumulator(const AggregateCall& call, MemoryPool* pool,
@@ -978,10 +1019,17 @@ Result<std::unique_ptr<Accumulator>> MakeAccumulator(const AggregateCall& call, 
     case AggregateKind::kCollectSet:
       accumulator = std::make_unique<CollectAccumulator>(kind == AggregateKind::kCollectSet, pool);
       break;
-    case AggregateKind::kApproxCountDistinct:
+    case AggregateKind::kApproxCountDistinct: {
+      double relative_sd = 0.05;
+      if (call.arguments.size() == 2) {
+        TRIBUTARY_ASSIGN_OR_RAISE(relative_sd, LiteralDouble(*call.arguments[1]));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(int precision,
+                                ApproxCountDistinctAccumulator::PrecisionFor(relative_sd));
       *value_arguments = 1;
-      accumulator = std::make_unique<ApproxCountDistinctAccumulator>(pool);
+      accumulator = std::make_unique<ApproxCountDistinctAccumulator>(precision, pool);
       break;
+    }
     case AggregateKind::kStddevSamp:
     case AggregateKind::kStddevPop:
     case AggregateKind::kVarSamp:
@@ -1019,7 +1067,8 @@ Result<DataTypePtr> AggregateResultType(std::string_view function,
     }
     return DataType::Int64();
   }
-  const bool two_allowed = kind == AggregateKind::kFirst || kind == AggregateKind::kLast;
+  const bool two_allowed = kind == AggregateKind::kFirst || kind == AggregateKind::kLast ||
+                           kind == AggregateKind::kApproxCountDistinct;
   if (argument_types.empty() || argument_types.size() > (two_allowed ? 2u : 1u)) {
     return wrong_arguments(two_allowed ? "one or two arguments" : "one argument");
   }
@@ -1032,6 +1081,9 @@ Result<DataTypePtr> AggregateResultType(std::string_view function,
       }
       return DataType::Int64();
     case AggregateKind::kApproxCountDistinct:
+      if (argument_types.size() == 2 && !argument_types[1]->IsNumeric()) {
+        return wrong_arguments("a value and a numeric relativeSD");
+      }
       return DataType::Int64();
     case AggregateKind::kSum:
       if (!numeric) {

@@ -20,7 +20,8 @@ namespace tributary::exec {
 struct AggregateCall {
   std::string function;
   /// Bound against the aggregate's input schema; count(*) has none. first/last take an
-  /// optional second argument, a boolean literal: ignoreNulls (Default: false, as Spark).
+  /// optional second argument, a boolean literal: ignoreNulls (Default: false, as Spark);
+  /// approx_count_distinct an optional numeric literal: relativeSD (Default: 0.05).
   std::vector<expr::BoundExprPtr> arguments;
   /// count(DISTINCT ...), sum(DISTINCT ...): each distinct argument tuple counts once per group.
   bool distinct = false;

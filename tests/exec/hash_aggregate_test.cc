@@ -345,6 +345,28 @@ TEST(HashAggregateTest, ApproxCountDistinctIsWithinItsErrorBound) {
   }
 }
 
+TEST(HashAggregateTest, ApproxCountDistinctTakesARelativeStandardDeviation) {
+  auto schema = MakeSchema({Field("v", DataType::Int64())});
+  std::vector<std::optional<int64_t>> values;
+  for (int64_t i = 0; i < 200000; ++i) {
+    values.emplace_back(i % 100000);
+  }
+  ASSERT_OK_AND_ASSIGN(
+      auto batch, columnar::RecordBatch::Make(schema, 200000,
+                                              {MakeColumn<int64_t>(DataType::Int64(), values)}));
+  ASSERT_OK_AND_ASSIGN(auto rsd, expr::DecimalLiteral("0.01"));
+  ASSERT_OK_AND_ASSIGN(auto rows,
+                       Aggregate(schema, Split(batch, 4096), {},
+                                 {{"c", "approx_count_distinct", {C("v"), expr::Lit(rsd)}}}));
+  ASSERT_EQ(rows.size(), 1u);
+  const double estimate = std::stod(rows[0].substr(5));
+  EXPECT_NEAR(estimate, 100000, 3000) << rows[0];
+  auto too_coarse =
+      Aggregate(schema, {batch}, {},
+                {{"c", "approx_count_distinct", {C("v"), expr::Lit(expr::Scalar::Float64(0.5))}}});
+  ASSERT_RAISES(InvalidArgument, too_coarse);
+}
+
 TEST(HashAggregateTest, ResultTypesFollowSpark) {
   auto type_of = [](std::string_view function, std::vector<columnar::DataTypePtr> args) {
     auto type = AggregateResultType(function, args, false);
