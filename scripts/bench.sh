@@ -21,11 +21,11 @@ out=build/release/bench
 # Set when the engines disagree on a result; the script still prints every table first.
 disagree=0
 
-echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench exec_bench"
+echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench exec_bench query_bench"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # The machine is shared: builds queue on one lock instead of competing for the cores.
 build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench json_bench
-  exec_bench)
+  exec_bench query_bench)
 if command -v flock >/dev/null; then
   flock /tmp/tributary-build.lock "${build[@]}"
 else
@@ -238,6 +238,21 @@ console.log(`${duckdb.rows} rows; DuckDB ${duckdb.duckdb_version}, threads=${duc
   `load average at start ${tributary.context.load_avg.map((x) => x.toFixed(2)).join(' ')}`);
 process.exitCode = failed ? 1 : 0;
 EOF
+# Queries end to end (SQL parsed, planned and run through tributary's Session) over the same
+# log table: filter, group-by and join with a small dimension table, same SQL text in both.
+echo "== duckdb: write the countries dimension table in $parquet_dir"
+node bench/duckdb_query.mjs generate --dir "$parquet_dir"
+echo "== tributary: query_bench, $repetitions repetitions"
+TRIBUTARY_BENCH_PARQUET_DIR=$parquet_dir "$out/query_bench" \
+  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/query_bench.json" --benchmark_out_format=json
+echo "== duckdb: bench/duckdb_query.mjs, $repetitions repetitions"
+node bench/duckdb_query.mjs bench --dir "$parquet_dir" --repetitions "$repetitions" \
+  >"$out/duckdb_query.json"
+echo "== SQL queries over the log table (bench/query_cases.tsv), 1 thread, medians of $repetitions repetitions"
+echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
+compare_medians "$out/query_bench.json" "$out/duckdb_query.json" query_bench || disagree=1
+
 # Delta snapshot loading: the benchmark generates its table (a checkpoint plus JSON commits) in
 # a temporary directory of its own before timing. DuckDB has no equivalent of loading a Delta
 # snapshot, so only tributary's figures are printed.

@@ -8,7 +8,11 @@
 
 #include "api/api_state.h"
 #include "common/ascii.h"
+#include "delta/table_writes.h"
+#include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
+#include "sql/binder.h"
+#include "sql/parser.h"
 #include "storage/local_file_system.h"
 
 namespace tributary {
@@ -65,10 +69,123 @@ DataFrame Session::Table(const std::string& name) const {
   return Read().Table(name);
 }
 
+namespace {
+
+bool TableExists(storage::FileSystem& fs, const std::string& path) {
+  auto log = fs.GetFileInfo(path + "/_delta_log");
+  return log.ok() && log->is_directory;
+}
+
+// Runs `plan` and writes its rows to the table at `path`.
+Result<delta::TableWriteResult> WritePlan(const std::shared_ptr<SessionState>& session,
+                                          const plan::LogicalPlanPtr& plan, const std::string& path,
+                                          const delta::TableWriteOptions& options) {
+  DataFrameState frame;
+  frame.session = session;
+  frame.plan = plan;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(frame));
+  return delta::WriteTable(*session->fs, path, plan->Schema(), batches, options);
+}
+
+// CREATE TABLE [AS SELECT]: nothing to return, as Spark.
+Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>& session,
+                                            const sql::BoundStatement& bound) {
+  const sql::CreateTable& create = bound.create;
+  if (!create.provider.empty() && create.provider != "delta") {
+    return Status::NotImplemented(
+        fmt::format("CREATE TABLE ... USING {}: only delta tables are supported", create.provider));
+  }
+  if (create.streaming) {
+    return Status::NotImplemented(
+        "CREATE STREAMING TABLE runs as a pipeline (tributary run), not as a batch statement");
+  }
+  const bool exists = TableExists(*session->fs, bound.path);
+  TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr empty, plan::CountsPlan({}, "CREATE TABLE"));
+  if (exists && create.if_not_exists) {
+    return empty;
+  }
+  if (exists && !create.or_replace) {
+    return Status::AlreadyExists(fmt::format(
+        "table {} already exists (use IF NOT EXISTS or CREATE OR REPLACE)", bound.path));
+  }
+  delta::TableWriteOptions options;
+  options.mode = exists ? delta::SaveMode::kOverwrite : delta::SaveMode::kErrorIfExists;
+  options.overwrite_schema = exists;
+  options.partition_by = create.partition_by;
+  for (const auto& [key, value] : create.properties) {
+    options.properties[key] = value;
+  }
+  plan::LogicalPlanPtr rows = bound.plan;
+  if (rows == nullptr) {
+    // No AS query: an empty table with the declared columns.
+    std::vector<columnar::ColumnPtr> columns;
+    for (const columnar::Field& field : bound.schema->Fields()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto column, columnar::Column::MakeAllNull(field.Type(), 0));
+      columns.push_back(std::move(column));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto no_rows,
+                              columnar::RecordBatch::Make(bound.schema, 0, std::move(columns)));
+    rows = plan::ValuesPlan(no_rows, "no rows");
+  }
+  TRIBUTARY_RETURN_NOT_OK(WritePlan(session, rows, bound.path, options).status());
+  return empty;
+}
+
+// INSERT INTO/OVERWRITE: Databricks' metrics row (num_affected_rows, num_inserted_rows).
+Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& session,
+                                       const sql::BoundStatement& bound) {
+  if (!TableExists(*session->fs, bound.path)) {
+    return Status::NotFound(fmt::format("INSERT: no table at {}", bound.path));
+  }
+  delta::TableWriteOptions options;
+  options.mode = bound.insert.overwrite ? delta::SaveMode::kOverwrite : delta::SaveMode::kAppend;
+  DataFrameState frame;
+  frame.session = session;
+  frame.plan = bound.plan;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(frame));
+  int64_t rows = 0;
+  for (const auto& batch : batches) {
+    rows += batch->NumRows();
+  }
+  TRIBUTARY_RETURN_NOT_OK(
+      delta::WriteTable(*session->fs, bound.path, bound.plan->Schema(), batches, options).status());
+  return plan::CountsPlan({{"num_affected_rows", rows}, {"num_inserted_rows", rows}}, "INSERT");
+}
+
+Result<plan::LogicalPlanPtr> RunDropTable(const std::shared_ptr<SessionState>& session,
+                                          const sql::BoundStatement& bound) {
+  if (!TableExists(*session->fs, bound.path)) {
+    if (bound.drop.if_exists) {
+      return plan::CountsPlan({}, "DROP TABLE");
+    }
+    return Status::NotFound(fmt::format("DROP TABLE: no table at {}", bound.path));
+  }
+  TRIBUTARY_RETURN_NOT_OK(session->fs->DeleteDir(bound.path, /*recursive=*/true));
+  return plan::CountsPlan({}, "DROP TABLE");
+}
+
+Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
+                                          const std::string& text) {
+  TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(text));
+  TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound,
+                            sql::Bind(statement, session->MakeCatalog(NowMicros())));
+  switch (bound.kind) {
+    case sql::BoundKind::kQuery:
+      return bound.plan;
+    case sql::BoundKind::kCreateTable:
+      return RunCreateTable(session, bound);
+    case sql::BoundKind::kInsert:
+      return RunInsert(session, bound);
+    case sql::BoundKind::kDropTable:
+      return RunDropTable(session, bound);
+  }
+  return Status::Internal("unknown statement kind");
+}
+
+}  // namespace
+
 DataFrame Session::Sql(const std::string& statement) const {
-  // Wired to the SQL binder (src/sql) as soon as it lands; until then a clear error.
-  return MakeDataFrame(state_, Status::NotImplemented(fmt::format(
-                                   "Session::Sql is not available yet: '{}'", statement)));
+  return MakeDataFrame(state_, RunStatement(state_, statement));
 }
 
 Result<std::vector<std::string>> Session::ListTables() const {

@@ -317,4 +317,41 @@ Result<std::vector<std::string>> OracleQuery(const std::string& sql) {
   return SplitLines(out);
 }
 
+Result<std::vector<Result<std::vector<std::string>>>> OracleQueryMany(
+    const std::vector<std::string>& queries) {
+  TempDir dir;
+  TRIBUTARY_RETURN_NOT_OK(dir.Create());
+  const std::string list_path = dir.Path() + "/queries.json";
+  {
+    std::ofstream list(list_path, std::ios::binary);
+    list << nlohmann::json(queries).dump();
+    if (!list.flush()) {
+      return Status::IOError("cannot write " + list_path);
+    }
+  }
+  const std::string out_dir = dir.Path() + "/rows";
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string summary, RunOracle({"query-many", list_path, out_dir}));
+  std::vector<Result<std::vector<std::string>>> results(
+      queries.size(), Status::Internal("DuckDB oracle gave no result"));
+  for (const std::string& line : SplitLines(summary)) {
+    nlohmann::json entry = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!entry.is_object() || !entry.contains("index") || !entry["index"].is_number_unsigned() ||
+        entry["index"].get<size_t>() >= queries.size()) {
+      return Status::Internal("DuckDB oracle query-many printed an unexpected line: " + line);
+    }
+    const size_t index = entry["index"].get<size_t>();
+    if (entry.contains("error")) {
+      results[index] = Status::IOError("DuckDB failed on " + queries[index] + ": " +
+                                       entry["error"].get<std::string>());
+      continue;
+    }
+    Result<std::string> rows = ReadWholeFile(out_dir + "/" + std::to_string(index) + ".jsonl");
+    if (!rows.ok()) {
+      return rows.status();
+    }
+    results[index] = SplitLines(*rows);
+  }
+  return results;
+}
+
 }  // namespace tributary::testing

@@ -59,4 +59,10 @@ Status OracleWriteParquet(const std::string& out, const std::string& sql,
 /// lines, in the order DuckDB returns them.
 Result<std::vector<std::string>> OracleQuery(const std::string& sql);
 
+/// OracleQuery of each of `queries` in one node process, in order: per query its rows, or
+/// IOError with DuckDB's message when that query failed. The call itself fails only when the
+/// oracle does.
+Result<std::vector<Result<std::vector<std::string>>>> OracleQueryMany(
+    const std::vector<std::string>& queries);
+
 }  // namespace tributary::testing

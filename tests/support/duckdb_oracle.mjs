@@ -500,6 +500,26 @@ async function main() {
       await writeLines(canonicalLines(T, reader, undefined));
       break;
     }
+    case 'query-many': {
+      // LIST: a JSON array of SQL strings. Each result goes to OUT_DIR/<index>.jsonl; one summary
+      // line per query says its row count or DuckDB's error, so one bad query fails only itself.
+      requirePositional(options, 2, 'query-many LIST OUT_DIR');
+      const [list, outDir] = options.positional;
+      const queries = JSON.parse(fs.readFileSync(list, 'utf8'));
+      fs.mkdirSync(outDir, { recursive: true });
+      const summary = [];
+      for (let index = 0; index < queries.length; ++index) {
+        try {
+          const lines = canonicalLines(T, await connection.runAndReadAll(queries[index]), undefined);
+          fs.writeFileSync(path.join(outDir, `${index}.jsonl`), lines.join(''));
+          summary.push(`${JSON.stringify({ index, rows: lines.length })}\n`);
+        } catch (error) {
+          summary.push(`${JSON.stringify({ index, error: String(error.message ?? error) })}\n`);
+        }
+      }
+      await writeLines(summary);
+      break;
+    }
     case 'schema': {
       requirePositional(options, 1, 'schema FILE');
       const reader = await connection.runAndReadAll(

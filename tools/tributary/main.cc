@@ -1,5 +1,7 @@
 // The tributary command-line tool. Every subcommand honours --threads N and TRIBUTARY_THREADS.
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -10,6 +12,7 @@
 #include "demo.h"
 #include "expr/time_zone.h"
 #include "parquet_commands.h"
+#include "sql_command.h"
 #include "table_commands.h"
 
 namespace {
@@ -110,6 +113,16 @@ int main(int argc, char** argv) {
   table_checkpoint->add_option("PATH", table_options.path, "Table root")->required();
   table_checkpoint->add_option("--version", table_version, "Checkpoint this version");
 
+  auto* sql = app.add_subcommand(
+      "sql", "Run SQL statements (separated by ';'); without any, an interactive prompt");
+  sql->fallthrough();
+  tributary::tools::SqlCommandOptions sql_options;
+  std::string sql_script;
+  sql->add_option("STATEMENTS", sql_script, "SQL text (default: read from standard input)");
+  sql->add_option("--warehouse", sql_options.warehouse,
+                  "Directory of tables by name (default: TRIBUTARY_WAREHOUSE, else ./warehouse)");
+  sql->add_option("--format", sql_options.format, "Output: table (default), json or csv");
+
   auto* version = app.add_subcommand("version", "Print the version");
 
   CLI11_PARSE(app, argc, argv);
@@ -178,6 +191,18 @@ int main(int argc, char** argv) {
     }
     if (!st.ok()) {
       std::cerr << "tributary parquet: " << st.ToString() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (sql->parsed()) {
+    sql_options.time_zone = time_zone_flag;
+    tributary::Status st =
+        sql_script.empty() ? tributary::tools::RunSqlPrompt(sql_options, std::cin, std::cout,
+                                                            std::cerr, isatty(STDIN_FILENO) != 0)
+                           : tributary::tools::RunSqlScript(sql_options, sql_script, std::cout);
+    if (!st.ok()) {
+      std::cerr << "tributary sql: " << st.ToString() << "\n";
       return 1;
     }
     return 0;
