@@ -408,5 +408,23 @@ TEST(HashAggregateTest, StateIsAccountedInTheContextPool) {
   EXPECT_GT(pool.PeakBytesAllocated(), 50000 * 8);
 }
 
+TEST(HashAggregateTest, PoolLimitFailsTheQueryInsteadOfGrowingPastIt) {
+  columnar::TrackingMemoryPool pool("aggregate", columnar::DefaultMemoryPool(), 64 << 10);
+  ExecContext context;
+  context.pool = &pool;
+  std::vector<std::optional<int64_t>> keys;
+  for (int64_t i = 0; i < 50000; ++i) {
+    keys.emplace_back(i);
+  }
+  auto schema = MakeSchema({Field("k", DataType::Int64())});
+  ASSERT_OK_AND_ASSIGN(
+      auto batch,
+      columnar::RecordBatch::Make(schema, 50000, {MakeColumn<int64_t>(DataType::Int64(), keys)}));
+  ASSERT_OK_AND_ASSIGN(
+      auto op, MakeAggregate(schema, Split(batch, 4096), {"k"}, {{"n", "count", {}}}, context));
+  EXPECT_FALSE(op->Next().ok());
+  EXPECT_LE(pool.PeakBytesAllocated(), 64 << 10);
+}
+
 }  // namespace
 }  // namespace tributary::exec
