@@ -102,6 +102,47 @@ Status Split(PendingRows* pending, Keep keep, std::vector<int64_t>* taken_rows,
   return Status::OK();
 }
 
+// The error of evaluating `expr` over `batch`, whose rows are rows `rows` of the caller's
+// batch, with the row it names counted in the caller's batch: the failing row is found by
+// evaluating one row at a time (only on this error path).
+Status LocateError(const BoundExpression& expr, const RecordBatch& batch,
+                   std::span<const int64_t> rows, const EvalContext& context, Status error) {
+  if (batch.NumRows() == static_cast<int64_t>(rows.size()) && !rows.empty() &&
+      rows.back() == static_cast<int64_t>(rows.size()) - 1) {
+    return error;  // the rows are the caller's rows in order: row numbers already match
+  }
+  for (size_t j = 0; j < rows.size(); ++j) {
+    const int64_t position = static_cast<int64_t>(j);
+    auto one = TakeRows(batch, std::span<const int64_t>(&position, 1), context.pool);
+    if (!one.ok()) {
+      return error;
+    }
+    auto result = expr::Evaluate(expr, **one, context);
+    if (!result.ok()) {
+      std::string message = result.status().Message();
+      const std::string row_text = fmt::format("row {}", rows[j]);
+      if (const size_t at = message.find("row 0"); at != std::string::npos) {
+        message.replace(at, 5, row_text);
+      } else {
+        message += " (at " + row_text + ")";
+      }
+      return Status(result.status().Code(), std::move(message));
+    }
+  }
+  return error;
+}
+
+// Evaluate(expr) over `batch` (rows `rows` of the caller's batch), errors naming the caller's
+// row.
+Result<ColumnPtr> EvaluateRows(const BoundExpression& expr, const RecordBatch& batch,
+                               std::span<const int64_t> rows, const EvalContext& context) {
+  auto result = expr::Evaluate(expr, batch, context);
+  if (!result.ok()) {
+    return LocateError(expr, batch, rows, context, result.status());
+  }
+  return result;
+}
+
 RecordBatchPtr Share(const RecordBatch& batch) {
   // Evaluation only reads the batch; an aliasing pointer lets pending sets hold it uniformly.
   return RecordBatchPtr(std::shared_ptr<const RecordBatch>(), &batch);
@@ -115,7 +156,7 @@ class CoalesceFunction final : public ScalarFunction {
     ResultAssembler result(batch.NumRows());
     for (size_t k = 0; k < call.Children().size() && !pending.rows.empty(); ++k) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto values,
-                                expr::Evaluate(call.Child(k), *pending.batch, context));
+                                EvaluateRows(call.Child(k), *pending.batch, pending.rows, context));
       std::vector<int64_t> positions;
       std::vector<int64_t> valid_rows;
       std::vector<int64_t> null_rows;
@@ -264,8 +305,8 @@ Result<ColumnPtr> EvaluateCaseWhen(const BoundExpression& expr, const RecordBatc
   PendingRows pending{AllRows(batch.NumRows()), Share(batch)};
   ResultAssembler result(batch.NumRows());
   for (size_t k = 0; k < branches && !pending.rows.empty(); ++k) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto condition,
-                              expr::Evaluate(expr.Child(2 * k), *pending.batch, context));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto condition, EvaluateRows(expr.Child(2 * k), *pending.batch, pending.rows, context));
     const uint8_t* values = condition->Values<uint8_t>();
     std::vector<int64_t> taken_rows;
     RecordBatchPtr taken_batch;
@@ -273,14 +314,15 @@ Result<ColumnPtr> EvaluateCaseWhen(const BoundExpression& expr, const RecordBatc
         &pending, [&](int64_t j) { return condition->IsValid(j) && values[j] != 0; }, &taken_rows,
         &taken_batch, context.pool));
     if (!taken_rows.empty()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(auto then_values,
-                                expr::Evaluate(expr.Child(2 * k + 1), *taken_batch, context));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto then_values, EvaluateRows(expr.Child(2 * k + 1), *taken_batch, taken_rows, context));
       result.Add(std::move(then_values), taken_rows);
     }
   }
   if (expr.HasElse() && !pending.rows.empty()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto else_values,
-                              expr::Evaluate(*expr.Children().back(), *pending.batch, context));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto else_values,
+        EvaluateRows(*expr.Children().back(), *pending.batch, pending.rows, context));
     result.Add(std::move(else_values), pending.rows);
   }
   return result.Finish(expr.Type(), batch.NumRows(), context.pool);

@@ -33,6 +33,11 @@ TEST_F(ConditionalFunctionsTest, CaseWhenEvaluatesBranchesOnlyWhereTheyApply) {
   EXPECT_EQ(Eval(expr), (Strings{"5.0", "-1.0", "null", "-1.0"}));
   EXPECT_EQ(expr->ToString(), "CASE WHEN (d != 0) THEN (n / d) ELSE -1.0 END");
   ASSERT_RAISES(InvalidArgument, EvalToJson(Call(Op::kDivide, {Col("n"), Col("d")}), *batch_));
+  // An error inside a branch names the row of the whole batch, not of the branch's rows.
+  auto error = EvalError(CaseWhen({{Call(Op::kGreater, {Col("n"), IntLit(8)}), IntLit(0)}},
+                                  Call(Op::kDivide, {Col("n"), Col("d")})));
+  ASSERT_RAISES(InvalidArgument, error);
+  EXPECT_NE(error.Message().find("row 1"), std::string::npos) << error;
 }
 
 TEST_F(ConditionalFunctionsTest, CaseWhenWithoutElseIsNullAndWidensBranches) {
