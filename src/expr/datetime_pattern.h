@@ -69,7 +69,49 @@ class DateTimePattern {
   /// How many steps the compiled program has (for tests of the compiler).
   size_t NumSteps() const { return steps_.size(); }
 
-  struct Step;
+  /// One instruction of a compiled pattern.
+  struct Step {
+    enum class Kind : uint8_t {
+      kLiteral,
+      kOptionalBegin,
+      kOptionalEnd,
+      kEra,
+      kYear,
+      kYearTwoDigits,
+      kDayOfYear,
+      kMonth,
+      kMonthText,
+      kQuarter,
+      kQuarterText,
+      kDayOfMonth,
+      kDayOfWeekText,
+      kAmPm,
+      kHourOfDay,
+      kClockHourOfDay,
+      kHourOfAmPm,
+      kClockHourOfAmPm,
+      kMinute,
+      kSecond,
+      kFraction,
+      kOffsetX,
+      kOffsetLowerX,
+      kOffsetZ,
+      kOffsetLocalized,
+      kZoneId,
+    };
+    Kind kind = Kind::kLiteral;
+    // Letter count.
+    uint8_t count = 0;
+    // Numbers: digits read when parsing (min, max) and digits of the fixed-width numbers right
+    // after this one (left to them).
+    uint8_t min_digits = 0;
+    uint8_t max_digits = 0;
+    uint8_t reserved_digits = 0;
+    // Literals: the text in literals_; optional sections: the index of the matching end.
+    uint32_t offset = 0;
+    uint32_t length = 0;
+  };
+  /// What a parse found (defined in the .cc).
   struct Fields;
 
  private:
@@ -80,48 +122,6 @@ class DateTimePattern {
   std::string pattern_;
   std::string literals_;
   std::vector<Step> steps_;
-};
-
-struct DateTimePattern::Step {
-  enum class Kind : uint8_t {
-    kLiteral,
-    kOptionalBegin,
-    kOptionalEnd,
-    kEra,
-    kYear,
-    kYearTwoDigits,
-    kDayOfYear,
-    kMonth,
-    kMonthText,
-    kQuarter,
-    kQuarterText,
-    kDayOfMonth,
-    kDayOfWeekText,
-    kAmPm,
-    kHourOfDay,
-    kClockHourOfDay,
-    kHourOfAmPm,
-    kClockHourOfAmPm,
-    kMinute,
-    kSecond,
-    kFraction,
-    kOffsetX,
-    kOffsetLowerX,
-    kOffsetZ,
-    kOffsetLocalized,
-    kZoneId,
-  };
-  Kind kind = Kind::kLiteral;
-  // Letter count.
-  uint8_t count = 0;
-  // Numbers: digits read when parsing (min, max) and digits of the fixed-width numbers right
-  // after this one (left to them).
-  uint8_t min_digits = 0;
-  uint8_t max_digits = 0;
-  uint8_t reserved_digits = 0;
-  // Literals: the text in literals_; optional sections: the index of the matching end.
-  uint32_t offset = 0;
-  uint32_t length = 0;
 };
 
 }  // namespace tributary::expr
