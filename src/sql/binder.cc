@@ -89,7 +89,9 @@ class Binder {
       return Status::OK();
     }
     if (statement_.sources->subqueries.count(e.get()) > 0) {
-      return At(Status::NotImplemented("subqueries in expressions are not supported yet"), *e);
+      return At(Status::NotImplemented(
+                    "only [NOT] EXISTS and IN subqueries that are WHERE conjuncts are supported"),
+                *e);
     }
     for (const ExprPtr& child : e->Children()) {
       TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(child));
@@ -283,6 +285,52 @@ class Binder {
                               : At(joined.status(), relation.position);
   }
 
+  // WHERE conjuncts `x IN (query)`, `EXISTS (query)` and `NOT EXISTS (query)` (uncorrelated)
+  // become left semi/anti joins of `*input` with the subquery, as Spark rewrites them; returns
+  // the other conjuncts (null when none are left). NOT IN stays an error: its NULL semantics
+  // are not an anti join's.
+  Result<ExprPtr> SubqueryJoins(const ExprPtr& condition, LogicalPlanPtr* input) {
+    if (condition->GetOp() == Op::kAnd) {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, SubqueryJoins(condition->Child(0), input));
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, SubqueryJoins(condition->Child(1), input));
+      return left == nullptr ? right : right == nullptr ? left : expr::And(left, right);
+    }
+    const bool negated = condition->GetOp() == Op::kNot;
+    const ExprPtr& call = negated ? condition->Child(0) : condition;
+    if (statement_.sources == nullptr) {
+      return condition;
+    }
+    auto found = statement_.sources->subqueries.find(call.get());
+    if (found == statement_.sources->subqueries.end() ||
+        (negated && call->Name() != kExistsFunction)) {
+      return condition;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr sub, Query(*found->second));
+    const std::string alias = fmt::format("__subquery_{}", ++subquery_count_);
+    sub = sub->WithAlias(alias);
+    ExprPtr on;
+    exec::JoinType type = negated ? exec::JoinType::kLeftAnti : exec::JoinType::kLeftSemi;
+    if (call->Name() == kInSubqueryFunction) {
+      if (sub->Schema()->NumFields() != 1) {
+        return At(Status::InvalidArgument(
+                      fmt::format("the IN subquery returns {} columns; it must return one",
+                                  sub->Schema()->NumFields())),
+                  *call);
+      }
+      on = expr::Call(Op::kEqual, {call->Child(0),
+                                   expr::Col(QuoteIdentifier(alias) + "." +
+                                             QuoteIdentifier(sub->Schema()->FieldAt(0).Name()))});
+    } else if (call->Name() != kExistsFunction) {
+      return condition;
+    }
+    auto joined = plan::Join(*input, std::move(sub), type, on);
+    if (!joined.ok()) {
+      return At(joined.status(), *call);
+    }
+    *input = *std::move(joined);
+    return ExprPtr();
+  }
+
   // One row without columns: what SELECT without FROM and VALUES select from.
   static Result<LogicalPlanPtr> OneRow() {
     auto schema = std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
@@ -323,12 +371,15 @@ class Binder {
       TRIBUTARY_ASSIGN_OR_RAISE(input, OneRow());
     }
     if (query.where != nullptr) {
-      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(query.where));
-      auto filtered = plan::Filter(std::move(input), query.where);
-      if (!filtered.ok()) {
-        return At(filtered.status(), *query.where);
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rest, SubqueryJoins(query.where, &input));
+      if (rest != nullptr) {
+        TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(rest));
+        auto filtered = plan::Filter(std::move(input), rest);
+        if (!filtered.ok()) {
+          return At(filtered.status(), *rest);
+        }
+        input = *std::move(filtered);
       }
-      input = *std::move(filtered);
     }
     std::vector<plan::NamedExpr> items;
     bool aggregates = query.having != nullptr || !query.group_by.empty();
@@ -742,6 +793,8 @@ class Binder {
  private:
   const sql::Statement& statement_;
   const plan::Catalog& catalog_;
+  // Subqueries turned into joins so far (their aliases are numbered).
+  int subquery_count_ = 0;
   // WITH names visible here, innermost last (lowercase keys).
   std::vector<std::map<std::string, LogicalPlanPtr>> scopes_;
 };

@@ -9,7 +9,9 @@
 // Binding follows Spark: FROM, then WHERE, then GROUP BY/aggregates (items that aggregate make a
 // global aggregate), HAVING, the SELECT list, DISTINCT, then ORDER BY and LIMIT over the result.
 // GROUP BY and ORDER BY take 1-based ordinals of the SELECT list, and GROUP BY takes its aliases.
-// A resolution error points at the expression in the SQL text.
+// WHERE conjuncts `x IN (query)` and `[NOT] EXISTS (query)` (uncorrelated) become left semi/anti
+// joins, as Spark rewrites them; other subqueries in expressions are NotImplemented. A
+// resolution error points at the expression (or the column it names) in the SQL text.
 
 #pragma once
 

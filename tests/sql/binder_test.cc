@@ -168,6 +168,20 @@ TEST_F(BinderTest, JoinsCtesAndUnions) {
   EXPECT_EQ(rows, (Rows{R"j({"status":"new"})j"}));
 }
 
+TEST_F(BinderTest, InAndExistsSubqueriesInWhereAreSemiAndAntiJoins) {
+  CreateEvents();
+  ASSERT_OK_AND_ASSIGN(Rows rows, Run("SELECT id FROM events WHERE id IN (SELECT col1 FROM "
+                                      "(VALUES 2, 3, 5)) AND status = 'new'"));
+  EXPECT_EQ(rows, (Rows{R"j({"id":3})j"}));
+  ASSERT_OK_AND_ASSIGN(rows, Run("SELECT count(*) AS n FROM events WHERE EXISTS (SELECT 1)"));
+  EXPECT_EQ(rows, (Rows{R"j({"n":4})j"}));
+  ASSERT_OK_AND_ASSIGN(rows, Run("SELECT count(*) AS n FROM events WHERE NOT EXISTS (SELECT 1)"));
+  EXPECT_EQ(rows, (Rows{R"j({"n":0})j"}));
+  EXPECT_NE(ErrorOf("SELECT id FROM events WHERE id IN (SELECT 1, 2)")
+                .find("the IN subquery returns 2 columns; it must return one at line 1, column 32"),
+            std::string::npos);
+}
+
 TEST_F(BinderTest, DescribeAndShowTables) {
   CreateEvents();
   ASSERT_OK_AND_ASSIGN(Rows rows, Run("DESCRIBE events"));
@@ -195,9 +209,10 @@ TEST_F(BinderTest, ErrorsPointAtTheSqlText) {
                 .find("at line 1, column 15:\nSELECT * FROM missing\n"
                       "              ^"),
             std::string::npos);
-  EXPECT_EQ(ErrorOf("SELECT * FROM events WHERE id IN (SELECT 1)"),
-            "Not implemented: subqueries in expressions are not supported yet at line 1, column "
-            "31:\nSELECT * FROM events WHERE id IN (SELECT 1)\n                              ^");
+  EXPECT_EQ(ErrorOf("SELECT id FROM events WHERE id NOT IN (SELECT 1)"),
+            "Not implemented: only [NOT] EXISTS and IN subqueries that are WHERE conjuncts are "
+            "supported at line 1, column 36:\nSELECT id FROM events WHERE id NOT IN (SELECT 1)\n"
+            "                                   ^");
   EXPECT_NE(ErrorOf("SELECT * FROM read_file('/x')").find("(did you mean read_files?)"),
             std::string::npos);
   EXPECT_NE(ErrorOf("SELECT * FROM read_files('/x')").find("read_files needs format =>"),
