@@ -331,4 +331,42 @@ std::shared_ptr<LogicalPlan> UnionNode::Clone() const {
   return std::make_shared<UnionNode>(*this);
 }
 
+// ---- Generate
+
+namespace {
+
+SchemaPtr GenerateSchema(const LogicalPlan& input, const std::vector<columnar::Field>& generated) {
+  std::vector<columnar::Field> fields = input.Schema()->Fields();
+  fields.insert(fields.end(), generated.begin(), generated.end());
+  return MakeSchema(std::move(fields));
+}
+
+}  // namespace
+
+GenerateNode::GenerateNode(LogicalPlanPtr input, exec::GenerateSpec spec,
+                           std::vector<columnar::Field> generated)
+    : LogicalPlan(PlanKind::kGenerate, GenerateSchema(*input, generated), input->Qualifiers(),
+                  {input}),
+      spec_(std::move(spec)),
+      generated_(std::move(generated)) {}
+
+std::string GenerateNode::ToString() const {
+  return std::string("Generate ") + (spec_.with_position ? "posexplode" : "explode") +
+         (spec_.outer ? "_outer(" : "(") + spec_.collection->ToString() + ")";
+}
+
+LogicalPlanPtr GenerateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<GenerateNode>(std::move(inputs.at(0)), spec_, generated_);
+}
+
+LogicalPlanPtr GenerateNode::With(LogicalPlanPtr input, BoundExprPtr collection) const {
+  exec::GenerateSpec spec = spec_;
+  spec.collection = std::move(collection);
+  return std::make_shared<GenerateNode>(std::move(input), std::move(spec), generated_);
+}
+
+std::shared_ptr<LogicalPlan> GenerateNode::Clone() const {
+  return std::make_shared<GenerateNode>(*this);
+}
+
 }  // namespace tributary::plan

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "delta/snapshot.h"
+#include "exec/generate.h"
 #include "exec/hash_aggregate.h"
 #include "exec/hash_join.h"
 #include "exec/scan.h"
@@ -42,6 +43,7 @@ enum class PlanKind : uint8_t {
   kSort,       // ordered rows, optionally only the first N
   kLimit,      // at most N rows after skipping an offset
   kUnion,      // all rows of every input (UNION ALL)
+  kGenerate,   // explode: a row per element of an array or map, input columns alongside
 };
 
 /// Where a scan's rows come from.
@@ -235,6 +237,26 @@ class UnionNode final : public LogicalPlan {
 
  protected:
   std::shared_ptr<LogicalPlan> Clone() const override;
+};
+
+class GenerateNode final : public LogicalPlan {
+ public:
+  /// Output: the input's columns, then the generated ones (`generated` fields: pos, col or
+  /// key/value), qualified by `qualifiers` for the input's part.
+  GenerateNode(LogicalPlanPtr input, exec::GenerateSpec spec,
+               std::vector<columnar::Field> generated);
+  const exec::GenerateSpec& Spec() const { return spec_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+  /// The node over another input (same columns) and a collection bound against it.
+  LogicalPlanPtr With(LogicalPlanPtr input, BoundExprPtr collection) const;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  exec::GenerateSpec spec_;
+  std::vector<columnar::Field> generated_;
 };
 
 }  // namespace tributary::plan

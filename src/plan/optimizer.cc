@@ -472,6 +472,20 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
       Pruned child = Prune(plan->Inputs()[0], required);
       return {plan->WithInputs({child.plan}), child.mapping};
     }
+    case PlanKind::kGenerate: {
+      const auto& generate = As<GenerateNode>(*plan);
+      const int inputs = plan->Input().Schema()->NumFields();
+      std::vector<bool> child_required(required.begin(), required.begin() + inputs);
+      MarkColumns(*generate.Spec().collection, &child_required);
+      Pruned child = Prune(plan->Inputs()[0], child_required);
+      const int new_inputs = child.plan->Schema()->NumFields();
+      std::vector<int> mapping(child.mapping);
+      for (int j = inputs; j < n; ++j) {
+        mapping.push_back(new_inputs + (j - inputs));
+      }
+      return {generate.With(child.plan, RemapColumns(generate.Spec().collection, child.mapping)),
+              std::move(mapping)};
+    }
     case PlanKind::kUnion: {
       // Inputs line up by position: they keep every column (their insides still prune).
       std::vector<LogicalPlanPtr> inputs;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/generate.h"
 #include "exec/hash_aggregate.h"
 #include "exec/hash_join.h"
 #include "exec/relational_operators.h"
@@ -125,6 +126,7 @@ int64_t EstimateRows(const LogicalPlan& plan) {
     case PlanKind::kProject:
     case PlanKind::kSort:
     case PlanKind::kAggregate:
+    case PlanKind::kGenerate:
       return EstimateRows(plan.Input());
     case PlanKind::kLimit: {
       const int64_t input = EstimateRows(plan.Input());
@@ -181,6 +183,12 @@ Result<exec::OperatorPtr> CreatePhysicalPlan(const LogicalPlan& plan,
       TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
       return exec::OperatorPtr(
           std::make_unique<exec::LimitOperator>(std::move(input), limit.Limit(), limit.Offset()));
+    }
+    case PlanKind::kGenerate: {
+      const auto& generate = As<GenerateNode>(plan);
+      TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
+      return exec::OperatorPtr(std::make_unique<exec::GenerateOperator>(
+          std::move(input), generate.Spec(), plan.Schema(), context));
     }
     case PlanKind::kUnion: {
       std::vector<exec::OperatorPtr> inputs;

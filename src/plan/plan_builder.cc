@@ -239,8 +239,100 @@ std::string PassThroughQualifier(const BoundExpression& bound, const LogicalPlan
 
 }  // namespace
 
+namespace {
+
+bool IsGeneratorCall(const Expression& e) {
+  return e.GetOp() == Op::kFunction && expr::IsGeneratorFunctionName(e.Name());
+}
+
+bool ContainsGenerator(const Expression& e) {
+  return IsGeneratorCall(e) ||
+         std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const ExprPtr& child) { return ContainsGenerator(*child); });
+}
+
+// The SELECT list with its one generator item (explode, posexplode and their _outer forms)
+// turned into a Generate node under it: the item becomes references to the generated columns.
+Result<LogicalPlanPtr> SelectWithGenerator(LogicalPlanPtr input, std::vector<NamedExpr> items,
+                                           size_t generator) {
+  const Expression& call = *items[generator].expr;
+  const std::string& name = call.Name();
+  if (name != "explode" && name != "explode_outer" && name != "posexplode" &&
+      name != "posexplode_outer") {
+    return Status::NotImplemented(fmt::format("generator {} is not supported", name));
+  }
+  if (call.Children().size() != 1) {
+    return Status::InvalidArgument(
+        fmt::format("{} takes one array or map argument: '{}'", name, call.ToString()));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr collection, Resolve(*call.Child(0), *input));
+  const columnar::DataType& type = *collection->Type();
+  if (type.Id() != columnar::TypeId::kArray && type.Id() != columnar::TypeId::kMap) {
+    return Status::InvalidArgument(fmt::format("{} takes an array or a map, not {}: '{}'", name,
+                                               type.ToString(), call.ToString()));
+  }
+  exec::GenerateSpec spec;
+  spec.collection = collection;
+  spec.outer = name.ends_with("_outer");
+  spec.with_position = name.starts_with("pos");
+  std::vector<columnar::Field> generated;
+  if (spec.with_position) {
+    generated.emplace_back("pos", columnar::DataType::Int32(), spec.outer);
+  }
+  if (type.Id() == columnar::TypeId::kArray) {
+    generated.emplace_back("col", type.ElementType(), true);
+  } else {
+    generated.emplace_back("key", type.KeyType(), spec.outer);
+    generated.emplace_back("value", type.ValueType(), true);
+  }
+  // `explode(a) AS x` names the one generated value column.
+  const std::string& alias = items[generator].alias;
+  if (!alias.empty()) {
+    if (generated.size() - (spec.with_position ? 1 : 0) != 1) {
+      return Status::InvalidArgument(
+          fmt::format("{} of a map makes two columns (key, value): one alias '{}' cannot name them",
+                      name, alias));
+    }
+    generated.back() = generated.back().WithName(alias);
+  }
+  const int first = input->Schema()->NumFields();
+  auto node = std::make_shared<GenerateNode>(input, std::move(spec), generated);
+  std::vector<NamedExpr> rewritten;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i != generator) {
+      rewritten.push_back(items[i]);
+      continue;
+    }
+    for (size_t g = 0; g < generated.size(); ++g) {
+      const int index = first + static_cast<int>(g);
+      rewritten.push_back({ExactColumn(InternalName(*node, index)), generated[g].Name()});
+    }
+  }
+  return Select(node, rewritten);
+}
+
+}  // namespace
+
 Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& items) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items));
+  std::optional<size_t> generator;
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    const Expression& e = *expanded[i].expr;
+    if (IsGeneratorCall(e)) {
+      if (generator.has_value()) {
+        return Status::InvalidArgument(
+            fmt::format("only one generator is allowed per SELECT: '{}' and '{}'",
+                        expanded[*generator].expr->ToString(), e.ToString()));
+      }
+      generator = i;
+    } else if (ContainsGenerator(e)) {
+      return Status::InvalidArgument(
+          fmt::format("generators are not supported nested in expressions: '{}'", e.ToString()));
+    }
+  }
+  if (generator.has_value()) {
+    return SelectWithGenerator(std::move(input), std::move(expanded), *generator);
+  }
   for (const NamedExpr& item : expanded) {
     if (ContainsAggregate(*item.expr)) {
       return Aggregate(std::move(input), {}, expanded, nullptr);
@@ -255,8 +347,8 @@ Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>
     // A column passed through keeps its qualifier (also under its own name, as `*` names
     // it), so `t.x` still resolves above the projection.
     const bool same_name =
-        item.alias.empty() || (b->GetOp() == Op::kColumn &&
-                               input->Schema()->FieldAt(b->Index()).Name() == item.alias);
+        item.alias.empty() ||
+        (b->GetOp() == Op::kColumn && input->Schema()->FieldAt(b->Index()).Name() == item.alias);
     qualifiers.push_back(same_name ? PassThroughQualifier(*b, *input) : std::string{});
     bound.push_back(std::move(b));
   }

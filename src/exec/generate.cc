@@ -1,0 +1,108 @@
+#include "exec/generate.h"
+
+#include "columnar/column_builder.h"
+#include "columnar/take.h"
+
+namespace tributary::exec {
+
+GenerateOperator::GenerateOperator(OperatorPtr input, GenerateSpec spec, SchemaPtr output_schema,
+                                   const ExecContext& context)
+    : input_(std::move(input)),
+      spec_(std::move(spec)),
+      schema_(std::move(output_schema)),
+      context_(context) {}
+
+namespace {
+
+// Take with -1 meaning null (the outer rows of explode_outer have no element).
+Result<columnar::ColumnPtr> TakeOrNull(const columnar::ColumnPtr& column,
+                                       const std::vector<int64_t>& indices,
+                                       columnar::MemoryPool* pool) {
+  bool any_missing = false;
+  for (int64_t index : indices) {
+    any_missing = any_missing || index < 0;
+  }
+  if (!any_missing) {
+    return columnar::Take(*column, indices, pool);
+  }
+  // Gather from the column with one null appended at its end.
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr null_row,
+                            columnar::Column::MakeAllNull(column->Type(), 1, pool));
+  std::vector<columnar::ColumnPtr> parts = {column, null_row};
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr extended, columnar::Concatenate(parts, pool));
+  std::vector<int64_t> adjusted = indices;
+  for (int64_t& index : adjusted) {
+    if (index < 0) {
+      index = column->Length();
+    }
+  }
+  return columnar::Take(*extended, adjusted, pool);
+}
+
+}  // namespace
+
+Result<RecordBatchPtr> GenerateOperator::Next() {
+  while (true) {
+    TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
+    if (batch == nullptr) {
+      return batch;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr collection,
+                              expr::Evaluate(*spec_.collection, *batch, context_.eval));
+    const int64_t* offsets = collection->Offsets();
+    std::vector<int64_t> parents;
+    std::vector<int64_t> elements;
+    std::vector<int32_t> positions;
+    for (int64_t row = 0; row < batch->NumRows(); ++row) {
+      const int64_t begin = collection->IsNull(row) ? 0 : offsets[row];
+      const int64_t end = collection->IsNull(row) ? 0 : offsets[row + 1];
+      if (begin == end) {
+        if (spec_.outer) {
+          parents.push_back(row);
+          elements.push_back(-1);
+          positions.push_back(-1);
+        }
+        continue;
+      }
+      for (int64_t e = begin; e < end; ++e) {
+        parents.push_back(row);
+        elements.push_back(e);
+        positions.push_back(static_cast<int32_t>(e - begin));
+      }
+    }
+    if (parents.empty()) {
+      continue;
+    }
+    columnar::MemoryPool* pool = context_.eval.pool;
+    std::vector<columnar::ColumnPtr> columns;
+    for (const columnar::ColumnPtr& column : batch->Columns()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr taken, columnar::Take(*column, parents, pool));
+      columns.push_back(std::move(taken));
+    }
+    if (spec_.with_position) {
+      columnar::ColumnBuilder builder(columnar::DataType::Int32(), pool);
+      for (int32_t position : positions) {
+        if (position < 0) {
+          builder.AppendNull();
+        } else {
+          builder.AppendInt(position);
+        }
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr pos, builder.Finish());
+      columns.push_back(std::move(pos));
+    }
+    for (const columnar::ColumnPtr& child : collection->Children()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr values, TakeOrNull(child, elements, pool));
+      columns.push_back(std::move(values));
+    }
+    return columnar::RecordBatch::Make(schema_, static_cast<int64_t>(parents.size()),
+                                       std::move(columns));
+  }
+}
+
+std::string GenerateOperator::ToString() const {
+  return std::string("Generate ") + (spec_.with_position ? "posexplode" : "explode") +
+         (spec_.outer ? "_outer(" : "(") + spec_.collection->ToString() + ")";
+}
+
+}  // namespace tributary::exec
