@@ -1,4 +1,4 @@
-// CASE WHEN, if, coalesce/ifnull/nvl, nullif, greatest, least.
+// CASE WHEN, if, coalesce/ifnull/nvl, nvl2, nullif, isnull/isnotnull, greatest, least.
 //
 // CASE WHEN, if and coalesce are lazy as in Spark: a branch is evaluated only over the rows
 // that reach it, so `CASE WHEN d <> 0 THEN n / d END` never divides by zero. The rows still
@@ -221,6 +221,27 @@ Result<BoundExprPtr> BindIf(const Expression& call, std::vector<BoundExprPtr> ar
                     CastTo(std::move(args[1]), type), CastTo(std::move(args[2]), type)});
 }
 
+// isnull(x) / isnotnull(x): the IS [NOT] NULL operators as functions.
+Result<BoundExprPtr> BindIsNull(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  return MakeBound(call.Name() == "isnull" ? Op::kIsNull : Op::kIsNotNull, DataType::Boolean(),
+                   std::move(args));
+}
+
+// nvl2(x, a, b) is CASE WHEN x IS NOT NULL THEN a ELSE b END.
+Result<BoundExprPtr> BindNvl2(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  const DataTypePtr types[] = {args[1]->Type(), args[2]->Type()};
+  DataTypePtr type = CommonType(types);
+  if (type == nullptr) {
+    return CallError(call, "the two values have no common type");
+  }
+  auto present = MakeBound(Op::kIsNotNull, DataType::Boolean(), {std::move(args[0])});
+  return MakeBound(
+      Op::kCaseWhen, type,
+      {std::move(present), CastTo(std::move(args[1]), type), CastTo(std::move(args[2]), type)});
+}
+
 // nullif(a, b) is CASE WHEN a = b THEN NULL ELSE a END (Spark's rewrite).
 Result<BoundExprPtr> BindNullIf(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
@@ -335,6 +356,9 @@ void AddConditionalFunctions(std::vector<FunctionEntry>* table) {
                                {"if", BindIf},
                                {"iff", BindIf},
                                {"nullif", BindNullIf},
+                               {"nvl2", BindNvl2},
+                               {"isnull", BindIsNull},
+                               {"isnotnull", BindIsNull},
                                {"greatest", BindExtremum},
                                {"least", BindExtremum}});
 }

@@ -72,6 +72,10 @@ TEST_F(ConditionalFunctionsTest, IfAndNullIf) {
                 "if", {Call(Op::kGreater, {Col("n"), IntLit(0)}), StrLit("pos"), StrLit("neg")})),
             (Strings{"\"pos\"", "\"pos\"", "\"neg\"", "\"neg\""}));
   EXPECT_EQ(Eval(Function("nullif", {Col("d"), IntLit(0)})), (Strings{"2", "null", "5", "null"}));
+  EXPECT_EQ(Eval(Function("nvl2", {Col("s"), Col("n"), IntLit(0)})),
+            (Strings{"10", "0", "null", "0"}));
+  EXPECT_EQ(Eval(Function("isnull", {Col("s")})), (Strings{"false", "true", "false", "true"}));
+  EXPECT_EQ(Eval(Function("isnotnull", {Col("n")})), (Strings{"true", "true", "false", "true"}));
   ASSERT_RAISES(InvalidArgument,
                 Bind(*Function("if", {Col("n"), IntLit(1), IntLit(2)}), *batch_->Schema()));
 }
