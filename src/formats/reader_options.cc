@@ -25,6 +25,21 @@ Result<char> CharOption(std::string_view key, const std::string& value) {
       fmt::format("option '{}' must be a single character, got '{}'", key, value));
 }
 
+// Spark's lineSep: one character ("\n", "\r" spelled out too); the readers split on one byte.
+Result<char> LineSeparator(const std::string& value) {
+  if (value == "\\n") {
+    return '\n';
+  }
+  if (value == "\\r") {
+    return '\r';
+  }
+  if (value.size() == 1) {
+    return value[0];
+  }
+  return Status::NotImplemented(
+      fmt::format("option 'lineSep' = '{}': only a single-byte separator is supported", value));
+}
+
 Result<int64_t> IntegerOption(std::string_view key, const std::string& value) {
   int64_t out = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), out);
@@ -99,6 +114,20 @@ Result<json::JsonReadOptions> JsonOptionsFromMap(const OptionMap& options,
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferColumnTypes", &out.infer_column_types));
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferTimestamp", &out.infer_timestamp));
   SetString(options, "schemaHints", &out.schema_hints);
+  for (const auto& [key, field] : std::initializer_list<std::pair<const char*, bool*>>{
+           {"allowNonNumericNumbers", &out.allow_non_numeric_numbers},
+           {"allowSingleQuotes", &out.allow_single_quotes},
+           {"allowUnquotedFieldNames", &out.allow_unquoted_field_names},
+           {"allowComments", &out.allow_comments},
+           {"allowBackslashEscapingAnyCharacter", &out.allow_backslash_escaping_any_character},
+           {"allowUnquotedControlChars", &out.allow_unquoted_control_chars},
+           {"allowNumericLeadingZeros", &out.allow_numeric_leading_zeros},
+           {"prefersDecimal", &out.prefers_decimal}}) {
+    TRIBUTARY_RETURN_NOT_OK(SetBool(options, key, field));
+  }
+  if (const std::string* v = FindOption(options, "lineSep")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.line_sep, LineSeparator(*v));
+  }
   if (const std::string* v = FindOption(options, "primitivesAsString")) {
     TRIBUTARY_ASSIGN_OR_RAISE(bool strings, BooleanOption("primitivesAsString", *v));
     out.infer_column_types = !strings;
@@ -146,6 +175,12 @@ Result<csv::CsvReadOptions> CsvOptionsFromMap(const OptionMap& options, OptionDe
   SetString(options, "timestampFormat", &out.timestamp_format);
   SetString(options, "dateFormat", &out.date_format);
   SetString(options, "timeZone", &out.time_zone);
+  if (const std::string* v = FindOption(options, "lineSep")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.line_sep, LineSeparator(*v));
+  }
+  if (const std::string* v = FindOption(options, "maxCharsPerColumn")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.max_chars_per_column, IntegerOption("maxCharsPerColumn", *v));
+  }
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferSchema", &out.infer_schema));
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferColumnTypes", &out.infer_schema));
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferTimestamp", &out.infer_timestamp));
