@@ -609,6 +609,8 @@ class Parser {
   }
 
   Result<QueryPtr> ParseQuery() {
+    DepthGuard guard(&depth_);
+    TRIBUTARY_RETURN_NOT_OK(CheckDepth());
     const SourcePosition position = Peek().position;
     std::vector<CommonTableExpression> with;
     if (AcceptKeyword("WITH")) {
@@ -882,6 +884,8 @@ class Parser {
   }
 
   Result<RelationPtr> ParsePrimaryRelation() {
+    DepthGuard guard(&depth_);
+    TRIBUTARY_RETURN_NOT_OK(CheckDepth());
     auto relation = std::make_shared<Relation>();
     relation->position = Peek().position;
     if (Peek().IsKeyword("STREAM") && Peek(1).kind != TokenKind::kEnd && !Peek(1).IsOperator(",") &&
@@ -954,7 +958,31 @@ class Parser {
 
   // ---- expressions ----
 
-  Result<ExprPtr> ParseExpr() { return ParseOr(); }
+  // Nesting ((((a)))), - - - a, NOT NOT a and subqueries recurses; past kMaxDepth levels the
+  // statement is refused rather than risking the stack (a level is up to ~15 frames).
+  static constexpr int kMaxDepth = 200;
+  class DepthGuard {
+   public:
+    explicit DepthGuard(int* depth) : depth_(depth) { ++*depth_; }
+    ~DepthGuard() { --*depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+   private:
+    int* depth_;
+  };
+  Status CheckDepth() const {
+    if (depth_ > kMaxDepth) {
+      return ErrorAt(Peek(), fmt::format("nested more than {} levels deep", kMaxDepth));
+    }
+    return Status::OK();
+  }
+
+  Result<ExprPtr> ParseExpr() {
+    DepthGuard guard(&depth_);
+    TRIBUTARY_RETURN_NOT_OK(CheckDepth());
+    return ParseOr();
+  }
 
   Result<ExprPtr> ParseOr() {
     TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseAnd());
@@ -979,6 +1007,8 @@ class Parser {
   Result<ExprPtr> ParseNot() {
     const Token& token = Peek();
     if (token.IsKeyword("NOT") || token.IsOperator("!")) {
+      DepthGuard guard(&depth_);
+      TRIBUTARY_RETURN_NOT_OK(CheckDepth());
       Next();
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr operand, ParseNot());
       return Track(expr::Not(std::move(operand)), token.position);
@@ -1177,6 +1207,8 @@ class Parser {
   Result<ExprPtr> ParseUnary() {
     const Token& token = Peek();
     if (token.IsOperator("-") || token.IsOperator("+") || token.IsOperator("~")) {
+      DepthGuard guard(&depth_);
+      TRIBUTARY_RETURN_NOT_OK(CheckDepth());
       Next();
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr operand, ParseUnary());
       if (token.IsOperator("+")) {
@@ -1534,6 +1566,8 @@ class Parser {
   size_t last_implicit_alias_ = std::numeric_limits<size_t>::max();
   std::shared_ptr<ExpressionSources> sources_;
   bool allow_subqueries_ = true;
+  // Current recursion depth (DepthGuard).
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -388,6 +388,28 @@ TEST(ParserTest, SyntaxErrorsPointAtTheToken) {
             "          ^");
 }
 
+TEST(ParserTest, DeepNestingIsAnErrorNotACrash) {
+  for (const std::string& unit :
+       {std::string("("), std::string("- "), std::string("NOT "), std::string("(SELECT ")}) {
+    std::string text = "SELECT ";
+    for (int i = 0; i < 100000; ++i) {
+      text += unit;
+    }
+    const std::string message = Error(text);
+    EXPECT_NE(message.find("nested more than 200 levels deep at line 1"), std::string::npos)
+        << unit << ": " << message.substr(0, 200);
+  }
+  std::string nested = "SELECT ";
+  for (int i = 0; i < 150; ++i) {
+    nested += "(";
+  }
+  nested += "1";
+  for (int i = 0; i < 150; ++i) {
+    nested += ")";
+  }
+  EXPECT_EQ(Sql(nested), "SELECT 1");
+}
+
 TEST(ParserTest, MisspeltKeywordsGetDidYouMean) {
   EXPECT_EQ(Error("SELCT a FROM t"),
             "expected a statement (SELECT, WITH, VALUES, CREATE, INSERT, DESCRIBE, SHOW, "
