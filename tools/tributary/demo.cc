@@ -16,6 +16,7 @@
 #include "expr/evaluator.h"
 #include "storage/local_file_system.h"
 #include "storage/path.h"
+#include "tributary/session.h"
 
 namespace tributary::tools {
 namespace {
@@ -215,6 +216,23 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
     out << "    " << row << "\n";
   }
   out << fmt::format("   inspect it with: tributary table describe|history|files|cat {}\n", table);
+
+  // 6. The same table through SQL: the query engine prunes files by partition and aggregates.
+  auto session =
+      Session::Builder().Warehouse(storage::JoinPath(dir, "tables")).TimeZone("UTC").Build();
+  if (!session.ok()) {
+    return session.status();
+  }
+  const std::string query =
+      "SELECT status, count(*) AS orders, sum(amount) AS revenue FROM orders "
+      "WHERE status <> 'cancelled' GROUP BY status ORDER BY status";
+  out << "6. SQL over the table: " << query << "\n";
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Row> result, (*session)->Sql(query).Collect());
+  for (const Row& row : result) {
+    out << "    " << row.ToJson() << "\n";
+  }
+  out << fmt::format("   more with: tributary sql --warehouse {} \"SELECT ...\"\n",
+                     storage::JoinPath(dir, "tables"));
   out << fmt::format(
       "\ncolumn memory: peak {} bytes through the demo's pool, {} still held by the "
       "result batches\n",
