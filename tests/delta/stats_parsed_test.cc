@@ -180,5 +180,75 @@ TEST(StatsParsedCorpusTest, StatsOnlyInStructFormAreReadAndUsedForSkipping) {
   EXPECT_FALSE(all.empty());
 }
 
+// delta-rs wrote this checkpoint with stats_parsed only: typed decimal, date and timestamp
+// bounds must survive as stats a reader can skip with (a bound that did not convert would keep
+// every file).
+TEST(StatsParsedCorpusTest, TypedTimestampDateAndDecimalBoundsPruneFiles) {
+  const std::string root =
+      testing::TestdataDir() + "/golden/delta-rs-delta-1.2.1-only-struct-stats/delta";
+  storage::LocalFileSystem fs;
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs, root, 10));
+  ASSERT_EQ(snapshot->Segment().checkpoint_version, 10);
+  ASSERT_TRUE(snapshot->Segment().commits.empty());
+  const size_t files = snapshot->Files().size();
+  ASSERT_GT(files, 1u);
+  for (const char* column : {"timestamp", "date", "decimal"}) {
+    SCOPED_TRACE(column);
+    const auto& type = snapshot->Schema()->FieldAt(snapshot->Schema()->FieldIndex(column)).Type();
+    // The smallest minimum and the largest maximum over all files, typed.
+    std::vector<std::optional<std::string>> texts;
+    for (const AddFile& add : snapshot->Files()) {
+      ASSERT_TRUE(add.stats.has_value()) << add.path;
+      auto stats = nlohmann::json::parse(*add.stats);
+      ASSERT_TRUE(stats["minValues"][column].is_string()) << *add.stats;
+      texts.push_back(stats["minValues"][column].get<std::string>());
+      texts.push_back(stats["maxValues"][column].get<std::string>());
+    }
+    ASSERT_OK_AND_ASSIGN(auto values, ColumnFromTexts(texts, type));
+    ASSERT_EQ(values->NullCount(), 0);
+    // `above` moves a timestamp past the millisecond its maximum was cut to (readers widen a
+    // timestamp maximum by 999 microseconds).
+    auto scalar = [&](int64_t row, bool above = false) -> Scalar {
+      switch (type->Id()) {
+        case columnar::TypeId::kTimestamp:
+          return Scalar::Timestamp(values->Values<int64_t>()[row] + (above ? 1000 : 0));
+        case columnar::TypeId::kDate:
+          return Scalar::Date(values->Values<int32_t>()[row]);
+        default:
+          return Scalar::Decimal(values->Values<columnar::Int128>()[row], type->Precision(),
+                                 type->Scale())
+              .ValueOrDie();
+      }
+    };
+    int64_t lowest = 0;
+    int64_t highest = 0;
+    for (int64_t row = 1; row < values->Length(); ++row) {
+      auto less = [&](int64_t a, int64_t b) {
+        switch (type->Id()) {
+          case columnar::TypeId::kTimestamp:
+            return values->Values<int64_t>()[a] < values->Values<int64_t>()[b];
+          case columnar::TypeId::kDate:
+            return values->Values<int32_t>()[a] < values->Values<int32_t>()[b];
+          default:
+            return values->Values<columnar::Int128>()[a] < values->Values<columnar::Int128>()[b];
+        }
+      };
+      lowest = less(row, lowest) ? row : lowest;
+      highest = less(highest, row) ? row : highest;
+    }
+    ASSERT_OK_AND_ASSIGN(
+        auto below, PruneFiles(*snapshot, *Call(Op::kLess, {Col(column), Lit(scalar(lowest))})));
+    EXPECT_TRUE(below.empty());
+    ASSERT_OK_AND_ASSIGN(
+        auto above,
+        PruneFiles(*snapshot, *Call(Op::kGreater, {Col(column), Lit(scalar(highest, true))})));
+    EXPECT_TRUE(above.empty());
+    ASSERT_OK_AND_ASSIGN(
+        auto all,
+        PruneFiles(*snapshot, *Call(Op::kGreaterEqual, {Col(column), Lit(scalar(lowest))})));
+    EXPECT_EQ(all.size(), files);
+  }
+}
+
 }  // namespace
 }  // namespace tributary::delta
