@@ -1,6 +1,7 @@
 #include "sql_command.h"
 
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -27,8 +28,16 @@ std::string CsvField(const std::string& text) {
 }
 
 Status PrintResult(const DataFrame& frame, const std::string& format, std::ostream& out) {
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Row> rows, frame.Collect());
   const std::vector<std::string> names = frame.Columns();
+  if (format == "table") {
+    // Spark's show() grid, every row, not truncated (left-aligned); statements without result
+    // columns (CREATE, DROP) print nothing.
+    TRIBUTARY_RETURN_NOT_OK(frame.Status());
+    return names.empty() ? Status::OK()
+                         : frame.Show(out, std::numeric_limits<int64_t>::max() - 1,
+                                      /*truncate=*/false);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Row> rows, frame.Collect());
   if (format == "json") {
     for (const Row& row : rows) {
       out << row.ToJson() << '\n';
@@ -48,42 +57,6 @@ Status PrintResult(const DataFrame& frame, const std::string& format, std::ostre
     }
     return Status::OK();
   }
-  if (names.empty()) {
-    return Status::OK();
-  }
-  // table: left-aligned columns between bars, as the result grids of SQL shells.
-  std::vector<size_t> widths;
-  for (const std::string& name : names) {
-    widths.push_back(name.size());
-  }
-  std::vector<std::vector<std::string>> cells;
-  for (const Row& row : rows) {
-    std::vector<std::string> line;
-    for (int c = 0; c < row.Size(); ++c) {
-      line.push_back(row.GetString(c));
-      widths[static_cast<size_t>(c)] = std::max(widths[static_cast<size_t>(c)], line.back().size());
-    }
-    cells.push_back(std::move(line));
-  }
-  std::string separator = "+";
-  for (size_t width : widths) {
-    separator += std::string(width + 2, '-') + "+";
-  }
-  const auto print_line = [&](const std::vector<std::string>& values) {
-    out << '|';
-    for (size_t c = 0; c < values.size(); ++c) {
-      out << ' ' << values[c] << std::string(widths[c] - values[c].size(), ' ') << " |";
-    }
-    out << '\n';
-  };
-  out << separator << '\n';
-  print_line(names);
-  out << separator << '\n';
-  for (const auto& line : cells) {
-    print_line(line);
-  }
-  out << separator << '\n';
-  out << rows.size() << (rows.size() == 1 ? " row\n" : " rows\n");
   return Status::OK();
 }
 
