@@ -22,7 +22,7 @@ CXX=clang++ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   -DTRIBUTARY_BUILD_BENCH=OFF -DTRIBUTARY_BUILD_FUZZ=ON >/dev/null
 cmake --build build/asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build/asan --output-on-failure -j "$jobs" -L 'unit|interop'
+  ctest --test-dir build/asan --output-on-failure -j "$jobs" -L 'unit|interop|sql'
 
 for harness in build/asan/tests/fuzz/*_fuzz; do
   name=$(basename "$harness")

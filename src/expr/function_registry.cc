@@ -21,6 +21,7 @@ const std::vector<FunctionEntry>& Registry() {
     AddHashFunctions(&entries);
     AddJsonFunctions(&entries);
     AddMathFunctions(&entries);
+    AddOperatorFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;
