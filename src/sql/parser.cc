@@ -1556,7 +1556,29 @@ class Parser {
       return ErrorAt(Peek(),
                      fmt::format("{} after a function call is not supported", Upper(Peek().text)));
     }
+    if (name.IsKeyword("from_json") && args.size() == 2 &&
+        args[1]->GetOp() == expr::Op::kLiteral && !args[1]->Literal().IsNull() &&
+        args[1]->Literal().Type()->Id() == columnar::TypeId::kString) {
+      // from_json(json, 'a INT, b STRING' | 'struct<...>'): the schema text becomes the type.
+      auto type = FromJsonSchema(args[1]->Literal().BytesValue());
+      if (!type.ok()) {
+        return ErrorAt(name, fmt::format("from_json schema: {}", type.status().Message()));
+      }
+      return expr::FromJson(std::move(args[0]), *type);
+    }
     return expr::Function(name.text, std::move(args), distinct);
+  }
+
+  // A type name ("struct<a:int>", "array<string>") or a DDL column list ("a INT, b STRING").
+  static Result<columnar::DataTypePtr> FromJsonSchema(const std::string& text) {
+    auto type = text::ParseSqlType(text);
+    if (type.ok()) {
+      return type;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<text::SchemaHint> hints, text::ParseSchemaHints(text));
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr schema,
+                              text::ApplySchemaHints(columnar::Schema({}), hints));
+    return schema->AsStruct();
   }
 
   std::shared_ptr<const std::string> source_;
