@@ -118,8 +118,9 @@ class DataFrameWriter {
   /// "append", "overwrite", "error"/"errorifexists" (default), "ignore".
   DataFrameWriter& Mode(std::string_view mode);
   DataFrameWriter& PartitionBy(const std::vector<std::string>& columns);
-  /// Delta writer options: mergeSchema, overwriteSchema, replaceWhere, txnAppId, txnVersion,
-  /// userMetadata; anything starting "delta." becomes a table property of a new table.
+  /// Delta writer options: mergeSchema, overwriteSchema, replaceWhere (a SQL condition over
+  /// partition columns), txnAppId with txnVersion (idempotent writes); anything starting
+  /// "delta." becomes a table property of a new table.
   DataFrameWriter& Option(const std::string& key, const std::string& value);
   /// Writes to the table at `path`.
   tributary::Status Save(const std::string& path);

@@ -1,5 +1,6 @@
 #include "tributary/dataframe.h"
 
+#include <charconv>
 #include <chrono>
 #include <iostream>
 
@@ -9,6 +10,7 @@
 #include "common/ascii.h"
 #include "delta/table_writes.h"
 #include "exec/operator.h"
+#include "formats/reader_options.h"
 #include "plan/optimizer.h"
 #include "plan/physical_planner.h"
 #include "plan/plan_builder.h"
@@ -480,11 +482,19 @@ tributary::Status DataFrameWriter::Save(const std::string& path) {
   for (const auto& [key, value] : options_) {
     const std::string lowered = AsciiLower(key);
     if (lowered == "mergeschema") {
-      options.merge_schema = value == "true";
+      TRIBUTARY_ASSIGN_OR_RAISE(options.merge_schema, formats::BooleanOption(key, value));
+    } else if (lowered == "overwriteschema") {
+      TRIBUTARY_ASSIGN_OR_RAISE(options.overwrite_schema, formats::BooleanOption(key, value));
     } else if (lowered == "txnappid") {
       txn_app_id = value;
     } else if (lowered == "txnversion") {
-      txn_version = std::stoll(value);
+      int64_t version = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), version);
+      if (error != std::errc{} || end != value.data() + value.size() || version < 0) {
+        return tributary::Status::InvalidArgument(
+            fmt::format("txnVersion '{}' is not a non-negative integer", value));
+      }
+      txn_version = version;
     } else if (lowered == "replacewhere") {
       TRIBUTARY_ASSIGN_OR_RAISE(options.replace_where, sql::ParseExpression(value));
     } else if (lowered.starts_with("delta.")) {

@@ -276,6 +276,32 @@ TEST_F(DataFrameTest, StarSelectsEveryColumnOfEachSide) {
   EXPECT_GT(slow, 0);
 }
 
+TEST_F(DataFrameTest, WriterOptionsAsSpark) {
+  const std::string path = dir_.Path() + "/written";
+  DataFrame ids = Events().Filter(Col("id") < Lit(3)).Select({"id"});
+  // txnAppId/txnVersion: the second write of the same version is skipped (exactly once).
+  ASSERT_OK(ids.Write().Option("txnAppId", "job").Option("txnVersion", "1").Save(path));
+  ASSERT_OK(
+      ids.Write().Mode("append").Option("txnAppId", "job").Option("txnVersion", "1").Save(path));
+  ASSERT_OK_AND_ASSIGN(int64_t rows, session_->Read().Load(path).Count());
+  EXPECT_EQ(rows, 3);
+  EXPECT_THAT(ids.Write()
+                  .Mode("append")
+                  .Option("txnVersion", "x")
+                  .Option("txnAppId", "j")
+                  .Save(path)
+                  .ToString(),
+              HasSubstr("txnVersion"));
+  EXPECT_THAT(ids.Write().Mode("append").Option("mergeSchema", "yes").Save(path).ToString(),
+              HasSubstr("mergeSchema"));
+  // A different schema replaces the table's only with overwriteSchema.
+  DataFrame names = Events().Filter(Col("id") < Lit(2)).Select({"country"});
+  EXPECT_FALSE(names.Write().Mode("overwrite").Save(path).ok());
+  ASSERT_OK(names.Write().Mode("overwrite").Option("overwriteSchema", "true").Save(path));
+  EXPECT_EQ(session_->Read().Load(path).Columns(), (std::vector<std::string>{"country"}));
+  EXPECT_THAT(ids.Write().Mode("bogus").Save(path).ToString(), HasSubstr("unknown save mode"));
+}
+
 TEST_F(DataFrameTest, ShowPrintsLikeSpark) {
   std::ostringstream out;
   ASSERT_OK(Events().OrderBy({Col("id")}).Select({"id", "country"}).Show(out, 2));
