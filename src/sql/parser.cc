@@ -901,7 +901,7 @@ class Parser {
       }
     } else if (Peek().IsOperator("(")) {
       const size_t save = pos_;
-      if (IsQueryStart(1)) {
+      if (IsQueryStart(1) && !Failed(failed_relation_subquery_, save)) {
         Next();
         auto query = ParseQuery();
         if (query.ok() && AcceptOperator(")")) {
@@ -913,7 +913,10 @@ class Parser {
         if (!tokens_[save + 1].IsOperator("(")) {
           return query.ok() ? Unexpected("')'") : query.status();
         }
-        pos_ = save;  // ((SELECT ...) t JOIN u ON ...): a parenthesized join
+        // ((SELECT ...) t JOIN u ON ...): a parenthesized join. Remember the failed attempt:
+        // retrying it from every enclosing '(' would take time exponential in the nesting.
+        MarkFailed(&failed_relation_subquery_, save);
+        pos_ = save;
       }
       Next();
       TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr inner, ParseRelation());
@@ -1479,13 +1482,15 @@ class Parser {
 
   Result<ExprPtr> Parenthesized() {
     const Token& open = Peek();
-    if (IsQueryStart(1)) {
+    if (IsQueryStart(1) && !Failed(failed_scalar_subquery_, pos_)) {
       const size_t save = pos_;
       auto subquery = SubqueryCall(kScalarSubqueryFunction, {}, open);
       if (subquery.ok() || !tokens_[save + 1].IsOperator("(")) {
         return subquery;
       }
-      pos_ = save;  // ((SELECT 1) + 1): an expression that starts with a subquery
+      // ((SELECT 1) + 1): an expression that starts with a subquery; remembered as above.
+      MarkFailed(&failed_scalar_subquery_, save);
+      pos_ = save;
     }
     Next();
     TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr first, ParseExpr());
@@ -1556,8 +1561,8 @@ class Parser {
       return ErrorAt(Peek(),
                      fmt::format("{} after a function call is not supported", Upper(Peek().text)));
     }
-    if (name.IsKeyword("from_json") && args.size() == 2 &&
-        args[1]->GetOp() == expr::Op::kLiteral && !args[1]->Literal().IsNull() &&
+    if (name.IsKeyword("from_json") && args.size() == 2 && args[1]->GetOp() == expr::Op::kLiteral &&
+        !args[1]->Literal().IsNull() &&
         args[1]->Literal().Type()->Id() == columnar::TypeId::kString) {
       // from_json(json, 'a INT, b STRING' | 'struct<...>'): the schema text becomes the type.
       auto type = FromJsonSchema(args[1]->Literal().BytesValue());
@@ -1584,6 +1589,20 @@ class Parser {
   std::shared_ptr<const std::string> source_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  // Token positions where parsing a parenthesized subquery already failed (memoized so that
+  // backtracking stays linear in the input).
+  std::vector<bool> failed_relation_subquery_;
+  std::vector<bool> failed_scalar_subquery_;
+
+  static bool Failed(const std::vector<bool>& failed, size_t at) {
+    return at < failed.size() && failed[at];
+  }
+  static void MarkFailed(std::vector<bool>* failed, size_t at) {
+    if (failed->size() <= at) {
+      failed->resize(at + 1, false);
+    }
+    (*failed)[at] = true;
+  }
   // Index of the token last read as an alias without AS (SIZE_MAX: none).
   size_t last_implicit_alias_ = std::numeric_limits<size_t>::max();
   std::shared_ptr<ExpressionSources> sources_;
