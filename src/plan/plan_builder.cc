@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "common/closest_match.h"
 #include "expr/coercion.h"
 #include "plan/bound_rewrites.h"
 
@@ -54,8 +55,14 @@ Result<int> UniqueColumn(const LogicalPlan& plan, const std::string* qualifier,
   std::vector<int> matches = MatchColumns(plan, qualifier, name);
   const std::string shown = qualifier != nullptr ? *qualifier + "." + name : name;
   if (matches.empty()) {
+    std::vector<std::string_view> names;
+    for (const columnar::Field& field : plan.Schema()->Fields()) {
+      names.push_back(field.Name());
+    }
+    const std::string_view guess = ClosestMatch(name, names);
     return Status::InvalidArgument(fmt::format(
-        "cannot resolve column '{}': available columns are [{}]", shown, AvailableColumns(plan)));
+        "cannot resolve column '{}'{}: available columns are [{}]", shown,
+        guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess), AvailableColumns(plan)));
   }
   if (matches.size() > 1) {
     std::string candidates;

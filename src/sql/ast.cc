@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sql/keywords.h"
 #include "sql/parser.h"
 
 namespace tributary::sql {

@@ -9,6 +9,7 @@
 #include "columnar/column_builder.h"
 #include "columnar/record_batch.h"
 #include "common/ascii.h"
+#include "common/closest_match.h"
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
 #include "sql/parser.h"

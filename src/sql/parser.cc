@@ -10,7 +10,10 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "common/closest_match.h"
 #include "formats/text/schema_hints.h"
+#include "sql/keywords.h"
+#include "sql/number_literal.h"
 
 namespace tributary::sql {
 namespace {
@@ -19,14 +22,6 @@ using expr::ExprPtr;
 using expr::Op;
 using expr::Scalar;
 
-std::string Upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 bool OneOf(std::string_view word, std::initializer_list<std::string_view> options) {
   return std::any_of(options.begin(), options.end(),
                      [&](std::string_view option) { return EqualsIgnoreAsciiCase(word, option); });
@@ -34,72 +29,7 @@ bool OneOf(std::string_view word, std::initializer_list<std::string_view> option
 
 }  // namespace
 
-bool IsReservedWord(std::string_view word) {
-  return OneOf(word,
-               {"ALL",       "AND",      "ANTI",  "AS",     "BETWEEN", "BY",     "CASE",   "CAST",
-                "CROSS",     "DISTINCT", "DIV",   "ELSE",   "END",     "ESCAPE", "EXCEPT", "EXISTS",
-                "FALSE",     "FROM",     "FULL",  "GROUP",  "HAVING",  "ILIKE",  "IN",     "INNER",
-                "INTERSECT", "INTO",     "IS",    "JOIN",   "LATERAL", "LEFT",   "LIKE",   "LIMIT",
-                "MINUS",     "NATURAL",  "NOT",   "NULL",   "ON",      "OR",     "ORDER",  "OUTER",
-                "REGEXP",    "RIGHT",    "RLIKE", "SELECT", "SEMI",    "THEN",   "TRUE",   "UNION",
-                "USING",     "WHEN",     "WHERE", "WINDOW", "WITH"});
-}
-
 namespace {
-
-// Keywords a misspelt word is compared with when an error follows it.
-const std::vector<std::string_view> kClauseKeywords = {
-    "FROM",    "WHERE", "GROUP",    "ORDER",  "HAVING", "LIMIT",  "UNION", "JOIN", "ON", "USING",
-    "LEFT",    "RIGHT", "INNER",    "FULL",   "CROSS",  "SELECT", "AS",    "AND",  "OR", "NOT",
-    "BETWEEN", "LIKE",  "DISTINCT", "VALUES", "TABLE",  "WHEN",   "THEN",  "ELSE", "END"};
-
-const std::vector<std::string_view> kStatementKeywords = {
-    "SELECT", "WITH", "VALUES",   "CREATE", "INSERT", "DESCRIBE",
-    "DESC",   "SHOW", "OPTIMIZE", "VACUUM", "DROP"};
-
-const std::vector<std::string_view> kTypeNames = {
-    "BOOLEAN", "TINYINT",   "BYTE",          "SMALLINT",      "SHORT",  "INT",     "INTEGER",
-    "BIGINT",  "LONG",      "FLOAT",         "REAL",          "DOUBLE", "STRING",  "BINARY",
-    "DATE",    "TIMESTAMP", "TIMESTAMP_LTZ", "TIMESTAMP_NTZ", "VOID",   "VARCHAR", "CHAR",
-    "DECIMAL", "DEC",       "NUMERIC",       "ARRAY",         "MAP",    "STRUCT"};
-
-const std::vector<std::string_view> kIntervalUnits = {
-    "YEAR",   "YEARS",   "MONTH",       "MONTHS",       "WEEK",        "WEEKS",
-    "DAY",    "DAYS",    "HOUR",        "HOURS",        "MINUTE",      "MINUTES",
-    "SECOND", "SECONDS", "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS"};
-
-bool IsIntervalUnit(const Token& token) {
-  return token.kind == TokenKind::kWord &&
-         std::any_of(kIntervalUnits.begin(), kIntervalUnits.end(),
-                     [&](std::string_view unit) { return token.IsKeyword(unit); });
-}
-
-// Optimal string alignment distance (Levenshtein plus swaps of neighbours), ignoring case.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  const size_t n = a.size();
-  const size_t m = b.size();
-  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
-  for (size_t i = 0; i <= n; ++i) {
-    d[i][0] = i;
-  }
-  for (size_t j = 0; j <= m; ++j) {
-    d[0][j] = j;
-  }
-  auto lower = [](char c) {
-    return std::tolower(static_cast<unsigned char>(c));
-  };
-  for (size_t i = 1; i <= n; ++i) {
-    for (size_t j = 1; j <= m; ++j) {
-      const size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1])) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[n][m];
-}
 
 // The statement being built: its expression side tables and whether subqueries are allowed.
 class Parser {
@@ -629,7 +559,7 @@ class Parser {
     while (true) {
       const Token& op = Peek();
       if (op.IsKeyword("EXCEPT") || op.IsKeyword("INTERSECT") || op.IsKeyword("MINUS")) {
-        return ErrorAt(op, fmt::format("{} is not supported; only UNION is", Upper(op.text)));
+        return ErrorAt(op, fmt::format("{} is not supported; only UNION is", AsciiUpper(op.text)));
       }
       if (!op.IsKeyword("UNION")) {
         break;
@@ -1072,8 +1002,8 @@ class Parser {
                op.IsKeyword("REGEXP")) {
       Next();
       if (Peek().IsKeyword("ANY") || Peek().IsKeyword("ALL") || Peek().IsKeyword("SOME")) {
-        return ErrorAt(Peek(),
-                       fmt::format("{} {} is not supported", Upper(op.text), Upper(Peek().text)));
+        return ErrorAt(Peek(), fmt::format("{} {} is not supported", AsciiUpper(op.text),
+                                           AsciiUpper(Peek().text)));
       }
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr pattern, ParseComparison());
       std::vector<ExprPtr> args = {std::move(value), std::move(pattern)};
@@ -1256,76 +1186,6 @@ class Parser {
     return result;
   }
 
-  Result<ExprPtr> NumberLiteral(const Token& token) {
-    const NumberKind kind = token.number_kind;
-    const size_t suffix = kind == NumberKind::kBigDecimal ? 2
-                          : kind == NumberKind::kInteger || kind == NumberKind::kDecimal ||
-                                  kind == NumberKind::kExponent
-                              ? 0
-                              : 1;
-    const std::string digits = token.text.substr(0, token.text.size() - suffix);
-    auto out_of_range = [&](std::string_view type, auto low, auto high) {
-      return ErrorAt(token, fmt::format("numeric literal {} does not fit in range [{}, {}] for "
-                                        "type {}",
-                                        digits, low, high, type));
-    };
-    int64_t integer = 0;
-    const bool fits_int64 =
-        std::from_chars(digits.data(), digits.data() + digits.size(), integer).ec == std::errc();
-    switch (kind) {
-      case NumberKind::kInteger:
-        if (fits_int64 && integer <= std::numeric_limits<int32_t>::max()) {
-          return expr::Lit(Scalar::Int32(static_cast<int32_t>(integer)));
-        }
-        if (fits_int64) {
-          return expr::Lit(Scalar::Int64(integer));
-        }
-        [[fallthrough]];
-      case NumberKind::kDecimal:
-      case NumberKind::kBigDecimal: {
-        TRIBUTARY_ASSIGN_OR_RAISE(Scalar value,
-                                  LiteralOrError(expr::DecimalLiteral(digits), token));
-        return expr::Lit(std::move(value));
-      }
-      case NumberKind::kBigint:
-        if (!fits_int64) {
-          return out_of_range("bigint", std::numeric_limits<int64_t>::min(),
-                              std::numeric_limits<int64_t>::max());
-        }
-        return expr::Lit(Scalar::Int64(integer));
-      case NumberKind::kSmallint:
-        if (!fits_int64 || integer > std::numeric_limits<int16_t>::max()) {
-          return out_of_range("smallint", std::numeric_limits<int16_t>::min(),
-                              std::numeric_limits<int16_t>::max());
-        }
-        return expr::Lit(Scalar::Int16(static_cast<int16_t>(integer)));
-      case NumberKind::kTinyint:
-        if (!fits_int64 || integer > std::numeric_limits<int8_t>::max()) {
-          return out_of_range("tinyint", static_cast<int>(std::numeric_limits<int8_t>::min()),
-                              static_cast<int>(std::numeric_limits<int8_t>::max()));
-        }
-        return expr::Lit(Scalar::Int8(static_cast<int8_t>(integer)));
-      case NumberKind::kExponent:
-      case NumberKind::kDouble: {
-        const double value = std::strtod(digits.c_str(), nullptr);
-        if (std::isinf(value)) {
-          return out_of_range("double", -std::numeric_limits<double>::max(),
-                              std::numeric_limits<double>::max());
-        }
-        return expr::Lit(Scalar::Float64(value));
-      }
-      case NumberKind::kFloat: {
-        const float value = std::strtof(digits.c_str(), nullptr);
-        if (std::isinf(value)) {
-          return out_of_range("float", -std::numeric_limits<float>::max(),
-                              std::numeric_limits<float>::max());
-        }
-        return expr::Lit(Scalar::Float32(value));
-      }
-    }
-    return ErrorAt(token, "unknown number literal");
-  }
-
   // INTERVAL (value unit)+ | INTERVAL value unit TO unit | INTERVAL 'n unit ...'; a value is
   // a number, -number or a string. The text goes to expr's interval literal parser.
   Result<ExprPtr> IntervalLiteral(const Token& keyword) {
@@ -1339,7 +1199,7 @@ class Parser {
         break;
       }
       pos_ += minus ? 3 : 2;
-      parts.emplace_back((minus ? "-" : "") + value.text, Upper(unit.text));
+      parts.emplace_back((minus ? "-" : "") + value.text, AsciiUpper(unit.text));
     }
     std::string value;
     std::string unit;
@@ -1355,7 +1215,7 @@ class Parser {
         if (!IsIntervalUnit(Peek())) {
           return Unexpected("an interval unit", kIntervalUnits);
         }
-        unit += " TO " + Upper(Next().text);
+        unit += " TO " + AsciiUpper(Next().text);
       }
     } else {
       for (const auto& [part_value, part_unit] : parts) {
@@ -1381,7 +1241,7 @@ class Parser {
     switch (token.kind) {
       case TokenKind::kNumber:
         Next();
-        return NumberLiteral(token);
+        return LiteralOrError(NumberLiteral(token), token);
       case TokenKind::kString: {
         TRIBUTARY_ASSIGN_OR_RAISE(std::string value, StringLiteral("a string"));
         return expr::Lit(Scalar::String(std::move(value)));
@@ -1466,7 +1326,8 @@ class Parser {
       TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("FROM"));
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr source, ParseExpr());
       TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
-      ExprPtr field_literal = Track(expr::Lit(Scalar::String(Upper(field_name))), field.position);
+      ExprPtr field_literal =
+          Track(expr::Lit(Scalar::String(AsciiUpper(field_name))), field.position);
       return expr::Function("date_part", {std::move(field_literal), std::move(source)});
     }
     if (after.IsOperator("(") &&
@@ -1558,8 +1419,8 @@ class Parser {
     }
     TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
     if (Peek().IsKeyword("OVER") || Peek().IsKeyword("FILTER")) {
-      return ErrorAt(Peek(),
-                     fmt::format("{} after a function call is not supported", Upper(Peek().text)));
+      return ErrorAt(Peek(), fmt::format("{} after a function call is not supported",
+                                         AsciiUpper(Peek().text)));
     }
     if (name.IsKeyword("from_json") && args.size() == 2 && args[1]->GetOp() == expr::Op::kLiteral &&
         !args[1]->Literal().IsNull() &&
@@ -1612,25 +1473,6 @@ class Parser {
 };
 
 }  // namespace
-
-std::string_view ClosestMatch(std::string_view word,
-                              const std::vector<std::string_view>& candidates) {
-  std::string_view best;
-  size_t best_distance = std::numeric_limits<size_t>::max();
-  for (std::string_view candidate : candidates) {
-    if (EqualsIgnoreAsciiCase(word, candidate)) {
-      return {};
-    }
-    const size_t limit = candidate.size() <= 4 ? 1 : 2;
-    const size_t distance = EditDistance(word, candidate);
-    if (distance <= limit && distance < std::min(word.size(), candidate.size()) &&
-        distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
 
 Result<std::vector<Statement>> ParseScript(std::string_view text) {
   auto source = std::make_shared<const std::string>(text);

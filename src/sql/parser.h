@@ -70,14 +70,4 @@ Result<Statement> ParseStatement(std::string_view text);
 /// filter strings do. Subqueries are refused.
 Result<expr::ExprPtr> ParseExpression(std::string_view text);
 
-/// Words that end an expression or a relation (FROM, JOIN, WHERE, ...), so they are never read
-/// as a bare name or an alias without AS; back-quoted they are names like any other.
-bool IsReservedWord(std::string_view word);
-
-/// The closest of `candidates` to `word` (ignoring case) when it is a likely typo: at most 1
-/// edit for words of up to 4 characters, else at most 2 (a swap of neighbours is 1 edit);
-/// empty otherwise. Used for keywords here and for names by the binder.
-std::string_view ClosestMatch(std::string_view word,
-                              const std::vector<std::string_view>& candidates);
-
 }  // namespace tributary::sql

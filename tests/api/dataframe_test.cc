@@ -205,6 +205,7 @@ TEST_F(DataFrameTest, ErrorsNameTheColumnAndSurfaceAtTheAction) {
   DataFrame bad = Events().Filter(Col("contry") == Lit("DE")).Select({"id"});
   EXPECT_FALSE(bad.Status().ok());
   EXPECT_THAT(bad.Status().ToString(), HasSubstr("cannot resolve column 'contry'"));
+  EXPECT_THAT(bad.Status().ToString(), HasSubstr("did you mean 'country'?"));
   EXPECT_THAT(bad.Status().ToString(), HasSubstr("country"));
   auto rows = bad.Collect();
   EXPECT_FALSE(rows.ok());

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/closest_match.h"
 #include "support/status_matchers.h"
 
 namespace tributary::sql {
