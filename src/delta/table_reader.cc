@@ -181,7 +181,19 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& 
   expr::EvalContext context;
   context.session_time_zone = options.session_time_zone;
   context.pool = options.pool;
-  const columnar::SchemaPtr& schema = snapshot.Schema();
+  // The logical fields to produce: all, or the projection asked for.
+  columnar::SchemaPtr schema = snapshot.Schema();
+  if (!options.columns.empty()) {
+    std::vector<Field> selected;
+    for (int index : options.columns) {
+      if (index < 0 || index >= schema->NumFields()) {
+        return Status::InvalidArgument(fmt::format(
+            "table read: no column {} in a schema of {} columns", index, schema->NumFields()));
+      }
+      selected.push_back(schema->FieldAt(index));
+    }
+    schema = std::make_shared<columnar::Schema>(std::move(selected));
+  }
   const auto& partition_columns = snapshot.GetMetadata().partition_columns;
   std::vector<columnar::RecordBatchPtr> out;
   const std::string path = DataFilePath(snapshot.TableRoot(), add.path);
@@ -196,16 +208,40 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& 
   }
   ColumnAdapter adapter(snapshot.MappingMode(), context, path);
   const parquet::SchemaNode& root = *reader->Tree().root;
+  // Which top-level file columns to decode: those of the wanted data fields (at least one, for
+  // the row count). Names with a dot would read as nested paths, so then every column is read.
+  const auto is_partition_field = [&](const Field& field) {
+    return std::find(partition_columns.begin(), partition_columns.end(), field.Name()) !=
+           partition_columns.end();
+  };
+  std::vector<int> file_columns;  // per field: its file column, -1 for partition/missing
+  std::vector<std::string> read_names;
+  bool project = !options.columns.empty();
+  for (const Field& field : schema->Fields()) {
+    const int index = is_partition_field(field) ? -1 : adapter.Match(field, root);
+    file_columns.push_back(index);
+    if (index >= 0) {
+      const std::string& name = root.children[static_cast<size_t>(index)]->name;
+      project = project && name.find('.') == std::string::npos;
+      if (std::find(read_names.begin(), read_names.end(), name) == read_names.end()) {
+        read_names.push_back(name);
+      }
+    }
+  }
+  if (read_names.empty() && !root.children.empty()) {
+    read_names.push_back(root.children.front()->name);
+    project = project && read_names.front().find('.') == std::string::npos;
+  }
   uint64_t first_row = 0;
   size_t next_deleted = 0;
   for (int g = 0; g < reader->NumRowGroups(); ++g) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->ReadRowGroup(g));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto batch, reader->ReadRowGroup(g, project ? read_names : std::vector<std::string>{}));
     const int64_t rows = batch->NumRows();
     std::vector<ColumnPtr> columns;
-    for (const Field& field : schema->Fields()) {
-      const bool is_partition = std::find(partition_columns.begin(), partition_columns.end(),
-                                          field.Name()) != partition_columns.end();
-      if (is_partition) {
+    for (size_t f = 0; f < file_columns.size(); ++f) {
+      const Field& field = schema->FieldAt(static_cast<int>(f));
+      if (is_partition_field(field)) {
         const std::string key = PhysicalName(field, snapshot.MappingMode());
         auto it = add.partition_values.find(key);
         if (it == add.partition_values.end()) {
@@ -217,16 +253,20 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& 
         columns.push_back(std::move(column));
         continue;
       }
-      const int index = adapter.Match(field, root);
+      const int index = file_columns[f];
       if (index < 0) {
         TRIBUTARY_ASSIGN_OR_RAISE(auto nulls,
                                   Column::MakeAllNull(field.Type(), rows, options.pool));
         columns.push_back(std::move(nulls));
         continue;
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          auto column, adapter.Adapt(batch->ColumnAt(index),
-                                     *root.children[static_cast<size_t>(index)], field.Type()));
+      const parquet::SchemaNode& node = *root.children[static_cast<size_t>(index)];
+      const int in_batch =
+          project ? static_cast<int>(std::find(read_names.begin(), read_names.end(), node.name) -
+                                     read_names.begin())
+                  : index;
+      TRIBUTARY_ASSIGN_OR_RAISE(auto column,
+                                adapter.Adapt(batch->ColumnAt(in_batch), node, field.Type()));
       columns.push_back(std::move(column));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(auto logical,

@@ -18,9 +18,13 @@ struct TableReadOptions {
   expr::TimeZone session_time_zone;
   /// Where column memory comes from. Default: the process-wide pool.
   columnar::MemoryPool* pool = columnar::DefaultMemoryPool();
+  /// The logical columns to read (indices into the snapshot's schema, in output order); only
+  /// their file columns are decoded. Default: empty, every column.
+  std::vector<int> columns;
 };
 
-/// Every live row of `snapshot` as batches in the snapshot's schema (one or more per file).
+/// Every live row of `snapshot` as batches in the snapshot's schema, or the projection of
+/// `options.columns` (one or more batches per file).
 /// Errors name the data file.
 Result<std::vector<columnar::RecordBatchPtr>> ReadTable(storage::FileSystem& fs,
                                                         const Snapshot& snapshot,

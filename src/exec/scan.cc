@@ -85,17 +85,13 @@ Result<RecordBatchPtr> DeltaScanOperator::Next() {
     delta::TableReadOptions options;
     options.session_time_zone = context_.eval.session_time_zone;
     options.pool = context_.eval.pool;
+    // Only the scan's columns are decoded from each file.
+    options.columns = indices_;
     TRIBUTARY_ASSIGN_OR_RAISE(
         pending_, delta::ReadDataFile(*context_.fs, *snapshot_, *files_[next_file_++], options));
     next_pending_ = 0;
   }
-  const RecordBatchPtr& batch = pending_[next_pending_++];
-  std::vector<columnar::ColumnPtr> columns;
-  columns.reserve(indices_.size());
-  for (int index : indices_) {
-    columns.push_back(batch->ColumnAt(index));
-  }
-  return columnar::RecordBatch::Make(schema_, batch->NumRows(), std::move(columns));
+  return pending_[next_pending_++];
 }
 
 std::string DeltaScanOperator::ToString() const {
