@@ -170,9 +170,7 @@ std::shared_ptr<LogicalPlan> ProjectNode::Clone() const {
 // ---- Aggregate
 
 AggregateNode::AggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
-                             std::vector<std::string> /*key_names*/,
-                             std::vector<exec::AggregateCall> aggregates,
-                             std::vector<std::string> /*agg_names*/, SchemaPtr schema)
+                             std::vector<exec::AggregateCall> aggregates, SchemaPtr schema)
     : LogicalPlan(PlanKind::kAggregate, std::move(schema), {}, {input}),
       keys_(std::move(keys)),
       aggregates_(std::move(aggregates)) {}
@@ -188,8 +186,7 @@ std::string AggregateNode::ToString() const {
 }
 
 LogicalPlanPtr AggregateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
-  return std::make_shared<AggregateNode>(std::move(inputs.at(0)), keys_, std::vector<std::string>{},
-                                         aggregates_, std::vector<std::string>{}, Schema());
+  return std::make_shared<AggregateNode>(std::move(inputs.at(0)), keys_, aggregates_, Schema());
 }
 
 std::shared_ptr<LogicalPlan> AggregateNode::Clone() const {

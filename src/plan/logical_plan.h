@@ -154,10 +154,9 @@ class ProjectNode final : public LogicalPlan {
 
 class AggregateNode final : public LogicalPlan {
  public:
-  /// Output: one column per key (named `key_names`), then one per aggregate (`agg_names`).
+  /// Output (`schema`): one column per key, then one per aggregate.
   AggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
-                std::vector<std::string> key_names, std::vector<exec::AggregateCall> aggregates,
-                std::vector<std::string> agg_names, SchemaPtr schema);
+                std::vector<exec::AggregateCall> aggregates, SchemaPtr schema);
   const std::vector<BoundExprPtr>& Keys() const { return keys_; }
   const std::vector<exec::AggregateCall>& Aggregates() const { return aggregates_; }
   std::string ToString() const override;

@@ -407,9 +407,8 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
           argument = RemapColumns(argument, child.mapping);
         }
       }
-      return {std::make_shared<AggregateNode>(child.plan, std::move(keys),
-                                              std::vector<std::string>{}, std::move(calls),
-                                              std::vector<std::string>{}, plan->Schema()),
+      return {std::make_shared<AggregateNode>(child.plan, std::move(keys), std::move(calls),
+                                              plan->Schema()),
               Identity(n)};
     }
     case PlanKind::kJoin: {

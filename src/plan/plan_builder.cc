@@ -410,7 +410,6 @@ class AggregateRewriter {
   }
 
   const std::vector<exec::AggregateCall>& Calls() const { return calls_; }
-  const std::vector<std::string>& CallNames() const { return call_names_; }
   const std::vector<columnar::Field>& CallFields() const { return call_fields_; }
 
  private:
@@ -497,8 +496,7 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
     fields.push_back(field);
   }
   LogicalPlanPtr aggregate = std::make_shared<AggregateNode>(
-      input, bound_keys, key_names, rewriter.Calls(), rewriter.CallNames(),
-      std::make_shared<columnar::Schema>(std::move(fields)));
+      input, bound_keys, rewriter.Calls(), std::make_shared<columnar::Schema>(std::move(fields)));
   const SchemaPtr resolution = ResolutionSchema(*aggregate);
   LogicalPlanPtr current = aggregate;
   if (rewritten_having != nullptr) {
@@ -735,17 +733,12 @@ Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct) 
 
 Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input) {
   std::vector<BoundExprPtr> keys;
-  std::vector<std::string> names;
-  std::vector<columnar::Field> fields;
   for (int i = 0; i < input->Schema()->NumFields(); ++i) {
     keys.push_back(ColumnRef(*input, i));
-    names.push_back(input->Schema()->FieldAt(i).Name());
-    fields.push_back(input->Schema()->FieldAt(i));
   }
   std::vector<std::string> qualifiers = input->Qualifiers();
-  auto node = std::make_shared<AggregateNode>(
-      input, std::move(keys), std::move(names), std::vector<exec::AggregateCall>{},
-      std::vector<std::string>{}, std::make_shared<columnar::Schema>(std::move(fields)));
+  auto node = std::make_shared<AggregateNode>(input, std::move(keys),
+                                              std::vector<exec::AggregateCall>{}, input->Schema());
   // DISTINCT keeps the columns' qualifiers, unlike a GROUP BY's computed keys.
   std::vector<BoundExprPtr> outputs;
   std::vector<std::string> out_names;
