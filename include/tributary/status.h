@@ -34,6 +34,9 @@ enum class StatusCode : int8_t {
   kCancelled,
   /// A bug: an invariant of tributary itself does not hold.
   kInternal,
+  /// A streaming query stopped because its source's schema grew (new columns): it recorded
+  /// the new schema first, and a restart of the same query continues with it.
+  kSchemaChanged,
 };
 
 /// The code's name as printed in messages, e.g. "Corruption".
@@ -64,6 +67,7 @@ class [[nodiscard]] Status {
   static Status NotImplemented(std::string message);
   static Status Cancelled(std::string message);
   static Status Internal(std::string message);
+  static Status SchemaChanged(std::string message);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode Code() const { return state_ == nullptr ? StatusCode::kOk : state_->code; }
@@ -79,6 +83,7 @@ class [[nodiscard]] Status {
   bool IsCorruption() const { return Code() == StatusCode::kCorruption; }
   bool IsIOError() const { return Code() == StatusCode::kIOError; }
   bool IsNotImplemented() const { return Code() == StatusCode::kNotImplemented; }
+  bool IsSchemaChanged() const { return Code() == StatusCode::kSchemaChanged; }
 
   /// A copy whose message is prefixed by `context` ("reading _delta_log/3.json: ...").
   /// OK stays OK.

@@ -27,6 +27,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Cancelled";
     case StatusCode::kInternal:
       return "Internal";
+    case StatusCode::kSchemaChanged:
+      return "SchemaChanged";
   }
   return "Unknown";
 }
@@ -73,6 +75,10 @@ Status Status::Cancelled(std::string message) {
 }
 Status Status::Internal(std::string message) {
   return {StatusCode::kInternal, std::move(message)};
+}
+
+Status Status::SchemaChanged(std::string message) {
+  return {StatusCode::kSchemaChanged, std::move(message)};
 }
 
 const std::string& Status::Message() const {

@@ -29,6 +29,18 @@ std::string BatchSourceOperator::ToString() const {
   return fmt::format("{}(rows={})", description_, rows);
 }
 
+RowCountingOperator::RowCountingOperator(OperatorPtr input,
+                                         std::shared_ptr<std::atomic<int64_t>> counter)
+    : input_(std::move(input)), counter_(std::move(counter)) {}
+
+Result<RecordBatchPtr> RowCountingOperator::Next() {
+  TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
+  if (batch != nullptr) {
+    counter_->fetch_add(batch->NumRows(), std::memory_order_relaxed);
+  }
+  return batch;
+}
+
 FilterOperator::FilterOperator(OperatorPtr input, expr::BoundExprPtr predicate,
                                const ExecContext& context)
     : input_(std::move(input)), predicate_(std::move(predicate)), context_(context) {}

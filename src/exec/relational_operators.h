@@ -27,6 +27,21 @@ class BatchSourceOperator final : public Operator {
   std::string description_;
 };
 
+/// Passes its input through and adds the number of rows to `counter` (a micro-batch's input
+/// row count, read after the query ran).
+class RowCountingOperator final : public Operator {
+ public:
+  RowCountingOperator(OperatorPtr input, std::shared_ptr<std::atomic<int64_t>> counter);
+  const SchemaPtr& OutputSchema() const override { return input_->OutputSchema(); }
+  Result<RecordBatchPtr> Next() override;
+  std::string ToString() const override { return input_->ToString(); }
+  std::vector<const Operator*> Children() const override { return input_->Children(); }
+
+ private:
+  OperatorPtr input_;
+  std::shared_ptr<std::atomic<int64_t>> counter_;
+};
+
 /// Keeps the rows for which `predicate` (boolean, bound against the input schema) is true;
 /// null counts as false.
 class FilterOperator final : public Operator {

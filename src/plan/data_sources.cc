@@ -68,6 +68,7 @@ Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string&
   }
   ScanSource source;
   source.kind = ScanSource::Kind::kDelta;
+  source.pinned_version = travel.version.has_value() || travel.timestamp.has_value();
   source.schema = (*snapshot)->Schema();
   source.description = fmt::format("delta {} v{}", path, (*snapshot)->Version());
   source.snapshot = std::move(*snapshot);

@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,12 +47,30 @@ enum class PlanKind : uint8_t {
   kGenerate,   // explode: a row per element of an array or map, input columns alongside
 };
 
+/// An unbounded source as a query names it (format, path, options, schema). The streaming
+/// layer subclasses it to open the source when a query starts; each micro-batch then replaces
+/// the scan of the relation by a scan of that batch's rows (a kFiles, kDelta or kValues source
+/// with the same schema), so the rest of the plan is built, checked and optimized once, as
+/// for a batch query.
+class StreamingRelation {
+ public:
+  virtual ~StreamingRelation() = default;
+  /// How EXPLAIN and progress name it: "FileStreamSource[json /data/in]".
+  virtual std::string Description() const = 0;
+};
+
 /// Where a scan's rows come from.
 struct ScanSource {
-  enum class Kind : uint8_t { kDelta, kFiles, kValues } kind = Kind::kValues;
+  enum class Kind : uint8_t { kDelta, kFiles, kValues, kStream } kind = Kind::kValues;
   std::shared_ptr<const delta::Snapshot> snapshot;  // kDelta
-  exec::FileScanSpec files;                         // kFiles
-  std::vector<columnar::RecordBatchPtr> batches;    // kValues
+  /// kDelta: the snapshot is a version the query asked for (time travel). Otherwise it is the
+  /// latest at planning, and a stream-static join re-reads the table when it has moved on.
+  bool pinned_version = false;
+  exec::FileScanSpec files;                           // kFiles
+  std::vector<columnar::RecordBatchPtr> batches;      // kValues
+  std::shared_ptr<const StreamingRelation> stream;    // kStream
+  /// When set, the scan adds the number of rows it produces (a micro-batch's numInputRows).
+  std::shared_ptr<std::atomic<int64_t>> rows_read;
   /// The source's full schema (for files: with the rescued-data column).
   SchemaPtr schema;
   /// How EXPLAIN names it: a table path, "read_files(...)", "VALUES".

@@ -28,7 +28,7 @@ std::vector<std::string> ColumnNames(const ScanNode& scan) {
   return names;
 }
 
-Result<exec::OperatorPtr> PlanScan(const ScanNode& scan, const exec::ExecContext& context) {
+Result<exec::OperatorPtr> PlanSourceScan(const ScanNode& scan, const exec::ExecContext& context) {
   const ScanSource& source = scan.Source();
   switch (source.kind) {
     case ScanSource::Kind::kDelta:
@@ -49,8 +49,23 @@ Result<exec::OperatorPtr> PlanScan(const ScanNode& scan, const exec::ExecContext
       return exec::OperatorPtr(std::make_unique<exec::BatchSourceOperator>(
           scan.Schema(), std::move(batches), source.description));
     }
+    case ScanSource::Kind::kStream:
+      // Spark: "Queries with streaming sources must be executed with writeStream.start()".
+      return Status::InvalidArgument(fmt::format(
+          "{} is a streaming source: start the query with WriteStream() (or a streaming table), "
+          "not a batch action",
+          source.stream->Description()));
   }
   return Status::Internal("unknown scan source");
+}
+
+Result<exec::OperatorPtr> PlanScan(const ScanNode& scan, const exec::ExecContext& context) {
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr op, PlanSourceScan(scan, context));
+  if (scan.Source().rows_read == nullptr) {
+    return op;
+  }
+  return exec::OperatorPtr(
+      std::make_unique<exec::RowCountingOperator>(std::move(op), scan.Source().rows_read));
 }
 
 Result<exec::OperatorPtr> PlanJoin(const JoinNode& join, const exec::ExecContext& context) {
@@ -118,6 +133,7 @@ int64_t EstimateRows(const LogicalPlan& plan) {
           }
           return rows;
         case ScanSource::Kind::kFiles:
+        case ScanSource::Kind::kStream:
           return -1;
       }
       return -1;

@@ -1,0 +1,17 @@
+#include "streaming/source.h"
+
+#include "plan/plan_builder.h"
+
+namespace tributary::streaming {
+
+plan::LogicalPlanPtr StreamScan(std::shared_ptr<const SourceDefinition> definition,
+                                std::string qualifier) {
+  plan::ScanSource source;
+  source.kind = plan::ScanSource::Kind::kStream;
+  source.schema = definition->Schema();
+  source.description = definition->Description();
+  source.stream = std::move(definition);
+  return plan::Scan(std::move(source), std::move(qualifier), /*streaming=*/true);
+}
+
+}  // namespace tributary::streaming
