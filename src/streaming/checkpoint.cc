@@ -1,0 +1,311 @@
+// Checkpoint files. Grammars (one file each, UTF-8, lines separated by "\n"):
+//
+//   metadata    := json-object                      {"id":"<uuid>","tributary":{"sources":
+//                                                   ["<identity>",...],"sink":"<description>"}}
+//               Spark reads `id` and ignores the rest.
+//   offsets/<N> := "v1" "\n" batch-metadata { "\n" source-offset }
+//     batch-metadata := {"batchWatermarkMs":<ms>,"batchTimestampMs":<ms>,"conf":{...}}
+//     source-offset  := "-"                         (the source had no data yet)
+//                     | json-text                   (the source's own offset, verbatim)
+//   commits/<N> := "v1" "\n" {"nextBatchWatermarkMs":<ms>}
+//   progress.jsonl := { progress-json "\n" }       (StreamingQueryProgress.Json())
+//   .lock       := holder-text                      (who holds the flock, for error messages)
+//
+// <N> is the decimal batch id without padding, as Spark names them. Files whose names are not
+// decimal numbers (editor backups, staging files) are ignored when looking for the latest.
+
+#include "streaming/checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "storage/path.h"
+
+namespace tributary::streaming {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kVersionLine = "v1";
+
+std::optional<int64_t> ParseBatchId(std::string_view name) {
+  int64_t id = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), id);
+  if (error != std::errc() || end != name.data() + name.size() || id < 0 || name.empty()) {
+    return std::nullopt;
+  }
+  return id;
+}
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    lines.push_back(text.substr(0, end));
+    if (end == std::string_view::npos) {
+      break;
+    }
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+Result<json> ParseJson(std::string_view text, const std::string& path, int line) {
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) {
+    return Status::Corruption(fmt::format("{} line {}: not valid JSON: {}", path, line, text));
+  }
+  return value;
+}
+
+Status CheckVersionLine(const std::vector<std::string_view>& lines, const std::string& path) {
+  if (lines.empty() || lines[0] != kVersionLine) {
+    return Status::Corruption(fmt::format(
+        "{} line 1: expected log version \"v1\", found \"{}\" (written by a newer version?)", path,
+        lines.empty() ? "" : std::string(lines[0])));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<CheckpointLock> CheckpointLock::Acquire(const std::string& checkpoint_location,
+                                               const std::string& holder) {
+  const std::string path = storage::JoinPath(checkpoint_location, ".lock");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status::IOError(
+        fmt::format("opening checkpoint lock {}: {}", path, std::strerror(errno)));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    std::string current(512, '\0');
+    const ssize_t n = ::pread(fd, current.data(), current.size(), 0);
+    current.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    ::close(fd);
+    if (error == EWOULDBLOCK) {
+      return Status::AlreadyExists(fmt::format(
+          "checkpoint location {} is in use by another running query: {}. Stop it first, or "
+          "give this query its own checkpointLocation",
+          checkpoint_location, current.empty() ? "(holder unknown)" : current));
+    }
+    return Status::IOError(fmt::format("locking {}: {}", path, std::strerror(error)));
+  }
+  // The holder text is only for the error message above; it is rewritten by each holder.
+  if (::ftruncate(fd, 0) != 0 ||
+      ::pwrite(fd, holder.data(), holder.size(), 0) != static_cast<ssize_t>(holder.size())) {
+    const int error = errno;
+    ::close(fd);
+    return Status::IOError(fmt::format("writing {}: {}", path, std::strerror(error)));
+  }
+  return CheckpointLock(fd);
+}
+
+CheckpointLock::CheckpointLock(CheckpointLock&& other) noexcept : fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+CheckpointLock& CheckpointLock::operator=(CheckpointLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+CheckpointLock::~CheckpointLock() {
+  if (fd_ >= 0) {
+    ::close(fd_);  // releases the flock
+  }
+}
+
+Checkpoint::Checkpoint(storage::FileSystem* fs, std::string location)
+    : fs_(fs), location_(std::move(location)) {}
+
+std::string Checkpoint::SourceDir(int source_index) const {
+  return storage::JoinPath(storage::JoinPath(location_, "sources"), std::to_string(source_index));
+}
+
+Result<std::optional<CheckpointMetadata>> Checkpoint::ReadMetadata() const {
+  const std::string path = storage::JoinPath(location_, "metadata");
+  auto text = fs_->ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return std::optional<CheckpointMetadata>();
+    }
+    return text.status();
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(json value, ParseJson(*text, path, 1));
+  CheckpointMetadata metadata;
+  if (!value.is_object() || !value.contains("id") || !value["id"].is_string()) {
+    return Status::Corruption(fmt::format("{}: no query \"id\" string", path));
+  }
+  metadata.id = value["id"].get<std::string>();
+  if (value.contains("tributary") && value["tributary"].is_object()) {
+    const json& ours = value["tributary"];
+    if (ours.contains("sources") && ours["sources"].is_array()) {
+      for (const json& source : ours["sources"]) {
+        if (source.is_string()) {
+          metadata.sources.push_back(source.get<std::string>());
+        }
+      }
+    }
+    if (ours.contains("sink") && ours["sink"].is_string()) {
+      metadata.sink = ours["sink"].get<std::string>();
+    }
+  }
+  return std::optional<CheckpointMetadata>(std::move(metadata));
+}
+
+Status Checkpoint::WriteMetadata(const CheckpointMetadata& metadata) const {
+  json value = {{"id", metadata.id},
+                {"tributary", {{"sources", metadata.sources}, {"sink", metadata.sink}}}};
+  return fs_->WriteFile(storage::JoinPath(location_, "metadata"), value.dump(),
+                        storage::WriteMode::kPutIfAbsent);
+}
+
+Result<std::optional<int64_t>> Checkpoint::LatestBatch(const std::string& dir) const {
+  auto entries = fs_->List(storage::JoinPath(location_, dir), {});
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) {
+      return std::optional<int64_t>();
+    }
+    return entries.status();
+  }
+  std::optional<int64_t> latest;
+  for (const storage::FileInfo& entry : *entries) {
+    if (entry.is_directory) {
+      continue;
+    }
+    const std::optional<int64_t> id = ParseBatchId(storage::BaseName(entry.path));
+    if (id && (!latest || *id > *latest)) {
+      latest = id;
+    }
+  }
+  return latest;
+}
+
+Result<std::optional<int64_t>> Checkpoint::LatestOffsetBatch() const {
+  return LatestBatch("offsets");
+}
+
+Result<std::optional<int64_t>> Checkpoint::LatestCommitBatch() const {
+  return LatestBatch("commits");
+}
+
+Result<OffsetSeq> Checkpoint::ReadOffsets(int64_t batch_id) const {
+  const std::string path =
+      storage::JoinPath(storage::JoinPath(location_, "offsets"), std::to_string(batch_id));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs_->ReadFile(path));
+  const std::vector<std::string_view> lines = SplitLines(text);
+  TRIBUTARY_RETURN_NOT_OK(CheckVersionLine(lines, path));
+  if (lines.size() < 2) {
+    return Status::Corruption(fmt::format("{}: no batch metadata line", path));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(json metadata, ParseJson(lines[1], path, 2));
+  OffsetSeq seq;
+  if (metadata.is_object()) {
+    seq.batch_watermark_ms = metadata.value("batchWatermarkMs", int64_t{0});
+    seq.batch_timestamp_ms = metadata.value("batchTimestampMs", int64_t{0});
+  }
+  for (size_t i = 2; i < lines.size(); ++i) {
+    if (lines[i] == "-") {
+      seq.offsets.emplace_back();
+    } else {
+      seq.offsets.emplace_back(std::string(lines[i]));
+    }
+  }
+  return seq;
+}
+
+Status Checkpoint::WriteOffsets(int64_t batch_id, const OffsetSeq& offsets) const {
+  std::string text(kVersionLine);
+  text += '\n';
+  text += json{{"batchWatermarkMs", offsets.batch_watermark_ms},
+               {"batchTimestampMs", offsets.batch_timestamp_ms},
+               {"conf", json::object()}}
+              .dump();
+  for (const std::optional<Offset>& offset : offsets.offsets) {
+    text += '\n';
+    if (!offset) {
+      text += '-';
+    } else {
+      // One line per source: an offset's JSON must not span lines.
+      if (offset->find('\n') != std::string::npos) {
+        return Status::Internal(fmt::format("source offset with a line break: {}", *offset));
+      }
+      text += *offset;
+    }
+  }
+  return fs_->WriteFile(
+      storage::JoinPath(storage::JoinPath(location_, "offsets"), std::to_string(batch_id)), text,
+      storage::WriteMode::kPutIfAbsent);
+}
+
+Status Checkpoint::WriteCommit(int64_t batch_id, int64_t next_batch_watermark_ms) const {
+  std::string text(kVersionLine);
+  text += '\n';
+  text += json{{"nextBatchWatermarkMs", next_batch_watermark_ms}}.dump();
+  return fs_->WriteFile(
+      storage::JoinPath(storage::JoinPath(location_, "commits"), std::to_string(batch_id)), text,
+      storage::WriteMode::kPutIfAbsent);
+}
+
+Result<int64_t> Checkpoint::ReadCommitWatermark(int64_t batch_id) const {
+  const std::string path =
+      storage::JoinPath(storage::JoinPath(location_, "commits"), std::to_string(batch_id));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs_->ReadFile(path));
+  const std::vector<std::string_view> lines = SplitLines(text);
+  TRIBUTARY_RETURN_NOT_OK(CheckVersionLine(lines, path));
+  if (lines.size() < 2) {
+    return Status::Corruption(fmt::format("{}: no commit metadata line", path));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(json metadata, ParseJson(lines[1], path, 2));
+  return metadata.is_object() ? metadata.value("nextBatchWatermarkMs", int64_t{0}) : 0;
+}
+
+Status Checkpoint::Purge(int64_t first_retained) const {
+  for (const char* dir : {"offsets", "commits"}) {
+    auto entries = fs_->List(storage::JoinPath(location_, dir), {});
+    if (!entries.ok()) {
+      if (entries.status().IsNotFound()) {
+        continue;
+      }
+      return entries.status();
+    }
+    for (const storage::FileInfo& entry : *entries) {
+      const std::optional<int64_t> id = ParseBatchId(storage::BaseName(entry.path));
+      if (id && *id < first_retained) {
+        TRIBUTARY_RETURN_NOT_OK(fs_->DeleteFile(entry.path));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status Checkpoint::AppendProgress(const std::string& json_line) const {
+  // Appending is not a FileSystem primitive (object stores cannot); the checkpoint lock
+  // already requires a local checkpoint, and a torn last line only loses a progress record.
+  const std::string path = storage::JoinPath(location_, "progress.jsonl");
+  std::ofstream out(path, std::ios::app | std::ios::binary);
+  out << json_line << '\n';
+  out.flush();
+  if (!out) {
+    return Status::IOError(fmt::format("appending to {}", path));
+  }
+  return Status::OK();
+}
+
+}  // namespace tributary::streaming

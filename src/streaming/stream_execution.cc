@@ -1,0 +1,608 @@
+#include "streaming/stream_execution.h"
+
+#include <unistd.h>
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "common/uuid.h"
+#include "delta/snapshot.h"
+#include "plan/plan_builder.h"
+
+namespace tributary::streaming {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t ElapsedMs(Clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+}
+
+/// Every StreamingRelation of the plan, in plan order (depth first, inputs left to right), each
+/// once: the numbering of `sources/<n>` and of the offset lines.
+void CollectStreams(const plan::LogicalPlan& node,
+                    std::vector<std::shared_ptr<const SourceDefinition>>& out) {
+  if (node.Kind() == plan::PlanKind::kScan) {
+    const auto& scan = static_cast<const plan::ScanNode&>(node);
+    if (scan.Source().kind == plan::ScanSource::Kind::kStream) {
+      auto definition = std::dynamic_pointer_cast<const SourceDefinition>(scan.Source().stream);
+      for (const auto& seen : out) {
+        if (seen == definition) {
+          return;
+        }
+      }
+      out.push_back(std::move(definition));
+    }
+    return;
+  }
+  for (const plan::LogicalPlanPtr& input : node.Inputs()) {
+    CollectStreams(*input, out);
+  }
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) {
+    return "unknown host";
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string FormatIsoTimestamp(int64_t epoch_ms) {
+  const std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
+                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                     epoch_ms % 1000);
+}
+
+Status CheckStreamingPlan(const plan::LogicalPlan& plan) {
+  if (!plan.IsStreaming()) {
+    return Status::InvalidArgument(
+        "WriteStream can be called only on a streaming DataFrame (from ReadStream); use Write "
+        "for a batch DataFrame");
+  }
+  for (const plan::LogicalPlanPtr& input : plan.Inputs()) {
+    TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*input));
+  }
+  const auto streaming_input = [&](size_t i) { return plan.Input(i).IsStreaming(); };
+  switch (plan.Kind()) {
+    case plan::PlanKind::kAggregate:
+      return Status::NotImplemented(
+          "Append output mode not supported when there are streaming aggregations (or "
+          "DISTINCT) on a streaming DataFrame: stateful aggregations with watermarks and the "
+          "update/complete output modes are not implemented yet");
+    case plan::PlanKind::kSort:
+      return Status::InvalidArgument(
+          "Sorting is not supported on a streaming DataFrame (only after an aggregation in "
+          "complete output mode)");
+    case plan::PlanKind::kLimit:
+      return Status::InvalidArgument("LIMIT is not supported on a streaming DataFrame");
+    case plan::PlanKind::kJoin: {
+      const auto& join = static_cast<const plan::JoinNode&>(plan);
+      const bool left = streaming_input(0);
+      const bool right = streaming_input(1);
+      if (left && right) {
+        return Status::NotImplemented(
+            "stream-stream joins need state and watermarks, which are not implemented yet");
+      }
+      const exec::JoinType type = join.Type();
+      const bool left_preserved_only = type == exec::JoinType::kInner ||
+                                       type == exec::JoinType::kCross ||
+                                       type == exec::JoinType::kLeft ||
+                                       type == exec::JoinType::kLeftSemi ||
+                                       type == exec::JoinType::kLeftAnti;
+      const bool right_preserved_only =
+          type == exec::JoinType::kInner || type == exec::JoinType::kCross ||
+          type == exec::JoinType::kRight;
+      if ((left && !left_preserved_only) || (right && !right_preserved_only)) {
+        return Status::InvalidArgument(fmt::format(
+            "{} join with a streaming DataFrame on the {} side and a static one on the other "
+            "is not supported (the static side's unmatched rows would depend on the whole "
+            "stream)",
+            exec::JoinTypeName(type), left ? "left" : "right"));
+      }
+      return Status::OK();
+    }
+    default:
+      return Status::OK();
+  }
+}
+
+StreamExecution::StreamExecution(plan::LogicalPlanPtr plan, std::unique_ptr<Sink> sink,
+                                 QueryOptions options, std::shared_ptr<storage::FileSystem> fs)
+    : plan_(std::move(plan)),
+      sink_(std::move(sink)),
+      options_(std::move(options)),
+      fs_(std::move(fs)),
+      checkpoint_(fs_.get(), options_.checkpoint_location),
+      run_id_(NewUuid()) {
+  status_.message = "Initializing sources";
+}
+
+Result<std::shared_ptr<StreamExecution>> StreamExecution::Start(
+    plan::LogicalPlanPtr plan, std::unique_ptr<Sink> sink, QueryOptions options,
+    std::shared_ptr<storage::FileSystem> fs) {
+  TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*plan));
+  if (options.checkpoint_location.empty()) {
+    return Status::InvalidArgument("a streaming query needs a checkpointLocation");
+  }
+  std::shared_ptr<StreamExecution> query(
+      new StreamExecution(std::move(plan), std::move(sink), std::move(options), std::move(fs)));
+  TRIBUTARY_RETURN_NOT_OK(query->Open());
+  query->thread_ = std::thread([raw = query.get()] { raw->Run(); });
+  return query;
+}
+
+StreamExecution::~StreamExecution() { Stop(); }
+
+Status StreamExecution::Open() {
+  const std::string& location = options_.checkpoint_location;
+  TRIBUTARY_RETURN_NOT_OK(fs_->CreateDir(location));
+  const std::string who =
+      options_.name.empty() ? std::string("a query") : fmt::format("query '{}'", options_.name);
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      CheckpointLock lock,
+      CheckpointLock::Acquire(location, fmt::format("{} (run {}), pid {} on {}, since {}", who,
+                                                    run_id_, ::getpid(), HostName(),
+                                                    FormatIsoTimestamp(NowMs()))));
+  lock_.emplace(std::move(lock));
+
+  std::vector<std::shared_ptr<const SourceDefinition>> definitions;
+  CollectStreams(*plan_, definitions);
+  std::vector<std::string> identities;
+  for (const auto& definition : definitions) {
+    if (definition == nullptr) {
+      return Status::Internal("a streaming scan without a source definition");
+    }
+    identities.push_back(definition->Identity());
+  }
+
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<CheckpointMetadata> metadata,
+                            checkpoint_.ReadMetadata());
+  if (metadata) {
+    // Spark's checkpoints carry no source list; ours must match, or this is another query.
+    if (!metadata->sources.empty() && metadata->sources != identities) {
+      return Status::InvalidArgument(fmt::format(
+          "checkpoint {} belongs to another query: it read [{}], this query reads [{}]. Use a "
+          "new checkpointLocation for a different query",
+          location, fmt::join(metadata->sources, ", "), fmt::join(identities, ", ")));
+    }
+    if (!metadata->sink.empty() && metadata->sink != sink_->Description()) {
+      return Status::InvalidArgument(fmt::format(
+          "checkpoint {} belongs to another query: it wrote to {}, this query writes to {}. Use "
+          "a new checkpointLocation for a different query",
+          location, metadata->sink, sink_->Description()));
+    }
+    id_ = metadata->id;
+  } else {
+    CheckpointMetadata created{NewUuid(), identities, sink_->Description()};
+    TRIBUTARY_RETURN_NOT_OK(checkpoint_.WriteMetadata(created));
+    id_ = created.id;
+  }
+
+  for (size_t i = 0; i < definitions.size(); ++i) {
+    SourceContext context;
+    context.fs = fs_.get();
+    context.checkpoint_location = location;
+    context.source_index = static_cast<int>(i);
+    context.metadata_dir = checkpoint_.SourceDir(context.source_index);
+    context.eval = options_.eval;
+    context.session_config = options_.session_config;
+    TRIBUTARY_RETURN_NOT_OK(fs_->CreateDir(context.metadata_dir));
+    auto source = definitions[i]->Open(context);
+    if (!source.ok()) {
+      return source.status().WithContext(
+          fmt::format("opening source {} ({})", i, definitions[i]->Description()));
+    }
+    sources_.push_back({definitions[i], std::move(*source),
+                        std::make_shared<std::atomic<int64_t>>(0)});
+  }
+  committed_.assign(sources_.size(), std::nullopt);
+
+  // Recovery (Spark's populateStartOffsets).
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> latest_offsets,
+                            checkpoint_.LatestOffsetBatch());
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> latest_commit,
+                            checkpoint_.LatestCommitBatch());
+  if (!latest_offsets) {
+    next_batch_id_ = 0;
+    return Status::OK();
+  }
+  const int64_t last = *latest_offsets;
+  TRIBUTARY_ASSIGN_OR_RAISE(OffsetSeq last_offsets, checkpoint_.ReadOffsets(last));
+  if (last_offsets.offsets.size() != sources_.size()) {
+    return Status::InvalidArgument(fmt::format(
+        "checkpoint {}: offsets/{} records {} sources, this query has {}; it belongs to another "
+        "query",
+        location, last, last_offsets.offsets.size(), sources_.size()));
+  }
+  if (latest_commit && *latest_commit >= last) {
+    committed_ = last_offsets.offsets;
+    next_batch_id_ = last + 1;
+  } else {
+    if (last > 0) {
+      auto previous = checkpoint_.ReadOffsets(last - 1);
+      if (!previous.ok()) {
+        return previous.status().WithContext(fmt::format(
+            "checkpoint {}: batch {} is uncommitted and the offsets of batch {} it starts from "
+            "are missing",
+            location, last, last - 1));
+      }
+      committed_ = previous->offsets;
+    }
+    next_batch_id_ = last;
+    pending_batch_ = std::move(last_offsets);
+  }
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    if (committed_[i]) {
+      TRIBUTARY_RETURN_NOT_OK(sources_[i].source->Commit(*committed_[i]));
+    }
+  }
+  return Status::OK();
+}
+
+bool StreamExecution::IsActive() const {
+  std::lock_guard lock(mutex_);
+  return active_;
+}
+
+void StreamExecution::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_requested_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) {
+    thread_.join();
+  }
+}
+
+bool StreamExecution::AwaitTermination(std::optional<std::chrono::milliseconds> timeout) {
+  std::unique_lock lock(mutex_);
+  if (timeout) {
+    return changed_.wait_for(lock, *timeout, [&] { return !active_; });
+  }
+  changed_.wait(lock, [&] { return !active_; });
+  return true;
+}
+
+Status StreamExecution::ProcessAllAvailable() {
+  std::unique_lock lock(mutex_);
+  caught_up_ = false;
+  wake_up_ = true;
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return caught_up_ || !active_; });
+  return exception_;
+}
+
+std::optional<StreamingQueryProgress> StreamExecution::LastProgress() const {
+  std::lock_guard lock(mutex_);
+  if (recent_progress_.empty()) {
+    return std::nullopt;
+  }
+  return recent_progress_.back();
+}
+
+std::vector<StreamingQueryProgress> StreamExecution::RecentProgress() const {
+  std::lock_guard lock(mutex_);
+  return {recent_progress_.begin(), recent_progress_.end()};
+}
+
+Status StreamExecution::Exception() const {
+  std::lock_guard lock(mutex_);
+  return exception_;
+}
+
+StreamingQueryStatus StreamExecution::CurrentStatus() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+void StreamExecution::SetStatus(std::string message, bool data_available, bool trigger_active) {
+  std::lock_guard lock(mutex_);
+  status_.message = std::move(message);
+  status_.is_data_available = data_available;
+  status_.is_trigger_active = trigger_active;
+}
+
+void StreamExecution::WaitUntil(Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_until(lock, deadline, [&] { return stop_requested_ || wake_up_; });
+  wake_up_ = false;
+}
+
+void StreamExecution::Run() {
+  const QueryStartedEvent started{id_, run_id_, options_.name, FormatIsoTimestamp(NowMs())};
+  for (const auto& listener : options_.listeners) {
+    listener->OnQueryStarted(started);
+  }
+  const tributary::Status result = RunBatches();
+  // Sources and the lock go with the run: a restart may begin as soon as IsActive is false.
+  sources_.clear();
+  lock_.reset();
+  QueryTerminatedEvent terminated{id_, run_id_, std::nullopt};
+  {
+    std::lock_guard lock(mutex_);
+    exception_ = result;
+    active_ = false;
+    status_ = {"Stopped", false, false};
+  }
+  if (!result.ok()) {
+    terminated.exception = result.ToString();
+  }
+  for (const auto& listener : options_.listeners) {
+    listener->OnQueryTerminated(terminated);
+  }
+  changed_.notify_all();
+}
+
+Status StreamExecution::RunBatches() {
+  const Trigger::Kind trigger = options_.trigger.GetKind();
+  if (trigger == Trigger::Kind::kAvailableNow) {
+    for (SourceSlot& slot : sources_) {
+      TRIBUTARY_RETURN_NOT_OK(slot.source->PrepareForTriggerAvailableNow());
+    }
+  }
+  if (pending_batch_) {
+    // Re-run the batch that was in flight, exactly as logged.
+    const Clock::time_point start = Clock::now();
+    SetStatus("Processing new data", true, true);
+    OffsetSeq pending = std::move(*pending_batch_);
+    pending_batch_.reset();
+    TRIBUTARY_RETURN_NOT_OK(RunBatch(pending, pending.offsets, {}, start));
+    if (trigger == Trigger::Kind::kOnce) {
+      return Status::OK();
+    }
+  }
+  while (true) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stop_requested_) {
+        return Status::OK();
+      }
+    }
+    const Clock::time_point trigger_start = Clock::now();
+    SetStatus("Processing new data", false, true);
+    TRIBUTARY_ASSIGN_OR_RAISE(bool ran, RunNextBatch());
+    if (trigger == Trigger::Kind::kOnce) {
+      return Status::OK();
+    }
+    if (!ran) {
+      if (trigger == Trigger::Kind::kAvailableNow) {
+        return Status::OK();
+      }
+      SetStatus("Waiting for data to arrive", false, false);
+      {
+        std::lock_guard lock(mutex_);
+        caught_up_ = true;
+      }
+      changed_.notify_all();
+    } else {
+      SetStatus("Waiting for next trigger", true, false);
+    }
+    const auto interval = options_.trigger.Interval();
+    if (interval.count() > 0) {
+      WaitUntil(trigger_start + interval);
+    } else if (!ran) {
+      WaitUntil(Clock::now() + options_.polling_delay);
+    }
+  }
+}
+
+Result<bool> StreamExecution::RunNextBatch() {
+  const Clock::time_point trigger_start = Clock::now();
+  std::map<std::string, int64_t> durations;
+  const bool respect_limits = options_.trigger.GetKind() != Trigger::Kind::kOnce;
+  std::vector<std::optional<Offset>> latest(sources_.size());
+  bool has_new_data = false;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    auto offset = sources_[i].source->LatestOffset(committed_[i], respect_limits);
+    if (!offset.ok()) {
+      return offset.status().WithContext(
+          fmt::format("source {} ({})", i, sources_[i].definition->Description()));
+    }
+    latest[i] = std::move(*offset);
+    if (latest[i] && latest[i] != committed_[i]) {
+      has_new_data = true;
+    }
+  }
+  durations["latestOffset"] = ElapsedMs(trigger_start);
+  if (!has_new_data) {
+    return false;
+  }
+  OffsetSeq offsets;
+  offsets.batch_timestamp_ms = NowMs();
+  offsets.offsets = latest;
+  const Clock::time_point wal_start = Clock::now();
+  const int64_t batch_id = next_batch_id_;
+  tributary::Status written = checkpoint_.WriteOffsets(batch_id, offsets);
+  if (written.IsAlreadyExists()) {
+    return Status::Conflict(fmt::format(
+        "checkpoint {}: offsets/{} was written by someone else: another query is using this "
+        "checkpoint location",
+        options_.checkpoint_location, batch_id));
+  }
+  TRIBUTARY_RETURN_NOT_OK(written);
+  if (batch_id >= options_.min_batches_to_retain) {
+    TRIBUTARY_RETURN_NOT_OK(checkpoint_.Purge(batch_id - options_.min_batches_to_retain + 1));
+  }
+  durations["walCommit"] = ElapsedMs(wal_start);
+  TRIBUTARY_RETURN_NOT_OK(RunBatch(offsets, latest, std::move(durations), trigger_start));
+  return true;
+}
+
+Result<plan::LogicalPlanPtr> StreamExecution::ReplaceSources(
+    const plan::LogicalPlanPtr& node, std::vector<plan::ScanSource>& batch_sources) {
+  if (node->Kind() == plan::PlanKind::kScan) {
+    const auto& scan = static_cast<const plan::ScanNode&>(*node);
+    const plan::ScanSource& source = scan.Source();
+    const std::string qualifier = scan.Qualifiers().empty() ? "" : scan.Qualifiers().front();
+    if (source.kind == plan::ScanSource::Kind::kStream) {
+      for (size_t i = 0; i < sources_.size(); ++i) {
+        if (sources_[i].definition.get() == source.stream.get()) {
+          return plan::LogicalPlanPtr(std::make_shared<plan::ScanNode>(
+              batch_sources[i], scan.Columns(), qualifier, scan.PushedFilter(), false));
+        }
+      }
+      return Status::Internal("a streaming scan of an unknown source");
+    }
+    if (source.kind == plan::ScanSource::Kind::kDelta && !source.pinned_version) {
+      // Stream-static join: the static table is read as of each batch's start.
+      const std::string& root = source.snapshot->TableRoot();
+      TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<const delta::Snapshot> latest,
+                                delta::Snapshot::Load(*fs_, root));
+      auto& cached = static_tables_[root];
+      if (cached == nullptr || cached->Version() != latest->Version()) {
+        cached = latest;
+      }
+      if (cached->Version() == source.snapshot->Version()) {
+        return node;
+      }
+      if (!cached->Schema()->Equals(*source.schema)) {
+        return Status::SchemaChanged(fmt::format(
+            "the static table {} joined with the stream changed its schema at version {}; "
+            "restart the query to use the new schema",
+            root, cached->Version()));
+      }
+      plan::ScanSource refreshed = source;
+      refreshed.snapshot = cached;
+      refreshed.description = fmt::format("delta {} v{}", root, cached->Version());
+      return plan::LogicalPlanPtr(std::make_shared<plan::ScanNode>(
+          std::move(refreshed), scan.Columns(), qualifier, scan.PushedFilter(), false));
+    }
+    return node;
+  }
+  std::vector<plan::LogicalPlanPtr> inputs;
+  bool changed = false;
+  for (const plan::LogicalPlanPtr& input : node->Inputs()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr replaced, ReplaceSources(input, batch_sources));
+    changed = changed || replaced != input;
+    inputs.push_back(std::move(replaced));
+  }
+  return changed ? node->WithInputs(std::move(inputs)) : node;
+}
+
+Status StreamExecution::RunBatch(const OffsetSeq& offsets,
+                                 const std::vector<std::optional<Offset>>& latest,
+                                 std::map<std::string, int64_t> durations,
+                                 Clock::time_point trigger_start) {
+  const int64_t batch_id = next_batch_id_;
+  const Clock::time_point get_batch_start = Clock::now();
+  std::vector<plan::ScanSource> batch_sources(sources_.size());
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    SourceSlot& slot = sources_[i];
+    slot.rows_read->store(0);
+    const std::optional<Offset>& end = offsets.offsets[i];
+    if (end && end != committed_[i]) {
+      auto batch = slot.source->GetBatch(committed_[i], *end);
+      if (!batch.ok()) {
+        return batch.status().WithContext(fmt::format("batch {}, source {} ({})", batch_id, i,
+                                                      slot.definition->Description()));
+      }
+      batch_sources[i] = std::move(*batch);
+    } else {
+      batch_sources[i].kind = plan::ScanSource::Kind::kValues;
+      batch_sources[i].schema = slot.definition->Schema();
+      batch_sources[i].description = slot.definition->Description();
+    }
+    batch_sources[i].rows_read = slot.rows_read;
+  }
+  durations["getBatch"] = ElapsedMs(get_batch_start);
+
+  const Clock::time_point planning_start = Clock::now();
+  TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr batch_plan, ReplaceSources(plan_, batch_sources));
+  exec::ExecContext context;
+  context.eval = options_.eval;
+  context.eval.current_timestamp_micros = offsets.batch_timestamp_ms * 1000;
+  context.fs = fs_.get();
+  durations["queryPlanning"] = ElapsedMs(planning_start);
+
+  const Clock::time_point add_start = Clock::now();
+  MicroBatch micro_batch{id_, batch_id, batch_plan, &context};
+  auto written = sink_->AddBatch(micro_batch);
+  if (!written.ok()) {
+    return written.status().WithContext(
+        fmt::format("batch {}, writing to {}", batch_id, sink_->Description()));
+  }
+  durations["addBatch"] = ElapsedMs(add_start);
+
+  const Clock::time_point commit_start = Clock::now();
+  TRIBUTARY_RETURN_NOT_OK(checkpoint_.WriteCommit(batch_id, offsets.batch_watermark_ms));
+  const std::vector<std::optional<Offset>> started_from = committed_;
+  committed_ = offsets.offsets;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    if (committed_[i]) {
+      TRIBUTARY_RETURN_NOT_OK(sources_[i].source->Commit(*committed_[i]));
+    }
+  }
+  ++next_batch_id_;
+  durations["commitOffsets"] = ElapsedMs(commit_start);
+  durations["triggerExecution"] = ElapsedMs(trigger_start);
+
+  StreamingQueryProgress progress;
+  progress.id = id_;
+  progress.run_id = run_id_;
+  progress.name = options_.name;
+  progress.timestamp = FormatIsoTimestamp(offsets.batch_timestamp_ms);
+  progress.batch_id = batch_id;
+  progress.batch_duration = durations["triggerExecution"];
+  const double execution_seconds =
+      std::max<double>(static_cast<double>(durations["triggerExecution"]), 1.0) / 1000.0;
+  const double since_last_trigger =
+      last_trigger_start_ == Clock::time_point{}
+          ? 0.0
+          : std::chrono::duration<double>(trigger_start - last_trigger_start_).count();
+  last_trigger_start_ = trigger_start;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    SourceProgress source;
+    source.description = sources_[i].definition->Description();
+    source.start_offset = started_from[i].value_or("");
+    source.end_offset = offsets.offsets[i].value_or("");
+    source.latest_offset = latest[i].value_or("");
+    source.num_input_rows = sources_[i].rows_read->load();
+    source.input_rows_per_second =
+        since_last_trigger > 0 ? static_cast<double>(source.num_input_rows) / since_last_trigger
+                               : 0.0;
+    source.processed_rows_per_second =
+        static_cast<double>(source.num_input_rows) / execution_seconds;
+    source.metrics = sources_[i].source->Metrics();
+    progress.num_input_rows += source.num_input_rows;
+    progress.sources.push_back(std::move(source));
+  }
+  progress.input_rows_per_second =
+      since_last_trigger > 0 ? static_cast<double>(progress.num_input_rows) / since_last_trigger
+                             : 0.0;
+  progress.processed_rows_per_second =
+      static_cast<double>(progress.num_input_rows) / execution_seconds;
+  progress.duration_ms = std::move(durations);
+  progress.sink.description = sink_->Description();
+  progress.sink.num_output_rows = *written;
+  ReportProgress(std::move(progress));
+  return Status::OK();
+}
+
+void StreamExecution::ReportProgress(StreamingQueryProgress progress) {
+  // A lost progress line is not worth failing a committed batch for.
+  (void)checkpoint_.AppendProgress(progress.Json());
+  for (const auto& listener : options_.listeners) {
+    listener->OnQueryProgress(progress);
+  }
+  std::lock_guard lock(mutex_);
+  recent_progress_.push_back(std::move(progress));
+  while (recent_progress_.size() > options_.num_recent_progress) {
+    recent_progress_.pop_front();
+  }
+}
+
+}  // namespace tributary::streaming
