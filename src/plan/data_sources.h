@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct Catalog {
   std::string warehouse;
   /// Session time zone and current timestamp.
   expr::EvalContext eval;
+  /// Session tables outside the warehouse (a memory sink's table, queryable by its query
+  /// name): the plan for a lowercased name, or null. Looked up before the warehouse; may be
+  /// empty.
+  std::function<LogicalPlanPtr(const std::string& name)> session_table;
 };
 
 /// The path of warehouse table `name` (names are case-insensitive: stored lowercased, as
@@ -44,6 +49,20 @@ Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string&
 /// The data files at `path`: the file itself, or every file below the directory (recursively,
 /// sorted, skipping names that start with "_" or "." at any level, as Spark does).
 Result<std::vector<std::string>> ListDataFiles(storage::FileSystem& fs, const std::string& path);
+/// ListDataFiles with each file's size and modification time (the file stream source orders
+/// and rate-limits by them).
+Result<std::vector<storage::FileInfo>> ListDataFileInfos(storage::FileSystem& fs,
+                                                         const std::string& path);
+
+/// The scan of the data files `paths` in `format` ("parquet", "json", "csv") with reader
+/// `options` over `defaults`: the reader spec and the scan's schema; the caller sets the
+/// description. `schema` null means inferred from `paths` (JSON/CSV per the options' inference
+/// settings; Parquet from the first file). ScanFiles and the file stream source both build
+/// their scans here, so an option means the same to a batch read and to a stream.
+Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view format,
+                                  std::vector<std::string> paths,
+                                  const formats::OptionMap& options, columnar::SchemaPtr schema,
+                                  formats::OptionDefaults defaults);
 
 /// A scan of the files at `path` in `format` ("parquet", "json", "csv") with reader `options`.
 /// `schema` null means inferred (JSON/CSV per the options' inference settings; Parquet from the
