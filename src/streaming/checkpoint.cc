@@ -233,10 +233,12 @@ Result<OffsetSeq> Checkpoint::ReadOffsets(int64_t batch_id) const {
 Status Checkpoint::WriteOffsets(int64_t batch_id, const OffsetSeq& offsets) const {
   std::string text(kVersionLine);
   text += '\n';
-  text += json{{"batchWatermarkMs", offsets.batch_watermark_ms},
-               {"batchTimestampMs", offsets.batch_timestamp_ms},
-               {"conf", json::object()}}
-              .dump();
+  // Spark's field order, so the files read the same as Spark's.
+  nlohmann::ordered_json metadata;
+  metadata["batchWatermarkMs"] = offsets.batch_watermark_ms;
+  metadata["batchTimestampMs"] = offsets.batch_timestamp_ms;
+  metadata["conf"] = nlohmann::ordered_json::object();
+  text += metadata.dump();
   for (const std::optional<Offset>& offset : offsets.offsets) {
     text += '\n';
     if (!offset) {
