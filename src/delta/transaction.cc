@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/crash_point.h"
 #include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/log_cleanup.h"
@@ -388,6 +389,7 @@ Result<int64_t> Transaction::Commit() {
     const std::string path = CommitPath(log_dir, version);
     Status st = fs_.WriteFile(path, text, storage::WriteMode::kPutIfAbsent);
     if (st.ok()) {
+      CrashPoint("delta.after_commit");
       MaybeCheckpoint(version);
       return version;
     }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/crash_point.h"
 #include "common/uuid.h"
 #include "delta/snapshot.h"
 #include "plan/plan_builder.h"
@@ -434,6 +435,7 @@ Result<bool> StreamExecution::RunNextBatch() {
         options_.checkpoint_location, batch_id));
   }
   TRIBUTARY_RETURN_NOT_OK(written);
+  CrashPoint("streaming.after_offsets");
   if (batch_id >= options_.min_batches_to_retain) {
     TRIBUTARY_RETURN_NOT_OK(checkpoint_.Purge(batch_id - options_.min_batches_to_retain + 1));
   }
@@ -530,6 +532,7 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
 
   const Clock::time_point add_start = Clock::now();
   MicroBatch micro_batch{id_, batch_id, batch_plan, &context};
+  CrashPoint("streaming.before_add_batch");
   auto written = sink_->AddBatch(micro_batch);
   if (!written.ok()) {
     return written.status().WithContext(
@@ -538,7 +541,9 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   durations["addBatch"] = ElapsedMs(add_start);
 
   const Clock::time_point commit_start = Clock::now();
+  CrashPoint("streaming.before_commit_log");
   TRIBUTARY_RETURN_NOT_OK(checkpoint_.WriteCommit(batch_id, offsets.batch_watermark_ms));
+  CrashPoint("streaming.after_commit_log");
   const std::vector<std::optional<Offset>> started_from = committed_;
   committed_ = offsets.offsets;
   for (size_t i = 0; i < sources_.size(); ++i) {

@@ -56,6 +56,7 @@
 #include <fmt/ranges.h>
 
 #include "columnar/decimal.h"
+#include "common/crash_point.h"
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/plain_encoding.h"
 #include "formats/parquet/rle_encoding.h"
@@ -1377,6 +1378,7 @@ class ParquetWriter::Impl {
     group.total_compressed_size = compressed;
     row_groups_.push_back(std::move(group));
     group_rows_ = 0;
+    CrashPoint("parquet.mid_write");
     return Status::OK();
   }
 
