@@ -167,4 +167,11 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
   return std::shared_ptr<const Snapshot>(std::move(snapshot));
 }
 
+std::shared_ptr<const Snapshot> Snapshot::WithFiles(std::vector<AddFile> files) const {
+  auto derived = std::make_shared<Snapshot>(*this);
+  derived->files_ = std::move(files);
+  derived->tombstones_.clear();
+  return derived;
+}
+
 }  // namespace tributary::delta

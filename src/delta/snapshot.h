@@ -50,6 +50,12 @@ class Snapshot {
   const std::map<std::string, std::string>& Domains() const { return domains_; }
   const LogSegment& Segment() const { return segment_; }
 
+  /// This snapshot with `files` as its live files and no tombstones: protocol, metadata,
+  /// schema, transactions and version stay. A scan of it reads a chosen subset of files (a
+  /// streaming micro-batch) exactly as a scan of the table reads them: deletion vectors,
+  /// column mapping and partition values included.
+  std::shared_ptr<const Snapshot> WithFiles(std::vector<AddFile> files) const;
+
   /// Reader features tributary implements (PROTOCOL.md "Table Features").
   static const std::vector<std::string>& SupportedReaderFeatures();
 

@@ -77,14 +77,13 @@ Result<columnar::DataTypePtr> MergeType(const std::string& path, const columnar:
   switch (table->Id()) {
     case TypeId::kStruct: {
       std::vector<Field> fields = table->Fields();
+      std::vector<std::string> missing;
       for (const Field& field : data->Fields()) {
         const std::string child_path = path.empty() ? field.Name() : path + "." + field.Name();
         const int index = table->FieldIndex(field.Name());
         if (index < 0) {
           if (!merge) {
-            return Status::InvalidArgument(fmt::format(
-                "column '{}' ({}) is not in the table schema; set mergeSchema to add it",
-                child_path, field.Type()->ToString()));
+            missing.push_back(fmt::format("'{}' ({})", child_path, field.Type()->ToString()));
           }
           fields.push_back(field.WithNullable(true));
           continue;
@@ -93,6 +92,15 @@ Result<columnar::DataTypePtr> MergeType(const std::string& path, const columnar:
         TRIBUTARY_ASSIGN_OR_RAISE(auto merged,
                                   MergeType(child_path, existing.Type(), field.Type(), merge));
         fields[static_cast<size_t>(index)] = existing.WithType(std::move(merged));
+      }
+      if (missing.size() == 1) {
+        return Status::InvalidArgument(fmt::format(
+            "column {} is not in the table schema; set mergeSchema to add it", missing[0]));
+      }
+      if (!missing.empty()) {
+        return Status::InvalidArgument(
+            fmt::format("columns {} are not in the table schema; set mergeSchema to add them",
+                        fmt::join(missing, ", ")));
       }
       return DataType::Struct(std::move(fields));
     }
@@ -325,18 +333,18 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
   TableWriteResult result;
   result.version = txn->ReadVersion();
   if (snapshot != nullptr) {
+    if (options.txn) {
+      auto it = snapshot->Transactions().find(options.txn->first);
+      if (it != snapshot->Transactions().end() && it->second >= options.txn->second) {
+        return result;  // this application version is already in the table
+      }
+    }
     if (options.mode == SaveMode::kErrorIfExists) {
       return Status::AlreadyExists(
           fmt::format("{}: table already exists (version {})", table_root, snapshot->Version()));
     }
     if (options.mode == SaveMode::kIgnore) {
       return result;
-    }
-    if (options.txn) {
-      auto it = snapshot->Transactions().find(options.txn->first);
-      if (it != snapshot->Transactions().end() && it->second >= options.txn->second) {
-        return result;  // this application version is already in the table
-      }
     }
     if (options.overwrite_schema &&
         (options.mode != SaveMode::kOverwrite || options.replace_where)) {
@@ -453,7 +461,11 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
   if (!partition_columns.empty()) {
     parameters["partitionBy"] = fmt::format("[\"{}\"]", fmt::join(partition_columns, "\",\""));
   }
-  txn->SetOperation(snapshot ? "WRITE" : "CREATE TABLE AS SELECT", std::move(parameters));
+  if (!options.operation.empty()) {
+    txn->SetOperation(options.operation, options.operation_parameters);
+  } else {
+    txn->SetOperation(snapshot ? "WRITE" : "CREATE TABLE AS SELECT", std::move(parameters));
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(result.version, txn->Commit());
   result.committed = true;
   return result;

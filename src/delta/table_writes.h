@@ -42,6 +42,11 @@ struct TableWriteOptions {
   /// Idempotent writes: skip when the table already holds `version` of application `app_id`
   /// (Structured Streaming's txn(appId = query id, version = batch id)). Default: none.
   std::optional<std::pair<std::string, int64_t>> txn;
+  /// commitInfo.operation and operationParameters (string values, as Spark writes them), e.g.
+  /// "STREAMING UPDATE" with outputMode, queryId and epochId. Default: empty, meaning "WRITE"
+  /// (or "CREATE TABLE AS SELECT" for a new table) with the mode, partitionBy and predicate.
+  std::string operation;
+  std::map<std::string, std::string> operation_parameters;
   DataWriteOptions data;
   TransactionOptions transaction;
 };
@@ -55,9 +60,12 @@ struct TableWriteResult {
   int64_t files_removed = 0;
 };
 
-/// Writes `batches` (all in `schema`) to the table at `table_root` per `options`. The data files
-/// are written first and become visible only with the commit; on a conflict or failure nothing
-/// is visible (left-over files are unreferenced and VACUUM removes them).
+/// Writes `batches` (all in `schema`) to the table at `table_root` per `options`. With
+/// `options.txn`, a table that already holds that application version is left as it is
+/// whatever the mode (Delta's idempotent writes check before the save mode), and the result is
+/// not `committed`. The data files are written first and become visible only with the commit; on a
+/// conflict or failure nothing is visible (left-over files are unreferenced and VACUUM removes
+/// them).
 Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& table_root,
                                     const columnar::SchemaPtr& schema,
                                     const std::vector<columnar::RecordBatchPtr>& batches,

@@ -163,6 +163,37 @@ TEST_F(TableWritesTest, TxnMakesStreamingWritesIdempotent) {
   EXPECT_EQ(rows.size(), 1u);
 }
 
+// Delta checks an idempotent write's transaction before the save mode: a version already
+// written is skipped even in mode error or overwrite (foreachBatch users rely on it).
+TEST_F(TableWritesTest, TxnAlreadyWrittenIsSkippedWhateverTheSaveMode) {
+  TableWriteOptions options = Options(SaveMode::kErrorIfExists);
+  options.txn = std::make_pair(std::string("app"), int64_t{3});
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")}, options));
+  for (SaveMode mode : {SaveMode::kErrorIfExists, SaveMode::kOverwrite, SaveMode::kAppend}) {
+    options.mode = mode;
+    ASSERT_OK_AND_ASSIGN(auto skipped, WriteTable(fs_, root_, EventSchema(),
+                                                  {Events(R"([[2, "fr", 1, 1.0]])")}, options));
+    EXPECT_FALSE(skipped.committed);
+  }
+  options.mode = SaveMode::kErrorIfExists;
+  options.txn->second = 4;
+  ASSERT_RAISES(AlreadyExists,
+                WriteTable(fs_, root_, EventSchema(), {Events(R"([[2, "fr", 1, 1.0]])")}, options));
+  ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
+  EXPECT_EQ(rows.size(), 1u);
+}
+
+TEST_F(TableWritesTest, OperationNameAndParametersCanBeGiven) {
+  TableWriteOptions options = Options(SaveMode::kAppend);
+  options.operation = "STREAMING UPDATE";
+  options.operation_parameters = {{"outputMode", "Append"}, {"epochId", "0"}};
+  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")}, options));
+  ASSERT_OK_AND_ASSIGN(auto history, ReadHistory(fs_, root_));
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].operation, "STREAMING UPDATE");
+  EXPECT_EQ(history[0].operation_parameters, R"({"epochId":"0","outputMode":"Append"})");
+}
+
 TEST_F(TableWritesTest, MergeSchemaAddsColumnsOtherwiseErrorNamesThem) {
   ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[1, "fr", 1, 1.0]])")},
                        Options(SaveMode::kErrorIfExists)));

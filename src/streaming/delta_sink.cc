@@ -1,0 +1,106 @@
+#include "streaming/delta_sink.h"
+
+#include <fmt/format.h>
+
+#include "common/ascii.h"
+#include "formats/reader_options.h"
+
+namespace tributary::streaming {
+
+namespace {
+
+std::vector<std::string> SplitColumnList(const std::string& text) {
+  std::vector<std::string> names;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(',', begin);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    std::string name = text.substr(begin, end - begin);
+    const size_t first = name.find_first_not_of(' ');
+    const size_t last = name.find_last_not_of(' ');
+    if (first != std::string::npos) {
+      names.push_back(name.substr(first, last - first + 1));
+    }
+    begin = end + 1;
+  }
+  return names;
+}
+
+}  // namespace
+
+Result<DeltaSinkOptions> DeltaSinkOptions::FromMap(
+    const std::map<std::string, std::string>& options) {
+  DeltaSinkOptions out;
+  for (const auto& [key, value] : options) {
+    const std::string lowered = AsciiLower(key);
+    if (lowered == "mergeschema") {
+      TRIBUTARY_ASSIGN_OR_RAISE(out.merge_schema, formats::BooleanOption(key, value));
+    } else if (lowered == "partitionby") {
+      out.partition_by = SplitColumnList(value);
+    } else if (lowered.starts_with("delta.")) {
+      out.properties[key] = value;
+    }
+  }
+  return out;
+}
+
+DeltaSink::DeltaSink(std::string table_root, DeltaSinkOptions options)
+    : table_root_(std::move(table_root)), options_(std::move(options)) {}
+
+Result<std::unique_ptr<DeltaSink>> DeltaSink::Make(
+    std::string table_root, const std::map<std::string, std::string>& options,
+    std::vector<std::string> partition_by) {
+  auto parsed = DeltaSinkOptions::FromMap(options);
+  if (!parsed.ok()) {
+    return parsed.status().WithContext(fmt::format("DeltaSink[{}]", table_root));
+  }
+  if (!partition_by.empty()) {
+    parsed->partition_by = std::move(partition_by);
+  }
+  return std::unique_ptr<DeltaSink>(new DeltaSink(std::move(table_root), std::move(*parsed)));
+}
+
+std::string DeltaSink::Description() const {
+  return fmt::format("DeltaSink[{}]", table_root_);
+}
+
+Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
+  if (batch.context == nullptr || batch.context->fs == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("{}: batch {} comes without a file system", Description(), batch.batch_id));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<columnar::RecordBatchPtr> rows, batch.Collect());
+  int64_t num_rows = 0;
+  for (const columnar::RecordBatchPtr& b : rows) {
+    num_rows += b->NumRows();
+  }
+  delta::TableWriteOptions write;
+  write.mode = delta::SaveMode::kAppend;
+  write.partition_by = options_.partition_by;
+  write.properties = options_.properties;
+  write.merge_schema = options_.merge_schema;
+  write.txn = std::make_pair(batch.query_id, batch.batch_id);
+  // DeltaOperations.StreamingUpdate, as Spark's DeltaSink records it.
+  write.operation = "STREAMING UPDATE";
+  write.operation_parameters = {{"outputMode", "Append"},
+                                {"queryId", batch.query_id},
+                                {"epochId", std::to_string(batch.batch_id)}};
+  for (int attempt = 0;; ++attempt) {
+    auto written =
+        delta::WriteTable(*batch.context->fs, table_root_, batch.plan->Schema(), rows, write);
+    if (written.ok()) {
+      return written->committed ? num_rows : 0;
+    }
+    // A commit the transaction layer could not put on top of a concurrent one (the table was
+    // created or its schema changed meanwhile) is written again from a fresh snapshot: the txn
+    // check then also sees whether this batch made it after all.
+    if (!written.status().IsConflict() || attempt >= options_.conflict_retries) {
+      return written.status().WithContext(fmt::format(
+          "{} writing batch {} of query {}", Description(), batch.batch_id, batch.query_id));
+    }
+  }
+}
+
+}  // namespace tributary::streaming

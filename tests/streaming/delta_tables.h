@@ -1,0 +1,63 @@
+// Small Delta tables for the Delta source and sink tests: appends from JSON rows, and the rows of
+// a scan as sorted canonical JSON lines.
+
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "columnar/canonical_json.h"
+#include "delta/table_writes.h"
+#include "exec/operator.h"
+#include "plan/plan_builder.h"
+#include "storage/local_file_system.h"
+#include "streaming/sink.h"
+#include "support/batch_from_json.h"
+#include "support/status_matchers.h"
+
+namespace tributary::streaming::testing {
+
+/// Appends `rows_json` (a JSON array of rows in `schema`) to the table at `root`, creating it
+/// partitioned by `partition_by`; `merge_schema` adds new columns. The version written.
+inline Result<int64_t> AppendRows(storage::FileSystem& fs, const std::string& root,
+                                  const columnar::SchemaPtr& schema, const std::string& rows_json,
+                                  std::vector<std::string> partition_by = {},
+                                  bool merge_schema = false) {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batch, tributary::testing::BatchFromJson(schema, rows_json));
+  delta::TableWriteOptions options;
+  options.mode = delta::SaveMode::kAppend;
+  options.partition_by = std::move(partition_by);
+  options.merge_schema = merge_schema;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto written, delta::WriteTable(fs, root, schema, {batch}, options));
+  return written.version;
+}
+
+/// Every row of `plan`, as sorted canonical JSON lines.
+inline Result<std::vector<std::string>> SortedRows(storage::FileSystem& fs,
+                                                   plan::LogicalPlanPtr plan) {
+  exec::ExecContext context;
+  context.fs = &fs;
+  MicroBatch batch;
+  batch.plan = std::move(plan);
+  batch.context = &context;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, batch.Collect());
+  std::vector<std::string> rows;
+  for (const auto& b : batches) {
+    for (std::string& row : columnar::CanonicalJsonRows(*b)) {
+      rows.push_back(std::move(row));
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+/// The rows of a scan source, as sorted canonical JSON lines.
+inline Result<std::vector<std::string>> SortedRows(storage::FileSystem& fs,
+                                                   plan::ScanSource source) {
+  return SortedRows(fs, plan::Scan(std::move(source), ""));
+}
+
+}  // namespace tributary::streaming::testing
