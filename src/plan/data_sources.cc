@@ -75,23 +75,35 @@ Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string&
   return Scan(std::move(source), qualifier);
 }
 
-Result<std::vector<std::string>> ListDataFiles(storage::FileSystem& fs, const std::string& path) {
+Result<std::vector<storage::FileInfo>> ListDataFileInfos(storage::FileSystem& fs,
+                                                         const std::string& path) {
   TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, fs.GetFileInfo(path));
   if (!info.is_directory) {
-    return std::vector<std::string>{path};
+    info.path = path;
+    return std::vector<storage::FileInfo>{std::move(info)};
   }
   storage::ListOptions options;
   options.recursive = true;
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> entries, fs.List(path, options));
-  std::vector<std::string> files;
+  std::vector<storage::FileInfo> files;
   const size_t prefix = path.size() + (path.ends_with('/') ? 0 : 1);
-  for (const storage::FileInfo& entry : entries) {
+  for (storage::FileInfo& entry : entries) {
     if (entry.is_directory || entry.path.size() <= prefix) {
       continue;
     }
     if (!IsHiddenName(std::string_view(entry.path).substr(prefix))) {
-      files.push_back(entry.path);
+      files.push_back(std::move(entry));
     }
+  }
+  return files;
+}
+
+Result<std::vector<std::string>> ListDataFiles(storage::FileSystem& fs, const std::string& path) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> infos, ListDataFileInfos(fs, path));
+  std::vector<std::string> files;
+  files.reserve(infos.size());
+  for (storage::FileInfo& info : infos) {
+    files.push_back(std::move(info.path));
   }
   return files;
 }
@@ -107,6 +119,39 @@ Result<columnar::SchemaPtr> ParseSchemaDdl(std::string_view ddl) {
   return text::ApplySchemaHints(columnar::Schema({}), hints);
 }
 
+Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view format,
+                                  std::vector<std::string> paths, const formats::OptionMap& options,
+                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults) {
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::FileFormat file_format, exec::FileFormatFromName(format));
+  exec::FileScanSpec spec;
+  spec.format = file_format;
+  spec.paths = std::move(paths);
+  switch (file_format) {
+    case exec::FileFormat::kParquet:
+      break;
+    case exec::FileFormat::kJson: {
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.json, formats::JsonOptionsFromMap(options, defaults));
+      if (schema == nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(schema, json::InferJsonSchema(fs, spec.paths, spec.json));
+      }
+      break;
+    }
+    case exec::FileFormat::kCsv: {
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.csv, formats::CsvOptionsFromMap(options, defaults));
+      if (schema == nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(schema, csv::InferCsvSchema(fs, spec.paths, spec.csv));
+      }
+      break;
+    }
+  }
+  spec.schema = std::move(schema);
+  ScanSource source;
+  source.kind = ScanSource::Kind::kFiles;
+  TRIBUTARY_ASSIGN_OR_RAISE(source.schema, exec::FileScanOperator::ScanSchema(spec, fs));
+  source.files = std::move(spec);
+  return source;
+}
+
 Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format,
                                  const std::string& path, const formats::OptionMap& options,
                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults,
@@ -119,40 +164,15 @@ Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format
   if (!listed.ok()) {
     return listed.status().WithContext(fmt::format("reading {} files at {}", format, path));
   }
-  exec::FileScanSpec spec;
-  spec.format = file_format;
-  spec.paths = std::move(*listed);
-  switch (file_format) {
-    case exec::FileFormat::kParquet:
-      if (spec.paths.empty() && schema == nullptr) {
-        return Status::InvalidArgument(
-            fmt::format("no Parquet files at {} to take a schema from; give one", path));
-      }
-      break;
-    case exec::FileFormat::kJson: {
-      TRIBUTARY_ASSIGN_OR_RAISE(spec.json, formats::JsonOptionsFromMap(options, defaults));
-      if (schema == nullptr) {
-        TRIBUTARY_ASSIGN_OR_RAISE(schema,
-                                  json::InferJsonSchema(*catalog.fs, spec.paths, spec.json));
-      }
-      break;
-    }
-    case exec::FileFormat::kCsv: {
-      TRIBUTARY_ASSIGN_OR_RAISE(spec.csv, formats::CsvOptionsFromMap(options, defaults));
-      if (schema == nullptr) {
-        TRIBUTARY_ASSIGN_OR_RAISE(schema, csv::InferCsvSchema(*catalog.fs, spec.paths, spec.csv));
-      }
-      break;
-    }
+  if (file_format == exec::FileFormat::kParquet && listed->empty() && schema == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("no Parquet files at {} to take a schema from; give one", path));
   }
-  spec.schema = schema;
-  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr scan_schema,
-                            exec::FileScanOperator::ScanSchema(spec, *catalog.fs));
-  ScanSource source;
-  source.kind = ScanSource::Kind::kFiles;
-  source.schema = std::move(scan_schema);
-  source.description = fmt::format("{} {} ({} files)", format, path, spec.paths.size());
-  source.files = std::move(spec);
+  const size_t num_files = listed->size();
+  TRIBUTARY_ASSIGN_OR_RAISE(ScanSource source,
+                            FileScanSource(*catalog.fs, format, std::move(*listed), options,
+                                           std::move(schema), defaults));
+  source.description = fmt::format("{} {} ({} files)", format, path, num_files);
   return Scan(std::move(source), qualifier);
 }
 

@@ -60,9 +60,8 @@ Result<std::vector<storage::FileInfo>> ListDataFileInfos(storage::FileSystem& fs
 /// settings; Parquet from the first file). ScanFiles and the file stream source both build
 /// their scans here, so an option means the same to a batch read and to a stream.
 Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view format,
-                                  std::vector<std::string> paths,
-                                  const formats::OptionMap& options, columnar::SchemaPtr schema,
-                                  formats::OptionDefaults defaults);
+                                  std::vector<std::string> paths, const formats::OptionMap& options,
+                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults);
 
 /// A scan of the files at `path` in `format` ("parquet", "json", "csv") with reader `options`.
 /// `schema` null means inferred (JSON/CSV per the options' inference settings; Parquet from the

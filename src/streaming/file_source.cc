@@ -1,0 +1,463 @@
+// The plain file stream source and its log.
+//
+// Source log (Spark's FileStreamSourceLog, without its compaction), one file per log batch in
+// the source's metadata directory `<checkpoint>/sources/<n>/`, UTF-8:
+//
+//   <batchId>  := "v1" { "\n" file-entry }
+//   file-entry := {"path":<json string>,"timestamp":<int64>,"batchId":<int64>}
+//
+// <batchId> is the decimal log batch id without padding, from 0, one more per entry; an entry
+// lists at least one file. "timestamp" is the file's modification time in milliseconds since
+// the epoch and "batchId" repeats the file name's id. Paths are as the file system lists them
+// (Spark writes URIs such as file:/data/in/a.json). Entries are written whole with
+// put-if-absent and never changed; the log is never purged, since it is what remembers the
+// files already taken across restarts.
+//
+// Offsets (Spark's FileStreamSourceOffset): {"logOffset":<batchId>}; a batch over offsets
+// (a, b] reads the files of log batches a+1..b in log order.
+//
+// Crash safety. LatestOffset writes the next log entry before returning its offset, and the
+// engine writes offsets/N only afterwards. A crash between the two leaves an entry beyond the
+// last offset the engine recorded; on restart the entry's files are already "seen" (the log
+// rebuilds the tracker), and the next LatestOffset returns that entry's id instead of listing
+// anew, so its files are neither skipped nor taken twice.
+
+#include "streaming/file_source.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "columnar/canonical_json.h"
+#include "common/ascii.h"
+#include "common/crash_point.h"
+#include "formats/text/schema_inference.h"
+#include "plan/data_sources.h"
+#include "storage/path.h"
+#include "streaming/metadata_log.h"
+#include "streaming/offset_json.h"
+#include "streaming/time_string.h"
+
+namespace tributary::streaming {
+
+namespace {
+
+constexpr std::string_view kSchemaInferenceSetting = "spark.sql.streaming.schemaInference";
+constexpr std::string_view kOffsetKey = "logOffset";
+
+/// N of {"logOffset":N}; -1 (before log batch 0) for the very beginning.
+Result<int64_t> LogBatchOfOffset(const std::optional<Offset>& offset) {
+  return ParseIntegerOffset(offset, kOffsetKey, -1, "file stream source");
+}
+
+Result<std::optional<int64_t>> PositiveIntegerOption(const formats::OptionMap& options,
+                                                     std::string_view key) {
+  const std::string* text = formats::FindOption(options, key);
+  if (text == nullptr) {
+    return std::optional<int64_t>();
+  }
+  int64_t value = 0;
+  const char* end = text->data() + text->size();
+  const auto [stop, error] = std::from_chars(text->data(), end, value);
+  if (error != std::errc() || stop != end || value <= 0) {
+    // Spark: "Invalid value '0' for option 'maxFilesPerTrigger', must be a positive integer".
+    return Status::InvalidArgument(
+        fmt::format("Invalid value '{}' for option '{}', must be a positive integer", *text, key));
+  }
+  return std::optional<int64_t>(value);
+}
+
+Result<bool> BooleanOptionOr(const formats::OptionMap& options, std::string_view key,
+                             bool fallback) {
+  const std::string* text = formats::FindOption(options, key);
+  if (text == nullptr) {
+    return fallback;
+  }
+  return formats::BooleanOption(key, *text);
+}
+
+/// Files in the order the source takes them: oldest first, ties by path (Spark orders by
+/// modification time only; the path makes equal times deterministic).
+void SortForIngestion(std::vector<storage::FileInfo>& files, bool latest_first) {
+  std::sort(files.begin(), files.end(), [](const storage::FileInfo& a, const storage::FileInfo& b) {
+    if (a.modification_time_ms != b.modification_time_ms) {
+      return a.modification_time_ms < b.modification_time_ms;
+    }
+    return a.path < b.path;
+  });
+  if (latest_first) {
+    std::reverse(files.begin(), files.end());
+  }
+}
+
+/// The data files below `path`; none while the directory does not exist yet (files may land
+/// in a folder created after the stream started).
+Result<std::vector<storage::FileInfo>> ListSourceFiles(storage::FileSystem& fs,
+                                                       const std::string& path) {
+  auto listed = plan::ListDataFileInfos(fs, path);
+  if (!listed.ok()) {
+    if (listed.status().IsNotFound()) {
+      return std::vector<storage::FileInfo>{};
+    }
+    return listed.status().WithContext(fmt::format("listing the file stream source {}", path));
+  }
+  return listed;
+}
+
+class FileStreamSource final : public Source {
+ public:
+  FileStreamSource(storage::FileSystem& fs, const FileSourceDefinition& definition,
+                   std::string metadata_dir, std::unique_ptr<FileTracker> tracker)
+      : fs_(fs),
+        path_(definition.Path()),
+        description_(definition.Description()),
+        options_(definition.Options()),
+        scan_template_(definition.ScanTemplate()),
+        log_(fs, std::move(metadata_dir)),
+        tracker_(std::move(tracker)) {}
+
+  /// Rebuilds the tracker from the log entries it lacks.
+  Status Recover() {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> ids, log_.BatchIds());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] != static_cast<int64_t>(i)) {
+        return Status::Corruption(fmt::format("source log {}: batch {} is missing",
+                                              log_.BatchPath(static_cast<int64_t>(i)), i));
+      }
+    }
+    latest_batch_id_ = ids.empty() ? -1 : ids.back();
+    for (int64_t id = tracker_->LastBatchRecorded() + 1; id <= latest_batch_id_; ++id) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<FileEntry> entries, log_.Read(id));
+      TRIBUTARY_RETURN_NOT_OK(tracker_->Add(entries));
+    }
+    tracker_->Purge();
+    return Status::OK();
+  }
+
+  Result<std::optional<Offset>> LatestOffset(const std::optional<Offset>& start,
+                                             bool respect_limits) override {
+    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t start_id, LogBatchOfOffset(start));
+    if (start_id > latest_batch_id_) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: the query's offset {} is past the source log, whose last batch is {} (was the "
+          "source log {} deleted or replaced?)",
+          description_, *start, latest_batch_id_, log_.BatchPath(start_id)));
+    }
+    // Entries logged after `start` were taken by a LatestOffset whose batch the engine never
+    // recorded (a crash in between): they are the next batch, before anything new.
+    if (start_id < latest_batch_id_ && respect_limits) {
+      return std::optional<Offset>(IntegerOffset(kOffsetKey, start_id + 1));
+    }
+    TRIBUTARY_RETURN_NOT_OK(LogNewFiles(respect_limits));
+    if (latest_batch_id_ < 0) {
+      return std::optional<Offset>();
+    }
+    return std::optional<Offset>(IntegerOffset(kOffsetKey, latest_batch_id_));
+  }
+
+  Status PrepareForTriggerAvailableNow() override {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListSourceFiles(fs_, path_));
+    std::unordered_set<std::string> present;
+    present.reserve(files.size());
+    for (storage::FileInfo& file : files) {
+      present.insert(std::move(file.path));
+    }
+    available_now_files_ = std::move(present);
+    return Status::OK();
+  }
+
+  Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start,
+                                    const Offset& end) override {
+    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t start_id, LogBatchOfOffset(start));
+    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t end_id, LogBatchOfOffset(end));
+    if (end_id < start_id || end_id > latest_batch_id_) {
+      return Status::InvalidArgument(
+          fmt::format("{}: no batch ({}, {}]: the source log ends at batch {}", description_,
+                      start.value_or("start"), end, latest_batch_id_));
+    }
+    plan::ScanSource source = scan_template_;
+    for (int64_t id = start_id + 1; id <= end_id; ++id) {
+      auto cached = recent_entries_.find(id);
+      std::vector<FileEntry> read;
+      if (cached == recent_entries_.end()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(read, log_.Read(id));
+      }
+      for (const FileEntry& entry : cached == recent_entries_.end() ? read : cached->second) {
+        source.files.paths.push_back(entry.path);
+      }
+    }
+    source.description = fmt::format("{} log batches {}..{} ({} files)", description_, start_id + 1,
+                                     end_id, source.files.paths.size());
+    return source;
+  }
+
+  Status Commit(const Offset& end) override {
+    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t end_id, LogBatchOfOffset(end));
+    recent_entries_.erase(recent_entries_.begin(), recent_entries_.upper_bound(end_id));
+    return Status::OK();
+  }
+
+  std::map<std::string, std::string> Metrics() const override {
+    return {{"numFilesOutstanding", std::to_string(num_files_outstanding_)}};
+  }
+
+ private:
+  /// Lists the directory and logs its new files, cut to the rate limits when
+  /// `respect_limits`, as the next log batch (none when nothing is new).
+  Status LogNewFiles(bool respect_limits) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListSourceFiles(fs_, path_));
+    std::erase_if(files, [&](const storage::FileInfo& file) {
+      return !tracker_->IsNew(file) ||
+             (available_now_files_.has_value() && !available_now_files_->contains(file.path));
+    });
+    SortForIngestion(files, options_.latest_first);
+    size_t take = files.size();
+    if (respect_limits && options_.max_files_per_trigger.has_value()) {
+      take = std::min(take, static_cast<size_t>(*options_.max_files_per_trigger));
+    }
+    if (respect_limits && options_.max_bytes_per_trigger.has_value() && !files.empty()) {
+      int64_t bytes = files[0].size;
+      take = 1;
+      while (take < files.size() && bytes + files[take].size <= *options_.max_bytes_per_trigger) {
+        bytes += files[take++].size;
+      }
+    }
+    num_files_outstanding_ = static_cast<int64_t>(files.size() - take);
+    if (take > 0) {
+      std::vector<FileEntry> entries;
+      entries.reserve(take);
+      const int64_t batch_id = latest_batch_id_ + 1;
+      for (size_t i = 0; i < take; ++i) {
+        entries.push_back({files[i].path, files[i].modification_time_ms, batch_id});
+      }
+      Status written = log_.Write(batch_id, entries);
+      if (written.IsAlreadyExists()) {
+        // An earlier attempt of this run published the entry but reported an error (an
+        // unknown outcome): the logged files are the batch.
+        TRIBUTARY_ASSIGN_OR_RAISE(entries, log_.Read(batch_id));
+      } else if (!written.ok()) {
+        return written.WithContext(description_);
+      }
+      CrashPoint("file_source.after_log");
+      TRIBUTARY_RETURN_NOT_OK(tracker_->Add(entries));
+      latest_batch_id_ = batch_id;
+      recent_entries_.emplace(batch_id, std::move(entries));
+    }
+    tracker_->Purge();
+    return Status::OK();
+  }
+
+  storage::FileSystem& fs_;
+  std::string path_;
+  std::string description_;
+  FileStreamOptions options_;
+  plan::ScanSource scan_template_;
+  FileSourceLog log_;
+  std::unique_ptr<FileTracker> tracker_;
+  /// The newest log batch (-1: the log is empty).
+  int64_t latest_batch_id_ = -1;
+  /// Entries logged by this run and not yet committed, so GetBatch need not read them back.
+  std::map<int64_t, std::vector<FileEntry>> recent_entries_;
+  /// Trigger.AvailableNow: the files present when it was prepared.
+  std::optional<std::unordered_set<std::string>> available_now_files_;
+  int64_t num_files_outstanding_ = 0;
+};
+
+}  // namespace
+
+InMemoryFileTracker::InMemoryFileTracker(std::optional<int64_t> max_file_age_ms,
+                                         bool file_name_only)
+    : max_file_age_ms_(max_file_age_ms), file_name_only_(file_name_only) {}
+
+std::string_view InMemoryFileTracker::Key(std::string_view path) const {
+  return file_name_only_ ? storage::BaseName(path) : path;
+}
+
+bool InMemoryFileTracker::IsNew(const storage::FileInfo& file) const {
+  if (purged_below_ms_.has_value() && file.modification_time_ms < *purged_below_ms_) {
+    return false;
+  }
+  return !seen_.contains(std::string(Key(file.path)));
+}
+
+Status InMemoryFileTracker::Add(std::span<const FileEntry> files) {
+  for (const FileEntry& file : files) {
+    seen_[std::string(Key(file.path))] = file.modification_time_ms;
+    newest_ms_ =
+        std::max(newest_ms_.value_or(file.modification_time_ms), file.modification_time_ms);
+    last_batch_ = std::max(last_batch_, file.batch_id);
+  }
+  return Status::OK();
+}
+
+void InMemoryFileTracker::Purge() {
+  if (!max_file_age_ms_.has_value() || !newest_ms_.has_value()) {
+    return;
+  }
+  const int64_t threshold = *newest_ms_ > std::numeric_limits<int64_t>::min() + *max_file_age_ms_
+                                ? *newest_ms_ - *max_file_age_ms_
+                                : std::numeric_limits<int64_t>::min();
+  if (purged_below_ms_.has_value() && threshold <= *purged_below_ms_) {
+    // Nothing newer arrived since the last purge: the same entries would stay.
+    return;
+  }
+  purged_below_ms_ = threshold;
+  std::erase_if(seen_, [&](const auto& entry) { return entry.second < threshold; });
+}
+
+FileSourceLog::FileSourceLog(storage::FileSystem& fs, std::string dir)
+    : fs_(fs), dir_(std::move(dir)) {}
+
+std::string FileSourceLog::BatchPath(int64_t batch_id) const {
+  return storage::JoinPath(dir_, std::to_string(batch_id));
+}
+
+Status FileSourceLog::Write(int64_t batch_id, std::span<const FileEntry> files) {
+  std::string text = "v1";
+  for (const FileEntry& file : files) {
+    text += "\n{\"path\":";
+    columnar::AppendJsonString(file.path, &text);
+    text +=
+        fmt::format(",\"timestamp\":{},\"batchId\":{}}}", file.modification_time_ms, file.batch_id);
+  }
+  return fs_.WriteFile(BatchPath(batch_id), text, storage::WriteMode::kPutIfAbsent);
+}
+
+Result<std::vector<FileEntry>> FileSourceLog::Read(int64_t batch_id) {
+  const std::string path = BatchPath(batch_id);
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs_.ReadFile(path));
+  const std::vector<std::string_view> lines = SplitLogLines(text);
+  TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
+  std::vector<FileEntry> entries;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].empty()) {
+      continue;
+    }
+    const int line = static_cast<int>(i) + 1;
+    TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json value, ParseLogJson(lines[i], path, line));
+    if (!value.is_object() || !value.contains("path") || !value["path"].is_string() ||
+        !value.contains("timestamp") || !value["timestamp"].is_number_integer() ||
+        !value.contains("batchId") || !value["batchId"].is_number_integer()) {
+      return Status::Corruption(fmt::format(
+          "{} line {}: expected {{\"path\":...,\"timestamp\":...,\"batchId\":...}}, found {}", path,
+          line, lines[i]));
+    }
+    entries.push_back({value["path"].get<std::string>(), value["timestamp"].get<int64_t>(),
+                       value["batchId"].get<int64_t>()});
+  }
+  return entries;
+}
+
+Result<std::vector<int64_t>> FileSourceLog::BatchIds() {
+  return ListLogBatchIds(fs_, dir_);
+}
+
+Result<FileStreamOptions> FileStreamOptionsFromMap(const formats::OptionMap& options) {
+  FileStreamOptions out;
+  TRIBUTARY_ASSIGN_OR_RAISE(out.max_files_per_trigger,
+                            PositiveIntegerOption(options, "maxFilesPerTrigger"));
+  TRIBUTARY_ASSIGN_OR_RAISE(out.max_bytes_per_trigger,
+                            PositiveIntegerOption(options, "maxBytesPerTrigger"));
+  if (out.max_files_per_trigger.has_value() && out.max_bytes_per_trigger.has_value()) {
+    return Status::InvalidArgument(
+        "Options 'maxFilesPerTrigger' and 'maxBytesPerTrigger' can't be both set at the same "
+        "time");
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(out.latest_first, BooleanOptionOr(options, "latestFirst", false));
+  TRIBUTARY_ASSIGN_OR_RAISE(out.file_name_only, BooleanOptionOr(options, "fileNameOnly", false));
+  if (const std::string* age = formats::FindOption(options, "maxFileAge")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        const int64_t micros,
+        TimeStringAsMicros("maxFileAge", *age, TimeStringUnit::kMilliseconds));
+    out.max_file_age_ms = micros / 1000;
+  }
+  if (out.latest_first &&
+      (out.max_files_per_trigger.has_value() || out.max_bytes_per_trigger.has_value())) {
+    // Spark: with both, the newest files are taken and older ones stay listed as new; an age
+    // limit would silently drop them.
+    out.max_file_age_ms.reset();
+  }
+  return out;
+}
+
+FileSourceDefinition::FileSourceDefinition(std::string format, std::string path,
+                                           FileStreamOptions stream_options,
+                                           plan::ScanSource scan_template)
+    : format_(std::move(format)),
+      path_(std::move(path)),
+      stream_options_(stream_options),
+      scan_template_(std::move(scan_template)) {}
+
+Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
+    storage::FileSystem& fs, std::string_view format, std::string path, formats::OptionMap options,
+    columnar::SchemaPtr schema, const std::map<std::string, std::string>& session_config) {
+  const std::string format_name = AsciiLower(format);
+  TRIBUTARY_ASSIGN_OR_RAISE(const exec::FileFormat file_format,
+                            exec::FileFormatFromName(format_name));
+  TRIBUTARY_ASSIGN_OR_RAISE(FileStreamOptions stream_options, FileStreamOptionsFromMap(options));
+  if (schema == nullptr) {
+    auto setting = session_config.find(std::string(kSchemaInferenceSetting));
+    const bool inference = setting != session_config.end() && AsciiLower(setting->second) == "true";
+    if (file_format != exec::FileFormat::kParquet && !inference) {
+      return Status::InvalidArgument(fmt::format(
+          "Schema must be specified when creating a streaming source DataFrame ({} files at "
+          "{}). Give one with Schema(...), or set {} to true to infer it from the files present "
+          "when the stream is defined",
+          format_name, path, kSchemaInferenceSetting));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListSourceFiles(fs, path));
+    if (files.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "Unable to infer schema for {} files at {}: there are none yet; give a schema",
+          format_name, path));
+    }
+    SortForIngestion(files, false);
+    std::vector<std::string> paths;
+    for (storage::FileInfo& file : files) {
+      paths.push_back(std::move(file.path));
+      if (file_format == exec::FileFormat::kParquet) {
+        break;
+      }
+    }
+    auto inferred = plan::FileScanSource(fs, format_name, std::move(paths), options, nullptr,
+                                         formats::OptionDefaults::kSparkReader);
+    if (!inferred.ok()) {
+      return inferred.status().WithContext(
+          fmt::format("inferring the schema of the file stream source {}", path));
+    }
+    schema = inferred->files.schema != nullptr ? inferred->files.schema : inferred->schema;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      plan::ScanSource scan_template,
+      plan::FileScanSource(fs, format_name, {}, options, text::AsNullable(*schema),
+                           formats::OptionDefaults::kSparkReader));
+  auto definition = std::shared_ptr<FileSourceDefinition>(new FileSourceDefinition(
+      format_name, std::move(path), stream_options, std::move(scan_template)));
+  definition->scan_template_.description = definition->Description();
+  return std::shared_ptr<const FileSourceDefinition>(std::move(definition));
+}
+
+std::string FileSourceDefinition::Description() const {
+  return fmt::format("FileStreamSource[{} {}]", format_, path_);
+}
+
+Result<std::unique_ptr<Source>> FileSourceDefinition::Open(const SourceContext& context) const {
+  if (context.fs == nullptr) {
+    return Status::InvalidArgument(fmt::format("{}: no file system to open it on", Description()));
+  }
+  auto source = std::make_unique<FileStreamSource>(
+      *context.fs, *this, context.metadata_dir,
+      std::make_unique<InMemoryFileTracker>(stream_options_.max_file_age_ms,
+                                            stream_options_.file_name_only));
+  Status recovered = source->Recover();
+  if (!recovered.ok()) {
+    return recovered.WithContext(fmt::format("opening {}", Description()));
+  }
+  return std::unique_ptr<Source>(std::move(source));
+}
+
+}  // namespace tributary::streaming
