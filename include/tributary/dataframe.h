@@ -27,6 +27,7 @@
 namespace tributary {
 
 class DataFrameWriter;
+class DataStreamWriter;
 class GroupedData;
 struct DataFrameState;
 
@@ -87,6 +88,10 @@ class DataFrame {
   Result<std::string> Explain() const;
 
   DataFrameWriter Write() const;
+  /// Starts a streaming query over a streaming DataFrame (include "tributary/streaming.h").
+  DataStreamWriter WriteStream() const;
+  /// Whether the DataFrame reads a stream (from ReadStream or a MemoryStream).
+  bool IsStreaming() const;
 
   /// Internal.
   explicit DataFrame(std::shared_ptr<const DataFrameState> state);

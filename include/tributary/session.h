@@ -19,6 +19,8 @@ namespace tributary {
 
 struct SessionState;
 class DataFrameReader;
+class DataStreamReader;
+class StreamingQueryListener;
 
 /// Thread-safety: safe to share; DataFrames from one session may run concurrently.
 class Session {
@@ -43,6 +45,11 @@ class Session {
   };
 
   DataFrameReader Read() const;
+  /// Streaming sources (include "tributary/streaming.h"): Spark's readStream.
+  DataStreamReader ReadStream() const;
+  /// Receives the events of every streaming query started afterwards from this session
+  /// (Spark's spark.streams.addListener).
+  void AddStreamingListener(std::shared_ptr<StreamingQueryListener> listener) const;
   /// The table `name` of the warehouse (a Delta table at <warehouse>/<name>).
   DataFrame Table(const std::string& name) const;
   /// Runs a SQL query (SELECT/WITH/VALUES) as a DataFrame. Statements that change things

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,17 @@
 #include "storage/file_system.h"
 #include "tributary/dataframe.h"
 #include "tributary/session.h"
+#include "tributary/streaming_query.h"
 
 namespace tributary {
+
+/// A memory sink's rows, readable as a session table named after its query.
+struct MemoryTable {
+  columnar::SchemaPtr schema;
+  std::vector<columnar::RecordBatchPtr> batches;
+  /// The last batch id appended, so a re-run batch is not appended twice.
+  int64_t last_batch_id = -1;
+};
 
 struct SessionState {
   std::shared_ptr<storage::FileSystem> fs;
@@ -23,6 +33,12 @@ struct SessionState {
   std::string time_zone_name;
   expr::TimeZone time_zone;
   std::map<std::string, std::string> config;
+
+  /// Guards the streaming members below.
+  mutable std::mutex streaming_mutex;
+  /// Memory sink tables by lowercased query name.
+  std::map<std::string, MemoryTable> memory_tables;
+  std::vector<std::shared_ptr<StreamingQueryListener>> listeners;
 
   /// Name and path resolution for plans; `now_micros` is the query's current_timestamp.
   plan::Catalog MakeCatalog(int64_t now_micros) const;

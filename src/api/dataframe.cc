@@ -96,6 +96,19 @@ plan::Catalog SessionState::MakeCatalog(int64_t now_micros) const {
   catalog.warehouse = warehouse;
   catalog.eval.session_time_zone = time_zone;
   catalog.eval.current_timestamp_micros = now_micros;
+  catalog.session_table = [this](const std::string& name) -> plan::LogicalPlanPtr {
+    std::lock_guard lock(streaming_mutex);
+    auto it = memory_tables.find(name);
+    if (it == memory_tables.end()) {
+      return nullptr;
+    }
+    plan::ScanSource source;
+    source.kind = plan::ScanSource::Kind::kValues;
+    source.schema = it->second.schema;
+    source.batches = it->second.batches;
+    source.description = "memory table " + name;
+    return plan::Scan(std::move(source), "");
+  };
   return catalog;
 }
 

@@ -286,8 +286,13 @@ DataFrame DataFrameReader::Load(const std::string& path) const {
 DataFrame DataFrameReader::Table(const std::string& name) const {
   const plan::Catalog catalog = session_->MakeCatalog(0);
   auto load = [&]() -> Result<plan::LogicalPlanPtr> {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(catalog, name));
     TRIBUTARY_ASSIGN_OR_RAISE(plan::TimeTravel travel, TimeTravelOptions(options_));
+    if (!travel.version && !travel.timestamp) {
+      if (plan::LogicalPlanPtr session_table = catalog.session_table(AsciiLower(name))) {
+        return session_table->WithAlias(name);
+      }
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(catalog, name));
     auto scan = plan::ScanDeltaTable(catalog, path, travel, name);
     if (!scan.ok() && scan.status().IsNotFound()) {
       return Status::NotFound(

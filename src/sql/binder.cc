@@ -163,6 +163,11 @@ class Binder {
         }
       }
     }
+    if (!table.IsPath() && table.parts.size() == 1 && !time_travel && catalog_.session_table) {
+      if (LogicalPlanPtr session_table = catalog_.session_table(AsciiLower(table.parts[0]))) {
+        return session_table->WithAlias(qualifier);
+      }
+    }
     if (table.IsPath() && table.format != "delta") {
       if (time_travel) {
         return At(Status::InvalidArgument("VERSION/TIMESTAMP AS OF needs a Delta table"),
