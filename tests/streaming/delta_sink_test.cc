@@ -1,5 +1,6 @@
 // The Delta sink: idempotent batches, table creation, commitInfo, mergeSchema, concurrent
-// queries appending to one table, the table read back by DuckDB.
+// queries appending to one table, the table read back by DuckDB; and the batch writer's
+// txnAppId/txnVersion options as foreachBatch users rely on them.
 
 #include "streaming/delta_sink.h"
 
@@ -15,6 +16,7 @@
 #include "storage/temp_dir.h"
 #include "streaming/delta_tables.h"
 #include "support/duckdb_oracle.h"
+#include "tributary/session.h"
 
 namespace tributary::streaming {
 namespace {
@@ -199,6 +201,39 @@ TEST_F(DeltaSinkTest, QueriesAppendingToOneTableAtOnceAllCommit) {
   EXPECT_EQ(snapshot->Transactions().at("query-0"), kBatches - 1);
   EXPECT_EQ(snapshot->Transactions().at("query-1"), kBatches - 1);
   EXPECT_EQ(DuckDBRows("id, p"), expected);
+}
+
+// foreachBatch users make their batch writes idempotent with txnAppId/txnVersion: as in Delta,
+// a version the table already holds for the application is skipped, whatever the save mode.
+TEST_F(DeltaSinkTest, BatchWriterTxnOptionsSkipVersionsAlreadyWritten) {
+  const std::string source = dir_.Join("source");
+  ASSERT_OK(testing::AppendRows(fs_, source, schema_, R"([[1, "a"], [2, "b"]])"));
+  ASSERT_OK_AND_ASSIGN(auto session, Session::Builder().TimeZone("UTC").Build());
+  DataFrame rows = session->Read().Format("delta").Load(source);
+  auto write = [&](const std::string& mode, const std::string& version) {
+    return rows.Write()
+        .Mode(mode)
+        .Option("txnAppId", "app")
+        .Option("txnVersion", version)
+        .Save(root_);
+  };
+  auto count = [&]() {
+    return session->Read().Format("delta").Load(root_).Count().ValueOrDie();
+  };
+  ASSERT_OK(write("append", "5"));
+  EXPECT_EQ(count(), 2);
+  ASSERT_OK(write("append", "5"));  // the same batch again
+  ASSERT_OK(write("append", "3"));  // an older one
+  EXPECT_EQ(count(), 2);
+  // Delta checks the transaction before the save mode: no "already exists" error.
+  ASSERT_OK(write("errorifexists", "5"));
+  ASSERT_OK(write("overwrite", "4"));
+  EXPECT_EQ(count(), 2);
+  ASSERT_OK(write("append", "6"));
+  EXPECT_EQ(count(), 4);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::Snapshot::Load(fs_, root_));
+  EXPECT_EQ(snapshot->Transactions().at("app"), 6);
+  EXPECT_EQ(snapshot->Version(), 1);
 }
 
 }  // namespace
