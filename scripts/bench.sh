@@ -10,7 +10,10 @@
 # TRIBUTARY_BENCH_DELTA_COMMITS, add actions in the Delta benchmark's checkpoint and JSON commits
 # after it (Default: 100000 and 1000); TRIBUTARY_BENCH_PARQUET_DIR, where the Parquet
 # benchmark keeps its files, kept afterwards (Default: a temporary directory on /dev/shm when it
-# is writable, else under build/release/bench, removed at exit). Both engines run on one thread.
+# is writable, else under build/release/bench, removed at exit); TRIBUTARY_BENCH_STREAM_BATCHES,
+# micro-batches timed by the streaming latency benchmark (Default: 500);
+# TRIBUTARY_BENCH_STREAM_ROWS, rows of the streaming throughput data set (Default: 1000000).
+# Both engines run on one thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${TRIBUTARY_BENCH_ROWS:-8000000}
@@ -21,11 +24,11 @@ out=build/release/bench
 # Set when the engines disagree on a result; the script still prints every table first.
 disagree=0
 
-echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench exec_bench query_bench"
+echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench exec_bench query_bench streaming_bench"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # The machine is shared: builds queue on one lock instead of competing for the cores.
 build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench json_bench
-  exec_bench query_bench)
+  exec_bench query_bench streaming_bench)
 if command -v flock >/dev/null; then
   flock /tmp/tributary-build.lock "${build[@]}"
 else
@@ -363,5 +366,63 @@ node bench/duckdb_exec.mjs --rows "$exec_rows" --repetitions "$repetitions" >"$o
 echo "== hash aggregate (GROUP BY ~10k keys) and hash join ($exec_rows probe x $((exec_rows / 10)) build), 1 thread, medians of $repetitions repetitions"
 echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
 compare_medians "$out/exec_bench.json" "$out/duckdb_exec.json" exec_bench || disagree=1
+
+# Streaming (issue 7). (a) Micro-batch overhead on local disk (the checkpoint and the table are
+# fsynced as in production): a new small file to its committed batch, back to back.
+stream_batches=${TRIBUTARY_BENCH_STREAM_BATCHES:-500}
+stream_latency_dir=$(mktemp -d "$PWD/$out/streaming-latency.XXXXXX")
+echo "== tributary: streaming_bench latency, $stream_batches micro-batches, JSON file stream -> Delta, default trigger"
+"$out/streaming_bench" latency --dir "$stream_latency_dir" --batches "$stream_batches" || disagree=1
+rm -rf "$stream_latency_dir"
+
+# (b) Stateless throughput: JSON -> filter -> Delta (available-now) against DuckDB's COPY of the
+# same filter to Parquet, on tmpfs like the Parquet benchmark (DuckDB's COPY TO does not fsync).
+stream_rows=${TRIBUTARY_BENCH_STREAM_ROWS:-1000000}
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  stream_dir=$(mktemp -d /dev/shm/tributary-stream-bench.XXXXXX)
+else
+  stream_dir=$(mktemp -d "$PWD/$out/streaming.XXXXXX")
+fi
+echo "== tributary: generate the NDJSON log data set, $stream_rows rows in 100 files, in $stream_dir"
+"$out/streaming_bench" generate --dir "$stream_dir" --rows "$stream_rows" --files 100
+echo "== tributary: streaming_bench throughput, $repetitions repetitions"
+"$out/streaming_bench" throughput --dir "$stream_dir" --repetitions "$repetitions" \
+  >"$out/streaming_bench.json" || disagree=1
+echo "== duckdb: bench/duckdb_streaming.mjs, $repetitions repetitions"
+node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" \
+  --table "$stream_dir/tributary_table" >"$out/duckdb_streaming.json" || disagree=1
+rm -rf "$stream_dir"
+echo "== streaming JSON -> filter(status = 'active') -> Delta, available-now, 1 thread, medians of $repetitions repetitions"
+echo "   ratio: duckdb / tributary wall time (COPY ... WHERE status = 'active' TO parquet); > 1: tributary faster"
+node --input-type=module - "$out/streaming_bench.json" "$out/duckdb_streaming.json" <<'EOF' || disagree=1
+import { readFileSync } from 'node:fs';
+const tributary = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const duckdb = JSON.parse(readFileSync(process.argv[3], 'utf8'));
+let failed = false;
+// Both engines read every row, and DuckDB finds exactly its own output's rows in tributary's table.
+if (tributary.rows_in !== duckdb.rows_in || tributary.rows_out !== duckdb.rows_out ||
+    duckdb.tributary_table_rows !== duckdb.rows_out) {
+  console.error(`streaming: tributary read ${tributary.rows_in} and wrote ${tributary.rows_out} ` +
+    `rows (DuckDB counts ${duckdb.tributary_table_rows} in its table); DuckDB read ` +
+    `${duckdb.rows_in} and wrote ${duckdb.rows_out}`);
+  failed = true;
+}
+const rate = (ms) => `${(tributary.rows_in / ms / 1e3).toFixed(2)}M`;
+const rows = [['case', 'tributary ms', 'duckdb ms', 'ratio', 'tributary rows/s', 'duckdb rows/s',
+  'rows in', 'rows out', 'check'],
+  ['json_filter_to_delta', tributary.median_ms.toFixed(1), duckdb.median_ms.toFixed(1),
+    (duckdb.median_ms / tributary.median_ms).toFixed(2), rate(tributary.median_ms),
+    rate(duckdb.median_ms), String(tributary.rows_in), String(tributary.rows_out),
+    failed ? 'DIFFERS' : 'same rows']];
+const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+for (const row of rows) {
+  console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+    .join('  '));
+}
+console.log(`rows/s: input rows per second; DuckDB ${duckdb.duckdb_version}, threads=1; times ` +
+  `tributary ${tributary.times_ms.join('/')} ms, duckdb ${duckdb.times_ms.map((t) => t.toFixed(1)).join('/')} ms; ` +
+  'target ratio >= 1.5');
+process.exitCode = failed ? 1 : 0;
+EOF
 
 exit "$disagree"

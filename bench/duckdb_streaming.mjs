@@ -1,0 +1,60 @@
+// DuckDB side of the streaming throughput benchmark (bench/streaming_bench.cc is tributary's):
+// the same JSON -> filter(status = 'active') -> Parquet work as one COPY statement over the
+// files `streaming_bench generate` wrote, with the same explicit columns, one thread.
+//
+// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T]
+//   times COPY (SELECT * FROM read_json(DIR/logs/*.json, columns={...}) WHERE status =
+//   'active') TO DIR/duckdb_out.parquet (FORMAT parquet) R times (Default: 5) after one
+//   untimed warm-up, and counts the rows of its own output and, with --table, of tributary's
+//   Delta table T (its Parquet files, read by DuckDB: the independent check that tributary
+//   wrote every matching row). Prints one JSON object: duckdb_version, threads, times_ms,
+//   median_ms, rows_in, rows_out, tributary_table_rows.
+
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const dir = path.resolve(option('dir'));
+const repetitions = Number(option('repetitions', '5'));
+const table = option('table', '');
+const require = createRequire(path.resolve('build/oracle/package.json'));
+const { DuckDBInstance } = require('@duckdb/node-api');
+
+const sqlPath = (p) => `'${p.replaceAll("'", "''")}'`;
+// The types of streaming_bench's schema (ts TIMESTAMP, ...): a UTC instant is TIMESTAMPTZ.
+const source = `read_json(${sqlPath(`${dir}/logs/*.json`)}, format='newline_delimited',
+  columns={ts: 'TIMESTAMPTZ', user_id: 'BIGINT', status: 'VARCHAR', country: 'VARCHAR',
+  latency_ms: 'DOUBLE', path: 'VARCHAR', bytes: 'BIGINT'})`;
+const out = `${dir}/duckdb_out.parquet`;
+const copy = `COPY (SELECT * FROM ${source} WHERE status = 'active') TO ${sqlPath(out)}
+  (FORMAT parquet)`;
+
+const db = await DuckDBInstance.create(':memory:', { threads: '1' });
+const con = await db.connect();
+await con.run("SET TimeZone='UTC'");
+const scalar = async (sql) => Number((await con.runAndReadAll(sql)).getRows()[0][0]);
+
+await con.run(copy);  // warm-up
+const times = [];
+for (let r = 0; r < repetitions; ++r) {
+  const start = process.hrtime.bigint();
+  await con.run(copy);
+  times.push(Number(process.hrtime.bigint() - start) / 1e6);
+}
+const sorted = [...times].sort((a, b) => a - b);
+const result = {
+  duckdb_version: await (async () => (await con.runAndReadAll('SELECT version()')).getRows()[0][0])(),
+  threads: 1,
+  times_ms: times.map((t) => Number(t.toFixed(1))),
+  median_ms: sorted[Math.floor(sorted.length / 2)],
+  rows_in: await scalar(`SELECT count(*) FROM ${source}`),
+  rows_out: await scalar(`SELECT count(*) FROM read_parquet(${sqlPath(out)})`),
+  tributary_table_rows: table === ''
+    ? null
+    : await scalar(`SELECT count(*) FROM read_parquet(${sqlPath(`${path.resolve(table)}/*.parquet`)})`),
+};
+console.log(JSON.stringify(result));

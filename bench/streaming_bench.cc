@@ -1,0 +1,351 @@
+// Streaming benchmarks (issue 7), through the public API as a user's program runs a stream:
+//
+//   streaming_bench latency --dir DIR [--batches N]
+//     Micro-batch overhead. A JSON file stream -> Delta sink query with the default trigger
+//     (next batch as soon as the last ends) runs over DIR/in; N times (Default: 500), after 10
+//     untimed warm-up rounds, one small new file (8 rows) appears in DIR/in (written under a
+//     hidden name, then renamed, so the source never lists a half-written file) and the time
+//     until the listener sees that batch's progress record (sent after commits/<N>, i.e. once
+//     the batch is committed to the table and the checkpoint) is recorded. Prints p50, p90,
+//     p99 and max, and the median of each durationMs phase; the rest of a latency is the wait
+//     for the next trigger (spark.sql.streaming.pollingDelay, 10 ms, when a trigger found no
+//     data). Checks that the table holds every row once.
+//
+//   streaming_bench generate --dir DIR [--rows R] [--files F]
+//     Writes the log-shaped NDJSON data set of the throughput case, R rows (Default: 1000000)
+//     in F files (Default: 100) DIR/logs/part-<i>.json, from a fixed seed: ts, user_id, status
+//     (about 40% 'active'), country, latency_ms, path, bytes.
+//
+//   streaming_bench throughput --dir DIR [--repetitions R]
+//     Stateless throughput. JSON -> Filter(status = 'active') -> Delta with an explicit schema
+//     and Trigger::AvailableNow(), R times (Default: 5) into a fresh table and checkpoint under
+//     DIR, after one untimed warm-up run; prints one JSON object: times_ms, median_ms,
+//     rows_in, rows_out (the sink's numOutputRows) and the table of the last run
+//     (DIR/tributary_table), which bench/duckdb_streaming.mjs counts independently.
+//
+// Exit code 1 on any error or a wrong row count; speed never fails the program.
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tributary/session.h"
+#include "tributary/streaming.h"
+
+namespace tributary {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSchema =
+    "ts TIMESTAMP, user_id BIGINT, status STRING, country STRING, latency_ms DOUBLE, "
+    "path STRING, bytes BIGINT";
+
+// Options of the form --name value.
+std::map<std::string, std::string> ParseOptions(int argc, char** argv, int first) {
+  std::map<std::string, std::string> options;
+  for (int i = first; i + 1 < argc; i += 2) {
+    std::string_view key = argv[i];
+    if (key.starts_with("--")) {
+      key.remove_prefix(2);
+    }
+    options[std::string(key)] = argv[i + 1];
+  }
+  return options;
+}
+
+int64_t IntOption(const std::map<std::string, std::string>& options, const std::string& name,
+                  int64_t fallback) {
+  auto it = options.find(name);
+  return it == options.end() ? fallback : std::atoll(it->second.c_str());
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "streaming_bench: %s\n", message.c_str());
+  return 1;
+}
+
+Result<std::shared_ptr<Session>> MakeSession() {
+  return Session::Builder().TimeZone("UTC").Warehouse("/nonexistent-warehouse").Build();
+}
+
+// The i-th log line.
+std::string LogLine(std::mt19937_64& rng, int64_t i) {
+  static const char* kStatus[] = {"active", "active", "inactive", "pending", "active", "banned"};
+  static const char* kCountry[] = {"US", "DE", "FR", "BR", "IN", "JP", "GB", "NG"};
+  static const char* kPath[] = {"/api/v1/orders", "/api/v1/users/profile", "/static/app.js",
+                                "/checkout/confirm", "/search?q=lakehouse+streaming"};
+  const int64_t micros = 1764374400000000LL + i * 211000;
+  const int64_t seconds = micros / 1000000;
+  return fmt::format(
+      R"({{"ts":"2025-11-{:02}T{:02}:{:02}:{:02}.{:06}Z","user_id":{},"status":"{}",)"
+      R"("country":"{}","latency_ms":{:.3f},"path":"{}","bytes":{}}})",
+      1 + seconds / 86400 % 28, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60,
+      micros % 1000000, rng() % 1000000, kStatus[rng() % 6], kCountry[rng() % 8],
+      static_cast<double>(rng() % 100000) / 97.0, kPath[rng() % 5], rng() % 5000000);
+}
+
+int Generate(const std::string& dir, int64_t rows, int64_t files) {
+  const std::string logs = dir + "/logs";
+  std::filesystem::create_directories(logs);
+  std::mt19937_64 rng(20261129);
+  int64_t i = 0;
+  for (int64_t f = 0; f < files; ++f) {
+    const std::string path = fmt::format("{}/part-{:03}.json", logs, f);
+    std::ofstream out(path, std::ios::binary);
+    for (const int64_t end = rows * (f + 1) / files; i < end; ++i) {
+      out << LogLine(rng, i) << '\n';
+    }
+    if (!out) {
+      return Fail("cannot write " + path);
+    }
+  }
+  return 0;
+}
+
+double Percentile(std::vector<double> sorted_values, double p) {
+  std::sort(sorted_values.begin(), sorted_values.end());
+  const size_t index = static_cast<size_t>(p * static_cast<double>(sorted_values.size() - 1) + 0.5);
+  return sorted_values[std::min(index, sorted_values.size() - 1)];
+}
+
+// Wakes the timing loop when a batch's progress record arrives.
+class CommitWaiter final : public StreamingQueryListener {
+ public:
+  void OnQueryProgress(const StreamingQueryProgress& progress) override {
+    std::lock_guard lock(mutex_);
+    committed_at_[progress.batch_id] = Clock::now();
+    progress_.push_back(progress);
+    changed_.notify_all();
+  }
+
+  // When batch `batch_id` was committed; nullopt after `timeout`.
+  std::optional<Clock::time_point> Wait(int64_t batch_id, std::chrono::seconds timeout) {
+    std::unique_lock lock(mutex_);
+    if (!changed_.wait_for(lock, timeout, [&] { return committed_at_.contains(batch_id); })) {
+      return std::nullopt;
+    }
+    return committed_at_[batch_id];
+  }
+
+  std::vector<StreamingQueryProgress> Progress() {
+    std::lock_guard lock(mutex_);
+    return progress_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<int64_t, Clock::time_point> committed_at_;
+  std::vector<StreamingQueryProgress> progress_;
+};
+
+int Latency(const std::string& dir, int64_t batches) {
+  constexpr int64_t kWarmUp = 10;
+  constexpr int64_t kRowsPerFile = 8;
+  const std::string in = dir + "/in";
+  const std::string table = dir + "/table";
+  const std::string checkpoint = dir + "/checkpoint";
+  std::error_code ignored;
+  for (const std::string& path : {in, table, checkpoint}) {
+    std::filesystem::remove_all(path, ignored);
+  }
+  std::filesystem::create_directories(in);
+
+  auto session = MakeSession();
+  if (!session.ok()) {
+    return Fail(session.status().ToString());
+  }
+  auto waiter = std::make_shared<CommitWaiter>();
+  (*session)->AddStreamingListener(waiter);
+  auto query = (*session)
+                   ->ReadStream()
+                   .Format("json")
+                   .Schema(kSchema)
+                   .Load(in)
+                   .WriteStream()
+                   .Format("delta")
+                   .Option("checkpointLocation", checkpoint)
+                   .QueryName("latency")
+                   .Start(table);
+  if (!query.ok()) {
+    return Fail(query.status().ToString());
+  }
+
+  std::mt19937_64 rng(7);
+  std::vector<double> latencies_ms;
+  for (int64_t batch = 0; batch < kWarmUp + batches; ++batch) {
+    std::string text;
+    for (int64_t r = 0; r < kRowsPerFile; ++r) {
+      text += LogLine(rng, batch * kRowsPerFile + r);
+      text += '\n';
+    }
+    const std::string hidden = fmt::format("{}/.part-{:05}.json.tmp", in, batch);
+    {
+      std::ofstream out(hidden, std::ios::binary);
+      out << text;
+    }
+    std::filesystem::rename(hidden, fmt::format("{}/part-{:05}.json", in, batch));
+    const Clock::time_point arrived = Clock::now();
+    std::optional<Clock::time_point> committed = waiter->Wait(batch, std::chrono::seconds(60));
+    if (!committed) {
+      query->Stop();
+      return Fail(fmt::format("batch {} was not committed within 60 s: {}", batch,
+                              query->Exception().ToString()));
+    }
+    if (batch >= kWarmUp) {
+      latencies_ms.push_back(
+          std::chrono::duration<double, std::milli>(*committed - arrived).count());
+    }
+  }
+  query->Stop();
+  if (!query->Exception().ok()) {
+    return Fail(query->Exception().ToString());
+  }
+
+  // Every file was its own batch, and the table holds every row once.
+  std::map<std::string, std::vector<double>> phases;
+  int64_t rows_in = 0;
+  for (const StreamingQueryProgress& progress : waiter->Progress()) {
+    if (progress.num_input_rows != kRowsPerFile) {
+      return Fail(fmt::format("batch {} read {} rows, expected {}", progress.batch_id,
+                              progress.num_input_rows, kRowsPerFile));
+    }
+    rows_in += progress.num_input_rows;
+    if (progress.batch_id >= kWarmUp) {
+      for (const auto& [phase, ms] : progress.duration_ms) {
+        phases[phase].push_back(static_cast<double>(ms));
+      }
+    }
+  }
+  auto count = (*session)->Read().Format("delta").Load(table).Count();
+  if (!count.ok()) {
+    return Fail(count.status().ToString());
+  }
+  const int64_t expected = (kWarmUp + batches) * kRowsPerFile;
+  if (*count != expected || rows_in != expected) {
+    return Fail(fmt::format("the table holds {} rows and the batches read {}, expected {}", *count,
+                            rows_in, expected));
+  }
+
+  std::printf("%-28s %10s\n", "micro-batch latency", "ms");
+  for (const auto& [label, p] : std::vector<std::pair<const char*, double>>{
+           {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"max", 1.0}}) {
+    std::printf("%-28s %10.2f\n", label, Percentile(latencies_ms, p));
+  }
+  std::printf("%-28s %10s\n", "phase (durationMs, median)", "ms");
+  for (const auto& [phase, values] : phases) {
+    std::printf("%-28s %10.1f\n", phase.c_str(), Percentile(values, 0.5));
+  }
+  std::printf(
+      "%lld batches of one %lld-row file each (after %lld warm-up batches), JSON -> Delta, "
+      "default trigger, table and checkpoint in %s; target p50 < 10 ms; the table holds all "
+      "%lld rows\n",
+      static_cast<long long>(batches), static_cast<long long>(kRowsPerFile),
+      static_cast<long long>(kWarmUp), dir.c_str(), static_cast<long long>(expected));
+  return 0;
+}
+
+struct ThroughputRun {
+  double ms = 0;
+  int64_t rows_in = 0;
+  int64_t rows_out = 0;
+};
+
+Result<ThroughputRun> RunThroughputOnce(const Session& session, const std::string& dir) {
+  const std::string table = dir + "/tributary_table";
+  const std::string checkpoint = dir + "/tributary_checkpoint";
+  std::error_code ignored;
+  std::filesystem::remove_all(table, ignored);
+  std::filesystem::remove_all(checkpoint, ignored);
+  const Clock::time_point start = Clock::now();
+  TRIBUTARY_ASSIGN_OR_RAISE(StreamingQuery query, session.ReadStream()
+                                                      .Format("json")
+                                                      .Schema(kSchema)
+                                                      .Load(dir + "/logs")
+                                                      .Filter("status = 'active'")
+                                                      .WriteStream()
+                                                      .Format("delta")
+                                                      .Option("checkpointLocation", checkpoint)
+                                                      .Trigger(Trigger::AvailableNow())
+                                                      .Start(table));
+  TRIBUTARY_RETURN_NOT_OK(query.AwaitTermination());
+  ThroughputRun run;
+  run.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  for (const StreamingQueryProgress& progress : query.RecentProgress()) {
+    run.rows_in += progress.num_input_rows;
+    run.rows_out += progress.sink.num_output_rows;
+  }
+  return run;
+}
+
+int Throughput(const std::string& dir, int64_t repetitions) {
+  auto session = MakeSession();
+  if (!session.ok()) {
+    return Fail(session.status().ToString());
+  }
+  std::vector<double> times_ms;
+  ThroughputRun last;
+  for (int64_t r = 0; r <= repetitions; ++r) {
+    auto run = RunThroughputOnce(**session, dir);
+    if (!run.ok()) {
+      return Fail(run.status().ToString());
+    }
+    if (r > 0) {  // run 0 warms the page cache and the allocator
+      times_ms.push_back(run->ms);
+    }
+    if (r > 0 && (run->rows_in != last.rows_in || run->rows_out != last.rows_out)) {
+      return Fail(fmt::format("run {} read {} and wrote {} rows, run {} read {} and wrote {}", r,
+                              run->rows_in, run->rows_out, r - 1, last.rows_in, last.rows_out));
+    }
+    last = *run;
+  }
+  std::string times;
+  for (double ms : times_ms) {
+    times += fmt::format("{}{:.1f}", times.empty() ? "" : ",", ms);
+  }
+  std::printf(
+      "{\"times_ms\":[%s],\"median_ms\":%.1f,\"rows_in\":%lld,\"rows_out\":%lld,"
+      "\"table\":\"%s\"}\n",
+      times.c_str(), Percentile(times_ms, 0.5), static_cast<long long>(last.rows_in),
+      static_cast<long long>(last.rows_out), (dir + "/tributary_table").c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace tributary
+
+int main(int argc, char** argv) {
+  const std::string command = argc > 1 ? argv[1] : "";
+  const auto options = tributary::ParseOptions(argc, argv, 2);
+  const auto dir = options.find("dir");
+  if (dir == options.end() ||
+      (command != "latency" && command != "generate" && command != "throughput")) {
+    std::fprintf(stderr,
+                 "usage: streaming_bench latency --dir DIR [--batches N]\n"
+                 "       streaming_bench generate --dir DIR [--rows R] [--files F]\n"
+                 "       streaming_bench throughput --dir DIR [--repetitions R]\n");
+    return 2;
+  }
+  if (command == "latency") {
+    return tributary::Latency(dir->second, tributary::IntOption(options, "batches", 500));
+  }
+  if (command == "generate") {
+    return tributary::Generate(dir->second, tributary::IntOption(options, "rows", 1000000),
+                               tributary::IntOption(options, "files", 100));
+  }
+  return tributary::Throughput(dir->second, tributary::IntOption(options, "repetitions", 5));
+}
