@@ -281,7 +281,7 @@ bool InMemoryFileTracker::IsNew(const storage::FileInfo& file) const {
   if (purged_below_ms_.has_value() && file.modification_time_ms < *purged_below_ms_) {
     return false;
   }
-  return !seen_.contains(std::string(Key(file.path)));
+  return !seen_.contains(Key(file.path));
 }
 
 Status InMemoryFileTracker::Add(std::span<const FileEntry> files) {

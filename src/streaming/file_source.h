@@ -12,11 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -82,7 +84,12 @@ class InMemoryFileTracker final : public FileTracker {
 
   std::optional<int64_t> max_file_age_ms_;
   bool file_name_only_;
-  std::unordered_map<std::string, int64_t> seen_;
+  /// Hashes std::string and string_view alike, so a lookup does not copy the listed path.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+  };
+  std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>> seen_;
   int64_t last_batch_ = -1;
   std::optional<int64_t> newest_ms_;
   /// Files older than this are not new (after the first purge).
