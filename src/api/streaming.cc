@@ -73,7 +73,8 @@ class ConsoleSink final : public streaming::Sink {
               << "Batch: " << batch.batch_id << "\n"
               << "-------------------------------------------\n";
     TRIBUTARY_RETURN_NOT_OK(frame.Show(std::cout, num_rows_, truncate_));
-    std::cout << std::flush;
+    // Spark's ConsoleSink prints show()'s text with println: a blank line after each batch.
+    std::cout << "\n" << std::flush;
     return count;
   }
   std::string Description() const override { return "ConsoleSink"; }

@@ -73,8 +73,11 @@ Status CheckStreamingPlan(const plan::LogicalPlan& plan) {
         "WriteStream can be called only on a streaming DataFrame (from ReadStream); use Write "
         "for a batch DataFrame");
   }
+  // Static inputs (the table of a stream-static join) may hold anything a batch query may.
   for (const plan::LogicalPlanPtr& input : plan.Inputs()) {
-    TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*input));
+    if (input->IsStreaming()) {
+      TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*input));
+    }
   }
   const auto streaming_input = [&](size_t i) { return plan.Input(i).IsStreaming(); };
   switch (plan.Kind()) {
