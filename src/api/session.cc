@@ -14,6 +14,7 @@
 #include "sql/binder.h"
 #include "sql/parser.h"
 #include "storage/local_file_system.h"
+#include "tributary/pipeline.h"
 
 namespace tributary {
 
@@ -167,8 +168,9 @@ Result<plan::LogicalPlanPtr> RunDropTable(const std::shared_ptr<SessionState>& s
 Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
                                           const std::string& text) {
   TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(text));
-  TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound,
-                            sql::Bind(statement, session->MakeCatalog(NowMicros())));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      sql::BoundStatement bound,
+      sql::Bind(statement, session->MakeCatalog(NowMicros()), session->config));
   switch (bound.kind) {
     case sql::BoundKind::kQuery:
       return bound.plan;
@@ -178,6 +180,13 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
       return RunInsert(session, bound);
     case sql::BoundKind::kDropTable:
       return RunDropTable(session, bound);
+    case sql::BoundKind::kCreateStreamingTable: {
+      // As Databricks SQL: create the table if needed, then refresh it once (available-now).
+      TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline,
+                                Pipeline::Parse(std::make_shared<Session>(session), text));
+      TRIBUTARY_RETURN_NOT_OK(pipeline->Run());
+      return plan::CountsPlan({}, "CREATE STREAMING TABLE");
+    }
   }
   return Status::Internal("unknown statement kind");
 }

@@ -14,6 +14,8 @@
 #include "plan/plan_builder.h"
 #include "sql/parser.h"
 #include "storage/file_system.h"
+#include "streaming/source_factory.h"
+#include "streaming/stream_execution.h"
 
 namespace tributary::sql {
 namespace {
@@ -55,8 +57,9 @@ std::optional<int64_t> Ordinal(const expr::Expression& e) {
 
 class Binder {
  public:
-  Binder(const Statement& statement, const plan::Catalog& catalog)
-      : statement_(statement), catalog_(catalog) {}
+  Binder(const Statement& statement, const plan::Catalog& catalog,
+         const std::map<std::string, std::string>& session_config)
+      : statement_(statement), catalog_(catalog), session_config_(session_config) {}
 
   // `status` (not OK) with its message placed at `position` in the text, code kept.
   Status At(const Status& status, const SourcePosition& position) const {
@@ -147,8 +150,7 @@ class Binder {
   Result<LogicalPlanPtr> Table(const sql::Relation& relation) {
     const TableName& table = relation.table;
     if (relation.stream) {
-      return At(Status::NotImplemented("STREAM sources are not supported in batch queries yet"),
-                relation.position);
+      return StreamTable(relation);
     }
     const std::string qualifier = !relation.alias.empty() ? relation.alias
                                   : table.IsPath()        ? ""
@@ -200,11 +202,6 @@ class Binder {
                                 match.empty() ? "" : fmt::format(" (did you mean {}?)", match))),
                 relation.position);
     }
-    if (relation.stream) {
-      return At(Status::NotImplemented(
-                    "STREAM read_files(...) is for streaming tables, not batch queries yet"),
-                relation.position);
-    }
     std::string path;
     std::string format;
     columnar::SchemaPtr schema;
@@ -245,9 +242,123 @@ class Binder {
                     "from file names)"),
                 relation.position);
     }
+    if (relation.stream) {
+      return StreamFiles(relation, format, path, std::move(options), std::move(schema));
+    }
     auto scan = plan::ScanFiles(catalog_, format, path, options, std::move(schema),
                                 formats::OptionDefaults::kReadFiles, relation.alias);
     return scan.ok() ? scan : At(scan.status(), relation.position);
+  }
+
+  // Streams may be read only by the query of a streaming table.
+  Status CheckStreamAllowed(const sql::Relation& relation) const {
+    if (streams_allowed_) {
+      return Status::OK();
+    }
+    return At(Status::InvalidArgument(
+                  "STREAM reads a source incrementally, which only the query of CREATE [OR "
+                  "REFRESH] STREAMING TABLE ... AS can do; drop STREAM for a batch read"),
+              relation.position);
+  }
+
+  // STREAM(name) / STREAM name / STREAM(delta.`path`): the Delta table as a stream source.
+  Result<LogicalPlanPtr> StreamTable(const sql::Relation& relation) {
+    TRIBUTARY_RETURN_NOT_OK(CheckStreamAllowed(relation));
+    const TableName& table = relation.table;
+    if (relation.version_as_of.has_value() || relation.timestamp_as_of != nullptr) {
+      return At(Status::InvalidArgument(
+                    "VERSION/TIMESTAMP AS OF does not apply to a STREAM (a stream reads the "
+                    "table's initial snapshot, then every later commit)"),
+                relation.position);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(table));
+    streaming::SourceRequest request;
+    request.format = "delta";
+    request.path = path;
+    const std::string qualifier = !relation.alias.empty() ? relation.alias
+                                  : table.IsPath()        ? ""
+                                                          : table.parts.back();
+    auto scan = DefineStream(std::move(request), qualifier);
+    if (!scan.ok() && scan.status().IsNotFound()) {
+      return At(
+          Status::NotFound(fmt::format("STREAM({}): no Delta table at {}", table.ToString(), path)),
+          relation.position);
+    }
+    return scan.ok() ? scan : At(scan.status(), relation.position);
+  }
+
+  // STREAM read_files(...): the plain file stream source over `path` (the Auto Loader issue
+  // grows it into cloudFiles with inference).
+  Result<LogicalPlanPtr> StreamFiles(const sql::Relation& relation, const std::string& format,
+                                     const std::string& path, formats::OptionMap options,
+                                     columnar::SchemaPtr schema) {
+    TRIBUTARY_RETURN_NOT_OK(CheckStreamAllowed(relation));
+    if (schema == nullptr && format != "parquet") {
+      return At(Status::InvalidArgument(fmt::format(
+                    "STREAM read_files over {} files needs schema => 'name TYPE, ...' (schema "
+                    "inference for streams comes with Auto Loader)",
+                    format)),
+                relation.position);
+    }
+    streaming::SourceRequest request;
+    request.format = format;
+    request.path = path;
+    request.options = std::move(options);
+    request.schema = std::move(schema);
+    auto scan = DefineStream(std::move(request), relation.alias);
+    return scan.ok() ? scan : At(scan.status(), relation.position);
+  }
+
+  Result<LogicalPlanPtr> DefineStream(streaming::SourceRequest request,
+                                      const std::string& qualifier) const {
+    if (catalog_.fs == nullptr) {
+      return Status::InvalidArgument("no file system to read streams from");
+    }
+    request.fs = catalog_.fs;
+    request.eval = catalog_.eval;
+    request.session_config = session_config_;
+    TRIBUTARY_ASSIGN_OR_RAISE(auto definition, streaming::DefineSource(request));
+    return streaming::StreamScan(std::move(definition), qualifier);
+  }
+
+  // CREATE [OR REFRESH] STREAMING TABLE name [PARTITIONED BY] [TBLPROPERTIES] AS query: the
+  // warehouse table and the append-mode streaming plan that feeds it.
+  Result<BoundStatement> CreateStreamingTable(const CreateTable& create) {
+    BoundStatement bound;
+    bound.kind = BoundKind::kCreateStreamingTable;
+    bound.create = create;
+    if (!create.columns.empty()) {
+      return At(Status::NotImplemented(
+                    "a column list on CREATE STREAMING TABLE is not supported yet; the "
+                    "query's columns are the table's"),
+                create.columns.front().position);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(create.table));
+    streams_allowed_ = true;
+    auto plan = Query(*create.query);
+    streams_allowed_ = false;
+    TRIBUTARY_RETURN_NOT_OK(plan.status());
+    if (!(*plan)->IsStreaming()) {
+      return At(Status::InvalidArgument(fmt::format(
+                    "the query of streaming table {} reads no stream; read its input with "
+                    "STREAM read_files(...) or STREAM(table)",
+                    create.table.ToString())),
+                create.query->position);
+    }
+    Status streamable = streaming::CheckStreamingPlan(**plan);
+    if (!streamable.ok()) {
+      return At(streamable, create.query->position);
+    }
+    for (const std::string& column : create.partition_by) {
+      if (!HasField(*(*plan)->Schema(), column)) {
+        return At(Status::InvalidArgument(
+                      fmt::format("PARTITIONED BY column '{}' is not a column of the query ({})",
+                                  column, (*plan)->Schema()->ToString())),
+                  create.table.position);
+      }
+    }
+    bound.plan = *std::move(plan);
+    return bound;
   }
 
   Result<LogicalPlanPtr> Join(const sql::Relation& relation) {
@@ -712,8 +823,7 @@ class Binder {
     }
     if (const auto* create = std::get_if<CreateTable>(&body)) {
       if (create->streaming) {
-        return At(Status::NotImplemented("CREATE STREAMING TABLE is not supported yet"),
-                  statement_.position);
+        return CreateStreamingTable(*create);
       }
       if (!create->provider.empty() && create->provider != "delta") {
         return At(
@@ -799,6 +909,9 @@ class Binder {
  private:
   const sql::Statement& statement_;
   const plan::Catalog& catalog_;
+  const std::map<std::string, std::string>& session_config_;
+  // Set while binding a streaming table's query: the only place STREAM sources may appear.
+  bool streams_allowed_ = false;
   // Subqueries turned into joins so far (their aliases are numbered).
   int subquery_count_ = 0;
   // WITH names visible here, innermost last (lowercase keys).
@@ -807,13 +920,90 @@ class Binder {
 
 }  // namespace
 
-Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog) {
-  return Binder(statement, catalog).Statement();
+Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog,
+                            const std::map<std::string, std::string>& session_config) {
+  return Binder(statement, catalog, session_config).Statement();
 }
 
 Result<plan::LogicalPlanPtr> BindQuery(const Statement& statement, const Query& query,
                                        const plan::Catalog& catalog) {
-  return Binder(statement, catalog).Query(query);
+  const std::map<std::string, std::string> no_settings;
+  return Binder(statement, catalog, no_settings).Query(query);
+}
+
+namespace {
+
+// Collects the table names a query reads, minus the WITH names in scope.
+class TableReferences {
+ public:
+  explicit TableReferences(std::vector<std::string>* names) : names_(names) {}
+
+  void Query(const sql::Query& query) {
+    scopes_.emplace_back();
+    for (const CommonTableExpression& cte : query.with) {
+      Query(*cte.query);
+      scopes_.back().push_back(AsciiLower(cte.name));
+    }
+    if (query.from != nullptr) {
+      Relation(*query.from);
+    }
+    if (query.left != nullptr) {
+      Query(*query.left);
+    }
+    if (query.right != nullptr) {
+      Query(*query.right);
+    }
+    scopes_.pop_back();
+  }
+
+  void Relation(const sql::Relation& relation) {
+    if (relation.kind == RelationKind::kTable && !relation.table.IsPath() &&
+        relation.table.parts.size() == 1) {
+      const std::string name = AsciiLower(relation.table.parts[0]);
+      const bool cte = std::any_of(scopes_.begin(), scopes_.end(), [&](const auto& scope) {
+        return std::find(scope.begin(), scope.end(), name) != scope.end();
+      });
+      if (!cte && std::find(names_->begin(), names_->end(), name) == names_->end()) {
+        names_->push_back(name);
+      }
+    }
+    if (relation.subquery != nullptr) {
+      Query(*relation.subquery);
+    }
+    if (relation.left != nullptr) {
+      Relation(*relation.left);
+    }
+    if (relation.right != nullptr) {
+      Relation(*relation.right);
+    }
+  }
+
+ private:
+  std::vector<std::string>* names_;
+  std::vector<std::vector<std::string>> scopes_;
+};
+
+}  // namespace
+
+std::vector<std::string> ReferencedTables(const Statement& statement) {
+  std::vector<std::string> names;
+  TableReferences references(&names);
+  if (const auto* query = std::get_if<QueryPtr>(&statement.body)) {
+    references.Query(**query);
+  } else if (const auto* create = std::get_if<CreateTable>(&statement.body)) {
+    if (create->query != nullptr) {
+      references.Query(*create->query);
+    }
+  } else if (const auto* insert = std::get_if<Insert>(&statement.body)) {
+    references.Query(*insert->query);
+  }
+  // Subqueries inside expressions (IN, EXISTS, scalar) are kept beside the tree.
+  if (statement.sources != nullptr) {
+    for (const auto& [node, query] : statement.sources->subqueries) {
+      references.Query(*query);
+    }
+  }
+  return names;
 }
 
 }  // namespace tributary::sql

@@ -6,6 +6,13 @@
 // Writes (CREATE TABLE, INSERT) and DROP TABLE are described for the caller, which owns the
 // table writer and the session (the API's Session::Sql).
 //
+// Streams: `STREAM read_files(path, format => 'json', schema => 'a INT, ...', option => v)`
+// binds to a file stream source (streaming::DefineSource, options under their Spark and
+// Databricks names, `cloudFiles.` prefix optional) and `STREAM(name)` / `STREAM name` to a
+// Delta stream source over the warehouse table (as DataStreamReader::Table). Only the query of
+// CREATE [OR REFRESH] STREAMING TABLE may read streams; it binds to kCreateStreamingTable,
+// which a pipeline (api/pipeline.h) runs. A STREAM source anywhere else is an error.
+//
 // Binding follows Spark: FROM, then WHERE, then GROUP BY/aggregates (items that aggregate make a
 // global aggregate), HAVING, the SELECT list, DISTINCT, then ORDER BY and LIMIT over the result.
 // GROUP BY and ORDER BY take 1-based ordinals of the SELECT list, and GROUP BY takes its aliases.
@@ -15,7 +22,9 @@
 
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "plan/data_sources.h"
 #include "plan/logical_plan.h"
@@ -28,6 +37,7 @@ enum class BoundKind : uint8_t {
   kCreateTable,  // create: the statement; schema: its columns; plan: AS query rows (or null)
   kInsert,       // insert: the statement; plan: the rows, in the table's columns and types
   kDropTable,    // drop: the statement
+  kCreateStreamingTable,  // create: the statement; plan: the streaming query (append mode)
 };
 
 /// A bound statement. `path` is the target table's root (warehouse/<name>, or the path of
@@ -44,8 +54,15 @@ struct BoundStatement {
 };
 
 /// Binds `statement` against the tables of `catalog`. InvalidArgument/NotFound errors name the
-/// position in the statement's text.
-Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog);
+/// position in the statement's text. `session_config` (spark.* settings) goes to the stream
+/// sources a streaming table reads.
+Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog,
+                            const std::map<std::string, std::string>& session_config = {});
+
+/// The warehouse tables `statement` reads, by lowercased name (streams and batch reads, in
+/// subqueries and WITH clauses too; WITH names themselves excluded): what a pipeline orders
+/// its streaming tables by.
+std::vector<std::string> ReferencedTables(const Statement& statement);
 
 /// The plan of `query`, one of `statement`'s queries.
 Result<plan::LogicalPlanPtr> BindQuery(const Statement& statement, const Query& query,
