@@ -12,6 +12,7 @@
 #include "demo.h"
 #include "expr/time_zone.h"
 #include "parquet_commands.h"
+#include "run_command.h"
 #include "sql_command.h"
 #include "table_commands.h"
 
@@ -123,6 +124,17 @@ int main(int argc, char** argv) {
                   "Directory of tables by name (default: TRIBUTARY_WAREHOUSE, else ./warehouse)");
   sql->add_option("--format", sql_options.format, "Output: table (default), json or csv");
 
+  auto* run = app.add_subcommand(
+      "run", "Run a SQL pipeline file: its streaming tables, in dependency order");
+  run->fallthrough();
+  tributary::tools::RunCommandOptions run_options;
+  run->add_option("PIPELINE", run_options.file, "SQL file of the pipeline")->required();
+  run->add_option("--warehouse", run_options.warehouse,
+                  "Directory of tables by name (default: TRIBUTARY_WAREHOUSE, else ./warehouse)");
+  run->add_option("--trigger", run_options.trigger,
+                  "available-now (default), once, or processing-time=INTERVAL (0, 10s, 1m, "
+                  "'10 seconds')");
+
   auto* version = app.add_subcommand("version", "Print the version");
 
   CLI11_PARSE(app, argc, argv);
@@ -203,6 +215,16 @@ int main(int argc, char** argv) {
                            : tributary::tools::RunSqlScript(sql_options, sql_script, std::cout);
     if (!st.ok()) {
       std::cerr << "tributary sql: " << st.ToString() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (run->parsed()) {
+    run_options.time_zone = time_zone_flag;
+    tributary::Status st =
+        tributary::tools::RunPipelineCommand(run_options, std::cout, isatty(STDOUT_FILENO) != 0);
+    if (!st.ok()) {
+      std::cerr << "tributary run: " << st.ToString() << "\n";
       return 1;
     }
     return 0;

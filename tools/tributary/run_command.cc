@@ -1,0 +1,187 @@
+#include "run_command.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <mutex>
+#include <ostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "streaming/trigger_text.h"
+#include "tributary/pipeline.h"
+#include "tributary/session.h"
+
+namespace tributary::tools {
+namespace {
+
+// The signal that asked for a stop (0: none), and the pipe its handler writes to so the
+// watcher thread wakes up (write is async-signal-safe; a mutex or condition variable is not).
+std::atomic<int> g_stop_signal{0};
+int g_wake_pipe[2] = {-1, -1};
+
+extern "C" void OnStopSignal(int signal) {
+  g_stop_signal.store(signal);
+  // A second Ctrl-C ends the process the default way.
+  std::signal(signal, SIG_DFL);
+  const char byte = 's';
+  [[maybe_unused]] const ssize_t written = write(g_wake_pipe[1], &byte, 1);
+}
+
+// Installs the handlers and a thread that stops `pipeline` when one fires; the destructor
+// wakes the thread, joins it and puts the default handlers back.
+class StopOnSignal {
+ public:
+  static Result<std::unique_ptr<StopOnSignal>> Install(Pipeline& pipeline) {
+    if (pipe2(g_wake_pipe, O_CLOEXEC) != 0) {
+      return Status::IOError("creating the pipe that wakes the signal watcher");
+    }
+    g_stop_signal.store(0);
+    std::signal(SIGINT, OnStopSignal);
+    std::signal(SIGTERM, OnStopSignal);
+    return std::unique_ptr<StopOnSignal>(new StopOnSignal(pipeline));
+  }
+
+  ~StopOnSignal() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    const char byte = 'q';
+    [[maybe_unused]] const ssize_t written = write(g_wake_pipe[1], &byte, 1);
+    watcher_.join();
+    close(g_wake_pipe[0]);
+    close(g_wake_pipe[1]);
+    g_wake_pipe[0] = g_wake_pipe[1] = -1;
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+  /// The signal that stopped the run, 0 when none.
+  int Signal() const { return g_stop_signal.load(); }
+
+ private:
+  explicit StopOnSignal(Pipeline& pipeline)
+      : watcher_([&pipeline] {
+          char byte = 0;
+          while (read(g_wake_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+          }
+          if (byte == 's') {
+            pipeline.Stop();
+          }
+        }) {}
+
+  std::thread watcher_;
+};
+
+// Prints pipeline events: a line each, and on a terminal a progress bar below them that the
+// next line replaces.
+class ProgressPrinter {
+ public:
+  ProgressPrinter(std::ostream& out, bool bar) : out_(out), bar_(bar) {}
+
+  void Print(const PipelineEvent& event) {
+    std::lock_guard lock(mutex_);
+    ClearBar();
+    switch (event.kind) {
+      case PipelineEvent::Kind::kTableCreated:
+        out_ << fmt::format("{}: created ({})\n", event.table, event.message);
+        break;
+      case PipelineEvent::Kind::kStreamStarted:
+        out_ << fmt::format("{}: stream started ({})\n", event.table, event.message);
+        break;
+      case PipelineEvent::Kind::kBatch:
+        PrintBatch(event);
+        break;
+      case PipelineEvent::Kind::kSchemaRestart:
+        out_ << fmt::format("{}: the schema changed; restarting the stream with it ({})\n",
+                            event.table, event.message);
+        break;
+      case PipelineEvent::Kind::kStreamFinished:
+        out_ << fmt::format("{}: stream finished\n", event.table);
+        break;
+    }
+    out_ << std::flush;
+  }
+
+  void Finish() {
+    std::lock_guard lock(mutex_);
+    ClearBar();
+    out_ << std::flush;
+  }
+
+ private:
+  void PrintBatch(const PipelineEvent& event) {
+    const StreamingQueryProgress& progress = *event.progress;
+    std::string line = fmt::format("{}: batch {}: {} rows read, {} written in {} ms", event.table,
+                                   progress.batch_id, progress.num_input_rows,
+                                   progress.sink.num_output_rows, progress.batch_duration);
+    if (event.backlog.has_value() && !bar_) {
+      line += fmt::format(" ({}/{} {})", event.backlog->done, event.backlog->total,
+                          event.backlog->unit);
+    }
+    out_ << line << "\n";
+    if (event.backlog.has_value() && bar_ && event.backlog->total > 0) {
+      constexpr int kWidth = 30;
+      const PipelineBacklog& backlog = *event.backlog;
+      const int filled = static_cast<int>(kWidth * backlog.done / backlog.total);
+      out_ << fmt::format("{} [{}{}] {}/{} {}", event.table, std::string(filled, '#'),
+                          std::string(kWidth - filled, '.'), backlog.done, backlog.total,
+                          backlog.unit);
+      bar_shown_ = true;
+    }
+  }
+
+  void ClearBar() {
+    if (bar_shown_) {
+      out_ << "\r\033[K";
+      bar_shown_ = false;
+    }
+  }
+
+  std::ostream& out_;
+  const bool bar_;
+  bool bar_shown_ = false;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+Status RunPipelineCommand(const RunCommandOptions& options, std::ostream& out, bool terminal) {
+  PipelineOptions pipeline_options;
+  TRIBUTARY_ASSIGN_OR_RAISE(pipeline_options.trigger, streaming::ParseTrigger(options.trigger));
+  Session::Builder builder;
+  if (!options.warehouse.empty()) {
+    builder.Warehouse(options.warehouse);
+  }
+  if (!options.time_zone.empty()) {
+    builder.TimeZone(options.time_zone);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Session> session, builder.Build());
+  TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline,
+                            Pipeline::ParseFile(session, options.file, pipeline_options));
+  ProgressPrinter printer(
+      out, terminal && pipeline_options.trigger.GetKind() == Trigger::Kind::kAvailableNow);
+  pipeline->OnEvent([&printer](const PipelineEvent& event) { printer.Print(event); });
+  out << fmt::format("pipeline {}: {} streaming table(s) in order: {}; warehouse {}\n",
+                     options.file, pipeline->Tables().size(), fmt::join(pipeline->Tables(), ", "),
+                     session->WarehouseDirectory())
+      << std::flush;
+  Status result;
+  int signal = 0;
+  {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<StopOnSignal> stop_on_signal,
+                              StopOnSignal::Install(*pipeline));
+    result = pipeline->Run();
+    signal = stop_on_signal->Signal();
+  }
+  printer.Finish();
+  if (result.ok() && signal != 0) {
+    out << fmt::format("stopped by {} after the current batches\n",
+                       signal == SIGINT ? "SIGINT" : "SIGTERM");
+  }
+  return result;
+}
+
+}  // namespace tributary::tools

@@ -1,0 +1,30 @@
+// `tributary run`: runs a SQL pipeline file (tributary/pipeline.h) against a warehouse.
+
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "tributary/status.h"
+
+namespace tributary::tools {
+
+struct RunCommandOptions {
+  /// The pipeline's SQL file.
+  std::string file;
+  /// Tables by name live here (default: $TRIBUTARY_WAREHOUSE, else ./warehouse).
+  std::string warehouse;
+  /// "available-now" (default), "once" or "processing-time=INTERVAL".
+  std::string trigger = "available-now";
+  /// Session time zone ("" = TZ, else UTC).
+  std::string time_zone;
+};
+
+/// Runs the pipeline, printing one line per event (tables created, streams started and
+/// finished, each batch, schema-change restarts). With `terminal` and an available-now
+/// trigger, a progress bar over each table's backlog is redrawn below the lines. SIGINT and
+/// SIGTERM stop the streams after their current batch (a second signal ends the process);
+/// a clean stop is OK.
+Status RunPipelineCommand(const RunCommandOptions& options, std::ostream& out, bool terminal);
+
+}  // namespace tributary::tools
