@@ -1,0 +1,416 @@
+// Exactly-once under real crashes: the stream of stream_driver.cc (JSON files -> filter ->
+// projection -> Delta) is killed with SIGKILL at every step of a micro-batch (crash points,
+// common/crash_point.h, so every kill lands at the same place on every run), restarted at once
+// on the same checkpoint, often with the next crash point armed while it recovers, while new
+// input files keep arriving; finally it runs to the end. The table must then hold every
+// expected row exactly once, read by our reader and by DuckDB over the files our snapshot
+// lists; the Delta log must hold each batch's txn version once; and the checkpoint's offset,
+// commit and source logs must agree with each other and with the input.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "delta/snapshot.h"
+#include "storage/file_system.h"
+#include "storage/local_file_system.h"
+#include "storage/temp_dir.h"
+#include "support/duckdb_oracle.h"
+#include "support/status_matchers.h"
+#include "tributary/session.h"
+
+extern char** environ;
+
+namespace tributary {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/// Rows per input file: with notes of 256 hex digits, one file's rows make a Parquet data file
+/// larger than the local file system's 64 KiB write buffer, so a crash inside the Parquet
+/// write leaves a torn staging file with bytes in it.
+constexpr int kRowsPerFile = 400;
+
+/// Every point of common/crash_point.h, in the order a batch reaches them.
+const std::vector<std::string> kCrashPoints = {
+    "file_source.after_log",      "streaming.after_offsets", "streaming.before_add_batch",
+    "parquet.mid_write",          "delta.after_commit",      "streaming.before_commit_log",
+    "streaming.after_commit_log",
+};
+
+/// SplitMix64's output function: consecutive inputs give unrelated outputs.
+uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/// 256 hex digits that differ from row to row and share no runs with other rows', so they
+/// neither compress nor dictionary-encode.
+std::string Note(int64_t id) {
+  std::string note;
+  for (uint64_t block = 0; note.size() < 256; ++block) {
+    note += fmt::format("{:016x}", Mix(Mix(static_cast<uint64_t>(id)) + block));
+  }
+  return note;
+}
+
+struct ChildResult {
+  bool killed_by_sigkill = false;
+  /// Exit status when it exited; -1 when a signal ended it.
+  int exit_code = -1;
+  int signal = 0;
+  std::string stderr_text;
+
+  std::string Describe() const {
+    if (exit_code >= 0) {
+      return fmt::format("exited with status {}; stderr: {}", exit_code, stderr_text);
+    }
+    return fmt::format("died of signal {}; stderr: {}", signal, stderr_text);
+  }
+};
+
+class CrashRecoveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    input_ = dir_.Join("input");
+    table_ = dir_.Join("table");
+    checkpoint_ = dir_.Join("checkpoint");
+    fs::create_directories(input_);
+  }
+
+  /// Writes input file `index` (rows index * kRowsPerFile ...) and records the rows the table
+  /// must get from it, as canonical JSON. Every fifth row is cancelled and filtered out.
+  void AddInputFile(int index) {
+    const std::string name = fmt::format("events-{:04}.json", index);
+    // Written beside the folder and moved in, so the source never lists a half-written file.
+    const std::string staging = dir_.Join(name);
+    {
+      std::ofstream out(staging);
+      for (int64_t id = int64_t{index} * kRowsPerFile; id < (index + 1) * kRowsPerFile; ++id) {
+        const char* status = id % 5 == 0 ? "cancelled" : id % 2 == 0 ? "active" : "pending";
+        const int qty = static_cast<int>(id % 1000);
+        out << fmt::format(R"({{"id":{},"status":"{}","qty":{},"note":"{}"}})", id, status, qty,
+                           Note(id))
+            << '\n';
+        if (id % 5 != 0) {
+          expected_rows_.push_back(fmt::format(R"({{"id":{},"qty":{},"note":"{}","bucket":{}}})",
+                                               id, qty, Note(id), id % 7));
+        }
+      }
+    }
+    fs::rename(staging, fs::path(input_) / name);
+    input_names_.insert(name);
+  }
+
+  /// Runs the driver to its end or to the crash point `crash_at` ("name:n"; empty: none).
+  ChildResult RunDriver(const std::string& crash_at) {
+    std::vector<std::string> args = {
+        TRIBUTARY_STREAM_DRIVER, "--input",   input_,        "--table", table_,
+        "--checkpoint",          checkpoint_, "--max-files", "1"};
+    std::vector<std::string> environment;
+    for (char** variable = environ; *variable != nullptr; ++variable) {
+      if (!std::string_view(*variable).starts_with("TRIBUTARY_CRASH_AT=")) {
+        environment.emplace_back(*variable);
+      }
+    }
+    if (!crash_at.empty()) {
+      environment.push_back("TRIBUTARY_CRASH_AT=" + crash_at);
+    }
+    std::vector<char*> argv;
+    for (std::string& arg : args) {
+      argv.push_back(arg.data());
+    }
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (std::string& variable : environment) {
+      envp.push_back(variable.data());
+    }
+    envp.push_back(nullptr);
+
+    const std::string stderr_path = dir_.Join("driver.stderr");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    ChildResult result;
+    if (spawned != 0) {
+      result.exit_code = 127;
+      result.stderr_text = fmt::format("cannot start {}: error {}", argv[0], spawned);
+      return result;
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) == -1 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      result.signal = WTERMSIG(status);
+      result.killed_by_sigkill = result.signal == SIGKILL;
+    }
+    std::ifstream err(stderr_path);
+    std::ostringstream text;
+    text << err.rdbuf();
+    result.stderr_text = text.str();
+    return result;
+  }
+
+  /// The (id, path) of every log file in `dir` whose name is a decimal batch id.
+  static std::map<int64_t, std::string> LogFiles(const std::string& dir) {
+    std::map<int64_t, std::string> files;
+    if (!fs::exists(dir)) {
+      return files;
+    }
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.empty() &&
+          std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        files[std::stoll(name)] = entry.path().string();
+      }
+    }
+    return files;
+  }
+
+  static std::vector<std::string> Lines(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+      lines.push_back(line);
+    }
+    return lines;
+  }
+
+  static std::vector<std::string> Sorted(std::vector<std::string> rows) {
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
+  /// The rows of the table through our public reader, as canonical JSON.
+  void ExpectTableRowsThroughOurReader() {
+    ASSERT_OK_AND_ASSIGN(auto session, Session::Builder().TimeZone("UTC").Build());
+    ASSERT_OK_AND_ASSIGN(std::vector<Row> rows,
+                         session->Read().Format("delta").Load(table_).Collect());
+    std::vector<std::string> json_rows;
+    for (const Row& row : rows) {
+      json_rows.push_back(row.ToJson());
+    }
+    ASSERT_EQ(json_rows.size(), expected_rows_.size());
+    EXPECT_TRUE(Sorted(json_rows) == Sorted(expected_rows_))
+        << "the table's rows differ from the expected rows";
+  }
+
+  /// The rows of the data files our snapshot lists, read by DuckDB.
+  void ExpectTableRowsThroughDuckDb() {
+    storage::LocalFileSystem local;
+    ASSERT_OK_AND_ASSIGN(auto snapshot, delta::Snapshot::Load(local, table_));
+    std::vector<std::string> files;
+    for (const delta::AddFile& add : snapshot->Files()) {
+      ASSERT_FALSE(add.deletion_vector.has_value()) << add.path;
+      files.push_back(add.path.starts_with("/") ? add.path : table_ + "/" + add.path);
+    }
+    ASSERT_OK_AND_ASSIGN(std::vector<testing::OracleFileRows> per_file,
+                         testing::OracleCatParquetMany(files));
+    std::vector<std::string> rows;
+    for (const testing::OracleFileRows& file : per_file) {
+      ASSERT_TRUE(file.status.ok()) << file.file << ": " << file.status.ToString();
+      rows.insert(rows.end(), file.rows.begin(), file.rows.end());
+    }
+    ASSERT_EQ(rows.size(), expected_rows_.size());
+    EXPECT_TRUE(Sorted(rows) == Sorted(expected_rows_))
+        << "DuckDB reads other rows from the table's files than expected";
+  }
+
+  /// Each batch's txn(query id, batch id) is in the log exactly once, and nothing else is.
+  /// Returns the batch ids found.
+  std::set<int64_t> ExpectOneCommitPerBatch(const std::string& query_id) {
+    std::set<int64_t> versions;
+    std::set<std::string> added_paths;
+    for (const fs::directory_entry& entry : fs::directory_iterator(table_ + "/_delta_log")) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() != 25 || !name.ends_with(".json")) {
+        continue;
+      }
+      int txns_in_commit = 0;
+      for (const std::string& line : Lines(entry.path().string())) {
+        const json action = json::parse(line, nullptr, false);
+        EXPECT_FALSE(action.is_discarded()) << name << ": " << line;
+        if (action.contains("txn")) {
+          ++txns_in_commit;
+          EXPECT_EQ(action["txn"]["appId"], query_id) << name;
+          const int64_t version = action["txn"]["version"].get<int64_t>();
+          EXPECT_TRUE(versions.insert(version).second)
+              << "batch " << version << " committed twice; again in " << name;
+        }
+        if (action.contains("add")) {
+          EXPECT_TRUE(added_paths.insert(action["add"]["path"].get<std::string>()).second)
+              << name << " adds a file added before";
+        }
+        EXPECT_FALSE(action.contains("remove")) << name;
+      }
+      EXPECT_EQ(txns_in_commit, 1) << name << " is not one batch's commit";
+    }
+    return versions;
+  }
+
+  /// offsets/ and commits/ cover the same batches, every batch's source offset moves on by
+  /// one source log entry, and the source log took every input file exactly once.
+  void ExpectConsistentCheckpoint(const std::set<int64_t>& committed_batches) {
+    const std::map<int64_t, std::string> offsets = LogFiles(checkpoint_ + "/offsets");
+    const std::map<int64_t, std::string> commits = LogFiles(checkpoint_ + "/commits");
+    ASSERT_FALSE(offsets.empty());
+    std::set<int64_t> offset_ids;
+    std::set<int64_t> commit_ids;
+    for (const auto& [id, path] : offsets) {
+      offset_ids.insert(id);
+    }
+    for (const auto& [id, path] : commits) {
+      commit_ids.insert(id);
+    }
+    EXPECT_EQ(offset_ids, commit_ids) << "a batch is logged but not committed, or the reverse";
+    EXPECT_EQ(offset_ids, committed_batches) << "the checkpoint's batches are not the table's";
+    EXPECT_EQ(*offset_ids.rbegin() - *offset_ids.begin() + 1,
+              static_cast<int64_t>(offset_ids.size()))
+        << "offsets/ has a gap";
+
+    int64_t previous_log_offset = -1;
+    for (const auto& [id, path] : offsets) {
+      const std::vector<std::string> lines = Lines(path);
+      ASSERT_EQ(lines.size(), 3u) << path;
+      EXPECT_EQ(lines[0], "v1") << path;
+      const json offset = json::parse(lines[2], nullptr, false);
+      ASSERT_TRUE(offset.is_object() && offset.contains("logOffset")) << path << ": " << lines[2];
+      const int64_t log_offset = offset["logOffset"].get<int64_t>();
+      // One file per trigger: each batch is exactly the next source log entry.
+      EXPECT_EQ(log_offset, previous_log_offset + 1) << path;
+      previous_log_offset = log_offset;
+    }
+
+    const std::map<int64_t, std::string> source_log = LogFiles(checkpoint_ + "/sources/0");
+    ASSERT_FALSE(source_log.empty());
+    EXPECT_EQ(source_log.rbegin()->first, previous_log_offset)
+        << "the source log has entries no batch took";
+    std::multiset<std::string> taken;
+    for (const auto& [id, path] : source_log) {
+      const std::vector<std::string> lines = Lines(path);
+      ASSERT_GE(lines.size(), 2u) << path;
+      for (size_t i = 1; i < lines.size(); ++i) {
+        const json entry = json::parse(lines[i], nullptr, false);
+        ASSERT_TRUE(entry.is_object() && entry.contains("path")) << path << ": " << lines[i];
+        taken.insert(fs::path(entry["path"].get<std::string>()).filename().string());
+      }
+    }
+    EXPECT_EQ(taken, std::multiset<std::string>(input_names_.begin(), input_names_.end()))
+        << "the source log did not take every input file exactly once";
+  }
+
+  storage::TempDir dir_;
+  std::string input_;
+  std::string table_;
+  std::string checkpoint_;
+  std::vector<std::string> expected_rows_;
+  std::set<std::string> input_names_;
+};
+
+TEST_F(CrashRecoveryTest, KilledAtEveryStepOfABatchStillWritesEveryRowExactlyOnce) {
+  int next_file = 0;
+  for (; next_file < 80; ++next_file) {
+    AddInputFile(next_file);
+  }
+
+  // 8 rounds over the 7 points: 56 kills. The counts keep most kills early in a run, so a
+  // restart often meets the next armed point while it is still recovering the batch the last
+  // kill interrupted.
+  const std::vector<int> visit_per_round = {1, 2, 1, 3, 1, 2, 1, 2};
+  std::map<std::string, int> kills_per_point;
+  int kills = 0;
+  for (size_t round = 0; round < visit_per_round.size(); ++round) {
+    for (size_t i = 0; i < kCrashPoints.size(); ++i) {
+      // Each round starts one point later, so every point follows every other one.
+      const std::string& point = kCrashPoints[(i + round) % kCrashPoints.size()];
+      const std::string crash_at = fmt::format("{}:{}", point, visit_per_round[round]);
+      const ChildResult result = RunDriver(crash_at);
+      ASSERT_TRUE(result.killed_by_sigkill)
+          << "kill " << kills << " at " << crash_at << ": the driver " << result.Describe();
+      ++kills_per_point[point];
+      ++kills;
+      // Files keep landing between crashes.
+      if (kills == 14 || kills == 35) {
+        for (const int last = next_file + 10; next_file < last; ++next_file) {
+          AddInputFile(next_file);
+        }
+      }
+    }
+  }
+  EXPECT_GE(kills, 50);
+  for (const std::string& point : kCrashPoints) {
+    EXPECT_GE(kills_per_point[point], 8) << point;
+  }
+
+  // A crash inside the Parquet write left torn staging files with bytes in them, which no
+  // reader may take for data.
+  int64_t torn_bytes = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(table_)) {
+    if (entry.is_regular_file() && storage::IsStagingFileName(entry.path().filename().string())) {
+      torn_bytes += static_cast<int64_t>(entry.file_size());
+    }
+  }
+  EXPECT_GT(torn_bytes, 0) << "parquet.mid_write left no partly written file";
+
+  const ChildResult final_run = RunDriver("");
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+  EXPECT_EQ(next_file, 100);
+
+  const std::vector<std::string> metadata = Lines(checkpoint_ + "/metadata");
+  ASSERT_EQ(metadata.size(), 1u);
+  const std::string query_id = json::parse(metadata[0])["id"].get<std::string>();
+  const std::set<int64_t> batches = ExpectOneCommitPerBatch(query_id);
+  EXPECT_EQ(batches.size(), 100u) << "one batch per input file";
+  ExpectConsistentCheckpoint(batches);
+  ExpectTableRowsThroughOurReader();
+  ExpectTableRowsThroughDuckDb();
+
+  // Running again finds nothing new and changes nothing.
+  const size_t log_entries = static_cast<size_t>(
+      std::distance(fs::directory_iterator(table_ + "/_delta_log"), fs::directory_iterator()));
+  const ChildResult idle_run = RunDriver("");
+  ASSERT_EQ(idle_run.exit_code, 0) << idle_run.Describe();
+  EXPECT_EQ(static_cast<size_t>(std::distance(fs::directory_iterator(table_ + "/_delta_log"),
+                                              fs::directory_iterator())),
+            log_entries);
+}
+
+TEST_F(CrashRecoveryTest, ACrashPointVisitedFewerTimesThanArmedDoesNotFire) {
+  for (int file = 0; file < 3; ++file) {
+    AddInputFile(file);
+  }
+  // Three batches reach streaming.after_commit_log three times: the fourth visit never comes.
+  const ChildResult result = RunDriver("streaming.after_commit_log:4");
+  ASSERT_EQ(result.exit_code, 0) << result.Describe();
+  EXPECT_EQ(LogFiles(checkpoint_ + "/commits").size(), 3u);
+  ExpectTableRowsThroughOurReader();
+}
+
+}  // namespace
+}  // namespace tributary

@@ -1,0 +1,66 @@
+// The stream the crash-recovery test kills: JSON files -> filter -> projection -> Delta table,
+// through the public API, run with Trigger.AvailableNow (everything present at start, in
+// batches of --max-files files) and then exit. The test starts it as a child process with
+// TRIBUTARY_CRASH_AT set (common/crash_point.h) and restarts it on the same checkpoint.
+//
+//   stream_driver --input DIR --table DIR --checkpoint DIR --max-files N
+//
+// Exit status: 0 when the stream ended cleanly, 1 when it failed (the error on stderr), 2 for
+// bad arguments. The input rows are {"id":BIGINT,"status":STRING,"qty":INT,"note":STRING};
+// the table gets the rows whose status is not 'cancelled', as (id, qty, note, bucket = id % 7).
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "tributary/session.h"
+#include "tributary/streaming.h"
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "stream_driver: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> args;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    args[argv[i]] = argv[i + 1];
+  }
+  for (const char* required : {"--input", "--table", "--checkpoint", "--max-files"}) {
+    if (!args.contains(required) || argc % 2 != 1) {
+      std::fprintf(stderr,
+                   "usage: stream_driver --input DIR --table DIR --checkpoint DIR --max-files N\n");
+      return 2;
+    }
+  }
+  auto session = tributary::Session::Builder().TimeZone("UTC").Build();
+  if (!session.ok()) {
+    return Fail(session.status().ToString());
+  }
+  auto query = (*session)
+                   ->ReadStream()
+                   .Format("json")
+                   .Schema("id BIGINT, status STRING, qty INT, note STRING")
+                   .Option("maxFilesPerTrigger", args["--max-files"])
+                   .Load(args["--input"])
+                   .Filter("status <> 'cancelled'")
+                   .SelectExpr({"id", "qty", "note", "id % 7 AS bucket"})
+                   .WriteStream()
+                   .Format("delta")
+                   .Option("checkpointLocation", args["--checkpoint"])
+                   .Trigger(tributary::Trigger::AvailableNow())
+                   .Start(args["--table"]);
+  if (!query.ok()) {
+    return Fail(query.status().ToString());
+  }
+  const tributary::Status ended = query->AwaitTermination();
+  if (!ended.ok()) {
+    return Fail(ended.ToString());
+  }
+  return 0;
+}
