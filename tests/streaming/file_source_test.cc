@@ -364,6 +364,21 @@ TEST_F(FileSourceTest, ParquetTakesTheSchemaOfTheFirstFile) {
                                                             nullptr, session_config_));
 }
 
+TEST_F(FileSourceTest, CsvReaderOptionsApplyToEveryBatch) {
+  WriteFile("in/a.csv", "id,name\n1,x\n", kBase);
+  ASSERT_OK_AND_ASSIGN(
+      auto definition,
+      FileSourceDefinition::Make(fs_, "CSV", input_, {{"header", "true"}},
+                                 *plan::ParseSchemaDdl("id INT, name STRING"), session_config_));
+  EXPECT_EQ(definition->Description(), "FileStreamSource[csv " + input_ + "]");
+  auto source = Open(*definition);
+  ASSERT_OK_AND_ASSIGN(auto first, source->LatestOffset(std::nullopt, true));
+  EXPECT_THAT(BatchRows(*source, std::nullopt, *first), ElementsAre(R"({"id":1,"name":"x"})"));
+  WriteFile("in/b.csv", "id,name\n2,y\n", kBase + 1);
+  ASSERT_OK_AND_ASSIGN(auto second, source->LatestOffset(first, true));
+  EXPECT_THAT(BatchRows(*source, first, *second), ElementsAre(R"({"id":2,"name":"y"})"));
+}
+
 TEST_F(FileSourceTest, RejectsBadOptions) {
   for (const formats::OptionMap& options :
        {formats::OptionMap{{"maxFilesPerTrigger", "0"}},
