@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 
@@ -29,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "storage/path.h"
+#include "streaming/metadata_log.h"
 
 namespace tributary::streaming {
 namespace {
@@ -36,45 +36,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kVersionLine = "v1";
-
-std::optional<int64_t> ParseBatchId(std::string_view name) {
-  int64_t id = 0;
-  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), id);
-  if (error != std::errc() || end != name.data() + name.size() || id < 0 || name.empty()) {
-    return std::nullopt;
-  }
-  return id;
-}
-
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    lines.push_back(text.substr(0, end));
-    if (end == std::string_view::npos) {
-      break;
-    }
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
-
-Result<json> ParseJson(std::string_view text, const std::string& path, int line) {
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    return Status::Corruption(fmt::format("{} line {}: not valid JSON: {}", path, line, text));
-  }
-  return value;
-}
-
-Status CheckVersionLine(const std::vector<std::string_view>& lines, const std::string& path) {
-  if (lines.empty() || lines[0] != kVersionLine) {
-    return Status::Corruption(fmt::format(
-        "{} line 1: expected log version \"v1\", found \"{}\" (written by a newer version?)", path,
-        lines.empty() ? "" : std::string(lines[0])));
-  }
-  return Status::OK();
-}
 
 }  // namespace
 
@@ -147,7 +108,7 @@ Result<std::optional<CheckpointMetadata>> Checkpoint::ReadMetadata() const {
     }
     return text.status();
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(json value, ParseJson(*text, path, 1));
+  TRIBUTARY_ASSIGN_OR_RAISE(json value, ParseLogJson(*text, path, 1));
   CheckpointMetadata metadata;
   if (!value.is_object() || !value.contains("id") || !value["id"].is_string()) {
     return Status::Corruption(fmt::format("{}: no query \"id\" string", path));
@@ -177,24 +138,9 @@ Status Checkpoint::WriteMetadata(const CheckpointMetadata& metadata) const {
 }
 
 Result<std::optional<int64_t>> Checkpoint::LatestBatch(const std::string& dir) const {
-  auto entries = fs_->List(storage::JoinPath(location_, dir), {});
-  if (!entries.ok()) {
-    if (entries.status().IsNotFound()) {
-      return std::optional<int64_t>();
-    }
-    return entries.status();
-  }
-  std::optional<int64_t> latest;
-  for (const storage::FileInfo& entry : *entries) {
-    if (entry.is_directory) {
-      continue;
-    }
-    const std::optional<int64_t> id = ParseBatchId(storage::BaseName(entry.path));
-    if (id && (!latest || *id > *latest)) {
-      latest = id;
-    }
-  }
-  return latest;
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> ids,
+                            ListLogBatchIds(*fs_, storage::JoinPath(location_, dir)));
+  return ids.empty() ? std::optional<int64_t>() : std::optional<int64_t>(ids.back());
 }
 
 Result<std::optional<int64_t>> Checkpoint::LatestOffsetBatch() const {
@@ -209,12 +155,12 @@ Result<OffsetSeq> Checkpoint::ReadOffsets(int64_t batch_id) const {
   const std::string path =
       storage::JoinPath(storage::JoinPath(location_, "offsets"), std::to_string(batch_id));
   TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs_->ReadFile(path));
-  const std::vector<std::string_view> lines = SplitLines(text);
-  TRIBUTARY_RETURN_NOT_OK(CheckVersionLine(lines, path));
+  const std::vector<std::string_view> lines = SplitLogLines(text);
+  TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
   if (lines.size() < 2) {
     return Status::Corruption(fmt::format("{}: no batch metadata line", path));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(json metadata, ParseJson(lines[1], path, 2));
+  TRIBUTARY_ASSIGN_OR_RAISE(json metadata, ParseLogJson(lines[1], path, 2));
   OffsetSeq seq;
   if (metadata.is_object()) {
     seq.batch_watermark_ms = metadata.value("batchWatermarkMs", int64_t{0});
@@ -269,12 +215,12 @@ Result<int64_t> Checkpoint::ReadCommitWatermark(int64_t batch_id) const {
   const std::string path =
       storage::JoinPath(storage::JoinPath(location_, "commits"), std::to_string(batch_id));
   TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs_->ReadFile(path));
-  const std::vector<std::string_view> lines = SplitLines(text);
-  TRIBUTARY_RETURN_NOT_OK(CheckVersionLine(lines, path));
+  const std::vector<std::string_view> lines = SplitLogLines(text);
+  TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
   if (lines.size() < 2) {
     return Status::Corruption(fmt::format("{}: no commit metadata line", path));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(json metadata, ParseJson(lines[1], path, 2));
+  TRIBUTARY_ASSIGN_OR_RAISE(json metadata, ParseLogJson(lines[1], path, 2));
   return metadata.is_object() ? metadata.value("nextBatchWatermarkMs", int64_t{0}) : 0;
 }
 
@@ -288,7 +234,7 @@ Status Checkpoint::Purge(int64_t first_retained) const {
       return entries.status();
     }
     for (const storage::FileInfo& entry : *entries) {
-      const std::optional<int64_t> id = ParseBatchId(storage::BaseName(entry.path));
+      const std::optional<int64_t> id = ParseLogBatchId(storage::BaseName(entry.path));
       if (id && *id < first_retained) {
         TRIBUTARY_RETURN_NOT_OK(fs_->DeleteFile(entry.path));
       }
