@@ -258,6 +258,7 @@ class DeltaSource final : public Source {
 
   Result<std::optional<Offset>> LatestOffset(const std::optional<Offset>& start,
                                              bool respect_limits) override {
+    listing_.reset();
     Position from;
     if (start) {
       TRIBUTARY_ASSIGN_OR_RAISE(from, ParseOffset(*start, table_id_, root_));
@@ -273,6 +274,7 @@ class DeltaSource final : public Source {
       limits = DefaultAdmission();
     }
     TRIBUTARY_ASSIGN_OR_RAISE(Walk walk, WalkFrom(from, available_now_end_, limits));
+    CountOutstanding(walk.files.empty() ? from : walk.end);
     if (walk.files.empty()) {
       if (!start) {
         return std::optional<Offset>();  // no data at all yet
@@ -280,6 +282,12 @@ class DeltaSource final : public Source {
       return std::optional<Offset>(*start);
     }
     return std::optional<Offset>(OffsetJson(table_id_, walk.end));
+  }
+
+  // Delta's source metrics: what is left after the newest offset, as its progress reports.
+  std::map<std::string, std::string> Metrics() const override {
+    return {{"numBytesOutstanding", std::to_string(bytes_outstanding_)},
+            {"numFilesOutstanding", std::to_string(files_outstanding_)}};
   }
 
   Status PrepareForTriggerAvailableNow() override {
@@ -290,6 +298,7 @@ class DeltaSource final : public Source {
 
   Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start,
                                     const Offset& end) override {
+    listing_.reset();
     TRIBUTARY_ASSIGN_OR_RAISE(Position to, ParseOffset(end, table_id_, root_));
     Position from;
     if (start) {
@@ -319,6 +328,20 @@ class DeltaSource final : public Source {
   }
 
  private:
+  // The files and bytes after `position` (up to the available-now end); a commit the stream
+  // cannot pass ends the count.
+  void CountOutstanding(const Position& position) {
+    auto rest = WalkFrom(position, available_now_end_, std::nullopt);
+    files_outstanding_ = 0;
+    bytes_outstanding_ = 0;
+    if (rest.ok()) {
+      for (const delta::AddFile& file : rest->files) {
+        ++files_outstanding_;
+        bytes_outstanding_ += file.size;
+      }
+    }
+  }
+
   Admission DefaultAdmission() const {
     const DeltaSourceOptions& options = options_;
     Admission admission;
@@ -479,10 +502,14 @@ class DeltaSource final : public Source {
   // The commits from `first` on, parsed (from the cache when already read), in order, stopping
   // before `stop_before` when given. Missing commits are data loss (failOnDataLoss).
   Result<std::vector<const CommitChanges*>> CommitsFrom(int64_t first) {
-    TRIBUTARY_ASSIGN_OR_RAISE(delta::LogListing listing, delta::ListLog(fs_, log_dir_, first));
+    // One listing serves every walk of one call (the batch, then what is outstanding).
+    if (!listing_ || listing_->first > first) {
+      TRIBUTARY_ASSIGN_OR_RAISE(delta::LogListing listing, delta::ListLog(fs_, log_dir_, first));
+      listing_.emplace(first, std::move(listing.commits));
+    }
     std::vector<const CommitChanges*> out;
     int64_t expected = first;
-    for (const delta::LogFile& file : listing.commits) {
+    for (const delta::LogFile& file : listing_->second) {
       if (file.version < first) {
         continue;
       }
@@ -648,8 +675,12 @@ class DeltaSource final : public Source {
   std::optional<std::vector<delta::AddFile>> initial_files_;
   int64_t initial_files_version_ = -1;
   std::map<int64_t, CommitChanges> commits_;
+  // The commit files listed from a version on, during one LatestOffset or GetBatch call.
+  std::optional<std::pair<int64_t, std::vector<delta::LogFile>>> listing_;
   bool available_now_requested_ = false;
   std::optional<Position> available_now_end_;
+  int64_t files_outstanding_ = 0;
+  int64_t bytes_outstanding_ = 0;
 };
 
 }  // namespace

@@ -205,7 +205,10 @@ TEST_F(DeltaSourceTest, MaxFilesPerTriggerSplitsTheSnapshotAndACommit) {
   ASSERT_NE(source, nullptr);
   const Offset first = Next(*source, std::nullopt);
   EXPECT_EQ(Fields(first), std::make_tuple(int64_t{0}, int64_t{1}, true));
+  EXPECT_EQ(source->Metrics().at("numFilesOutstanding"), "1");
+  EXPECT_NE(source->Metrics().at("numBytesOutstanding"), "0");
   const Offset second = Next(*source, first);
+  EXPECT_EQ(source->Metrics().at("numFilesOutstanding"), "0");
   EXPECT_EQ(Fields(second), std::make_tuple(int64_t{1}, int64_t{-1}, false));
   auto batch_one = Rows(*source, std::nullopt, first);
   auto batch_two = Rows(*source, first, second);
