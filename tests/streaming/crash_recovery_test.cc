@@ -401,6 +401,61 @@ TEST_F(CrashRecoveryTest, KilledAtEveryStepOfABatchStillWritesEveryRowExactlyOnc
             log_entries);
 }
 
+TEST_F(CrashRecoveryTest, RepeatedCrashesAtTheSameStepAreRecoveredEachTime) {
+  for (int file = 0; file < 12; ++file) {
+    AddInputFile(file);
+  }
+  // A crash loop: the same point three times in a row, so each restart dies again at the same
+  // step, mostly of the very batch it is recovering.
+  for (const std::string& point : kCrashPoints) {
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      const ChildResult result = RunDriver(point + ":1");
+      ASSERT_TRUE(result.killed_by_sigkill)
+          << point << " (repeat " << repeat << "): the driver " << result.Describe();
+    }
+  }
+  const ChildResult final_run = RunDriver("");
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+
+  const std::string query_id =
+      json::parse(Lines(checkpoint_ + "/metadata").at(0))["id"].get<std::string>();
+  const std::set<int64_t> batches = ExpectOneCommitPerBatch(query_id);
+  EXPECT_EQ(batches.size(), 12u);
+  ExpectConsistentCheckpoint(batches);
+  ExpectTableRowsThroughOurReader();
+}
+
+TEST_F(CrashRecoveryTest, ACrashWhileWritingADeltaCheckpointLosesNothing) {
+  for (int file = 0; file < 12; ++file) {
+    AddInputFile(file);
+  }
+  // Visits 1 to 11 of parquet.mid_write are the data files of batches 0 to 10; commit 10 is the
+  // first one the table checkpoints (delta.checkpointInterval 10), so visit 12 is inside that
+  // checkpoint's Parquet write.
+  const ChildResult killed = RunDriver("parquet.mid_write:12");
+  ASSERT_TRUE(killed.killed_by_sigkill) << killed.Describe();
+  const std::string log_dir = table_ + "/_delta_log";
+  EXPECT_TRUE(fs::exists(log_dir + "/00000000000000000010.json"));
+  EXPECT_FALSE(fs::exists(log_dir + "/00000000000000000010.checkpoint.parquet"));
+  bool torn_checkpoint = false;
+  for (const fs::directory_entry& entry : fs::directory_iterator(log_dir)) {
+    const std::string name = entry.path().filename().string();
+    torn_checkpoint = torn_checkpoint || (storage::IsStagingFileName(name) &&
+                                          name.starts_with(".00000000000000000010.checkpoint"));
+  }
+  EXPECT_TRUE(torn_checkpoint) << "the kill did not land inside the checkpoint write";
+
+  const ChildResult final_run = RunDriver("");
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+  const std::string query_id =
+      json::parse(Lines(checkpoint_ + "/metadata").at(0))["id"].get<std::string>();
+  const std::set<int64_t> batches = ExpectOneCommitPerBatch(query_id);
+  EXPECT_EQ(batches.size(), 12u);
+  ExpectConsistentCheckpoint(batches);
+  ExpectTableRowsThroughOurReader();
+  ExpectTableRowsThroughDuckDb();
+}
+
 TEST_F(CrashRecoveryTest, ACrashPointVisitedFewerTimesThanArmedDoesNotFire) {
   for (int file = 0; file < 3; ++file) {
     AddInputFile(file);
