@@ -343,17 +343,23 @@ class DeltaSource final : public Source {
   }
 
   Admission DefaultAdmission() const {
-    const DeltaSourceOptions& options = options_;
     Admission admission;
-    if (options.max_files_per_trigger) {
-      admission.files_left = *options.max_files_per_trigger;
-    } else if (!options.max_bytes_per_trigger) {
+    if (options_.max_files_per_trigger) {
+      admission.files_left = *options_.max_files_per_trigger;
+    } else if (!options_.max_bytes_per_trigger) {
       admission.files_left = kDefaultMaxFilesPerTrigger;
     }
-    if (options.max_bytes_per_trigger) {
-      admission.bytes_left = *options.max_bytes_per_trigger;
+    if (options_.max_bytes_per_trigger) {
+      admission.bytes_left = *options_.max_bytes_per_trigger;
     }
     return admission;
+  }
+
+  // `sources/<n>/startingOffset`, or "" when the source has no checkpoint folder.
+  std::string PinPath() const {
+    return context_.metadata_dir.empty()
+               ? std::string()
+               : storage::JoinPath(context_.metadata_dir, kStartingOffsetFile);
   }
 
   // The position before the first batch: pinned in the checkpoint the first time, read back
@@ -362,10 +368,7 @@ class DeltaSource final : public Source {
     if (starting_position_) {
       return *starting_position_;
     }
-    const std::string pin_path =
-        context_.metadata_dir.empty()
-            ? std::string()
-            : storage::JoinPath(context_.metadata_dir, kStartingOffsetFile);
+    const std::string pin_path = PinPath();
     if (!pin_path.empty()) {
       auto pinned = ReadPinnedStart(pin_path);
       if (!pinned.ok() && !pinned.status().IsNotFound()) {
@@ -404,10 +407,7 @@ class DeltaSource final : public Source {
 
   // Batch 0 re-run without a pinned start (a checkpoint written elsewhere): Delta's rule.
   Result<Position> StartingPositionForBatchZero(const Position& end) {
-    const std::string pin_path =
-        context_.metadata_dir.empty()
-            ? std::string()
-            : storage::JoinPath(context_.metadata_dir, kStartingOffsetFile);
+    const std::string pin_path = PinPath();
     if (starting_position_ || pin_path.empty()) {
       return StartingPosition();
     }
