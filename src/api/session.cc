@@ -181,7 +181,16 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
     case sql::BoundKind::kDropTable:
       return RunDropTable(session, bound);
     case sql::BoundKind::kCreateStreamingTable: {
-      // As Databricks SQL: create the table if needed, then refresh it once (available-now).
+      // As Databricks SQL: create the table if needed, then refresh it once (available-now);
+      // an existing table is refreshed only with OR REFRESH, left alone with IF NOT EXISTS.
+      if (TableExists(*session->fs, bound.path) && !bound.create.or_refresh) {
+        if (bound.create.if_not_exists) {
+          return plan::CountsPlan({}, "CREATE STREAMING TABLE");
+        }
+        return Status::AlreadyExists(
+            fmt::format("table {} already exists; CREATE OR REFRESH STREAMING TABLE refreshes it",
+                        bound.create.table.ToString()));
+      }
       TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline,
                                 Pipeline::Parse(std::make_shared<Session>(session), text));
       TRIBUTARY_RETURN_NOT_OK(pipeline->Run());

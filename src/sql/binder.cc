@@ -327,6 +327,11 @@ class Binder {
     BoundStatement bound;
     bound.kind = BoundKind::kCreateStreamingTable;
     bound.create = create;
+    if (create.or_refresh && create.if_not_exists) {
+      return At(Status::InvalidArgument(
+                    "CREATE OR REFRESH STREAMING TABLE cannot take IF NOT EXISTS (use one)"),
+                create.table.position);
+    }
     if (!create.columns.empty()) {
       return At(Status::NotImplemented(
                     "a column list on CREATE STREAMING TABLE is not supported yet; the "

@@ -187,6 +187,22 @@ TEST_F(PipelineTest, CreatesEveryTableEmptyThenRunsEachInOrder) {
   EXPECT_THAT(Rows("SELECT count(*) AS n FROM silver_input"), ElementsAre(R"({"n":5})"));
 }
 
+TEST_F(PipelineTest, OnceReadsEverythingInOneBatchPerTable) {
+  WriteOrders("a.json", {R"({"id":1,"status":"ok","country":"DE","amount":15})"});
+  WriteOrders("b.json", {R"({"id":2,"status":"ok","country":"FR","amount":25})"});
+  PipelineOptions options;
+  options.trigger = Trigger::Once();
+  std::vector<PipelineEvent> events;
+  ASSERT_OK(RunPipeline(MedallionSql(), &events, options));
+  // Trigger.Once ignores maxFilesPerTrigger, and no backlog is reported.
+  EXPECT_THAT(Summary(events),
+              ElementsAre("created silver_input", "created silver", "created gold",
+                          "started silver_input", "batch silver_input 0", "finished silver_input",
+                          "started silver", "batch silver 0", "finished silver", "started gold",
+                          "batch gold 0", "finished gold"));
+  EXPECT_THAT(Rows("SELECT id FROM gold"), ElementsAre(R"({"id":1})", R"({"id":2})"));
+}
+
 TEST_F(PipelineTest, RunsPlainStatementsFirstForStaticJoins) {
   WriteOrders("a.json", {R"({"id":1,"status":"ok","country":"DE","amount":5})",
                          R"({"id":2,"status":"ok","country":"XX","amount":50})"});
