@@ -4,13 +4,14 @@
 // the source's metadata directory `<checkpoint>/sources/<n>/`, UTF-8:
 //
 //   <batchId>  := "v1" { "\n" file-entry }
-//   file-entry := {"path":<json string>,"timestamp":<int64>,"batchId":<int64>}
+//   file-entry := {"path":<json string>,"timestamp":<int64>,"batchId":<int64>[,"size":<int64>]}
 //
 // <batchId> is the decimal log batch id without padding, from 0, one more per entry; an entry
 // lists at least one file. "timestamp" is the file's modification time in milliseconds since
-// the epoch and "batchId" repeats the file name's id. Paths are as the file system lists them
-// (Spark writes URIs such as file:/data/in/a.json). Entries are written whole with
-// put-if-absent and never changed; the log is never purged, since it is what remembers the
+// the epoch and "batchId" repeats the file name's id; "size" (bytes) is
+// written by Auto Loader only, which compares it to notice overwritten files. Paths are as the file
+// system lists them (Spark writes URIs such as file:/data/in/a.json). Entries are written whole
+// with put-if-absent and never changed; the log is never purged, since it is what remembers the
 // files already taken across restarts.
 //
 // Offsets (Spark's FileStreamSourceOffset): {"logOffset":<batchId>}; a batch over offsets
@@ -54,6 +55,27 @@ Result<int64_t> LogBatchOfOffset(const std::optional<Offset>& offset) {
   return ParseIntegerOffset(offset, kOffsetKey, -1, "file stream source");
 }
 
+/// The plain file source: discovery is the listing of its directory.
+class PlainFileSource final : public LoggedFileSource {
+ public:
+  PlainFileSource(storage::FileSystem& fs, const FileSourceDefinition& definition,
+                  std::string metadata_dir, std::unique_ptr<FileTracker> tracker)
+      : LoggedFileSource(fs, definition.Description(), definition.ScanTemplate(),
+                         std::move(metadata_dir), std::move(tracker),
+                         {.max_files_per_trigger = definition.Options().max_files_per_trigger,
+                          .max_bytes_per_trigger = definition.Options().max_bytes_per_trigger,
+                          .latest_first = definition.Options().latest_first}),
+        path_(definition.Path()) {}
+
+ protected:
+  Result<std::vector<storage::FileInfo>> ListAll() override { return ListSourceFiles(fs(), path_); }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
 Result<std::optional<int64_t>> PositiveIntegerOption(const formats::OptionMap& options,
                                                      std::string_view key) {
   const std::string* text = formats::FindOption(options, key);
@@ -80,8 +102,6 @@ Result<bool> BooleanOptionOr(const formats::OptionMap& options, std::string_view
   return formats::BooleanOption(key, *text);
 }
 
-/// Files in the order the source takes them: oldest first, ties by path (Spark orders by
-/// modification time only; the path makes equal times deterministic).
 void SortForIngestion(std::vector<storage::FileInfo>& files, bool latest_first) {
   std::sort(files.begin(), files.end(), [](const storage::FileInfo& a, const storage::FileInfo& b) {
     if (a.modification_time_ms != b.modification_time_ms) {
@@ -94,8 +114,6 @@ void SortForIngestion(std::vector<storage::FileInfo>& files, bool latest_first) 
   }
 }
 
-/// The data files below `path`; none while the directory does not exist yet (files may land
-/// in a folder created after the stream started).
 Result<std::vector<storage::FileInfo>> ListSourceFiles(storage::FileSystem& fs,
                                                        const std::string& path) {
   auto listed = plan::ListDataFileInfos(fs, path);
@@ -108,166 +126,156 @@ Result<std::vector<storage::FileInfo>> ListSourceFiles(storage::FileSystem& fs,
   return listed;
 }
 
-class FileStreamSource final : public Source {
- public:
-  FileStreamSource(storage::FileSystem& fs, const FileSourceDefinition& definition,
-                   std::string metadata_dir, std::unique_ptr<FileTracker> tracker)
-      : fs_(fs),
-        path_(definition.Path()),
-        description_(definition.Description()),
-        options_(definition.Options()),
-        scan_template_(definition.ScanTemplate()),
-        log_(fs, std::move(metadata_dir)),
-        tracker_(std::move(tracker)) {}
+LoggedFileSource::LoggedFileSource(storage::FileSystem& fs, std::string description,
+                                   plan::ScanSource scan_template, std::string metadata_dir,
+                                   std::unique_ptr<FileTracker> tracker,
+                                   LoggedFileSourceOptions options)
+    : fs_(fs),
+      description_(std::move(description)),
+      scan_template_(std::move(scan_template)),
+      log_(fs, std::move(metadata_dir)),
+      tracker_(std::move(tracker)),
+      options_(options) {}
 
-  /// Rebuilds the tracker from the log entries it lacks.
-  Status Recover() {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> ids, log_.BatchIds());
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] != static_cast<int64_t>(i)) {
-        return Status::Corruption(fmt::format("source log {}: batch {} is missing",
-                                              log_.BatchPath(static_cast<int64_t>(i)), i));
+Status LoggedFileSource::Recover() {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> ids, log_.BatchIds());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] != static_cast<int64_t>(i)) {
+      return Status::Corruption(fmt::format("source log {}: batch {} is missing",
+                                            log_.BatchPath(static_cast<int64_t>(i)), i));
+    }
+  }
+  latest_batch_id_ = ids.empty() ? -1 : ids.back();
+  for (int64_t id = tracker_->LastBatchRecorded() + 1; id <= latest_batch_id_; ++id) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<FileEntry> entries, log_.Read(id));
+    TRIBUTARY_RETURN_NOT_OK(tracker_->Add(entries));
+  }
+  tracker_->Purge();
+  return Status::OK();
+}
+
+Result<std::optional<Offset>> LoggedFileSource::LatestOffset(const std::optional<Offset>& start,
+                                                             bool respect_limits) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const int64_t start_id, LogBatchOfOffset(start));
+  if (start_id > latest_batch_id_) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: the query's offset {} is past the source log, whose last batch is {} (was the "
+        "source log {} deleted or replaced?)",
+        description_, *start, latest_batch_id_, log_.BatchPath(start_id)));
+  }
+  // Entries logged after `start` were taken by a LatestOffset whose batch the engine never
+  // recorded (a crash in between): they are the next batch, before anything new.
+  if (start_id < latest_batch_id_ && respect_limits) {
+    return std::optional<Offset>(IntegerOffset(kOffsetKey, start_id + 1));
+  }
+  TRIBUTARY_RETURN_NOT_OK(LogNewFiles(respect_limits));
+  if (latest_batch_id_ < 0) {
+    return std::optional<Offset>();
+  }
+  return std::optional<Offset>(IntegerOffset(kOffsetKey, latest_batch_id_));
+}
+
+Status LoggedFileSource::PrepareForTriggerAvailableNow() {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListAll());
+  std::unordered_set<std::string> present;
+  present.reserve(files.size());
+  for (storage::FileInfo& file : files) {
+    present.insert(std::move(file.path));
+  }
+  available_now_files_ = std::move(present);
+  return Status::OK();
+}
+
+Result<plan::ScanSource> LoggedFileSource::GetBatch(const std::optional<Offset>& start,
+                                                    const Offset& end) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const int64_t start_id, LogBatchOfOffset(start));
+  TRIBUTARY_ASSIGN_OR_RAISE(const int64_t end_id, LogBatchOfOffset(end));
+  if (end_id < start_id || end_id > latest_batch_id_) {
+    return Status::InvalidArgument(
+        fmt::format("{}: no batch ({}, {}]: the source log ends at batch {}", description_,
+                    start.value_or("start"), end, latest_batch_id_));
+  }
+  plan::ScanSource source = scan_template_;
+  for (int64_t id = start_id + 1; id <= end_id; ++id) {
+    auto cached = recent_entries_.find(id);
+    std::vector<FileEntry> read;
+    if (cached == recent_entries_.end()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(read, log_.Read(id));
+    }
+    for (const FileEntry& entry : cached == recent_entries_.end() ? read : cached->second) {
+      if (options_.ignore_missing_files) {
+        TRIBUTARY_ASSIGN_OR_RAISE(const bool exists, fs_.Exists(entry.path));
+        if (!exists) {
+          continue;
+        }
       }
+      source.files.paths.push_back(entry.path);
     }
-    latest_batch_id_ = ids.empty() ? -1 : ids.back();
-    for (int64_t id = tracker_->LastBatchRecorded() + 1; id <= latest_batch_id_; ++id) {
-      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<FileEntry> entries, log_.Read(id));
-      TRIBUTARY_RETURN_NOT_OK(tracker_->Add(entries));
-    }
-    tracker_->Purge();
-    return Status::OK();
   }
+  source.description = fmt::format("{} log batches {}..{} ({} files)", description_, start_id + 1,
+                                   end_id, source.files.paths.size());
+  return source;
+}
 
-  Result<std::optional<Offset>> LatestOffset(const std::optional<Offset>& start,
-                                             bool respect_limits) override {
-    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t start_id, LogBatchOfOffset(start));
-    if (start_id > latest_batch_id_) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: the query's offset {} is past the source log, whose last batch is {} (was the "
-          "source log {} deleted or replaced?)",
-          description_, *start, latest_batch_id_, log_.BatchPath(start_id)));
-    }
-    // Entries logged after `start` were taken by a LatestOffset whose batch the engine never
-    // recorded (a crash in between): they are the next batch, before anything new.
-    if (start_id < latest_batch_id_ && respect_limits) {
-      return std::optional<Offset>(IntegerOffset(kOffsetKey, start_id + 1));
-    }
-    TRIBUTARY_RETURN_NOT_OK(LogNewFiles(respect_limits));
-    if (latest_batch_id_ < 0) {
-      return std::optional<Offset>();
-    }
-    return std::optional<Offset>(IntegerOffset(kOffsetKey, latest_batch_id_));
+Status LoggedFileSource::Commit(const Offset& end) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const int64_t end_id, LogBatchOfOffset(end));
+  recent_entries_.erase(recent_entries_.begin(), recent_entries_.upper_bound(end_id));
+  return OnCommitted(end_id);
+}
+
+std::map<std::string, std::string> LoggedFileSource::Metrics() const {
+  return {{"numFilesOutstanding", std::to_string(num_files_outstanding_)},
+          {"numBytesOutstanding", std::to_string(num_bytes_outstanding_)}};
+}
+
+Status LoggedFileSource::LogNewFiles(bool respect_limits) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, Discover());
+  std::erase_if(files, [&](const storage::FileInfo& file) {
+    return !tracker_->IsNew(file) ||
+           (available_now_files_.has_value() && !available_now_files_->contains(file.path));
+  });
+  SortForIngestion(files, options_.latest_first);
+  size_t take = files.size();
+  if (respect_limits && options_.max_files_per_trigger.has_value()) {
+    take = std::min(take, static_cast<size_t>(*options_.max_files_per_trigger));
   }
-
-  Status PrepareForTriggerAvailableNow() override {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListSourceFiles(fs_, path_));
-    std::unordered_set<std::string> present;
-    present.reserve(files.size());
-    for (storage::FileInfo& file : files) {
-      present.insert(std::move(file.path));
+  if (respect_limits && options_.max_bytes_per_trigger.has_value() && take > 0) {
+    int64_t bytes = files[0].size;
+    size_t within = 1;
+    while (within < take && bytes + files[within].size <= *options_.max_bytes_per_trigger) {
+      bytes += files[within++].size;
     }
-    available_now_files_ = std::move(present);
-    return Status::OK();
+    take = within;
   }
-
-  Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start,
-                                    const Offset& end) override {
-    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t start_id, LogBatchOfOffset(start));
-    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t end_id, LogBatchOfOffset(end));
-    if (end_id < start_id || end_id > latest_batch_id_) {
-      return Status::InvalidArgument(
-          fmt::format("{}: no batch ({}, {}]: the source log ends at batch {}", description_,
-                      start.value_or("start"), end, latest_batch_id_));
-    }
-    plan::ScanSource source = scan_template_;
-    for (int64_t id = start_id + 1; id <= end_id; ++id) {
-      auto cached = recent_entries_.find(id);
-      std::vector<FileEntry> read;
-      if (cached == recent_entries_.end()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(read, log_.Read(id));
-      }
-      for (const FileEntry& entry : cached == recent_entries_.end() ? read : cached->second) {
-        source.files.paths.push_back(entry.path);
-      }
-    }
-    source.description = fmt::format("{} log batches {}..{} ({} files)", description_, start_id + 1,
-                                     end_id, source.files.paths.size());
-    return source;
+  num_files_outstanding_ = static_cast<int64_t>(files.size() - take);
+  num_bytes_outstanding_ = 0;
+  for (size_t i = take; i < files.size(); ++i) {
+    num_bytes_outstanding_ += files[i].size;
   }
-
-  Status Commit(const Offset& end) override {
-    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t end_id, LogBatchOfOffset(end));
-    recent_entries_.erase(recent_entries_.begin(), recent_entries_.upper_bound(end_id));
-    return Status::OK();
-  }
-
-  std::map<std::string, std::string> Metrics() const override {
-    return {{"numFilesOutstanding", std::to_string(num_files_outstanding_)}};
-  }
-
- private:
-  /// Lists the directory and logs its new files, cut to the rate limits when
-  /// `respect_limits`, as the next log batch (none when nothing is new).
-  Status LogNewFiles(bool respect_limits) {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListSourceFiles(fs_, path_));
-    std::erase_if(files, [&](const storage::FileInfo& file) {
-      return !tracker_->IsNew(file) ||
-             (available_now_files_.has_value() && !available_now_files_->contains(file.path));
-    });
-    SortForIngestion(files, options_.latest_first);
-    size_t take = files.size();
-    if (respect_limits && options_.max_files_per_trigger.has_value()) {
-      take = std::min(take, static_cast<size_t>(*options_.max_files_per_trigger));
+  if (take > 0) {
+    std::vector<FileEntry> entries;
+    entries.reserve(take);
+    const int64_t batch_id = latest_batch_id_ + 1;
+    for (size_t i = 0; i < take; ++i) {
+      entries.push_back({files[i].path, files[i].modification_time_ms, batch_id,
+                         options_.log_file_sizes ? files[i].size : -1});
     }
-    if (respect_limits && options_.max_bytes_per_trigger.has_value() && !files.empty()) {
-      int64_t bytes = files[0].size;
-      take = 1;
-      while (take < files.size() && bytes + files[take].size <= *options_.max_bytes_per_trigger) {
-        bytes += files[take++].size;
-      }
+    Status written = log_.Write(batch_id, entries);
+    if (written.IsAlreadyExists()) {
+      // An earlier attempt of this run published the entry but reported an error (an
+      // unknown outcome): the logged files are the batch.
+      TRIBUTARY_ASSIGN_OR_RAISE(entries, log_.Read(batch_id));
+    } else if (!written.ok()) {
+      return written.WithContext(description_);
     }
-    num_files_outstanding_ = static_cast<int64_t>(files.size() - take);
-    if (take > 0) {
-      std::vector<FileEntry> entries;
-      entries.reserve(take);
-      const int64_t batch_id = latest_batch_id_ + 1;
-      for (size_t i = 0; i < take; ++i) {
-        entries.push_back({files[i].path, files[i].modification_time_ms, batch_id});
-      }
-      Status written = log_.Write(batch_id, entries);
-      if (written.IsAlreadyExists()) {
-        // An earlier attempt of this run published the entry but reported an error (an
-        // unknown outcome): the logged files are the batch.
-        TRIBUTARY_ASSIGN_OR_RAISE(entries, log_.Read(batch_id));
-      } else if (!written.ok()) {
-        return written.WithContext(description_);
-      }
-      CrashPoint("file_source.after_log");
-      TRIBUTARY_RETURN_NOT_OK(tracker_->Add(entries));
-      latest_batch_id_ = batch_id;
-      recent_entries_.emplace(batch_id, std::move(entries));
-    }
-    tracker_->Purge();
-    return Status::OK();
+    CrashPoint("file_source.after_log");
+    TRIBUTARY_RETURN_NOT_OK(tracker_->Add(entries));
+    latest_batch_id_ = batch_id;
+    recent_entries_.emplace(batch_id, std::move(entries));
   }
-
-  storage::FileSystem& fs_;
-  std::string path_;
-  std::string description_;
-  FileStreamOptions options_;
-  plan::ScanSource scan_template_;
-  FileSourceLog log_;
-  std::unique_ptr<FileTracker> tracker_;
-  /// The newest log batch (-1: the log is empty).
-  int64_t latest_batch_id_ = -1;
-  /// Entries logged by this run and not yet committed, so GetBatch need not read them back.
-  std::map<int64_t, std::vector<FileEntry>> recent_entries_;
-  /// Trigger.AvailableNow: the files present when it was prepared.
-  std::optional<std::unordered_set<std::string>> available_now_files_;
-  int64_t num_files_outstanding_ = 0;
-};
-
-}  // namespace
+  tracker_->Purge();
+  return Status::OK();
+}
 
 InMemoryFileTracker::InMemoryFileTracker(std::optional<int64_t> max_file_age_ms,
                                          bool file_name_only)
@@ -322,7 +330,8 @@ Status FileSourceLog::Write(int64_t batch_id, std::span<const FileEntry> files) 
     text += "\n{\"path\":";
     columnar::AppendJsonString(file.path, &text);
     text +=
-        fmt::format(",\"timestamp\":{},\"batchId\":{}}}", file.modification_time_ms, file.batch_id);
+        fmt::format(",\"timestamp\":{},\"batchId\":{}", file.modification_time_ms, file.batch_id);
+    text += file.size >= 0 ? fmt::format(",\"size\":{}}}", file.size) : "}";
   }
   return fs_.WriteFile(BatchPath(batch_id), text, storage::WriteMode::kPutIfAbsent);
 }
@@ -346,8 +355,11 @@ Result<std::vector<FileEntry>> FileSourceLog::Read(int64_t batch_id) {
           "{} line {}: expected {{\"path\":...,\"timestamp\":...,\"batchId\":...}}, found {}", path,
           line, lines[i]));
     }
-    entries.push_back({value["path"].get<std::string>(), value["timestamp"].get<int64_t>(),
-                       value["batchId"].get<int64_t>()});
+    const auto size = value.find("size");
+    entries.push_back(
+        {value["path"].get<std::string>(), value["timestamp"].get<int64_t>(),
+         value["batchId"].get<int64_t>(),
+         size != value.end() && size->is_number_integer() ? size->get<int64_t>() : -1});
   }
   return entries;
 }
@@ -449,7 +461,7 @@ Result<std::unique_ptr<Source>> FileSourceDefinition::Open(const SourceContext& 
   if (context.fs == nullptr) {
     return Status::InvalidArgument(fmt::format("{}: no file system to open it on", Description()));
   }
-  auto source = std::make_unique<FileStreamSource>(
+  auto source = std::make_unique<PlainFileSource>(
       *context.fs, *this, context.metadata_dir,
       std::make_unique<InMemoryFileTracker>(stream_options_.max_file_age_ms,
                                             stream_options_.file_name_only));

@@ -20,9 +20,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "formats/reader_options.h"
+#include "plan/logical_plan.h"
 #include "streaming/source.h"
 
 namespace tributary::streaming {
@@ -34,6 +36,9 @@ struct FileEntry {
   int64_t modification_time_ms = 0;
   /// The source log batch that took the file.
   int64_t batch_id = 0;
+  /// Bytes in the file when it was taken; -1 when unknown (Spark's log does not keep it, so
+  /// the plain file source leaves it out; Auto Loader logs it to notice overwrites).
+  int64_t size = -1;
 
   bool operator==(const FileEntry& other) const = default;
 };
@@ -114,6 +119,101 @@ class FileSourceLog {
   storage::FileSystem& fs_;
   std::string dir_;
 };
+
+/// How a logged file source cuts the new files of a trigger into a log batch, and reads them.
+struct LoggedFileSourceOptions {
+  /// At most this many files per batch. Default: none.
+  std::optional<int64_t> max_files_per_trigger;
+  /// Files per batch up to about this many bytes, at least one file (soft; with
+  /// max_files_per_trigger, whichever is reached first). Default: none.
+  std::optional<int64_t> max_bytes_per_trigger;
+  /// Take the newest files first. Default: false.
+  bool latest_first = false;
+  /// Leave out of a batch the logged files that no longer exist when the batch is read
+  /// (deleted between listing and reading) instead of failing it. Default: false.
+  bool ignore_missing_files = false;
+  /// Log each file's size (Auto Loader's trackers compare it). Default: false (Spark's log).
+  bool log_file_sizes = false;
+};
+
+/// A file stream source over a source log and a FileTracker: the offsets, the write-ahead of
+/// each batch's files and the crash repair (grammar and reasoning in file_source.cc), shared by
+/// the plain file source and Auto Loader. Subclasses say how files are discovered and what
+/// happens to committed files.
+///
+/// Thread-safety: called from the query's thread only.
+class LoggedFileSource : public Source {
+ public:
+  /// `metadata_dir` holds the source log; `description` names the source in errors.
+  LoggedFileSource(storage::FileSystem& fs, std::string description, plan::ScanSource scan_template,
+                   std::string metadata_dir, std::unique_ptr<FileTracker> tracker,
+                   LoggedFileSourceOptions options);
+
+  /// Checks the log and adds to the tracker the log batches it lacks (after
+  /// LastBatchRecorded). Call once after construction.
+  Status Recover();
+
+  Result<std::optional<Offset>> LatestOffset(const std::optional<Offset>& start,
+                                             bool respect_limits) override;
+  Status PrepareForTriggerAvailableNow() override;
+  Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start, const Offset& end) override;
+  Status Commit(const Offset& end) override;
+  /// numFilesOutstanding and numBytesOutstanding: the new files the last trigger left for
+  /// later batches.
+  std::map<std::string, std::string> Metrics() const override;
+
+ protected:
+  /// Every data file present (the available-now trigger pins these).
+  virtual Result<std::vector<storage::FileInfo>> ListAll() = 0;
+  /// The files a trigger considers (the tracker then drops the known ones). Default: ListAll.
+  virtual Result<std::vector<storage::FileInfo>> Discover() { return ListAll(); }
+  /// After Commit(end): log batches up to `end_batch` are in the sink.
+  virtual Status OnCommitted(int64_t end_batch) {
+    (void)end_batch;
+    return Status::OK();
+  }
+
+  storage::FileSystem& fs() { return fs_; }
+  FileSourceLog& log() { return log_; }
+  FileTracker& tracker() { return *tracker_; }
+  const std::string& description() const { return description_; }
+
+ private:
+  Status LogNewFiles(bool respect_limits);
+
+  storage::FileSystem& fs_;
+  std::string description_;
+  plan::ScanSource scan_template_;
+  FileSourceLog log_;
+  std::unique_ptr<FileTracker> tracker_;
+  LoggedFileSourceOptions options_;
+  /// The newest log batch (-1: the log is empty).
+  int64_t latest_batch_id_ = -1;
+  /// Entries logged by this run and not yet committed, so GetBatch need not read them back.
+  std::map<int64_t, std::vector<FileEntry>> recent_entries_;
+  /// Trigger.AvailableNow: the files present when it was prepared.
+  std::optional<std::unordered_set<std::string>> available_now_files_;
+  int64_t num_files_outstanding_ = 0;
+  int64_t num_bytes_outstanding_ = 0;
+};
+
+/// The data files below `path` (ListDataFileInfos); none while the directory does not exist
+/// yet (files may land in a folder created after the stream started).
+Result<std::vector<storage::FileInfo>> ListSourceFiles(storage::FileSystem& fs,
+                                                       const std::string& path);
+
+/// Files in the order a source takes them: oldest first, ties by path (Spark orders by
+/// modification time only; the path makes equal times deterministic); newest first with
+/// `latest_first`.
+void SortForIngestion(std::vector<storage::FileInfo>& files, bool latest_first);
+
+/// The value of integer option `key` when present and positive; InvalidArgument in Spark's
+/// words otherwise.
+Result<std::optional<int64_t>> PositiveIntegerOption(const formats::OptionMap& options,
+                                                     std::string_view key);
+/// Boolean option `key`, `fallback` when absent.
+Result<bool> BooleanOptionOr(const formats::OptionMap& options, std::string_view key,
+                             bool fallback);
 
 /// The source's own options (reader options are the format's); keys as Spark spells them,
 /// ignoring case.
