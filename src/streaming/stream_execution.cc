@@ -79,7 +79,9 @@ Status CheckStreamingPlan(const plan::LogicalPlan& plan) {
       TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*input));
     }
   }
-  const auto streaming_input = [&](size_t i) { return plan.Input(i).IsStreaming(); };
+  const auto streaming_input = [&](size_t i) {
+    return plan.Input(i).IsStreaming();
+  };
   switch (plan.Kind()) {
     case plan::PlanKind::kAggregate:
       return Status::NotImplemented(
@@ -101,14 +103,13 @@ Status CheckStreamingPlan(const plan::LogicalPlan& plan) {
             "stream-stream joins need state and watermarks, which are not implemented yet");
       }
       const exec::JoinType type = join.Type();
-      const bool left_preserved_only = type == exec::JoinType::kInner ||
-                                       type == exec::JoinType::kCross ||
-                                       type == exec::JoinType::kLeft ||
-                                       type == exec::JoinType::kLeftSemi ||
-                                       type == exec::JoinType::kLeftAnti;
-      const bool right_preserved_only =
+      const bool left_preserved_only =
           type == exec::JoinType::kInner || type == exec::JoinType::kCross ||
-          type == exec::JoinType::kRight;
+          type == exec::JoinType::kLeft || type == exec::JoinType::kLeftSemi ||
+          type == exec::JoinType::kLeftAnti;
+      const bool right_preserved_only = type == exec::JoinType::kInner ||
+                                        type == exec::JoinType::kCross ||
+                                        type == exec::JoinType::kRight;
       if ((left && !left_preserved_only) || (right && !right_preserved_only)) {
         return Status::InvalidArgument(fmt::format(
             "{} join with a streaming DataFrame on the {} side and a static one on the other "
@@ -148,7 +149,9 @@ Result<std::shared_ptr<StreamExecution>> StreamExecution::Start(
   return query;
 }
 
-StreamExecution::~StreamExecution() { Stop(); }
+StreamExecution::~StreamExecution() {
+  Stop();
+}
 
 Status StreamExecution::Open() {
   const std::string& location = options_.checkpoint_location;
@@ -157,9 +160,9 @@ Status StreamExecution::Open() {
       options_.name.empty() ? std::string("a query") : fmt::format("query '{}'", options_.name);
   TRIBUTARY_ASSIGN_OR_RAISE(
       CheckpointLock lock,
-      CheckpointLock::Acquire(location, fmt::format("{} (run {}), pid {} on {}, since {}", who,
-                                                    run_id_, ::getpid(), HostName(),
-                                                    FormatIsoTimestamp(NowMs()))));
+      CheckpointLock::Acquire(
+          location, fmt::format("{} (run {}), pid {} on {}, since {}", who, run_id_, ::getpid(),
+                                HostName(), FormatIsoTimestamp(NowMs()))));
   lock_.emplace(std::move(lock));
 
   std::vector<std::shared_ptr<const SourceDefinition>> definitions;
@@ -172,8 +175,7 @@ Status StreamExecution::Open() {
     identities.push_back(definition->Identity());
   }
 
-  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<CheckpointMetadata> metadata,
-                            checkpoint_.ReadMetadata());
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<CheckpointMetadata> metadata, checkpoint_.ReadMetadata());
   if (metadata) {
     // Spark's checkpoints carry no source list; ours must match, or this is another query.
     if (!metadata->sources.empty() && metadata->sources != identities) {
@@ -209,16 +211,14 @@ Status StreamExecution::Open() {
       return source.status().WithContext(
           fmt::format("opening source {} ({})", i, definitions[i]->Description()));
     }
-    sources_.push_back({definitions[i], std::move(*source),
-                        std::make_shared<std::atomic<int64_t>>(0)});
+    sources_.push_back(
+        {definitions[i], std::move(*source), std::make_shared<std::atomic<int64_t>>(0)});
   }
   committed_.assign(sources_.size(), std::nullopt);
 
   // Recovery (Spark's populateStartOffsets).
-  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> latest_offsets,
-                            checkpoint_.LatestOffsetBatch());
-  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> latest_commit,
-                            checkpoint_.LatestCommitBatch());
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> latest_offsets, checkpoint_.LatestOffsetBatch());
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> latest_commit, checkpoint_.LatestCommitBatch());
   if (!latest_offsets) {
     next_batch_id_ = 0;
     return Status::OK();
@@ -283,10 +283,12 @@ bool StreamExecution::AwaitTermination(std::optional<std::chrono::milliseconds> 
 
 Status StreamExecution::ProcessAllAvailable() {
   std::unique_lock lock(mutex_);
-  caught_up_ = false;
+  // Only a trigger that starts after this call proves the data present now was processed: one
+  // that listed its sources before the data arrived may still end with "no new data".
+  const int64_t request = ++process_all_requests_;
   wake_up_ = true;
   changed_.notify_all();
-  changed_.wait(lock, [&] { return caught_up_ || !active_; });
+  changed_.wait(lock, [&] { return caught_up_through_ >= request || !active_; });
   return exception_;
 }
 
@@ -370,11 +372,13 @@ Status StreamExecution::RunBatches() {
     }
   }
   while (true) {
+    int64_t requests_before_trigger = 0;
     {
       std::lock_guard lock(mutex_);
       if (stop_requested_) {
         return Status::OK();
       }
+      requests_before_trigger = process_all_requests_;
     }
     const Clock::time_point trigger_start = Clock::now();
     SetStatus("Processing new data", false, true);
@@ -389,7 +393,7 @@ Status StreamExecution::RunBatches() {
       SetStatus("Waiting for data to arrive", false, false);
       {
         std::lock_guard lock(mutex_);
-        caught_up_ = true;
+        caught_up_through_ = requests_before_trigger;
       }
       changed_.notify_all();
     } else {
@@ -512,8 +516,8 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
     if (end && end != committed_[i]) {
       auto batch = slot.source->GetBatch(committed_[i], *end);
       if (!batch.ok()) {
-        return batch.status().WithContext(fmt::format("batch {}, source {} ({})", batch_id, i,
-                                                      slot.definition->Description()));
+        return batch.status().WithContext(
+            fmt::format("batch {}, source {} ({})", batch_id, i, slot.definition->Description()));
       }
       batch_sources[i] = std::move(*batch);
     } else {

@@ -145,8 +145,10 @@ class StreamExecution {
   std::condition_variable changed_;
   bool active_ = true;
   bool stop_requested_ = false;
-  /// Set when a trigger found no new data; cleared by ProcessAllAvailable.
-  bool caught_up_ = false;
+  /// ProcessAllAvailable calls so far, and how many of them a trigger that found no new data
+  /// had seen before it started (so it answers them).
+  int64_t process_all_requests_ = 0;
+  int64_t caught_up_through_ = 0;
   bool wake_up_ = false;
   tributary::Status exception_;
   StreamingQueryStatus status_;

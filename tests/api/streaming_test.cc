@@ -209,6 +209,21 @@ TEST_F(StreamingTest, DefaultTriggerIngestsEachNewFileAndStopEndsTheQuery) {
   EXPECT_FALSE(query.Status().is_trigger_active);
 }
 
+// ProcessAllAvailable must cover data that arrived before the call, even when a trigger that
+// had already looked (and found nothing) ends during the call.
+TEST_F(StreamingTest, ProcessAllAvailableAlwaysCoversDataAddedBeforeTheCall) {
+  ASSERT_OK_AND_ASSIGN(MemoryStream stream, MemoryStream::Make(session_, "id BIGINT"));
+  ASSERT_OK_AND_ASSIGN(StreamingQuery query,
+                       stream.ToDF().WriteStream().Format("memory").QueryName("seen").Start());
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_OK(stream.AddJson({"{\"id\":" + std::to_string(i) + "}"}));
+    ASSERT_OK(query.ProcessAllAvailable());
+    ASSERT_OK_AND_ASSIGN(int64_t count, session_->Table("seen").Count());
+    ASSERT_EQ(count, i + 1) << "after adding row " << i;
+  }
+  query.Stop();
+}
+
 TEST_F(StreamingTest, ProcessingTimeTriggerIngestsNewFiles) {
   ASSERT_OK_AND_ASSIGN(StreamingQuery query,
                        StartDelta(Events(), dir_.Join("cp"), dir_.Join("table"),
