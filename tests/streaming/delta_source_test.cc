@@ -6,6 +6,7 @@
 #include <sys/time.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,9 +15,11 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
 #include "delta/maintenance.h"
+#include "delta/table_reader.h"
 #include "delta/transaction.h"
 #include "storage/temp_dir.h"
 #include "streaming/delta_tables.h"
+#include "support/duckdb_oracle.h"
 
 namespace tributary::streaming {
 namespace {
@@ -431,6 +434,61 @@ TEST_F(DeltaSourceTest, OffsetsOfAnotherTableAreRefused) {
   EXPECT_THAT(refused.status().Message(), HasSubstr("id other"));
   ASSERT_RAISES(InvalidArgument, source->GetBatch(std::nullopt, "{\"index\":1}"));
   ASSERT_RAISES(NotFound, DeltaSourceDefinition::Make(fs_, dir_.Join("missing"), {}));
+}
+
+// Every table of the Delta corpus our batch reader loads, streamed from its initial snapshot in
+// one batch, gives the batch read's rows: deletion vectors, column mapping, partition values
+// and checkpoints are read the same way.
+TEST(DeltaSourceCorpusTest, TheInitialSnapshotOfEveryCorpusTableEqualsTheBatchRead) {
+  const std::string dir = tributary::testing::TestdataDir();
+  std::ifstream in(dir + "/manifest.json");
+  ASSERT_TRUE(in.good()) << dir;
+  auto manifest = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(manifest.is_discarded());
+  storage::LocalFileSystem fs;
+  storage::TempDir checkpoints;
+  int compared = 0;
+  int with_deletion_vectors = 0;
+  for (const auto& table : manifest["tables"]) {
+    const std::string root = dir + "/" + table["table_root"].get<std::string>();
+    auto snapshot = delta::Snapshot::Load(fs, root);
+    if (!snapshot.ok()) {
+      continue;  // tables the batch reader refuses are the conformance suite's business
+    }
+    auto batches = delta::ReadTable(fs, **snapshot);
+    if (!batches.ok()) {
+      continue;
+    }
+    std::vector<std::string> expected;
+    for (const auto& batch : *batches) {
+      for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
+        expected.push_back(std::move(row));
+      }
+    }
+    std::sort(expected.begin(), expected.end());
+    SCOPED_TRACE(root);
+    ASSERT_OK_AND_ASSIGN(auto definition, DeltaSourceDefinition::Make(fs, root, {}));
+    SourceContext context;
+    context.fs = &fs;
+    context.metadata_dir = checkpoints.Join(std::to_string(compared));
+    ASSERT_OK_AND_ASSIGN(auto source, definition->Open(context));
+    ASSERT_OK_AND_ASSIGN(auto end, source->LatestOffset(std::nullopt, /*respect_limits=*/false));
+    std::vector<std::string> streamed;
+    if (end) {
+      ASSERT_OK_AND_ASSIGN(auto batch, source->GetBatch(std::nullopt, *end));
+      ASSERT_OK_AND_ASSIGN(streamed, SortedRows(fs, batch));
+    }
+    EXPECT_EQ(streamed, expected);
+    ++compared;
+    for (const delta::AddFile& file : (*snapshot)->Files()) {
+      if (file.deletion_vector) {
+        ++with_deletion_vectors;
+        break;
+      }
+    }
+  }
+  EXPECT_GE(compared, 40);
+  EXPECT_GE(with_deletion_vectors, 2);
 }
 
 }  // namespace
