@@ -1,5 +1,7 @@
 #include "exec/scan.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/ascii.h"
@@ -153,6 +155,10 @@ Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec, std::vector<std::s
   if (spec.format == FileFormat::kParquet) {
     spec.schema = full;
   }
+  if (spec.on_unknown_fields) {
+    spec.json.report_unknown_fields = true;
+    spec.csv.report_unknown_fields = true;
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ColumnIndices(*full, columns));
   std::vector<std::string> names;
   for (int index : indices) {
@@ -207,17 +213,23 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
     } else if (json_ != nullptr) {
       TRIBUTARY_ASSIGN_OR_RAISE(batch, json_->Next());
       if (batch == nullptr) {
+        NoteUnknownFields(json_->Metrics().unknown_fields);
         json_.reset();
       }
     } else if (csv_ != nullptr) {
       TRIBUTARY_ASSIGN_OR_RAISE(batch, csv_->Next());
       if (batch == nullptr) {
+        NoteUnknownFields(csv_->Metrics().unknown_fields);
         csv_.reset();
       }
     } else if (next_file_ < spec_.paths.size()) {
       TRIBUTARY_RETURN_NOT_OK(OpenNextFile());
       continue;
     } else {
+      if (!unknown_fields_.empty() && !unknown_fields_reported_) {
+        unknown_fields_reported_ = true;
+        TRIBUTARY_RETURN_NOT_OK(spec_.on_unknown_fields(unknown_fields_, spec_.paths));
+      }
       return RecordBatchPtr{};
     }
     if (batch != nullptr && batch->NumRows() > 0) {
@@ -232,6 +244,14 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
         return columnar::RecordBatch::Make(schema_, batch->NumRows(), batch->Columns());
       }
       return batch;
+    }
+  }
+}
+
+void FileScanOperator::NoteUnknownFields(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (std::find(unknown_fields_.begin(), unknown_fields_.end(), name) == unknown_fields_.end()) {
+      unknown_fields_.push_back(name);
     }
   }
 }

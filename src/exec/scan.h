@@ -3,6 +3,7 @@
 
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,14 @@ struct FileScanSpec {
   columnar::SchemaPtr schema;
   json::JsonReadOptions json;
   csv::CsvReadOptions csv;
+  /// When set (JSON and CSV), the readers report top-level fields outside `schema`, and once
+  /// every file was read the scan calls this with their distinct names, in order of first
+  /// appearance, and `paths`, if there were any; an error from it is the scan's error. Auto
+  /// Loader's schema evolution sets it, so that finding new columns costs no second parse
+  /// (the scan stays ignorant of what a new column means).
+  std::function<Status(const std::vector<std::string>& unknown_fields,
+                       const std::vector<std::string>& paths)>
+      on_unknown_fields;
 };
 
 /// Reads files one after the other. `columns` selects output columns by name, in order
@@ -82,6 +91,8 @@ class FileScanOperator final : public Operator {
   FileScanOperator(FileScanSpec spec, std::vector<std::string> columns, SchemaPtr schema,
                    const ExecContext& context);
   Status OpenNextFile();
+  /// Adds `names` to unknown_fields_, skipping those already there.
+  void NoteUnknownFields(const std::vector<std::string>& names);
 
   FileScanSpec spec_;
   std::vector<std::string> columns_;
@@ -92,6 +103,9 @@ class FileScanOperator final : public Operator {
   int next_row_group_ = 0;
   std::unique_ptr<json::JsonReader> json_;
   std::unique_ptr<csv::CsvReader> csv_;
+  /// The unknown fields the finished files reported (with on_unknown_fields).
+  std::vector<std::string> unknown_fields_;
+  bool unknown_fields_reported_ = false;
 };
 
 }  // namespace tributary::exec

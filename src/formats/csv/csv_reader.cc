@@ -439,6 +439,17 @@ Status CsvReaderImpl::ReadHeader() {
   for (const Token& token : tokens_) {
     header_.emplace_back(token.text);
   }
+  if (options_.report_unknown_fields) {
+    for (const std::string& name : header_) {
+      const bool known = std::any_of(data_fields_.begin(), data_fields_.end(),
+                                     [&](const Field& field) { return field.Name() == name; });
+      std::vector<std::string>& unknown = metrics_.unknown_fields;
+      if (!known && !name.empty() &&
+          std::find(unknown.begin(), unknown.end(), name) == unknown.end()) {
+        unknown.push_back(name);
+      }
+    }
+  }
   if (!options_.enforce_schema) {
     for (const std::string& name : header_) {
       int target = -1;

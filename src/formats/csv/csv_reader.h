@@ -101,6 +101,9 @@ struct CsvReadOptions {
   std::string schema_hints;
   /// Inference stops after this many records per file. Default: 1000000.
   int64_t sample_records = 1'000'000;
+  /// Collect header names no schema field has exactly in CsvReadMetrics::unknown_fields
+  /// (Auto Loader's schema evolution; needs `header`). Default: false.
+  bool report_unknown_fields = false;
 };
 
 /// What a reader did with its input: num_records == num_rows_written + num_rows_rescued +
@@ -111,6 +114,9 @@ struct CsvReadMetrics : text::RecordCounts {
   /// Empty and comment lines skipped.
   int64_t num_skipped_lines = 0;
   int64_t num_bytes = 0;
+  /// With report_unknown_fields: the distinct header names no schema field has exactly, in
+  /// header order.
+  std::vector<std::string> unknown_fields;
 };
 
 /// Reads one CSV file into record batches.

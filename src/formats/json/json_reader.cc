@@ -237,6 +237,14 @@ class JsonReaderImpl final : public JsonReader {
   Status DecodeRecord(simdjson::dom::object object, const text::Line& line);
   // Handles a record that does not parse: `reason` is simdjson's or ours.
   Status CorruptRecord(std::string_view raw, const text::Line& line, std::string_view reason);
+  // Remembers `key`, a top-level field outside the schema, once. Only records with unknown
+  // fields get here, and a file has few distinct ones, so a linear search is enough.
+  void NoteUnknownField(std::string_view key) {
+    std::vector<std::string>& names = metrics_.unknown_fields;
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      names.emplace_back(key);
+    }
+  }
   Status ParseAndDecode(const text::Line& line);
   Status DecodeMultiLine();
   // Decodes the pending objects of a top-level array until the batch is full.
@@ -725,6 +733,9 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
       SkipValue(value);
       if (rescue_) {
         AppendElementJson(value, rescued.AddKey(key));
+      }
+      if (i < 0 && options_.report_unknown_fields) {
+        NoteUnknownField(key);
       }
       continue;
     }

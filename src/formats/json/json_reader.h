@@ -134,6 +134,10 @@ struct JsonReadOptions {
   int64_t sample_size_bytes = int64_t{50} << 30;
   /// Inference reads at most this many files (sampleSize.numFiles). Default: 1000.
   int64_t sample_size_files = 1000;
+  /// Collect the names of top-level fields outside the schema in
+  /// JsonReadMetrics::unknown_fields (Auto Loader's schema evolution asks for them, so new
+  /// columns are found without a second parse). Default: false.
+  bool report_unknown_fields = false;
 };
 
 /// What a reader did with its input. Every record is accounted for:
@@ -146,6 +150,10 @@ struct JsonReadMetrics : text::RecordCounts {
   int64_t num_blank_lines = 0;
   /// Bytes of (decompressed) input consumed.
   int64_t num_bytes = 0;
+  /// With report_unknown_fields: the distinct top-level field names no schema field has
+  /// exactly, in order of first appearance (names differing from a field only in case
+  /// included).
+  std::vector<std::string> unknown_fields;
 };
 
 /// Reads one JSON file into record batches. Open reads (and decompresses, by extension) the

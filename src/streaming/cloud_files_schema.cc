@@ -1,0 +1,529 @@
+// Auto Loader's schema store, inference and evolution hook.
+//
+// Schema store, one file per version in `<schemaLocation>/_schemas/`, UTF-8:
+//
+//   <version> := "v1" "\n" {"dataSchemaJson":<json string>,"partitionSchemaJson":<json string>}
+//
+// <version> is the decimal version without padding, from 0, one more per evolution. Each JSON
+// string holds a schema in Spark's StructType JSON (Delta's schemaString form,
+// delta/schema_json.h). The data schema is the columns read from the files, without the
+// rescued-data column (the readers add it); new columns are appended at its end. The partition
+// schema lists the `key=value` directory columns. This is the shape we recall Databricks
+// writing; it is not verified against a Databricks schema location. Files are written whole
+// with put-if-absent and never changed, so two writers racing for a version leave one winner.
+
+#include "streaming/cloud_files_schema.h"
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/ascii.h"
+#include "delta/schema_json.h"
+#include "exec/scan.h"
+#include "formats/text/schema_hints.h"
+#include "formats/text/schema_inference.h"
+#include "plan/data_sources.h"
+#include "storage/path.h"
+#include "streaming/metadata_log.h"
+
+namespace tributary::streaming {
+namespace {
+
+constexpr std::string_view kRescuedDataColumnOption = "rescuedDataColumn";
+constexpr std::string_view kDefaultRescuedDataColumn = "_rescued_data";
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    out += out.empty() ? "" : ", ";
+    out += name;
+  }
+  return out;
+}
+
+Result<int64_t> PositiveSetting(const std::map<std::string, std::string>& config,
+                                std::string_view key, int64_t fallback) {
+  auto it = config.find(std::string(key));
+  if (it == config.end()) {
+    return fallback;
+  }
+  int64_t value = 0;
+  const std::string& text = it->second;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value <= 0) {
+    return Status::InvalidArgument(
+        fmt::format("session setting {}: expected a positive integer, found '{}'", key, text));
+  }
+  return value;
+}
+
+// The files inference reads: the first ones in ingestion order, up to `max_files` files and
+// until `max_bytes` were taken (at least one file).
+std::vector<storage::FileInfo> SampleFiles(std::vector<storage::FileInfo> files, int64_t max_files,
+                                           int64_t max_bytes) {
+  size_t count = 0;
+  int64_t bytes = 0;
+  while (count < files.size() && static_cast<int64_t>(count) < max_files &&
+         (count == 0 || bytes < max_bytes)) {
+    bytes += files[count].size;
+    ++count;
+  }
+  files.resize(count);
+  return files;
+}
+
+// Parquet files carry their schema: the sample's schemas merged by name, new fields appended,
+// a field's types widened (Auto Loader's "widest type").
+Result<columnar::SchemaPtr> MergedParquetSchema(storage::FileSystem& fs,
+                                                const std::vector<std::string>& paths,
+                                                const formats::OptionMap& options) {
+  std::vector<columnar::Field> fields;
+  for (const std::string& path : paths) {
+    TRIBUTARY_ASSIGN_OR_RAISE(plan::ScanSource one,
+                              plan::FileScanSource(fs, "parquet", {path}, options, nullptr,
+                                                   formats::OptionDefaults::kAutoLoader));
+    for (const columnar::Field& field : one.schema->Fields()) {
+      auto same = std::find_if(fields.begin(), fields.end(),
+                               [&](const columnar::Field& f) { return f.Name() == field.Name(); });
+      if (same == fields.end()) {
+        fields.push_back(field);
+      } else {
+        *same = same->WithType(text::WidenInferredTypes(same->Type(), field.Type()));
+      }
+    }
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
+struct SchemaChoice {
+  StoredSchema stored;
+  bool from_store = false;
+  int64_t num_files_sampled = 0;
+  int64_t num_bytes_sampled = 0;
+};
+
+Result<std::vector<storage::FileInfo>> FilesInIngestionOrder(
+    const CloudFilesSchemaRequest& request) {
+  if (request.files.has_value()) {
+    return *request.files;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
+                            plan::ListDataFileInfos(*request.fs, request.path));
+  std::stable_sort(files.begin(), files.end(),
+                   [](const storage::FileInfo& a, const storage::FileInfo& b) {
+                     return a.modification_time_ms != b.modification_time_ms
+                                ? a.modification_time_ms < b.modification_time_ms
+                                : a.path < b.path;
+                   });
+  return files;
+}
+
+// The partition columns: `cloudFiles.partitionColumns` when given (a comma list, "" for
+// none), else inferred from the sampled files' directories.
+Result<columnar::SchemaPtr> PartitionColumns(const CloudFilesSchemaRequest& request,
+                                             const std::vector<storage::FileInfo>& sample) {
+  const std::string* option = formats::FindOption(request.options, "partitionColumns");
+  if (option == nullptr) {
+    return InferPartitionColumns(request.path, sample);
+  }
+  std::vector<columnar::Field> fields;
+  std::string_view rest = *option;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view name = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!name.empty() && name.front() == ' ') {
+      name.remove_prefix(1);
+    }
+    while (!name.empty() && name.back() == ' ') {
+      name.remove_suffix(1);
+    }
+    if (name.empty()) {
+      continue;
+    }
+    fields.emplace_back(std::string(name), columnar::DataType::String());
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
+Result<SchemaChoice> InferSchema(const CloudFilesSchemaRequest& request,
+                                 const formats::OptionMap& options) {
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      const int64_t max_bytes,
+      PositiveSetting(request.session_config, kSampleNumBytesSetting, int64_t{50} << 30));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      const int64_t max_files,
+      PositiveSetting(request.session_config, kSampleNumFilesSetting, int64_t{1000}));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, FilesInIngestionOrder(request));
+  if (files.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "Auto Loader cannot infer the schema of {} files at {}: there are none yet; add files "
+        "or give a schema",
+        request.format, request.path));
+  }
+  std::vector<storage::FileInfo> sample = SampleFiles(std::move(files), max_files, max_bytes);
+  SchemaChoice choice;
+  std::vector<std::string> paths;
+  for (const storage::FileInfo& file : sample) {
+    paths.push_back(file.path);
+    choice.num_bytes_sampled += file.size;
+  }
+  choice.num_files_sampled = static_cast<int64_t>(paths.size());
+  formats::OptionMap sample_options = options;
+  // The sample is chosen here; the readers' own sample limits must not cut it again.
+  sample_options["schemaInference.sampleSize.numFiles"] = std::to_string(paths.size());
+  sample_options["schemaInference.sampleSize.numBytes"] = std::to_string(max_bytes);
+  columnar::SchemaPtr data;
+  if (request.format == "parquet") {
+    TRIBUTARY_ASSIGN_OR_RAISE(data, MergedParquetSchema(*request.fs, paths, sample_options));
+  } else {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        plan::ScanSource inferred,
+        plan::FileScanSource(*request.fs, request.format, paths, sample_options, nullptr,
+                             formats::OptionDefaults::kAutoLoader));
+    data = inferred.files.schema;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr partition, PartitionColumns(request, sample));
+  // Columns both in the files and in the directories are the directories' (as Spark's
+  // partition discovery does).
+  std::vector<columnar::Field> data_fields;
+  for (const columnar::Field& field : data->Fields()) {
+    if (partition->FieldIndex(field.Name()) < 0) {
+      data_fields.push_back(field);
+    }
+  }
+  choice.stored.data = text::AsNullable(columnar::Schema(std::move(data_fields)));
+  choice.stored.partition = std::move(partition);
+  return choice;
+}
+
+// The evolution hook's work: the new fields of a batch, what to do about them.
+class EvolutionHook {
+ public:
+  EvolutionHook(storage::FileSystem* fs, std::string schema_location, StoredSchema current,
+                SchemaEvolutionMode mode, std::string format, formats::OptionMap options,
+                std::vector<std::string> special_columns)
+      : fs_(fs),
+        schema_location_(std::move(schema_location)),
+        current_(std::move(current)),
+        mode_(mode),
+        format_(std::move(format)),
+        options_(std::move(options)),
+        special_columns_(std::move(special_columns)) {}
+
+  Status operator()(const std::vector<std::string>& unknown_fields,
+                    const std::vector<std::string>& paths) const {
+    std::vector<std::string> new_fields;
+    for (const std::string& name : unknown_fields) {
+      // A name differing from a column only in case is a case mismatch (rescued), not a new
+      // column; the special columns are never data.
+      if (current_.data->FieldIndexIgnoreCase(name).ok() ||
+          current_.partition->FieldIndexIgnoreCase(name).ok() ||
+          std::find(special_columns_.begin(), special_columns_.end(), name) !=
+              special_columns_.end()) {
+        continue;
+      }
+      new_fields.push_back(name);
+    }
+    if (new_fields.empty()) {
+      return Status::OK();
+    }
+    const std::string files =
+        fmt::format("{} file{} of the batch, first {}", paths.size(), paths.size() == 1 ? "" : "s",
+                    paths.empty() ? std::string("-") : paths.front());
+    if (mode_ == SchemaEvolutionMode::kFailOnNewColumns) {
+      return Status::InvalidArgument(fmt::format(
+          "[UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_FILE] Auto Loader found new columns {} ({}); "
+          "cloudFiles.schemaEvolutionMode is failOnNewColumns, so the stream stops with its "
+          "schema unchanged: add them to the schema, or change the mode",
+          JoinNames(new_fields), files));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(StoredSchema next, MergedSchema(new_fields, paths));
+    CloudFilesSchemaStore store(*fs_, schema_location_);
+    Status written = store.Write(next);
+    // AlreadyExists: another scan of the same batch recorded its merge first; the restart
+    // reads that one and meets whatever it lacks again.
+    if (!written.ok() && !written.IsAlreadyExists()) {
+      return written.WithContext("recording the evolved Auto Loader schema");
+    }
+    return Status::SchemaChanged(fmt::format(
+        "[UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_RECORD_WITH_FILE_PATH] Auto Loader found new "
+        "columns {} ({}); the schema with them appended is recorded as {}. Restart the stream "
+        "to read them: the restart re-reads this batch with the new schema",
+        JoinNames(new_fields), files, store.VersionPath(next.version)));
+  }
+
+ private:
+  // The current schema with `new_fields` appended, their types inferred from the batch's files
+  // with the stream's inference options (only now that a change was found: the common case
+  // reads each file once).
+  Result<StoredSchema> MergedSchema(const std::vector<std::string>& new_fields,
+                                    const std::vector<std::string>& paths) const {
+    auto inferred = plan::FileScanSource(*fs_, format_, paths, options_, nullptr,
+                                         formats::OptionDefaults::kAutoLoader);
+    if (!inferred.ok()) {
+      return inferred.status().WithContext("inferring the types of Auto Loader's new columns");
+    }
+    const columnar::Schema& batch_schema = *inferred->files.schema;
+    std::vector<columnar::Field> fields = current_.data->Fields();
+    for (const std::string& name : new_fields) {
+      const int index = batch_schema.FieldIndex(name);
+      columnar::DataTypePtr type =
+          index >= 0 ? batch_schema.FieldAt(index).Type() : columnar::DataType::String();
+      fields.emplace_back(name, std::move(type));
+    }
+    StoredSchema next;
+    next.version = current_.version + 1;
+    next.data = text::AsNullable(columnar::Schema(std::move(fields)));
+    next.partition = current_.partition;
+    return next;
+  }
+
+  storage::FileSystem* fs_;
+  std::string schema_location_;
+  StoredSchema current_;
+  SchemaEvolutionMode mode_;
+  std::string format_;
+  formats::OptionMap options_;
+  std::vector<std::string> special_columns_;
+};
+
+}  // namespace
+
+Result<SchemaEvolutionMode> ParseSchemaEvolutionMode(std::string_view text) {
+  const std::string lower = AsciiLower(text);
+  if (lower == "addnewcolumns") {
+    return SchemaEvolutionMode::kAddNewColumns;
+  }
+  if (lower == "rescue") {
+    return SchemaEvolutionMode::kRescue;
+  }
+  if (lower == "failonnewcolumns") {
+    return SchemaEvolutionMode::kFailOnNewColumns;
+  }
+  if (lower == "none") {
+    return SchemaEvolutionMode::kNone;
+  }
+  return Status::InvalidArgument(
+      fmt::format("cloudFiles.schemaEvolutionMode: unknown mode '{}' (addNewColumns, rescue, "
+                  "failOnNewColumns, none)",
+                  text));
+}
+
+std::string_view SchemaEvolutionModeName(SchemaEvolutionMode mode) {
+  switch (mode) {
+    case SchemaEvolutionMode::kAddNewColumns:
+      return "addNewColumns";
+    case SchemaEvolutionMode::kRescue:
+      return "rescue";
+    case SchemaEvolutionMode::kFailOnNewColumns:
+      return "failOnNewColumns";
+    case SchemaEvolutionMode::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+CloudFilesSchemaStore::CloudFilesSchemaStore(storage::FileSystem& fs, std::string schema_location)
+    : fs_(fs), dir_(storage::JoinPath(schema_location, "_schemas")) {}
+
+std::string CloudFilesSchemaStore::VersionPath(int64_t version) const {
+  return storage::JoinPath(dir_, std::to_string(version));
+}
+
+Result<std::optional<StoredSchema>> CloudFilesSchemaStore::Latest() {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> versions, ListLogBatchIds(fs_, dir_));
+  if (versions.empty()) {
+    return std::optional<StoredSchema>();
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(StoredSchema latest, Read(versions.back()));
+  return std::optional<StoredSchema>(std::move(latest));
+}
+
+Result<StoredSchema> CloudFilesSchemaStore::Read(int64_t version) {
+  const std::string path = VersionPath(version);
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs_.ReadFile(path));
+  const std::vector<std::string_view> lines = SplitLogLines(text);
+  TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
+  if (lines.size() < 2) {
+    return Status::Corruption(fmt::format("{} line 2: missing the schema object", path));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json value, ParseLogJson(lines[1], path, 2));
+  if (!value.is_object() || !value.contains("dataSchemaJson") ||
+      !value["dataSchemaJson"].is_string() || !value.contains("partitionSchemaJson") ||
+      !value["partitionSchemaJson"].is_string()) {
+    return Status::Corruption(fmt::format(
+        "{} line 2: expected {{\"dataSchemaJson\":...,\"partitionSchemaJson\":...}}, found {}",
+        path, lines[1]));
+  }
+  StoredSchema stored;
+  stored.version = version;
+  auto data = delta::ParseSchemaString(value["dataSchemaJson"].get<std::string>());
+  if (!data.ok()) {
+    return data.status().WithContext(fmt::format("{} line 2, dataSchemaJson", path));
+  }
+  auto partition = delta::ParseSchemaString(value["partitionSchemaJson"].get<std::string>());
+  if (!partition.ok()) {
+    return partition.status().WithContext(fmt::format("{} line 2, partitionSchemaJson", path));
+  }
+  stored.data = std::move(*data);
+  stored.partition = std::move(*partition);
+  return stored;
+}
+
+Status CloudFilesSchemaStore::Write(const StoredSchema& schema) {
+  nlohmann::json value = nlohmann::json::object();
+  value["dataSchemaJson"] = delta::SchemaToJson(*schema.data);
+  value["partitionSchemaJson"] =
+      delta::SchemaToJson(schema.partition != nullptr ? *schema.partition : columnar::Schema({}));
+  const std::string text = "v1\n" + value.dump() + "\n";
+  TRIBUTARY_RETURN_NOT_OK(fs_.CreateDir(dir_));
+  return fs_.WriteFile(VersionPath(schema.version), text, storage::WriteMode::kPutIfAbsent);
+}
+
+columnar::SchemaPtr InferPartitionColumns(const std::string& root,
+                                          const std::vector<storage::FileInfo>& files) {
+  std::optional<std::vector<std::string>> keys;
+  std::string prefix = root;
+  while (!prefix.empty() && prefix.back() == '/') {
+    prefix.pop_back();
+  }
+  prefix += '/';
+  for (const storage::FileInfo& file : files) {
+    if (file.path.compare(0, prefix.size(), prefix) != 0) {
+      return std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
+    }
+    std::vector<std::string> file_keys;
+    std::string_view rest = std::string_view(file.path).substr(prefix.size());
+    for (size_t slash = rest.find('/'); slash != std::string_view::npos; slash = rest.find('/')) {
+      const std::string_view directory = rest.substr(0, slash);
+      rest.remove_prefix(slash + 1);
+      const size_t equals = directory.find('=');
+      if (equals == std::string_view::npos || equals == 0) {
+        continue;
+      }
+      file_keys.emplace_back(directory.substr(0, equals));
+    }
+    if (!keys.has_value()) {
+      keys = std::move(file_keys);
+    } else if (*keys != file_keys) {
+      return std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
+    }
+  }
+  std::vector<columnar::Field> fields;
+  for (const std::string& key : keys.value_or(std::vector<std::string>{})) {
+    fields.emplace_back(key, columnar::DataType::String());
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
+Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& request) {
+  if (request.fs == nullptr) {
+    return Status::InvalidArgument("Auto Loader: no file system to read the schema from");
+  }
+  const std::string format = AsciiLower(request.format);
+  if (format != "json" && format != "csv" && format != "parquet") {
+    return Status::InvalidArgument(fmt::format(
+        "Auto Loader: no schema inference for cloudFiles.format '{}' (json, csv, parquet)",
+        request.format));
+  }
+  CloudFilesSchemaRequest normalized = request;
+  normalized.format = format;
+  const std::string* location = formats::FindOption(request.options, "schemaLocation");
+  const bool has_location = location != nullptr && !location->empty();
+  formats::OptionMap options = request.options;
+  // The rescued-data column comes with a schema location, unless named otherwise.
+  if (formats::FindOption(options, kRescuedDataColumnOption) == nullptr) {
+    options[std::string(kRescuedDataColumnOption)] =
+        has_location ? std::string(kDefaultRescuedDataColumn) : std::string();
+  }
+  SchemaEvolutionMode mode = request.user_schema != nullptr ? SchemaEvolutionMode::kNone
+                                                            : SchemaEvolutionMode::kAddNewColumns;
+  if (const std::string* text = formats::FindOption(options, "schemaEvolutionMode")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(mode, ParseSchemaEvolutionMode(*text));
+  }
+  if (mode == SchemaEvolutionMode::kAddNewColumns && request.user_schema != nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("Auto Loader at {}: cloudFiles.schemaEvolutionMode addNewColumns evolves an "
+                    "inferred schema, not a given one: leave the schema out (and set "
+                    "cloudFiles.schemaLocation), or use rescue, failOnNewColumns or none",
+                    request.path));
+  }
+  std::vector<text::SchemaHint> hints;
+  if (const std::string* text = formats::FindOption(options, "schemaHints")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(hints, text::ParseSchemaHints(*text));
+  }
+
+  CloudFilesSchema result;
+  StoredSchema current;
+  if (request.user_schema != nullptr) {
+    current.data = text::AsNullable(*request.user_schema);
+    current.partition = std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
+  } else {
+    if (!has_location) {
+      return Status::InvalidArgument(fmt::format(
+          "Auto Loader at {}: inferring the schema needs cloudFiles.schemaLocation (where the "
+          "schema is stored and evolved); set it, or give a schema",
+          request.path));
+    }
+    CloudFilesSchemaStore store(*request.fs, *location);
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<StoredSchema> latest, store.Latest());
+    if (latest.has_value()) {
+      current = std::move(*latest);
+    } else {
+      auto inferred = InferSchema(normalized, options);
+      if (!inferred.ok()) {
+        return inferred.status().WithContext(
+            fmt::format("inferring the Auto Loader schema of {}", request.path));
+      }
+      current = std::move(inferred->stored);
+      result.num_files_sampled = inferred->num_files_sampled;
+      result.num_bytes_sampled = inferred->num_bytes_sampled;
+      Status written = store.Write(current);
+      if (written.IsAlreadyExists()) {
+        // Another definition stored version 0 first: use its schema, as a restart would.
+        TRIBUTARY_ASSIGN_OR_RAISE(current, store.Read(0));
+      } else if (!written.ok()) {
+        return written.WithContext("storing the inferred Auto Loader schema");
+      }
+    }
+    result.version = current.version;
+  }
+  // Hints pin types over whatever schema was chosen (inference applied them already; a stored
+  // schema gets the hints of this definition).
+  columnar::SchemaPtr data = current.data;
+  if (!hints.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(data, text::ApplySchemaHints(*data, hints));
+  }
+
+  TRIBUTARY_ASSIGN_OR_RAISE(result.scan_template,
+                            plan::FileScanSource(*request.fs, format, {}, options, data,
+                                                 formats::OptionDefaults::kAutoLoader));
+  std::vector<std::string> special_columns;
+  if (format == "json") {
+    special_columns = {result.scan_template.files.json.rescued_data_column,
+                       result.scan_template.files.json.column_name_of_corrupt_record};
+  } else if (format == "csv") {
+    special_columns = {result.scan_template.files.csv.rescued_data_column,
+                       result.scan_template.files.csv.column_name_of_corrupt_record};
+  }
+  // Parquet files are read by their own schema: new columns there are not detected yet.
+  if (format != "parquet" && (mode == SchemaEvolutionMode::kAddNewColumns ||
+                              mode == SchemaEvolutionMode::kFailOnNewColumns)) {
+    StoredSchema hooked = current;
+    hooked.data = data;
+    result.scan_template.files.on_unknown_fields =
+        EvolutionHook(request.fs, has_location ? *location : std::string(), std::move(hooked), mode,
+                      format, options, std::move(special_columns));
+  }
+  result.mode = mode;
+  result.partition_schema = current.partition;
+  return result;
+}
+
+}  // namespace tributary::streaming
