@@ -43,18 +43,18 @@ CrashTarget ParseCrashTarget() {
   return {};
 }
 
-const CrashTarget crash_target = ParseCrashTarget();
+const CrashTarget kCrashTarget = ParseCrashTarget();
 std::atomic<int64_t> crash_target_visits{0};
 
 }  // namespace
 
-std::atomic<bool> armed{!crash_target.name.empty()};
+std::atomic<bool> armed{!kCrashTarget.name.empty()};
 
 void Reach(std::string_view name) {
-  if (name != crash_target.name) {
+  if (name != kCrashTarget.name) {
     return;
   }
-  if (crash_target_visits.fetch_add(1, std::memory_order_relaxed) + 1 == crash_target.visit) {
+  if (crash_target_visits.fetch_add(1, std::memory_order_relaxed) + 1 == kCrashTarget.visit) {
     ::kill(::getpid(), SIGKILL);
     // SIGKILL cannot be caught or blocked, so this is not reached; if it were, dying
     // differently is better than running on past the crash.

@@ -467,5 +467,15 @@ TEST_F(CrashRecoveryTest, ACrashPointVisitedFewerTimesThanArmedDoesNotFire) {
   ExpectTableRowsThroughOurReader();
 }
 
+TEST_F(CrashRecoveryTest, AMalformedCrashPointIsReportedAndArmsNothing) {
+  AddInputFile(0);
+  // No visit number: a typo must not look like a test that passed without crashing.
+  const ChildResult result = RunDriver("streaming.after_offsets");
+  ASSERT_EQ(result.exit_code, 0) << result.Describe();
+  EXPECT_THAT(result.stderr_text,
+              ::testing::HasSubstr("TRIBUTARY_CRASH_AT=\"streaming.after_offsets\" ignored"));
+  EXPECT_EQ(LogFiles(checkpoint_ + "/commits").size(), 1u);
+}
+
 }  // namespace
 }  // namespace tributary
