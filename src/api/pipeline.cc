@@ -25,6 +25,7 @@
 #include "storage/path.h"
 #include "streaming/delta_sink.h"
 #include "streaming/file_source.h"
+#include "streaming/offset_json.h"
 #include "streaming/stream_execution.h"
 
 namespace tributary {
@@ -76,44 +77,6 @@ Result<std::vector<StreamingTableDefinition>> DependencyOrder(
 bool TableExists(storage::FileSystem& fs, const std::string& path) {
   auto log = fs.GetFileInfo(path + "/_delta_log");
   return log.ok() && log->is_directory;
-}
-
-// The stream sources of `plan` in the order the engine numbers them (sources/<n>/).
-void CollectSources(const plan::LogicalPlan& node,
-                    std::vector<std::shared_ptr<const streaming::SourceDefinition>>& out) {
-  if (node.Kind() != plan::PlanKind::kScan) {
-    for (const plan::LogicalPlanPtr& input : node.Inputs()) {
-      CollectSources(*input, out);
-    }
-    return;
-  }
-  const plan::ScanSource& source = static_cast<const plan::ScanNode&>(node).Source();
-  auto definition = std::dynamic_pointer_cast<const streaming::SourceDefinition>(source.stream);
-  if (definition != nullptr && std::find(out.begin(), out.end(), definition) == out.end()) {
-    out.push_back(std::move(definition));
-  }
-}
-
-// Files below a file stream source's path that its source log in `metadata_dir` does not
-// hold yet: what an available-now run has ahead of it.
-Result<int64_t> FilesNotIngested(storage::FileSystem& fs,
-                                 const streaming::FileSourceDefinition& source,
-                                 const std::string& metadata_dir) {
-  auto listed = plan::ListDataFileInfos(fs, source.Path());
-  if (!listed.ok()) {
-    return listed.status().IsNotFound() ? Result<int64_t>(0) : listed.status();
-  }
-  std::set<std::string> ingested;
-  streaming::FileSourceLog log(fs, metadata_dir);
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> batch_ids, log.BatchIds());
-  for (int64_t id : batch_ids) {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<streaming::FileEntry> entries, log.Read(id));
-    for (streaming::FileEntry& entry : entries) {
-      ingested.insert(std::move(entry.path));
-    }
-  }
-  return static_cast<int64_t>(std::count_if(
-      listed->begin(), listed->end(), [&](const auto& f) { return !ingested.contains(f.path); }));
 }
 
 }  // namespace
@@ -200,9 +163,14 @@ namespace {
 // Turns a query's progress into pipeline events; counts its batches.
 class TableListener final : public StreamingQueryListener {
  public:
-  TableListener(PipelineState& state, std::string table,
-                std::vector<std::optional<int64_t>> files_ahead)
-      : state_(state), table_(std::move(table)), files_ahead_(std::move(files_ahead)) {}
+  /// `backlog_fs`: when set, batch events carry the files backlog of file sources, read from
+  /// their source logs under `checkpoint`.
+  TableListener(PipelineState& state, std::string table, storage::FileSystem* backlog_fs,
+                std::string checkpoint)
+      : state_(state),
+        table_(std::move(table)),
+        backlog_fs_(backlog_fs),
+        checkpoint_(std::move(checkpoint)) {}
 
   void OnQueryProgress(const StreamingQueryProgress& progress) override {
     batches_.fetch_add(1);
@@ -210,28 +178,52 @@ class TableListener final : public StreamingQueryListener {
     event.kind = PipelineEvent::Kind::kBatch;
     event.table = table_;
     event.progress = progress;
-    event.backlog = Backlog(progress);
+    if (backlog_fs_ != nullptr) {
+      event.backlog = Backlog(progress);
+    }
     state_.Emit(event);
   }
 
   int64_t Batches() const { return batches_.load(); }
 
  private:
-  // Files of the file sources done so far out of those ahead at start: the sources report
-  // how many they still have outstanding after each batch (numFilesOutstanding).
-  std::optional<PipelineBacklog> Backlog(const StreamingQueryProgress& progress) const {
+  // A file source (plain or Auto Loader: {"logOffset":N} offsets over the source log in
+  // sources/<n>/, and numFilesOutstanding) has done the files its logged batches of this run
+  // hold, and has the outstanding ones left: pinned by available-now, so done + left stays
+  // the backlog found at start. Reads only this run's log entries.
+  std::optional<PipelineBacklog> Backlog(const StreamingQueryProgress& progress) {
     PipelineBacklog backlog;
     backlog.unit = "files";
     bool known = false;
-    for (size_t i = 0; i < files_ahead_.size() && i < progress.sources.size(); ++i) {
-      auto outstanding = progress.sources[i].metrics.find("numFilesOutstanding");
-      if (!files_ahead_[i].has_value() || outstanding == progress.sources[i].metrics.end()) {
+    files_done_.resize(progress.sources.size());
+    for (size_t i = 0; i < progress.sources.size(); ++i) {
+      const SourceProgress& source = progress.sources[i];
+      auto outstanding = source.metrics.find("numFilesOutstanding");
+      if (outstanding == source.metrics.end()) {
         continue;
       }
-      const int64_t left = std::atoll(outstanding->second.c_str());
-      const int64_t total = std::max(*files_ahead_[i], left);
-      backlog.total += total;
-      backlog.done += total - left;
+      std::optional<streaming::Offset> start;
+      if (!source.start_offset.empty()) {
+        start = source.start_offset;
+      }
+      auto first = streaming::ParseIntegerOffset(start, "logOffset", -1, source.description);
+      auto last =
+          streaming::ParseIntegerOffset(source.end_offset, "logOffset", -1, source.description);
+      if (!first.ok() || !last.ok()) {
+        continue;
+      }
+      streaming::FileSourceLog log(
+          *backlog_fs_,
+          storage::JoinPath(storage::JoinPath(checkpoint_, "sources"), std::to_string(i)));
+      for (int64_t id = *first + 1; id <= *last; ++id) {
+        auto entries = log.Read(id);
+        if (!entries.ok()) {
+          return std::nullopt;
+        }
+        files_done_[i] += static_cast<int64_t>(entries->size());
+      }
+      backlog.done += files_done_[i];
+      backlog.total += files_done_[i] + std::atoll(outstanding->second.c_str());
       known = true;
     }
     return known ? std::optional<PipelineBacklog>(backlog) : std::nullopt;
@@ -239,7 +231,10 @@ class TableListener final : public StreamingQueryListener {
 
   PipelineState& state_;
   std::string table_;
-  std::vector<std::optional<int64_t>> files_ahead_;
+  storage::FileSystem* backlog_fs_;
+  std::string checkpoint_;
+  /// Per source, the files of the batches this run committed.
+  std::vector<int64_t> files_done_;
   std::atomic<int64_t> batches_{0};
 };
 
@@ -252,29 +247,16 @@ Status PipelineState::RunTable(const StreamingTableDefinition& table) {
     TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound, BindTable(table));
     const std::string checkpoint = CheckpointOf(table.name);
 
-    // Available-now runs have a known backlog: the files their file sources have not taken.
-    std::vector<std::optional<int64_t>> files_ahead;
-    if (options.trigger.GetKind() == Trigger::Kind::kAvailableNow) {
-      std::vector<std::shared_ptr<const streaming::SourceDefinition>> sources;
-      CollectSources(*bound.plan, sources);
-      for (size_t i = 0; i < sources.size(); ++i) {
-        const auto* files = dynamic_cast<const streaming::FileSourceDefinition*>(sources[i].get());
-        files_ahead.emplace_back();
-        if (files != nullptr) {
-          const std::string dir =
-              storage::JoinPath(storage::JoinPath(checkpoint, "sources"), std::to_string(i));
-          TRIBUTARY_ASSIGN_OR_RAISE(files_ahead.back(), FilesNotIngested(*state.fs, *files, dir));
-        }
-      }
-    }
-
     std::map<std::string, std::string> sink_options(bound.create.properties.begin(),
                                                     bound.create.properties.end());
     sink_options["mergeSchema"] = "true";
     TRIBUTARY_ASSIGN_OR_RAISE(
         std::unique_ptr<streaming::DeltaSink> sink,
         streaming::DeltaSink::Make(bound.path, sink_options, bound.create.partition_by));
-    auto listener = std::make_shared<TableListener>(*this, table.name, std::move(files_ahead));
+    // Available-now runs have a known backlog: the files present at start.
+    const bool available_now = options.trigger.GetKind() == Trigger::Kind::kAvailableNow;
+    auto listener = std::make_shared<TableListener>(
+        *this, table.name, available_now ? state.fs.get() : nullptr, checkpoint);
     streaming::QueryOptions query;
     query.name = table.name;
     query.checkpoint_location = checkpoint;
