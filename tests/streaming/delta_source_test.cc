@@ -332,6 +332,15 @@ TEST_F(DeltaSourceChangesTest, SkipChangeCommitsSkipsDeletesAndUpdates) {
               ElementsAre(Row(1, "a"), Row(2, "a"), Row(3, "b"), Row(4, "a")));
 }
 
+TEST_F(DeltaSourceChangesTest, IgnoreChangesReEmitsRewrittenFiles) {
+  auto source = Open({{"startingVersion", "0"}, {"ignoreChanges", "true"}});
+  ASSERT_NE(source, nullptr);
+  const Offset end = Next(*source, std::nullopt);
+  // The overwrite's new file (row 10) comes through as new data: duplicates are the caller's.
+  EXPECT_THAT(Rows(*source, std::nullopt, end),
+              ElementsAre(Row(1, "a"), Row(10, "a"), Row(2, "a"), Row(3, "b"), Row(4, "a")));
+}
+
 TEST_F(DeltaSourceChangesTest, TheInitialSnapshotIsTheTableAfterTheChanges) {
   auto source = Open();
   ASSERT_NE(source, nullptr);
