@@ -597,7 +597,12 @@ TEST_F(StreamingTest, SchemaChangeFailsWithoutMergeSchemaNamingTheColumnAndEvolv
   EXPECT_THAT(error.ToString(), HasSubstr("region"));
   EXPECT_THAT(error.ToString(), HasSubstr("mergeSchema"));
   EXPECT_EQ(refused.Exception().ToString(), error.ToString());
+  // The failed batch left the table and the commit log as they were; its offsets stay logged
+  // for the re-run.
   EXPECT_EQ(TableRows(table), EventRows(0, 2));
+  EXPECT_TRUE(std::filesystem::exists(checkpoint + "/offsets/1"));
+  EXPECT_FALSE(std::filesystem::exists(checkpoint + "/commits/1"));
+  EXPECT_FALSE(refused.ProcessAllAvailable().ok());
 
   ASSERT_OK_AND_ASSIGN(StreamingQuery merged, wider({{"mergeSchema", "true"}}));
   ASSERT_OK(merged.AwaitTermination());
@@ -754,6 +759,51 @@ TEST_F(StreamingTest, StreamStaticJoinRereadsTheDeltaTableWhenItChanges) {
   ASSERT_OK_AND_ASSIGN(rows, session_->Table("named").Collect());
   EXPECT_THAT(Json(rows), ElementsAre(R"({"id":1,"name":"Germany"})", R"({"id":3,"name":"France"})",
                                       R"({"id":4,"name":"Germany"})"));
+}
+
+// Delta to Delta through the warehouse, by table names, with the checkpoint under the session's
+// spark.sql.streaming.checkpointLocation root named after the query.
+TEST_F(StreamingTest, WarehouseTablesStreamByNameWithTheCheckpointUnderTheSessionRoot) {
+  const std::string root = dir_.Join("checkpoints");
+  ASSERT_OK_AND_ASSIGN(auto session, Session::Builder()
+                                         .Warehouse(dir_.Join("warehouse"))
+                                         .TimeZone("UTC")
+                                         .Config("spark.sql.streaming.checkpointLocation", root)
+                                         .Build());
+  const auto append_bronze = [&](int first) {
+    WriteEvents(NumberedFile("bronze", first), first, 4, dir_.Join("raw"));
+    return session->Read()
+        .Format("json")
+        .Schema("id BIGINT, status STRING")
+        .Load(dir_.Join("raw") + "/" + NumberedFile("bronze", first))
+        .Write()
+        .Format("delta")
+        .Mode("append")
+        .SaveAsTable("bronze");
+  };
+  const auto run_silver = [&]() -> Status {
+    TRIBUTARY_ASSIGN_OR_RAISE(StreamingQuery query, session->ReadStream()
+                                                        .Table("bronze")
+                                                        .Filter("status = 'active'")
+                                                        .WriteStream()
+                                                        .QueryName("silver_job")
+                                                        .Trigger(Trigger::AvailableNow())
+                                                        .ToTable("silver"));
+    return query.AwaitTermination();
+  };
+  ASSERT_OK(append_bronze(0));
+  ASSERT_OK(run_silver());
+  EXPECT_TRUE(std::filesystem::exists(root + "/silver_job/metadata"));
+  ASSERT_OK(append_bronze(4));
+  ASSERT_OK(run_silver());
+  ASSERT_OK_AND_ASSIGN(auto rows, session->Table("silver").Collect());
+  EXPECT_THAT(Json(rows),
+              ElementsAre(R"({"id":0,"status":"active"})", R"({"id":2,"status":"active"})",
+                          R"({"id":4,"status":"active"})", R"({"id":6,"status":"active"})"));
+
+  auto console = session->ReadStream().Table("bronze").WriteStream().Format("console").ToTable("x");
+  ASSERT_FALSE(console.ok());
+  EXPECT_THAT(console.status().Message(), HasSubstr("console"));
 }
 
 TEST_F(StreamingTest, UpdateAndCompleteOutputModesAreClearErrors) {
