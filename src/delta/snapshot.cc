@@ -17,8 +17,10 @@ std::string FileKey(const std::string& path, const std::optional<DeletionVectorD
   return dv ? path + '\x1f' + dv->UniqueId() : path;
 }
 
+}  // namespace
+
 // Replay state, filled newest action first: the first action seen for a key wins.
-struct Replay {
+struct Snapshot::Replay {
   std::optional<Protocol> protocol;
   std::optional<Metadata> metadata;
   std::unordered_set<std::string> seen_files;
@@ -60,6 +62,39 @@ struct Replay {
     }
   }
 };
+
+// Applies the state of a snapshot older than every commit applied so far: what those commits
+// did not override stays.
+namespace {
+
+void ApplyOlderSnapshot(Snapshot::Replay& replay, const Snapshot& older) {
+  if (!replay.protocol) {
+    replay.protocol = older.GetProtocol();
+  }
+  if (!replay.metadata) {
+    replay.metadata = older.GetMetadata();
+  }
+  // Replay.files is newest first: the older snapshot's files go after, newest of them first.
+  const std::vector<AddFile>& files = older.Files();
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    if (replay.seen_files.insert(FileKey(it->path, it->deletion_vector)).second) {
+      replay.files.push_back(*it);
+    }
+  }
+  for (const RemoveFile& remove : older.Tombstones()) {
+    if (replay.seen_files.insert(FileKey(remove.path, remove.deletion_vector)).second) {
+      replay.tombstones.push_back(remove);
+    }
+  }
+  for (const auto& [app_id, version] : older.Transactions()) {
+    replay.transactions.emplace(app_id, version);
+  }
+  for (const auto& [domain, configuration] : older.Domains()) {
+    if (replay.seen_domains.insert(domain).second) {
+      replay.domains.emplace(domain, configuration);
+    }
+  }
+}
 
 Status CheckProtocol(const Protocol& protocol, const std::string& table_root, int64_t version) {
   if (protocol.min_reader_version < 1 || protocol.min_reader_version > 3) {
@@ -126,6 +161,51 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
           }));
     }
   }
+  return Finish(std::move(replay), table_root, std::move(segment));
+}
+
+Result<std::shared_ptr<const Snapshot>> Snapshot::Update(
+    storage::FileSystem& fs, const std::shared_ptr<const Snapshot>& previous,
+    std::optional<int64_t> version) {
+  const std::string& table_root = previous->TableRoot();
+  if (version && *version < previous->Version()) {
+    return Load(fs, table_root, version);
+  }
+  const std::string log_dir = storage::JoinPath(table_root, "_delta_log");
+  TRIBUTARY_ASSIGN_OR_RAISE(LogListing listing, ListLog(fs, log_dir, previous->Version() + 1));
+  std::vector<LogFile> commits;
+  for (const LogFile& commit : listing.commits) {
+    if (commit.version > previous->Version() && (!version || commit.version <= *version)) {
+      commits.push_back(commit);
+    }
+  }
+  if (commits.empty()) {
+    if (version && *version != previous->Version()) {
+      return Load(fs, table_root, version);  // names the missing version
+    }
+    return previous;
+  }
+  for (size_t i = 0; i < commits.size(); ++i) {
+    if (commits[i].version != previous->Version() + 1 + static_cast<int64_t>(i)) {
+      return Load(fs, table_root, version);  // a gap: let the full replay decide
+    }
+  }
+  Replay replay;
+  for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs.ReadFile(it->path));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ParseCommit(text, it->path));
+    replay.Apply(actions);
+  }
+  ApplyOlderSnapshot(replay, *previous);
+  LogSegment segment = previous->Segment();
+  segment.version = commits.back().version;
+  segment.commits.insert(segment.commits.end(), commits.begin(), commits.end());
+  return Finish(std::move(replay), table_root, std::move(segment));
+}
+
+Result<std::shared_ptr<const Snapshot>> Snapshot::Finish(Replay replay,
+                                                         const std::string& table_root,
+                                                         LogSegment segment) {
   if (!replay.protocol) {
     return Status::Corruption(fmt::format("{} at version {}: no protocol action in the log",
                                           table_root, segment.version));

@@ -32,6 +32,14 @@ class Snapshot {
                                                       const std::string& table_root,
                                                       std::optional<int64_t> version = {});
 
+  /// The table's state at `version` (the latest when absent) from `previous`, an older
+  /// snapshot of the same table, reading only the commits after it: what a writer or stream
+  /// that keeps its snapshot pays per new version. Returns `previous` when nothing is newer;
+  /// falls back to a full Load when the commits after it are gone (log cleanup). Errors as Load.
+  static Result<std::shared_ptr<const Snapshot>> Update(
+      storage::FileSystem& fs, const std::shared_ptr<const Snapshot>& previous,
+      std::optional<int64_t> version = {});
+
   const std::string& TableRoot() const { return table_root_; }
   int64_t Version() const { return version_; }
   const Protocol& GetProtocol() const { return protocol_; }
@@ -62,7 +70,14 @@ class Snapshot {
   /// Not for direct use: Load builds snapshots.
   Snapshot() = default;
 
+  /// Log replay state (snapshot.cc).
+  struct Replay;
+
  private:
+  static Result<std::shared_ptr<const Snapshot>> Finish(Replay replay,
+                                                        const std::string& table_root,
+                                                        LogSegment segment);
+
   std::string table_root_;
   int64_t version_ = -1;
   Protocol protocol_;

@@ -328,7 +328,10 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
                                     const columnar::SchemaPtr& schema,
                                     const std::vector<columnar::RecordBatchPtr>& batches,
                                     const TableWriteOptions& options) {
-  TRIBUTARY_ASSIGN_OR_RAISE(auto txn, Transaction::Begin(fs, table_root, options.transaction));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto txn, options.read_snapshot != nullptr
+                    ? Transaction::Begin(fs, table_root, options.read_snapshot, options.transaction)
+                    : Transaction::Begin(fs, table_root, options.transaction));
   const Snapshot* snapshot = txn->ReadSnapshot();
   TableWriteResult result;
   result.version = txn->ReadVersion();

@@ -47,6 +47,10 @@ struct TableWriteOptions {
   /// (or "CREATE TABLE AS SELECT" for a new table) with the mode, partitionBy and predicate.
   std::string operation;
   std::map<std::string, std::string> operation_parameters;
+  /// The snapshot to begin on instead of loading the latest: a writer that keeps its own
+  /// (Snapshot::Update) saves a full log replay per write. May be stale (the commit then
+  /// races the newer versions as any concurrent writer); null loads the latest. Default: null.
+  std::shared_ptr<const Snapshot> read_snapshot;
   DataWriteOptions data;
   TransactionOptions transaction;
 };

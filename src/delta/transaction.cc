@@ -137,9 +137,18 @@ Result<std::unique_ptr<Transaction>> Transaction::Begin(storage::FileSystem& fs,
   auto loaded = Snapshot::Load(fs, table_root);
   if (loaded.ok()) {
     snapshot = std::move(*loaded);
-    TRIBUTARY_RETURN_NOT_OK(CheckWritable(*snapshot));
   } else if (!loaded.status().IsNotFound()) {
     return loaded.status();
+  }
+  return Begin(fs, std::move(table_root), std::move(snapshot), std::move(options));
+}
+
+Result<std::unique_ptr<Transaction>> Transaction::Begin(storage::FileSystem& fs,
+                                                        std::string table_root,
+                                                        std::shared_ptr<const Snapshot> snapshot,
+                                                        TransactionOptions options) {
+  if (snapshot) {
+    TRIBUTARY_RETURN_NOT_OK(CheckWritable(*snapshot));
   }
   return std::unique_ptr<Transaction>(
       new Transaction(fs, std::move(table_root), std::move(snapshot), std::move(options)));
@@ -350,7 +359,9 @@ void Transaction::MaybeCheckpoint(int64_t version) const {
   }
   // The commit stands whatever happens here: a missing checkpoint only slows readers down,
   // the next interval writes one again, and cleanup can wait for the next checkpoint.
-  auto snapshot = Snapshot::Load(fs_, table_root_, version);
+  // From the snapshot this transaction read, only the commits since are read.
+  auto snapshot = snapshot_ ? Snapshot::Update(fs_, snapshot_, version)
+                            : Snapshot::Load(fs_, table_root_, version);
   if (snapshot.ok() && WriteCheckpoint(fs_, **snapshot).ok()) {
     (void)CleanUpExpiredLogs(fs_, **snapshot, NowMillis());
   }

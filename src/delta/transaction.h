@@ -42,6 +42,12 @@ class Transaction {
   /// Begins on the latest snapshot of `table_root`, or on an empty table when none exists yet.
   static Result<std::unique_ptr<Transaction>> Begin(storage::FileSystem& fs, std::string table_root,
                                                     TransactionOptions options = {});
+  /// Begins on `snapshot` (of `table_root`; null: a table that does not exist yet), for a
+  /// writer that keeps its snapshot up to date itself (Snapshot::Update). A stale snapshot is
+  /// safe: the commit then races the newer versions like any concurrent writer.
+  static Result<std::unique_ptr<Transaction>> Begin(storage::FileSystem& fs, std::string table_root,
+                                                    std::shared_ptr<const Snapshot> snapshot,
+                                                    TransactionOptions options = {});
 
   /// The snapshot read, or nullptr for a table that does not exist yet.
   const Snapshot* ReadSnapshot() const { return snapshot_.get(); }

@@ -88,6 +88,18 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
                                 {"queryId", batch.query_id},
                                 {"epochId", std::to_string(batch.batch_id)}};
   for (int attempt = 0;; ++attempt) {
+    // The table's snapshot is kept between batches and brought up to date by reading only the
+    // commits since (this sink's last one, and any other writer's), not replayed per batch.
+    if (snapshot_ == nullptr) {
+      auto loaded = delta::Snapshot::Load(*batch.context->fs, table_root_);
+      if (!loaded.ok() && !loaded.status().IsNotFound()) {
+        return loaded.status();
+      }
+      snapshot_ = loaded.ok() ? *loaded : nullptr;
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(snapshot_, delta::Snapshot::Update(*batch.context->fs, snapshot_));
+    }
+    write.read_snapshot = snapshot_;
     auto written =
         delta::WriteTable(*batch.context->fs, table_root_, batch.plan->Schema(), rows, write);
     if (written.ok()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "delta/table_writes.h"
+#include "delta/snapshot.h"
 #include "streaming/sink.h"
 
 namespace tributary::streaming {
@@ -58,6 +59,8 @@ class DeltaSink final : public Sink {
 
   std::string table_root_;
   DeltaSinkOptions options_;
+  /// The table as of the last batch (null before the table exists), updated per batch.
+  std::shared_ptr<const delta::Snapshot> snapshot_;
 };
 
 }  // namespace tributary::streaming
