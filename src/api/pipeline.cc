@@ -118,7 +118,7 @@ struct PipelineState {
   Result<sql::BoundStatement> BindTable(const StreamingTableDefinition& table) const {
     TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(table.sql));
     const SessionState& state = *session->State();
-    auto bound = sql::Bind(statement, state.MakeCatalog(0), state.config);
+    auto bound = sql::Bind(statement, state.MakeCatalog(0), state.config, CheckpointOf(table.name));
     if (!bound.ok()) {
       return bound.status().WithContext(fmt::format("streaming table {}", table.name));
     }

@@ -165,9 +165,39 @@ Result<plan::LogicalPlanPtr> RunDropTable(const std::shared_ptr<SessionState>& s
   return plan::CountsPlan({}, "DROP TABLE");
 }
 
+// CREATE STREAMING TABLE, as Databricks SQL: create the table if needed, then refresh it once
+// (available-now) as a one-table pipeline, which binds it with its checkpoint. An existing
+// table is refreshed only with OR REFRESH, left alone with IF NOT EXISTS.
+Result<plan::LogicalPlanPtr> RunStreamingTable(const std::shared_ptr<SessionState>& session,
+                                               const sql::CreateTable& create,
+                                               const std::string& text) {
+  TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr done,
+                            plan::CountsPlan({}, "CREATE STREAMING TABLE"));
+  if (!create.or_refresh && !create.table.IsPath() && create.table.parts.size() == 1) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string path,
+                              plan::TablePath(session->MakeCatalog(0), create.table.parts[0]));
+    if (TableExists(*session->fs, path)) {
+      if (create.if_not_exists) {
+        return done;
+      }
+      return Status::AlreadyExists(
+          fmt::format("table {} already exists; CREATE OR REFRESH STREAMING TABLE refreshes it",
+                      create.table.ToString()));
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline,
+                            Pipeline::Parse(std::make_shared<Session>(session), text));
+  TRIBUTARY_RETURN_NOT_OK(pipeline->Run());
+  return done;
+}
+
 Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
                                           const std::string& text) {
   TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(text));
+  if (const auto* create = std::get_if<sql::CreateTable>(&statement.body);
+      create != nullptr && create->streaming) {
+    return RunStreamingTable(session, *create, text);
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(
       sql::BoundStatement bound,
       sql::Bind(statement, session->MakeCatalog(NowMicros()), session->config));
@@ -180,22 +210,8 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
       return RunInsert(session, bound);
     case sql::BoundKind::kDropTable:
       return RunDropTable(session, bound);
-    case sql::BoundKind::kCreateStreamingTable: {
-      // As Databricks SQL: create the table if needed, then refresh it once (available-now);
-      // an existing table is refreshed only with OR REFRESH, left alone with IF NOT EXISTS.
-      if (TableExists(*session->fs, bound.path) && !bound.create.or_refresh) {
-        if (bound.create.if_not_exists) {
-          return plan::CountsPlan({}, "CREATE STREAMING TABLE");
-        }
-        return Status::AlreadyExists(
-            fmt::format("table {} already exists; CREATE OR REFRESH STREAMING TABLE refreshes it",
-                        bound.create.table.ToString()));
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline,
-                                Pipeline::Parse(std::make_shared<Session>(session), text));
-      TRIBUTARY_RETURN_NOT_OK(pipeline->Run());
-      return plan::CountsPlan({}, "CREATE STREAMING TABLE");
-    }
+    case sql::BoundKind::kCreateStreamingTable:
+      return RunStreamingTable(session, bound.create, text);
   }
   return Status::Internal("unknown statement kind");
 }

@@ -58,8 +58,12 @@ std::optional<int64_t> Ordinal(const expr::Expression& e) {
 class Binder {
  public:
   Binder(const Statement& statement, const plan::Catalog& catalog,
-         const std::map<std::string, std::string>& session_config)
-      : statement_(statement), catalog_(catalog), session_config_(session_config) {}
+         const std::map<std::string, std::string>& session_config,
+         const std::string& stream_checkpoint)
+      : statement_(statement),
+        catalog_(catalog),
+        session_config_(session_config),
+        stream_checkpoint_(stream_checkpoint) {}
 
   // `status` (not OK) with its message placed at `position` in the text, code kept.
   Status At(const Status& status, const SourcePosition& position) const {
@@ -300,6 +304,9 @@ class Binder {
                     format)),
                 relation.position);
     }
+    if (!stream_checkpoint_.empty() && formats::FindOption(options, "schemaLocation") == nullptr) {
+      options["schemaLocation"] = fmt::format("{}/sources/{}", stream_checkpoint_, num_streams_);
+    }
     streaming::SourceRequest request;
     request.format = format;
     request.path = path;
@@ -310,13 +317,14 @@ class Binder {
   }
 
   Result<LogicalPlanPtr> DefineStream(streaming::SourceRequest request,
-                                      const std::string& qualifier) const {
+                                      const std::string& qualifier) {
     if (catalog_.fs == nullptr) {
       return Status::InvalidArgument("no file system to read streams from");
     }
     request.fs = catalog_.fs;
     request.eval = catalog_.eval;
     request.session_config = session_config_;
+    ++num_streams_;
     TRIBUTARY_ASSIGN_OR_RAISE(auto definition, streaming::DefineSource(request));
     return streaming::StreamScan(std::move(definition), qualifier);
   }
@@ -915,6 +923,9 @@ class Binder {
   const sql::Statement& statement_;
   const plan::Catalog& catalog_;
   const std::map<std::string, std::string>& session_config_;
+  const std::string& stream_checkpoint_;
+  // Stream sources defined so far: the next one's number.
+  int num_streams_ = 0;
   // Set while binding a streaming table's query: the only place STREAM sources may appear.
   bool streams_allowed_ = false;
   // Subqueries turned into joins so far (their aliases are numbered).
@@ -926,14 +937,16 @@ class Binder {
 }  // namespace
 
 Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog,
-                            const std::map<std::string, std::string>& session_config) {
-  return Binder(statement, catalog, session_config).Statement();
+                            const std::map<std::string, std::string>& session_config,
+                            const std::string& stream_checkpoint) {
+  return Binder(statement, catalog, session_config, stream_checkpoint).Statement();
 }
 
 Result<plan::LogicalPlanPtr> BindQuery(const Statement& statement, const Query& query,
                                        const plan::Catalog& catalog) {
   const std::map<std::string, std::string> no_settings;
-  return Binder(statement, catalog, no_settings).Query(query);
+  const std::string no_checkpoint;
+  return Binder(statement, catalog, no_settings, no_checkpoint).Query(query);
 }
 
 namespace {

@@ -55,9 +55,14 @@ struct BoundStatement {
 
 /// Binds `statement` against the tables of `catalog`. InvalidArgument/NotFound errors name the
 /// position in the statement's text. `session_config` (spark.* settings) goes to the stream
-/// sources a streaming table reads.
+/// sources a streaming table reads. `stream_checkpoint` is the checkpoint of the streaming
+/// table being bound (a pipeline's), empty for none: each STREAM read_files without a
+/// schemaLocation option then gets `<stream_checkpoint>/sources/<n>`, n the source's number in
+/// the query (sources are numbered left to right as they are bound, as the engine numbers
+/// them), where Auto Loader keeps its schema versions (`_schemas/`).
 Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog,
-                            const std::map<std::string, std::string>& session_config = {});
+                            const std::map<std::string, std::string>& session_config = {},
+                            const std::string& stream_checkpoint = "");
 
 /// The warehouse tables `statement` reads, by lowercased name (streams and batch reads, in
 /// subqueries and WITH clauses too; WITH names themselves excluded): what a pipeline orders
