@@ -100,6 +100,12 @@ Result<columnar::SchemaPtr> MergedParquetSchema(storage::FileSystem& fs,
   return std::make_shared<const columnar::Schema>(std::move(fields));
 }
 
+// Whether `schema` has a field named `name` ignoring case (several such fields count too).
+bool NamedIgnoringCase(const columnar::Schema& schema, const std::string& name) {
+  Result<int> index = schema.FieldIndexIgnoreCase(name);
+  return !index.ok() || *index >= 0;
+}
+
 struct SchemaChoice {
   StoredSchema stored;
   bool from_store = false;
@@ -189,15 +195,9 @@ Result<SchemaChoice> InferSchema(const CloudFilesSchemaRequest& request,
     data = inferred.files.schema;
   }
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr partition, PartitionColumns(request, sample));
-  // Columns both in the files and in the directories are the directories' (as Spark's
-  // partition discovery does).
-  std::vector<columnar::Field> data_fields;
-  for (const columnar::Field& field : data->Fields()) {
-    if (partition->FieldIndex(field.Name()) < 0) {
-      data_fields.push_back(field);
-    }
-  }
-  choice.stored.data = text::AsNullable(columnar::Schema(std::move(data_fields)));
+  // The scan does not fill partition values in yet, so a column both in the files and in the
+  // directories stays a data column (Spark's discovery would take the directories').
+  choice.stored.data = text::AsNullable(*data);
   choice.stored.partition = std::move(partition);
   return choice;
 }
@@ -222,8 +222,7 @@ class EvolutionHook {
     for (const std::string& name : unknown_fields) {
       // A name differing from a column only in case is a case mismatch (rescued), not a new
       // column; the special columns are never data.
-      if (current_.data->FieldIndexIgnoreCase(name).ok() ||
-          current_.partition->FieldIndexIgnoreCase(name).ok() ||
+      if (NamedIgnoringCase(*current_.data, name) || NamedIgnoringCase(*current_.partition, name) ||
           std::find(special_columns_.begin(), special_columns_.end(), name) !=
               special_columns_.end()) {
         continue;

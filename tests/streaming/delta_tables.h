@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
+#include "delta/snapshot.h"
 #include "delta/table_writes.h"
 #include "exec/operator.h"
 #include "plan/plan_builder.h"
@@ -58,6 +59,17 @@ inline Result<std::vector<std::string>> SortedRows(storage::FileSystem& fs,
 inline Result<std::vector<std::string>> SortedRows(storage::FileSystem& fs,
                                                    plan::ScanSource source) {
   return SortedRows(fs, plan::Scan(std::move(source), ""));
+}
+
+/// Every row of the latest version of the Delta table at `root`, as sorted canonical JSON lines.
+inline Result<std::vector<std::string>> DeltaTableRows(storage::FileSystem& fs,
+                                                       const std::string& root) {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, delta::Snapshot::Load(fs, root));
+  plan::ScanSource source;
+  source.kind = plan::ScanSource::Kind::kDelta;
+  source.schema = snapshot->Schema();
+  source.snapshot = std::move(snapshot);
+  return SortedRows(fs, std::move(source));
 }
 
 }  // namespace tributary::streaming::testing
