@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "streaming/cloud_files_source.h"
 #include "streaming/delta_source.h"
 #include "streaming/file_source.h"
 #include "streaming/rate_source.h"
@@ -15,10 +16,20 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
     if (request.path.empty()) {
       return Status::InvalidArgument(fmt::format("a {} stream needs a directory path", format));
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto definition,
-                              FileSourceDefinition::Make(*request.fs, format, request.path,
-                                                         request.options, request.schema,
-                                                         request.session_config));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto definition,
+        FileSourceDefinition::Make(*request.fs, format, request.path, request.options,
+                                   request.schema, request.session_config));
+    return std::shared_ptr<const SourceDefinition>(std::move(definition));
+  }
+  if (format == "cloudfiles") {
+    if (request.path.empty()) {
+      return Status::InvalidArgument("a cloudFiles stream needs a directory path");
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto definition,
+        CloudFilesSourceDefinition::Make(*request.fs, request.path, request.options, request.schema,
+                                         request.session_config, request.eval));
     return std::shared_ptr<const SourceDefinition>(std::move(definition));
   }
   if (format == "delta") {
@@ -37,7 +48,8 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
     return std::shared_ptr<const SourceDefinition>(std::move(definition));
   }
   return Status::InvalidArgument(fmt::format(
-      "unknown streaming source format '{}' (json, csv, parquet, delta, rate)", request.format));
+      "unknown streaming source format '{}' (json, csv, parquet, cloudFiles, delta, rate)",
+      request.format));
 }
 
 }  // namespace tributary::streaming

@@ -1,0 +1,275 @@
+// The RocksDB store of Auto Loader's seen files.
+//
+// Keys and values (all integers fixed 8-byte little-endian, "be20" a 20-digit zero-padded
+// decimal so that keys sort by it):
+//
+//   "f" <path>                  -> <mtime ms><size bytes><log batch>   a taken file
+//   "m:last_batch"              -> <log batch>   newest source log batch whose files are here
+//   "m:count"                   -> <n>           number of "f" keys
+//   "m:started"                 -> ""            the source started on this checkpoint before
+//   "m:clean_through"           -> <log batch>   newest committed batch queued for cleanSource
+//   "q" <be20 mtime> "/" <path> -> ""            a committed file waiting for cleanSource
+//
+// Every Add writes a log batch's "f" keys, "m:count" and "m:last_batch" in one WriteBatch with
+// sync, so the store is at a batch boundary after any crash; the source replays the log
+// entries after "m:last_batch" on open.
+
+#include "streaming/rocksdb_file_tracker.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+namespace tributary::streaming {
+
+namespace {
+
+constexpr std::string_view kLastBatchKey = "m:last_batch";
+constexpr std::string_view kCountKey = "m:count";
+constexpr std::string_view kStartedKey = "m:started";
+constexpr std::string_view kCleanThroughKey = "m:clean_through";
+constexpr char kFilePrefix = 'f';
+constexpr char kCleanQueuePrefix = 'q';
+
+void AppendInt64(int64_t value, std::string* out) {
+  char bytes[8];
+  auto bits = static_cast<uint64_t>(value);
+  for (char& byte : bytes) {
+    byte = static_cast<char>(bits & 0xff);
+    bits >>= 8;
+  }
+  out->append(bytes, sizeof(bytes));
+}
+
+int64_t ReadInt64(std::string_view bytes, size_t at) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+  }
+  return static_cast<int64_t>(bits);
+}
+
+std::string EncodedInt64(int64_t value) {
+  std::string out;
+  AppendInt64(value, &out);
+  return out;
+}
+
+std::string FileKey(std::string_view path) {
+  std::string key(1, kFilePrefix);
+  key += path;
+  return key;
+}
+
+std::string CleanQueueKey(int64_t mtime_ms, std::string_view path) {
+  return fmt::format("{}{:020}/{}", kCleanQueuePrefix, std::max<int64_t>(mtime_ms, 0), path);
+}
+
+Status FromRocks(const rocksdb::Status& status, std::string_view what, const std::string& dir) {
+  if (status.ok()) {
+    return Status::OK();
+  }
+  const std::string message =
+      fmt::format("file tracking store {}: {}: {}", dir, what, status.ToString());
+  return status.IsCorruption() ? Status::Corruption(message) : Status::IOError(message);
+}
+
+}  // namespace
+
+RocksDbFileTracker::RocksDbFileTracker(std::unique_ptr<rocksdb::DB> db, std::string dir,
+                                       RocksDbFileTrackerOptions options)
+    : db_(std::move(db)), dir_(std::move(dir)), options_(options) {}
+
+RocksDbFileTracker::~RocksDbFileTracker() = default;
+
+Result<std::unique_ptr<RocksDbFileTracker>> RocksDbFileTracker::Open(
+    const std::string& dir, RocksDbFileTrackerOptions options) {
+  rocksdb::Options db_options;
+  db_options.create_if_missing = true;
+  // Bounded memory: a small memtable and block cache, a bloom filter per table so a lookup of
+  // a path never seen mostly reads no block, and a capped number of open table files.
+  db_options.write_buffer_size = 4 << 20;
+  db_options.max_write_buffer_number = 2;
+  db_options.max_open_files = 64;
+  db_options.keep_log_file_num = 2;
+  db_options.max_background_jobs = 1;
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table_options.block_cache = rocksdb::NewLRUCache(8 << 20);
+  table_options.cache_index_and_filter_blocks = true;
+  table_options.pin_l0_filter_and_index_blocks_in_cache = true;
+  db_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  rocksdb::DB* raw = nullptr;
+  const rocksdb::Status opened = rocksdb::DB::Open(db_options, dir, &raw);
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(opened, "open", dir));
+  auto tracker = std::unique_ptr<RocksDbFileTracker>(
+      new RocksDbFileTracker(std::unique_ptr<rocksdb::DB>(raw), dir, options));
+  TRIBUTARY_RETURN_NOT_OK(tracker->LoadState());
+  return tracker;
+}
+
+Status RocksDbFileTracker::LoadState() {
+  const auto read_int = [&](std::string_view key, int64_t fallback) -> Result<int64_t> {
+    std::string value;
+    const rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key), &value);
+    if (got.IsNotFound()) {
+      return fallback;
+    }
+    TRIBUTARY_RETURN_NOT_OK(FromRocks(got, key, dir_));
+    if (value.size() != 8) {
+      return Status::Corruption(fmt::format("file tracking store {}: key {} holds {} bytes, not 8",
+                                            dir_, key, value.size()));
+    }
+    return ReadInt64(value, 0);
+  };
+  TRIBUTARY_ASSIGN_OR_RAISE(last_batch_, read_int(kLastBatchKey, -1));
+  TRIBUTARY_ASSIGN_OR_RAISE(num_tracked_, read_int(kCountKey, 0));
+  TRIBUTARY_ASSIGN_OR_RAISE(clean_queued_through_, read_int(kCleanThroughKey, -1));
+  std::string ignored;
+  const rocksdb::Status started =
+      db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(kStartedKey), &ignored);
+  if (!started.IsNotFound()) {
+    TRIBUTARY_RETURN_NOT_OK(FromRocks(started, kStartedKey, dir_));
+    started_ = true;
+  }
+  return Status::OK();
+}
+
+bool RocksDbFileTracker::IsNew(const storage::FileInfo& file) const {
+  if (options_.max_file_age_ms.has_value() && now_ms_.has_value() &&
+      file.modification_time_ms < *now_ms_ - *options_.max_file_age_ms) {
+    return false;
+  }
+  std::string value;
+  const rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), FileKey(file.path), &value);
+  if (got.IsNotFound()) {
+    return true;
+  }
+  if (!got.ok() || value.size() != 24) {
+    // Reported as new so that Add, which rereads the key, fails the batch with the error
+    // rather than a file being skipped silently.
+    return true;
+  }
+  if (!options_.allow_overwrites) {
+    return false;
+  }
+  const int64_t size = ReadInt64(value, 8);
+  return ReadInt64(value, 0) != file.modification_time_ms || (size >= 0 && size != file.size);
+}
+
+Status RocksDbFileTracker::Add(std::span<const FileEntry> files) {
+  rocksdb::WriteBatch batch;
+  int64_t count = num_tracked_;
+  int64_t last_batch = last_batch_;
+  for (const FileEntry& file : files) {
+    const std::string key = FileKey(file.path);
+    std::string existing;
+    const rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), key, &existing);
+    if (got.IsNotFound()) {
+      ++count;
+    } else {
+      TRIBUTARY_RETURN_NOT_OK(FromRocks(got, fmt::format("reading {}", file.path), dir_));
+    }
+    std::string value;
+    AppendInt64(file.modification_time_ms, &value);
+    AppendInt64(file.size, &value);
+    AppendInt64(file.batch_id, &value);
+    TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Put(key, value), "staging a file", dir_));
+    last_batch = std::max(last_batch, file.batch_id);
+  }
+  TRIBUTARY_RETURN_NOT_OK(
+      FromRocks(batch.Put(kCountKey, EncodedInt64(count)), "staging the count", dir_));
+  TRIBUTARY_RETURN_NOT_OK(
+      FromRocks(batch.Put(kLastBatchKey, EncodedInt64(last_batch)), "staging the batch", dir_));
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(db_->Write(write_options, &batch),
+                                    fmt::format("recording log batch {}", last_batch), dir_));
+  num_tracked_ = count;
+  last_batch_ = last_batch;
+  return Status::OK();
+}
+
+void RocksDbFileTracker::Purge() {
+  // Entries stay on disk: IsNew compares a listed file's age before its lookup, so an expired
+  // entry is never consulted, and deleting it would cost a scan per trigger.
+}
+
+Status RocksDbFileTracker::MarkStarted(std::span<const storage::FileInfo> existing) {
+  rocksdb::WriteBatch batch;
+  for (const storage::FileInfo& file : existing) {
+    std::string value;
+    AppendInt64(file.modification_time_ms, &value);
+    AppendInt64(file.size, &value);
+    AppendInt64(-1, &value);
+    TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Put(FileKey(file.path), value), "staging", dir_));
+  }
+  const int64_t count = num_tracked_ + static_cast<int64_t>(existing.size());
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Put(kCountKey, EncodedInt64(count)), "staging", dir_));
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Put(kStartedKey, ""), "staging", dir_));
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;
+  TRIBUTARY_RETURN_NOT_OK(
+      FromRocks(db_->Write(write_options, &batch), "recording the first start", dir_));
+  num_tracked_ = count;
+  started_ = true;
+  return Status::OK();
+}
+
+Status RocksDbFileTracker::QueueForClean(std::span<const FileEntry> files, int64_t through_batch) {
+  rocksdb::WriteBatch batch;
+  for (const FileEntry& file : files) {
+    TRIBUTARY_RETURN_NOT_OK(FromRocks(
+        batch.Put(CleanQueueKey(file.modification_time_ms, file.path), ""), "staging", dir_));
+  }
+  TRIBUTARY_RETURN_NOT_OK(
+      FromRocks(batch.Put(kCleanThroughKey, EncodedInt64(through_batch)), "staging", dir_));
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(db_->Write(write_options, &batch),
+                                    fmt::format("queueing batch {} for cleanSource", through_batch),
+                                    dir_));
+  clean_queued_through_ = through_batch;
+  return Status::OK();
+}
+
+Result<std::vector<CleanCandidate>> RocksDbFileTracker::CleanCandidates(int64_t cutoff_ms,
+                                                                        size_t limit) const {
+  std::vector<CleanCandidate> out;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  const std::string prefix(1, kCleanQueuePrefix);
+  for (it->Seek(prefix); it->Valid() && out.size() < limit; it->Next()) {
+    const std::string_view key(it->key().data(), it->key().size());
+    if (key.empty() || key[0] != kCleanQueuePrefix || key.size() < 22 || key[21] != '/') {
+      break;
+    }
+    int64_t mtime = 0;
+    for (size_t i = 1; i < 21; ++i) {
+      mtime = mtime * 10 + (key[i] - '0');
+    }
+    if (mtime > cutoff_ms) {
+      break;
+    }
+    out.push_back({std::string(key.substr(22)), mtime});
+  }
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(it->status(), "scanning the cleanSource queue", dir_));
+  return out;
+}
+
+Status RocksDbFileTracker::Dequeue(std::span<const CleanCandidate> done) {
+  rocksdb::WriteBatch batch;
+  for (const CleanCandidate& file : done) {
+    TRIBUTARY_RETURN_NOT_OK(FromRocks(
+        batch.Delete(CleanQueueKey(file.modification_time_ms, file.path)), "staging", dir_));
+  }
+  return FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "dequeueing cleaned files", dir_);
+}
+
+}  // namespace tributary::streaming
