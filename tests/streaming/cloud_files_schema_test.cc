@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "delta/snapshot.h"
+#include "plan/data_sources.h"
 #include "streaming/delta_sink.h"
 #include "streaming/delta_tables.h"
 #include "streaming/file_source.h"
@@ -185,6 +186,33 @@ TEST_F(CloudFilesSchemaTest, StoreKeepsVersionsPutIfAbsent) {
   auto damaged = store.Latest();
   ASSERT_TRUE(damaged.status().IsCorruption()) << damaged.status().ToString();
   EXPECT_THAT(damaged.status().Message(), HasSubstr(store.VersionPath(2) + " line 2"));
+}
+
+TEST_F(CloudFilesSchemaTest, ScansReportFieldsOutsideTheSchemaOnceAtTheEnd) {
+  // JSON and CSV (header names), through the hook the evolution modes set; the hook runs after
+  // the last file, once, with distinct names in order of first appearance.
+  for (const std::string format : {"json", "csv"}) {
+    const bool json = format == "json";
+    Land("1." + format, json ? "{\"a\": \"1\", \"z\": 1}\n{\"y\": 2, \"z\": 3}\n" : "a,z\n1,2\n");
+    Land("2." + format, json ? "{\"a\": \"2\", \"y\": 4}\n" : "a,y,z\n2,3,4\n");
+    formats::OptionMap options = {{"header", "true"}};
+    ASSERT_OK_AND_ASSIGN(
+        plan::ScanSource scan,
+        plan::FileScanSource(fs_, format, {Landing() + "/1." + format, Landing() + "/2." + format},
+                             options,
+                             tributary::testing::MakeSchema({Field("a", DataType::String())}),
+                             formats::OptionDefaults::kAutoLoader));
+    std::vector<std::vector<std::string>> calls;
+    scan.files.on_unknown_fields = [&](const std::vector<std::string>& names,
+                                       const std::vector<std::string>& paths) {
+      calls.push_back(names);
+      EXPECT_EQ(paths.size(), 2u);
+      return Status::OK();
+    };
+    EXPECT_EQ(Rows(scan).size(), json ? 3u : 2u) << format;
+    EXPECT_EQ(calls, (std::vector<std::vector<std::string>>{{"z", "y"}})) << format;
+    std::filesystem::remove_all(Landing());
+  }
 }
 
 TEST_F(CloudFilesSchemaTest, InfersStringsByDefaultStoresVersionZeroAndReusesItOnRestart) {
