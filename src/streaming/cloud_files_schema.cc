@@ -34,9 +34,6 @@
 namespace tributary::streaming {
 namespace {
 
-constexpr std::string_view kRescuedDataColumnOption = "rescuedDataColumn";
-constexpr std::string_view kDefaultRescuedDataColumn = "_rescued_data";
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& name : names) {
@@ -435,12 +432,7 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
   normalized.format = format;
   const std::string* location = formats::FindOption(request.options, "schemaLocation");
   const bool has_location = location != nullptr && !location->empty();
-  formats::OptionMap options = request.options;
-  // The rescued-data column comes with a schema location, unless named otherwise.
-  if (formats::FindOption(options, kRescuedDataColumnOption) == nullptr) {
-    options[std::string(kRescuedDataColumnOption)] =
-        has_location ? std::string(kDefaultRescuedDataColumn) : std::string();
-  }
+  const formats::OptionMap& options = request.options;
   SchemaEvolutionMode mode = request.user_schema != nullptr ? SchemaEvolutionMode::kNone
                                                             : SchemaEvolutionMode::kAddNewColumns;
   if (const std::string* text = formats::FindOption(options, "schemaEvolutionMode")) {

@@ -116,8 +116,8 @@ struct CloudFilesSchema {
 /// `cloudFiles.schemaLocation` (with `cloudFiles.schemaHints` applied on top); else inferred
 /// from the first files (up to the sample size settings; `cloudFiles.inferColumnTypes`,
 /// default false: every leaf a string; hints applied) and stored as version 0. The
-/// rescued-data column is `_rescued_data` whenever a schema location is given
-/// (`rescuedDataColumn` renames it, "" drops it), and absent otherwise unless named.
+/// rescued-data column is `_rescued_data` (Auto Loader's reader defaults, with or without a
+/// schema location: no malformed record is lost); `rescuedDataColumn` renames it, "" drops it.
 /// InvalidArgument for a bad option, for inference without a schema location, for no files to
 /// infer from, and for addNewColumns with a user schema.
 Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& request);

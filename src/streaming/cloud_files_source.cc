@@ -36,9 +36,9 @@
 
 #include "common/ascii.h"
 #include "expr/temporal_parsing.h"
-#include "formats/text/schema_inference.h"
 #include "plan/data_sources.h"
 #include "storage/path.h"
+#include "streaming/cloud_files_schema.h"
 #include "streaming/rocksdb_file_tracker.h"
 #include "streaming/time_string.h"
 
@@ -47,7 +47,6 @@ namespace tributary::streaming {
 namespace {
 
 /// Files read by schema inference at most (Databricks' default sample of 1000 files).
-constexpr size_t kInferenceSampleFiles = 1000;
 /// Queued files cleanSource handles per commit, so one commit stays short.
 constexpr size_t kCleanPerCommit = 10000;
 
@@ -427,40 +426,6 @@ class CloudFilesSource final : public LoggedFileSource {
   std::string last_clean_failure_;
 };
 
-/// The schema step of the definition: the user's schema, or one inferred from up to 1000 of
-/// the files present with Auto Loader's reader defaults (OptionDefaults::kAutoLoader). The
-/// schema location, hints, evolution and rescued data (cloud_files_schema.h) replace this
-/// function when they are wired in.
-Result<plan::ScanSource> ChooseSchema(storage::FileSystem& fs, const std::string& format,
-                                      const std::string& base, const formats::OptionMap& options,
-                                      columnar::SchemaPtr schema) {
-  if (schema == nullptr) {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListSourceFiles(fs, base));
-    if (files.empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "Unable to infer schema for {} files at {}: there are none yet; give a schema", format,
-          base));
-    }
-    SortForIngestion(files, false);
-    std::vector<std::string> paths;
-    for (storage::FileInfo& file : files) {
-      paths.push_back(std::move(file.path));
-      if (paths.size() >= kInferenceSampleFiles || format == "parquet") {
-        break;
-      }
-    }
-    auto inferred = plan::FileScanSource(fs, format, std::move(paths), options, nullptr,
-                                         formats::OptionDefaults::kAutoLoader);
-    if (!inferred.ok()) {
-      return inferred.status().WithContext(
-          fmt::format("inferring the schema of the cloudFiles source {}", base));
-    }
-    schema = inferred->files.schema != nullptr ? inferred->files.schema : inferred->schema;
-  }
-  return plan::FileScanSource(fs, format, {}, options, text::AsNullable(*schema),
-                              formats::OptionDefaults::kAutoLoader);
-}
-
 }  // namespace
 
 GlobbedPath SplitGlobbedPath(std::string_view path) {
@@ -620,7 +585,6 @@ Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefini
     storage::FileSystem& fs, std::string path, formats::OptionMap options,
     columnar::SchemaPtr schema, const std::map<std::string, std::string>& session_config,
     const expr::EvalContext& eval, CloudFilesClock clock) {
-  (void)session_config;
   TRIBUTARY_ASSIGN_OR_RAISE(CloudFilesOptions cloud_options,
                             CloudFilesOptionsFromMap(options, eval));
   const GlobbedPath globbed = SplitGlobbedPath(path);
@@ -632,9 +596,20 @@ Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefini
         "files would be ingested again",
         cloud_options.move_destination, globbed.base));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(
-      plan::ScanSource scan_template,
-      ChooseSchema(fs, cloud_options.format, globbed.base, options, std::move(schema)));
+  // The schema: given, stored in cloudFiles.schemaLocation, or inferred there; the template
+  // carries the rescued-data column and the schema evolution hook (cloud_files_schema.h).
+  CloudFilesSchemaRequest schema_request;
+  schema_request.fs = &fs;
+  schema_request.format = cloud_options.format;
+  schema_request.path = globbed.base;
+  schema_request.options = options;
+  schema_request.user_schema = std::move(schema);
+  schema_request.session_config = session_config;
+  auto chosen = DefineCloudFilesSchema(schema_request);
+  if (!chosen.ok()) {
+    return chosen.status().WithContext(fmt::format("the cloudFiles source {}", path));
+  }
+  plan::ScanSource scan_template = std::move(chosen->scan_template);
   auto definition = std::shared_ptr<CloudFilesSourceDefinition>(new CloudFilesSourceDefinition(
       std::move(path), std::move(cloud_options), std::move(scan_template),
       clock != nullptr ? std::move(clock) : CloudFilesClock(SystemClockMs)));

@@ -335,12 +335,16 @@ TEST_F(CloudFilesSchemaTest, OptionsThatCannotWork) {
   EXPECT_THAT(DefineCloudFilesSchema(given).status().Message(), HasSubstr("addNewColumns"));
   given.options = {{"cloudFiles.schemaEvolutionMode", "sometimes"}};
   EXPECT_THAT(DefineCloudFilesSchema(given).status().Message(), HasSubstr("'sometimes'"));
-  // A given schema without a location: mode none, no rescued-data column unless named.
+  // A given schema without a location: mode none, nothing stored, the rescued-data column
+  // all the same (renamed or dropped by rescuedDataColumn).
   given.options = {};
   ASSERT_OK_AND_ASSIGN(CloudFilesSchema plain, DefineCloudFilesSchema(given));
   EXPECT_EQ(plain.mode, SchemaEvolutionMode::kNone);
-  EXPECT_EQ(plain.scan_template.schema->NumFields(), 1);
+  EXPECT_EQ(plain.scan_template.schema->NumFields(), 2);
   EXPECT_FALSE(plain.version.has_value());
+  given.options = {{"rescuedDataColumn", ""}};
+  ASSERT_OK_AND_ASSIGN(CloudFilesSchema bare, DefineCloudFilesSchema(given));
+  EXPECT_EQ(bare.scan_template.schema->NumFields(), 1);
   given.options = {{"rescuedDataColumn", "leftovers"}};
   ASSERT_OK_AND_ASSIGN(CloudFilesSchema renamed, DefineCloudFilesSchema(given));
   EXPECT_EQ(renamed.scan_template.schema->FieldAt(1).Name(), "leftovers");

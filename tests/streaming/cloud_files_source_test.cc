@@ -356,6 +356,9 @@ TEST_F(CloudFilesSourceTest, DefinedThroughDefineSourceWithInference) {
   request.path = input_;
   request.options = {{"cloudFiles.format", "json"}, {"cloudFiles.inferColumnTypes", "true"}};
   request.fs = &fs_;
+  // Inference needs a schema location (where the schema is stored and evolved).
+  EXPECT_THAT(DefineSource(request).status().ToString(), HasSubstr("cloudFiles.schemaLocation"));
+  request.options["cloudFiles.schemaLocation"] = dir_ + "/schema";
   ASSERT_OK_AND_ASSIGN(auto definition, DefineSource(request));
   EXPECT_THAT(definition->Description(), HasSubstr("CloudFilesSource[json"));
   EXPECT_EQ(definition->Schema()->FieldAt(0).Name(), "id");
