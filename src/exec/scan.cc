@@ -201,36 +201,63 @@ Status FileScanOperator::OpenNextFile() {
   return Status::Internal("unknown file format");
 }
 
+Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
+  RecordBatchPtr batch;
+  if (parquet_ != nullptr) {
+    if (next_row_group_ < parquet_->NumRowGroups()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(batch, parquet_->ReadRowGroup(next_row_group_++, columns_));
+    } else {
+      parquet_.reset();
+    }
+  } else if (json_ != nullptr) {
+    TRIBUTARY_ASSIGN_OR_RAISE(batch, json_->Next());
+    if (batch == nullptr) {
+      NoteUnknownFields(json_->Metrics().unknown_fields);
+      json_.reset();
+    }
+  } else if (csv_ != nullptr) {
+    TRIBUTARY_ASSIGN_OR_RAISE(batch, csv_->Next());
+    if (batch == nullptr) {
+      NoteUnknownFields(csv_->Metrics().unknown_fields);
+      csv_.reset();
+    }
+  }
+  return batch;
+}
+
 Result<RecordBatchPtr> FileScanOperator::Next() {
   while (true) {
     RecordBatchPtr batch;
-    if (parquet_ != nullptr) {
-      if (next_row_group_ < parquet_->NumRowGroups()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(batch, parquet_->ReadRowGroup(next_row_group_++, columns_));
+    Status failed;
+    if (parquet_ != nullptr || json_ != nullptr || csv_ != nullptr) {
+      auto read = ReadOpenFile();
+      if (read.ok()) {
+        batch = std::move(*read);
       } else {
-        parquet_.reset();
-      }
-    } else if (json_ != nullptr) {
-      TRIBUTARY_ASSIGN_OR_RAISE(batch, json_->Next());
-      if (batch == nullptr) {
-        NoteUnknownFields(json_->Metrics().unknown_fields);
-        json_.reset();
-      }
-    } else if (csv_ != nullptr) {
-      TRIBUTARY_ASSIGN_OR_RAISE(batch, csv_->Next());
-      if (batch == nullptr) {
-        NoteUnknownFields(csv_->Metrics().unknown_fields);
-        csv_.reset();
+        failed = read.status();
       }
     } else if (next_file_ < spec_.paths.size()) {
-      TRIBUTARY_RETURN_NOT_OK(OpenNextFile());
-      continue;
+      failed = OpenNextFile();
+      if (failed.ok()) {
+        continue;
+      }
     } else {
       if (!unknown_fields_.empty() && !unknown_fields_reported_) {
         unknown_fields_reported_ = true;
         TRIBUTARY_RETURN_NOT_OK(spec_.on_unknown_fields(unknown_fields_, spec_.paths));
       }
       return RecordBatchPtr{};
+    }
+    if (!failed.ok()) {
+      const bool skippable = spec_.on_corrupt_file && !failed.IsNotFound() && !failed.IsRetryable();
+      if (!skippable) {
+        return failed;
+      }
+      spec_.on_corrupt_file(spec_.paths[next_file_ - 1], failed);
+      parquet_.reset();
+      json_.reset();
+      csv_.reset();
+      continue;
     }
     if (batch != nullptr && batch->NumRows() > 0) {
       // Readers name fields as the file does; the scan's schema (made once) is what

@@ -71,6 +71,10 @@ struct FileScanSpec {
   std::function<Status(const std::vector<std::string>& unknown_fields,
                        const std::vector<std::string>& paths)>
       on_unknown_fields;
+  /// When set, a file that fails to open or read with a non-transient error (corrupt, not in
+  /// the format, unreadable) is skipped, its remaining rows dropped, and reported here instead
+  /// of failing the scan: Spark's ignoreCorruptFiles. Missing files (NotFound) still fail.
+  std::function<void(const std::string& path, const Status& error)> on_corrupt_file;
 };
 
 /// Reads files one after the other. `columns` selects output columns by name, in order
@@ -91,6 +95,8 @@ class FileScanOperator final : public Operator {
   FileScanOperator(FileScanSpec spec, std::vector<std::string> columns, SchemaPtr schema,
                    const ExecContext& context);
   Status OpenNextFile();
+  /// The next batch of the open reader (null at its end); errors as the reader gives them.
+  Result<RecordBatchPtr> ReadOpenFile();
   /// Adds `names` to unknown_fields_, skipping those already there.
   void NoteUnknownFields(const std::vector<std::string>& names);
 

@@ -266,6 +266,7 @@ class CloudFilesSource final : public LoggedFileSource {
                          {.max_files_per_trigger = definition.Options().max_files_per_trigger,
                           .max_bytes_per_trigger = definition.Options().max_bytes_per_trigger,
                           .ignore_missing_files = definition.Options().ignore_missing_files,
+                          .ignore_corrupt_files = definition.Options().ignore_corrupt_files,
                           .log_file_sizes = true}),
         options_(definition.Options()),
         globbed_(SplitGlobbedPath(definition.Path())),
@@ -523,13 +524,8 @@ Result<CloudFilesOptions> CloudFilesOptionsFromMap(const formats::OptionMap& opt
                             BooleanOptionOr(options, "useNotifications", false));
   TRIBUTARY_ASSIGN_OR_RAISE(out.ignore_missing_files,
                             BooleanOptionOr(options, "ignoreMissingFiles", false));
-  TRIBUTARY_ASSIGN_OR_RAISE(const bool ignore_corrupt,
+  TRIBUTARY_ASSIGN_OR_RAISE(out.ignore_corrupt_files,
                             BooleanOptionOr(options, "ignoreCorruptFiles", false));
-  if (ignore_corrupt) {
-    return Status::NotImplemented(
-        "ignoreCorruptFiles is not supported by the cloudFiles source yet: the readers fail a "
-        "batch on a corrupt file, naming it");
-  }
   if (const std::string* age = formats::FindOption(options, "maxFileAge")) {
     TRIBUTARY_ASSIGN_OR_RAISE(out.max_file_age_ms, DurationOptionMs("maxFileAge", *age));
   }

@@ -69,6 +69,9 @@ struct CloudFilesOptions {
   /// `ignoreMissingFiles`: files deleted between listing and reading are left out. Default:
   /// false.
   bool ignore_missing_files = false;
+  /// `ignoreCorruptFiles`: a file the reader cannot read is skipped and counted in the
+  /// metrics (numCorruptFilesSkipped) instead of failing the batch. Default: false.
+  bool ignore_corrupt_files = false;
 };
 
 /// The options above from the reader option map; InvalidArgument naming the option for a bad

@@ -212,6 +212,12 @@ Result<plan::ScanSource> LoggedFileSource::GetBatch(const std::optional<Offset>&
       source.files.paths.push_back(entry.path);
     }
   }
+  if (options_.ignore_corrupt_files) {
+    source.files.on_corrupt_file = [skipped = num_corrupt_files_skipped_](const std::string&,
+                                                                          const Status&) {
+      skipped->fetch_add(1, std::memory_order_relaxed);
+    };
+  }
   source.description = fmt::format("{} log batches {}..{} ({} files)", description_, start_id + 1,
                                    end_id, source.files.paths.size());
   return source;
@@ -224,8 +230,13 @@ Status LoggedFileSource::Commit(const Offset& end) {
 }
 
 std::map<std::string, std::string> LoggedFileSource::Metrics() const {
-  return {{"numFilesOutstanding", std::to_string(num_files_outstanding_)},
-          {"numBytesOutstanding", std::to_string(num_bytes_outstanding_)}};
+  std::map<std::string, std::string> metrics = {
+      {"numFilesOutstanding", std::to_string(num_files_outstanding_)},
+      {"numBytesOutstanding", std::to_string(num_bytes_outstanding_)}};
+  if (options_.ignore_corrupt_files) {
+    metrics["numCorruptFilesSkipped"] = std::to_string(num_corrupt_files_skipped_->load());
+  }
+  return metrics;
 }
 
 Status LoggedFileSource::LogNewFiles(bool respect_limits) {

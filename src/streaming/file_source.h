@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -132,6 +133,10 @@ struct LoggedFileSourceOptions {
   /// Leave out of a batch the logged files that no longer exist when the batch is read
   /// (deleted between listing and reading) instead of failing it. Default: false.
   bool ignore_missing_files = false;
+  /// Skip files the reader cannot read (corrupt, not in the format) and count them in the
+  /// metrics as numCorruptFilesSkipped instead of failing the batch (Spark's
+  /// ignoreCorruptFiles). Default: false.
+  bool ignore_corrupt_files = false;
   /// Log each file's size (Auto Loader's trackers compare it). Default: false (Spark's log).
   bool log_file_sizes = false;
 };
@@ -159,7 +164,7 @@ class LoggedFileSource : public Source {
   Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start, const Offset& end) override;
   Status Commit(const Offset& end) override;
   /// numFilesOutstanding and numBytesOutstanding: the new files the last trigger left for
-  /// later batches.
+  /// later batches; with ignore_corrupt_files, numCorruptFilesSkipped.
   std::map<std::string, std::string> Metrics() const override;
 
  protected:
@@ -195,6 +200,9 @@ class LoggedFileSource : public Source {
   std::optional<std::unordered_set<std::string>> available_now_files_;
   int64_t num_files_outstanding_ = 0;
   int64_t num_bytes_outstanding_ = 0;
+  /// Files skipped by batches' scans (ignore_corrupt_files); shared with the scans' callbacks.
+  std::shared_ptr<std::atomic<int64_t>> num_corrupt_files_skipped_ =
+      std::make_shared<std::atomic<int64_t>>(0);
 };
 
 /// The data files below `path` (ListDataFileInfos); none while the directory does not exist
