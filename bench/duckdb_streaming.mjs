@@ -2,7 +2,7 @@
 // the same JSON -> filter(status = 'active') -> Parquet work as one COPY statement over the
 // files `streaming_bench generate` wrote, with the same explicit columns, one thread.
 //
-// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T]
+// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T] [--infer]
 //   times COPY (SELECT * FROM read_json(DIR/logs/*.json, columns={...}) WHERE status =
 //   'active') TO DIR/duckdb_out.parquet (FORMAT parquet) R times (Default: 5) after one
 //   untimed warm-up, and counts the rows of its own output and, with --table, of tributary's
@@ -21,12 +21,17 @@ const option = (name, fallback) => {
 const dir = path.resolve(option('dir'));
 const repetitions = Number(option('repetitions', '5'));
 const table = option('table', '');
+// --infer: read_json detects the columns and types itself, as tributary's Auto Loader pipeline
+// infers them (streaming_bench pipeline); else the explicit columns of streaming_bench's schema.
+const infer = args.includes('--infer');
 const require = createRequire(path.resolve('build/oracle/package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
 const sqlPath = (p) => `'${p.replaceAll("'", "''")}'`;
 // The types of streaming_bench's schema (ts TIMESTAMP, ...): a UTC instant is TIMESTAMPTZ.
-const source = `read_json(${sqlPath(`${dir}/logs/*.json`)}, format='newline_delimited',
+const source = infer
+  ? `read_json(${sqlPath(`${dir}/logs/*.json`)})`
+  : `read_json(${sqlPath(`${dir}/logs/*.json`)}, format='newline_delimited',
   columns={ts: 'TIMESTAMPTZ', user_id: 'BIGINT', status: 'VARCHAR', country: 'VARCHAR',
   latency_ms: 'DOUBLE', path: 'VARCHAR', bytes: 'BIGINT'})`;
 const out = `${dir}/duckdb_out.parquet`;

@@ -23,6 +23,20 @@
 //     rows_in, rows_out (the sink's numOutputRows) and the table of the last run
 //     (DIR/tributary_table), which bench/duckdb_streaming.mjs counts independently.
 //
+//   streaming_bench pipeline --dir DIR [--repetitions R]
+//     The reference pipeline of issue 8 (the README's main job) over DIR/logs:
+//       CREATE OR REFRESH STREAMING TABLE raw_logs AS SELECT * FROM STREAM read_files(
+//         'DIR/logs', format => 'json', inferColumnTypes => true);
+//       CREATE OR REFRESH STREAMING TABLE gold_active_logs AS
+//         SELECT * FROM STREAM(raw_logs) WHERE status = 'active';
+//     run by tributary::Pipeline with Trigger::AvailableNow() (what `tributary run` does), R
+//     times (Default: 5) into a fresh warehouse DIR/pipeline_warehouse, after one untimed
+//     warm-up run: each run parses the file, creates both tables, infers and stores the
+//     schema, ingests every file into raw_logs and streams raw_logs into gold_active_logs.
+//     Prints one JSON object: times_ms, median_ms, cpu_ms (process CPU of the median run),
+//     rows_in (raw_logs' input rows), rows_out (gold_active_logs' output rows), and the gold
+//     table of the last run, which bench/duckdb_streaming.mjs counts independently.
+//
 // Exit code 1 on any error or a wrong row count; speed never fails the program.
 
 #include <algorithm>
@@ -30,6 +44,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -42,6 +57,7 @@
 
 #include <fmt/format.h>
 
+#include "tributary/pipeline.h"
 #include "tributary/session.h"
 #include "tributary/streaming.h"
 
@@ -325,6 +341,79 @@ int Throughput(const std::string& dir, int64_t repetitions) {
   return 0;
 }
 
+struct PipelineRun {
+  double ms = 0;
+  double cpu_ms = 0;
+  int64_t rows_in = 0;
+  int64_t rows_out = 0;
+};
+
+Result<PipelineRun> RunPipelineOnce(const std::string& dir) {
+  const std::string warehouse = dir + "/pipeline_warehouse";
+  std::error_code ignored;
+  std::filesystem::remove_all(warehouse, ignored);
+  const std::string sql = fmt::format(
+      "CREATE OR REFRESH STREAMING TABLE raw_logs AS SELECT * FROM STREAM read_files('{}/logs', "
+      "format => 'json', inferColumnTypes => true);\n"
+      "CREATE OR REFRESH STREAMING TABLE gold_active_logs AS SELECT * FROM STREAM(raw_logs) "
+      "WHERE status = 'active';\n",
+      dir);
+  const Clock::time_point start = Clock::now();
+  const std::clock_t cpu_start = std::clock();
+  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Session> session,
+                            Session::Builder().TimeZone("UTC").Warehouse(warehouse).Build());
+  TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline, Pipeline::Parse(session, sql));
+  PipelineRun run;
+  std::mutex mutex;
+  pipeline->OnEvent([&](const PipelineEvent& event) {
+    if (event.kind != PipelineEvent::Kind::kBatch) {
+      return;
+    }
+    std::lock_guard lock(mutex);
+    if (event.table == "raw_logs") {
+      run.rows_in += event.progress->num_input_rows;
+    } else {
+      run.rows_out += event.progress->sink.num_output_rows;
+    }
+  });
+  TRIBUTARY_RETURN_NOT_OK(pipeline->Run());
+  run.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  run.cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  return run;
+}
+
+int PipelineThroughput(const std::string& dir, int64_t repetitions) {
+  std::vector<PipelineRun> runs;
+  for (int64_t r = 0; r <= repetitions; ++r) {
+    auto run = RunPipelineOnce(dir);
+    if (!run.ok()) {
+      return Fail(run.status().ToString());
+    }
+    if (r > 0 && (run->rows_in != runs.back().rows_in || run->rows_out != runs.back().rows_out)) {
+      return Fail(fmt::format("run {} read {} and wrote {} rows, run {} read {} and wrote {}", r,
+                              run->rows_in, run->rows_out, r - 1, runs.back().rows_in,
+                              runs.back().rows_out));
+    }
+    runs.push_back(*run);
+  }
+  runs.erase(runs.begin());  // run 0 warms the page cache and the allocator
+  std::vector<PipelineRun> by_time = runs;
+  std::sort(by_time.begin(), by_time.end(),
+            [](const PipelineRun& a, const PipelineRun& b) { return a.ms < b.ms; });
+  const PipelineRun& median = by_time[by_time.size() / 2];
+  std::string times;
+  for (const PipelineRun& run : runs) {
+    times += fmt::format("{}{:.1f}", times.empty() ? "" : ",", run.ms);
+  }
+  std::printf(
+      "{\"times_ms\":[%s],\"median_ms\":%.1f,\"cpu_ms\":%.1f,\"rows_in\":%lld,"
+      "\"rows_out\":%lld,\"table\":\"%s\"}\n",
+      times.c_str(), median.ms, median.cpu_ms, static_cast<long long>(median.rows_in),
+      static_cast<long long>(median.rows_out),
+      (dir + "/pipeline_warehouse/gold_active_logs").c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace tributary
 
@@ -332,12 +421,13 @@ int main(int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "";
   const auto options = tributary::ParseOptions(argc, argv, 2);
   const auto dir = options.find("dir");
-  if (dir == options.end() ||
-      (command != "latency" && command != "generate" && command != "throughput")) {
+  if (dir == options.end() || (command != "latency" && command != "generate" &&
+                               command != "throughput" && command != "pipeline")) {
     std::fprintf(stderr,
                  "usage: streaming_bench latency --dir DIR [--batches N]\n"
                  "       streaming_bench generate --dir DIR [--rows R] [--files F]\n"
-                 "       streaming_bench throughput --dir DIR [--repetitions R]\n");
+                 "       streaming_bench throughput --dir DIR [--repetitions R]\n"
+                 "       streaming_bench pipeline --dir DIR [--repetitions R]\n");
     return 2;
   }
   if (command == "latency") {
@@ -346,6 +436,10 @@ int main(int argc, char** argv) {
   if (command == "generate") {
     return tributary::Generate(dir->second, tributary::IntOption(options, "rows", 1000000),
                                tributary::IntOption(options, "files", 100));
+  }
+  if (command == "pipeline") {
+    return tributary::PipelineThroughput(dir->second,
+                                         tributary::IntOption(options, "repetitions", 5));
   }
   return tributary::Throughput(dir->second, tributary::IntOption(options, "repetitions", 5));
 }

@@ -399,18 +399,29 @@ echo "== tributary: streaming_bench throughput, $repetitions repetitions"
 echo "== duckdb: bench/duckdb_streaming.mjs, $repetitions repetitions"
 node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" \
   --table "$stream_dir/tributary_table" >"$out/duckdb_streaming.json" || disagree=1
+# (c) The reference pipeline of issue 8 (README's main job) on the same files: Auto Loader with
+# inferred types -> raw_logs -> gold_active_logs, available-now, a fresh warehouse each run,
+# against DuckDB's COPY of read_json with its own type detection.
+echo "== tributary: streaming_bench pipeline (the reference pipeline), $repetitions repetitions"
+"$out/streaming_bench" pipeline --dir "$stream_dir" --repetitions "$repetitions" \
+  >"$out/pipeline_bench.json" || disagree=1
+echo "== duckdb: bench/duckdb_streaming.mjs --infer, $repetitions repetitions"
+node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --infer \
+  --table "$stream_dir/pipeline_warehouse/gold_active_logs" >"$out/duckdb_pipeline.json" ||
+  disagree=1
 rm -rf "$stream_dir"
-echo "== streaming JSON -> filter(status = 'active') -> Delta, available-now, 1 thread, medians of $repetitions repetitions"
-echo "   ratio: duckdb / tributary wall time (COPY ... WHERE status = 'active' TO parquet); > 1: tributary faster"
-node --input-type=module - "$out/streaming_bench.json" "$out/duckdb_streaming.json" <<'EOF' || disagree=1
+# Prints one streaming case against DuckDB: compare_streaming CASE TRIBUTARY_JSON DUCKDB_JSON.
+compare_streaming() {
+node --input-type=module - "$@" <<'EOF'
 import { readFileSync } from 'node:fs';
-const tributary = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const duckdb = JSON.parse(readFileSync(process.argv[3], 'utf8'));
+const [name, tributaryPath, duckdbPath] = process.argv.slice(2);
+const tributary = JSON.parse(readFileSync(tributaryPath, 'utf8'));
+const duckdb = JSON.parse(readFileSync(duckdbPath, 'utf8'));
 let failed = false;
 // Both engines read every row, and DuckDB finds exactly its own output's rows in tributary's table.
 if (tributary.rows_in !== duckdb.rows_in || tributary.rows_out !== duckdb.rows_out ||
     duckdb.tributary_table_rows !== duckdb.rows_out) {
-  console.error(`streaming: tributary read ${tributary.rows_in} and wrote ${tributary.rows_out} ` +
+  console.error(`${name}: tributary read ${tributary.rows_in} and wrote ${tributary.rows_out} ` +
     `rows (DuckDB counts ${duckdb.tributary_table_rows} in its table); DuckDB read ` +
     `${duckdb.rows_in} and wrote ${duckdb.rows_out}`);
   failed = true;
@@ -418,7 +429,7 @@ if (tributary.rows_in !== duckdb.rows_in || tributary.rows_out !== duckdb.rows_o
 const rate = (ms) => `${(tributary.rows_in / ms / 1e3).toFixed(2)}M`;
 const rows = [['case', 'tributary ms', 'duckdb ms', 'ratio', 'tributary rows/s', 'duckdb rows/s',
   'rows in', 'rows out', 'check'],
-  ['json_filter_to_delta', tributary.median_ms.toFixed(1), duckdb.median_ms.toFixed(1),
+  [name, tributary.median_ms.toFixed(1), duckdb.median_ms.toFixed(1),
     (duckdb.median_ms / tributary.median_ms).toFixed(2), rate(tributary.median_ms),
     rate(duckdb.median_ms), String(tributary.rows_in), String(tributary.rows_out),
     failed ? 'DIFFERS' : 'same rows']];
@@ -432,5 +443,16 @@ console.log(`rows/s: input rows per second; DuckDB ${duckdb.duckdb_version}, thr
   'target ratio >= 1.5');
 process.exitCode = failed ? 1 : 0;
 EOF
+}
+echo "== streaming JSON -> filter(status = 'active') -> Delta, available-now, 1 thread, medians of $repetitions repetitions"
+echo "   ratio: duckdb / tributary wall time (COPY ... WHERE status = 'active' TO parquet); > 1: tributary faster"
+compare_streaming json_filter_to_delta "$out/streaming_bench.json" "$out/duckdb_streaming.json" ||
+  disagree=1
+echo "== the reference pipeline: read_files(json, inferColumnTypes) -> raw_logs -> gold_active_logs,"
+echo "   available-now, fresh warehouse, 1 thread, medians of $repetitions repetitions, against"
+echo "   COPY (SELECT * FROM read_json(files) WHERE status = 'active') TO parquet (types detected)"
+echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
+compare_streaming reference_pipeline "$out/pipeline_bench.json" "$out/duckdb_pipeline.json" ||
+  disagree=1
 
 exit "$disagree"
