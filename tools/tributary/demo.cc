@@ -1,19 +1,16 @@
 #include "demo.h"
 
-#include <algorithm>
 #include <cstdlib>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "columnar/canonical_json.h"
-#include "columnar/column_builder.h"
-#include "columnar/take.h"
 #include "delta/snapshot.h"
-#include "delta/table_reader.h"
-#include "delta/table_writes.h"
-#include "expr/evaluator.h"
+#include "run_command.h"
+#include "sql_command.h"
 #include "storage/local_file_system.h"
 #include "storage/path.h"
 #include "tributary/session.h"
@@ -21,77 +18,76 @@
 namespace tributary::tools {
 namespace {
 
-using columnar::ColumnBuilder;
-using columnar::DataType;
-using columnar::Field;
-using expr::Col;
-using expr::Lit;
-using expr::Op;
-using expr::Scalar;
+// The reference pipeline of issue 8; {landing} is the landing folder.
+constexpr const char* kPipelineSql =
+    "CREATE OR REFRESH STREAMING TABLE raw_logs AS\n"
+    "  SELECT * FROM STREAM read_files('{landing}/raw-logs/', format => 'json', "
+    "inferColumnTypes => true);\n"
+    "CREATE OR REFRESH STREAMING TABLE gold_active_logs AS\n"
+    "  SELECT * FROM STREAM(raw_logs) WHERE status = 'active';\n";
 
-// Raw order events as they arrive from upstream: every field is text, one has a bad amount.
-struct RawOrder {
-  const char* order_id;
-  const char* customer;
-  const char* amount;
-  const char* status;
-  const char* placed_at;
-};
-constexpr RawOrder kRawOrders[] = {
-    {"1001", "ada", "120.50", "shipped", "2024-05-01 09:15:00"},
-    {"1002", "grace", "35.00", "pending", "2024-05-01T10:02:33Z"},
-    {"1003", "linus", "80.25", "shipped", "2024-05-01 11:45:10.5"},
-    {"1004", "ada", "12.00", "cancelled", "2024-05-02 08:00:00+02:00"},
-    {"1005", "barbara", "n/a", "shipped", "2024-05-02 13:30:00"},
-    {"1006", "edsger", "999.99", "shipped", "2024-05-03 07:00:00"},
+constexpr int kFirstFiles = 3;
+constexpr int kSecondFiles = 2;
+constexpr int kRowsPerFile = 1000;
+
+// Lines of the second landing that the JSON reader cannot type: each becomes one raw_logs row
+// with its text in _rescued_data (the last one only for user_id, which is not a number).
+constexpr const char* kMalformedLines[] = {
+    R"({"ts":"2026-11-29T23:59:58.000Z","user_id":4711,"status":"active","country":"DE")",
+    R"(GET /healthz 200 0.4ms)",
+    R"({"ts":"2026-11-29T23:59:59.000Z","user_id":"guest","status":"active","country":"US",)"
+    R"("latency_ms":12.5,"path":"/","device":"mobile"})",
 };
 
-Result<columnar::RecordBatchPtr> RawBatch() {
-  std::vector<Field> fields = {
-      Field("order_id", DataType::String()), Field("customer", DataType::String()),
-      Field("amount", DataType::String()), Field("status", DataType::String()),
-      Field("placed_at", DataType::String())};
-  std::vector<std::unique_ptr<ColumnBuilder>> builders;
-  for (const auto& field : fields) {
-    builders.push_back(std::make_unique<ColumnBuilder>(field.Type()));
-  }
-  for (const RawOrder& order : kRawOrders) {
-    const char* values[] = {order.order_id, order.customer, order.amount, order.status,
-                            order.placed_at};
-    for (size_t i = 0; i < builders.size(); ++i) {
-      builders[i]->AppendBytes(values[i]);
+// What the demo landed, to check the tables against.
+struct Landed {
+  int64_t files = 0;
+  int64_t lines = 0;
+  int64_t active = 0;  // well-formed lines with status 'active' (the typed malformed one too)
+};
+
+// Writes `count` files of log lines, file-<first>.json onwards, into `folder`; with
+// `with_device` each line carries the new field `device` and the first file ends with
+// kMalformedLines. Put-if-absent: a folder holding an earlier demo's files is an error.
+Status LandLogs(storage::FileSystem& fs, const std::string& folder, int first, int count,
+                bool with_device, std::mt19937_64& rng, Landed& landed) {
+  static const char* kStatus[] = {"active", "active", "active", "inactive", "pending", "suspended"};
+  static const char* kCountry[] = {"US", "DE", "FR", "BR", "IN", "JP"};
+  static const char* kPath[] = {"/", "/search", "/cart", "/checkout", "/api/v1/items"};
+  static const char* kDevice[] = {"mobile", "desktop", "tablet"};
+  for (int f = first; f < first + count; ++f) {
+    std::string text;
+    for (int r = 0; r < kRowsPerFile; ++r) {
+      const int64_t second = (static_cast<int64_t>(f) * kRowsPerFile + r) * 7;
+      const char* status = kStatus[rng() % 6];
+      landed.active += std::string_view(status) == "active" ? 1 : 0;
+      text += fmt::format(
+          R"({{"ts":"2026-11-29T{:02}:{:02}:{:02}.{:03}Z","user_id":{},"status":"{}",)"
+          R"("country":"{}","latency_ms":{:.1f},"path":"{}")",
+          second / 3600 % 24, second / 60 % 60, second % 60, rng() % 1000, 1000 + rng() % 500,
+          status, kCountry[rng() % 6], static_cast<double>(rng() % 20000) / 10.0, kPath[rng() % 5]);
+      text += with_device ? fmt::format(R"(,"device":"{}"}})", kDevice[rng() % 3]) : "}";
+      text += '\n';
     }
+    landed.lines += kRowsPerFile;
+    if (with_device && f == first) {
+      for (const char* line : kMalformedLines) {
+        text += line;
+        text += '\n';
+        ++landed.lines;
+      }
+      ++landed.active;  // the last one is well-formed JSON with status 'active'
+    }
+    const std::string path = storage::JoinPath(folder, fmt::format("file-{:03}.json", f));
+    Status written = fs.WriteFile(path, text, storage::WriteMode::kPutIfAbsent);
+    if (written.IsAlreadyExists()) {
+      return Status::InvalidArgument(
+          fmt::format("{} holds an earlier demo's files; run the demo in a new --dir", folder));
+    }
+    TRIBUTARY_RETURN_NOT_OK(written);
+    ++landed.files;
   }
-  std::vector<columnar::ColumnPtr> columns;
-  for (auto& builder : builders) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto column, builder->Finish());
-    columns.push_back(std::move(column));
-  }
-  return columnar::RecordBatch::Make(std::make_shared<const columnar::Schema>(std::move(fields)),
-                                     std::size(kRawOrders), std::move(columns));
-}
-
-// Evaluates named expressions over `batch` into a new batch.
-Result<columnar::RecordBatchPtr> Project(
-    const columnar::RecordBatch& batch,
-    const std::vector<std::pair<std::string, expr::ExprPtr>>& projections,
-    const expr::EvalContext& context) {
-  std::vector<Field> fields;
-  std::vector<columnar::ColumnPtr> columns;
-  for (const auto& [name, expression] : projections) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto bound, expr::Bind(*expression, *batch.Schema()));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto column, expr::Evaluate(*bound, batch, context));
-    fields.emplace_back(name, bound->Type());
-    columns.push_back(std::move(column));
-  }
-  return columnar::RecordBatch::Make(std::make_shared<const columnar::Schema>(std::move(fields)),
-                                     batch.NumRows(), std::move(columns));
-}
-
-void PrintRows(const columnar::RecordBatch& batch, std::ostream& out) {
-  for (const std::string& row : columnar::CanonicalJsonRows(batch)) {
-    out << "    " << row << "\n";
-  }
+  return Status::OK();
 }
 
 Result<std::string> WorkingDirectory(const std::string& requested) {
@@ -105,138 +101,147 @@ Result<std::string> WorkingDirectory(const std::string& requested) {
   return pattern;
 }
 
+// One count(*) query's value.
+Result<int64_t> CountOf(const Session& session, const std::string& query) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Row> rows, session.Sql(query).Collect());
+  if (rows.size() != 1) {
+    return Status::Internal(fmt::format("'{}' returned {} rows, expected 1", query, rows.size()));
+  }
+  return rows[0].GetLong(0);
+}
+
 }  // namespace
 
 Status RunDemo(const DemoOptions& options, std::ostream& out) {
-  columnar::TrackingMemoryPool pool("demo");
-  expr::EvalContext context;
-  context.session_time_zone = options.time_zone;
-  context.pool = &pool;
   storage::LocalFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(std::string dir, WorkingDirectory(options.dir));
-  out << fmt::format("tributary demo: {} thread(s), session time zone {}, working in {}\n\n",
-                     options.threads, options.time_zone.Name(), dir);
+  const std::string landing = storage::JoinPath(dir, "landing");
+  const std::string raw_logs_folder = storage::JoinPath(landing, "raw-logs");
+  const std::string warehouse = storage::JoinPath(dir, "warehouse");
+  const std::string pipeline_file = storage::JoinPath(dir, "pipeline.sql");
+  out << fmt::format(
+      "tributary demo: the main job (Auto Loader -> Delta bronze -> Delta gold) in {}\n"
+      "{} thread(s), session time zone {}\n\n",
+      dir, options.threads, options.time_zone.Name());
 
-  // 1. Land the raw events as a file, atomically and exactly once.
-  TRIBUTARY_ASSIGN_OR_RAISE(auto raw, RawBatch());
-  std::string landed;
-  for (const std::string& row : columnar::CanonicalJsonRows(*raw)) {
-    landed += row + "\n";
-  }
-  const std::string raw_path = storage::JoinPath(dir, "raw/orders-0001.jsonl");
-  Status first = fs.WriteFile(raw_path, landed, storage::WriteMode::kPutIfAbsent);
-  if (first.IsAlreadyExists()) {
-    out << "1. " << raw_path << " was already landed by an earlier run; keeping it\n";
-  } else {
-    TRIBUTARY_RETURN_NOT_OK(first);
-    out << fmt::format("1. landed {} raw events ({} bytes) at {} with put-if-absent\n",
-                       raw->NumRows(), landed.size(), raw_path);
-  }
-  Status second =
-      fs.WriteFile(raw_path, "a competing writer's bytes\n", storage::WriteMode::kPutIfAbsent);
-  out << "   a second writer to the same path is refused: " << second.ToString() << "\n";
-  TRIBUTARY_ASSIGN_OR_RAISE(std::string read_back, fs.ReadFile(raw_path));
-  out << fmt::format("   read back {} bytes, identical to what was written: {}\n\n",
-                     read_back.size(), read_back == landed ? "yes" : "no");
+  // 1. Sample logs, and the pipeline over them.
+  std::mt19937_64 rng(20261129);
+  Landed first;
+  TRIBUTARY_RETURN_NOT_OK(LandLogs(fs, raw_logs_folder, 0, kFirstFiles, false, rng, first));
+  out << fmt::format(
+      "1. landed {} JSON log files, {} lines (ts, user_id, status, country, latency_ms, path) "
+      "in {}/\n",
+      first.files, first.lines, raw_logs_folder);
+  const std::string pipeline_sql =
+      fmt::format(fmt::runtime(kPipelineSql), fmt::arg("landing", landing));
+  TRIBUTARY_RETURN_NOT_OK(fs.WriteFile(pipeline_file, pipeline_sql, storage::WriteMode::kReplace));
+  out << fmt::format("   the pipeline, {}:\n\n{}\n", pipeline_file, pipeline_sql);
 
-  // 2. Type the raw text with CAST; try_cast turns the malformed amount into null.
-  TRIBUTARY_ASSIGN_OR_RAISE(auto decimal, DataType::Decimal(10, 2));
-  std::vector<std::pair<std::string, expr::ExprPtr>> typing = {
-      {"order_id", expr::Cast(Col("order_id"), DataType::Int64())},
-      {"customer", Col("customer")},
-      {"amount", expr::TryCast(Col("amount"), decimal)},
-      {"status", Col("status")},
-      {"placed_at", expr::Cast(Col("placed_at"), DataType::Timestamp())}};
-  TRIBUTARY_ASSIGN_OR_RAISE(auto typed, Project(*raw, typing, context));
-  out << "2. typed the events (zone-less times read in the session zone):\n";
-  PrintRows(*typed, out);
-  auto strict = Project(*raw, {{"amount", expr::Cast(Col("amount"), decimal)}}, context);
-  out << "   the ANSI CAST of the same column fails as Spark does:\n     "
-      << strict.status().ToString() << "\n\n";
+  // 2. The first run: Auto Loader infers the schema and ingests every file.
+  RunCommandOptions run;
+  run.file = pipeline_file;
+  run.warehouse = warehouse;
+  run.trigger = "available-now";
+  run.time_zone = options.time_zone.Name();
+  const std::string run_command = fmt::format(
+      "tributary run --warehouse {} --trigger available-now {}", warehouse, pipeline_file);
+  out << "2. first run (schema inferred and stored in the table's checkpoint):\n   $ "
+      << run_command << "\n";
+  TRIBUTARY_RETURN_NOT_OK(RunPipelineCommand(run, out, /*terminal=*/false));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto first_snapshot,
+                            delta::Snapshot::Load(fs, storage::JoinPath(warehouse, "raw_logs")));
+  const int64_t first_version = first_snapshot->Version();
 
-  // 3. Filter shipped orders over 100 after tax, vectorized over the whole batch.
-  auto with_tax = expr::Call(Op::kMultiply, {Col("amount"), Lit(*Scalar::Decimal(108, 3, 2))});
-  auto predicate =
-      expr::And(expr::Call(Op::kEqual, {Col("status"), Lit(Scalar::String("shipped"))}),
-                expr::Call(Op::kGreater, {with_tax, Lit(Scalar::Int32(100))}));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto bound_predicate, expr::Bind(*predicate, *typed->Schema()));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto mask, expr::Evaluate(*bound_predicate, *typed, context));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto shipped, columnar::Filter(*typed, *mask, &pool));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto report,
-                            Project(*shipped,
-                                    {{"order_id", Col("order_id")},
-                                     {"customer", Col("customer")},
-                                     {"amount_with_tax", with_tax},
-                                     {"placed_on", expr::Cast(Col("placed_at"), DataType::Date())}},
-                                    context));
-  out << fmt::format("3. WHERE {} keeps {} of {} rows:\n", bound_predicate->ToString(),
-                     report->NumRows(), typed->NumRows());
-  PrintRows(*report, out);
+  // 3. More files with a new field and malformed lines; the second run reads only them.
+  Landed second;
+  TRIBUTARY_RETURN_NOT_OK(
+      LandLogs(fs, raw_logs_folder, kFirstFiles, kSecondFiles, true, rng, second));
+  out << fmt::format(
+      "\n3. landed {} more files, {} lines, with a new field `device` and {} malformed lines; "
+      "second run\n   (incremental: only the new files; the new column stops the stream, which "
+      "restarts with the evolved schema;\n   malformed lines are rescued into _rescued_data):\n"
+      "   $ {}\n",
+      second.files, second.lines, std::size(kMalformedLines), run_command);
+  TRIBUTARY_RETURN_NOT_OK(RunPipelineCommand(run, out, /*terminal=*/false));
 
-  // 4. Commit the typed events to a Delta table partitioned by status, as a streaming sink
-  //    would: idempotently, under the application id and batch number of the job.
-  const std::string table = storage::JoinPath(dir, "tables/orders");
-  delta::TableWriteOptions write;
-  write.mode = delta::SaveMode::kAppend;
-  write.partition_by = {"status"};
-  write.txn = std::make_pair(std::string("tributary-demo"), int64_t{1});
-  TRIBUTARY_ASSIGN_OR_RAISE(auto committed,
-                            delta::WriteTable(fs, table, typed->Schema(), {typed}, write));
-  if (committed.committed) {
-    out << fmt::format("\n4. committed {} Parquet files to the Delta table {} as version {}\n",
-                       committed.files_added, table, committed.version);
-  } else {
-    out << fmt::format("\n4. the Delta table {} already holds this batch (txn tributary-demo/1)\n",
-                       table);
+  // 4. The tables through SQL, as `tributary sql --warehouse <warehouse>` runs it.
+  SqlCommandOptions sql;
+  sql.warehouse = warehouse;
+  sql.time_zone = options.time_zone.Name();
+  struct Query {
+    std::string title;
+    std::string sql;
+  };
+  const std::vector<Query> queries = {
+      {"raw_logs: rows, rescued rows, rows with the new column",
+       "SELECT count(*) AS rows, count(_rescued_data) AS rescued, count(device) AS with_device "
+       "FROM raw_logs"},
+      {"raw_logs: rows by status",
+       "SELECT status, count(*) AS rows FROM raw_logs GROUP BY status ORDER BY status"},
+      {"gold_active_logs: rows and mean latency by country",
+       "SELECT country, count(*) AS rows, round(avg(latency_ms), 1) AS avg_latency_ms "
+       "FROM gold_active_logs GROUP BY country ORDER BY country"},
+      {"raw_logs: the rescued records (malformed lines keep their text, a mistyped value its "
+       "field)",
+       "SELECT status, user_id, _rescued_data FROM raw_logs WHERE _rescued_data IS NOT NULL "
+       "ORDER BY _rescued_data"},
+      {fmt::format("raw_logs: time travel to version {}, the end of the first run", first_version),
+       fmt::format("SELECT count(*) AS rows, count(DISTINCT country) AS countries FROM raw_logs "
+                   "VERSION AS OF {}",
+                   first_version)},
+  };
+  out << fmt::format("\n4. querying the tables: $ tributary sql --warehouse {} \"...\"\n",
+                     warehouse);
+  for (const Query& query : queries) {
+    out << fmt::format("\n-- {}\n{};\n", query.title, query.sql);
+    TRIBUTARY_RETURN_NOT_OK(RunSqlScript(sql, query.sql, out));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto replayed,
-                            delta::WriteTable(fs, table, typed->Schema(), {typed}, write));
-  out << fmt::format("   replaying the same batch is a no-op: committed {}, version stays {}\n",
-                     replayed.committed ? "yes" : "no", replayed.version);
-
-  // 5. Read the table back through log replay and the Parquet reader.
-  TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, delta::Snapshot::Load(fs, table));
-  delta::TableReadOptions read;
-  read.session_time_zone = options.time_zone;
-  read.pool = &pool;
-  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, delta::ReadTable(fs, *snapshot, read));
-  std::vector<std::string> rows;
-  for (const auto& batch : batches) {
-    for (auto& row : columnar::CanonicalJsonRows(*batch)) {
-      rows.push_back(std::move(row));
-    }
-  }
-  std::sort(rows.begin(), rows.end());
-  out << fmt::format("5. version {} of the table: {} live files, {} rows\n", snapshot->Version(),
-                     snapshot->Files().size(), rows.size());
-  for (const auto& add : snapshot->Files()) {
-    out << fmt::format("    {} ({} bytes)\n", add.path, add.size);
-  }
-  for (const std::string& row : rows) {
-    out << "    " << row << "\n";
-  }
-  out << fmt::format("   inspect it with: tributary table describe|history|files|cat {}\n", table);
-
-  // 6. The same table through SQL: the query engine prunes files by partition and aggregates.
-  auto session =
-      Session::Builder().Warehouse(storage::JoinPath(dir, "tables")).TimeZone("UTC").Build();
+  auto session = Session::Builder().Warehouse(warehouse).TimeZone(sql.time_zone).Build();
   if (!session.ok()) {
     return session.status();
   }
-  const std::string query =
-      "SELECT status, count(*) AS orders, sum(amount) AS revenue FROM orders "
-      "WHERE status <> 'cancelled' GROUP BY status ORDER BY status";
-  out << "6. SQL over the table: " << query << "\n";
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Row> result, (*session)->Sql(query).Collect());
-  for (const Row& row : result) {
-    out << "    " << row.ToJson() << "\n";
+  // The history's narrow columns (operationParameters repeats the query id on every line).
+  for (const char* table : {"raw_logs", "gold_active_logs"}) {
+    out << fmt::format(
+        "\n-- {}: history (version, timestamp, operation, readVersion)\n"
+        "DESCRIBE HISTORY {};\n",
+        table, table);
+    TRIBUTARY_RETURN_NOT_OK(
+        (*session)
+            ->Sql(fmt::format("DESCRIBE HISTORY {}", table))
+            .Select({"version", "timestamp", "operation", "readVersion"})
+            .Show(out, std::numeric_limits<int64_t>::max() - 1, /*truncate=*/false));
   }
-  out << fmt::format("   more with: tributary sql --warehouse {} \"SELECT ...\"\n",
-                     storage::JoinPath(dir, "tables"));
+
+  // 5. Check the result against what was landed: every line once, every active row in gold.
+  TRIBUTARY_ASSIGN_OR_RAISE(int64_t raw_rows, CountOf(**session, "SELECT count(*) FROM raw_logs"));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      int64_t rescued,
+      CountOf(**session, "SELECT count(*) FROM raw_logs WHERE _rescued_data IS NOT NULL"));
+  TRIBUTARY_ASSIGN_OR_RAISE(int64_t gold_rows,
+                            CountOf(**session, "SELECT count(*) FROM gold_active_logs"));
+  TRIBUTARY_ASSIGN_OR_RAISE(int64_t first_rows,
+                            CountOf(**session, fmt::format("SELECT count(*) FROM raw_logs "
+                                                           "VERSION AS OF {}",
+                                                           first_version)));
+  const int64_t expected_rows = first.lines + second.lines;
+  const int64_t expected_gold = first.active + second.active;
+  const auto malformed = static_cast<int64_t>(std::size(kMalformedLines));
+  if (raw_rows != expected_rows || rescued != malformed || gold_rows != expected_gold ||
+      first_rows != first.lines) {
+    return Status::Internal(fmt::format(
+        "the demo's tables disagree with what it landed: raw_logs holds {} rows ({} rescued), "
+        "{} at version {}, gold_active_logs {}; expected {} ({} rescued), {}, {}",
+        raw_rows, rescued, first_rows, first_version, gold_rows, expected_rows, malformed,
+        first.lines, expected_gold));
+  }
   out << fmt::format(
-      "\ncolumn memory: peak {} bytes through the demo's pool, {} still held by the "
-      "result batches\n",
-      pool.PeakBytesAllocated(), pool.BytesAllocated());
+      "\nchecked: raw_logs holds each of the {} landed lines once ({} rescued; {} at version "
+      "{}), gold_active_logs its {} active rows\n",
+      raw_rows, rescued, first_rows, first_version, gold_rows);
+  out << fmt::format(
+      "rerun the pipeline (only new files are read): {}\nquery: tributary sql --warehouse {}\n",
+      run_command, warehouse);
   return Status::OK();
 }
 
