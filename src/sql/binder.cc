@@ -291,24 +291,19 @@ class Binder {
     return scan.ok() ? scan : At(scan.status(), relation.position);
   }
 
-  // STREAM read_files(...): the plain file stream source over `path` (the Auto Loader issue
-  // grows it into cloudFiles with inference).
+  // STREAM read_files(...): an Auto Loader (cloudFiles) source over `path`, as Databricks'
+  // streaming read_files is. In a streaming table its schema location is inside the table's
+  // checkpoint, so the schema is inferred, stored and evolved without options.
   Result<LogicalPlanPtr> StreamFiles(const sql::Relation& relation, const std::string& format,
                                      const std::string& path, formats::OptionMap options,
                                      columnar::SchemaPtr schema) {
     TRIBUTARY_RETURN_NOT_OK(CheckStreamAllowed(relation));
-    if (schema == nullptr && format != "parquet") {
-      return At(Status::InvalidArgument(fmt::format(
-                    "STREAM read_files over {} files needs schema => 'name TYPE, ...' (schema "
-                    "inference for streams comes with Auto Loader)",
-                    format)),
-                relation.position);
-    }
     if (!stream_checkpoint_.empty() && formats::FindOption(options, "schemaLocation") == nullptr) {
       options["schemaLocation"] = fmt::format("{}/sources/{}", stream_checkpoint_, num_streams_);
     }
+    options["cloudFiles.format"] = format;
     streaming::SourceRequest request;
-    request.format = format;
+    request.format = "cloudFiles";
     request.path = path;
     request.options = std::move(options);
     request.schema = std::move(schema);

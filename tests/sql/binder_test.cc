@@ -290,10 +290,11 @@ TEST_F(BinderTest, StreamingTableBindsItsStreamsPathPartitioningAndProperties) {
                                                  "', format => 'csv', schema => 'a INT, b "
                                                  "STRING', header => true)"));
   ASSERT_OK_AND_ASSIGN(bound, Bind(statement, catalog_));
-  EXPECT_EQ(bound.plan->Schema()->NumFields(), 2);
+  // An Auto Loader source: the given columns and the rescued-data column.
+  EXPECT_EQ(bound.plan->Schema()->NumFields(), 3);
   streams.clear();
   StreamDescriptions(*bound.plan, &streams);
-  EXPECT_EQ(streams, (std::vector<std::string>{"FileStreamSource[csv " + landing + "]"}));
+  EXPECT_EQ(streams, (std::vector<std::string>{"CloudFilesSource[csv " + landing + "]"}));
 }
 
 TEST_F(BinderTest, StreamSourcesAreErrorsOutsideStreamingTables) {
@@ -332,7 +333,7 @@ TEST_F(BinderTest, StreamingTableErrorsNameTheCause) {
             std::string::npos);
   EXPECT_NE(bind_error("CREATE STREAMING TABLE s AS SELECT * FROM STREAM read_files('/x', "
                        "format => 'json')")
-                .find("needs schema => 'name TYPE, ...'"),
+                .find("inferring the schema needs cloudFiles.schemaLocation"),
             std::string::npos);
   EXPECT_NE(bind_error("CREATE STREAMING TABLE s AS SELECT status, count(*) FROM STREAM(events) "
                        "GROUP BY status")

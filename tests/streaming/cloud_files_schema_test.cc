@@ -18,6 +18,8 @@
 #include "streaming/metadata_log.h"
 #include "streaming/source_test_util.h"
 #include "streaming/stream_execution.h"
+#include "tributary/pipeline.h"
+#include "tributary/session.h"
 
 namespace tributary::streaming {
 namespace {
@@ -466,6 +468,67 @@ TEST_F(CloudFilesSchemaTest, ACaseMismatchIsRescuedNotANewColumn) {
   const std::vector<std::string> rows = SinkRows();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_THAT(rows[1], HasSubstr(R"({"id":null,"_rescued_data":"{\"ID\":\"2\")"));
+}
+
+// The reference pipeline's shape: bronze read_files (no options beyond the format: the schema
+// location is inside the table's checkpoint) -> gold STREAM(bronze), evolving end to end.
+TEST_F(CloudFilesSchemaTest, PipelineBronzeToGoldEvolvesEndToEnd) {
+  ASSERT_OK_AND_ASSIGN(auto session,
+                       Session::Builder().Warehouse(dir_ + "/warehouse").TimeZone("UTC").Build());
+  const std::string sql =
+      "CREATE OR REFRESH STREAMING TABLE raw_logs AS\n"
+      "  SELECT * FROM STREAM read_files('" +
+      Landing() +
+      "', format => 'json', inferColumnTypes => true);\n"
+      "CREATE OR REFRESH STREAMING TABLE gold_active_logs AS\n"
+      "  SELECT * FROM STREAM(raw_logs) WHERE status = 'active';\n";
+  const auto run = [&](std::vector<std::string>* restarts) -> Status {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline, Pipeline::Parse(session, sql));
+    pipeline->OnEvent([restarts](const PipelineEvent& event) {
+      if (event.kind == PipelineEvent::Kind::kSchemaRestart) {
+        restarts->push_back(event.table);
+      }
+    });
+    return pipeline->Run();
+  };
+  const auto rows = [&](const std::string& query) {
+    auto collected = session->Sql(query).Collect();
+    EXPECT_TRUE(collected.ok()) << collected.status().ToString();
+    std::vector<std::string> out;
+    for (const Row& row : collected.ok() ? *collected : std::vector<Row>{}) {
+      out.push_back(row.ToJson());
+    }
+    return out;
+  };
+
+  Land("1.json", R"({"id": 1, "status": "active"})"
+                 "\n"
+                 R"({"id": 2, "status": "idle"})"
+                 "\n");
+  std::vector<std::string> restarts;
+  ASSERT_OK(run(&restarts));
+  EXPECT_TRUE(restarts.empty());
+  EXPECT_THAT(rows("SELECT id FROM gold_active_logs"), ElementsAre(R"({"id":1})"));
+
+  Land("2.json", R"({"id": 3, "status": "active", "device": "phone"})"
+                 "\n"
+                 "{oops\n");
+  ASSERT_OK(run(&restarts));
+  // Bronze stopped on the new column and restarted with it; gold, bound after bronze's run,
+  // starts with bronze's new schema.
+  EXPECT_THAT(restarts, ElementsAre("raw_logs"));
+  EXPECT_THAT(rows("SELECT id, device FROM raw_logs WHERE id IS NOT NULL ORDER BY id"),
+              ElementsAre(R"({"id":1,"device":null})", R"({"id":2,"device":null})",
+                          R"({"id":3,"device":"phone"})"));
+  const std::vector<std::string> rescued =
+      rows("SELECT _rescued_data FROM raw_logs WHERE id IS NULL");
+  ASSERT_EQ(rescued.size(), 1u);
+  EXPECT_THAT(rescued[0], HasSubstr("{oops"));
+  EXPECT_THAT(rows("SELECT id, device FROM gold_active_logs ORDER BY id"),
+              ElementsAre(R"({"id":1,"device":null})", R"({"id":3,"device":"phone"})"));
+  // The schema versions live in the bronze table's checkpoint.
+  EXPECT_TRUE(
+      std::filesystem::exists(dir_ + "/warehouse/_checkpoints/raw_logs/sources/0/_schemas/1"));
 }
 
 }  // namespace
