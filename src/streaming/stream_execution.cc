@@ -286,7 +286,6 @@ Status StreamExecution::ProcessAllAvailable() {
   // Only a trigger that starts after this call proves the data present now was processed: one
   // that listed its sources before the data arrived may still end with "no new data".
   const int64_t request = ++process_all_requests_;
-  wake_up_ = true;
   changed_.notify_all();
   changed_.wait(lock, [&] { return caught_up_through_ >= request || !active_; });
   return exception_;
@@ -324,8 +323,11 @@ void StreamExecution::SetStatus(std::string message, bool data_available, bool t
 
 void StreamExecution::WaitUntil(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  changed_.wait_until(lock, deadline, [&] { return stop_requested_ || wake_up_; });
-  wake_up_ = false;
+  // A pending ProcessAllAvailable starts the next trigger now, even before a processing-time
+  // interval ends: it asks for everything available to be processed, not for the next trigger.
+  changed_.wait_until(lock, deadline, [&] {
+    return stop_requested_ || process_all_requests_ > caught_up_through_;
+  });
 }
 
 void StreamExecution::Run() {

@@ -120,7 +120,7 @@ class StreamExecution {
                                               std::vector<plan::ScanSource>& batch_sources);
   void ReportProgress(StreamingQueryProgress progress);
   void SetStatus(std::string message, bool data_available, bool trigger_active);
-  /// Sleeps until `deadline`, a stop request or a ProcessAllAvailable wake-up.
+  /// Sleeps until `deadline`, a stop request or while a ProcessAllAvailable call is unanswered.
   void WaitUntil(std::chrono::steady_clock::time_point deadline);
 
   plan::LogicalPlanPtr plan_;
@@ -149,7 +149,6 @@ class StreamExecution {
   /// had seen before it started (so it answers them).
   int64_t process_all_requests_ = 0;
   int64_t caught_up_through_ = 0;
-  bool wake_up_ = false;
   tributary::Status exception_;
   StreamingQueryStatus status_;
   std::deque<StreamingQueryProgress> recent_progress_;

@@ -215,7 +215,7 @@ TEST_F(StreamingTest, ProcessAllAvailableAlwaysCoversDataAddedBeforeTheCall) {
   ASSERT_OK_AND_ASSIGN(MemoryStream stream, MemoryStream::Make(session_, "id BIGINT"));
   ASSERT_OK_AND_ASSIGN(StreamingQuery query,
                        stream.ToDF().WriteStream().Format("memory").QueryName("seen").Start());
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 100; ++i) {
     ASSERT_OK(stream.AddJson({"{\"id\":" + std::to_string(i) + "}"}));
     ASSERT_OK(query.ProcessAllAvailable());
     ASSERT_OK_AND_ASSIGN(int64_t count, session_->Table("seen").Count());
@@ -235,6 +235,21 @@ TEST_F(StreamingTest, ProcessingTimeTriggerIngestsNewFiles) {
   ASSERT_OK(query.ProcessAllAvailable());
   EXPECT_EQ(TableRows(dir_.Join("table")), EventRows(0, 8));
   query.Stop();
+  EXPECT_OK(query.Exception());
+}
+
+// Stop and ProcessAllAvailable do not wait for the next trigger time (which here would be an
+// hour away): a hang would fail the test by its timeout.
+TEST_F(StreamingTest, StopAndProcessAllAvailableDoNotWaitForTheNextTrigger) {
+  ASSERT_OK_AND_ASSIGN(StreamingQuery query,
+                       StartDelta(Events(), dir_.Join("cp"), dir_.Join("table"),
+                                  Trigger::ProcessingTime(std::chrono::hours(1)), "hourly"));
+  EXPECT_EQ(query.Name(), "hourly");
+  WriteEvents("a.json", 0, 4);
+  ASSERT_OK(query.ProcessAllAvailable());
+  EXPECT_EQ(TableRows(dir_.Join("table")), EventRows(0, 4));
+  query.Stop();
+  EXPECT_FALSE(query.IsActive());
   EXPECT_OK(query.Exception());
 }
 
@@ -429,6 +444,32 @@ TEST_F(StreamingTest, ConsoleSinkPrintsEachBatchAsSparkDoes) {
             "+---+---+\n"
             "|  3|ccc|\n"
             "+---+---+\n"
+            "\n");
+}
+
+TEST_F(StreamingTest, ConsoleSinkHonoursNumRowsAndTruncate) {
+  ASSERT_OK_AND_ASSIGN(MemoryStream stream, MemoryStream::Make(session_, "id BIGINT, s STRING"));
+  StdoutCapture captured;
+  ASSERT_OK_AND_ASSIGN(StreamingQuery query, stream.ToDF()
+                                                 .WriteStream()
+                                                 .Format("console")
+                                                 .Option("numRows", "1")
+                                                 .Option("truncate", "false")
+                                                 .Start());
+  ASSERT_OK(stream.AddJson(
+      {R"({"id":1,"s":"a value longer than twenty characters"})", R"({"id":2,"s":"b"})"}));
+  ASSERT_OK(query.ProcessAllAvailable());
+  query.Stop();
+  EXPECT_EQ(captured.Take(),
+            "-------------------------------------------\n"
+            "Batch: 0\n"
+            "-------------------------------------------\n"
+            "+---+-------------------------------------+\n"
+            "|id |s                                    |\n"
+            "+---+-------------------------------------+\n"
+            "|1  |a value longer than twenty characters|\n"
+            "+---+-------------------------------------+\n"
+            "only showing top 1 row\n"
             "\n");
 }
 
