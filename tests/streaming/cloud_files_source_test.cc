@@ -17,6 +17,8 @@
 #include "streaming/source_factory.h"
 #include "streaming/source_test_util.h"
 #include "support/batch_from_json.h"
+#include "tributary/session.h"
+#include "tributary/streaming.h"
 
 namespace tributary::streaming {
 namespace {
@@ -67,12 +69,17 @@ class CloudFilesSourceTest : public testing::SourceTest {
   std::vector<std::string> DataRows(const plan::ScanSource& batch) {
     std::vector<std::string> rows = Rows(batch);
     for (std::string& row : rows) {
-      const std::string rescued = ",\"_rescued_data\":null";
-      if (const size_t at = row.find(rescued); at != std::string::npos) {
-        row.erase(at, rescued.size());
-      }
+      row = WithoutRescuedData(std::move(row));
     }
     return rows;
+  }
+
+  static std::string WithoutRescuedData(std::string row) {
+    const std::string rescued = ",\"_rescued_data\":null";
+    if (const size_t at = row.find(rescued); at != std::string::npos) {
+      row.erase(at, rescued.size());
+    }
+    return row;
   }
 
   /// The file names (relative to in/) of the batch (start, end], in order.
@@ -427,6 +434,69 @@ TEST_F(CloudFilesSourceTest, DefinedThroughDefineSourceWithInference) {
   EXPECT_TRUE(DefineSource(request).status().IsNotImplemented());
 }
 
+// Through the public API and the engine into Delta: several rate-limited batches, a restart
+// that reopens the RocksDB store and reads only the files that arrived meanwhile, rows exactly
+// once; progress carries the backlog metrics.
+TEST_F(CloudFilesSourceTest, IntoDeltaExactlyOnceAcrossRestarts) {
+  ASSERT_OK_AND_ASSIGN(auto session, Session::Builder().TimeZone("UTC").Build());
+  const std::string table = dir_ + "/table";
+  const auto run = [&]() -> std::vector<StreamingQueryProgress> {
+    auto query = session->ReadStream()
+                     .Format("cloudFiles")
+                     .Option("cloudFiles.format", "json")
+                     .Option("cloudFiles.maxFilesPerTrigger", "2")
+                     .Schema("id BIGINT")
+                     .Load(input_)
+                     .WriteStream()
+                     .Format("delta")
+                     .Option("checkpointLocation", dir_ + "/cp")
+                     .Trigger(Trigger::AvailableNow())
+                     .Start(table);
+    EXPECT_OK(query.status());
+    if (!query.ok()) {
+      return {};
+    }
+    EXPECT_OK(query->AwaitTermination());
+    return query->RecentProgress();
+  };
+  const auto ids = [&] {
+    auto rows = session->Read().Format("delta").Load(table).Collect();
+    EXPECT_OK(rows.status());
+    std::vector<std::string> out;
+    for (const Row& row : rows.ok() ? *rows : std::vector<Row>{}) {
+      out.push_back(WithoutRescuedData(row.ToJson()));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (int i = 0; i < 5; ++i) {
+    WriteInput("f" + std::to_string(i) + ".json", {i}, kBase + i);
+  }
+  std::vector<StreamingQueryProgress> first = run();
+  ASSERT_EQ(first.size(), 3u);  // 2 + 2 + 1 files
+  EXPECT_EQ(first[0].sources[0].metrics.at("numFilesOutstanding"), "3");
+  EXPECT_EQ(ids(), (std::vector<std::string>{"{\"id\":0}", "{\"id\":1}", "{\"id\":2}", "{\"id\":3}",
+                                             "{\"id\":4}"}));
+  WriteInput("f5.json", {5}, kBase + 5);
+  WriteInput("sub/f6.json", {6}, kBase + 6);
+  std::vector<StreamingQueryProgress> second = run();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].num_input_rows, 2);
+  EXPECT_EQ(ids().size(), 7u);
+  EXPECT_TRUE(run().empty());
+  EXPECT_EQ(ids().size(), 7u);
+}
+
+// AddressSanitizer's quarantine keeps freed memory resident: the RSS bound holds only without it.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRIBUTARY_TEST_UNDER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TRIBUTARY_TEST_UNDER_ASAN 1
+#endif
+
 int64_t PeakRssKb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -475,7 +545,9 @@ TEST_F(CloudFilesSourceTest, TracksTwoHundredThousandFilesWithBoundedMemory) {
   const int64_t rss_growth_kb = PeakRssKb() - rss_before;
   // The paths alone are ~10 MB; an in-memory set would hold them all. The store keeps a few MB
   // of memtable and cache.
+#ifndef TRIBUTARY_TEST_UNDER_ASAN
   EXPECT_LT(rss_growth_kb, 64 * 1024);
+#endif
   std::printf(
       "[scale] %d files tracked: %.1f ms per 1000-file trigger to record, %.3f ms per 1000 "
       "lookups, peak RSS growth %lld KB (peak %lld KB)\n",
