@@ -18,6 +18,7 @@
 #include "streaming/memory_source.h"
 #include "streaming/source_factory.h"
 #include "streaming/stream_execution.h"
+#include "streaming/time_string.h"
 #include "tributary/session.h"
 
 namespace tributary {
@@ -360,6 +361,14 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
   if (auto it = session->config.find("spark.sql.streaming.minBatchesToRetain");
       it != session->config.end()) {
     options.min_batches_to_retain = std::max<int64_t>(1, std::atoll(it->second.c_str()));
+  }
+  if (auto it = session->config.find("spark.sql.streaming.pollingDelay");
+      it != session->config.end()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        int64_t micros, streaming::TimeStringAsMicros("spark.sql.streaming.pollingDelay",
+                                                      it->second,
+                                                      streaming::TimeStringUnit::kMilliseconds));
+    options.polling_delay = std::chrono::milliseconds(micros / 1000);
   }
   {
     std::lock_guard lock(session->streaming_mutex);
