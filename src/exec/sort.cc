@@ -79,8 +79,10 @@ Status SortOperator::Consume() {
   }
   std::vector<std::vector<ColumnPtr>> pieces;
   int64_t pending_rows = 0;
-  // Top-N merges kept rows back down to `keep` whenever they pass this many.
-  const int64_t merge_at = limit_ ? std::max(2 * keep, kTargetBatchRows) : INT64_MAX;
+  // Top-N merges kept rows back down to `keep` whenever they pass this many (a limit past
+  // INT64_MAX / 2, as Show(n) of every row asks, never merges: 2 * keep would overflow).
+  const int64_t merge_at =
+      !limit_ || keep > INT64_MAX / 2 ? INT64_MAX : std::max(2 * keep, kTargetBatchRows);
   while (true) {
     TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
     if (batch == nullptr) {

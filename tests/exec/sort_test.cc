@@ -101,7 +101,8 @@ INSTANTIATE_TEST_SUITE_P(FullAndTopN, SortRandomTest,
                          ::testing::Values(std::nullopt, std::optional<int64_t>(0),
                                            std::optional<int64_t>(1), std::optional<int64_t>(37),
                                            std::optional<int64_t>(3000),
-                                           std::optional<int64_t>(20000)));
+                                           std::optional<int64_t>(20000),
+                                           std::optional<int64_t>(INT64_MAX)));
 
 TEST(SortTest, OrdersStringsStructsAndArrays) {
   const auto point =
