@@ -35,8 +35,8 @@ constexpr int kRowsPerFile = 1000;
 constexpr const char* kMalformedLines[] = {
     R"({"ts":"2026-11-29T23:59:58.000Z","user_id":4711,"status":"active","country":"DE")",
     R"(GET /healthz 200 0.4ms)",
-    R"({"ts":"2026-11-29T23:59:59.000Z","user_id":"guest","status":"active","country":"US",)"
-    R"("latency_ms":12.5,"path":"/","device":"mobile"})",
+    (R"({"ts":"2026-11-29T23:59:59.000Z","user_id":"guest","status":"active","country":"US",)"
+     R"("latency_ms":12.5,"path":"/","device":"mobile"})"),
 };
 
 // What the demo landed, to check the tables against.
