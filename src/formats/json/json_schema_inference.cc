@@ -7,6 +7,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "expr/temporal_parsing.h"
 #include "formats/json/json_reader.h"
@@ -32,8 +35,29 @@ using simdjson::dom::element_type;
 struct InferNode {
   DataTypePtr scalar;
   bool object = false;
-  std::map<std::string, std::unique_ptr<InferNode>, std::less<>> fields;
+  // Fields in order of first appearance (sorted by name only when the schema is made).
+  std::vector<std::pair<std::string, std::unique_ptr<InferNode>>> fields;
   std::unique_ptr<InferNode> element;
+
+  // The child for field `key`, created on first sight. Records of one shape list their fields
+  // in the same order, so the field after the last one found is tried first: most lookups are
+  // one comparison, where a search by name compared several keys per field.
+  InferNode& Field(std::string_view key) {
+    if (next_field < fields.size() && fields[next_field].first == key) {
+      return *fields[next_field++].second;
+    }
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(std::string(key), fields.size()).first;
+      fields.emplace_back(std::string(key), std::make_unique<InferNode>());
+    }
+    next_field = it->second + 1;
+    return *fields[it->second].second;
+  }
+
+ private:
+  size_t next_field = 0;
+  std::map<std::string, size_t, std::less<>> index;
 };
 
 // Java BigDecimal's precision and scale of a JSON number's text ("1.50": 3 and 2, "1e3": 1 and
@@ -119,10 +143,12 @@ class Inferrer {
         line_sep_(options.line_sep),
         max_record_bytes_(static_cast<size_t>(options.max_record_bytes)) {}
 
+  // Types are shared singletons: an equal pointer is the same type, and the common case (the
+  // type the path already has) touches no reference count.
   void AddScalar(InferNode& node, const DataTypePtr& type) {
-    if (node.scalar == nullptr || node.scalar == type) {
+    if (node.scalar == nullptr) {
       node.scalar = type;
-    } else {
+    } else if (node.scalar != type) {
       node.scalar = text::WidenInferredTypes(node.scalar, type);
     }
   }
@@ -130,21 +156,25 @@ class Inferrer {
   void Add(InferNode& node, element value) {
     switch (value.type()) {
       case element_type::NULL_VALUE:
-        AddScalar(node, DataType::Null());
+        AddScalar(node, null_);
         return;
       case element_type::BOOL:
-        AddScalar(node, DataType::Boolean());
+        AddScalar(node, boolean_);
         return;
       case element_type::INT64:
         NextNumberText();
-        AddScalar(node, DataType::Int64());
+        AddScalar(node, int64_);
         return;
       case element_type::UINT64:
         NextNumberText();
         AddScalar(node, DataType::Decimal(20, 0).ValueOrDie());
         return;
       case element_type::DOUBLE:
-        AddScalar(node, prefers_decimal_ ? DecimalOrDouble(NextNumberText()) : DataType::Float64());
+        if (prefers_decimal_) {
+          AddScalar(node, DecimalOrDouble(NextNumberText()));
+        } else {
+          AddScalar(node, float64_);
+        }
         return;
       case element_type::STRING: {
         const std::string_view text = value.get_string().value_unsafe();
@@ -156,7 +186,7 @@ class Inferrer {
         } else if (infer_date_ && temporal_.IsDate(text)) {
           AddScalar(node, DataType::Date());
         } else {
-          AddScalar(node, DataType::String());
+          AddScalar(node, string_);
         }
         return;
       }
@@ -176,12 +206,8 @@ class Inferrer {
 
   void AddObject(InferNode& node, simdjson::dom::object object) {
     node.object = true;
-    for (simdjson::dom::key_value_pair member : object) {
-      auto it = node.fields.find(member.key);
-      if (it == node.fields.end()) {
-        it = node.fields.emplace(std::string(member.key), std::make_unique<InferNode>()).first;
-      }
-      Add(*it->second, member.value);
+    for (auto it = object.begin(), end = object.end(); it != end; ++it) {
+      Add(node.Field(it.key()), it.value());
     }
   }
 
@@ -201,10 +227,19 @@ class Inferrer {
     return type == nullptr ? DataType::Null() : type;
   }
 
+  // The fields of `node`, sorted by name (Spark's JSON inference sorts them).
   static std::vector<Field> FieldsOf(const InferNode& node) {
+    std::vector<const std::pair<std::string, std::unique_ptr<InferNode>>*> sorted;
+    sorted.reserve(node.fields.size());
+    for (const auto& field : node.fields) {
+      sorted.push_back(&field);
+    }
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
     std::vector<Field> fields;
-    for (const auto& [name, child] : node.fields) {
-      fields.emplace_back(name, TypeOf(*child));
+    fields.reserve(sorted.size());
+    for (const auto* field : sorted) {
+      fields.emplace_back(field->first, TypeOf(*field->second));
     }
     return fields;
   }
@@ -261,6 +296,11 @@ class Inferrer {
     }
   }
 
+  const DataTypePtr null_ = DataType::Null();
+  const DataTypePtr boolean_ = DataType::Boolean();
+  const DataTypePtr int64_ = DataType::Int64();
+  const DataTypePtr float64_ = DataType::Float64();
+  const DataTypePtr string_ = DataType::String();
   const bool infer_timestamp_;
   const bool infer_date_;
   const text::TemporalFormats temporal_;
