@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/column_builder.h"
 #include "common/ascii.h"
 #include "delta/data_skipping.h"
 #include "delta/table_reader.h"
@@ -116,8 +117,14 @@ Result<FileFormat> FileFormatFromName(std::string_view name) {
   if (lower == "csv") {
     return FileFormat::kCsv;
   }
-  return Status::InvalidArgument(
-      fmt::format("unknown file format '{}': expected parquet, json or csv", name));
+  if (lower == "text") {
+    return FileFormat::kText;
+  }
+  if (lower == "binaryfile") {
+    return FileFormat::kBinaryFile;
+  }
+  return Status::InvalidArgument(fmt::format(
+      "unknown file format '{}': expected parquet, json, csv, text or binaryFile", name));
 }
 
 Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs) {
@@ -142,6 +149,15 @@ Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage
         return Status::InvalidArgument("csv scan without a schema");
       }
       return csv::CsvOutputSchema(*spec.schema, spec.csv);
+    case FileFormat::kText:
+      return std::make_shared<const columnar::Schema>(
+          std::vector<columnar::Field>{columnar::Field("value", columnar::DataType::String())});
+    case FileFormat::kBinaryFile:
+      return std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{
+          columnar::Field("path", columnar::DataType::String()),
+          columnar::Field("modificationTime", columnar::DataType::Timestamp()),
+          columnar::Field("length", columnar::DataType::Int64()),
+          columnar::Field("content", columnar::DataType::Binary())});
   }
   return Status::Internal("unknown file format");
 }
@@ -197,12 +213,73 @@ Status FileScanOperator::OpenNextFile() {
                                      context_.eval.pool));
       return Status::OK();
     }
+    case FileFormat::kText:
+    case FileFormat::kBinaryFile: {
+      TRIBUTARY_ASSIGN_OR_RAISE(whole_file_, ReadWholeFile(path));
+      return Status::OK();
+    }
   }
   return Status::Internal("unknown file format");
 }
 
+Result<RecordBatchPtr> FileScanOperator::ReadWholeFile(const std::string& path) {
+  std::vector<columnar::ColumnPtr> columns;
+  int64_t num_rows = 0;
+  if (spec_.format == FileFormat::kText) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string text, context_.fs->ReadFile(path));
+    columnar::ColumnBuilder values(columnar::DataType::String(), context_.eval.pool);
+    if (spec_.whole_text) {
+      values.AppendBytes(text);
+    } else {
+      // Spark's default line separators: \n, \r\n and \r; no row after a final separator.
+      const std::string_view all(text);
+      size_t start = 0;
+      while (start < all.size()) {
+        size_t end = all.find_first_of("\r\n", start);
+        if (end == std::string_view::npos) {
+          end = all.size();
+        }
+        values.AppendBytes(all.substr(start, end - start));
+        start = end + (all.compare(end, 2, "\r\n") == 0 ? 2 : 1);
+      }
+    }
+    num_rows = values.Length();
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr column, values.Finish());
+    columns.push_back(std::move(column));
+  } else {
+    TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, context_.fs->GetFileInfo(path));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string content, context_.fs->ReadFile(path));
+    columnar::ColumnBuilder path_column(columnar::DataType::String(), context_.eval.pool);
+    columnar::ColumnBuilder time_column(columnar::DataType::Timestamp(), context_.eval.pool);
+    columnar::ColumnBuilder length_column(columnar::DataType::Int64(), context_.eval.pool);
+    columnar::ColumnBuilder content_column(columnar::DataType::Binary(), context_.eval.pool);
+    path_column.AppendBytes(path);
+    time_column.AppendInt(info.modification_time_ms * 1000);
+    length_column.AppendInt(static_cast<int64_t>(content.size()));
+    content_column.AppendBytes(content);
+    num_rows = 1;
+    for (columnar::ColumnBuilder* builder :
+         {&path_column, &time_column, &length_column, &content_column}) {
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr column, builder->Finish());
+      columns.push_back(std::move(column));
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full, ScanSchema(spec_, *context_.fs));
+  std::vector<columnar::ColumnPtr> selected;
+  for (const std::string& name : columns_) {
+    selected.push_back(columns[static_cast<size_t>(full->FieldIndex(name))]);
+  }
+  return columnar::RecordBatch::Make(schema_, num_rows, std::move(selected));
+}
+
 Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
   RecordBatchPtr batch;
+  if (whole_file_ != nullptr) {
+    batch = std::move(whole_file_);
+    whole_file_.reset();
+    // A file of no rows is done; the caller goes on to the next file.
+    return batch;
+  }
   if (parquet_ != nullptr) {
     if (next_row_group_ < parquet_->NumRowGroups()) {
       TRIBUTARY_ASSIGN_OR_RAISE(batch, parquet_->ReadRowGroup(next_row_group_++, columns_));
@@ -229,7 +306,7 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
   while (true) {
     RecordBatchPtr batch;
     Status failed;
-    if (parquet_ != nullptr || json_ != nullptr || csv_ != nullptr) {
+    if (parquet_ != nullptr || json_ != nullptr || csv_ != nullptr || whole_file_ != nullptr) {
       auto read = ReadOpenFile();
       if (read.ok()) {
         batch = std::move(*read);
@@ -257,6 +334,7 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
       parquet_.reset();
       json_.reset();
       csv_.reset();
+      whole_file_.reset();
       continue;
     }
     if (batch != nullptr && batch->NumRows() > 0) {
@@ -284,7 +362,7 @@ void FileScanOperator::NoteUnknownFields(const std::vector<std::string>& names) 
 }
 
 std::string FileScanOperator::ToString() const {
-  static constexpr const char* kNames[] = {"parquet", "json", "csv"};
+  static constexpr const char* kNames[] = {"parquet", "json", "csv", "text", "binaryFile"};
   return fmt::format("FileScan({}, files={})", kNames[static_cast<int>(spec_.format)],
                      spec_.paths.size());
 }

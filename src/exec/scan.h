@@ -50,9 +50,13 @@ class DeltaScanOperator final : public Operator {
 };
 
 /// The file formats FileScanOperator reads.
-enum class FileFormat : uint8_t { kParquet, kJson, kCsv };
+/// kText: Spark's text source, one row per line (or per file with whole_text) in a string
+/// column `value`. kBinaryFile: Spark's binaryFile source, one row per file (path,
+/// modificationTime, length, content).
+enum class FileFormat : uint8_t { kParquet, kJson, kCsv, kText, kBinaryFile };
 
-/// "parquet", "json", "csv" (any case) -> FileFormat; InvalidArgument otherwise.
+/// "parquet", "json", "csv", "text", "binaryFile" (any case) -> FileFormat; InvalidArgument
+/// otherwise.
 Result<FileFormat> FileFormatFromName(std::string_view name);
 
 /// What FileScanOperator reads: the files, their format and reader options, the data schema
@@ -63,6 +67,8 @@ struct FileScanSpec {
   columnar::SchemaPtr schema;
   json::JsonReadOptions json;
   csv::CsvReadOptions csv;
+  /// kText: one row per file instead of per line (Spark's wholeText). Default: false.
+  bool whole_text = false;
   /// When set (JSON and CSV), the readers report top-level fields outside `schema`, and once
   /// every file was read the scan calls this with their distinct names, in order of first
   /// appearance, and `paths`, if there were any; an error from it is the scan's error. Auto
@@ -97,6 +103,8 @@ class FileScanOperator final : public Operator {
   Status OpenNextFile();
   /// The next batch of the open reader (null at its end); errors as the reader gives them.
   Result<RecordBatchPtr> ReadOpenFile();
+  /// kText and kBinaryFile: the rows of the whole file at `path`, in the scan's columns.
+  Result<RecordBatchPtr> ReadWholeFile(const std::string& path);
   /// Adds `names` to unknown_fields_, skipping those already there.
   void NoteUnknownFields(const std::vector<std::string>& names);
 
@@ -109,6 +117,8 @@ class FileScanOperator final : public Operator {
   int next_row_group_ = 0;
   std::unique_ptr<json::JsonReader> json_;
   std::unique_ptr<csv::CsvReader> csv_;
+  /// kText/kBinaryFile: the rows of the file just opened, not yet returned.
+  RecordBatchPtr whole_file_;
   /// The unknown fields the finished files reported (with on_unknown_fields).
   std::vector<std::string> unknown_fields_;
   bool unknown_fields_reported_ = false;

@@ -143,6 +143,13 @@ Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view form
       }
       break;
     }
+    case exec::FileFormat::kText:
+      if (const std::string* whole = formats::FindOption(options, "wholeText")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(spec.whole_text, formats::BooleanOption("wholeText", *whole));
+      }
+      break;
+    case exec::FileFormat::kBinaryFile:
+      break;
   }
   spec.schema = std::move(schema);
   ScanSource source;

@@ -481,16 +481,16 @@ Result<CloudFilesOptions> CloudFilesOptionsFromMap(const formats::OptionMap& opt
   const std::string* format = formats::FindOption(options, "format");
   if (format == nullptr) {
     return Status::InvalidArgument(
-        "The cloudFiles source needs option 'cloudFiles.format' (json, csv or parquet)");
+        "The cloudFiles source needs option 'cloudFiles.format' (json, csv, parquet, text or "
+        "binaryFile)");
   }
   out.format = AsciiLower(*format);
-  if (out.format == "text" || out.format == "binaryfile") {
-    return Status::NotImplemented(
-        fmt::format("cloudFiles.format '{}' is not supported yet (json, csv or parquet)", *format));
-  }
-  if (out.format != "json" && out.format != "csv" && out.format != "parquet") {
+  if (out.format != "json" && out.format != "csv" && out.format != "parquet" &&
+      out.format != "text" && out.format != "binaryfile") {
     return Status::InvalidArgument(fmt::format(
-        "Invalid value '{}' for option 'cloudFiles.format' (json, csv or parquet)", *format));
+        "Invalid value '{}' for option 'cloudFiles.format' (json, csv, parquet, text or "
+        "binaryFile)",
+        *format));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(const std::optional<int64_t> max_files,
                             PositiveIntegerOption(options, "maxFilesPerTrigger"));
@@ -592,6 +592,18 @@ Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefini
         "files would be ingested again",
         cloud_options.move_destination, globbed.base));
   }
+  if (cloud_options.format == "text" || cloud_options.format == "binaryfile") {
+    // Fixed schemas (Spark's text and binaryFile sources): nothing to infer, store or evolve.
+    if (schema != nullptr) {
+      return Status::InvalidArgument(
+          fmt::format("the cloudFiles source {}: the {} format has a fixed schema; do not give one",
+                      path, cloud_options.format));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(plan::ScanSource fixed,
+                              plan::FileScanSource(fs, cloud_options.format, {}, options, nullptr,
+                                                   formats::OptionDefaults::kAutoLoader));
+    return Finish(std::move(path), std::move(cloud_options), std::move(fixed), std::move(clock));
+  }
   // The schema: given, stored in cloudFiles.schemaLocation, or inferred there; the template
   // carries the rescued-data column and the schema evolution hook (cloud_files_schema.h).
   CloudFilesSchemaRequest schema_request;
@@ -605,12 +617,18 @@ Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefini
   if (!chosen.ok()) {
     return chosen.status().WithContext(fmt::format("the cloudFiles source {}", path));
   }
-  plan::ScanSource scan_template = std::move(chosen->scan_template);
+  return Finish(std::move(path), std::move(cloud_options), std::move(chosen->scan_template),
+                std::move(clock));
+}
+
+std::shared_ptr<const CloudFilesSourceDefinition> CloudFilesSourceDefinition::Finish(
+    std::string path, CloudFilesOptions options, plan::ScanSource scan_template,
+    CloudFilesClock clock) {
   auto definition = std::shared_ptr<CloudFilesSourceDefinition>(new CloudFilesSourceDefinition(
-      std::move(path), std::move(cloud_options), std::move(scan_template),
+      std::move(path), std::move(options), std::move(scan_template),
       clock != nullptr ? std::move(clock) : CloudFilesClock(SystemClockMs)));
   definition->scan_template_.description = definition->Description();
-  return std::shared_ptr<const CloudFilesSourceDefinition>(std::move(definition));
+  return definition;
 }
 
 std::string CloudFilesSourceDefinition::Description() const {

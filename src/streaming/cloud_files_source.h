@@ -30,7 +30,8 @@ enum class CleanSourceMode : uint8_t { kOff, kDelete, kMove };
 /// Auto Loader's own options (the reader's are the format's), keys as Databricks spells them
 /// with or without the "cloudFiles." prefix, ignoring case.
 struct CloudFilesOptions {
-  /// `cloudFiles.format`: "json", "csv" or "parquet". Required.
+  /// `cloudFiles.format`: "json", "csv", "parquet", "text" (a row per line in `value`;
+  /// `wholeText`: per file) or "binaryfile" (path, modificationTime, length, content). Required.
   std::string format;
   /// `cloudFiles.maxFilesPerTrigger`. Default: 1000.
   int64_t max_files_per_trigger = 1000;
@@ -110,6 +111,11 @@ class CloudFilesSourceDefinition final : public SourceDefinition {
  private:
   CloudFilesSourceDefinition(std::string path, CloudFilesOptions options,
                              plan::ScanSource scan_template, CloudFilesClock clock);
+  /// The definition over a chosen scan template (named after the definition).
+  static std::shared_ptr<const CloudFilesSourceDefinition> Finish(std::string path,
+                                                                  CloudFilesOptions options,
+                                                                  plan::ScanSource scan_template,
+                                                                  CloudFilesClock clock);
 
   std::string path_;
   CloudFilesOptions options_;

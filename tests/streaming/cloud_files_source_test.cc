@@ -82,6 +82,20 @@ class CloudFilesSourceTest : public testing::SourceTest {
     return row;
   }
 
+  /// Opens `definition` over the fresh source directory `<checkpoint><source_dir>` into
+  /// `*source` and returns the scan of its first batch.
+  plan::ScanSource FirstBatch(const SourceDefinition& definition, const std::string& source_dir,
+                              std::unique_ptr<Source>* source) {
+    context_.metadata_dir = context_.checkpoint_location + source_dir;
+    EXPECT_OK(fs_.CreateDir(context_.metadata_dir));
+    *source = Open(definition);
+    auto latest = (*source)->LatestOffset(std::nullopt, true);
+    EXPECT_OK(latest.status());
+    auto batch = (*source)->GetBatch(std::nullopt, **latest);
+    EXPECT_OK(batch.status());
+    return batch.ok() ? *batch : plan::ScanSource{};
+  }
+
   /// The file names (relative to in/) of the batch (start, end], in order.
   std::vector<std::string> BatchFiles(Source& source, const std::optional<Offset>& start,
                                       const Offset& end) {
@@ -379,16 +393,11 @@ TEST_F(CloudFilesSourceTest, CorruptFilesFailTheBatchNamingThemUnlessIgnored) {
         {{"cloudFiles.format", "parquet"}, {"ignoreCorruptFiles", ignore ? "true" : "false"}},
         schema, {}, {});
     EXPECT_OK(definition.status());
-    context_.metadata_dir = context_.checkpoint_location + (ignore ? "/sources/1" : "/sources/2");
-    EXPECT_OK(fs_.CreateDir(context_.metadata_dir));
-    auto source = Open(**definition);
-    auto latest = source->LatestOffset(std::nullopt, true);
-    EXPECT_OK(latest.status());
-    auto batch = source->GetBatch(std::nullopt, **latest);
-    EXPECT_OK(batch.status());
+    std::unique_ptr<Source> source;
+    auto batch = FirstBatch(**definition, ignore ? "/sources/1" : "/sources/2", &source);
     exec::ExecContext exec_context;
     exec_context.fs = &fs_;
-    auto root = plan::CreatePhysicalPlan(*plan::Scan(*batch, ""), exec_context);
+    auto root = plan::CreatePhysicalPlan(*plan::Scan(batch, ""), exec_context);
     EXPECT_OK(root.status());
     auto drained = exec::Drain(**root);
     const std::string skipped = source->Metrics()["numCorruptFilesSkipped"];
@@ -414,6 +423,35 @@ TEST_F(CloudFilesSourceTest, CorruptFilesFailTheBatchNamingThemUnlessIgnored) {
   EXPECT_EQ(skipped, 1);
 }
 
+TEST_F(CloudFilesSourceTest, TextAndBinaryFileFormats) {
+  WriteFile("in/a.txt", "first\r\nsecond\n\nlast", kBase);
+  WriteFile("in/b.txt", "", kBase + 1);
+  const auto read = [&](formats::OptionMap options, const std::string& source_dir) {
+    auto definition = CloudFilesSourceDefinition::Make(fs_, input_, std::move(options), nullptr, {},
+                                                       {}, [this] { return now_ms_; });
+    EXPECT_OK(definition.status());
+    std::unique_ptr<Source> source;
+    auto batch = FirstBatch(**definition, source_dir, &source);
+    return std::make_pair((*definition)->Schema()->ToString(), Rows(batch));
+  };
+  auto [text_schema, lines] = read({{"cloudFiles.format", "text"}}, "/sources/1");
+  EXPECT_EQ(text_schema, "value: string\n");
+  EXPECT_THAT(lines, ElementsAre("{\"value\":\"first\"}", "{\"value\":\"second\"}",
+                                 "{\"value\":\"\"}", "{\"value\":\"last\"}"));
+  auto [whole_schema, files] =
+      read({{"cloudFiles.format", "text"}, {"wholeText", "true"}}, "/sources/2");
+  EXPECT_THAT(files,
+              ElementsAre("{\"value\":\"first\\r\\nsecond\\n\\nlast\"}", "{\"value\":\"\"}"));
+  auto [binary_schema, blobs] =
+      read({{"cloudFiles.format", "binaryFile"}, {"pathGlobFilter", "a.*"}}, "/sources/3");
+  EXPECT_EQ(binary_schema,
+            "path: string\nmodificationTime: timestamp\nlength: bigint\ncontent: binary\n");
+  ASSERT_EQ(blobs.size(), 1u);
+  EXPECT_THAT(blobs[0], HasSubstr("\"path\":\"" + input_ + "/a.txt\""));
+  EXPECT_THAT(blobs[0], HasSubstr("\"length\":19"));
+  EXPECT_THAT(blobs[0], HasSubstr("2026-01-01"));
+}
+
 TEST_F(CloudFilesSourceTest, DefinedThroughDefineSourceWithInference) {
   WriteInput("a.json", {7}, kBase);
   SourceRequest request;
@@ -430,8 +468,8 @@ TEST_F(CloudFilesSourceTest, DefinedThroughDefineSourceWithInference) {
 
   request.options = {};
   EXPECT_THAT(DefineSource(request).status().ToString(), HasSubstr("cloudFiles.format"));
-  request.options = {{"cloudFiles.format", "text"}};
-  EXPECT_TRUE(DefineSource(request).status().IsNotImplemented());
+  request.options = {{"cloudFiles.format", "avro"}};
+  EXPECT_THAT(DefineSource(request).status().ToString(), HasSubstr("avro"));
 }
 
 // Through the public API and the engine into Delta: several rate-limited batches, a restart
