@@ -16,12 +16,13 @@ LineReader::LineReader(std::unique_ptr<InputStream> input, size_t chunk_size, Li
       options_(options),
       capacity_(std::max<size_t>(
           options.max_length > 0 ? std::min(chunk_size, options.max_length + 1) : chunk_size, 64)) {
-  buffer_.resize(capacity_ + kLinePadding, ' ');
+  buffer_ = std::make_unique_for_overwrite<char[]>(capacity_ + kLinePadding);
+  std::memset(buffer_.get(), ' ', kLinePadding);
 }
 
 bool LineReader::Refill() {
   if (begin_ > 0) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     base_ += static_cast<int64_t>(begin_);
     end_ -= begin_;
     scan_ -= begin_;
@@ -29,16 +30,18 @@ bool LineReader::Refill() {
   }
   if (end_ == capacity_) {
     capacity_ *= 2;
-    buffer_.resize(capacity_ + kLinePadding, ' ');
+    auto grown = std::make_unique_for_overwrite<char[]>(capacity_ + kLinePadding);
+    std::memcpy(grown.get(), buffer_.get(), end_);
+    buffer_ = std::move(grown);
   }
-  auto n = input_->Read(std::span<char>(buffer_.data() + end_, capacity_ - end_));
+  auto n = input_->Read(std::span<char>(buffer_.get() + end_, capacity_ - end_));
   if (!n.ok()) {
     status_ = n.status();
     return false;
   }
   eof_ = *n == 0;
   end_ += *n;
-  std::memset(buffer_.data() + end_, ' ', kLinePadding);
+  std::memset(buffer_.get() + end_, ' ', kLinePadding);
   return true;
 }
 
@@ -47,7 +50,7 @@ void LineReader::Emit(size_t stop, Line* line) {
   if (options_.separator == '\n' && length > 0 && buffer_[begin_ + length - 1] == '\r') {
     --length;
   }
-  line->text = std::string_view(buffer_.data() + begin_, length);
+  line->text = std::string_view(buffer_.get() + begin_, length);
   line->offset = Position();
   line->truncated = false;
 }
@@ -58,9 +61,9 @@ bool LineReader::Next(Line* line) {
     if (skipping_) {
       // The rest of an overlong line: dropped as it arrives, never buffered.
       const void* found =
-          scan_ < end_ ? std::memchr(buffer_.data() + scan_, separator, end_ - scan_) : nullptr;
+          scan_ < end_ ? std::memchr(buffer_.get() + scan_, separator, end_ - scan_) : nullptr;
       if (found != nullptr) {
-        begin_ = scan_ = static_cast<size_t>(static_cast<const char*>(found) - buffer_.data()) + 1;
+        begin_ = scan_ = static_cast<size_t>(static_cast<const char*>(found) - buffer_.get()) + 1;
         skipping_ = false;
       } else {
         begin_ = scan_ = end_;
@@ -71,9 +74,9 @@ bool LineReader::Next(Line* line) {
       }
     }
     if (scan_ < end_) {
-      const void* newline = std::memchr(buffer_.data() + scan_, separator, end_ - scan_);
+      const void* newline = std::memchr(buffer_.get() + scan_, separator, end_ - scan_);
       if (newline != nullptr) {
-        const size_t stop = static_cast<size_t>(static_cast<const char*>(newline) - buffer_.data());
+        const size_t stop = static_cast<size_t>(static_cast<const char*>(newline) - buffer_.get());
         if (options_.max_length == 0 || stop - begin_ <= options_.max_length) {
           Emit(stop, line);
           begin_ = scan_ = stop + 1;
@@ -84,7 +87,7 @@ bool LineReader::Next(Line* line) {
     }
     if (options_.max_length > 0 && end_ - begin_ > options_.max_length) {
       // Too long: hand out its head and skip the rest up to the next separator.
-      line->text = std::string_view(buffer_.data() + begin_, options_.max_length);
+      line->text = std::string_view(buffer_.get() + begin_, options_.max_length);
       line->offset = Position();
       line->truncated = true;
       scan_ = begin_ + options_.max_length;
