@@ -91,15 +91,8 @@ Result<delta::TableWriteResult> WritePlan(const std::shared_ptr<SessionState>& s
 // CREATE TABLE [AS SELECT]: nothing to return, as Spark.
 Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>& session,
                                             const sql::BoundStatement& bound) {
+  // The binder has refused other providers, and binds streaming tables to another kind.
   const sql::CreateTable& create = bound.create;
-  if (!create.provider.empty() && create.provider != "delta") {
-    return Status::NotImplemented(
-        fmt::format("CREATE TABLE ... USING {}: only delta tables are supported", create.provider));
-  }
-  if (create.streaming) {
-    return Status::NotImplemented(
-        "CREATE STREAMING TABLE runs as a pipeline (tributary run), not as a batch statement");
-  }
   const bool exists = TableExists(*session->fs, bound.path);
   TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr empty, plan::CountsPlan({}, "CREATE TABLE"));
   if (exists && create.if_not_exists) {

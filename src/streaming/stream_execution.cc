@@ -470,13 +470,11 @@ Result<plan::LogicalPlanPtr> StreamExecution::ReplaceSources(
     }
     if (source.kind == plan::ScanSource::Kind::kDelta && !source.pinned_version) {
       // Stream-static join: the static table is read as of each batch's start.
+      // Only the commits since the snapshot last used are read, not the whole log per batch.
       const std::string& root = source.snapshot->TableRoot();
-      TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<const delta::Snapshot> latest,
-                                delta::Snapshot::Load(*fs_, root));
       auto& cached = static_tables_[root];
-      if (cached == nullptr || cached->Version() != latest->Version()) {
-        cached = latest;
-      }
+      TRIBUTARY_ASSIGN_OR_RAISE(cached,
+                                delta::Snapshot::Update(*fs_, cached ? cached : source.snapshot));
       if (cached->Version() == source.snapshot->Version()) {
         return node;
       }

@@ -1,30 +1,18 @@
 #include "streaming/trigger_text.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
 
 #include "delta/table_properties.h"
+#include "streaming/time_string.h"
 
 namespace tributary::streaming {
 
 Result<std::chrono::milliseconds> ParseTriggerInterval(std::string_view text) {
-  int64_t count = 0;
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
-  const auto [rest, error] = std::from_chars(begin, end, count);
-  if (error == std::errc() && rest != begin && count >= 0) {
-    const std::string_view unit(rest, static_cast<size_t>(end - rest));
-    static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
-        {"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
-    for (const auto& [name, millis] : kUnits) {
-      if (unit == name) {
-        if (name.empty() && count != 0) {
-          break;  // a bare number other than 0 is ambiguous: ask for a unit
-        }
-        return std::chrono::milliseconds(count * millis);
-      }
-    }
+  // "100ms", "10s", "1m", a bare number of milliseconds (Spark's ProcessingTime(long)), as
+  // Spark's time strings; else Spark's interval words ("10 seconds").
+  if (auto micros = TimeStringAsMicros("trigger", text, TimeStringUnit::kMilliseconds);
+      micros.ok()) {
+    return std::chrono::milliseconds(*micros / 1000);
   }
   auto millis = delta::ParseIntervalMillis(text);
   if (!millis.ok()) {

@@ -11,8 +11,9 @@
 
 namespace tributary::streaming {
 
-/// "0", a number with a unit ("100ms", "10s", "1m", "1h", "2d") or Spark's interval words
-/// ("10 seconds", "interval 1 minute"). InvalidArgument naming the text otherwise.
+/// A number with a unit ("100ms", "10s", "1m", "1h", "2d"), a bare number of milliseconds
+/// ("0") or Spark's interval words ("10 seconds", "interval 1 minute"). InvalidArgument naming
+/// the text otherwise.
 Result<std::chrono::milliseconds> ParseTriggerInterval(std::string_view text);
 
 /// "available-now", "once", "processing-time=INTERVAL" (also "processing-time" alone: 0).

@@ -16,6 +16,7 @@
 #include "plan/plan_builder.h"
 #include "storage/local_file_system.h"
 #include "streaming/memory_source.h"
+#include "streaming/trigger_text.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
 
@@ -281,6 +282,28 @@ TEST(CheckStreamingPlanTest, RefusesStatefulOperatorsAndBatchPlans) {
   values.schema = schema;
   EXPECT_TRUE(CheckStreamingPlan(*plan::Scan(values, "")).IsInvalidArgument());
   EXPECT_OK(CheckStreamingPlan(*scan));
+}
+
+TEST(ParseTriggerTest, TheCliForms) {
+  ASSERT_OK_AND_ASSIGN(Trigger available, ParseTrigger("available-now"));
+  EXPECT_EQ(available.GetKind(), Trigger::Kind::kAvailableNow);
+  ASSERT_OK_AND_ASSIGN(Trigger once, ParseTrigger("once"));
+  EXPECT_EQ(once.GetKind(), Trigger::Kind::kOnce);
+  for (const auto& [text, millis] : std::vector<std::pair<std::string, int64_t>>{
+           {"processing-time", 0},
+           {"processing-time=0", 0},
+           {"processing-time=100ms", 100},
+           {"processing-time=10s", 10'000},
+           {"processing-time=1m", 60'000},
+           {"processing-time=1h", 3'600'000},
+           {"processing-time=10 seconds", 10'000}}) {
+    ASSERT_OK_AND_ASSIGN(Trigger trigger, ParseTrigger(text));
+    EXPECT_EQ(trigger.GetKind(), Trigger::Kind::kProcessingTime) << text;
+    EXPECT_EQ(trigger.Interval().count(), millis) << text;
+  }
+  for (const char* bad : {"sometimes", "processing-time=soon", "processing-time=10 fortnights"}) {
+    EXPECT_TRUE(ParseTrigger(bad).status().IsInvalidArgument()) << bad;
+  }
 }
 
 }  // namespace
