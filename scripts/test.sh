@@ -17,7 +17,10 @@ echo "== ctest (release): unit sql conformance interop slow"
 ctest --test-dir build/release --output-on-failure -j "$jobs"
 
 echo "== sanitizer build (clang, address+undefined) and fuzz harnesses"
+# -O1 with line tables only: a third less compile time than -O2 -g, and ASan's reports still
+# name file and line (full debug info is what a developer's own build is for).
 CXX=clang++ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   -DTRIBUTARY_WERROR=ON -DTRIBUTARY_SANITIZE=address,undefined \
   -DTRIBUTARY_BUILD_BENCH=OFF -DTRIBUTARY_BUILD_FUZZ=ON >/dev/null
 cmake --build build/asan -j "$jobs"
