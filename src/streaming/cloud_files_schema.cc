@@ -112,8 +112,8 @@ struct SchemaChoice {
 
 Result<std::vector<storage::FileInfo>> FilesInIngestionOrder(
     const CloudFilesSchemaRequest& request) {
-  if (request.files.has_value()) {
-    return *request.files;
+  if (request.list_files != nullptr) {
+    return request.list_files();
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
                             plan::ListDataFileInfos(*request.fs, request.path));

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -90,9 +91,10 @@ struct CloudFilesSchemaRequest {
   columnar::SchemaPtr user_schema;
   /// Session settings (the sample size settings above).
   std::map<std::string, std::string> session_config;
-  /// The files to sample for inference, in ingestion order; nullopt lists `path` (sorted by
-  /// modification time, then path).
-  std::optional<std::vector<storage::FileInfo>> files;
+  /// Lists the files the source would ingest, in ingestion order; inference samples the first
+  /// of them (called only when it infers). Null lists every data file below `path`, sorted by
+  /// modification time, then path.
+  std::function<Result<std::vector<storage::FileInfo>>()> list_files;
 };
 
 /// The schema an Auto Loader source reads with.

@@ -269,7 +269,7 @@ class CloudFilesSource final : public LoggedFileSource {
                           .ignore_corrupt_files = definition.Options().ignore_corrupt_files,
                           .log_file_sizes = true}),
         options_(definition.Options()),
-        globbed_(SplitGlobbedPath(definition.Path())),
+        selection_(definition.Path(), definition.Options()),
         clock_(std::move(clock)),
         tracker_(static_cast<RocksDbFileTracker*>(&LoggedFileSource::tracker())) {}
 
@@ -299,10 +299,8 @@ class CloudFilesSource final : public LoggedFileSource {
 
  protected:
   Result<std::vector<storage::FileInfo>> ListAll() override {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
-                              ListSourceFiles(fs(), globbed_.base));
-    std::erase_if(files, [&](const storage::FileInfo& file) { return !Accepts(file); });
-    return files;
+    tracker_->SetClockMs(clock_());
+    return selection_.List(fs());
   }
 
   Result<std::vector<storage::FileInfo>> Discover() override {
@@ -313,7 +311,7 @@ class CloudFilesSource final : public LoggedFileSource {
     }
     bool full_listing = false;
     if (watcher_ == nullptr) {
-      auto watcher = TreeWatcher::Watch(globbed_.base);
+      auto watcher = TreeWatcher::Watch(selection_.Globbed().base);
       if (!watcher.ok()) {
         if (watcher.status().IsNotFound()) {
           return std::vector<storage::FileInfo>{};
@@ -349,7 +347,8 @@ class CloudFilesSource final : public LoggedFileSource {
       if (!info.ok() && !info.status().IsNotFound()) {
         return info.status().WithContext(description());
       }
-      if (!info.ok() || info->is_directory || !Accepts(*info) || !tracker_->IsNew(*info)) {
+      if (!info.ok() || info->is_directory || !selection_.Accepts(*info) ||
+          !tracker_->IsNew(*info)) {
         it = pending_.erase(it);
         continue;
       }
@@ -375,7 +374,7 @@ class CloudFilesSource final : public LoggedFileSource {
       if (options_.clean_source == CleanSourceMode::kDelete) {
         cleaned = fs().DeleteFile(file.path);
       } else {
-        const std::string_view relative = RelativeTo(globbed_.base, file.path);
+        const std::string_view relative = RelativeTo(selection_.Globbed().base, file.path);
         cleaned = fs().Rename(
             file.path,
             storage::JoinPath(options_.move_destination,
@@ -393,27 +392,8 @@ class CloudFilesSource final : public LoggedFileSource {
   }
 
  private:
-  bool Accepts(const storage::FileInfo& file) const {
-    const std::string_view relative = RelativeTo(globbed_.base, file.path);
-    if (IsHiddenRelativePath(relative) || !MatchesGlobbedPath(globbed_, file.path)) {
-      return false;
-    }
-    if (options_.path_glob_filter.has_value()) {
-      const std::string name(storage::BaseName(file.path));
-      if (fnmatch(options_.path_glob_filter->c_str(), name.c_str(), 0) != 0) {
-        return false;
-      }
-    }
-    if (options_.modified_after_ms.has_value() &&
-        file.modification_time_ms <= *options_.modified_after_ms) {
-      return false;
-    }
-    return !options_.modified_before_ms.has_value() ||
-           file.modification_time_ms < *options_.modified_before_ms;
-  }
-
   CloudFilesOptions options_;
-  GlobbedPath globbed_;
+  CloudFilesFileSelection selection_;
   CloudFilesClock clock_;
   /// The base class owns the tracker; this is its RocksDB face.
   RocksDbFileTracker* tracker_ = nullptr;
@@ -473,6 +453,38 @@ bool MatchesGlobbedPath(const GlobbedPath& globbed, std::string_view file) {
     relative.remove_prefix(slash + 1);
   }
   return true;
+}
+
+CloudFilesFileSelection::CloudFilesFileSelection(std::string_view path,
+                                                 const CloudFilesOptions& options)
+    : globbed_(SplitGlobbedPath(path)),
+      path_glob_filter_(options.path_glob_filter),
+      modified_after_ms_(options.modified_after_ms),
+      modified_before_ms_(options.modified_before_ms) {}
+
+bool CloudFilesFileSelection::Accepts(const storage::FileInfo& file) const {
+  const std::string_view relative = RelativeTo(globbed_.base, file.path);
+  if (IsHiddenRelativePath(relative) || !MatchesGlobbedPath(globbed_, file.path)) {
+    return false;
+  }
+  if (path_glob_filter_.has_value()) {
+    const std::string name(storage::BaseName(file.path));
+    if (fnmatch(path_glob_filter_->c_str(), name.c_str(), 0) != 0) {
+      return false;
+    }
+  }
+  if (modified_after_ms_.has_value() && file.modification_time_ms <= *modified_after_ms_) {
+    return false;
+  }
+  return !modified_before_ms_.has_value() || file.modification_time_ms < *modified_before_ms_;
+}
+
+Result<std::vector<storage::FileInfo>> CloudFilesFileSelection::List(
+    storage::FileSystem& fs) const {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
+                            ListSourceFiles(fs, globbed_.base));
+  std::erase_if(files, [&](const storage::FileInfo& file) { return !Accepts(file); });
+  return files;
 }
 
 Result<CloudFilesOptions> CloudFilesOptionsFromMap(const formats::OptionMap& options,
@@ -613,6 +625,21 @@ Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefini
   schema_request.options = options;
   schema_request.user_schema = std::move(schema);
   schema_request.session_config = session_config;
+  // Inference samples what the stream would ingest first: the source's selection, without the
+  // files maxFileAge makes the tracker refuse, in ingestion order.
+  schema_request.list_files = [&fs, &cloud_options, &clock,
+                               &path]() -> Result<std::vector<storage::FileInfo>> {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
+                              CloudFilesFileSelection(path, cloud_options).List(fs));
+    if (cloud_options.max_file_age_ms.has_value()) {
+      const int64_t now = clock != nullptr ? clock() : SystemClockMs();
+      std::erase_if(files, [&](const storage::FileInfo& file) {
+        return file.modification_time_ms < now - *cloud_options.max_file_age_ms;
+      });
+    }
+    SortForIngestion(files, false);
+    return files;
+  };
   auto chosen = DefineCloudFilesSchema(schema_request);
   if (!chosen.ok()) {
     return chosen.status().WithContext(fmt::format("the cloudFiles source {}", path));

@@ -135,4 +135,28 @@ GlobbedPath SplitGlobbedPath(std::string_view path);
 /// itself matched by the last one).
 bool MatchesGlobbedPath(const GlobbedPath& globbed, std::string_view file);
 
+/// The files an Auto Loader source ingests, as discovery and schema inference both choose them
+/// (so the inference sample is files the stream reads): below the path's base directory,
+/// under its glob components, neither hidden nor temporary ("_" and "." prefixes, of the file
+/// or a directory), matching pathGlobFilter, and modified within modifiedAfter/modifiedBefore.
+///
+/// Thread-safety: immutable after construction.
+class CloudFilesFileSelection {
+ public:
+  CloudFilesFileSelection(std::string_view path, const CloudFilesOptions& options);
+
+  /// Whether the source takes `file` (a path below the base directory) when it is new.
+  bool Accepts(const storage::FileInfo& file) const;
+  /// The accepted files below the base directory, in listing order; none while the directory
+  /// does not exist yet.
+  Result<std::vector<storage::FileInfo>> List(storage::FileSystem& fs) const;
+  const GlobbedPath& Globbed() const { return globbed_; }
+
+ private:
+  GlobbedPath globbed_;
+  std::optional<std::string> path_glob_filter_;
+  std::optional<int64_t> modified_after_ms_;
+  std::optional<int64_t> modified_before_ms_;
+};
+
 }  // namespace tributary::streaming

@@ -181,6 +181,43 @@ TEST_F(CloudFilesSourceTest, PathGlobFilterAndModificationWindow) {
   EXPECT_THAT(NextFiles(*source, start), ElementsAre("c.json"));
 }
 
+// Inference reads exactly what the stream would take first: files outside the glob, the
+// pathGlobFilter, the modification window or maxFileAge, and hidden ones, shape nothing (and a
+// file that is not JSON among them cannot break it); the sample size counts ingested files.
+TEST_F(CloudFilesSourceTest, InferenceSamplesOnlyTheFilesTheSourceIngests) {
+  WriteFile("in/x/outside-glob.json", "{\"glob\":1}\n", kBase - 5000);
+  WriteFile("in/y/2026/not-json.txt", "not json at all {", kBase - 4000);
+  WriteFile("in/y/2026/_hidden.json", "{\"hidden\":1}\n", kBase - 3000);
+  WriteFile("in/y/.tmp/partial.json", "{\"temporary\":1}\n", kBase - 2000);
+  WriteFile("in/y/2026/too-old.json", "{\"old\":1}\n", kBase - 10 * kDay);
+  WriteFile("in/y/2026/too-late.json", "{\"late\":1}\n", kBase + 2 * kDay);
+  WriteFile("in/y/2026/first.json", "{\"a\":1}\n", kBase);
+  WriteFile("in/y/2026/second.json", "{\"b\":1}\n", kBase + 1000);
+  const auto infer = [&](const std::string& location, std::map<std::string, std::string> config) {
+    auto definition =
+        CloudFilesSourceDefinition::Make(fs_, input_ + "/y/*",
+                                         {{"cloudFiles.format", "json"},
+                                          {"cloudFiles.schemaLocation", dir_ + "/" + location},
+                                          {"pathGlobFilter", "*.json"},
+                                          {"modifiedBefore", "2026-01-02T12:00:00"},
+                                          {"cloudFiles.maxFileAge", "7 days"}},
+                                         nullptr, config, {}, [this] { return now_ms_; });
+    EXPECT_OK(definition.status());
+    std::vector<std::string> names;
+    if (definition.ok()) {
+      for (const columnar::Field& field : (*definition)->Schema()->Fields()) {
+        names.push_back(field.Name());
+      }
+    }
+    return names;
+  };
+  EXPECT_THAT(infer("schema1", {}), ElementsAre("a", "b", "_rescued_data"));
+  // One file sampled: the first the stream ingests, not the oldest below the base directory.
+  EXPECT_THAT(
+      infer("schema2", {{"spark.databricks.cloudFiles.schemaInference.sampleSize.numFiles", "1"}}),
+      ElementsAre("a", "_rescued_data"));
+}
+
 TEST_F(CloudFilesSourceTest, IncludeExistingFilesFalseSkipsFilesOfTheFirstStartOnly) {
   WriteInput("old.json", {1}, kBase);
   auto definition = Define({{"cloudFiles.includeExistingFiles", "false"}});
