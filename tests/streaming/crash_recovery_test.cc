@@ -22,6 +22,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -124,9 +125,17 @@ class CrashRecoveryTest : public ::testing::Test {
 
   /// Runs the driver to its end or to the crash point `crash_at` ("name:n"; empty: none).
   ChildResult RunDriver(const std::string& crash_at) {
-    std::vector<std::string> args = {
-        TRIBUTARY_STREAM_DRIVER, "--input",   input_,        "--table", table_,
-        "--checkpoint",          checkpoint_, "--max-files", "1"};
+    std::vector<std::string> args = {TRIBUTARY_STREAM_DRIVER,
+                                     "--input",
+                                     input_,
+                                     "--table",
+                                     table_,
+                                     "--checkpoint",
+                                     checkpoint_,
+                                     "--max-files",
+                                     "1",
+                                     "--source",
+                                     source_};
     std::vector<std::string> environment;
     for (char** variable = environ; *variable != nullptr; ++variable) {
       if (!std::string_view(*variable).starts_with("TRIBUTARY_CRASH_AT=")) {
@@ -325,6 +334,8 @@ class CrashRecoveryTest : public ::testing::Test {
         << "the source log did not take every input file exactly once";
   }
 
+  /// The driver's --source: Spark's JSON file source, or Auto Loader ("cloudFiles").
+  std::string source_ = "json";
   storage::TempDir dir_;
   std::string input_;
   std::string table_;
@@ -399,6 +410,48 @@ TEST_F(CrashRecoveryTest, KilledAtEveryStepOfABatchStillWritesEveryRowExactlyOnc
   EXPECT_EQ(static_cast<size_t>(std::distance(fs::directory_iterator(table_ + "/_delta_log"),
                                               fs::directory_iterator())),
             log_entries);
+}
+
+// Auto Loader: the seen files in RocksDB and the schema inferred into the checkpoint on the
+// first start must survive kills at every step, while files keep landing during the runs.
+TEST_F(CrashRecoveryTest, AutoLoaderKilledWhileFilesKeepArrivingIngestsEachFileOnce) {
+  source_ = "cloudFiles";
+  int next_file = 0;
+  for (; next_file < 20; ++next_file) {
+    AddInputFile(next_file);
+  }
+  // The first start infers the schema; kill it right after the first source log entry, before
+  // anything else of the query is written.
+  ASSERT_TRUE(RunDriver("file_source.after_log:1").killed_by_sigkill);
+  ASSERT_TRUE(fs::exists(checkpoint_ + "/schema/_schemas/0"));
+
+  int kills = 1;
+  const std::vector<int> visit_per_round = {1, 3, 2};
+  for (const int visit : visit_per_round) {
+    for (const std::string& point : kCrashPoints) {
+      // A file lands while the driver runs: whether this run or a later one takes it, it must
+      // be ingested exactly once. The main thread only waits for the child meanwhile.
+      std::thread landing([this, index = next_file++] { AddInputFile(index); });
+      const ChildResult result = RunDriver(fmt::format("{}:{}", point, visit));
+      landing.join();
+      ASSERT_TRUE(result.killed_by_sigkill) << "kill " << kills << " at " << point << ":" << visit
+                                            << ": the driver " << result.Describe();
+      ++kills;
+    }
+  }
+  EXPECT_EQ(kills, 22);
+
+  const ChildResult final_run = RunDriver("");
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+  const std::string query_id =
+      json::parse(Lines(checkpoint_ + "/metadata").at(0))["id"].get<std::string>();
+  const std::set<int64_t> batches = ExpectOneCommitPerBatch(query_id);
+  EXPECT_EQ(batches.size(), static_cast<size_t>(next_file)) << "one batch per input file";
+  ExpectConsistentCheckpoint(batches);
+  ExpectTableRowsThroughOurReader();
+  ExpectTableRowsThroughDuckDb();
+  // The schema inferred on the first start was kept: no second version.
+  EXPECT_FALSE(fs::exists(checkpoint_ + "/schema/_schemas/1"));
 }
 
 TEST_F(CrashRecoveryTest, RepeatedCrashesAtTheSameStepAreRecoveredEachTime) {

@@ -3,8 +3,11 @@
 // batches of --max-files files) and then exit. The test starts it as a child process with
 // TRIBUTARY_CRASH_AT set (common/crash_point.h) and restarts it on the same checkpoint.
 //
-//   stream_driver --input DIR --table DIR --checkpoint DIR --max-files N
+//   stream_driver --input DIR --table DIR --checkpoint DIR --max-files N [--source json|cloudFiles]
 //
+// `--source cloudFiles` reads through Auto Loader instead of Spark's JSON file source: the seen
+// files are tracked in RocksDB in the checkpoint and the schema is inferred (inferColumnTypes)
+// into a schema location inside the checkpoint on the first start, so both must survive kills.
 // Exit status: 0 when the stream ended cleanly, 1 when it failed (the error on stderr), 2 for
 // bad arguments. The input rows are {"id":BIGINT,"status":STRING,"qty":INT,"note":STRING};
 // the table gets the rows whose status is not 'cancelled', as (id, qty, note, bucket = id % 7).
@@ -42,11 +45,21 @@ int main(int argc, char** argv) {
   if (!session.ok()) {
     return Fail(session.status().ToString());
   }
-  auto query = (*session)
-                   ->ReadStream()
-                   .Format("json")
-                   .Schema("id BIGINT, status STRING, qty INT, note STRING")
-                   .Option("maxFilesPerTrigger", args["--max-files"])
+  const bool auto_loader = args["--source"] == "cloudFiles";
+  if (!auto_loader && args.contains("--source") && args["--source"] != "json") {
+    std::fprintf(stderr, "stream_driver: --source must be json or cloudFiles\n");
+    return 2;
+  }
+  tributary::DataStreamReader reader = (*session)->ReadStream();
+  if (auto_loader) {
+    reader.Format("cloudFiles")
+        .Option("cloudFiles.format", "json")
+        .Option("cloudFiles.inferColumnTypes", "true")
+        .Option("cloudFiles.schemaLocation", args["--checkpoint"] + "/schema");
+  } else {
+    reader.Format("json").Schema("id BIGINT, status STRING, qty INT, note STRING");
+  }
+  auto query = reader.Option("maxFilesPerTrigger", args["--max-files"])
                    .Load(args["--input"])
                    .Filter("status <> 'cancelled'")
                    .SelectExpr({"id", "qty", "note", "id % 7 AS bucket"})
