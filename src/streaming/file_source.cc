@@ -150,8 +150,7 @@ Status LoggedFileSource::Recover() {
     TRIBUTARY_ASSIGN_OR_RAISE(std::vector<FileEntry> entries, log_.Read(id));
     TRIBUTARY_RETURN_NOT_OK(tracker_->Add(entries));
   }
-  tracker_->Purge();
-  return Status::OK();
+  return tracker_->Purge();
 }
 
 Result<std::optional<Offset>> LoggedFileSource::LatestOffset(const std::optional<Offset>& start,
@@ -284,8 +283,7 @@ Status LoggedFileSource::LogNewFiles(bool respect_limits) {
     latest_batch_id_ = batch_id;
     recent_entries_.emplace(batch_id, std::move(entries));
   }
-  tracker_->Purge();
-  return Status::OK();
+  return tracker_->Purge();
 }
 
 InMemoryFileTracker::InMemoryFileTracker(std::optional<int64_t> max_file_age_ms,
@@ -313,19 +311,20 @@ Status InMemoryFileTracker::Add(std::span<const FileEntry> files) {
   return Status::OK();
 }
 
-void InMemoryFileTracker::Purge() {
+Status InMemoryFileTracker::Purge() {
   if (!max_file_age_ms_.has_value() || !newest_ms_.has_value()) {
-    return;
+    return Status::OK();
   }
   const int64_t threshold = *newest_ms_ > std::numeric_limits<int64_t>::min() + *max_file_age_ms_
                                 ? *newest_ms_ - *max_file_age_ms_
                                 : std::numeric_limits<int64_t>::min();
   if (purged_below_ms_.has_value() && threshold <= *purged_below_ms_) {
     // Nothing newer arrived since the last purge: the same entries would stay.
-    return;
+    return Status::OK();
   }
   purged_below_ms_ = threshold;
   std::erase_if(seen_, [&](const auto& entry) { return entry.second < threshold; });
+  return Status::OK();
 }
 
 FileSourceLog::FileSourceLog(storage::FileSystem& fs, std::string dir)

@@ -64,8 +64,8 @@ class FileTracker {
   /// it on open.
   virtual int64_t LastBatchRecorded() const = 0;
   /// Once per trigger, after the trigger's files were added: forgets what can no longer be
-  /// listed as new (entries older than maxFileAge).
-  virtual void Purge() = 0;
+  /// listed as new (entries older than maxFileAge). An error is the trigger's.
+  virtual Status Purge() = 0;
   /// How many files it remembers.
   virtual int64_t NumTracked() const = 0;
 };
@@ -82,7 +82,7 @@ class InMemoryFileTracker final : public FileTracker {
   bool IsNew(const storage::FileInfo& file) const override;
   Status Add(std::span<const FileEntry> files) override;
   int64_t LastBatchRecorded() const override { return last_batch_; }
-  void Purge() override;
+  Status Purge() override;
   int64_t NumTracked() const override { return static_cast<int64_t>(seen_.size()); }
 
  private:

@@ -9,10 +9,25 @@
 //   "m:started"                 -> ""            the source started on this checkpoint before
 //   "m:clean_through"           -> <log batch>   newest committed batch queued for cleanSource
 //   "q" <be20 mtime> "/" <path> -> ""            a committed file waiting for cleanSource
+//   "e" <be20 mtime> "/" <path> -> ""            expiry index: the "f" key of <path>, by age
+//   "m:expired_below"           -> <ms>          Purge deleted the entries of files modified
+//                                                before this instant
 //
-// Every Add writes a log batch's "f" keys, "m:count" and "m:last_batch" in one WriteBatch with
-// sync, so the store is at a batch boundary after any crash; the source replays the log
-// entries after "m:last_batch" on open.
+// Every Add writes a log batch's "f" keys ("e" keys too with maxFileAge), "m:count" and
+// "m:last_batch" in one WriteBatch with sync, so the store is at a batch boundary after any crash;
+// the source replays the log entries after "m:last_batch" on open.
+//
+// Expiry (cloudFiles.maxFileAge, as Databricks expires its file state). Purge range-scans the
+// "e" keys below the cutoff (clock - maxFileAge), oldest first and a bounded number per call,
+// and deletes each with its "f" key (unless the "f" key was rewritten with another
+// modification time, when only the stale "e" key goes), writing "m:expired_below" = cutoff in
+// the same WriteBatch. IsNew checks a listed file's modification time against
+// "m:expired_below" (and against clock - maxFileAge) before looking its path up, so a deleted
+// entry's file, if still present, is refused by age and never ingested twice, even after a
+// restart with an earlier clock or without the option. The cost of a trigger is the entries
+// that expired, not the store's size. "e" keys are written only while maxFileAge is set (a
+// stream without it pays nothing), so entries recorded before the option was set are never
+// deleted; they are still refused by age.
 
 #include "streaming/rocksdb_file_tracker.h"
 
@@ -35,8 +50,12 @@ constexpr std::string_view kLastBatchKey = "m:last_batch";
 constexpr std::string_view kCountKey = "m:count";
 constexpr std::string_view kStartedKey = "m:started";
 constexpr std::string_view kCleanThroughKey = "m:clean_through";
+constexpr std::string_view kExpiredBelowKey = "m:expired_below";
 constexpr char kFilePrefix = 'f';
 constexpr char kCleanQueuePrefix = 'q';
+constexpr char kExpiryPrefix = 'e';
+/// Bytes before the path in a "q" or "e" key: the prefix, 20 digits and "/".
+constexpr size_t kTimeKeyPathStart = 22;
 
 void AppendInt64(int64_t value, std::string* out) {
   char bytes[8];
@@ -68,8 +87,33 @@ std::string FileKey(std::string_view path) {
   return key;
 }
 
+/// A key ordered by modification time: `prefix`, the time as 20 digits (negative: 0), "/",
+/// `path`.
+std::string TimeKey(char prefix, int64_t mtime_ms, std::string_view path) {
+  return fmt::format("{}{:020}/{}", prefix, std::max<int64_t>(mtime_ms, 0), path);
+}
+
 std::string CleanQueueKey(int64_t mtime_ms, std::string_view path) {
-  return fmt::format("{}{:020}/{}", kCleanQueuePrefix, std::max<int64_t>(mtime_ms, 0), path);
+  return TimeKey(kCleanQueuePrefix, mtime_ms, path);
+}
+
+std::string ExpiryKey(int64_t mtime_ms, std::string_view path) {
+  return TimeKey(kExpiryPrefix, mtime_ms, path);
+}
+
+/// The modification time of a "q" or "e" key; -1 when the key is not one.
+int64_t TimeOfKey(std::string_view key) {
+  if (key.size() < kTimeKeyPathStart || key[kTimeKeyPathStart - 1] != '/') {
+    return -1;
+  }
+  int64_t mtime = 0;
+  for (size_t i = 1; i < kTimeKeyPathStart - 1; ++i) {
+    if (key[i] < '0' || key[i] > '9') {
+      return -1;
+    }
+    mtime = mtime * 10 + (key[i] - '0');
+  }
+  return mtime;
 }
 
 Status FromRocks(const rocksdb::Status& status, std::string_view what, const std::string& dir) {
@@ -132,6 +176,11 @@ Status RocksDbFileTracker::LoadState() {
   TRIBUTARY_ASSIGN_OR_RAISE(last_batch_, read_int(kLastBatchKey, -1));
   TRIBUTARY_ASSIGN_OR_RAISE(num_tracked_, read_int(kCountKey, 0));
   TRIBUTARY_ASSIGN_OR_RAISE(clean_queued_through_, read_int(kCleanThroughKey, -1));
+  TRIBUTARY_ASSIGN_OR_RAISE(const int64_t expired_below,
+                            read_int(kExpiredBelowKey, std::numeric_limits<int64_t>::min()));
+  if (expired_below != std::numeric_limits<int64_t>::min()) {
+    expired_below_ms_ = expired_below;
+  }
   std::string ignored;
   const rocksdb::Status started =
       db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(kStartedKey), &ignored);
@@ -143,6 +192,10 @@ Status RocksDbFileTracker::LoadState() {
 }
 
 bool RocksDbFileTracker::IsNew(const storage::FileInfo& file) const {
+  // Age first: an expired entry may be gone, and its file must still not be new.
+  if (expired_below_ms_.has_value() && file.modification_time_ms < *expired_below_ms_) {
+    return false;
+  }
   if (options_.max_file_age_ms.has_value() && now_ms_.has_value() &&
       file.modification_time_ms < *now_ms_ - *options_.max_file_age_ms) {
     return false;
@@ -168,6 +221,7 @@ Status RocksDbFileTracker::Add(std::span<const FileEntry> files) {
   rocksdb::WriteBatch batch;
   int64_t count = num_tracked_;
   int64_t last_batch = last_batch_;
+  const bool index_expiry = options_.max_file_age_ms.has_value();
   for (const FileEntry& file : files) {
     const std::string key = FileKey(file.path);
     std::string existing;
@@ -176,12 +230,21 @@ Status RocksDbFileTracker::Add(std::span<const FileEntry> files) {
       ++count;
     } else {
       TRIBUTARY_RETURN_NOT_OK(FromRocks(got, fmt::format("reading {}", file.path), dir_));
+      if (index_expiry && existing.size() == 24 &&
+          ReadInt64(existing, 0) != file.modification_time_ms) {
+        TRIBUTARY_RETURN_NOT_OK(FromRocks(
+            batch.Delete(ExpiryKey(ReadInt64(existing, 0), file.path)), "staging a file", dir_));
+      }
     }
     std::string value;
     AppendInt64(file.modification_time_ms, &value);
     AppendInt64(file.size, &value);
     AppendInt64(file.batch_id, &value);
     TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Put(key, value), "staging a file", dir_));
+    if (index_expiry) {
+      TRIBUTARY_RETURN_NOT_OK(FromRocks(
+          batch.Put(ExpiryKey(file.modification_time_ms, file.path), ""), "staging a file", dir_));
+    }
     last_batch = std::max(last_batch, file.batch_id);
   }
   TRIBUTARY_RETURN_NOT_OK(
@@ -197,9 +260,68 @@ Status RocksDbFileTracker::Add(std::span<const FileEntry> files) {
   return Status::OK();
 }
 
-void RocksDbFileTracker::Purge() {
-  // Entries stay on disk: IsNew compares a listed file's age before its lookup, so an expired
-  // entry is never consulted, and deleting it would cost a scan per trigger.
+Status RocksDbFileTracker::Purge() {
+  if (!options_.max_file_age_ms.has_value() || !now_ms_.has_value()) {
+    return Status::OK();
+  }
+  const int64_t cutoff = *now_ms_ - *options_.max_file_age_ms;
+  if (cutoff <= 0) {
+    return Status::OK();
+  }
+  const std::string upper = ExpiryKey(cutoff, "");
+  if (!expiry_scan_from_.empty() && expiry_scan_from_ >= upper) {
+    return Status::OK();
+  }
+  rocksdb::ReadOptions read_options;
+  const rocksdb::Slice upper_bound(upper);
+  read_options.iterate_upper_bound = &upper_bound;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options));
+  rocksdb::WriteBatch batch;
+  int64_t count = num_tracked_;
+  size_t expired = 0;
+  it->Seek(expiry_scan_from_.empty() ? std::string(1, kExpiryPrefix) : expiry_scan_from_);
+  for (; it->Valid() && expired < options_.max_expired_per_purge; it->Next(), ++expired) {
+    const std::string_view key(it->key().data(), it->key().size());
+    const int64_t mtime = TimeOfKey(key);
+    if (key.empty() || key[0] != kExpiryPrefix || mtime < 0) {
+      return Status::Corruption(
+          fmt::format("file tracking store {}: malformed expiry key {}", dir_, key));
+    }
+    const std::string_view path = key.substr(kTimeKeyPathStart);
+    std::string value;
+    const rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), FileKey(path), &value);
+    if (!got.IsNotFound()) {
+      TRIBUTARY_RETURN_NOT_OK(FromRocks(got, fmt::format("reading {}", path), dir_));
+      // A file rewritten since (allowOverwrites) keeps its newer entry and its own "e" key.
+      if (value.size() == 24 && std::max<int64_t>(ReadInt64(value, 0), 0) == mtime) {
+        TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Delete(FileKey(path)), "staging", dir_));
+        --count;
+      }
+    }
+    TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Delete(it->key()), "staging", dir_));
+  }
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(it->status(), "scanning the expiry index", dir_));
+  // Resume after the last key deleted, or at the cutoff when everything below it went.
+  std::string resume = it->Valid() ? it->key().ToString() : upper;
+  it.reset();
+  const int64_t expired_below = std::max(cutoff, expired_below_ms_.value_or(cutoff));
+  if (expired == 0) {
+    expiry_scan_from_ = std::move(resume);
+    return Status::OK();
+  }
+  TRIBUTARY_RETURN_NOT_OK(
+      FromRocks(batch.Put(kExpiredBelowKey, EncodedInt64(expired_below)), "staging", dir_));
+  TRIBUTARY_RETURN_NOT_OK(
+      FromRocks(batch.Put(kCountKey, EncodedInt64(count)), "staging the count", dir_));
+  TRIBUTARY_RETURN_NOT_OK(FromRocks(db_->Write(rocksdb::WriteOptions(), &batch),
+                                    fmt::format("expiring {} entries older than {} ms since the "
+                                                "epoch (cloudFiles.maxFileAge)",
+                                                expired, cutoff),
+                                    dir_));
+  num_tracked_ = count;
+  expired_below_ms_ = expired_below;
+  expiry_scan_from_ = std::move(resume);
+  return Status::OK();
 }
 
 Status RocksDbFileTracker::MarkStarted(std::span<const storage::FileInfo> existing) {
@@ -210,6 +332,10 @@ Status RocksDbFileTracker::MarkStarted(std::span<const storage::FileInfo> existi
     AppendInt64(file.size, &value);
     AppendInt64(-1, &value);
     TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Put(FileKey(file.path), value), "staging", dir_));
+    if (options_.max_file_age_ms.has_value()) {
+      TRIBUTARY_RETURN_NOT_OK(FromRocks(
+          batch.Put(ExpiryKey(file.modification_time_ms, file.path), ""), "staging", dir_));
+    }
   }
   const int64_t count = num_tracked_ + static_cast<int64_t>(existing.size());
   TRIBUTARY_RETURN_NOT_OK(FromRocks(batch.Put(kCountKey, EncodedInt64(count)), "staging", dir_));
@@ -247,17 +373,11 @@ Result<std::vector<CleanCandidate>> RocksDbFileTracker::CleanCandidates(int64_t 
   const std::string prefix(1, kCleanQueuePrefix);
   for (it->Seek(prefix); it->Valid() && out.size() < limit; it->Next()) {
     const std::string_view key(it->key().data(), it->key().size());
-    if (key.empty() || key[0] != kCleanQueuePrefix || key.size() < 22 || key[21] != '/') {
+    const int64_t mtime = TimeOfKey(key);
+    if (key.empty() || key[0] != kCleanQueuePrefix || mtime < 0 || mtime > cutoff_ms) {
       break;
     }
-    int64_t mtime = 0;
-    for (size_t i = 1; i < 21; ++i) {
-      mtime = mtime * 10 + (key[i] - '0');
-    }
-    if (mtime > cutoff_ms) {
-      break;
-    }
-    out.push_back({std::string(key.substr(22)), mtime});
+    out.push_back({std::string(key.substr(kTimeKeyPathStart)), mtime});
   }
   TRIBUTARY_RETURN_NOT_OK(FromRocks(it->status(), "scanning the cleanSource queue", dir_));
   return out;

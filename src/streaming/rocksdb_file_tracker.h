@@ -27,9 +27,12 @@ struct RocksDbFileTrackerOptions {
   /// `cloudFiles.allowOverwrites`: a known file whose modification time or size changed is new
   /// again. Default: false.
   bool allow_overwrites = false;
-  /// `cloudFiles.maxFileAge`: files modified longer ago than this (by the clock given to
-  /// Purge) are not new; nullopt keeps every entry. Default: none.
+  /// `cloudFiles.maxFileAge`: files modified longer ago than this (by the clock of SetClockMs)
+  /// are not new, and Purge deletes their entries; nullopt keeps every entry. Default: none.
   std::optional<int64_t> max_file_age_ms;
+  /// Entries Purge deletes at most per call, so a trigger's cost stays bounded when many
+  /// entries expire at once (the rest go in later triggers). Default: 10000.
+  size_t max_expired_per_purge = 10000;
 };
 
 /// A committed file waiting for cleanSource.
@@ -52,9 +55,12 @@ class RocksDbFileTracker final : public FileTracker {
   /// Records `files` and the batch in one atomic, synced write.
   Status Add(std::span<const FileEntry> files) override;
   int64_t LastBatchRecorded() const override { return last_batch_; }
-  /// Drops entries older than maxFileAge relative to the clock of SetClock (nothing without
-  /// a maximum age).
-  void Purge() override;
+  /// Deletes the entries of files modified before (clock of SetClockMs - maxFileAge), oldest
+  /// first, at most max_expired_per_purge of them, and records that instant in the same write:
+  /// from then on IsNew refuses every file modified before it, whatever the clock or options
+  /// say later, so a file whose entry is gone is never taken again. Nothing without a maximum
+  /// age or a clock.
+  Status Purge() override;
   int64_t NumTracked() const override { return num_tracked_; }
 
   /// The instant Purge measures ages from, milliseconds since the epoch.
@@ -89,6 +95,11 @@ class RocksDbFileTracker final : public FileTracker {
   int64_t clean_queued_through_ = -1;
   bool started_ = false;
   std::optional<int64_t> now_ms_;
+  /// Files modified before this were expired by a Purge (persisted); never new again.
+  std::optional<int64_t> expired_below_ms_;
+  /// Where the next Purge resumes its scan of the expiry index: the entries before it are
+  /// deleted, so the scan does not wade through their tombstones again. Empty: the start.
+  std::string expiry_scan_from_;
 };
 
 }  // namespace tributary::streaming

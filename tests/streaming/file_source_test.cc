@@ -417,14 +417,14 @@ TEST_F(FileSourceTest, InMemoryTrackerPurgesOnlyWhenNewerFilesArrive) {
   InMemoryFileTracker tracker(/*max_file_age_ms=*/100, /*file_name_only=*/false);
   std::vector<FileEntry> first = {{"/a", 1000, 0}, {"/b", 950, 0}};
   ASSERT_OK(tracker.Add(first));
-  tracker.Purge();
+  ASSERT_OK(tracker.Purge());
   EXPECT_EQ(tracker.NumTracked(), 2);
   EXPECT_FALSE(tracker.IsNew({"/a", 0, 1000, false}));
   EXPECT_TRUE(tracker.IsNew({"/c", 0, 900, false}));
   EXPECT_FALSE(tracker.IsNew({"/c", 0, 899, false}));
   std::vector<FileEntry> second = {{"/d", 1060, 1}};
   ASSERT_OK(tracker.Add(second));
-  tracker.Purge();
+  ASSERT_OK(tracker.Purge());
   EXPECT_EQ(tracker.NumTracked(), 2);  // /b (950 < 960) is forgotten
   EXPECT_EQ(tracker.LastBatchRecorded(), 1);
 }
