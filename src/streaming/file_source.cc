@@ -28,7 +28,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
-#include <unordered_set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -176,12 +176,13 @@ Result<std::optional<Offset>> LoggedFileSource::LatestOffset(const std::optional
 
 Status LoggedFileSource::PrepareForTriggerAvailableNow() {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListAll());
-  std::unordered_set<std::string> present;
-  present.reserve(files.size());
+  std::pair<int64_t, std::string> newest{std::numeric_limits<int64_t>::min(), std::string()};
   for (storage::FileInfo& file : files) {
-    present.insert(std::move(file.path));
+    if (std::tie(file.modification_time_ms, file.path) > std::tie(newest.first, newest.second)) {
+      newest = {file.modification_time_ms, std::move(file.path)};
+    }
   }
-  available_now_files_ = std::move(present);
+  available_now_newest_ = std::move(newest);
   return Status::OK();
 }
 
@@ -242,7 +243,9 @@ Status LoggedFileSource::LogNewFiles(bool respect_limits) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, Discover());
   std::erase_if(files, [&](const storage::FileInfo& file) {
     return !tracker_->IsNew(file) ||
-           (available_now_files_.has_value() && !available_now_files_->contains(file.path));
+           (available_now_newest_.has_value() &&
+            std::tie(file.modification_time_ms, file.path) >
+                std::tie(available_now_newest_->first, available_now_newest_->second));
   });
   SortForIngestion(files, options_.latest_first);
   size_t take = files.size();

@@ -21,7 +21,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "formats/reader_options.h"
@@ -196,8 +195,12 @@ class LoggedFileSource : public Source {
   int64_t latest_batch_id_ = -1;
   /// Entries logged by this run and not yet committed, so GetBatch need not read them back.
   std::map<int64_t, std::vector<FileEntry>> recent_entries_;
-  /// Trigger.AvailableNow: the files present when it was prepared.
-  std::optional<std::unordered_set<std::string>> available_now_files_;
+  /// Trigger.AvailableNow: the newest (modification time, path) present when it was
+  /// prepared. A run takes only files up to it in that order, so it ends, and memory holds no
+  /// set of the paths present (millions, at scale). A file landing during the run with an older
+  /// time (copied with its time kept) may join this run instead of the next; none is lost or
+  /// taken twice.
+  std::optional<std::pair<int64_t, std::string>> available_now_newest_;
   int64_t num_files_outstanding_ = 0;
   int64_t num_bytes_outstanding_ = 0;
   /// Files skipped by batches' scans (ignore_corrupt_files); shared with the scans' callbacks.

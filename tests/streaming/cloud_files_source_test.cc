@@ -264,6 +264,35 @@ TEST_F(CloudFilesSourceTest, RateLimitsWhicheverFirstAndOutstandingMetrics) {
   EXPECT_EQ(defaults->clean_retention_ms, 30 * kDay);
 }
 
+// Trigger.AvailableNow takes the files up to the newest present when it was prepared (by
+// modification time, then path; no set of paths is held), cut by the rate limits; a file
+// landing later waits for the next run.
+TEST_F(CloudFilesSourceTest, AvailableNowTakesTheFilesUpToTheNewestPresentWhenPrepared) {
+  for (int i = 0; i < 5; ++i) {
+    WriteInput("f" + std::to_string(i) + ".json", {i}, kBase + i);  // 9 bytes each
+  }
+  auto definition = Define({{"cloudFiles.maxFilesPerTrigger", "2"}});
+  std::optional<Offset> start;
+  {
+    auto source = Open(*definition);
+    ASSERT_OK(source->PrepareForTriggerAvailableNow());
+    WriteInput("late.json", {5}, kBase + 5);
+    WriteInput("f4b.json", {6}, kBase + 4);  // same time as f4.json, after it by path
+    EXPECT_THAT(NextFiles(*source, start), ElementsAre("f0.json", "f1.json"));
+    EXPECT_EQ(source->Metrics()["numFilesOutstanding"], "3");
+    EXPECT_EQ(source->Metrics()["numBytesOutstanding"], "27");
+    EXPECT_THAT(NextFiles(*source, start), ElementsAre("f2.json", "f3.json"));
+    EXPECT_THAT(NextFiles(*source, start), ElementsAre("f4.json"));
+    EXPECT_EQ(source->Metrics()["numFilesOutstanding"], "0");
+    EXPECT_THAT(NextFiles(*source, start), IsEmpty());
+  }
+  // The next run takes the files that came late, once.
+  auto source = Open(*definition);
+  ASSERT_OK(source->PrepareForTriggerAvailableNow());
+  EXPECT_THAT(NextFiles(*source, start), ElementsAre("f4b.json", "late.json"));
+  EXPECT_THAT(NextFiles(*source, start), IsEmpty());
+}
+
 TEST_F(CloudFilesSourceTest, AllowOverwritesReadsAChangedFileAgain) {
   WriteInput("a.json", {1}, kBase);
   auto plain = Define();
