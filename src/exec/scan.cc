@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include "columnar/column_builder.h"
+#include "columnar/take.h"
 #include "common/ascii.h"
 #include "delta/data_skipping.h"
 #include "delta/table_reader.h"
+#include "exec/hive_partitioning.h"
 
 namespace tributary::exec {
 
@@ -127,7 +129,10 @@ Result<FileFormat> FileFormatFromName(std::string_view name) {
       "unknown file format '{}': expected parquet, json, csv, text or binaryFile", name));
 }
 
-Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs) {
+namespace {
+
+// The readers' output schema: the data columns (Parquet: the spec's, else the first file's).
+Result<SchemaPtr> ReaderSchema(const FileScanSpec& spec, storage::FileSystem& fs) {
   switch (spec.format) {
     case FileFormat::kParquet: {
       if (spec.schema != nullptr) {
@@ -162,38 +167,205 @@ Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage
   return Status::Internal("unknown file format");
 }
 
+// The index of the field named `name` ignoring case, or -1 (also when several match).
+int FieldIgnoringCase(const columnar::Schema& schema, const std::string& name) {
+  Result<int> index = schema.FieldIndexIgnoreCase(name);
+  return index.ok() ? *index : -1;
+}
+
+int PartitionIndex(const FileScanSpec& spec, const std::string& name) {
+  return spec.partition_schema == nullptr ? -1 : FieldIgnoringCase(*spec.partition_schema, name);
+}
+
+}  // namespace
+
+columnar::DataTypePtr MetadataColumnType() {
+  static const columnar::DataTypePtr type = columnar::DataType::Struct({
+      columnar::Field("file_path", columnar::DataType::String()),
+      columnar::Field("file_name", columnar::DataType::String()),
+      columnar::Field("file_size", columnar::DataType::Int64()),
+      columnar::Field("file_block_start", columnar::DataType::Int64()),
+      columnar::Field("file_block_length", columnar::DataType::Int64()),
+      columnar::Field("file_modification_time", columnar::DataType::Timestamp()),
+  });
+  return type;
+}
+
+Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs,
+                                               int* num_hidden) {
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr data, ReaderSchema(spec, fs));
+  if (num_hidden != nullptr) {
+    *num_hidden = 0;
+  }
+  const bool has_partitions =
+      spec.partition_schema != nullptr && spec.partition_schema->NumFields() > 0;
+  if (!has_partitions && !spec.metadata_column) {
+    return data;
+  }
+  std::vector<columnar::Field> fields = data->Fields();
+  if (has_partitions) {
+    for (const columnar::Field& partition : spec.partition_schema->Fields()) {
+      const int index = FieldIgnoringCase(*data, partition.Name());
+      if (index >= 0) {
+        fields[static_cast<size_t>(index)] =
+            fields[static_cast<size_t>(index)].WithType(partition.Type()).WithNullable(true);
+      } else {
+        fields.push_back(partition.WithNullable(true));
+      }
+    }
+  }
+  const bool named_metadata =
+      std::any_of(fields.begin(), fields.end(), [](const columnar::Field& field) {
+        return EqualsIgnoreAsciiCase(field.Name(), kMetadataColumnName);
+      });
+  if (spec.metadata_column && !named_metadata) {
+    fields.emplace_back(std::string(kMetadataColumnName), MetadataColumnType());
+    if (num_hidden != nullptr) {
+      *num_hidden = 1;
+    }
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
 Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec, std::vector<std::string> columns,
                                            const ExecContext& context) {
   if (context.fs == nullptr) {
     return Status::InvalidArgument("file scan without a file system");
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full, ScanSchema(spec, *context.fs));
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr reader_schema, ReaderSchema(spec, *context.fs));
   if (spec.format == FileFormat::kParquet) {
-    spec.schema = full;
+    spec.schema = reader_schema;
   }
+  int num_hidden = 0;
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full, ScanSchema(spec, *context.fs, &num_hidden));
   if (spec.on_unknown_fields) {
     spec.json.report_unknown_fields = true;
     spec.csv.report_unknown_fields = true;
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ColumnIndices(*full, columns));
-  std::vector<std::string> names;
-  for (int index : indices) {
-    names.push_back(full->FieldAt(index).Name());
+  if (columns.empty() && num_hidden > 0) {
+    // All columns are the visible ones.
+    indices.resize(indices.size() - static_cast<size_t>(num_hidden));
   }
+  std::vector<std::string> read_names;
+  std::vector<int> read_indices;
+  std::vector<OutputColumn> outputs;
+  for (int index : indices) {
+    const std::string& name = full->FieldAt(index).Name();
+    OutputColumn output;
+    if (num_hidden > 0 && index == full->NumFields() - 1) {
+      output.kind = OutputColumn::Kind::kMetadata;
+    } else if (const int partition = PartitionIndex(spec, name); partition >= 0) {
+      output.kind = OutputColumn::Kind::kPartition;
+      output.index = partition;
+    } else {
+      output.index = static_cast<int>(read_names.size());
+      read_names.push_back(name);
+      read_indices.push_back(reader_schema->FieldIndex(name));
+    }
+    outputs.push_back(output);
+  }
+  if (read_names.empty() && reader_schema->NumFields() > 0) {
+    // Only constants selected: the readers still decode one column to count the rows.
+    read_names.push_back(reader_schema->FieldAt(0).Name());
+    read_indices.push_back(0);
+  }
+  SchemaPtr read_schema = SelectFields(*reader_schema, read_indices);
   SchemaPtr schema = SelectFields(*full, indices);
-  return OperatorPtr(
-      new FileScanOperator(std::move(spec), std::move(names), std::move(schema), context));
+  return OperatorPtr(new FileScanOperator(std::move(spec), std::move(read_names),
+                                          std::move(read_schema), std::move(outputs),
+                                          std::move(schema), context));
 }
 
 FileScanOperator::FileScanOperator(FileScanSpec spec, std::vector<std::string> columns,
+                                   SchemaPtr read_schema, std::vector<OutputColumn> outputs,
                                    SchemaPtr schema, const ExecContext& context)
     : spec_(std::move(spec)),
       columns_(std::move(columns)),
+      read_schema_(std::move(read_schema)),
+      outputs_(std::move(outputs)),
       schema_(std::move(schema)),
       context_(context) {}
 
+Status FileScanOperator::MakeFileConstants(const std::string& path) {
+  file_constants_.assign(outputs_.size(), nullptr);
+  std::optional<std::vector<PartitionDirectory>> directories;
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const OutputColumn& output = outputs_[i];
+    if (output.kind == OutputColumn::Kind::kPartition) {
+      if (!directories.has_value()) {
+        directories = PartitionDirectories(spec_.partition_root, path);
+      }
+      const columnar::Field& field = spec_.partition_schema->FieldAt(output.index);
+      std::optional<std::string> value;
+      for (const PartitionDirectory& directory : *directories) {
+        if (EqualsIgnoreAsciiCase(directory.key, field.Name())) {
+          value = directory.value;
+          break;
+        }
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(file_constants_[i],
+                                PartitionValueColumn(value, field.Type(), context_.eval));
+    } else if (output.kind == OutputColumn::Kind::kMetadata) {
+      auto info = context_.fs->GetFileInfo(path);
+      if (!info.ok()) {
+        return info.status().WithContext(fmt::format("the _metadata of {}", path));
+      }
+      const size_t slash = path.rfind('/');
+      columnar::ColumnBuilder builder(MetadataColumnType(), context_.eval.pool);
+      builder.Child(0).AppendBytes(path);
+      builder.Child(1).AppendBytes(slash == std::string::npos ? path : path.substr(slash + 1));
+      builder.Child(2).AppendInt(info->size);
+      builder.Child(3).AppendInt(0);
+      builder.Child(4).AppendInt(info->size);
+      builder.Child(5).AppendInt(info->modification_time_ms * 1000);
+      builder.AppendStruct();
+      TRIBUTARY_ASSIGN_OR_RAISE(file_constants_[i], builder.Finish());
+    }
+  }
+  return Status::OK();
+}
+
+Result<RecordBatchPtr> FileScanOperator::Assemble(const RecordBatchPtr& read) {
+  if (read->NumColumns() != static_cast<int>(columns_.size())) {
+    return Status::InvalidArgument(fmt::format("file {} has {} columns where the scan expects {}",
+                                               spec_.paths[next_file_ - 1], read->NumColumns(),
+                                               columns_.size()));
+  }
+  const int64_t rows = read->NumRows();
+  if (file_constants_.empty()) {
+    // Only read columns, in the scan's order.
+    return read->Schema()->Equals(*schema_)
+               ? read
+               : columnar::RecordBatch::Make(schema_, rows, read->Columns());
+  }
+  std::vector<columnar::ColumnPtr> columns;
+  columns.reserve(outputs_.size());
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (outputs_[i].kind == OutputColumn::Kind::kRead) {
+      columns.push_back(read->ColumnAt(outputs_[i].index));
+      continue;
+    }
+    if (zeros_.size() < static_cast<size_t>(rows)) {
+      zeros_.resize(static_cast<size_t>(rows), 0);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        columnar::ColumnPtr repeated,
+        columnar::Take(*file_constants_[i],
+                       std::span<const int64_t>(zeros_.data(), static_cast<size_t>(rows)),
+                       context_.eval.pool));
+    columns.push_back(std::move(repeated));
+  }
+  return columnar::RecordBatch::Make(schema_, rows, std::move(columns));
+}
+
 Status FileScanOperator::OpenNextFile() {
   const std::string& path = spec_.paths[next_file_++];
+  if (std::any_of(outputs_.begin(), outputs_.end(), [](const OutputColumn& output) {
+        return output.kind != OutputColumn::Kind::kRead;
+      })) {
+    TRIBUTARY_RETURN_NOT_OK(MakeFileConstants(path));
+  }
   switch (spec_.format) {
     case FileFormat::kParquet: {
       TRIBUTARY_ASSIGN_OR_RAISE(
@@ -264,12 +436,12 @@ Result<RecordBatchPtr> FileScanOperator::ReadWholeFile(const std::string& path) 
       columns.push_back(std::move(column));
     }
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full, ScanSchema(spec_, *context_.fs));
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full, ReaderSchema(spec_, *context_.fs));
   std::vector<columnar::ColumnPtr> selected;
   for (const std::string& name : columns_) {
     selected.push_back(columns[static_cast<size_t>(full->FieldIndex(name))]);
   }
-  return columnar::RecordBatch::Make(schema_, num_rows, std::move(selected));
+  return columnar::RecordBatch::Make(read_schema_, num_rows, std::move(selected));
 }
 
 Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
@@ -340,15 +512,7 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
     if (batch != nullptr && batch->NumRows() > 0) {
       // Readers name fields as the file does; the scan's schema (made once) is what
       // consumers bound their expressions against.
-      if (!batch->Schema()->Equals(*schema_)) {
-        if (batch->NumColumns() != schema_->NumFields()) {
-          return Status::InvalidArgument(
-              fmt::format("file {} has {} columns where the scan expects {}",
-                          spec_.paths[next_file_ - 1], batch->NumColumns(), schema_->NumFields()));
-        }
-        return columnar::RecordBatch::Make(schema_, batch->NumRows(), batch->Columns());
-      }
-      return batch;
+      return Assemble(batch);
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "delta/snapshot.h"
@@ -81,26 +82,60 @@ struct FileScanSpec {
   /// the format, unreadable) is skipped, its remaining rows dropped, and reported here instead
   /// of failing the scan: Spark's ignoreCorruptFiles. Missing files (NotFound) still fail.
   std::function<void(const std::string& path, const Status& error)> on_corrupt_file;
+  /// Partition columns (Spark's file-source partitioning). Each file's values come from the
+  /// `key=value` directories between `partition_root` and the file (hive_partitioning.h),
+  /// converted to the column's type; a value that is absent or does not convert is null. A
+  /// partition column also in the data schema takes its place and type there and its value
+  /// from the directory, as Spark's; the others follow the data columns. Default: none.
+  columnar::SchemaPtr partition_schema;
+  std::string partition_root;
+  /// Whether the scan offers Spark's hidden file metadata column `_metadata` (type
+  /// MetadataColumnType()) after every other column, unless a data or partition column has
+  /// that name (the data wins, as Spark's). Computed only when selected. Default: false.
+  bool metadata_column = false;
 };
 
+/// The name of the file metadata column.
+inline constexpr std::string_view kMetadataColumnName = "_metadata";
+/// struct<file_path: string, file_name: string, file_size: bigint, file_block_start: bigint,
+/// file_block_length: bigint, file_modification_time: timestamp>: Spark's file metadata
+/// fields. A file is read as one block (start 0, length its size).
+columnar::DataTypePtr MetadataColumnType();
+
 /// Reads files one after the other. `columns` selects output columns by name, in order
-/// (empty: all); unselected columns are not decoded where the format allows it.
+/// (empty: all but the hidden `_metadata`); unselected columns are not decoded where the
+/// format allows it. Partition and `_metadata` values are made once per file and repeated
+/// into each of its batches.
 class FileScanOperator final : public Operator {
  public:
   static Result<OperatorPtr> Make(FileScanSpec spec, std::vector<std::string> columns,
                                   const ExecContext& context);
-  /// The schema of the rows this spec reads (before column selection): Parquet's file schema,
-  /// or the JSON/CSV output schema including the rescued-data column.
-  static Result<SchemaPtr> ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs);
+  /// The schema of the rows this spec reads (before column selection): the data columns
+  /// (Parquet's file schema, or the JSON/CSV output schema including the rescued-data column),
+  /// the partition columns not among them, then `_metadata` when offered. `num_hidden`, when
+  /// given, receives how many of the last columns are hidden (1 with `_metadata`, else 0).
+  static Result<SchemaPtr> ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs,
+                                      int* num_hidden = nullptr);
 
   const SchemaPtr& OutputSchema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override;
   std::string ToString() const override;
 
  private:
-  FileScanOperator(FileScanSpec spec, std::vector<std::string> columns, SchemaPtr schema,
-                   const ExecContext& context);
+  /// Where an output column's values come from: the reader's column `index`, partition
+  /// column `index` of the spec, or the file's metadata.
+  struct OutputColumn {
+    enum class Kind : uint8_t { kRead, kPartition, kMetadata } kind = Kind::kRead;
+    int index = 0;
+  };
+
+  FileScanOperator(FileScanSpec spec, std::vector<std::string> columns, SchemaPtr read_schema,
+                   std::vector<OutputColumn> outputs, SchemaPtr schema, const ExecContext& context);
   Status OpenNextFile();
+  /// The one-row columns of the file at `path` for the partition and metadata outputs.
+  Status MakeFileConstants(const std::string& path);
+  /// The scan's batch of `read` (the reader's columns) with the file's constants added.
+  Result<RecordBatchPtr> Assemble(const RecordBatchPtr& read);
   /// The next batch of the open reader (null at its end); errors as the reader gives them.
   Result<RecordBatchPtr> ReadOpenFile();
   /// kText and kBinaryFile: the rows of the whole file at `path`, in the scan's columns.
@@ -109,8 +144,16 @@ class FileScanOperator final : public Operator {
   void NoteUnknownFields(const std::vector<std::string>& names);
 
   FileScanSpec spec_;
+  /// The columns the readers decode, by their names.
   std::vector<std::string> columns_;
+  /// The schema of the readers' batches (columns_).
+  SchemaPtr read_schema_;
+  std::vector<OutputColumn> outputs_;
   SchemaPtr schema_;
+  /// Per output, the current file's one-row column (kPartition, kMetadata), else null.
+  std::vector<columnar::ColumnPtr> file_constants_;
+  /// Zeros for Take: repeats a one-row column into a batch.
+  std::vector<int64_t> zeros_;
   const ExecContext& context_;
   size_t next_file_ = 0;
   std::unique_ptr<parquet::ParquetFileReader> parquet_;

@@ -4,6 +4,7 @@
 
 #include "common/ascii.h"
 #include "delta/history.h"
+#include "exec/hive_partitioning.h"
 #include "expr/temporal_parsing.h"
 #include "formats/text/schema_hints.h"
 #include "plan/plan_builder.h"
@@ -28,6 +29,20 @@ bool IsHiddenName(std::string_view relative) {
     start = end + 1;
   }
   return false;
+}
+
+// The schema and hidden columns of the kFiles scan `source` (exec::FileScanOperator's
+// ScanSchema, its hidden `_metadata` split off).
+Status SetScanSchema(ScanSource& source, storage::FileSystem& fs) {
+  int num_hidden = 0;
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full,
+                            exec::FileScanOperator::ScanSchema(source.files, fs, &num_hidden));
+  std::vector<columnar::Field> fields = full->Fields();
+  const auto first_hidden = fields.end() - num_hidden;
+  source.hidden_columns.assign(first_hidden, fields.end());
+  fields.erase(first_hidden, fields.end());
+  source.schema = std::make_shared<const columnar::Schema>(std::move(fields));
+  return Status::OK();
 }
 
 }  // namespace
@@ -152,11 +167,53 @@ Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view form
       break;
   }
   spec.schema = std::move(schema);
+  spec.metadata_column = true;
   ScanSource source;
   source.kind = ScanSource::Kind::kFiles;
-  TRIBUTARY_ASSIGN_OR_RAISE(source.schema, exec::FileScanOperator::ScanSchema(spec, fs));
   source.files = std::move(spec);
+  TRIBUTARY_RETURN_NOT_OK(SetScanSchema(source, fs));
   return source;
+}
+
+Result<columnar::SchemaPtr> DiscoverPartitionColumns(const std::string& root,
+                                                     const std::vector<std::string>& files,
+                                                     bool infer_types, const expr::TimeZone& zone) {
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::optional<std::string>>> values;
+  const std::string* first = nullptr;
+  for (const std::string& file : files) {
+    std::vector<exec::PartitionDirectory> directories = exec::PartitionDirectories(root, file);
+    std::vector<std::string> file_keys;
+    for (const exec::PartitionDirectory& directory : directories) {
+      file_keys.push_back(directory.key);
+    }
+    if (first == nullptr) {
+      first = &file;
+      keys = std::move(file_keys);
+      values.resize(keys.size());
+    } else if (file_keys != keys) {
+      return Status::InvalidArgument(fmt::format(
+          "conflicting partition directories below {}: {} and {} have different key=value "
+          "directories; read a directory whose files share one layout",
+          root, *first, file));
+    }
+    for (size_t i = 0; i < directories.size(); ++i) {
+      values[i].push_back(std::move(directories[i].value));
+    }
+  }
+  std::vector<columnar::Field> fields;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    fields.emplace_back(keys[i], infer_types ? exec::InferPartitionType(values[i], zone)
+                                             : columnar::DataType::String());
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
+Status SetPartitionColumns(ScanSource& source, storage::FileSystem& fs,
+                           columnar::SchemaPtr partition_schema, std::string root) {
+  source.files.partition_schema = std::move(partition_schema);
+  source.files.partition_root = std::move(root);
+  return SetScanSchema(source, fs);
 }
 
 Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format,
@@ -176,9 +233,15 @@ Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format
         fmt::format("no Parquet files at {} to take a schema from; give one", path));
   }
   const size_t num_files = listed->size();
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr partitions,
+                            DiscoverPartitionColumns(path, *listed, /*infer_types=*/true,
+                                                     catalog.eval.session_time_zone));
   TRIBUTARY_ASSIGN_OR_RAISE(ScanSource source,
                             FileScanSource(*catalog.fs, format, std::move(*listed), options,
                                            std::move(schema), defaults));
+  if (partitions->NumFields() > 0) {
+    TRIBUTARY_RETURN_NOT_OK(SetPartitionColumns(source, *catalog.fs, std::move(partitions), path));
+  }
   source.description = fmt::format("{} {} ({} files)", format, path, num_files);
   return Scan(std::move(source), qualifier);
 }

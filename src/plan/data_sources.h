@@ -63,10 +63,28 @@ Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view form
                                   std::vector<std::string> paths, const formats::OptionMap& options,
                                   columnar::SchemaPtr schema, formats::OptionDefaults defaults);
 
+/// The partition columns of `files` below the directory `root` (Spark's partition discovery):
+/// the keys of the `key=value` directories between `root` and each file, which every file
+/// must have alike (InvalidArgument naming two files that differ, as Spark's "conflicting
+/// directory structures"). Types are inferred from the values (exec::InferPartitionType) with
+/// `infer_types` (spark.sql.sources.partitionColumnTypeInference.enabled), else strings. No
+/// partition directories: an empty schema.
+Result<columnar::SchemaPtr> DiscoverPartitionColumns(const std::string& root,
+                                                     const std::vector<std::string>& files,
+                                                     bool infer_types, const expr::TimeZone& zone);
+
+/// `source` (a kFiles scan) reading `partition_schema` from the `key=value` directories below
+/// `root` (exec::FileScanSpec::partition_schema), its schema recomputed. Null or empty
+/// `partition_schema`: no partition columns.
+Status SetPartitionColumns(ScanSource& source, storage::FileSystem& fs,
+                           columnar::SchemaPtr partition_schema, std::string root);
+
 /// A scan of the files at `path` in `format` ("parquet", "json", "csv") with reader `options`.
 /// `schema` null means inferred (JSON/CSV per the options' inference settings; Parquet from the
 /// first file). JSON and CSV scans include the rescued-data column when the defaults or options
-/// ask for one.
+/// ask for one. Files below `key=value` directories get those partition columns after the
+/// data columns (DiscoverPartitionColumns, types inferred). Every file scan offers the hidden
+/// `_metadata` column (exec::kMetadataColumnName).
 Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format,
                                  const std::string& path, const formats::OptionMap& options,
                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults,

@@ -53,6 +53,12 @@ std::string ExplainLogical(const LogicalPlan& plan) {
   return out;
 }
 
+const columnar::Field& ScanSource::FieldAt(int index) const {
+  const int num_fields = schema->NumFields();
+  return index < num_fields ? schema->FieldAt(index)
+                            : hidden_columns[static_cast<size_t>(index - num_fields)];
+}
+
 // ---- Scan
 
 namespace {
@@ -60,7 +66,7 @@ namespace {
 SchemaPtr ScanSchema(const ScanSource& source, const std::vector<int>& columns) {
   std::vector<columnar::Field> fields;
   for (int index : columns) {
-    fields.push_back(source.schema->FieldAt(index));
+    fields.push_back(source.FieldAt(index));
   }
   return MakeSchema(std::move(fields));
 }
@@ -82,7 +88,7 @@ std::string ScanNode::ToString() const {
   if (columns_.size() != static_cast<size_t>(source_.schema->NumFields())) {
     out += " [";
     for (size_t i = 0; i < columns_.size(); ++i) {
-      out += (i > 0 ? ", " : "") + source_.schema->FieldAt(columns_[i]).Name();
+      out += (i > 0 ? ", " : "") + source_.FieldAt(columns_[i]).Name();
     }
     out += "]";
   }

@@ -66,13 +66,20 @@ struct ScanSource {
   /// kDelta: the snapshot is a version the query asked for (time travel). Otherwise it is the
   /// latest at planning, and a stream-static join re-reads the table when it has moved on.
   bool pinned_version = false;
-  exec::FileScanSpec files;                           // kFiles
-  std::vector<columnar::RecordBatchPtr> batches;      // kValues
-  std::shared_ptr<const StreamingRelation> stream;    // kStream
+  exec::FileScanSpec files;                         // kFiles
+  std::vector<columnar::RecordBatchPtr> batches;    // kValues
+  std::shared_ptr<const StreamingRelation> stream;  // kStream
   /// When set, the scan adds the number of rows it produces (a micro-batch's numInputRows).
   std::shared_ptr<std::atomic<int64_t>> rows_read;
   /// The source's full schema (for files: with the rescued-data column).
   SchemaPtr schema;
+  /// Columns the source offers without showing them (a file scan's `_metadata`): a scan of
+  /// every column leaves them out, a reference by name adds them (plan_builder.h). A scan's
+  /// column index schema->NumFields() + i is hidden column i. Default: none.
+  std::vector<columnar::Field> hidden_columns;
+
+  /// Column `index`: a field of `schema`, or a hidden column after them.
+  const columnar::Field& FieldAt(int index) const;
   /// How EXPLAIN names it: a table path, "read_files(...)", "VALUES".
   std::string description;
 };
@@ -125,7 +132,7 @@ class ScanNode final : public LogicalPlan {
   ScanNode(ScanSource source, std::vector<int> columns, std::string qualifier,
            ExprPtr pushed_filter, bool streaming);
   const ScanSource& Source() const { return source_; }
-  /// Indices into Source().schema.
+  /// Indices into Source().schema, then its hidden columns (ScanSource::FieldAt).
   const std::vector<int>& Columns() const { return columns_; }
   /// Conjuncts over the source's column names used to skip files (not rows); may be null.
   const ExprPtr& PushedFilter() const { return pushed_filter_; }

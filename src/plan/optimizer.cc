@@ -141,7 +141,7 @@ expr::ExprPtr ToSkippingPredicate(const BoundExpression& e, const ScanNode& scan
     case Op::kColumn: {
       std::string quoted = "`";
       for (char c :
-           scan.Source().schema->FieldAt(scan.Columns()[static_cast<size_t>(e.Index())]).Name()) {
+           scan.Source().FieldAt(scan.Columns()[static_cast<size_t>(e.Index())]).Name()) {
         quoted += c;
         if (c == '`') {
           quoted += '`';

@@ -23,7 +23,7 @@ const T& As(const LogicalPlan& plan) {
 std::vector<std::string> ColumnNames(const ScanNode& scan) {
   std::vector<std::string> names;
   for (int index : scan.Columns()) {
-    names.push_back(scan.Source().schema->FieldAt(index).Name());
+    names.push_back(scan.Source().FieldAt(index).Name());
   }
   return names;
 }

@@ -191,25 +191,133 @@ LogicalPlanPtr Scan(ScanSource source, std::string qualifier, bool streaming) {
                                     nullptr, streaming);
 }
 
+namespace {
+
+// `plan` with the hidden column `name` of the scan below it appended to its output, carried up
+// through filters, sorts, limits and projections (Spark's metadata columns propagate the
+// same way); null when there is no such column to reach.
+LogicalPlanPtr AddHiddenColumn(const LogicalPlanPtr& plan, const std::string& name) {
+  switch (plan->Kind()) {
+    case PlanKind::kScan: {
+      const auto& scan = static_cast<const ScanNode&>(*plan);
+      const ScanSource& source = scan.Source();
+      const int num_fields = source.schema->NumFields();
+      for (size_t hidden = 0; hidden < source.hidden_columns.size(); ++hidden) {
+        if (!EqualsIgnoreAsciiCase(source.hidden_columns[hidden].Name(), name)) {
+          continue;
+        }
+        const int index = num_fields + static_cast<int>(hidden);
+        std::vector<int> columns = scan.Columns();
+        columns.push_back(index);
+        const std::string qualifier = plan->Qualifiers().empty() ? "" : plan->Qualifiers().front();
+        return std::make_shared<ScanNode>(source, std::move(columns), qualifier,
+                                          scan.PushedFilter(), plan->IsStreaming());
+      }
+      return nullptr;
+    }
+    case PlanKind::kFilter:
+    case PlanKind::kSort:
+    case PlanKind::kLimit: {
+      LogicalPlanPtr input = AddHiddenColumn(plan->Inputs()[0], name);
+      return input == nullptr ? nullptr : plan->WithInputs({std::move(input)});
+    }
+    case PlanKind::kProject: {
+      LogicalPlanPtr input = AddHiddenColumn(plan->Inputs()[0], name);
+      if (input == nullptr) {
+        return nullptr;
+      }
+      const auto& project = static_cast<const ProjectNode&>(*plan);
+      std::vector<BoundExprPtr> expressions = project.Expressions();
+      std::vector<std::string> names;
+      for (const columnar::Field& field : plan->Schema()->Fields()) {
+        names.push_back(field.Name());
+      }
+      std::vector<std::string> qualifiers = plan->Qualifiers();
+      const int added = input->Schema()->NumFields() - 1;
+      expressions.push_back(ColumnRef(*input, added));
+      names.push_back(input->Schema()->FieldAt(added).Name());
+      qualifiers.push_back(input->Qualifiers()[static_cast<size_t>(added)]);
+      return std::make_shared<ProjectNode>(std::move(input), std::move(expressions),
+                                           std::move(names), std::move(qualifiers));
+    }
+    default:
+      return nullptr;
+  }
+}
+
+// The unqualified column names `e` refers to (the root of a field path).
+void ReferencedNames(const Expression& e, std::vector<std::string>* names) {
+  if (e.GetOp() == Op::kColumn) {
+    names->push_back(e.Name());
+    return;
+  }
+  for (const ExprPtr& child : e.Children()) {
+    ReferencedNames(*child, names);
+  }
+}
+
+// `input` with the hidden columns that `exprs` name and `input`'s output lacks (a file scan's
+// `_metadata`) appended; `input` itself when there are none.
+LogicalPlanPtr WithReferencedHiddenColumns(LogicalPlanPtr input,
+                                           const std::vector<const Expression*>& exprs) {
+  std::vector<std::string> names;
+  for (const Expression* e : exprs) {
+    if (e != nullptr) {
+      ReferencedNames(*e, &names);
+    }
+  }
+  for (const std::string& name : names) {
+    if (name == "*" || name.find('#') != std::string::npos ||
+        !MatchColumns(*input, nullptr, name).empty()) {
+      continue;
+    }
+    if (LogicalPlanPtr with = AddHiddenColumn(input, name)) {
+      input = std::move(with);
+    }
+  }
+  return input;
+}
+
+// The first `count` columns of `plan` (dropping hidden columns a filter or sort needed).
+LogicalPlanPtr FirstColumns(LogicalPlanPtr plan, int count) {
+  if (plan->Schema()->NumFields() == count) {
+    return plan;
+  }
+  std::vector<BoundExprPtr> expressions;
+  std::vector<std::string> names;
+  std::vector<std::string> qualifiers;
+  for (int i = 0; i < count; ++i) {
+    expressions.push_back(ColumnRef(*plan, i));
+    names.push_back(plan->Schema()->FieldAt(i).Name());
+    qualifiers.push_back(plan->Qualifiers()[static_cast<size_t>(i)]);
+  }
+  return std::make_shared<ProjectNode>(std::move(plan), std::move(expressions), std::move(names),
+                                       std::move(qualifiers));
+}
+
+}  // namespace
+
 Result<LogicalPlanPtr> Filter(LogicalPlanPtr input, const ExprPtr& condition) {
   if (ContainsAggregate(*condition)) {
     return Status::InvalidArgument(fmt::format(
         "aggregate functions are not allowed in WHERE: '{}' (use HAVING)", condition->ToString()));
   }
+  const int visible = input->Schema()->NumFields();
+  input = WithReferencedHiddenColumns(std::move(input), {condition.get()});
   TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*condition, *input));
   if (bound->Type()->Id() != columnar::TypeId::kBoolean &&
       bound->Type()->Id() != columnar::TypeId::kNull) {
     return Status::InvalidArgument(fmt::format("filter condition '{}' is of type {}, not boolean",
                                                condition->ToString(), bound->Type()->ToString()));
   }
-  return LogicalPlanPtr(std::make_shared<FilterNode>(std::move(input), std::move(bound)));
+  return FirstColumns(std::make_shared<FilterNode>(std::move(input), std::move(bound)), visible);
 }
 
 namespace {
 
 // Expands `*` and `t.*` items into one item per column.
 Result<std::vector<NamedExpr>> ExpandStars(const LogicalPlan& input,
-                                           const std::vector<NamedExpr>& items) {
+                                           const std::vector<NamedExpr>& items, int visible) {
   std::vector<NamedExpr> out;
   for (const NamedExpr& item : items) {
     const Expression& e = *item.expr;
@@ -221,7 +329,8 @@ Result<std::vector<NamedExpr>> ExpandStars(const LogicalPlan& input,
       continue;
     }
     bool any = false;
-    for (int i = 0; i < input.Schema()->NumFields(); ++i) {
+    // Hidden columns added for other items are not part of `*`.
+    for (int i = 0; i < visible; ++i) {
       if (qualified_star &&
           !EqualsIgnoreAsciiCase(input.Qualifiers()[static_cast<size_t>(i)], e.Child(0)->Name())) {
         continue;
@@ -320,8 +429,22 @@ Result<LogicalPlanPtr> SelectWithGenerator(LogicalPlanPtr input, std::vector<Nam
 
 }  // namespace
 
+namespace {
+
+std::vector<const Expression*> ItemExpressions(const std::vector<NamedExpr>& items) {
+  std::vector<const Expression*> exprs;
+  for (const NamedExpr& item : items) {
+    exprs.push_back(item.expr.get());
+  }
+  return exprs;
+}
+
+}  // namespace
+
 Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& items) {
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items));
+  const int visible = input->Schema()->NumFields();
+  input = WithReferencedHiddenColumns(std::move(input), ItemExpressions(items));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items, visible));
   std::optional<size_t> generator;
   for (size_t i = 0; i < expanded.size(); ++i) {
     const Expression& e = *expanded[i].expr;
@@ -468,6 +591,13 @@ class AggregateRewriter {
 
 Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr>& keys,
                                  const std::vector<NamedExpr>& items, const ExprPtr& having) {
+  const int visible = input->Schema()->NumFields();
+  std::vector<const Expression*> referencing = ItemExpressions(items);
+  for (const ExprPtr& key : keys) {
+    referencing.push_back(key.get());
+  }
+  referencing.push_back(having.get());
+  input = WithReferencedHiddenColumns(std::move(input), referencing);
   std::vector<BoundExprPtr> bound_keys;
   std::vector<std::string> key_names;
   std::vector<columnar::Field> fields;
@@ -481,7 +611,7 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
     fields.emplace_back(key_names.back(), bound->Type(), true);
     bound_keys.push_back(std::move(bound));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items, visible));
   AggregateRewriter rewriter(*input, bound_keys, key_names);
   std::vector<ExprPtr> rewritten_items;
   for (const NamedExpr& item : expanded) {
@@ -659,6 +789,12 @@ Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec
 }
 
 Result<LogicalPlanPtr> OrderBy(LogicalPlanPtr input, const std::vector<SortItem>& items) {
+  const int visible = input->Schema()->NumFields();
+  std::vector<const Expression*> referencing;
+  for (const SortItem& item : items) {
+    referencing.push_back(item.expr.get());
+  }
+  input = WithReferencedHiddenColumns(std::move(input), referencing);
   std::vector<exec::SortKey> keys;
   for (const SortItem& item : items) {
     TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*item.expr, *input));
@@ -668,8 +804,8 @@ Result<LogicalPlanPtr> OrderBy(LogicalPlanPtr input, const std::vector<SortItem>
     key.nulls_first = item.nulls_first.value_or(item.ascending);
     keys.push_back(std::move(key));
   }
-  return LogicalPlanPtr(
-      std::make_shared<SortNode>(std::move(input), std::move(keys), std::nullopt));
+  return FirstColumns(std::make_shared<SortNode>(std::move(input), std::move(keys), std::nullopt),
+                      visible);
 }
 
 Result<LogicalPlanPtr> Limit(LogicalPlanPtr input, int64_t limit, int64_t offset) {
@@ -755,12 +891,14 @@ Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name,
     return Status::InvalidArgument(
         fmt::format("withColumn('{}'): aggregate functions need groupBy/agg", name));
   }
+  const int visible = input->Schema()->NumFields();
+  input = WithReferencedHiddenColumns(std::move(input), {e.get()});
   TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr value, Resolve(*e, *input));
   std::vector<BoundExprPtr> outputs;
   std::vector<std::string> names;
   std::vector<std::string> qualifiers;
   bool replaced = false;
-  for (int i = 0; i < input->Schema()->NumFields(); ++i) {
+  for (int i = 0; i < visible; ++i) {
     const std::string& existing = input->Schema()->FieldAt(i).Name();
     if (EqualsIgnoreAsciiCase(existing, name)) {
       if (!replaced) {

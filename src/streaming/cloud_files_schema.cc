@@ -24,6 +24,7 @@
 
 #include "common/ascii.h"
 #include "delta/schema_json.h"
+#include "exec/hive_partitioning.h"
 #include "exec/scan.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
@@ -132,7 +133,25 @@ Result<columnar::SchemaPtr> PartitionColumns(const CloudFilesSchemaRequest& requ
                                              const std::vector<storage::FileInfo>& sample) {
   const std::string* option = formats::FindOption(request.options, "partitionColumns");
   if (option == nullptr) {
-    return InferPartitionColumns(request.path, sample);
+    columnar::SchemaPtr inferred = InferPartitionColumns(request.path, sample);
+    // Databricks' Auto Loader takes partition columns as strings, like JSON/CSV data columns,
+    // unless cloudFiles.inferColumnTypes asks for types (then Spark's partition type
+    // inference) or schemaHints pin them ("Configure schema inference and evolution in Auto
+    // Loader", docs.databricks.com/ingestion/cloud-object-storage/auto-loader/schema.html).
+    const std::string* infer_types = formats::FindOption(request.options, "inferColumnTypes");
+    bool typed = false;
+    if (infer_types != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(typed, formats::BooleanOption("inferColumnTypes", *infer_types));
+    }
+    if (!typed || inferred->NumFields() == 0) {
+      return inferred;
+    }
+    std::vector<std::string> paths;
+    for (const storage::FileInfo& file : sample) {
+      paths.push_back(file.path);
+    }
+    return plan::DiscoverPartitionColumns(request.path, paths, /*infer_types=*/true,
+                                          expr::TimeZone());
   }
   std::vector<columnar::Field> fields;
   std::string_view rest = *option;
@@ -192,8 +211,8 @@ Result<SchemaChoice> InferSchema(const CloudFilesSchemaRequest& request,
     data = inferred.files.schema;
   }
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr partition, PartitionColumns(request, sample));
-  // The scan does not fill partition values in yet, so a column both in the files and in the
-  // directories stays a data column (Spark's discovery would take the directories').
+  // A column both in the files and in the directories stays in the data schema; the scan
+  // takes the directory's value for it (Spark's rule).
   choice.stored.data = text::AsNullable(*data);
   choice.stored.partition = std::move(partition);
   return choice;
@@ -385,25 +404,10 @@ Status CloudFilesSchemaStore::Write(const StoredSchema& schema) {
 columnar::SchemaPtr InferPartitionColumns(const std::string& root,
                                           const std::vector<storage::FileInfo>& files) {
   std::optional<std::vector<std::string>> keys;
-  std::string prefix = root;
-  while (!prefix.empty() && prefix.back() == '/') {
-    prefix.pop_back();
-  }
-  prefix += '/';
   for (const storage::FileInfo& file : files) {
-    if (file.path.compare(0, prefix.size(), prefix) != 0) {
-      return std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
-    }
     std::vector<std::string> file_keys;
-    std::string_view rest = std::string_view(file.path).substr(prefix.size());
-    for (size_t slash = rest.find('/'); slash != std::string_view::npos; slash = rest.find('/')) {
-      const std::string_view directory = rest.substr(0, slash);
-      rest.remove_prefix(slash + 1);
-      const size_t equals = directory.find('=');
-      if (equals == std::string_view::npos || equals == 0) {
-        continue;
-      }
-      file_keys.emplace_back(directory.substr(0, equals));
+    for (exec::PartitionDirectory& directory : exec::PartitionDirectories(root, file.path)) {
+      file_keys.push_back(std::move(directory.key));
     }
     if (!keys.has_value()) {
       keys = std::move(file_keys);
@@ -455,6 +459,19 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
   if (request.user_schema != nullptr) {
     current.data = text::AsNullable(*request.user_schema);
     current.partition = std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
+    if (formats::FindOption(options, "partitionColumns") != nullptr) {
+      // With a given schema, Databricks expects the partition columns in it: they take its
+      // types (cloudFiles.partitionColumns, Auto Loader options).
+      TRIBUTARY_ASSIGN_OR_RAISE(current.partition, PartitionColumns(normalized, {}));
+      std::vector<columnar::Field> fields = current.partition->Fields();
+      for (columnar::Field& field : fields) {
+        Result<int> index = current.data->FieldIndexIgnoreCase(field.Name());
+        if (index.ok() && *index >= 0) {
+          field = field.WithType(current.data->FieldAt(*index).Type());
+        }
+      }
+      current.partition = std::make_shared<const columnar::Schema>(std::move(fields));
+    }
   } else {
     if (!has_location) {
       return Status::InvalidArgument(fmt::format(
@@ -495,6 +512,20 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
   TRIBUTARY_ASSIGN_OR_RAISE(result.scan_template,
                             plan::FileScanSource(*request.fs, format, {}, options, data,
                                                  formats::OptionDefaults::kAutoLoader));
+  // The scan fills the partition columns from each file's directories, typed by the hints
+  // that name them.
+  std::vector<columnar::Field> partition_fields =
+      current.partition != nullptr ? current.partition->Fields() : std::vector<columnar::Field>{};
+  for (const text::SchemaHint& hint : hints) {
+    for (columnar::Field& field : partition_fields) {
+      if (hint.path.size() == 1 && EqualsIgnoreAsciiCase(hint.path[0], field.Name())) {
+        field = field.WithType(hint.type);
+      }
+    }
+  }
+  TRIBUTARY_RETURN_NOT_OK(plan::SetPartitionColumns(
+      result.scan_template, *request.fs,
+      std::make_shared<const columnar::Schema>(std::move(partition_fields)), request.path));
   std::vector<std::string> special_columns;
   if (format == "json") {
     special_columns = {result.scan_template.files.json.rescued_data_column,

@@ -106,8 +106,8 @@ struct CloudFilesSchema {
   SchemaEvolutionMode mode = SchemaEvolutionMode::kNone;
   /// The stored version read or written (nullopt without a schema location).
   std::optional<int64_t> version;
-  /// Partition columns found in `key=value` directories (stored with the schema; not yet
-  /// filled in by the scan).
+  /// Partition columns found in `key=value` directories (stored with the schema; the scan
+  /// template fills them in from each file's directories, after the data columns).
   columnar::SchemaPtr partition_schema;
   /// Files and bytes the inference read (0 when the schema came from the store or the user).
   int64_t num_files_sampled = 0;
@@ -126,7 +126,8 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
 
 /// The partition columns of `files` below `root`: the `key=value` directory names between the
 /// root and each file, when every file has the same keys in the same order (else none, as
-/// Databricks ignores conflicting layouts). Every column is a string.
+/// Databricks ignores conflicting layouts). Every column is a string (typed by
+/// DefineCloudFilesSchema with inferColumnTypes or schemaHints).
 columnar::SchemaPtr InferPartitionColumns(const std::string& root,
                                           const std::vector<storage::FileInfo>& files);
 

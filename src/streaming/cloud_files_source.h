@@ -97,6 +97,9 @@ class CloudFilesSourceDefinition final : public SourceDefinition {
       const expr::EvalContext& eval, CloudFilesClock clock = nullptr);
 
   columnar::SchemaPtr Schema() const override { return scan_template_.schema; }
+  std::vector<columnar::Field> HiddenColumns() const override {
+    return scan_template_.hidden_columns;
+  }
   /// "CloudFilesSource[json /data/in]".
   std::string Description() const override;
   std::string Identity() const override { return Description(); }

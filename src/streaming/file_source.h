@@ -265,6 +265,9 @@ class FileSourceDefinition final : public SourceDefinition {
       const std::map<std::string, std::string>& session_config);
 
   columnar::SchemaPtr Schema() const override { return scan_template_.schema; }
+  std::vector<columnar::Field> HiddenColumns() const override {
+    return scan_template_.hidden_columns;
+  }
   /// "FileStreamSource[json /data/in]".
   std::string Description() const override;
   std::string Identity() const override { return Description(); }

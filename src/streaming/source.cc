@@ -9,6 +9,7 @@ plan::LogicalPlanPtr StreamScan(std::shared_ptr<const SourceDefinition> definiti
   plan::ScanSource source;
   source.kind = plan::ScanSource::Kind::kStream;
   source.schema = definition->Schema();
+  source.hidden_columns = definition->HiddenColumns();
   source.description = definition->Description();
   source.stream = std::move(definition);
   return plan::Scan(std::move(source), std::move(qualifier), /*streaming=*/true);

@@ -84,6 +84,9 @@ class SourceDefinition : public plan::StreamingRelation {
  public:
   /// The schema of the rows the source produces (every batch has it).
   virtual columnar::SchemaPtr Schema() const = 0;
+  /// Columns produced only when a query names them (a file source's `_metadata`;
+  /// plan::ScanSource::hidden_columns). Default: none.
+  virtual std::vector<columnar::Field> HiddenColumns() const { return {}; }
   /// A stable identity used to check that a checkpoint belongs to this query: the format and
   /// path, not the options or schema (schema evolution is not a new query).
   virtual std::string Identity() const = 0;
