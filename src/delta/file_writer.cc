@@ -67,23 +67,145 @@ std::string CutUtf8(std::string_view text, int chars, bool* cut) {
   return std::string(text.substr(0, std::min(pos, text.size())));
 }
 
-json LeafValue(const Column& column, int64_t row) {
+// Types with min/max statistics.
+bool HasBounds(const DataType& type) {
+  const TypeId id = type.Id();
+  return type.IsNumeric() || id == TypeId::kDate || id == TypeId::kTimestamp ||
+         id == TypeId::kTimestampNtz || id == TypeId::kString;
+}
+
+// One bound of a leaf: the member its type uses.
+struct BoundValue {
+  int64_t integer = 0;  // integers, dates, timestamps
+  double real = 0;      // float, double
+  columnar::Int128 decimal = 0;
+  std::string_view bytes;  // strings
+};
+
+// A bound as the stats JSON holds it: dates and timestamps as text (timestamps cut to
+// milliseconds), decimals as numbers, strings cut to `string_prefix` characters.
+json RenderBound(const DataType& type, const BoundValue& value, bool is_max, int string_prefix) {
+  std::string text;
+  switch (type.Id()) {
+    case TypeId::kDate:
+      columnar::AppendDate(static_cast<int32_t>(value.integer), &text);
+      return text;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: {
+      // Milliseconds, as Spark: readers widen the max by 1 ms.
+      const bool utc = type.Id() == TypeId::kTimestamp;
+      const int64_t ms = columnar::FloorDiv(value.integer, 1000) * 1000;
+      columnar::AppendTimestampIso(ms, utc, &text);
+      text.erase(text.size() - (utc ? 4 : 3), 3);  // .ffffff -> .fff
+      return text;
+    }
+    case TypeId::kDecimal: {
+      columnar::AppendDecimal(value.decimal, type.Scale(), &text);
+      return json::parse(text, nullptr, false).is_discarded() ? json(text) : json::parse(text);
+    }
+    case TypeId::kString: {
+      bool cut = false;
+      text = CutUtf8(value.bytes, string_prefix, &cut);
+      if (cut && is_max) {
+        text += "\xF4\x8F\xBF\xBF";  // U+10FFFF keeps a cut max an upper bound
+      }
+      return text;
+    }
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      return value.real;
+    default:
+      return value.integer;
+  }
+}
+
+BoundValue BoundAt(const Column& column, int64_t row) {
+  BoundValue v;
   switch (column.Type()->Id()) {
     case TypeId::kInt8:
-      return column.Values<int8_t>()[row];
+      v.integer = column.Values<int8_t>()[row];
+      break;
     case TypeId::kInt16:
-      return column.Values<int16_t>()[row];
+      v.integer = column.Values<int16_t>()[row];
+      break;
     case TypeId::kInt32:
-      return column.Values<int32_t>()[row];
+    case TypeId::kDate:
+      v.integer = column.Values<int32_t>()[row];
+      break;
     case TypeId::kInt64:
-      return column.Values<int64_t>()[row];
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      v.integer = column.Values<int64_t>()[row];
+      break;
     case TypeId::kFloat32:
-      return column.Values<float>()[row];
+      v.real = column.Values<float>()[row];
+      break;
     case TypeId::kFloat64:
-      return column.Values<double>()[row];
+      v.real = column.Values<double>()[row];
+      break;
+    case TypeId::kDecimal:
+      v.decimal = column.Values<columnar::Int128>()[row];
+      break;
+    case TypeId::kString:
+      v.bytes = column.BytesAt(row);
+      break;
     default:
-      return json();
+      break;
   }
+  return v;
+}
+
+template <typename T>
+T LoadLittleEndian(std::string_view bytes) {
+  T v{};
+  std::memcpy(&v, bytes.data(), std::min(sizeof(T), bytes.size()));
+  return v;
+}
+
+// A bound of a column of `type` from the PLAIN bytes of the Parquet writer's statistics
+// (parquet/writer_schema.cc has the physical type of each).
+BoundValue BoundFromParquet(const DataType& type, std::string_view bytes) {
+  BoundValue v;
+  switch (type.Id()) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      v.integer = LoadLittleEndian<int32_t>(bytes);
+      break;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      v.integer = LoadLittleEndian<int64_t>(bytes);
+      break;
+    case TypeId::kFloat32:
+      v.real = LoadLittleEndian<float>(bytes);
+      break;
+    case TypeId::kFloat64:
+      v.real = LoadLittleEndian<double>(bytes);
+      break;
+    case TypeId::kDecimal:
+      if (type.Precision() <= 9) {
+        v.decimal = LoadLittleEndian<int32_t>(bytes);
+      } else if (type.Precision() <= 18) {
+        v.decimal = LoadLittleEndian<int64_t>(bytes);
+      } else {
+        // Big-endian two's complement, sign-extended.
+        columnar::Int128 d = !bytes.empty() && (static_cast<uint8_t>(bytes[0]) & 0x80) ? -1 : 0;
+        for (char c : bytes) {
+          d = static_cast<columnar::Int128>((static_cast<unsigned __int128>(d) << 8) |
+                                            static_cast<uint8_t>(c));
+        }
+        v.decimal = d;
+      }
+      break;
+    case TypeId::kString:
+      v.bytes = bytes;
+      break;
+    default:
+      break;
+  }
+  return v;
 }
 
 Bounds LeafBounds(const Column& column, int string_prefix) {
@@ -118,10 +240,7 @@ Bounds LeafBounds(const Column& column, int string_prefix) {
         return false;
     }
   };
-  const bool supported = column.Type()->IsNumeric() || id == TypeId::kDate ||
-                         id == TypeId::kTimestamp || id == TypeId::kTimestampNtz ||
-                         id == TypeId::kString;
-  if (!supported) {
+  if (!HasBounds(*column.Type())) {
     return b;
   }
   for (int64_t i = 0; i < n; ++i) {
@@ -145,39 +264,8 @@ Bounds LeafBounds(const Column& column, int string_prefix) {
   if (best_min < 0) {
     return b;
   }
-  auto render = [&](int64_t row, bool is_max) -> json {
-    std::string text;
-    switch (id) {
-      case TypeId::kDate:
-        columnar::AppendDate(column.Values<int32_t>()[row], &text);
-        return text;
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz: {
-        // Milliseconds, as Spark: readers widen the max by 1 ms.
-        const int64_t ms = columnar::FloorDiv(column.Values<int64_t>()[row], 1000) * 1000;
-        columnar::AppendTimestampIso(ms, id == TypeId::kTimestamp, &text);
-        text.erase(text.size() - (id == TypeId::kTimestamp ? 4 : 3), 3);  // .ffffff -> .fff
-        return text;
-      }
-      case TypeId::kDecimal: {
-        columnar::AppendDecimal(column.Values<columnar::Int128>()[row], column.Type()->Scale(),
-                                &text);
-        return json::parse(text, nullptr, false).is_discarded() ? json(text) : json::parse(text);
-      }
-      case TypeId::kString: {
-        bool cut = false;
-        text = CutUtf8(column.BytesAt(row), string_prefix, &cut);
-        if (cut && is_max) {
-          text += "\xF4\x8F\xBF\xBF";  // U+10FFFF keeps a cut max an upper bound
-        }
-        return text;
-      }
-      default:
-        return LeafValue(column, row);
-    }
-  };
-  b.min = render(best_min, false);
-  b.max = render(best_max, true);
+  b.min = RenderBound(*column.Type(), BoundAt(column, best_min), false, string_prefix);
+  b.max = RenderBound(*column.Type(), BoundAt(column, best_max), true, string_prefix);
   return b;
 }
 
@@ -247,10 +335,11 @@ std::optional<std::string> SerializePartitionValue(const Column& column, int64_t
       columnar::AppendDecimal(column.Values<columnar::Int128>()[row], column.Type()->Scale(),
                               &text);
       return text;
-    default: {
-      json value = LeafValue(column, row);
-      return value.is_null() ? std::nullopt : std::optional<std::string>(value.dump());
-    }
+    default:
+      if (!column.Type()->IsInteger() && !column.Type()->IsFloatingPoint()) {
+        return std::nullopt;
+      }
+      return RenderBound(*column.Type(), BoundAt(column, row), false, 0).dump();
   }
 }
 
@@ -268,6 +357,53 @@ std::string ComputeStats(const columnar::RecordBatch& batch, int string_prefix) 
                {"nullCount", nulls}})
       .dump();
 }
+
+namespace {
+
+// The stats JSON of a data file of `batches` (ComputeStats of their concatenation) from the
+// statistics the Parquet writer gathered while encoding them: a primitive column is its own
+// leaf, so its null count and bounds are the leaf's. Struct columns are read from the batch
+// when there is one; with several (which would need concatenating) the file gets numRecords
+// only.
+std::string FileStats(const columnar::Schema& schema,
+                      const std::vector<columnar::RecordBatchPtr>& batches,
+                      const std::vector<parquet::LeafStatistics>& leaves, int string_prefix) {
+  int64_t rows = 0;
+  for (const auto& b : batches) {
+    rows += b->NumRows();
+  }
+  json min = json::object();
+  json max = json::object();
+  json nulls = json::object();
+  for (int c = 0; c < schema.NumFields(); ++c) {
+    const Field& field = schema.FieldAt(c);
+    if (field.Type()->IsNested()) {
+      if (batches.size() != 1) {
+        return json({{"numRecords", rows}}).dump();
+      }
+      CollectStats(*batches[0]->ColumnAt(c), field.Name(), string_prefix, &min, &max, &nulls);
+      continue;
+    }
+    const auto leaf = std::find_if(leaves.begin(), leaves.end(), [&](const auto& l) {
+      return l.column == c && l.path.size() == 1;
+    });
+    if (leaf == leaves.end()) {
+      return json({{"numRecords", rows}}).dump();
+    }
+    nulls[field.Name()] = leaf->null_count;
+    if (HasBounds(*field.Type()) && leaf->min && leaf->max) {
+      const DataType& type = *field.Type();
+      min[field.Name()] =
+          RenderBound(type, BoundFromParquet(type, *leaf->min), false, string_prefix);
+      max[field.Name()] =
+          RenderBound(type, BoundFromParquet(type, *leaf->max), true, string_prefix);
+    }
+  }
+  return json({{"numRecords", rows}, {"minValues", min}, {"maxValues", max}, {"nullCount", nulls}})
+      .dump();
+}
+
+}  // namespace
 
 Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::string& table_root,
                                             const columnar::SchemaPtr& schema,
@@ -349,41 +485,17 @@ Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::
     const std::string relative =
         fmt::format("{}part-{:05}-{}.c000.{}.parquet", dir, file_number++, NewUuid(), codec);
     const std::string path = storage::JoinPath(table_root, relative);
-    TRIBUTARY_RETURN_NOT_OK(
-        parquet::WriteParquetFile(fs, path, partition.batches, data_schema, options.parquet));
+    std::vector<parquet::LeafStatistics> leaves;
+    TRIBUTARY_RETURN_NOT_OK(parquet::WriteParquetFile(fs, path, partition.batches, data_schema,
+                                                      options.parquet, &leaves));
     TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, fs.GetFileInfo(path));
-    // Statistics over the whole file: concatenate is not needed, merge per batch instead would
-    // be cheaper, but files are written from few batches.
-    std::vector<ColumnPtr> merged;
-    int64_t rows = 0;
-    for (int c = 0; c < data_schema->NumFields(); ++c) {
-      std::vector<ColumnPtr> pieces;
-      for (const auto& b : partition.batches) {
-        pieces.push_back(b->ColumnAt(c));
-      }
-      if (data_schema->FieldAt(c).Type()->IsNested() && pieces.size() > 1) {
-        merged.clear();
-        break;
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(auto column, columnar::Concatenate(pieces));
-      merged.push_back(std::move(column));
-    }
-    for (const auto& b : partition.batches) {
-      rows += b->NumRows();
-    }
     AddFile add;
     add.path = relative;
     add.partition_values = partition.values;
     add.size = info.size;
     add.modification_time = info.modification_time_ms;
     add.data_change = true;
-    if (static_cast<int>(merged.size()) == data_schema->NumFields()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(auto all,
-                                columnar::RecordBatch::Make(data_schema, rows, std::move(merged)));
-      add.stats = ComputeStats(*all, options.stats_string_prefix);
-    } else {
-      add.stats = json({{"numRecords", rows}}).dump();
-    }
+    add.stats = FileStats(*data_schema, partition.batches, leaves, options.stats_string_prefix);
     adds.push_back(std::move(add));
   }
   return adds;

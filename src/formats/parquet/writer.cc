@@ -22,18 +22,6 @@
 // prefix. Only non-null values are stored; definition and repetition levels carry nulls and
 // nesting (README.md, "Nested Encoding", the Dremel scheme).
 //
-// Schema (LogicalTypes.md): each tributary type maps to one physical type and annotation, with
-// the matching ConvertedType where one exists:
-//   boolean BOOLEAN; int8/16/32/64 INT32/INT32/INT32/INT64 + INTEGER(bits, signed) and INT_n;
-//   float FLOAT; double DOUBLE; decimal(p,s) INT32 (p <= 9), INT64 (p <= 18), else
-//   FIXED_LEN_BYTE_ARRAY of the fewest bytes holding 10^p - 1, big-endian two's complement,
-//   + DECIMAL(p,s) (as Spark writes them); string BYTE_ARRAY + STRING/UTF8; binary BYTE_ARRAY;
-//   date INT32 + DATE; timestamp INT64 + TIMESTAMP(isAdjustedToUTC=true, MICROS) and
-//   TIMESTAMP_MICROS; timestamp_ntz INT64 + TIMESTAMP(isAdjustedToUTC=false, MICROS), no
-//   ConvertedType (TIMESTAMP_MICROS means UTC-adjusted); null INT32 + UNKNOWN, always optional;
-//   struct a group; array "<name> (LIST) { repeated group list { <element> element } }";
-//   map "<name> (MAP) { repeated group key_value { required <key> key; <value> value } }".
-//
 // Statistics follow parquet.thrift's ColumnOrder TYPE_ORDER, written for every leaf: signed
 // order for INT32/INT64 and decimals (a FIXED_LEN_BYTE_ARRAY decimal's bounds are its
 // big-endian two's complement bytes), unsigned bytewise order for BYTE_ARRAY, false < true for
@@ -48,6 +36,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <span>
 #include <type_traits>
@@ -60,6 +49,8 @@
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/plain_encoding.h"
 #include "formats/parquet/rle_encoding.h"
+#include "formats/parquet/shredding.h"
+#include "formats/parquet/writer_schema.h"
 
 namespace tributary::parquet {
 namespace {
@@ -75,459 +66,6 @@ constexpr std::string_view kMagic = "PAR1";
 constexpr int64_t kSliceEntries = 4096;
 // Rows shredded at a time, so the row group byte limit is checked this often.
 constexpr int64_t kMaxPieceRows = 65536;
-
-// ---------------------------------------------------------------------------------------------
-// Schema conversion.
-
-// One step from a column to the next one down the path to a leaf.
-struct PathNode {
-  // Child of the previous node's column (unused for the first node).
-  int child = 0;
-  // The previous node is an array or map: its offsets introduce a repeated level.
-  bool repeated_before = false;
-  // This node is optional: it adds a definition level.
-  bool nullable = false;
-};
-
-// A leaf (primitive) column of the Parquet schema and how to reach it in a record batch.
-struct LeafInfo {
-  int top_index = 0;
-  std::vector<PathNode> nodes;
-  std::vector<std::string> path_in_schema;
-  int16_t max_def = 0;
-  int16_t max_rep = 0;
-  DataTypePtr type;
-  PhysicalType physical = PhysicalType::kInt32;
-  int32_t type_length = 0;
-};
-
-// Bytes of the FIXED_LEN_BYTE_ARRAY of a decimal(precision, _) (Spark's minBytesForPrecision).
-int32_t DecimalFixedBytes(int precision) {
-  for (int32_t n = 1; n < 16; ++n) {
-    if ((Int128{1} << (8 * n - 1)) >= columnar::PowerOfTen(precision)) {
-      return n;
-    }
-  }
-  return 16;
-}
-
-LogicalType MakeLogical(LogicalType::Kind kind) {
-  LogicalType t;
-  t.kind = kind;
-  return t;
-}
-
-LogicalType IntegerLogical(int bits) {
-  LogicalType t = MakeLogical(LogicalType::Kind::kInteger);
-  t.bit_width = bits;
-  t.is_signed = true;
-  return t;
-}
-
-LogicalType TimestampLogical(bool utc) {
-  LogicalType t = MakeLogical(LogicalType::Kind::kTimestamp);
-  t.is_adjusted_to_utc = utc;
-  t.unit = TimeUnit::kMicros;
-  return t;
-}
-
-class SchemaConverter {
- public:
-  std::vector<SchemaElement> elements;
-  std::vector<LeafInfo> leaves;
-
-  Status AddField(const std::string& name, const DataTypePtr& type, Repetition repetition,
-                  std::vector<PathNode> nodes, std::vector<std::string> path, int16_t def,
-                  int16_t rep, int top_index) {
-    path.push_back(name);
-    SchemaElement e;
-    e.name = name;
-    e.repetition_type = repetition;
-    switch (type->Id()) {
-      case TypeId::kStruct: {
-        const auto& fields = type->Fields();
-        if (fields.empty()) {
-          return Status::InvalidArgument(fmt::format(
-              "parquet writer: struct column {} has no fields, which Parquet cannot store",
-              fmt::join(path, ".")));
-        }
-        e.num_children = static_cast<int32_t>(fields.size());
-        elements.push_back(std::move(e));
-        for (size_t i = 0; i < fields.size(); ++i) {
-          const columnar::Field& f = fields[i];
-          std::vector<PathNode> child_nodes = nodes;
-          child_nodes.push_back({static_cast<int>(i), false, f.Nullable()});
-          TRIBUTARY_RETURN_NOT_OK(AddField(
-              f.Name(), f.Type(), f.Nullable() ? Repetition::kOptional : Repetition::kRequired,
-              std::move(child_nodes), path, static_cast<int16_t>(def + (f.Nullable() ? 1 : 0)), rep,
-              top_index));
-        }
-        return Status::OK();
-      }
-      case TypeId::kArray: {
-        e.num_children = 1;
-        e.converted_type = ConvertedType::kList;
-        e.logical_type = MakeLogical(LogicalType::Kind::kList);
-        elements.push_back(std::move(e));
-        SchemaElement list;
-        list.name = "list";
-        list.repetition_type = Repetition::kRepeated;
-        list.num_children = 1;
-        elements.push_back(std::move(list));
-        path.push_back("list");
-        const bool element_nullable = type->ContainsNull();
-        nodes.push_back({0, true, element_nullable});
-        return AddField("element", type->ElementType(),
-                        element_nullable ? Repetition::kOptional : Repetition::kRequired,
-                        std::move(nodes), std::move(path),
-                        static_cast<int16_t>(def + 1 + (element_nullable ? 1 : 0)),
-                        static_cast<int16_t>(rep + 1), top_index);
-      }
-      case TypeId::kMap: {
-        e.num_children = 1;
-        e.converted_type = ConvertedType::kMap;
-        e.logical_type = MakeLogical(LogicalType::Kind::kMap);
-        elements.push_back(std::move(e));
-        SchemaElement key_value;
-        key_value.name = "key_value";
-        key_value.repetition_type = Repetition::kRepeated;
-        key_value.num_children = 2;
-        elements.push_back(std::move(key_value));
-        path.push_back("key_value");
-        std::vector<PathNode> key_nodes = nodes;
-        key_nodes.push_back({0, true, false});
-        TRIBUTARY_RETURN_NOT_OK(AddField("key", type->KeyType(), Repetition::kRequired,
-                                         std::move(key_nodes), path, static_cast<int16_t>(def + 1),
-                                         static_cast<int16_t>(rep + 1), top_index));
-        const bool value_nullable = type->ContainsNull();
-        nodes.push_back({1, true, value_nullable});
-        return AddField("value", type->ValueType(),
-                        value_nullable ? Repetition::kOptional : Repetition::kRequired,
-                        std::move(nodes), std::move(path),
-                        static_cast<int16_t>(def + 1 + (value_nullable ? 1 : 0)),
-                        static_cast<int16_t>(rep + 1), top_index);
-      }
-      default:
-        break;
-    }
-    LeafInfo leaf;
-    leaf.top_index = top_index;
-    leaf.type = type;
-    switch (type->Id()) {
-      case TypeId::kNull:
-        leaf.physical = PhysicalType::kInt32;
-        e.logical_type = MakeLogical(LogicalType::Kind::kUnknown);
-        if (repetition == Repetition::kRequired) {
-          return Status::InvalidArgument(fmt::format(
-              "parquet writer: column {} of type void must be nullable", fmt::join(path, ".")));
-        }
-        break;
-      case TypeId::kBoolean:
-        leaf.physical = PhysicalType::kBoolean;
-        break;
-      case TypeId::kInt8:
-        leaf.physical = PhysicalType::kInt32;
-        e.converted_type = ConvertedType::kInt8;
-        e.logical_type = IntegerLogical(8);
-        break;
-      case TypeId::kInt16:
-        leaf.physical = PhysicalType::kInt32;
-        e.converted_type = ConvertedType::kInt16;
-        e.logical_type = IntegerLogical(16);
-        break;
-      case TypeId::kInt32:
-        leaf.physical = PhysicalType::kInt32;
-        e.converted_type = ConvertedType::kInt32;
-        e.logical_type = IntegerLogical(32);
-        break;
-      case TypeId::kInt64:
-        leaf.physical = PhysicalType::kInt64;
-        e.converted_type = ConvertedType::kInt64;
-        e.logical_type = IntegerLogical(64);
-        break;
-      case TypeId::kFloat32:
-        leaf.physical = PhysicalType::kFloat;
-        break;
-      case TypeId::kFloat64:
-        leaf.physical = PhysicalType::kDouble;
-        break;
-      case TypeId::kDecimal: {
-        const int p = type->Precision();
-        if (p <= 9) {
-          leaf.physical = PhysicalType::kInt32;
-        } else if (p <= 18) {
-          leaf.physical = PhysicalType::kInt64;
-        } else {
-          leaf.physical = PhysicalType::kFixedLenByteArray;
-          leaf.type_length = DecimalFixedBytes(p);
-          e.type_length = leaf.type_length;
-        }
-        e.converted_type = ConvertedType::kDecimal;
-        e.scale = type->Scale();
-        e.precision = p;
-        LogicalType t = MakeLogical(LogicalType::Kind::kDecimal);
-        t.scale = type->Scale();
-        t.precision = p;
-        e.logical_type = t;
-        break;
-      }
-      case TypeId::kString:
-        leaf.physical = PhysicalType::kByteArray;
-        e.converted_type = ConvertedType::kUtf8;
-        e.logical_type = MakeLogical(LogicalType::Kind::kString);
-        break;
-      case TypeId::kBinary:
-        leaf.physical = PhysicalType::kByteArray;
-        break;
-      case TypeId::kDate:
-        leaf.physical = PhysicalType::kInt32;
-        e.converted_type = ConvertedType::kDate;
-        e.logical_type = MakeLogical(LogicalType::Kind::kDate);
-        break;
-      case TypeId::kTimestamp:
-        leaf.physical = PhysicalType::kInt64;
-        e.converted_type = ConvertedType::kTimestampMicros;
-        e.logical_type = TimestampLogical(true);
-        break;
-      case TypeId::kTimestampNtz:
-        leaf.physical = PhysicalType::kInt64;
-        e.logical_type = TimestampLogical(false);
-        break;
-      default:
-        return Status::Internal("parquet writer: unexpected nested type at a leaf");
-    }
-    e.type = leaf.physical;
-    elements.push_back(std::move(e));
-    leaf.nodes = std::move(nodes);
-    leaf.path_in_schema = std::move(path);
-    leaf.max_def = def;
-    leaf.max_rep = rep;
-    leaves.push_back(std::move(leaf));
-    return Status::OK();
-  }
-};
-
-// ---------------------------------------------------------------------------------------------
-// Dremel shredding: a slice of rows of one top-level column into the level entries of a leaf.
-
-struct Shredded {
-  // One entry per level entry; empty when the leaf's max level is 0.
-  std::vector<int16_t> def;
-  std::vector<int16_t> rep;
-  // Row of the leaf column for each value (entries at max_def), unless `identity`.
-  std::vector<int64_t> value_index;
-  // Values are the leaf column's rows first_row .. first_row + num_values - 1.
-  bool identity = false;
-  int64_t first_row = 0;
-  int64_t num_entries = 0;
-  int64_t num_values = 0;
-  const Column* leaf = nullptr;
-};
-
-Status NullInRequired(const LeafInfo& leaf, size_t node) {
-  return Status::InvalidArgument(
-      fmt::format("parquet writer: column {} holds a null where its type allows none (level {})",
-                  fmt::join(leaf.path_in_schema, "."), node));
-}
-
-class Shredder {
- public:
-  // Shreds rows [r0, r1) of `top` into `out` for `leaf`.
-  Status Shred(const Column& top, const LeafInfo& leaf, int64_t r0, int64_t r1, Shredded* out) {
-    const int64_t n = r1 - r0;
-    out->def.clear();
-    out->rep.clear();
-    out->value_index.clear();
-    out->identity = false;
-    if (leaf.nodes.size() == 1) {
-      return ShredFlat(top, leaf, r0, n, out);
-    }
-    def_.assign(static_cast<size_t>(n), 0);
-    rep_.assign(static_cast<size_t>(n), 0);
-    idx_.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      idx_[static_cast<size_t>(i)] = r0 + i;
-    }
-    const Column* col = &top;
-    int16_t rep_level = 0;
-    for (size_t k = 0; k < leaf.nodes.size(); ++k) {
-      const PathNode& node = leaf.nodes[k];
-      if (k > 0) {
-        if (node.repeated_before) {
-          ++rep_level;
-          Expand(*col, rep_level);
-        }
-        col = col->Child(node.child).get();
-      }
-      if (!ApplyNullable(*col, node.nullable)) {
-        return NullInRequired(leaf, k);
-      }
-    }
-    out->leaf = col;
-    out->num_entries = static_cast<int64_t>(idx_.size());
-    if (leaf.max_def > 0) {
-      out->def.assign(def_.begin(), def_.end());
-    }
-    if (leaf.max_rep > 0) {
-      out->rep.assign(rep_.begin(), rep_.end());
-    }
-    out->value_index.reserve(idx_.size());
-    for (int64_t i : idx_) {
-      if (i >= 0) {
-        out->value_index.push_back(i);
-      }
-    }
-    out->num_values = static_cast<int64_t>(out->value_index.size());
-    return Status::OK();
-  }
-
- private:
-  static Status ShredFlat(const Column& col, const LeafInfo& leaf, int64_t r0, int64_t n,
-                          Shredded* out) {
-    out->leaf = &col;
-    out->num_entries = n;
-    const uint8_t* bits = col.ValidityBits();
-    const bool all_null = col.Type()->Id() == TypeId::kNull;
-    if (!leaf.nodes[0].nullable) {
-      if (bits != nullptr && col.NullCount() > 0) {
-        int64_t valid = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          valid += columnar::GetBit(bits, r0 + i);
-        }
-        if (valid != n) {
-          return NullInRequired(leaf, 0);
-        }
-      }
-      out->identity = true;
-      out->first_row = r0;
-      out->num_values = n;
-      return Status::OK();
-    }
-    out->def.resize(static_cast<size_t>(n));
-    if (all_null) {
-      std::fill(out->def.begin(), out->def.end(), int16_t{0});
-      out->num_values = 0;
-      out->identity = true;
-      out->first_row = r0;
-      return Status::OK();
-    }
-    if (bits == nullptr || col.NullCount() == 0) {
-      std::fill(out->def.begin(), out->def.end(), int16_t{1});
-      out->identity = true;
-      out->first_row = r0;
-      out->num_values = n;
-      return Status::OK();
-    }
-    int16_t* def = out->def.data();
-    for (int64_t i = 0; i < n; ++i) {
-      def[i] = static_cast<int16_t>(columnar::GetBit(bits, r0 + i));
-    }
-    out->value_index.resize(static_cast<size_t>(n));
-    int64_t* idx = out->value_index.data();
-    int64_t count = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      idx[count] = r0 + i;
-      count += def[i];
-    }
-    out->value_index.resize(static_cast<size_t>(count));
-    out->num_values = count;
-    return Status::OK();
-  }
-
-  // Entries still reaching `col` (idx >= 0) become undefined where it is null; live entries of
-  // an optional node gain a definition level. False when a required node holds a null.
-  bool ApplyNullable(const Column& col, bool nullable) {
-    const size_t n = idx_.size();
-    if (col.Type()->Id() == TypeId::kNull) {
-      for (size_t i = 0; i < n; ++i) {
-        if (idx_[i] >= 0) {
-          if (!nullable) {
-            return false;
-          }
-          idx_[i] = -1;
-        }
-      }
-      return true;
-    }
-    const uint8_t* bits = col.NullCount() > 0 ? col.ValidityBits() : nullptr;
-    if (bits == nullptr) {
-      if (nullable) {
-        for (size_t i = 0; i < n; ++i) {
-          def_[i] = static_cast<int16_t>(def_[i] + (idx_[i] >= 0));
-        }
-      }
-      return true;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t row = idx_[i];
-      if (row < 0) {
-        continue;
-      }
-      if (columnar::GetBit(bits, row)) {
-        def_[i] = static_cast<int16_t>(def_[i] + (nullable ? 1 : 0));
-      } else {
-        if (!nullable) {
-          return false;
-        }
-        idx_[i] = -1;
-      }
-    }
-    return true;
-  }
-
-  // Replaces each live entry by one entry per element of its list (or map) row; an empty list
-  // keeps one undefined entry.
-  void Expand(const Column& col, int16_t rep_level) {
-    const int64_t* offsets = col.Offsets();
-    const size_t n = idx_.size();
-    new_def_.clear();
-    new_rep_.clear();
-    new_idx_.clear();
-    size_t estimate = n;
-    if (n > 0) {
-      int64_t lo = -1;
-      int64_t hi = -1;
-      for (size_t i = 0; i < n && lo < 0; ++i) {
-        lo = idx_[i];
-      }
-      for (size_t i = n; i > 0 && hi < 0; --i) {
-        hi = idx_[i - 1];
-      }
-      if (lo >= 0 && hi >= lo) {
-        estimate += static_cast<size_t>(std::max<int64_t>(0, offsets[hi + 1] - offsets[lo]));
-      }
-    }
-    new_def_.reserve(estimate);
-    new_rep_.reserve(estimate);
-    new_idx_.reserve(estimate);
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t row = idx_[i];
-      const int64_t begin = row >= 0 ? offsets[row] : 0;
-      const int64_t end = row >= 0 ? offsets[row + 1] : 0;
-      if (begin >= end) {
-        new_def_.push_back(def_[i]);
-        new_rep_.push_back(rep_[i]);
-        new_idx_.push_back(-1);
-        continue;
-      }
-      const auto d = static_cast<int16_t>(def_[i] + 1);
-      new_def_.push_back(d);
-      new_rep_.push_back(rep_[i]);
-      new_idx_.push_back(begin);
-      for (int64_t e = begin + 1; e < end; ++e) {
-        new_def_.push_back(d);
-        new_rep_.push_back(rep_level);
-        new_idx_.push_back(e);
-      }
-    }
-    def_.swap(new_def_);
-    rep_.swap(new_rep_);
-    idx_.swap(new_idx_);
-  }
-
-  std::vector<int16_t> def_, rep_, new_def_, new_rep_;
-  std::vector<int64_t> idx_, new_idx_;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Physical values: gathering from columns, statistics order, dictionary keys, PLAIN encoding.
@@ -710,6 +248,18 @@ class Dictionary {
     }
   }
 
+  // The values entered since the dictionary held `from` values, in the order they came.
+  void ValuesSince(int32_t from, std::vector<T>* out) const {
+    out->clear();
+    for (auto i = static_cast<size_t>(from); i < values_.size(); ++i) {
+      if constexpr (std::is_same_v<T, std::string_view>) {
+        out->push_back(Stored(i));
+      } else {
+        out->push_back(values_[i]);
+      }
+    }
+  }
+
   // The PLAIN dictionary page body.
   std::string PlainPage() const {
     if constexpr (std::is_same_v<T, std::string_view>) {
@@ -850,6 +400,37 @@ class Bounds {
     max_bytes_.clear();
   }
 
+  void MergeFrom(const Bounds& other) {
+    if (!other.has_) {
+      return;
+    }
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      if (!has_ || other.min_bytes_ < min_bytes_) {
+        min_bytes_ = other.min_bytes_;
+      }
+      if (!has_ || other.max_bytes_ > max_bytes_) {
+        max_bytes_ = other.max_bytes_;
+      }
+      has_ = true;
+    } else {
+      Merge(other.min_, other.max_);
+    }
+  }
+
+  // The bounds as they are, without Fill's signed-zero rule.
+  void FillExact(int32_t type_length, LeafStatistics* out) const {
+    if (!has_) {
+      return;
+    }
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      out->min = min_bytes_;
+      out->max = max_bytes_;
+    } else {
+      out->min = EncodeBound(min_, type_length);
+      out->max = EncodeBound(max_, type_length);
+    }
+  }
+
   // Sets statistics.min_value/max_value when any value (other than NaN) was seen.
   void Fill(int32_t type_length, Statistics* stats) const {
     if (!has_) {
@@ -893,11 +474,20 @@ class Bounds {
 // ---------------------------------------------------------------------------------------------
 // Column chunk writers.
 
-// A finished column chunk: its bytes (dictionary page first) and metadata with offsets
-// relative to the start of `bytes`.
+// A page as it goes into the file: its header and its (compressed) body. A chunk keeps its
+// pages apart until the row group is flushed, so no buffer grows (and copies) with the chunk.
+struct EncodedPage {
+  std::string header;
+  std::string data;
+
+  int64_t Size() const { return static_cast<int64_t>(header.size() + data.size()); }
+};
+
+// A finished column chunk: its pages (the dictionary page first when `has_dictionary`) and
+// metadata without file offsets.
 struct FinishedChunk {
-  std::string dictionary_page;
-  std::string data_pages;
+  std::vector<EncodedPage> pages;
+  bool has_dictionary = false;
   ColumnMetaData meta;
 };
 
@@ -924,6 +514,8 @@ class ChunkWriter {
   virtual Status Finish(FinishedChunk* out) = 0;
   // Bytes the chunk would take if finished now (about).
   virtual int64_t EstimatedBytes() const = 0;
+  // Bounds and null count of the finished chunks.
+  virtual LeafStatistics FileStatistics() const = 0;
 
  protected:
   // Copies the levels of entries [b, e) into the page; returns how many are values.
@@ -974,31 +566,33 @@ class ChunkWriter {
     }
   }
 
-  // Compresses `body` and appends header and page to `out`.
-  Status EmitPage(PageHeader header, std::string_view body, std::string* out) {
-    std::string_view stored = body;
+  // Compresses `body` and returns it with its header.
+  Result<EncodedPage> EncodePage(PageHeader header, std::string_view body) {
+    EncodedPage page;
     if (config_.codec != CompressionCodec::kUncompressed) {
+      // Into a reused buffer first: a codec wants room for its worst case, which a fresh string
+      // per page would zero-fill and fault in every time.
       TRIBUTARY_RETURN_NOT_OK(
           Compress(config_.codec, body, &compressed_, config_.compression_level)
               .WithContext(fmt::format("parquet writer: compressing a page of column {}",
                                        fmt::join(leaf_.path_in_schema, "."))));
-      stored = compressed_;
+      page.data.assign(compressed_);
+    } else {
+      page.data.assign(body);
     }
     if (body.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
-        stored.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+        page.data.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
       return Status::InvalidArgument(
           fmt::format("parquet writer: a page of column {} exceeds 2 GiB",
                       fmt::join(leaf_.path_in_schema, ".")));
     }
     header.uncompressed_page_size = static_cast<int32_t>(body.size());
-    header.compressed_page_size = static_cast<int32_t>(stored.size());
-    const size_t start = out->size();
-    EncodePageHeader(header, out);
-    const auto header_size = static_cast<int64_t>(out->size() - start);
-    out->append(stored);
+    header.compressed_page_size = static_cast<int32_t>(page.data.size());
+    EncodePageHeader(header, &page.header);
+    const auto header_size = static_cast<int64_t>(page.header.size());
     chunk_uncompressed_ += header_size + static_cast<int64_t>(body.size());
-    chunk_compressed_ += header_size + static_cast<int64_t>(stored.size());
-    return Status::OK();
+    chunk_compressed_ += header_size + static_cast<int64_t>(page.data.size());
+    return page;
   }
 
   // Emits the current page's body (levels already in body_) as a data page.
@@ -1010,7 +604,9 @@ class ChunkWriter {
     d.encoding = encoding;
     d.definition_level_encoding = Encoding::kRle;
     d.repetition_level_encoding = Encoding::kRle;
-    TRIBUTARY_RETURN_NOT_OK(EmitPage(std::move(header), body_, &pages_));
+    TRIBUTARY_ASSIGN_OR_RAISE(EncodedPage page, EncodePage(std::move(header), body_));
+    pages_bytes_ += page.Size();
+    pages_.push_back(std::move(page));
     if (encoding == Encoding::kPlain) {
       used_plain_ = true;
     } else {
@@ -1026,14 +622,16 @@ class ChunkWriter {
   // Builds the chunk's metadata, moves out its pages and resets the chunk state.
   Status FinishChunk(std::string dictionary_body, int32_t dictionary_size, Statistics stats,
                      FinishedChunk* out) {
-    out->dictionary_page.clear();
+    out->pages.clear();
+    out->has_dictionary = used_dictionary_;
     if (used_dictionary_) {
       PageHeader header;
       header.type = PageType::kDictionaryPage;
       DictionaryPageHeader& d = header.dictionary_page_header.emplace();
       d.num_values = dictionary_size;
       d.encoding = Encoding::kPlain;
-      TRIBUTARY_RETURN_NOT_OK(EmitPage(std::move(header), dictionary_body, &out->dictionary_page));
+      TRIBUTARY_ASSIGN_OR_RAISE(EncodedPage page, EncodePage(std::move(header), dictionary_body));
+      out->pages.push_back(std::move(page));
     }
     ColumnMetaData& m = out->meta;
     m = ColumnMetaData{};
@@ -1054,8 +652,10 @@ class ChunkWriter {
     m.total_compressed_size = chunk_compressed_;
     stats.null_count = chunk_nulls_;
     m.statistics = std::move(stats);
-    out->data_pages.swap(pages_);
+    file_nulls_ += chunk_nulls_;
+    std::move(pages_.begin(), pages_.end(), std::back_inserter(out->pages));
     pages_.clear();
+    pages_bytes_ = 0;
     chunk_entries_ = 0;
     chunk_nulls_ = 0;
     chunk_uncompressed_ = 0;
@@ -1072,9 +672,11 @@ class ChunkWriter {
   int64_t page_entries_ = 0;
   std::string body_;
   std::string compressed_;
-  std::string pages_;
+  std::vector<EncodedPage> pages_;
+  int64_t pages_bytes_ = 0;
   int64_t chunk_entries_ = 0;
   int64_t chunk_nulls_ = 0;
+  int64_t file_nulls_ = 0;
   int64_t chunk_uncompressed_ = 0;
   int64_t chunk_compressed_ = 0;
   bool used_dictionary_ = false;
@@ -1105,12 +707,17 @@ class TypedChunkWriter final : public ChunkWriter {
       const int64_t nv = AppendLevels(s, e, end);
       Gather<T>(s, v, v + nv, &scratch_);
       const std::span<const T> values(scratch_);
-      bounds_.Update(values);
       bool dictionary_full = false;
       if (dictionary_mode_) {
+        // The bounds depend on the set of values only: the dictionary's new entries are all
+        // that can move them, which saves comparing every repeated (string) value.
+        const int32_t known = dictionary_.Size();
         dictionary_.Encode(values, &page_indexes_);
+        dictionary_.ValuesSince(known, &new_values_);
+        bounds_.Update(std::span<const T>(new_values_));
         dictionary_full = dictionary_.PlainBytes() > config_.dictionary_page_size_limit;
       } else {
+        bounds_.Update(values);
         AppendPlain<T>(values, leaf_.type_length, &page_values_);
       }
       e = end;
@@ -1135,12 +742,22 @@ class TypedChunkWriter final : public ChunkWriter {
     }
     TRIBUTARY_RETURN_NOT_OK(
         FinishChunk(std::move(dictionary_body), dictionary_.Size(), std::move(stats), out));
+    file_bounds_.MergeFrom(bounds_);
     ResetChunk();
     return Status::OK();
   }
 
+  LeafStatistics FileStatistics() const override {
+    LeafStatistics out;
+    out.column = leaf_.top_index;
+    out.path = leaf_.path_in_schema;
+    out.null_count = file_nulls_;
+    file_bounds_.FillExact(leaf_.type_length, &out);
+    return out;
+  }
+
   int64_t EstimatedBytes() const override {
-    return static_cast<int64_t>(pages_.size()) + PageBytesEstimate() +
+    return pages_bytes_ + PageBytesEstimate() +
            (dictionary_mode_ || used_dictionary_ ? dictionary_.PlainBytes() : 0);
   }
 
@@ -1195,8 +812,10 @@ class TypedChunkWriter final : public ChunkWriter {
 
   Dictionary<T> dictionary_;
   Bounds<T> bounds_;
+  Bounds<T> file_bounds_;
   bool dictionary_mode_ = true;
   std::vector<T> scratch_;
+  std::vector<T> new_values_;
   std::string page_values_;
   std::vector<int32_t> page_indexes_;
 };
@@ -1233,7 +852,7 @@ void AppendU32(uint32_t v, std::string* out) {
 class ParquetWriter::Impl {
  public:
   Impl(std::unique_ptr<storage::OutputStream> out, columnar::SchemaPtr schema,
-       ParquetWriterOptions options, SchemaConverter converted)
+       ParquetWriterOptions options, WriterSchema converted)
       : out_(std::move(out)),
         schema_(std::move(schema)),
         options_(std::move(options)),
@@ -1297,6 +916,14 @@ class ParquetWriter::Impl {
   int64_t NumRows() const { return total_rows_; }
   int64_t NumRowGroups() const { return static_cast<int64_t>(row_groups_.size()); }
   int64_t BytesWritten() const { return out_->Position(); }
+  std::vector<LeafStatistics> FileStatistics() const {
+    std::vector<LeafStatistics> out;
+    out.reserve(writers_.size());
+    for (const auto& writer : writers_) {
+      out.push_back(writer->FileStatistics());
+    }
+    return out;
+  }
 
  private:
   Status CheckUsable() const {
@@ -1363,12 +990,16 @@ class ParquetWriter::Impl {
       const int64_t start = out_->Position();
       cc.file_offset = start;
       ColumnMetaData meta = std::move(chunk_.meta);
-      if (!chunk_.dictionary_page.empty()) {
+      meta.data_page_offset = start;
+      if (chunk_.has_dictionary) {
         meta.dictionary_page_offset = start;
+        meta.data_page_offset += chunk_.pages.front().Size();
       }
-      meta.data_page_offset = start + static_cast<int64_t>(chunk_.dictionary_page.size());
-      TRIBUTARY_RETURN_NOT_OK(out_->Append(chunk_.dictionary_page));
-      TRIBUTARY_RETURN_NOT_OK(out_->Append(chunk_.data_pages));
+      for (const EncodedPage& page : chunk_.pages) {
+        TRIBUTARY_RETURN_NOT_OK(out_->Append(page.header));
+        TRIBUTARY_RETURN_NOT_OK(out_->Append(page.data));
+      }
+      chunk_.pages.clear();
       uncompressed += meta.total_uncompressed_size;
       compressed += meta.total_compressed_size;
       cc.meta_data = std::move(meta);
@@ -1446,22 +1077,12 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(
     return reject(Status::InvalidArgument(
         fmt::format("parquet writer: schema of {} has no columns", out->Path())));
   }
-  SchemaConverter converter;
-  SchemaElement root;
-  root.name = "schema";
-  root.num_children = schema->NumFields();
-  converter.elements.push_back(std::move(root));
-  for (int i = 0; i < schema->NumFields(); ++i) {
-    const columnar::Field& f = schema->FieldAt(i);
-    Status st = converter.AddField(
-        f.Name(), f.Type(), f.Nullable() ? Repetition::kOptional : Repetition::kRequired,
-        {PathNode{0, false, f.Nullable()}}, {}, static_cast<int16_t>(f.Nullable() ? 1 : 0), 0, i);
-    if (!st.ok()) {
-      return reject(st.WithContext(out->Path()));
-    }
+  auto converted = ConvertWriterSchema(*schema);
+  if (!converted.ok()) {
+    return reject(converted.status().WithContext(out->Path()));
   }
   auto impl = std::make_unique<Impl>(std::move(out), std::move(schema), std::move(options),
-                                     std::move(converter));
+                                     std::move(*converted));
   TRIBUTARY_RETURN_NOT_OK(impl->Start());
   return std::make_unique<ParquetWriter>(std::move(impl));
 }
@@ -1484,17 +1105,25 @@ int64_t ParquetWriter::NumRowGroups() const {
 int64_t ParquetWriter::BytesWritten() const {
   return impl_->BytesWritten();
 }
+std::vector<LeafStatistics> ParquetWriter::FileStatistics() const {
+  return impl_->FileStatistics();
+}
 
 Status WriteParquetFile(storage::FileSystem& fs, const std::string& path,
                         const std::vector<columnar::RecordBatchPtr>& batches,
-                        columnar::SchemaPtr schema, ParquetWriterOptions options) {
+                        columnar::SchemaPtr schema, ParquetWriterOptions options,
+                        std::vector<LeafStatistics>* statistics) {
   TRIBUTARY_ASSIGN_OR_RAISE(auto out, fs.OpenOutputStream(path, storage::WriteMode::kPutIfAbsent));
   TRIBUTARY_ASSIGN_OR_RAISE(
       auto writer, ParquetWriter::Open(std::move(out), std::move(schema), std::move(options)));
   for (const auto& batch : batches) {
     TRIBUTARY_RETURN_NOT_OK(writer->Write(*batch));
   }
-  return writer->Close();
+  TRIBUTARY_RETURN_NOT_OK(writer->Close());
+  if (statistics != nullptr) {
+    *statistics = writer->FileStatistics();
+  }
+  return Status::OK();
 }
 
 }  // namespace tributary::parquet

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,22 @@ struct ParquetWriterOptions {
   std::string created_by = "tributary version 0.1.0";
 };
 
+/// What a written file holds of one leaf (primitive) column, over all its row groups.
+struct LeafStatistics {
+  /// The top-level column of the writer's schema the leaf belongs to.
+  int column = 0;
+  /// The leaf's path_in_schema: one name for a primitive top-level column.
+  std::vector<std::string> path;
+  /// Level entries without a value: nulls at the leaf or at any optional level above it.
+  int64_t null_count = 0;
+  /// The least and greatest value in the leaf's TYPE_ORDER, PLAIN-encoded as footer statistics
+  /// are (BOOLEAN one byte, FIXED_LEN_BYTE_ARRAY decimals big-endian), but exact: without the
+  /// footer's rule that writes a zero minimum as -0.0 and a zero maximum as +0.0. Unset when
+  /// the leaf holds no value other than NaN.
+  std::optional<std::string> min;
+  std::optional<std::string> max;
+};
+
 /// Writes a Parquet file from record batches. Write buffers rows and flushes a row group when
 /// it is full; Close writes the rest and the footer, then closes the stream, which publishes
 /// the file. On any error the stream is aborted (nothing is published) and the writer is dead:
@@ -86,6 +103,10 @@ class ParquetWriter {
   int64_t NumRowGroups() const;
   /// Bytes appended to the stream so far (the file's size after a successful Close).
   int64_t BytesWritten() const;
+  /// Statistics of every leaf column in schema order, computed while encoding (no second pass
+  /// over the data). Complete after a successful Close; before it they cover the flushed row
+  /// groups only.
+  std::vector<LeafStatistics> FileStatistics() const;
 
   /// Not for direct use: Open builds writers.
   class Impl;
@@ -96,10 +117,11 @@ class ParquetWriter {
 };
 
 /// Writes `batches` of `schema` as one Parquet file at `path` on `fs`, with put-if-absent:
-/// AlreadyExists when `path` exists, and then nothing is written.
+/// AlreadyExists when `path` exists, and then nothing is written. With `statistics`, sets it to
+/// the file's ParquetWriter::FileStatistics().
 [[nodiscard]] Status WriteParquetFile(storage::FileSystem& fs, const std::string& path,
                                       const std::vector<columnar::RecordBatchPtr>& batches,
-                                      columnar::SchemaPtr schema,
-                                      ParquetWriterOptions options = {});
+                                      columnar::SchemaPtr schema, ParquetWriterOptions options = {},
+                                      std::vector<LeafStatistics>* statistics = nullptr);
 
 }  // namespace tributary::parquet
