@@ -664,6 +664,37 @@ TEST(JsonReaderTest, RejectsBadOptions) {
   ASSERT_RAISES(NotImplemented, Read("{}", "m MAP<INT,INT>"));
 }
 
+// The builders are sized for a batch from its first rows: rows that turn out longer (strings
+// growing along the file, longer arrays), nulls in fixed-width columns and a short last batch
+// all come out as written.
+TEST(JsonReaderTest, BatchesSizedFromTheirFirstRowsKeepEveryValue) {
+  std::string data;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 2000; ++i) {
+    std::string row = "{\"s\":\"";
+    row.append(static_cast<size_t>(i < 100 ? 1 : i % 300), static_cast<char>('a' + i % 26));
+    row += "\",\"n\":";
+    row += i % 7 == 0 ? "null" : std::to_string(i * 1000003LL);
+    row += ",\"b\":";
+    row += i % 5 == 0 ? "null" : (i % 2 == 0 ? "true" : "false");
+    row += ",\"l\":[";
+    for (int k = 0; k < (i < 100 ? 1 : i % 9); ++k) {
+      row += k > 0 ? "," : "";
+      row += std::to_string(k);
+    }
+    row += "]}";
+    data += row;
+    data += '\n';
+    expected.push_back(std::move(row));
+  }
+  JsonReadOptions options = NoRescue();
+  options.batch_size = 700;
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       Read(data, "s STRING, n BIGINT, b BOOLEAN, l ARRAY<INT>", options));
+  EXPECT_EQ(result.batches, 3);
+  EXPECT_EQ(result.rows, expected);
+}
+
 class JsonReaderFileTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(JsonReaderFileTest, ReadsCompressedFilesByExtension) {

@@ -205,6 +205,7 @@ class JsonReaderImpl final : public JsonReader {
                  columnar::SchemaPtr output_schema, const JsonReadOptions& options,
                  text::TemporalFormats temporal, columnar::MemoryPool* pool)
       : path_(std::move(path)),
+        size_hint_(size_hint),
         output_schema_(std::move(output_schema)),
         options_(options),
         temporal_(std::move(temporal)),
@@ -250,6 +251,9 @@ class JsonReaderImpl final : public JsonReader {
   // Decodes the pending objects of a top-level array until the batch is full.
   Status DrainPending();
   Result<columnar::RecordBatchPtr> FinishBatch();
+  // Sizes the builders for the rest of the batch: batch_size rows, or fewer when the rest of the
+  // file (at the bytes per row of the `batch_bytes` read so far) holds fewer.
+  void ReserveRestOfBatch(int64_t batch_bytes);
 
   // The text of the next number of the document (with exact_numbers_).
   std::string_view NextNumberText() {
@@ -290,7 +294,11 @@ class JsonReaderImpl final : public JsonReader {
     return where;
   }
 
+  // Rows decoded into a batch before the builders are sized from them.
+  static constexpr int64_t kRowsBeforeReserve = 64;
+
   const std::string path_;
+  const int64_t size_hint_;
   columnar::SchemaPtr output_schema_;
   const JsonReadOptions options_;
   const text::TemporalFormats temporal_;
@@ -858,8 +866,12 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
     }
   } else {
     text::Line line;
+    const int64_t batch_start = lines_.Position();
     while (record_sink_.BatchRows() < options_.batch_size && lines_.Next(&line)) {
       ++metrics_.num_lines;
+      if (record_sink_.BatchRows() == kRowsBeforeReserve) {
+        ReserveRestOfBatch(lines_.Position() - batch_start);
+      }
       if (line.truncated) {
         TRIBUTARY_RETURN_NOT_OK(CorruptRecord(line.text, line, TooLong()));
         continue;
@@ -878,6 +890,21 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
     return nullptr;
   }
   return FinishBatch();
+}
+
+void JsonReaderImpl::ReserveRestOfBatch(int64_t batch_bytes) {
+  const int64_t rows = record_sink_.BatchRows();
+  int64_t rest = options_.batch_size - rows;
+  if (size_hint_ >= 0 && batch_bytes > 0) {
+    const int64_t bytes_left = std::max<int64_t>(size_hint_ - lines_.Position(), 0);
+    rest = std::min(rest, bytes_left / std::max<int64_t>(batch_bytes / rows, 1) + 1);
+  } else {
+    // Compressed input has no size to bound a large batch_size by: reserve a bounded step.
+    rest = std::min(rest, rows * kRowsBeforeReserve);
+  }
+  for (auto& builder : builders_) {
+    builder->Reserve(rest);
+  }
 }
 
 Result<columnar::RecordBatchPtr> JsonReaderImpl::FinishBatch() {

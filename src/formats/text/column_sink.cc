@@ -1,6 +1,7 @@
 #include "formats/text/column_sink.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace tributary::text {
 
@@ -61,25 +62,52 @@ bool ColumnSink::Region::Grow(int64_t needed) {
   if (!status->ok()) {
     return false;
   }
-  const int64_t new_capacity = std::max<int64_t>({needed, capacity * 2, 4096});
-  Status st;
-  if (buffer == nullptr) {
-    auto allocated = Buffer::Allocate(new_capacity, pool);
-    if (allocated.ok()) {
-      buffer = allocated.MoveValueUnsafe();
-    } else {
-      st = allocated.status();
-    }
-  } else {
-    st = buffer->Resize(new_capacity);
-  }
-  if (!st.ok()) {
-    *status = st;
+  Status grown = Reallocate(std::max<int64_t>({needed, capacity * 2, 4096}));
+  if (!grown.ok()) {
+    *status = std::move(grown);
     return false;
   }
+  return true;
+}
+
+Status ColumnSink::Region::Reallocate(int64_t new_capacity) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Buffer> fresh,
+                            Buffer::AllocateUninitialized(new_capacity, pool));
+  if (size > 0) {
+    std::memcpy(fresh->mutable_data(), data, static_cast<size_t>(size));
+  }
+  buffer = std::move(fresh);
   data = buffer->mutable_data();
   capacity = new_capacity;
-  return true;
+  return Status::OK();
+}
+
+void ColumnSink::Region::Reserve(int64_t rows, int64_t rows_so_far) {
+  if (size == 0 || rows_so_far <= 0 || !status->ok()) {
+    return;
+  }
+  // Per-row sizes vary (strings): 1/16 more than the average so far absorbs most of that, and
+  // an append past it grows the buffer as usual.
+  const int64_t expected = size * rows / rows_so_far;
+  const int64_t target = size + expected + expected / 16 + 64;
+  if (target > capacity) {
+    // Only a forecast: when it cannot be had, appends grow the buffer and report what fails.
+    Status ignored = Reallocate(target);
+    (void)ignored;
+  }
+}
+
+void ColumnSink::Reserve(int64_t rows) {
+  if (rows <= 0 || length_ == 0 || !status_.ok()) {
+    return;
+  }
+  validity_.Reserve(rows, length_);
+  values_.Reserve(rows, length_);
+  offsets_.Reserve(rows, length_);
+  for (auto& child : children_) {
+    // A struct's children have a row per row; a list's elements, per row as many as so far.
+    child->Reserve(kind_ == Kind::kStruct ? rows : child->Length() * rows / length_);
+  }
 }
 
 Result<columnar::BufferPtr> ColumnSink::Region::Take() {

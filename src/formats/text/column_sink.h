@@ -36,6 +36,8 @@ class ColumnSink {
         break;
       case Kind::kFixed:
         if (values_.Ensure(width_)) {
+          // Buffers are not zeroed when made, and a null slot still holds a valid value.
+          std::memset(values_.data + values_.size, 0, static_cast<size_t>(width_));
           values_.size += width_;
         }
         break;
@@ -97,6 +99,11 @@ class ColumnSink {
   }
   void AppendMap() { AppendArray(); }
 
+  /// Makes room for about `rows` more rows (and their children's values) at the bytes per row
+  /// appended so far, so a batch whose size the reader can foresee is built without the copies
+  /// of geometric growth. Does nothing before the first row; appends still grow as needed.
+  void Reserve(int64_t rows);
+
   /// The column built so far, or the first allocation error; the sink is then empty again.
   Result<columnar::ColumnPtr> Finish();
 
@@ -113,7 +120,13 @@ class ColumnSink {
     columnar::MemoryPool* pool = nullptr;
 
     bool Ensure(int64_t extra) { return size + extra <= capacity || Grow(size + extra); }
+    // At least doubles the capacity (to `needed` or more).
     bool Grow(int64_t needed);
+    // Moves the bytes into a new buffer of exactly `new_capacity` (> size) bytes: uninitialized
+    // past `size`, since every byte up to `size` is written before it is read.
+    Status Reallocate(int64_t new_capacity);
+    // Makes the capacity at least `size + size * rows / rows_so_far` plus some slack.
+    void Reserve(int64_t rows, int64_t rows_so_far);
     // Hands the bytes over as a buffer of exactly `size` bytes.
     Result<columnar::BufferPtr> Take();
   };
