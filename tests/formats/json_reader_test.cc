@@ -820,6 +820,36 @@ TEST(LineReaderTest, SplitsLinesAcrossBufferRefillsAndGrowth) {
   }
 }
 
+// A reader may start with the buffer an earlier reader on the thread left behind: nothing of the
+// earlier input shows through, whatever the sizes, and the last line is padded with spaces.
+TEST(LineReaderTest, ReadersOneAfterAnotherSeeOnlyTheirOwnInput) {
+  const std::string first = std::string(300000, 'x') + "\nlast line of the first";
+  const std::string second = "ab\r\ncd";
+  for (size_t chunk : {size_t{64}, size_t{4096}, size_t{1} << 20}) {
+    {
+      text::LineReader reader(
+          text::InputStream::FromBuffer("first", first, text::InputCompression::kNone), chunk);
+      text::Line line;
+      while (reader.Next(&line)) {
+      }
+      ASSERT_OK(reader.status());
+    }
+    text::LineReader reader(
+        text::InputStream::FromBuffer("second", second, text::InputCompression::kNone), chunk);
+    text::Line line;
+    std::vector<std::string> got;
+    while (reader.Next(&line)) {
+      got.emplace_back(line.text);
+    }
+    ASSERT_OK(reader.status());
+    EXPECT_EQ(got, (std::vector<std::string>{"ab", "cd"})) << chunk;
+    EXPECT_EQ(std::string_view(line.text.data() + line.text.size(), text::kLinePadding),
+              std::string(text::kLinePadding, ' '))
+        << chunk;
+    EXPECT_EQ(reader.Position(), static_cast<int64_t>(second.size()));
+  }
+}
+
 TEST(ParseModeTest, ParsesSparkNamesInAnyCase) {
   ASSERT_OK_AND_ASSIGN(auto mode, text::ParseModeFromString("dropMalformed"));
   EXPECT_EQ(mode, ParseMode::kDropMalformed);

@@ -48,8 +48,13 @@ struct LineOptions {
 class LineReader {
  public:
   /// `chunk_size` is the initial buffer size. Default: 4 MiB.
+  /// The buffer may be a larger one a LineReader that ended earlier on this thread left behind
+  /// (each thread keeps one, up to 16 MiB), so reading many files does not allocate per file.
   explicit LineReader(std::unique_ptr<InputStream> input, size_t chunk_size = size_t{4} << 20,
                       LineOptions options = {});
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
 
   /// The next line, valid until the next call; false at the end or on a read error (then
   /// status() says which).
