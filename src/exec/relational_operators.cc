@@ -53,12 +53,23 @@ Result<RecordBatchPtr> FilterOperator::Next() {
     }
     TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr mask,
                               expr::Evaluate(*predicate_, *batch, context_.eval));
-    TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr kept,
-                              columnar::Filter(*batch, *mask, context_.eval.pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> selected, columnar::SelectedRows(*mask));
+    const auto rows = static_cast<int64_t>(selected.size());
+    // A batch that passes whole is handed on as it is (batches are immutable), without copies.
+    if (rows == batch->NumRows()) {
+      return batch;
+    }
     // Empty results are dropped here so consumers see only batches with rows (the contract
     // allows an empty batch only at the end).
-    if (kept->NumRows() > 0) {
-      return kept;
+    if (rows > 0) {
+      std::vector<columnar::ColumnPtr> columns;
+      columns.reserve(batch->Columns().size());
+      for (const columnar::ColumnPtr& column : batch->Columns()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr taken,
+                                  columnar::Take(*column, selected, context_.eval.pool));
+        columns.push_back(std::move(taken));
+      }
+      return columnar::RecordBatch::Make(batch->Schema(), rows, std::move(columns));
     }
   }
 }
