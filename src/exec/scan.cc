@@ -371,6 +371,25 @@ Status FileScanOperator::OpenNextFile() {
       TRIBUTARY_ASSIGN_OR_RAISE(
           parquet_, parquet::ParquetFileReader::Open(*context_.fs, path, context_.pool));
       next_row_group_ = 0;
+      // The files of one scan may differ in columns (a stream's files over time): the columns
+      // a file lacks read as nulls, and with on_unknown_fields its columns outside the spec's
+      // schema are reported, from the footer alone.
+      const columnar::Schema& file_schema = *parquet_->Schema();
+      parquet_columns_.clear();
+      for (const std::string& name : columns_) {
+        if (file_schema.FieldIndex(name) >= 0) {
+          parquet_columns_.push_back(name);
+        }
+      }
+      if (spec_.on_unknown_fields) {
+        std::vector<std::string> extra;
+        for (const columnar::Field& field : file_schema.Fields()) {
+          if (spec_.schema->FieldIndex(field.Name()) < 0) {
+            extra.push_back(field.Name());
+          }
+        }
+        NoteUnknownFields(extra);
+      }
       return Status::OK();
     }
     case FileFormat::kJson: {
@@ -453,8 +472,10 @@ Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
     return batch;
   }
   if (parquet_ != nullptr) {
-    if (next_row_group_ < parquet_->NumRowGroups()) {
+    if (next_row_group_ < parquet_->NumRowGroups() && parquet_columns_.size() == columns_.size()) {
       TRIBUTARY_ASSIGN_OR_RAISE(batch, parquet_->ReadRowGroup(next_row_group_++, columns_));
+    } else if (next_row_group_ < parquet_->NumRowGroups()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(batch, ReadRowGroupWithNulls(next_row_group_++));
     } else {
       parquet_.reset();
     }
@@ -472,6 +493,28 @@ Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
     }
   }
   return batch;
+}
+
+Result<RecordBatchPtr> FileScanOperator::ReadRowGroupWithNulls(int index) {
+  const int64_t num_rows = parquet_->Metadata().row_groups[static_cast<size_t>(index)].num_rows;
+  RecordBatchPtr present;
+  if (!parquet_columns_.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(present, parquet_->ReadRowGroup(index, parquet_columns_));
+  }
+  std::vector<columnar::ColumnPtr> columns;
+  size_t next_present = 0;
+  for (int i = 0; i < read_schema_->NumFields(); ++i) {
+    if (next_present < parquet_columns_.size() &&
+        parquet_columns_[next_present] == columns_[static_cast<size_t>(i)]) {
+      columns.push_back(present->ColumnAt(static_cast<int>(next_present++)));
+      continue;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        columnar::ColumnPtr nulls,
+        columnar::Column::MakeAllNull(read_schema_->FieldAt(i).Type(), num_rows, context_.pool));
+    columns.push_back(std::move(nulls));
+  }
+  return columnar::RecordBatch::Make(read_schema_, num_rows, std::move(columns));
 }
 
 Result<RecordBatchPtr> FileScanOperator::Next() {

@@ -70,11 +70,12 @@ struct FileScanSpec {
   csv::CsvReadOptions csv;
   /// kText: one row per file instead of per line (Spark's wholeText). Default: false.
   bool whole_text = false;
-  /// When set (JSON and CSV), the readers report top-level fields outside `schema`, and once
-  /// every file was read the scan calls this with their distinct names, in order of first
-  /// appearance, and `paths`, if there were any; an error from it is the scan's error. Auto
-  /// Loader's schema evolution sets it, so that finding new columns costs no second parse
-  /// (the scan stays ignorant of what a new column means).
+  /// When set, the readers (JSON, CSV; Parquet by its footer) report top-level fields outside
+  /// `schema`, and once every file was read the scan calls this with their distinct names, in
+  /// order of first appearance, and `paths`, if there were any; an error from it is the scan's
+  /// error. Auto Loader's schema evolution sets it, so that finding new columns costs no second
+  /// parse (the scan stays ignorant of what a new column means). A Parquet file lacking some of
+  /// `schema`'s columns reads them as nulls.
   std::function<Status(const std::vector<std::string>& unknown_fields,
                        const std::vector<std::string>& paths)>
       on_unknown_fields;
@@ -138,6 +139,8 @@ class FileScanOperator final : public Operator {
   Result<RecordBatchPtr> Assemble(const RecordBatchPtr& read);
   /// The next batch of the open reader (null at its end); errors as the reader gives them.
   Result<RecordBatchPtr> ReadOpenFile();
+  /// Parquet: row group `index` of a file lacking some of columns_, those read as nulls.
+  Result<RecordBatchPtr> ReadRowGroupWithNulls(int index);
   /// kText and kBinaryFile: the rows of the whole file at `path`, in the scan's columns.
   Result<RecordBatchPtr> ReadWholeFile(const std::string& path);
   /// Adds `names` to unknown_fields_, skipping those already there.
@@ -157,6 +160,8 @@ class FileScanOperator final : public Operator {
   const ExecContext& context_;
   size_t next_file_ = 0;
   std::unique_ptr<parquet::ParquetFileReader> parquet_;
+  /// The columns_ the open Parquet file has, in columns_' order.
+  std::vector<std::string> parquet_columns_;
   int next_row_group_ = 0;
   std::unique_ptr<json::JsonReader> json_;
   std::unique_ptr<csv::CsvReader> csv_;

@@ -279,12 +279,24 @@ class EvolutionHook {
   // reads each file once).
   Result<StoredSchema> MergedSchema(const std::vector<std::string>& new_fields,
                                     const std::vector<std::string>& paths) const {
-    auto inferred = plan::FileScanSource(*fs_, format_, paths, options_, nullptr,
-                                         formats::OptionDefaults::kAutoLoader);
-    if (!inferred.ok()) {
-      return inferred.status().WithContext("inferring the types of Auto Loader's new columns");
+    // Parquet: the types the files' footers give, merged across the batch (Auto Loader merges
+    // Parquet's own types; JSON and CSV infer theirs with the stream's options).
+    columnar::SchemaPtr batch_schema_ptr;
+    if (format_ == "parquet") {
+      auto merged = MergedParquetSchema(*fs_, paths, options_);
+      if (!merged.ok()) {
+        return merged.status().WithContext("reading the types of Auto Loader's new columns");
+      }
+      batch_schema_ptr = std::move(*merged);
+    } else {
+      auto inferred = plan::FileScanSource(*fs_, format_, paths, options_, nullptr,
+                                           formats::OptionDefaults::kAutoLoader);
+      if (!inferred.ok()) {
+        return inferred.status().WithContext("inferring the types of Auto Loader's new columns");
+      }
+      batch_schema_ptr = inferred->files.schema;
     }
-    const columnar::Schema& batch_schema = *inferred->files.schema;
+    const columnar::Schema& batch_schema = *batch_schema_ptr;
     std::vector<columnar::Field> fields = current_.data->Fields();
     for (const std::string& name : new_fields) {
       const int index = batch_schema.FieldIndex(name);
@@ -534,9 +546,10 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
     special_columns = {result.scan_template.files.csv.rescued_data_column,
                        result.scan_template.files.csv.column_name_of_corrupt_record};
   }
-  // Parquet files are read by their own schema: new columns there are not detected yet.
-  if (format != "parquet" && (mode == SchemaEvolutionMode::kAddNewColumns ||
-                              mode == SchemaEvolutionMode::kFailOnNewColumns)) {
+  // JSON and CSV readers report the new top-level fields they parse; the Parquet scan reports
+  // the footer's columns outside the schema.
+  if (mode == SchemaEvolutionMode::kAddNewColumns ||
+      mode == SchemaEvolutionMode::kFailOnNewColumns) {
     StoredSchema hooked = current;
     hooked.data = data;
     result.scan_template.files.on_unknown_fields =

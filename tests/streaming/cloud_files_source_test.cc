@@ -649,6 +649,83 @@ TEST_F(CloudFilesSourceTest, IntoDeltaExactlyOnceAcrossRestarts) {
   EXPECT_EQ(ids().size(), 7u);
 }
 
+// Parquet files carry their schema: a file with a column outside the stored schema is a new
+// column, found from its footer, typed by it (not a string), for every evolution mode through
+// restarts into Delta; files lacking a column read it as null.
+TEST_F(CloudFilesSourceTest, ParquetNewColumnsInEveryEvolutionMode) {
+  ASSERT_OK_AND_ASSIGN(auto session, Session::Builder().TimeZone("UTC").Build());
+  const auto write_parquet = [&](const std::string& name, std::vector<columnar::Field> fields,
+                                 const std::string& rows_json, int64_t mtime) {
+    auto schema = ::tributary::testing::MakeSchema(std::move(fields));
+    auto rows = ::tributary::testing::BatchFromJson(schema, rows_json);
+    ASSERT_OK(rows.status());
+    ASSERT_OK(parquet::WriteParquetFile(fs_, input_ + "/" + name, {*rows}, schema));
+    SetModificationTime(input_ + "/" + name, mtime);
+  };
+  const auto run = [&](const std::string& mode) -> Status {
+    auto query = session->ReadStream()
+                     .Format("cloudFiles")
+                     .Option("cloudFiles.format", "parquet")
+                     .Option("cloudFiles.schemaLocation", dir_ + "/schema-" + mode)
+                     .Option("cloudFiles.schemaEvolutionMode", mode)
+                     .Load(input_)
+                     .WriteStream()
+                     .Format("delta")
+                     .Option("checkpointLocation", dir_ + "/cp-" + mode)
+                     .Option("mergeSchema", "true")
+                     .Trigger(Trigger::AvailableNow())
+                     .Start(dir_ + "/table-" + mode);
+    if (!query.ok()) {
+      return query.status();
+    }
+    return query->AwaitTermination();
+  };
+  const auto rows = [&](const std::string& mode) {
+    auto collected = session->Read().Format("delta").Load(dir_ + "/table-" + mode).Collect();
+    EXPECT_OK(collected.status());
+    std::vector<std::string> out;
+    for (const Row& row : collected.ok() ? *collected : std::vector<Row>{}) {
+      out.push_back(WithoutRescuedData(row.ToJson()));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  write_parquet("p1.parquet", {columnar::Field("id", columnar::DataType::Int64())}, "[[1],[2]]",
+                kBase);
+  for (const std::string mode : {"addNewColumns", "failOnNewColumns", "none"}) {
+    ASSERT_OK(run(mode));
+  }
+  write_parquet("p2.parquet",
+                {columnar::Field("id", columnar::DataType::Int64()),
+                 columnar::Field("score", columnar::DataType::Float64())},
+                "[[3,0.5]]", kBase + 1000);
+  write_parquet("p3.parquet", {columnar::Field("id", columnar::DataType::Int64())}, "[[4]]",
+                kBase + 2000);
+
+  // addNewColumns: stops naming the column, stores the schema with it (a double, from the
+  // footer), and the restart re-reads the batch; the file without it reads null.
+  Status stopped = run("addNewColumns");
+  EXPECT_TRUE(stopped.IsSchemaChanged()) << stopped.ToString();
+  EXPECT_THAT(stopped.ToString(), HasSubstr("score"));
+  ASSERT_OK_AND_ASSIGN(std::string stored, fs_.ReadFile(dir_ + "/schema-addNewColumns/_schemas/1"));
+  EXPECT_THAT(stored, HasSubstr(R"(\"name\":\"score\",\"nullable\":true,\"type\":\"double\")"));
+  ASSERT_OK(run("addNewColumns"));
+  EXPECT_THAT(rows("addNewColumns"),
+              ElementsAre(R"({"id":1,"score":null})", R"({"id":2,"score":null})",
+                          R"({"id":3,"score":0.5})", R"({"id":4,"score":null})"));
+  // failOnNewColumns: stops with the schema unchanged, and stays stopped.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Status failed = run("failOnNewColumns");
+    EXPECT_THAT(failed.ToString(), HasSubstr("failOnNewColumns"));
+    EXPECT_THAT(failed.ToString(), HasSubstr("score"));
+  }
+  EXPECT_FALSE(*fs_.Exists(dir_ + "/schema-failOnNewColumns/_schemas/1"));
+  // none: the new column is ignored.
+  ASSERT_OK(run("none"));
+  EXPECT_THAT(rows("none"),
+              ElementsAre(R"({"id":1})", R"({"id":2})", R"({"id":3})", R"({"id":4})"));
+}
+
 // AddressSanitizer's quarantine keeps freed memory resident: the RSS bound holds only without it.
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
