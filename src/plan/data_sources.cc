@@ -233,6 +233,7 @@ Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format
         fmt::format("no Parquet files at {} to take a schema from; give one", path));
   }
   const size_t num_files = listed->size();
+  const columnar::SchemaPtr schema_given = schema;
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr partitions,
                             DiscoverPartitionColumns(path, *listed, /*infer_types=*/true,
                                                      catalog.eval.session_time_zone));
@@ -240,6 +241,17 @@ Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format
                             FileScanSource(*catalog.fs, format, std::move(*listed), options,
                                            std::move(schema), defaults));
   if (partitions->NumFields() > 0) {
+    if (schema_given != nullptr) {
+      // A partition column in the given schema takes its type there (Spark's user schema).
+      std::vector<columnar::Field> fields = partitions->Fields();
+      for (columnar::Field& field : fields) {
+        Result<int> index = schema_given->FieldIndexIgnoreCase(field.Name());
+        if (index.ok() && *index >= 0) {
+          field = field.WithType(schema_given->FieldAt(*index).Type());
+        }
+      }
+      partitions = std::make_shared<const columnar::Schema>(std::move(fields));
+    }
     TRIBUTARY_RETURN_NOT_OK(SetPartitionColumns(source, *catalog.fs, std::move(partitions), path));
   }
   source.description = fmt::format("{} {} ({} files)", format, path, num_files);

@@ -424,6 +424,7 @@ Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
   TRIBUTARY_ASSIGN_OR_RAISE(const exec::FileFormat file_format,
                             exec::FileFormatFromName(format_name));
   TRIBUTARY_ASSIGN_OR_RAISE(FileStreamOptions stream_options, FileStreamOptionsFromMap(options));
+  columnar::SchemaPtr partitions;
   if (schema == nullptr) {
     auto setting = session_config.find(std::string(kSchemaInferenceSetting));
     const bool inference = setting != session_config.end() && AsciiLower(setting->second) == "true";
@@ -444,9 +445,12 @@ Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
     std::vector<std::string> paths;
     for (storage::FileInfo& file : files) {
       paths.push_back(std::move(file.path));
-      if (file_format == exec::FileFormat::kParquet) {
-        break;
-      }
+    }
+    // Spark's file stream source discovers partition columns along with an inferred schema.
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        partitions, plan::DiscoverPartitionColumns(path, paths, /*infer_types=*/true, {}));
+    if (file_format == exec::FileFormat::kParquet) {
+      paths.resize(1);
     }
     auto inferred = plan::FileScanSource(fs, format_name, std::move(paths), options, nullptr,
                                          formats::OptionDefaults::kSparkReader);
@@ -460,6 +464,10 @@ Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
       plan::ScanSource scan_template,
       plan::FileScanSource(fs, format_name, {}, options, text::AsNullable(*schema),
                            formats::OptionDefaults::kSparkReader));
+  if (partitions != nullptr && partitions->NumFields() > 0) {
+    TRIBUTARY_RETURN_NOT_OK(
+        plan::SetPartitionColumns(scan_template, fs, std::move(partitions), path));
+  }
   auto definition = std::shared_ptr<FileSourceDefinition>(new FileSourceDefinition(
       format_name, std::move(path), stream_options, std::move(scan_template)));
   definition->scan_template_.description = definition->Description();

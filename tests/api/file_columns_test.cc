@@ -112,6 +112,16 @@ TEST_F(FileColumnsTest, APartitionColumnAlsoInTheFilesTakesTheDirectoryValue) {
   EXPECT_THAT(SortedJson(Collect(events)), ElementsAre(R"({"country":"DE","id":1})"));
 }
 
+TEST_F(FileColumnsTest, AGivenSchemaTypesThePartitionColumnsItNames) {
+  WritePartitioned();
+  DataFrame events = session_->Read().Format("json").Schema("id BIGINT, year STRING").Load(root_);
+  EXPECT_EQ(events.Schema().TreeString(),
+            "root\n |-- id: bigint (nullable = true)\n |-- year: string (nullable = true)\n"
+            " |-- country: string (nullable = true)\n");
+  EXPECT_THAT(SortedJson(Collect(events.Select({"id", "year"}).Filter(Col("id") < Lit(3)))),
+              ElementsAre(R"({"id":1,"year":"2023"})", R"({"id":2,"year":"2023"})"));
+}
+
 TEST_F(FileColumnsTest, ConflictingPartitionLayoutsFailNamingBothFiles) {
   Write("year=2024/a.json", "{\"id\":1}\n");
   Write("month=5/b.json", "{\"id\":2}\n");

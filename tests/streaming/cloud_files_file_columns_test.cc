@@ -149,5 +149,32 @@ TEST_F(CloudFilesFileColumnsTest, SqlPipelineSelectsMetadataFromStreamReadFiles)
   EXPECT_THAT(schema, ::testing::Not(HasSubstr("_metadata")));
 }
 
+TEST_F(CloudFilesFileColumnsTest, PlainFileStreamDiscoversPartitionsWithAnInferredSchema) {
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<Session> session,
+                       Session::Builder()
+                           .Warehouse(dir_.Join("warehouse"))
+                           .TimeZone("UTC")
+                           .Config("spark.sql.streaming.schemaInference", "true")
+                           .Build());
+  Land("day=2024-05-01/a.json", "{\"id\":1}\n");
+  DataFrame stream = session->ReadStream().Format("json").Load(landing_).Select(
+      {Col("*"), Col("_metadata.file_name").Alias("src")});
+  const std::string table = dir_.Join("plain");
+  ASSERT_OK_AND_ASSIGN(StreamingQuery query, stream.WriteStream()
+                                                 .Format("delta")
+                                                 .Option("checkpointLocation", dir_.Join("cp"))
+                                                 .Trigger(Trigger::AvailableNow())
+                                                 .Start(table));
+  ASSERT_OK(query.AwaitTermination());
+  DataFrame written = session->Read().Format("delta").Load(table);
+  EXPECT_EQ(written.Schema().TreeString(),
+            "root\n |-- id: bigint (nullable = true)\n |-- day: date (nullable = true)\n"
+            " |-- src: string (nullable = true)\n");
+  auto rows = written.Collect();
+  ASSERT_OK(rows.status());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].ToJson(), R"({"id":1,"day":"2024-05-01","src":"a.json"})");
+}
+
 }  // namespace
 }  // namespace tributary
