@@ -197,6 +197,29 @@ TEST_F(ParquetReaderBadInputTest, RejectsPageHeaderThatLiesAboutItsSize) {
                    {"row group 0", "column x", "byte 4", "page header claims 4000 bytes"});
 }
 
+// Consecutive dictionary-encoded pages are taken from the dictionary together; a PLAIN page
+// between them (a writer's fallback) keeps its place in the order.
+TEST_F(ParquetReaderBadInputTest, DictionaryAndPlainPagesReadBackInOrder) {
+  const auto dictionary_page = [](const std::vector<int16_t>& defs,
+                                  std::initializer_list<int32_t> indexes) {
+    RleBitPackedEncoder encoder(2);
+    for (int32_t index : indexes) {
+      encoder.Put(index);
+    }
+    return DataPage(static_cast<int32_t>(defs.size()), Encoding::kRleDictionary,
+                    DefLevels(defs) + std::string(1, '\x02') + encoder.Flush());
+  };
+  const std::string pages = DictionaryPage(3, Int32Plain({10, 20, 30})) +
+                            dictionary_page({1, 0, 1}, {2, 0}) + dictionary_page({1}, {1}) +
+                            DataPage(2, Encoding::kPlain, DefLevels({0, 1}) + Int32Plain({5})) +
+                            dictionary_page({1, 1}, {2, 2}) + dictionary_page({0}, {});
+  ASSERT_OK_AND_ASSIGN(auto rows,
+                       Read(BuildFile(PhysicalType::kInt32, pages, 9, 0, /*dictionary=*/true)));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"x":30})", R"({"x":null})", R"({"x":10})",
+                                            R"({"x":20})", R"({"x":null})", R"({"x":5})",
+                                            R"({"x":30})", R"({"x":30})", R"({"x":null})"}));
+}
+
 TEST_F(ParquetReaderBadInputTest, RejectsDictionaryIndexOutsideTheDictionary) {
   // Dictionary of two values; the data page refers to index 5.
   RleBitPackedEncoder indexes(3);
