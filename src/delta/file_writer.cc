@@ -360,28 +360,24 @@ std::string ComputeStats(const columnar::RecordBatch& batch, int string_prefix) 
 
 namespace {
 
-// The stats JSON of a data file of `batches` (ComputeStats of their concatenation) from the
-// statistics the Parquet writer gathered while encoding them: a primitive column is its own
-// leaf, so its null count and bounds are the leaf's. Struct columns are read from the batch
-// when there is one; with several (which would need concatenating) the file gets numRecords
-// only.
-std::string FileStats(const columnar::Schema& schema,
-                      const std::vector<columnar::RecordBatchPtr>& batches,
+// The stats JSON of a data file of `rows` rows in `num_batches` batches (ComputeStats of
+// their concatenation) from the statistics the Parquet writer gathered while encoding them: a
+// primitive column is its own leaf, so its null count and bounds are the leaf's. Struct
+// columns are read from `first_batch` when it is the only one; with several (which would need
+// concatenating) the file gets numRecords only.
+std::string FileStats(const columnar::Schema& schema, int64_t rows, int64_t num_batches,
+                      const columnar::RecordBatchPtr& first_batch,
                       const std::vector<parquet::LeafStatistics>& leaves, int string_prefix) {
-  int64_t rows = 0;
-  for (const auto& b : batches) {
-    rows += b->NumRows();
-  }
   json min = json::object();
   json max = json::object();
   json nulls = json::object();
   for (int c = 0; c < schema.NumFields(); ++c) {
     const Field& field = schema.FieldAt(c);
     if (field.Type()->IsNested()) {
-      if (batches.size() != 1) {
+      if (num_batches != 1 || first_batch == nullptr) {
         return json({{"numRecords", rows}}).dump();
       }
-      CollectStats(*batches[0]->ColumnAt(c), field.Name(), string_prefix, &min, &max, &nulls);
+      CollectStats(*first_batch->ColumnAt(c), field.Name(), string_prefix, &min, &max, &nulls);
       continue;
     }
     const auto leaf = std::find_if(leaves.begin(), leaves.end(), [&](const auto& l) {
@@ -405,11 +401,40 @@ std::string FileStats(const columnar::Schema& schema,
 
 }  // namespace
 
-Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::string& table_root,
-                                            const columnar::SchemaPtr& schema,
-                                            const std::vector<std::string>& partition_columns,
-                                            const std::vector<columnar::RecordBatchPtr>& batches,
-                                            const DataWriteOptions& options) {
+// A data file being written: one per partition directory.
+struct DataFileWriter::OpenFile {
+  std::string relative;
+  std::string path;
+  PartitionValues values;
+  std::unique_ptr<parquet::ParquetWriter> writer;
+  int64_t rows = 0;
+  int64_t batches = 0;
+  // Kept only when the schema has nested columns, whose stats FileStats reads from it.
+  columnar::RecordBatchPtr first_batch;
+};
+
+DataFileWriter::DataFileWriter(storage::FileSystem& fs, std::string table_root,
+                               columnar::SchemaPtr schema, columnar::SchemaPtr data_schema,
+                               std::vector<std::string> partition_columns,
+                               std::vector<int> partition_index, std::vector<int> data_index,
+                               DataWriteOptions options)
+    : fs_(fs),
+      table_root_(std::move(table_root)),
+      schema_(std::move(schema)),
+      data_schema_(std::move(data_schema)),
+      partition_columns_(std::move(partition_columns)),
+      partition_index_(std::move(partition_index)),
+      data_index_(std::move(data_index)),
+      options_(std::move(options)) {
+  has_nested_ = std::any_of(data_schema_->Fields().begin(), data_schema_->Fields().end(),
+                            [](const Field& f) { return f.Type()->IsNested(); });
+}
+
+DataFileWriter::~DataFileWriter() = default;
+
+Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Make(
+    storage::FileSystem& fs, std::string table_root, columnar::SchemaPtr schema,
+    std::vector<std::string> partition_columns, DataWriteOptions options) {
   std::vector<int> partition_index;
   std::vector<int> data_index;
   std::vector<Field> data_fields;
@@ -432,73 +457,117 @@ Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::
     }
   }
   auto data_schema = std::make_shared<const columnar::Schema>(data_fields);
-  // Rows grouped by partition: the relative directory -> its values and batches.
-  struct Partition {
-    PartitionValues values;
-    std::vector<columnar::RecordBatchPtr> batches;
-  };
-  std::map<std::string, Partition> partitions;
-  for (const auto& batch : batches) {
-    if (!batch->Schema()->AsStruct()->SameShape(*schema->AsStruct())) {
-      return Status::InvalidArgument(fmt::format("batch schema {} does not match the table's {}",
-                                                 batch->Schema()->AsStruct()->ToString(),
-                                                 schema->AsStruct()->ToString()));
-    }
-    std::map<std::string, std::vector<int64_t>> rows_by_dir;
-    std::map<std::string, PartitionValues> values_by_dir;
-    for (int64_t row = 0; row < batch->NumRows(); ++row) {
-      std::string dir;
-      PartitionValues values;
-      for (size_t p = 0; p < partition_index.size(); ++p) {
-        auto value = SerializePartitionValue(*batch->ColumnAt(partition_index[p]), row);
-        dir += partition_columns[p] + "=" + EscapePartitionValue(value) + "/";
-        values[partition_columns[p]] = value;
-      }
-      rows_by_dir[dir].push_back(row);
-      values_by_dir.emplace(dir, std::move(values));
-    }
-    for (auto& [dir, rows] : rows_by_dir) {
-      std::vector<ColumnPtr> columns;
-      for (int index : data_index) {
-        if (partition_index.empty()) {
-          columns.push_back(batch->ColumnAt(index));
-        } else {
-          TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*batch->ColumnAt(index), rows));
-          columns.push_back(std::move(taken));
-        }
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          auto part, columnar::RecordBatch::Make(data_schema, static_cast<int64_t>(rows.size()),
-                                                 std::move(columns)));
-      Partition& partition = partitions[dir];
-      partition.values = values_by_dir[dir];
-      partition.batches.push_back(std::move(part));
-    }
+  return std::unique_ptr<DataFileWriter>(
+      new DataFileWriter(fs, std::move(table_root), std::move(schema), std::move(data_schema),
+                         std::move(partition_columns), std::move(partition_index),
+                         std::move(data_index), std::move(options)));
+}
+
+Result<DataFileWriter::OpenFile*> DataFileWriter::FileFor(const std::string& dir,
+                                                          const PartitionValues& values) {
+  auto it = files_.find(dir);
+  if (it != files_.end()) {
+    return it->second.get();
   }
-  std::vector<AddFile> adds;
-  const std::string codec = options.parquet.codec == parquet::CompressionCodec::kZstd ? "zstd"
-                            : options.parquet.codec == parquet::CompressionCodec::kSnappy
+  const std::string codec = options_.parquet.codec == parquet::CompressionCodec::kZstd ? "zstd"
+                            : options_.parquet.codec == parquet::CompressionCodec::kSnappy
                                 ? "snappy"
                                 : "uncompressed";
-  int file_number = 0;
-  for (auto& [dir, partition] : partitions) {
-    const std::string relative =
-        fmt::format("{}part-{:05}-{}.c000.{}.parquet", dir, file_number++, NewUuid(), codec);
-    const std::string path = storage::JoinPath(table_root, relative);
-    std::vector<parquet::LeafStatistics> leaves;
-    TRIBUTARY_RETURN_NOT_OK(parquet::WriteParquetFile(fs, path, partition.batches, data_schema,
-                                                      options.parquet, &leaves));
-    TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, fs.GetFileInfo(path));
+  auto file = std::make_unique<OpenFile>();
+  file->relative = fmt::format("{}part-{:05}-{}.c000.{}.parquet", dir,
+                               static_cast<int>(files_.size()), NewUuid(), codec);
+  file->path = storage::JoinPath(table_root_, file->relative);
+  file->values = values;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out,
+                            fs_.OpenOutputStream(file->path, storage::WriteMode::kPutIfAbsent));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      file->writer, parquet::ParquetWriter::Open(std::move(out), data_schema_, options_.parquet));
+  OpenFile* opened = file.get();
+  files_.emplace(dir, std::move(file));
+  return opened;
+}
+
+Status DataFileWriter::AddRows(OpenFile* file, const columnar::RecordBatchPtr& rows) {
+  TRIBUTARY_RETURN_NOT_OK(file->writer->Write(*rows));
+  file->rows += rows->NumRows();
+  ++file->batches;
+  if (has_nested_ && file->first_batch == nullptr) {
+    file->first_batch = rows;
+  }
+  return Status::OK();
+}
+
+Status DataFileWriter::Append(const columnar::RecordBatchPtr& batch) {
+  if (!batch->Schema()->AsStruct()->SameShape(*schema_->AsStruct())) {
+    return Status::InvalidArgument(fmt::format("batch schema {} does not match the table's {}",
+                                               batch->Schema()->AsStruct()->ToString(),
+                                               schema_->AsStruct()->ToString()));
+  }
+  if (batch->NumRows() == 0) {
+    return Status::OK();
+  }
+  if (partition_index_.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(OpenFile * file, FileFor("", {}));
+    return AddRows(file, batch);
+  }
+  std::map<std::string, std::vector<int64_t>> rows_by_dir;
+  std::map<std::string, PartitionValues> values_by_dir;
+  for (int64_t row = 0; row < batch->NumRows(); ++row) {
+    std::string dir;
+    PartitionValues values;
+    for (size_t p = 0; p < partition_index_.size(); ++p) {
+      auto value = SerializePartitionValue(*batch->ColumnAt(partition_index_[p]), row);
+      dir += partition_columns_[p] + "=" + EscapePartitionValue(value) + "/";
+      values[partition_columns_[p]] = value;
+    }
+    rows_by_dir[dir].push_back(row);
+    values_by_dir.emplace(dir, std::move(values));
+  }
+  for (auto& [dir, rows] : rows_by_dir) {
+    std::vector<ColumnPtr> columns;
+    for (int index : data_index_) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*batch->ColumnAt(index), rows));
+      columns.push_back(std::move(taken));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto part, columnar::RecordBatch::Make(data_schema_, static_cast<int64_t>(rows.size()),
+                                               std::move(columns)));
+    TRIBUTARY_ASSIGN_OR_RAISE(OpenFile * file, FileFor(dir, values_by_dir[dir]));
+    TRIBUTARY_RETURN_NOT_OK(AddRows(file, part));
+  }
+  return Status::OK();
+}
+
+Result<std::vector<AddFile>> DataFileWriter::Finish() {
+  std::vector<AddFile> adds;
+  for (auto& [dir, file] : files_) {
+    TRIBUTARY_RETURN_NOT_OK(file->writer->Close());
+    TRIBUTARY_ASSIGN_OR_RAISE(storage::FileInfo info, fs_.GetFileInfo(file->path));
     AddFile add;
-    add.path = relative;
-    add.partition_values = partition.values;
+    add.path = file->relative;
+    add.partition_values = file->values;
     add.size = info.size;
     add.modification_time = info.modification_time_ms;
     add.data_change = true;
-    add.stats = FileStats(*data_schema, partition.batches, leaves, options.stats_string_prefix);
+    add.stats = FileStats(*data_schema_, file->rows, file->batches, file->first_batch,
+                          file->writer->FileStatistics(), options_.stats_string_prefix);
     adds.push_back(std::move(add));
   }
+  files_.clear();
   return adds;
+}
+
+Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::string& table_root,
+                                            const columnar::SchemaPtr& schema,
+                                            const std::vector<std::string>& partition_columns,
+                                            const std::vector<columnar::RecordBatchPtr>& batches,
+                                            const DataWriteOptions& options) {
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto writer, DataFileWriter::Make(fs, table_root, schema, partition_columns, options));
+  for (const auto& batch : batches) {
+    TRIBUTARY_RETURN_NOT_OK(writer->Append(batch));
+  }
+  return writer->Finish();
 }
 
 }  // namespace tributary::delta

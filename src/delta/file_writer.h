@@ -4,6 +4,8 @@
 
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,52 @@ Result<std::vector<AddFile>> WriteDataFiles(storage::FileSystem& fs, const std::
                                             const std::vector<std::string>& partition_columns,
                                             const std::vector<columnar::RecordBatchPtr>& batches,
                                             const DataWriteOptions& options = {});
+
+/// Writes a table's data files from batches that come one at a time: WriteDataFiles in steps.
+/// Each partition's file stays open until Finish, so what is held is the files' encoded pages,
+/// not the batches. Destroying the writer before Finish publishes nothing.
+///
+/// Thread-safety: one thread at a time.
+class DataFileWriter {
+ public:
+  /// A writer of files of `schema` (the table's logical schema) under `table_root`.
+  /// InvalidArgument when a partition column is not in the schema or is nested.
+  static Result<std::unique_ptr<DataFileWriter>> Make(storage::FileSystem& fs,
+                                                      std::string table_root,
+                                                      columnar::SchemaPtr schema,
+                                                      std::vector<std::string> partition_columns,
+                                                      DataWriteOptions options = {});
+  ~DataFileWriter();
+  DataFileWriter(const DataFileWriter&) = delete;
+  DataFileWriter& operator=(const DataFileWriter&) = delete;
+
+  /// Adds the rows of `batch` (of `schema`) to the files of their partitions.
+  [[nodiscard]] Status Append(const columnar::RecordBatchPtr& batch);
+  /// Closes (publishes) every file and returns their AddFiles (as WriteDataFiles), in partition
+  /// directory order.
+  Result<std::vector<AddFile>> Finish();
+
+ private:
+  struct OpenFile;
+  DataFileWriter(storage::FileSystem& fs, std::string table_root, columnar::SchemaPtr schema,
+                 columnar::SchemaPtr data_schema, std::vector<std::string> partition_columns,
+                 std::vector<int> partition_index, std::vector<int> data_index,
+                 DataWriteOptions options);
+  Result<OpenFile*> FileFor(const std::string& dir, const PartitionValues& values);
+  Status AddRows(OpenFile* file, const columnar::RecordBatchPtr& rows);
+
+  storage::FileSystem& fs_;
+  std::string table_root_;
+  columnar::SchemaPtr schema_;
+  columnar::SchemaPtr data_schema_;
+  std::vector<std::string> partition_columns_;
+  std::vector<int> partition_index_;
+  std::vector<int> data_index_;
+  DataWriteOptions options_;
+  bool has_nested_ = false;
+  /// Partition directory -> its open file.
+  std::map<std::string, std::unique_ptr<OpenFile>> files_;
+};
 
 /// Hive's escaping of a partition directory value (`/` -> %2F, `%` -> %25, ...), and
 /// __HIVE_DEFAULT_PARTITION__ for null.

@@ -328,6 +328,18 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
                                     const columnar::SchemaPtr& schema,
                                     const std::vector<columnar::RecordBatchPtr>& batches,
                                     const TableWriteOptions& options) {
+  size_t next = 0;
+  return WriteTableFrom(
+      fs, table_root, schema,
+      [&]() -> Result<columnar::RecordBatchPtr> {
+        return next < batches.size() ? batches[next++] : nullptr;
+      },
+      options);
+}
+
+Result<TableWriteResult> WriteTableFrom(storage::FileSystem& fs, const std::string& table_root,
+                                        const columnar::SchemaPtr& schema, const BatchSource& next,
+                                        const TableWriteOptions& options) {
   TRIBUTARY_ASSIGN_OR_RAISE(
       auto txn, options.read_snapshot != nullptr
                     ? Transaction::Begin(fs, table_root, options.read_snapshot, options.transaction)
@@ -403,33 +415,41 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
     txn->SetProtocol(std::move(protocol));
     txn->SetMetadata(std::move(metadata));
   }
-  std::vector<columnar::RecordBatchPtr> conformed;
-  for (const auto& batch : batches) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto c, Conform(*batch, table_schema));
-    conformed.push_back(std::move(c));
-  }
   std::function<bool(const PartitionValues&)> replaced;
+  expr::BoundExprPtr replace_check;
   if (options.replace_where) {
     if (options.mode != SaveMode::kOverwrite) {
       return Status::InvalidArgument("replaceWhere needs mode overwrite");
     }
     TRIBUTARY_ASSIGN_OR_RAISE(
         replaced, PartitionPredicate(*table_schema, partition_columns, options.replace_where));
-    // Spark refuses data outside the partitions it replaces.
-    TRIBUTARY_ASSIGN_OR_RAISE(auto bound, expr::Bind(*options.replace_where, *table_schema));
-    for (const auto& batch : conformed) {
-      TRIBUTARY_ASSIGN_OR_RAISE(auto mask, expr::Evaluate(*bound, *batch));
+    TRIBUTARY_ASSIGN_OR_RAISE(replace_check, expr::Bind(*options.replace_where, *table_schema));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto files, DataFileWriter::Make(fs, table_root, table_schema,
+                                                             partition_columns, options.data));
+  // Each batch is written as it comes; on an error the files stay unpublished.
+  int64_t first_row = 0;
+  while (true) {
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::RecordBatchPtr batch, next());
+    if (batch == nullptr) {
+      break;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto conformed, Conform(*batch, table_schema));
+    if (replace_check != nullptr) {
+      // Spark refuses data outside the partitions it replaces.
+      TRIBUTARY_ASSIGN_OR_RAISE(auto mask, expr::Evaluate(*replace_check, *conformed));
       for (int64_t row = 0; row < mask->Length(); ++row) {
         if (mask->IsNull(row) || mask->Values<uint8_t>()[row] == 0) {
           return Status::InvalidArgument(
-              fmt::format("row {} of the data does not match replaceWhere {}", row,
+              fmt::format("row {} of the data does not match replaceWhere {}", first_row + row,
                           options.replace_where->ToString()));
         }
       }
     }
+    first_row += conformed->NumRows();
+    TRIBUTARY_RETURN_NOT_OK(files->Append(conformed));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto adds, WriteDataFiles(fs, table_root, table_schema,
-                                                      partition_columns, conformed, options.data));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto adds, files->Finish());
   if (snapshot != nullptr && options.mode == SaveMode::kOverwrite) {
     if (replaced) {
       txn->ReadPartitions(replaced);

@@ -3,6 +3,7 @@
 
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -74,6 +75,16 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
                                     const columnar::SchemaPtr& schema,
                                     const std::vector<columnar::RecordBatchPtr>& batches,
                                     const TableWriteOptions& options);
+
+/// Yields the rows of a write one batch at a time: the next batch, or null after the last.
+using BatchSource = std::function<Result<columnar::RecordBatchPtr>()>;
+
+/// WriteTable over batches pulled from `next` (each of `schema`) as they are written, so the
+/// rows need not all be in memory at once. `next` is not called when the write is skipped
+/// (txn already in the table, kIgnore on an existing table) or refused before any data.
+Result<TableWriteResult> WriteTableFrom(storage::FileSystem& fs, const std::string& table_root,
+                                        const columnar::SchemaPtr& schema, const BatchSource& next,
+                                        const TableWriteOptions& options);
 
 /// The protocol a new table with `schema` needs: (1, 2), or table features (3, 7) when a column
 /// is timestamp_ntz.

@@ -71,11 +71,6 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
     return Status::InvalidArgument(
         fmt::format("{}: batch {} comes without a file system", Description(), batch.batch_id));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<columnar::RecordBatchPtr> rows, batch.Collect());
-  int64_t num_rows = 0;
-  for (const columnar::RecordBatchPtr& b : rows) {
-    num_rows += b->NumRows();
-  }
   delta::TableWriteOptions write;
   write.mode = delta::SaveMode::kAppend;
   write.partition_by = options_.partition_by;
@@ -100,10 +95,27 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
       TRIBUTARY_ASSIGN_OR_RAISE(snapshot_, delta::Snapshot::Update(*batch.context->fs, snapshot_));
     }
     write.read_snapshot = snapshot_;
+    // The rows go to the Parquet writers batch by batch as the plan yields them, so a
+    // micro-batch is never held whole (nor its buffers faulted in afresh).
+    TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr root, batch.Execute());
+    int64_t num_rows = 0;
+    auto next = [&]() -> Result<columnar::RecordBatchPtr> {
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::RecordBatchPtr rows, root->Next());
+      if (rows != nullptr) {
+        num_rows += rows->NumRows();
+      }
+      return rows;
+    };
     auto written =
-        delta::WriteTable(*batch.context->fs, table_root_, batch.plan->Schema(), rows, write);
+        delta::WriteTableFrom(*batch.context->fs, table_root_, batch.plan->Schema(), next, write);
     if (written.ok()) {
-      return written->committed ? num_rows : 0;
+      if (!written->committed) {
+        // A batch the table already holds is still run, as before, so that its source
+        // metrics count its rows.
+        TRIBUTARY_RETURN_NOT_OK(exec::Drain(*root).status());
+        return 0;
+      }
+      return num_rows;
     }
     // A commit the transaction layer could not put on top of a concurrent one (the table was
     // created or its schema changed meanwhile) is written again from a fresh snapshot: the txn

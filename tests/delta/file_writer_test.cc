@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "columnar/take.h"
+#include "delta/snapshot.h"
+#include "delta/table_writes.h"
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
@@ -211,6 +213,35 @@ TEST_F(FileWriterStatsTest, PartitionsGetTheStatsOfTheirRows) {
     }
     EXPECT_EQ(nlohmann::json::parse(*add.stats), ReferenceStats(rows, {"part"})) << part;
   }
+}
+
+TEST_F(FileWriterStatsTest, WriteTableFromPullsBatchesUntilTheEndAndNotForAKnownTxn) {
+  const auto schema = MakeSchema({Field("n", DataType::Int64()), Field("s", DataType::String())});
+  std::vector<columnar::RecordBatchPtr> batches = {
+      BatchFromJson(schema, R"([[3, "c"], [null, "a"]])").ValueOrDie(),
+      BatchFromJson(schema, R"([])").ValueOrDie(),
+      BatchFromJson(schema, R"([[-1, null]])").ValueOrDie(),
+  };
+  size_t pulled = 0;
+  const BatchSource next = [&]() -> Result<columnar::RecordBatchPtr> {
+    return pulled < batches.size() ? batches[pulled++] : nullptr;
+  };
+  TableWriteOptions options;
+  options.mode = SaveMode::kAppend;
+  options.txn = std::make_pair(std::string("query"), int64_t{0});
+  const std::string root = dir_ + "/streamed";
+  ASSERT_OK_AND_ASSIGN(auto written, WriteTableFrom(fs_, root, schema, next, options));
+  EXPECT_TRUE(written.committed);
+  EXPECT_EQ(written.files_added, 1);
+  EXPECT_EQ(pulled, batches.size());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root));
+  ASSERT_EQ(snapshot->Files().size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(*snapshot->Files()[0].stats), ReferenceStats(batches, {}));
+
+  pulled = 0;
+  ASSERT_OK_AND_ASSIGN(written, WriteTableFrom(fs_, root, schema, next, options));
+  EXPECT_FALSE(written.committed);
+  EXPECT_EQ(pulled, 0u);
 }
 
 }  // namespace
