@@ -456,6 +456,38 @@ TEST_F(ParquetWriterTest, DictionaryFallsBackToPlainWhenItOutgrowsItsLimit) {
   EXPECT_GE(plain_data_pages, 2);
 }
 
+TEST_F(ParquetWriterTest, PagesEndAtTheValueLimit) {
+  // Three distinct values dictionary-encode to one bit each: only the value limit ends pages.
+  SchemaPtr schema = MakeSchema({Field("n", DataType::Int32())});
+  std::string json = "[";
+  for (int i = 0; i < 2500; ++i) {
+    json += i > 0 ? ",[" : "[";
+    json += i % 7 == 0 ? std::string("null") : std::to_string(i % 3);
+    json += ']';
+  }
+  json += "]";
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, json));
+  ParquetWriterOptions options;
+  options.page_value_limit = 1000;
+  const std::string path = Write("value_limit.parquet", schema, {batch}, options);
+  ExpectOracleRows(path, {batch});
+  const auto& n = Chunk(Footer(path), 0, 0);
+  ASSERT_OK_AND_ASSIGN(std::string bytes, fs_.ReadFile(path));
+  int64_t pos = *n.dictionary_page_offset;
+  const int64_t end = pos + n.total_compressed_size;
+  std::vector<int32_t> entries;
+  while (pos < end) {
+    int64_t header_size = 0;
+    ASSERT_OK_AND_ASSIGN(PageHeader h,
+                         DecodePageHeader(std::string_view(bytes).substr(pos), &header_size));
+    if (h.type == PageType::kDataPage) {
+      entries.push_back(h.data_page_header->num_values);
+    }
+    pos += header_size + h.compressed_page_size;
+  }
+  EXPECT_EQ(entries, (std::vector<int32_t>{1000, 1000, 500}));
+}
+
 TEST_F(ParquetWriterTest, VoidColumnIsAnAllNullUnknownColumn) {
   SchemaPtr schema = MakeSchema({Field("a", DataType::Int32()), Field("v", DataType::Null())});
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, "[[1, null], [2, null]]"));

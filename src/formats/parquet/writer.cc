@@ -495,6 +495,7 @@ struct ChunkConfig {
   CompressionCodec codec = CompressionCodec::kSnappy;
   int compression_level = kDefaultCompressionLevel;
   int64_t page_size_bytes = 0;
+  int64_t page_value_limit = 0;
   int64_t dictionary_page_size_limit = 0;
   bool enable_dictionary = true;
 };
@@ -698,7 +699,8 @@ class TypedChunkWriter final : public ChunkWriter {
     int64_t e = 0;
     int64_t v = 0;
     while (e < n) {
-      int64_t end = std::min(n, e + kSliceEntries);
+      int64_t end = std::min({n, e + kSliceEntries,
+                              e + std::max<int64_t>(1, config_.page_value_limit - page_entries_)});
       if (leaf_.max_rep > 0) {
         while (end < n && s.rep[static_cast<size_t>(end)] != 0) {
           ++end;
@@ -725,7 +727,8 @@ class TypedChunkWriter final : public ChunkWriter {
       if (dictionary_full) {
         TRIBUTARY_RETURN_NOT_OK(FinishPage());
         dictionary_mode_ = false;
-      } else if (PageBytesEstimate() >= config_.page_size_bytes) {
+      } else if (PageBytesEstimate() >= config_.page_size_bytes ||
+                 page_entries_ >= config_.page_value_limit) {
         TRIBUTARY_RETURN_NOT_OK(FinishPage());
       }
     }
@@ -861,6 +864,7 @@ class ParquetWriter::Impl {
     config_.codec = options_.codec;
     config_.compression_level = options_.compression_level;
     config_.page_size_bytes = options_.page_size_bytes;
+    config_.page_value_limit = options_.page_value_limit;
     config_.dictionary_page_size_limit = options_.dictionary_page_size_limit;
     config_.enable_dictionary = options_.enable_dictionary;
     writers_.reserve(leaves_.size());
@@ -1068,7 +1072,8 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(
                     CompressionCodecName(options.codec), out->Path())));
   }
   if (options.row_group_size_rows < 1 || options.row_group_size_bytes < 1 ||
-      options.page_size_bytes < 1 || options.dictionary_page_size_limit < 0) {
+      options.page_size_bytes < 1 || options.page_value_limit < 1 ||
+      options.dictionary_page_size_limit < 0) {
     return reject(Status::InvalidArgument(
         fmt::format("parquet writer: row group, page and dictionary sizes must be positive ({})",
                     out->Path())));

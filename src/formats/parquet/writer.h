@@ -41,6 +41,11 @@ struct ParquetWriterOptions {
   /// A data page is finished once its encoded values and levels reach about this many bytes
   /// (checked every few thousand values, at record boundaries). Default: 1 MiB.
   int64_t page_size_bytes = int64_t{1} << 20;
+  /// A data page is also finished once it holds this many level entries (rows, for a column
+  /// outside lists and maps), at the next record start: pages of a few distinct values would
+  /// otherwise hold a whole row group and need buffers that size. Default: 20,000 (parquet-mr's
+  /// parquet.page.row.count.limit).
+  int64_t page_value_limit = 20000;
   /// A column chunk falls back from dictionary to PLAIN encoding once its PLAIN-encoded
   /// dictionary exceeds this many bytes. Default: 1 MiB.
   int64_t dictionary_page_size_limit = int64_t{1} << 20;
