@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/canonical_json.h"
 #include "columnar/column_builder.h"
 #include "columnar/take.h"
 #include "common/ascii.h"
@@ -375,19 +376,31 @@ Status FileScanOperator::OpenNextFile() {
       // a file lacks read as nulls, and with on_unknown_fields its columns outside the spec's
       // schema are reported, from the footer alone.
       const columnar::Schema& file_schema = *parquet_->Schema();
+      const bool rescue = !spec_.parquet_rescued_data_column.empty();
       parquet_columns_.clear();
-      for (const std::string& name : columns_) {
-        if (file_schema.FieldIndex(name) >= 0) {
-          parquet_columns_.push_back(name);
+      parquet_rescued_.clear();
+      for (size_t i = 0; i < columns_.size(); ++i) {
+        const int at = file_schema.FieldIndex(columns_[i]);
+        if (at < 0) {
+          continue;
+        }
+        if (rescue && !file_schema.FieldAt(at).Type()->Equals(
+                          *read_schema_->FieldAt(static_cast<int>(i)).Type())) {
+          parquet_rescued_.push_back(columns_[i]);
+        } else {
+          parquet_columns_.push_back(columns_[i]);
+        }
+      }
+      std::vector<std::string> extra;
+      for (const columnar::Field& field : file_schema.Fields()) {
+        if (spec_.schema->FieldIndex(field.Name()) < 0) {
+          extra.push_back(field.Name());
+          if (rescue) {
+            parquet_rescued_.push_back(field.Name());
+          }
         }
       }
       if (spec_.on_unknown_fields) {
-        std::vector<std::string> extra;
-        for (const columnar::Field& field : file_schema.Fields()) {
-          if (spec_.schema->FieldIndex(field.Name()) < 0) {
-            extra.push_back(field.Name());
-          }
-        }
         NoteUnknownFields(extra);
       }
       return Status::OK();
@@ -472,7 +485,8 @@ Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
     return batch;
   }
   if (parquet_ != nullptr) {
-    if (next_row_group_ < parquet_->NumRowGroups() && parquet_columns_.size() == columns_.size()) {
+    if (next_row_group_ < parquet_->NumRowGroups() && parquet_columns_.size() == columns_.size() &&
+        parquet_rescued_.empty()) {
       TRIBUTARY_ASSIGN_OR_RAISE(batch, parquet_->ReadRowGroup(next_row_group_++, columns_));
     } else if (next_row_group_ < parquet_->NumRowGroups()) {
       TRIBUTARY_ASSIGN_OR_RAISE(batch, ReadRowGroupWithNulls(next_row_group_++));
@@ -495,11 +509,41 @@ Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
   return batch;
 }
 
+Result<columnar::ColumnPtr> FileScanOperator::RescuedParquetValues(
+    const columnar::RecordBatch& read, int first, int64_t num_rows) {
+  columnar::ColumnBuilder rescued(columnar::DataType::String(), context_.pool);
+  std::string object;
+  for (int64_t row = 0; row < num_rows; ++row) {
+    object.clear();
+    for (int c = first; c < read.NumColumns(); ++c) {
+      const columnar::Column& column = *read.ColumnAt(c);
+      if (column.IsNull(row)) {
+        continue;
+      }
+      object += object.empty() ? "{" : ",";
+      columnar::AppendJsonString(parquet_rescued_[static_cast<size_t>(c - first)], &object);
+      object += ':';
+      columnar::AppendCanonicalJsonValue(column, row, &object);
+    }
+    if (object.empty()) {
+      rescued.AppendNull();
+      continue;
+    }
+    object += ",\"_file_path\":";
+    columnar::AppendJsonString(spec_.paths[next_file_ - 1], &object);
+    object += '}';
+    rescued.AppendBytes(object);
+  }
+  return rescued.Finish();
+}
+
 Result<RecordBatchPtr> FileScanOperator::ReadRowGroupWithNulls(int index) {
   const int64_t num_rows = parquet_->Metadata().row_groups[static_cast<size_t>(index)].num_rows;
+  std::vector<std::string> names = parquet_columns_;
+  names.insert(names.end(), parquet_rescued_.begin(), parquet_rescued_.end());
   RecordBatchPtr present;
-  if (!parquet_columns_.empty()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(present, parquet_->ReadRowGroup(index, parquet_columns_));
+  if (!names.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(present, parquet_->ReadRowGroup(index, names));
   }
   std::vector<columnar::ColumnPtr> columns;
   size_t next_present = 0;
@@ -507,6 +551,14 @@ Result<RecordBatchPtr> FileScanOperator::ReadRowGroupWithNulls(int index) {
     if (next_present < parquet_columns_.size() &&
         parquet_columns_[next_present] == columns_[static_cast<size_t>(i)]) {
       columns.push_back(present->ColumnAt(static_cast<int>(next_present++)));
+      continue;
+    }
+    if (present != nullptr && !spec_.parquet_rescued_data_column.empty() &&
+        columns_[static_cast<size_t>(i)] == spec_.parquet_rescued_data_column) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          columnar::ColumnPtr rescued,
+          RescuedParquetValues(*present, static_cast<int>(parquet_columns_.size()), num_rows));
+      columns.push_back(std::move(rescued));
       continue;
     }
     TRIBUTARY_ASSIGN_OR_RAISE(

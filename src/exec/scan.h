@@ -90,6 +90,12 @@ struct FileScanSpec {
   /// from the directory, as Spark's; the others follow the data columns. Default: none.
   columnar::SchemaPtr partition_schema;
   std::string partition_root;
+  /// Parquet: a string column of `schema` that no file has, filled per row with the values
+  /// the schema cannot hold: of the file's columns outside `schema`, and of columns whose type
+  /// differs from the schema's (those read as null), as a JSON object keyed by column name
+  /// with the file's path under "_file_path"; null when a row has none. Auto Loader's
+  /// rescued-data column. Default: none.
+  std::string parquet_rescued_data_column;
   /// Whether the scan offers Spark's hidden file metadata column `_metadata` (type
   /// MetadataColumnType()) after every other column, unless a data or partition column has
   /// that name (the data wins, as Spark's). Computed only when selected. Default: false.
@@ -141,6 +147,10 @@ class FileScanOperator final : public Operator {
   Result<RecordBatchPtr> ReadOpenFile();
   /// Parquet: row group `index` of a file lacking some of columns_, those read as nulls.
   Result<RecordBatchPtr> ReadRowGroupWithNulls(int index);
+  /// The rescued-data column of `num_rows` rows from `read`'s columns `first`.. (the open
+  /// file's parquet_rescued_).
+  Result<columnar::ColumnPtr> RescuedParquetValues(const columnar::RecordBatch& read, int first,
+                                                   int64_t num_rows);
   /// kText and kBinaryFile: the rows of the whole file at `path`, in the scan's columns.
   Result<RecordBatchPtr> ReadWholeFile(const std::string& path);
   /// Adds `names` to unknown_fields_, skipping those already there.
@@ -160,8 +170,10 @@ class FileScanOperator final : public Operator {
   const ExecContext& context_;
   size_t next_file_ = 0;
   std::unique_ptr<parquet::ParquetFileReader> parquet_;
-  /// The columns_ the open Parquet file has, in columns_' order.
+  /// The columns_ the open Parquet file has with the scan's types, in columns_' order.
   std::vector<std::string> parquet_columns_;
+  /// With parquet_rescued_data_column: the open file's columns whose values go there.
+  std::vector<std::string> parquet_rescued_;
   int next_row_group_ = 0;
   std::unique_ptr<json::JsonReader> json_;
   std::unique_ptr<csv::CsvReader> csv_;

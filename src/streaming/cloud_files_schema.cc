@@ -521,9 +521,25 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
     TRIBUTARY_ASSIGN_OR_RAISE(data, text::ApplySchemaHints(*data, hints));
   }
 
+  // Parquet: the scan fills the rescued-data column (named as for JSON and CSV) with the
+  // values of columns outside the schema or of another type, as Auto Loader rescues them.
+  std::string parquet_rescued;
+  columnar::SchemaPtr read_schema = data;
+  if (format == "parquet") {
+    const std::string* named = formats::FindOption(options, "rescuedDataColumn");
+    parquet_rescued = named != nullptr ? *named : std::string("_rescued_data");
+    if (!parquet_rescued.empty() && !NamedIgnoringCase(*data, parquet_rescued)) {
+      std::vector<columnar::Field> fields = data->Fields();
+      fields.emplace_back(parquet_rescued, columnar::DataType::String());
+      read_schema = std::make_shared<const columnar::Schema>(std::move(fields));
+    } else {
+      parquet_rescued.clear();
+    }
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(result.scan_template,
-                            plan::FileScanSource(*request.fs, format, {}, options, data,
+                            plan::FileScanSource(*request.fs, format, {}, options, read_schema,
                                                  formats::OptionDefaults::kAutoLoader));
+  result.scan_template.files.parquet_rescued_data_column = parquet_rescued;
   // The scan fills the partition columns from each file's directories, typed by the hints
   // that name them.
   std::vector<columnar::Field> partition_fields =
@@ -545,6 +561,8 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
   } else if (format == "csv") {
     special_columns = {result.scan_template.files.csv.rescued_data_column,
                        result.scan_template.files.csv.column_name_of_corrupt_record};
+  } else {
+    special_columns = {parquet_rescued};
   }
   // JSON and CSV readers report the new top-level fields they parse; the Parquet scan reports
   // the footer's columns outside the schema.

@@ -532,7 +532,7 @@ TEST_F(CloudFilesSourceTest, CorruptFilesFailTheBatchNamingThemUnlessIgnored) {
     std::vector<std::string> out;
     for (const auto& part : *drained) {
       for (std::string& row : columnar::CanonicalJsonRows(*part)) {
-        out.push_back(std::move(row));
+        out.push_back(WithoutRescuedData(std::move(row)));
       }
     }
     return {out, count};
@@ -692,7 +692,7 @@ TEST_F(CloudFilesSourceTest, ParquetNewColumnsInEveryEvolutionMode) {
   };
   write_parquet("p1.parquet", {columnar::Field("id", columnar::DataType::Int64())}, "[[1],[2]]",
                 kBase);
-  for (const std::string mode : {"addNewColumns", "failOnNewColumns", "none"}) {
+  for (const std::string mode : {"addNewColumns", "rescue", "failOnNewColumns", "none"}) {
     ASSERT_OK(run(mode));
   }
   write_parquet("p2.parquet",
@@ -701,6 +701,9 @@ TEST_F(CloudFilesSourceTest, ParquetNewColumnsInEveryEvolutionMode) {
                 "[[3,0.5]]", kBase + 1000);
   write_parquet("p3.parquet", {columnar::Field("id", columnar::DataType::Int64())}, "[[4]]",
                 kBase + 2000);
+  // A type mismatch: the value goes to the rescued-data column, the column reads null.
+  write_parquet("p4.parquet", {columnar::Field("id", columnar::DataType::String())}, "[[\"x5\"]]",
+                kBase + 3000);
 
   // addNewColumns: stops naming the column, stores the schema with it (a double, from the
   // footer), and the restart re-reads the batch; the file without it reads null.
@@ -710,9 +713,23 @@ TEST_F(CloudFilesSourceTest, ParquetNewColumnsInEveryEvolutionMode) {
   ASSERT_OK_AND_ASSIGN(std::string stored, fs_.ReadFile(dir_ + "/schema-addNewColumns/_schemas/1"));
   EXPECT_THAT(stored, HasSubstr(R"(\"name\":\"score\",\"nullable\":true,\"type\":\"double\")"));
   ASSERT_OK(run("addNewColumns"));
-  EXPECT_THAT(rows("addNewColumns"),
-              ElementsAre(R"({"id":1,"score":null})", R"({"id":2,"score":null})",
-                          R"({"id":3,"score":0.5})", R"({"id":4,"score":null})"));
+  std::vector<std::string> evolved = rows("addNewColumns");
+  ASSERT_EQ(evolved.size(), 5u);
+  EXPECT_EQ(evolved[0], R"({"id":1,"score":null})");
+  EXPECT_EQ(evolved[2], R"({"id":3,"score":0.5})");
+  EXPECT_EQ(evolved[3], R"({"id":4,"score":null})");
+  EXPECT_THAT(evolved[4],
+              HasSubstr(R"({"id":null,"_rescued_data":"{\"id\":\"x5\",\"_file_path\":)"));
+  EXPECT_THAT(evolved[4], HasSubstr("p4.parquet"));
+  // rescue: the schema stays; the new column's values are rescued as JSON keyed by its name.
+  ASSERT_OK(run("rescue"));
+  std::vector<std::string> rescued = rows("rescue");
+  ASSERT_EQ(rescued.size(), 5u);
+  EXPECT_EQ(rescued[0], R"({"id":1})");
+  EXPECT_THAT(rescued[2], HasSubstr(R"({"id":3,"_rescued_data":"{\"score\":0.5,\"_file_path\":)"));
+  EXPECT_THAT(rescued[2], HasSubstr("p2.parquet"));
+  EXPECT_EQ(rescued[3], R"({"id":4})");
+  EXPECT_FALSE(*fs_.Exists(dir_ + "/schema-rescue/_schemas/1"));
   // failOnNewColumns: stops with the schema unchanged, and stays stopped.
   for (int attempt = 0; attempt < 2; ++attempt) {
     Status failed = run("failOnNewColumns");
@@ -720,10 +737,13 @@ TEST_F(CloudFilesSourceTest, ParquetNewColumnsInEveryEvolutionMode) {
     EXPECT_THAT(failed.ToString(), HasSubstr("score"));
   }
   EXPECT_FALSE(*fs_.Exists(dir_ + "/schema-failOnNewColumns/_schemas/1"));
-  // none: the new column is ignored.
+  // none: the schema stays and the stream goes on (what the schema lacks is rescued, as for
+  // JSON, while the rescued-data column exists).
   ASSERT_OK(run("none"));
-  EXPECT_THAT(rows("none"),
-              ElementsAre(R"({"id":1})", R"({"id":2})", R"({"id":3})", R"({"id":4})"));
+  std::vector<std::string> ignored = rows("none");
+  ASSERT_EQ(ignored.size(), 5u);
+  EXPECT_EQ(ignored[0], R"({"id":1})");
+  EXPECT_EQ(ignored[3], R"({"id":4})");
 }
 
 // AddressSanitizer's quarantine keeps freed memory resident: the RSS bound holds only without it.
