@@ -471,7 +471,8 @@ TEST_F(ParquetWriterTest, PagesEndAtTheValueLimit) {
   options.page_value_limit = 1000;
   const std::string path = Write("value_limit.parquet", schema, {batch}, options);
   ExpectOracleRows(path, {batch});
-  const auto& n = Chunk(Footer(path), 0, 0);
+  const FileMetaData m = Footer(path);
+  const auto& n = Chunk(m, 0, 0);
   ASSERT_OK_AND_ASSIGN(std::string bytes, fs_.ReadFile(path));
   int64_t pos = *n.dictionary_page_offset;
   const int64_t end = pos + n.total_compressed_size;
