@@ -33,8 +33,9 @@ void GatherFixed(const uint8_t* values, std::span<const int64_t> indices, uint8_
 Result<BufferPtr> TakeOffsets(const Column& column, std::span<const int64_t> indices,
                               MemoryPool* pool, std::vector<int64_t>* sources) {
   const int64_t* offsets = column.Offsets();
-  TRIBUTARY_ASSIGN_OR_RAISE(auto out,
-                            Buffer::Allocate((static_cast<int64_t>(indices.size()) + 1) * 8, pool));
+  // Every entry is written below: no zero-filling first.
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::AllocateUninitialized(
+                                          (static_cast<int64_t>(indices.size()) + 1) * 8, pool));
   int64_t* out_offsets = out->MutableDataAs<int64_t>();
   int64_t total = 0;
   out_offsets[0] = 0;
@@ -75,7 +76,8 @@ Status ConcatenateNested(std::span<const ColumnPtr> columns, int64_t length, Mem
   const int num_children = columns[0]->NumChildren();
   const bool has_offsets = type->Id() != TypeId::kStruct;
   if (has_offsets) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto out_offsets, Buffer::Allocate((length + 1) * 8, pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out_offsets,
+                              Buffer::AllocateUninitialized((length + 1) * 8, pool));
     int64_t* offs = out_offsets->MutableDataAs<int64_t>();
     int64_t row = 0;
     int64_t base = 0;
@@ -261,7 +263,8 @@ Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns, MemoryPool* po
     }
     values = std::move(out);
   } else if (type->IsBinaryLike()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto out_offsets, Buffer::Allocate((length + 1) * 8, pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto out_offsets,
+                              Buffer::AllocateUninitialized((length + 1) * 8, pool));
     TRIBUTARY_ASSIGN_OR_RAISE(auto out_bytes, Buffer::AllocateUninitialized(bytes, pool));
     int64_t* offs = out_offsets->MutableDataAs<int64_t>();
     int64_t row = 0;
