@@ -384,11 +384,19 @@ Status FileScanOperator::OpenNextFile() {
         if (at < 0) {
           continue;
         }
-        if (rescue && !file_schema.FieldAt(at).Type()->Equals(
-                          *read_schema_->FieldAt(static_cast<int>(i)).Type())) {
+        // Nullability and field metadata may differ between writers; the shape may not.
+        const columnar::DataType& found = *file_schema.FieldAt(at).Type();
+        const columnar::DataType& expected = *read_schema_->FieldAt(static_cast<int>(i)).Type();
+        if (found.SameShape(expected)) {
+          parquet_columns_.push_back(columns_[i]);
+        } else if (rescue) {
           parquet_rescued_.push_back(columns_[i]);
         } else {
-          parquet_columns_.push_back(columns_[i]);
+          // Spark: "Parquet column cannot be converted in file ...". Reading the file's values
+          // under the scan's type would misread them.
+          return Status::InvalidArgument(
+              fmt::format("{}: Parquet column '{}' cannot be read as {}: the file stores it as {}",
+                          path, columns_[i], expected.ToString(), found.ToString()));
         }
       }
       std::vector<std::string> extra;

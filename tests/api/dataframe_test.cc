@@ -303,6 +303,24 @@ TEST_F(DataFrameTest, WriterOptionsAsSpark) {
   EXPECT_THAT(ids.Write().Mode("bogus").Save(path).ToString(), HasSubstr("unknown save mode"));
 }
 
+TEST_F(DataFrameTest, ParquetColumnOfAnotherTypeThanTheSchemaIsAnErrorNamingTheFile) {
+  const std::string path = dir_.Path() + "/ids";
+  ASSERT_OK(Events().Filter(Col("id") < Lit(5)).Select({"id", "country"}).Write().Save(path));
+  // The table's data files, read as plain Parquet: their id is a bigint.
+  ASSERT_OK_AND_ASSIGN(
+      int64_t rows,
+      session_->Read().Format("parquet").Schema("id BIGINT, country STRING").Load(path).Count());
+  EXPECT_EQ(rows, 5);
+  const Status misread = session_->Read()
+                             .Format("parquet")
+                             .Schema("id STRING, country STRING")
+                             .Load(path)
+                             .Collect()
+                             .status();
+  EXPECT_THAT(misread.ToString(), HasSubstr(".parquet: Parquet column 'id' cannot be read as "
+                                            "string: the file stores it as bigint"));
+}
+
 TEST_F(DataFrameTest, ShowPrintsLikeSpark) {
   std::ostringstream out;
   ASSERT_OK(Events().OrderBy({Col("id")}).Select({"id", "country"}).Show(out, 2));
