@@ -173,4 +173,21 @@ Status Buffer::Resize(int64_t new_size) {
   return Status::OK();
 }
 
+Status Buffer::ResizeUninitialized(int64_t new_size) {
+  if (new_size < 0) {
+    return Status::InvalidArgument(fmt::format("negative buffer size {}", new_size));
+  }
+  if (new_size > capacity_) {
+    const int64_t new_capacity = PaddedSize(std::max(new_size, capacity_ * 2));
+    TRIBUTARY_ASSIGN_OR_RAISE(data_, pool_->Reallocate(data_, capacity_, new_capacity));
+    // Bytes past the size stay zero (Resize relies on it); those below it are the caller's.
+    std::memset(data_ + new_size, 0, static_cast<size_t>(new_capacity - new_size));
+    capacity_ = new_capacity;
+  } else if (new_size < size_) {
+    std::memset(data_ + new_size, 0, static_cast<size_t>(size_ - new_size));
+  }
+  size_ = new_size;
+  return Status::OK();
+}
+
 }  // namespace tributary::columnar

@@ -95,6 +95,9 @@ class Buffer {
 
   /// Changes size() to `new_size`; grows capacity geometrically, zeroing new bytes.
   Status Resize(int64_t new_size);
+  /// Like Resize, but bytes between the old and the new size are unspecified, for callers that
+  /// write them next: growing touches no memory the caller does not write.
+  Status ResizeUninitialized(int64_t new_size);
 
   const uint8_t* data() const { return data_; }
   uint8_t* mutable_data() { return data_; }

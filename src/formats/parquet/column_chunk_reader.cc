@@ -49,11 +49,23 @@ struct PhysicalValues {
   std::string_view fixed_view;   // the fixed-width bytes: `fixed`, or the page itself (PLAIN)
   std::vector<int64_t> offsets;  // BYTE_ARRAY: count + 1 offsets into the bytes
   std::string bytes;             // the bytes, when a decoder produced them as a string
-  BufferPtr bytes_buffer;        // or as a column buffer (PLAIN): no copy needed to finish
+  std::string_view plain_page;   // or PLAIN's page: value i follows i + 1 four-byte lengths
 
-  const char* ByteData() const {
-    return bytes_buffer ? reinterpret_cast<const char*>(bytes_buffer->data()) : bytes.data();
+  // The first byte of byte array i.
+  const char* ValueData(int64_t i) const {
+    const int64_t from = offsets[static_cast<size_t>(i)];
+    return plain_page.empty() ? bytes.data() + from : plain_page.data() + 4 * (i + 1) + from;
   }
+};
+
+// Converted values assembled into one column's buffers: a chunk's pages go straight into
+// buffers sized from the chunk's value count, so no page becomes a column of its own.
+struct ValueSink {
+  std::unique_ptr<Buffer> values;   // fixed-width values, or the bytes of byte arrays
+  std::unique_ptr<Buffer> offsets;  // byte arrays: capacity + 1 offsets, the first 0
+  int64_t capacity = 0;             // values the buffers were sized for
+  int64_t length = 0;               // values appended
+  int64_t byte_length = 0;          // bytes appended (byte arrays)
 };
 
 int FixedWidth(const SchemaNode& leaf) {
@@ -74,6 +86,17 @@ int FixedWidth(const SchemaNode& leaf) {
       return 0;
   }
   return 0;
+}
+
+// Byte arrays read as they are: offsets plus bytes.
+bool IsByteArrayIdentity(const SchemaNode& leaf) {
+  return leaf.physical_type == PhysicalType::kByteArray &&
+         leaf.conversion == LeafConversion::kIdentity;
+}
+
+// Bytes per converted value of a fixed-width leaf (at least one, as the buffers were sized).
+int OutputWidth(const SchemaNode& leaf) {
+  return std::max(leaf.type->ByteWidth(), 1);
 }
 
 int32_t LoadLe32(const char* p) {
@@ -107,10 +130,20 @@ class ChunkDecoder {
                         int64_t values_left);
   Status DecodeLevels(std::string_view data, int16_t max_level, int64_t count, int64_t offset,
                       std::vector<int16_t>* out);
-  Result<ColumnPtr> DecodeValues(Encoding encoding, std::string_view data, int64_t count,
-                                 int64_t offset);
+  Status DecodeValues(Encoding encoding, std::string_view data, int64_t count, int64_t offset);
   Status DecodePlain(std::string_view data, int64_t count, int64_t offset, PhysicalValues* out);
   Result<ColumnPtr> Convert(PhysicalValues& values, int64_t offset);
+  // Whether the leaf's values can be assembled in a ValueSink: fixed-width types and byte
+  // arrays read as they are; other conversions build a column per page.
+  bool Sinkable() const;
+  Status StartSink(ValueSink* sink, int64_t capacity);
+  // Room for `more` bytes of `count` values; a chunk's first page sizes the bytes for all.
+  Status ReserveBytes(ValueSink* sink, int64_t more, int64_t count);
+  Status ConvertInto(PhysicalValues& values, int64_t offset, ValueSink* sink);
+  Status GatherInto(std::span<const int32_t> indexes, ValueSink* sink);
+  Result<ColumnPtr> FinishSink(ValueSink* sink);
+  // Appends a page's values to the chunk's sink, or as a column of its own.
+  Status AppendPage(PhysicalValues& values, int64_t offset);
   Result<std::string_view> Decompress(std::string_view compressed, int64_t uncompressed_size,
                                       int64_t offset);
 
@@ -121,7 +154,12 @@ class ChunkDecoder {
   std::string scratch_;
   ColumnPtr dictionary_;
   LeafData out_;
-  std::vector<ColumnPtr> pages_;
+  int64_t num_values_ = 0;  // entries of the chunk, from its metadata
+  int64_t data_pages_ = 0;
+  int64_t page_entries_ = 0;  // entries of the data page being decoded
+  bool use_sink_ = false;
+  ValueSink sink_;
+  std::vector<ColumnPtr> pages_;  // when the values cannot go to sink_
 };
 
 Result<std::string_view> ChunkDecoder::Decompress(std::string_view compressed,
@@ -180,8 +218,7 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
     return Status::OK();
   }
   if (leaf_.physical_type == PhysicalType::kByteArray) {
-    // Pass 1 checks every length and computes the offsets; pass 2 copies the bytes once,
-    // straight into the column buffer.
+    // Checks every length and computes the offsets; ConvertInto copies the bytes.
     out->offsets.resize(static_cast<size_t>(count) + 1);
     out->offsets[0] = 0;
     size_t pos = 0;
@@ -202,15 +239,7 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
       total += length;
       out->offsets[static_cast<size_t>(i) + 1] = total;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto bytes, Buffer::AllocateUninitialized(total, pool_));
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t start = out->offsets[static_cast<size_t>(i)];
-      const int64_t length = out->offsets[static_cast<size_t>(i) + 1] - start;
-      // Value i's bytes follow i + 1 four-byte lengths and the i values before it.
-      std::memcpy(bytes->mutable_data() + start, data.data() + 4 * (i + 1) + start,
-                  static_cast<size_t>(length));
-    }
-    out->bytes_buffer = std::move(bytes);
+    out->plain_page = data;  // copied once, by ConvertInto, into the column's bytes
     return Status::OK();
   }
   out->width = FixedWidth(leaf_);
@@ -223,8 +252,8 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
   return Status::OK();
 }
 
-Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data,
-                                             int64_t count, int64_t offset) {
+Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int64_t count,
+                                  int64_t offset) {
   PhysicalValues values;
   values.count = count;
   values.width = FixedWidth(leaf_);
@@ -238,12 +267,20 @@ Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view
         return Fault(offset, "dictionary-encoded page without a dictionary page");
       }
       if (data.empty()) {
-        if (count == 0) {
-          return dictionary_->Type()->Id() == TypeId::kNull
-                     ? dictionary_
-                     : columnar::Take(*dictionary_, std::span<const int64_t>(), pool_);
+        if (count != 0) {
+          return Fault(offset, "dictionary indexes missing");
         }
-        return Fault(offset, "dictionary indexes missing");
+        if (use_sink_) {
+          return Status::OK();
+        }
+        if (dictionary_->Type()->Id() == TypeId::kNull) {
+          pages_.push_back(dictionary_);
+          return Status::OK();
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(auto none,
+                                  columnar::Take(*dictionary_, std::span<const int64_t>(), pool_));
+        pages_.push_back(std::move(none));
+        return Status::OK();
       }
       const int bit_width = static_cast<uint8_t>(data[0]);
       auto decoder = RleBitPackedDecoder::Make(data.substr(1), bit_width);
@@ -256,16 +293,20 @@ Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view
         return Fault(offset + 1, "dictionary indexes: " + st.Message());
       }
       const int64_t size = dictionary_->Length();
-      std::vector<int64_t> rows(indexes.size());
       for (size_t i = 0; i < indexes.size(); ++i) {
         if (indexes[i] < 0 || indexes[i] >= size) {
           return Fault(offset, fmt::format("dictionary index {} of value {} is outside the "
                                            "dictionary of {} entries",
                                            indexes[i], i, size));
         }
-        rows[i] = indexes[i];
       }
-      return columnar::Take(*dictionary_, rows, pool_);
+      if (use_sink_) {
+        return GatherInto(indexes, &sink_);
+      }
+      std::vector<int64_t> rows(indexes.begin(), indexes.end());
+      TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*dictionary_, rows, pool_));
+      pages_.push_back(std::move(taken));
+      return Status::OK();
     }
     case Encoding::kRle: {
       if (leaf_.physical_type != PhysicalType::kBoolean) {
@@ -356,7 +397,7 @@ Result<ColumnPtr> ChunkDecoder::DecodeValues(Encoding encoding, std::string_view
           "{}: row group {}, column {}: encoding {} ({})", location_.file, location_.row_group,
           location_.column, EncodingName(encoding), static_cast<int>(encoding)));
   }
-  return Convert(values, offset);
+  return AppendPage(values, offset);
 }
 
 // Big-endian two's complement of 1..16 bytes to Int128.
@@ -385,17 +426,34 @@ bool BigEndianToInt128(const char* p, int64_t length, Int128* out) {
   return true;
 }
 
-Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) {
+Status ChunkDecoder::ConvertInto(PhysicalValues& values, int64_t offset, ValueSink* sink) {
   const int64_t n = values.count;
   const columnar::DataTypePtr& type = leaf_.type;
-  if (leaf_.physical_type == PhysicalType::kByteArray &&
-      leaf_.conversion == LeafConversion::kIdentity) {
+  if (n > sink->capacity - sink->length) {
+    return Status::Internal(fmt::format("column {}: {} values past the {} the chunk holds",
+                                        location_.column, sink->length + n, sink->capacity));
+  }
+  if (IsByteArrayIdentity(leaf_)) {
     if (values.offsets.empty()) {
       values.offsets.push_back(0);
     }
-    const char* data = values.ByteData();
+    const int64_t base = values.offsets[0];
+    const int64_t page_bytes = values.offsets[static_cast<size_t>(n)] - base;
+    TRIBUTARY_RETURN_NOT_OK(ReserveBytes(sink, page_bytes, n));
+    char* out = reinterpret_cast<char*>(sink->values->mutable_data()) + sink->byte_length;
+    if (!values.plain_page.empty()) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t from = values.offsets[static_cast<size_t>(i)];
+        std::memcpy(out + from, values.ValueData(i),
+                    static_cast<size_t>(values.offsets[static_cast<size_t>(i) + 1] - from));
+      }
+    } else if (page_bytes > 0) {
+      std::memcpy(out, values.bytes.data() + base, static_cast<size_t>(page_bytes));
+    }
+    // The page's values as the offsets address them.
+    const char* data = out - base;
     if (type->Id() == TypeId::kString) {
-      const auto begin = static_cast<size_t>(values.offsets[0]);
+      const auto begin = static_cast<size_t>(base);
       const auto end = static_cast<size_t>(values.offsets[static_cast<size_t>(n)]);
       // One pass over the page's bytes; if it is valid, each value is valid unless a character
       // straddles two values, i.e. some value starts with a continuation byte.
@@ -417,30 +475,22 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
         }
       }
     }
-    const int64_t base = values.offsets[0];
-    TRIBUTARY_ASSIGN_OR_RAISE(auto offsets, Buffer::AllocateUninitialized((n + 1) * 8, pool_));
-    for (int64_t i = 0; i <= n; ++i) {
-      offsets->MutableDataAs<int64_t>()[i] = values.offsets[static_cast<size_t>(i)] - base;
+    int64_t* offsets = sink->offsets->MutableDataAs<int64_t>() + sink->length;
+    const int64_t shift = sink->byte_length - base;
+    for (int64_t i = 1; i <= n; ++i) {
+      offsets[i] = values.offsets[static_cast<size_t>(i)] + shift;
     }
-    BufferPtr bytes = values.bytes_buffer;
-    if (bytes == nullptr || base != 0) {
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          bytes,
-          Buffer::CopyOf(
-              std::string_view(data + base,
-                               static_cast<size_t>(values.offsets[static_cast<size_t>(n)] - base)),
-              pool_));
-    }
-    return Column::Make(type, n, nullptr, std::move(bytes), BufferPtr(std::move(offsets)));
+    sink->length += n;
+    sink->byte_length += page_bytes;
+    return Status::OK();
   }
   if (values.fixed_view.empty()) {
     values.fixed_view = values.fixed;
   }
   const char* in = values.fixed_view.data();
   const int width = values.width;
-  // Each output type's width times n; every byte is written by the conversion below.
-  TRIBUTARY_ASSIGN_OR_RAISE(
-      auto out, Buffer::AllocateUninitialized(n * std::max(type->ByteWidth(), 1), pool_));
+  // Every byte of the n values is written by the conversion below.
+  uint8_t* const out = sink->values->mutable_data() + sink->length * OutputWidth(leaf_);
   auto fail = [&](int64_t i, std::string_view what) {
     return Fault(offset, fmt::format("value {}: {}", i, what));
   };
@@ -450,47 +500,46 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
         return Status::Internal(fmt::format("column {}: {} from physical width {}",
                                             location_.column, type->ToString(), width));
       }
-      std::memcpy(out->mutable_data(), in, static_cast<size_t>(n * width));
+      std::memcpy(out, in, static_cast<size_t>(n * width));
       break;
     case LeafConversion::kInt32ToInt8:
       for (int64_t i = 0; i < n; ++i) {
-        out->MutableDataAs<int8_t>()[i] = static_cast<int8_t>(LoadLe32(in + i * 4));
+        reinterpret_cast<int8_t*>(out)[i] = static_cast<int8_t>(LoadLe32(in + i * 4));
       }
       break;
     case LeafConversion::kInt32ToInt16:
       for (int64_t i = 0; i < n; ++i) {
-        out->MutableDataAs<int16_t>()[i] = static_cast<int16_t>(LoadLe32(in + i * 4));
+        reinterpret_cast<int16_t*>(out)[i] = static_cast<int16_t>(LoadLe32(in + i * 4));
       }
       break;
     case LeafConversion::kUint32ToInt64:
       for (int64_t i = 0; i < n; ++i) {
-        out->MutableDataAs<int64_t>()[i] = static_cast<uint32_t>(LoadLe32(in + i * 4));
+        reinterpret_cast<int64_t*>(out)[i] = static_cast<uint32_t>(LoadLe32(in + i * 4));
       }
       break;
     case LeafConversion::kUint64ToDecimal:
       for (int64_t i = 0; i < n; ++i) {
         uint64_t v;
         std::memcpy(&v, in + i * 8, 8);
-        out->MutableDataAs<Int128>()[i] = static_cast<Int128>(v);
+        reinterpret_cast<Int128*>(out)[i] = static_cast<Int128>(v);
       }
       break;
     case LeafConversion::kInt32ToDecimal:
       for (int64_t i = 0; i < n; ++i) {
-        out->MutableDataAs<Int128>()[i] = LoadLe32(in + i * 4);
+        reinterpret_cast<Int128*>(out)[i] = LoadLe32(in + i * 4);
       }
       break;
     case LeafConversion::kInt64ToDecimal:
       for (int64_t i = 0; i < n; ++i) {
         int64_t v;
         std::memcpy(&v, in + i * 8, 8);
-        out->MutableDataAs<Int128>()[i] = v;
+        reinterpret_cast<Int128*>(out)[i] = v;
       }
       break;
     case LeafConversion::kBytesToDecimal: {
       const bool fixed = leaf_.physical_type == PhysicalType::kFixedLenByteArray;
       for (int64_t i = 0; i < n; ++i) {
-        const char* p =
-            fixed ? in + i * width : values.ByteData() + values.offsets[static_cast<size_t>(i)];
+        const char* p = fixed ? in + i * width : values.ValueData(i);
         const int64_t length = fixed ? width
                                      : values.offsets[static_cast<size_t>(i) + 1] -
                                            values.offsets[static_cast<size_t>(i)];
@@ -499,7 +548,7 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
             !columnar::FitsPrecision(value, type->Precision())) {
           return fail(i, fmt::format("does not fit {}", type->ToString()));
         }
-        out->MutableDataAs<Int128>()[i] = value;
+        reinterpret_cast<Int128*>(out)[i] = value;
       }
       break;
     }
@@ -516,14 +565,14 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
             __builtin_add_overflow(micros, nanos / 1000, &micros)) {
           return fail(i, "INT96 timestamp out of range");
         }
-        out->MutableDataAs<int64_t>()[i] = micros;
+        reinterpret_cast<int64_t*>(out)[i] = micros;
       }
       break;
     case LeafConversion::kMillisToMicros:
       for (int64_t i = 0; i < n; ++i) {
         int64_t v;
         std::memcpy(&v, in + i * 8, 8);
-        if (__builtin_mul_overflow(v, int64_t{1000}, &out->MutableDataAs<int64_t>()[i])) {
+        if (__builtin_mul_overflow(v, int64_t{1000}, &reinterpret_cast<int64_t*>(out)[i])) {
           return fail(i, "millisecond timestamp out of range");
         }
       }
@@ -532,31 +581,13 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
       for (int64_t i = 0; i < n; ++i) {
         int64_t v;
         std::memcpy(&v, in + i * 8, 8);
-        out->MutableDataAs<int64_t>()[i] = columnar::FloorDiv(v, 1000);
+        reinterpret_cast<int64_t*>(out)[i] = columnar::FloorDiv(v, 1000);
       }
       break;
     case LeafConversion::kFixedToBinary:
-    case LeafConversion::kUuidToString: {
-      columnar::ColumnBuilder builder(type, pool_);
-      static constexpr char kHex[] = "0123456789abcdef";
-      for (int64_t i = 0; i < n; ++i) {
-        std::string_view value(in + i * width, static_cast<size_t>(width));
-        if (leaf_.conversion == LeafConversion::kFixedToBinary) {
-          builder.AppendBytes(value);
-          continue;
-        }
-        std::string text;
-        for (int b = 0; b < 16; ++b) {
-          if (b == 4 || b == 6 || b == 8 || b == 10) {
-            text.push_back('-');
-          }
-          text.push_back(kHex[static_cast<uint8_t>(value[static_cast<size_t>(b)]) >> 4]);
-          text.push_back(kHex[static_cast<uint8_t>(value[static_cast<size_t>(b)]) & 15]);
-        }
-        builder.AppendBytes(text);
-      }
-      return builder.Finish();
-    }
+    case LeafConversion::kUuidToString:
+      return Status::Internal(
+          fmt::format("column {}: {} is built per page", location_.column, type->ToString()));
     case LeafConversion::kFloat16ToFloat:
       for (int64_t i = 0; i < n; ++i) {
         uint16_t h;
@@ -576,7 +607,7 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
         uint32_t bits;
         std::memcpy(&bits, &f, 4);
         bits |= sign;
-        std::memcpy(&out->MutableDataAs<float>()[i], &bits, 4);
+        std::memcpy(&reinterpret_cast<float*>(out)[i], &bits, 4);
       }
       break;
   }
@@ -587,7 +618,166 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
       }
     }
   }
-  return Column::Make(type, n, nullptr, BufferPtr(std::move(out)));
+  sink->length += n;
+  return Status::OK();
+}
+
+Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) {
+  const int64_t n = values.count;
+  if (leaf_.conversion == LeafConversion::kFixedToBinary ||
+      leaf_.conversion == LeafConversion::kUuidToString) {
+    if (values.fixed_view.empty()) {
+      values.fixed_view = values.fixed;
+    }
+    const char* in = values.fixed_view.data();
+    const int width = values.width;
+    columnar::ColumnBuilder builder(leaf_.type, pool_);
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (int64_t i = 0; i < n; ++i) {
+      std::string_view value(in + i * width, static_cast<size_t>(width));
+      if (leaf_.conversion == LeafConversion::kFixedToBinary) {
+        builder.AppendBytes(value);
+        continue;
+      }
+      std::string text;
+      for (int b = 0; b < 16; ++b) {
+        if (b == 4 || b == 6 || b == 8 || b == 10) {
+          text.push_back('-');
+        }
+        text.push_back(kHex[static_cast<uint8_t>(value[static_cast<size_t>(b)]) >> 4]);
+        text.push_back(kHex[static_cast<uint8_t>(value[static_cast<size_t>(b)]) & 15]);
+      }
+      builder.AppendBytes(text);
+    }
+    return builder.Finish();
+  }
+  ValueSink sink;
+  TRIBUTARY_RETURN_NOT_OK(StartSink(&sink, n));
+  TRIBUTARY_RETURN_NOT_OK(ConvertInto(values, offset, &sink));
+  return FinishSink(&sink);
+}
+
+bool ChunkDecoder::Sinkable() const {
+  if (leaf_.conversion == LeafConversion::kFixedToBinary ||
+      leaf_.conversion == LeafConversion::kUuidToString) {
+    return false;
+  }
+  return IsByteArrayIdentity(leaf_) || leaf_.type->ByteWidth() > 0;
+}
+
+Status ChunkDecoder::StartSink(ValueSink* sink, int64_t capacity) {
+  sink->capacity = capacity;
+  if (IsByteArrayIdentity(leaf_)) {
+    TRIBUTARY_ASSIGN_OR_RAISE(sink->offsets,
+                              Buffer::AllocateUninitialized((capacity + 1) * 8, pool_));
+    sink->offsets->MutableDataAs<int64_t>()[0] = 0;
+    return Status::OK();  // the bytes are reserved as pages arrive
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(sink->values,
+                            Buffer::AllocateUninitialized(capacity * OutputWidth(leaf_), pool_));
+  return Status::OK();
+}
+
+Status ChunkDecoder::ReserveBytes(ValueSink* sink, int64_t more, int64_t count) {
+  const int64_t needed = sink->byte_length + more;
+  if (sink->values == nullptr) {
+    // The first page's bytes per entry (nulls included) times the chunk's entries.
+    int64_t expected = needed;
+    const int64_t entries = sink == &sink_ ? page_entries_ : count;
+    if (entries > 0 && sink->capacity > entries) {
+      expected = static_cast<int64_t>(static_cast<double>(more) / static_cast<double>(entries) *
+                                      static_cast<double>(sink->capacity));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(sink->values,
+                              Buffer::AllocateUninitialized(std::max(needed, expected), pool_));
+    return Status::OK();
+  }
+  if (needed > sink->values->size()) {
+    return sink->values->ResizeUninitialized(needed);  // grows capacity geometrically
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::GatherInto(std::span<const int32_t> indexes, ValueSink* sink) {
+  const auto n = static_cast<int64_t>(indexes.size());
+  if (n > sink->capacity - sink->length) {
+    return Status::Internal(fmt::format("column {}: {} values past the {} the chunk holds",
+                                        location_.column, sink->length + n, sink->capacity));
+  }
+  const Column& dictionary = *dictionary_;
+  if (IsByteArrayIdentity(leaf_)) {
+    const int64_t* from = dictionary.Offsets();
+    int64_t total = 0;
+    for (const int32_t index : indexes) {
+      total += from[index + 1] - from[index];
+    }
+    TRIBUTARY_RETURN_NOT_OK(ReserveBytes(sink, total, n));
+    const auto* bytes = dictionary.ValuesBuffer()->data();
+    uint8_t* out = sink->values->mutable_data();
+    int64_t* offsets = sink->offsets->MutableDataAs<int64_t>() + sink->length;
+    int64_t end = sink->byte_length;
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t index = indexes[static_cast<size_t>(i)];
+      const int64_t length = from[index + 1] - from[index];
+      std::memcpy(out + end, bytes + from[index], static_cast<size_t>(length));
+      end += length;
+      offsets[i + 1] = end;
+    }
+    sink->length += n;
+    sink->byte_length = end;
+    return Status::OK();
+  }
+  const int width = OutputWidth(leaf_);
+  const uint8_t* in = dictionary.ValuesBuffer()->data();
+  uint8_t* out = sink->values->mutable_data() + sink->length * width;
+  auto gather = [&](auto width_constant) {
+    constexpr int kWidth = decltype(width_constant)::value;
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(out + i * kWidth, in + int64_t{indexes[static_cast<size_t>(i)]} * kWidth, kWidth);
+    }
+  };
+  switch (width) {
+    case 1:
+      gather(std::integral_constant<int, 1>());
+      break;
+    case 4:
+      gather(std::integral_constant<int, 4>());
+      break;
+    case 8:
+      gather(std::integral_constant<int, 8>());
+      break;
+    default:
+      for (int64_t i = 0; i < n; ++i) {
+        std::memcpy(out + i * width, in + int64_t{indexes[static_cast<size_t>(i)]} * width,
+                    static_cast<size_t>(width));
+      }
+      break;
+  }
+  sink->length += n;
+  return Status::OK();
+}
+
+Result<ColumnPtr> ChunkDecoder::FinishSink(ValueSink* sink) {
+  if (IsByteArrayIdentity(leaf_)) {
+    if (sink->values == nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(sink->values, Buffer::AllocateUninitialized(0, pool_));
+    }
+    TRIBUTARY_RETURN_NOT_OK(sink->values->ResizeUninitialized(sink->byte_length));
+    TRIBUTARY_RETURN_NOT_OK(sink->offsets->ResizeUninitialized((sink->length + 1) * 8));
+    return Column::Make(leaf_.type, sink->length, nullptr, BufferPtr(std::move(sink->values)),
+                        BufferPtr(std::move(sink->offsets)));
+  }
+  TRIBUTARY_RETURN_NOT_OK(sink->values->ResizeUninitialized(sink->length * OutputWidth(leaf_)));
+  return Column::Make(leaf_.type, sink->length, nullptr, BufferPtr(std::move(sink->values)));
+}
+
+Status ChunkDecoder::AppendPage(PhysicalValues& values, int64_t offset) {
+  if (use_sink_) {
+    return ConvertInto(values, offset, &sink_);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto page, Convert(values, offset));
+  pages_.push_back(std::move(page));
+  return Status::OK();
 }
 
 Status ChunkDecoder::DecodeDictionaryPage(const PageHeader& header, std::string_view page,
@@ -720,8 +910,12 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
       present += defs[i] == max_def;
     }
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto page_values, DecodeValues(encoding, values_data, present, offset));
-  pages_.push_back(std::move(page_values));
+  if (use_sink_ && data_pages_ == 0) {
+    TRIBUTARY_RETURN_NOT_OK(StartSink(&sink_, num_values_));
+  }
+  page_entries_ = num_values;
+  TRIBUTARY_RETURN_NOT_OK(DecodeValues(encoding, values_data, present, offset));
+  ++data_pages_;
   out_.num_entries += num_values;
   return Status::OK();
 }
@@ -729,6 +923,8 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
 Result<LeafData> ChunkDecoder::Decode(std::string_view chunk, int64_t chunk_offset,
                                       int64_t num_values, CompressionCodec codec) {
   codec_ = codec;
+  num_values_ = num_values;
+  use_sink_ = Sinkable();
   size_t pos = 0;
   while (out_.num_entries < num_values) {
     const int64_t page_offset = chunk_offset + static_cast<int64_t>(pos);
@@ -780,8 +976,10 @@ Result<LeafData> ChunkDecoder::Decode(std::string_view chunk, int64_t chunk_offs
     return Fault(chunk_offset, fmt::format("pages hold {} values, column metadata says {}",
                                            out_.num_entries, num_values));
   }
-  if (pages_.empty()) {
+  if (data_pages_ == 0) {
     TRIBUTARY_ASSIGN_OR_RAISE(out_.values, Column::MakeAllNull(leaf_.type, 0, pool_));
+  } else if (use_sink_) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out_.values, FinishSink(&sink_));
   } else {
     TRIBUTARY_ASSIGN_OR_RAISE(out_.values, columnar::Concatenate(pages_, pool_));
   }

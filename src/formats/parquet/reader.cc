@@ -140,7 +140,8 @@ class Assembler {
   // present, in one sequential pass (no index vector, no gather).
   Result<ColumnPtr> ScatterFlat(const SchemaNode& node, const LeafData& d, int64_t n) {
     const int width = d.values->Type()->ByteWidth();
-    TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * width, pool_));
+    // Every slot is written below: a present value, or zeros under a null.
+    TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::AllocateUninitialized(n * width, pool_));
     TRIBUTARY_ASSIGN_OR_RAISE(auto bits, Buffer::Allocate(columnar::BitmapBytes(n), pool_));
     const uint8_t* in = d.values->ValuesBuffer()->data();
     uint8_t* out = values->mutable_data();
@@ -155,6 +156,8 @@ class Assembler {
           std::memcpy(out + k * kWidth, in + next * kWidth, kWidth);
           ++next;
           columnar::SetBit(valid_bits, k);
+        } else {
+          std::memset(out + k * kWidth, 0, kWidth);
         }
       }
     };
