@@ -1,5 +1,8 @@
 #include "columnar/memory_pool.h"
 
+#include <cstring>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "support/status_matchers.h"
@@ -51,6 +54,26 @@ TEST(BufferTest, ResizeGrowsZeroFilledAndKeepsContent) {
   EXPECT_EQ(buffer->data()[999], 0);
   EXPECT_EQ(pool.BytesAllocated(), buffer->Capacity());
   ASSERT_RAISES(InvalidArgument, buffer->Resize(-1));
+}
+
+TEST(BufferTest, ResizeUninitializedKeepsContentAndZeroesPastTheSize) {
+  TrackingMemoryPool pool("p");
+  ASSERT_OK_AND_ASSIGN(auto buffer, Buffer::CopyOf("abc", &pool));
+  ASSERT_OK(buffer->ResizeUninitialized(1000));
+  EXPECT_EQ(buffer->size(), 1000);
+  EXPECT_GE(buffer->Capacity(), 1000);
+  EXPECT_EQ(buffer->View().substr(0, 3), "abc");
+  std::memset(buffer->mutable_data(), 'x', 1000);
+  // Shrinking clears what was written past the new size, so a later Resize grows zero-filled.
+  ASSERT_OK(buffer->ResizeUninitialized(2));
+  EXPECT_EQ(buffer->View(), "xx");
+  ASSERT_OK(buffer->Resize(10));
+  EXPECT_EQ(buffer->View(), std::string("xx") + std::string(8, '\0'));
+  for (int64_t i = 10; i < buffer->Capacity(); ++i) {
+    ASSERT_EQ(buffer->data()[i], 0) << i;
+  }
+  EXPECT_EQ(pool.BytesAllocated(), buffer->Capacity());
+  ASSERT_RAISES(InvalidArgument, buffer->ResizeUninitialized(-1));
 }
 
 }  // namespace
