@@ -158,18 +158,13 @@ Buffer::~Buffer() {
 }
 
 Status Buffer::Resize(int64_t new_size) {
-  if (new_size < 0) {
-    return Status::InvalidArgument(fmt::format("negative buffer size {}", new_size));
+  const int64_t old_capacity = capacity_;
+  TRIBUTARY_RETURN_NOT_OK(ResizeUninitialized(new_size));
+  // Bytes between the old size and the old capacity are already zero (the invariant below);
+  // only those a reallocation added below the new size are not.
+  if (new_size > old_capacity) {
+    std::memset(data_ + old_capacity, 0, static_cast<size_t>(new_size - old_capacity));
   }
-  if (new_size > capacity_) {
-    const int64_t new_capacity = PaddedSize(std::max(new_size, capacity_ * 2));
-    TRIBUTARY_ASSIGN_OR_RAISE(data_, pool_->Reallocate(data_, capacity_, new_capacity));
-    std::memset(data_ + capacity_, 0, static_cast<size_t>(new_capacity - capacity_));
-    capacity_ = new_capacity;
-  } else if (new_size < size_) {
-    std::memset(data_ + new_size, 0, static_cast<size_t>(size_ - new_size));
-  }
-  size_ = new_size;
   return Status::OK();
 }
 
