@@ -24,7 +24,6 @@
 
 #include "common/ascii.h"
 #include "delta/schema_json.h"
-#include "exec/hive_partitioning.h"
 #include "exec/scan.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
@@ -133,7 +132,6 @@ Result<columnar::SchemaPtr> PartitionColumns(const CloudFilesSchemaRequest& requ
                                              const std::vector<storage::FileInfo>& sample) {
   const std::string* option = formats::FindOption(request.options, "partitionColumns");
   if (option == nullptr) {
-    columnar::SchemaPtr inferred = InferPartitionColumns(request.path, sample);
     // Databricks' Auto Loader takes partition columns as strings, like JSON/CSV data columns,
     // unless cloudFiles.inferColumnTypes asks for types (then Spark's partition type
     // inference) or schemaHints pin them ("Configure schema inference and evolution in Auto
@@ -143,15 +141,7 @@ Result<columnar::SchemaPtr> PartitionColumns(const CloudFilesSchemaRequest& requ
     if (infer_types != nullptr) {
       TRIBUTARY_ASSIGN_OR_RAISE(typed, formats::BooleanOption("inferColumnTypes", *infer_types));
     }
-    if (!typed || inferred->NumFields() == 0) {
-      return inferred;
-    }
-    std::vector<std::string> paths;
-    for (const storage::FileInfo& file : sample) {
-      paths.push_back(file.path);
-    }
-    return plan::DiscoverPartitionColumns(request.path, paths, /*infer_types=*/true,
-                                          expr::TimeZone());
+    return InferPartitionColumns(request.path, sample, typed);
   }
   std::vector<columnar::Field> fields;
   std::string_view rest = *option;
@@ -414,24 +404,18 @@ Status CloudFilesSchemaStore::Write(const StoredSchema& schema) {
 }
 
 columnar::SchemaPtr InferPartitionColumns(const std::string& root,
-                                          const std::vector<storage::FileInfo>& files) {
-  std::optional<std::vector<std::string>> keys;
+                                          const std::vector<storage::FileInfo>& files,
+                                          bool infer_types) {
+  std::vector<std::string> paths;
+  paths.reserve(files.size());
   for (const storage::FileInfo& file : files) {
-    std::vector<std::string> file_keys;
-    for (exec::PartitionDirectory& directory : exec::PartitionDirectories(root, file.path)) {
-      file_keys.push_back(std::move(directory.key));
-    }
-    if (!keys.has_value()) {
-      keys = std::move(file_keys);
-    } else if (*keys != file_keys) {
-      return std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
-    }
+    paths.push_back(file.path);
   }
-  std::vector<columnar::Field> fields;
-  for (const std::string& key : keys.value_or(std::vector<std::string>{})) {
-    fields.emplace_back(key, columnar::DataType::String());
-  }
-  return std::make_shared<const columnar::Schema>(std::move(fields));
+  Result<columnar::SchemaPtr> discovered =
+      plan::DiscoverPartitionColumns(root, paths, infer_types, expr::TimeZone());
+  // Its one error is conflicting layouts, where Auto Loader takes no partition columns.
+  return discovered.ok() ? *discovered
+                         : std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{});
 }
 
 Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& request) {

@@ -126,9 +126,10 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
 
 /// The partition columns of `files` below `root`: the `key=value` directory names between the
 /// root and each file, when every file has the same keys in the same order (else none, as
-/// Databricks ignores conflicting layouts). Every column is a string (typed by
-/// DefineCloudFilesSchema with inferColumnTypes or schemaHints).
+/// Databricks ignores conflicting layouts). Strings, or with `infer_types` Spark's partition
+/// type inference (plan::DiscoverPartitionColumns, which this shares).
 columnar::SchemaPtr InferPartitionColumns(const std::string& root,
-                                          const std::vector<storage::FileInfo>& files);
+                                          const std::vector<storage::FileInfo>& files,
+                                          bool infer_types = false);
 
 }  // namespace tributary::streaming

@@ -303,7 +303,8 @@ TEST_F(CloudFilesSchemaTest, PartitionColumnsFromKeyValueDirectories) {
             tributary::testing::MakeSchema(
                 {Field("country", DataType::String()), Field("day", DataType::String())})
                 ->ToString());
-  // The scan does not fill partition values in yet: the files' column stays a data column.
+  // The files' own `country` stays a data column of the schema (the scan fills the
+  // directory's value into it).
   EXPECT_GE(schema.scan_template.schema->FieldIndex("country"), 0);
   CloudFilesSchemaStore store(fs_, SchemaLocation());
   ASSERT_OK_AND_ASSIGN(StoredSchema stored, store.Read(0));
