@@ -11,6 +11,7 @@
 #include "delta/data_skipping.h"
 #include "delta/table_reader.h"
 #include "exec/hive_partitioning.h"
+#include "storage/path.h"
 
 namespace tributary::exec {
 
@@ -312,10 +313,9 @@ Status FileScanOperator::MakeFileConstants(const std::string& path) {
       if (!info.ok()) {
         return info.status().WithContext(fmt::format("the _metadata of {}", path));
       }
-      const size_t slash = path.rfind('/');
       columnar::ColumnBuilder builder(MetadataColumnType(), context_.eval.pool);
       builder.Child(0).AppendBytes(path);
-      builder.Child(1).AppendBytes(slash == std::string::npos ? path : path.substr(slash + 1));
+      builder.Child(1).AppendBytes(storage::BaseName(path));
       builder.Child(2).AppendInt(info->size);
       builder.Child(3).AppendInt(0);
       builder.Child(4).AppendInt(info->size);
