@@ -36,6 +36,8 @@
 //     Prints one JSON object: times_ms, median_ms, cpu_ms (process CPU of the median run),
 //     rows_in (raw_logs' input rows), rows_out (gold_active_logs' output rows), and the gold
 //     table of the last run, which bench/duckdb_streaming.mjs counts independently.
+//     With BENCH_PHASES set in the environment it also prints each micro-batch's table and
+//     durationMs phases on stderr, to tell the bronze and gold streams' times apart.
 //
 // Exit code 1 on any error or a wrong row count; speed never fails the program.
 
@@ -370,6 +372,13 @@ Result<PipelineRun> RunPipelineOnce(const std::string& dir) {
       return;
     }
     std::lock_guard lock(mutex);
+    if (std::getenv("BENCH_PHASES") != nullptr) {
+      std::string line = event.table;
+      for (const auto& [phase, ms] : event.progress->duration_ms) {
+        line += fmt::format(" {}={}", phase, ms);
+      }
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
     if (event.table == "raw_logs") {
       run.rows_in += event.progress->num_input_rows;
     } else {
