@@ -73,49 +73,71 @@ void CompareLoop(Op op, int64_t n, GetA get_a, GetB get_b, uint8_t* out) {
   }
 }
 
-template <typename T>
+// Row i of `b` is `b_row(i)`: i itself, or 0 when `b` is a one-row constant.
+template <bool kConstantB>
+int64_t RowOfB(int64_t i) {
+  return kConstantB ? 0 : i;
+}
+
+template <typename T, bool kConstantB>
 void CompareFixed(Op op, const Column& a, const Column& b, uint8_t* out) {
   const T* x = a.Values<T>();
   const T* y = b.Values<T>();
   CompareLoop(
-      op, a.Length(), [x](int64_t i) { return x[i]; }, [y](int64_t i) { return y[i]; }, out);
+      op, a.Length(), [x](int64_t i) { return x[i]; },
+      [y](int64_t i) { return y[RowOfB<kConstantB>(i)]; }, out);
 }
 
+template <bool kConstantB>
+void CompareBytes(Op op, const Column& a, const Column& b, uint8_t* out) {
+  const int64_t n = a.Length();
+  if (op == Op::kEqual || op == Op::kNullSafeEqual || op == Op::kNotEqual) {
+    // Equality needs no ordering: a length check settles most rows without a memcmp.
+    const uint8_t equal = op == Op::kNotEqual ? 0 : 1;
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = (a.BytesAt(i) == b.BytesAt(RowOfB<kConstantB>(i))) ? equal : 1 - equal;
+    }
+    return;
+  }
+  CompareLoop(
+      op, n, [&a](int64_t i) { return a.BytesAt(i); },
+      [&b](int64_t i) { return b.BytesAt(RowOfB<kConstantB>(i)); }, out);
+}
+
+template <bool kConstantB>
 Status CompareValues(Op op, const Column& a, const Column& b, uint8_t* out) {
   switch (a.Type()->Id()) {
     case TypeId::kBoolean:
-      CompareFixed<uint8_t>(op, a, b, out);
+      CompareFixed<uint8_t, kConstantB>(op, a, b, out);
       break;
     case TypeId::kInt8:
-      CompareFixed<int8_t>(op, a, b, out);
+      CompareFixed<int8_t, kConstantB>(op, a, b, out);
       break;
     case TypeId::kInt16:
-      CompareFixed<int16_t>(op, a, b, out);
+      CompareFixed<int16_t, kConstantB>(op, a, b, out);
       break;
     case TypeId::kInt32:
     case TypeId::kDate:
-      CompareFixed<int32_t>(op, a, b, out);
+      CompareFixed<int32_t, kConstantB>(op, a, b, out);
       break;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDayTimeInterval:
-      CompareFixed<int64_t>(op, a, b, out);
+      CompareFixed<int64_t, kConstantB>(op, a, b, out);
       break;
     case TypeId::kFloat32:
-      CompareFixed<float>(op, a, b, out);
+      CompareFixed<float, kConstantB>(op, a, b, out);
       break;
     case TypeId::kFloat64:
-      CompareFixed<double>(op, a, b, out);
+      CompareFixed<double, kConstantB>(op, a, b, out);
       break;
     case TypeId::kDecimal:
-      CompareFixed<Int128>(op, a, b, out);
+      CompareFixed<Int128, kConstantB>(op, a, b, out);
       break;
     case TypeId::kString:
     case TypeId::kBinary:
-      CompareLoop(
-          op, a.Length(), [&a](int64_t i) { return a.BytesAt(i); },
-          [&b](int64_t i) { return b.BytesAt(i); }, out);
+      CompareBytes<kConstantB>(op, a, b, out);
       break;
     case TypeId::kNull:
       break;
@@ -134,9 +156,9 @@ Result<ColumnPtr> CompareKernel(Op op, const Column& a, const Column& b, MemoryP
     return Status::Internal(fmt::format("comparing {} with {} without a cast", a.Type()->ToString(),
                                         b.Type()->ToString()));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n, pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::AllocateUninitialized(n, pool));
   uint8_t* out = values->mutable_data();
-  TRIBUTARY_RETURN_NOT_OK(CompareValues(op, a, b, out));
+  TRIBUTARY_RETURN_NOT_OK(CompareValues<false>(op, a, b, out));
   if (op == Op::kNullSafeEqual) {
     // Never null: two nulls are equal, a null and a value are not.
     if (a.ValidityBits() != nullptr || b.ValidityBits() != nullptr) {
@@ -155,6 +177,29 @@ Result<ColumnPtr> CompareKernel(Op op, const Column& a, const Column& b, MemoryP
     return Column::MakeAllNull(DataType::Boolean(), n, pool);
   }
   return Column::Make(DataType::Boolean(), n, std::move(validity), std::move(values));
+}
+
+Result<ColumnPtr> CompareWithConstantKernel(Op op, const Column& a, const Column& constant,
+                                            MemoryPool* pool) {
+  if (!a.Type()->SameShape(*constant.Type()) || constant.Length() != 1 || !constant.IsValid(0)) {
+    return Status::Internal(fmt::format("comparing {} with a constant {} of {} rows",
+                                        a.Type()->ToString(), constant.Type()->ToString(),
+                                        constant.Length()));
+  }
+  const int64_t n = a.Length();
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::AllocateUninitialized(n, pool));
+  uint8_t* out = values->mutable_data();
+  TRIBUTARY_RETURN_NOT_OK(CompareValues<true>(op, a, constant, out));
+  if (op != Op::kNullSafeEqual) {
+    // The constant is valid, so a row is null exactly where `a` is.
+    return Column::Make(DataType::Boolean(), n, a.ValidityBuffer(), std::move(values));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!a.IsValid(i)) {
+      out[i] = 0;  // null <=> value is false, never null
+    }
+  }
+  return Column::Make(DataType::Boolean(), n, nullptr, std::move(values));
 }
 
 }  // namespace tributary::expr

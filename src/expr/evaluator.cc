@@ -121,6 +121,54 @@ Result<ColumnPtr> Dispatch(const BoundExpression& expr, const columnar::RecordBa
 }
 
 Result<ColumnPtr> EvaluateNode(const BoundExpression& expr, const columnar::RecordBatch& batch,
+                               const EvalContext& context);
+
+// Op::kGreater for Op::kLess and so on: `literal <op> x` is `x <mirrored op> literal`.
+Op Mirrored(Op op) {
+  switch (op) {
+    case Op::kLess:
+      return Op::kGreater;
+    case Op::kLessEqual:
+      return Op::kGreaterEqual;
+    case Op::kGreater:
+      return Op::kLess;
+    case Op::kGreaterEqual:
+      return Op::kLessEqual;
+    default:
+      return op;  // =, !=, <=> are symmetric
+  }
+}
+
+// A comparison with a non-null literal on one side (`status = 'active'`), compared against the
+// one value instead of a column repeating it for every row; nullptr for other comparisons.
+Result<ColumnPtr> CompareWithLiteral(const BoundExpression& expr,
+                                     const columnar::RecordBatch& batch,
+                                     const EvalContext& context) {
+  const auto is_literal = [](const BoundExpression& e) {
+    return e.GetOp() == Op::kLiteral && e.Function() == nullptr && !e.Literal().IsNull();
+  };
+  const BoundExpression& left = *expr.Children()[0];
+  const BoundExpression& right = *expr.Children()[1];
+  if (is_literal(left) == is_literal(right)) {
+    return ColumnPtr();
+  }
+  const bool literal_on_right = is_literal(right);
+  const BoundExpression& operand = literal_on_right ? left : right;
+  const BoundExpression& literal = literal_on_right ? right : left;
+  if (operand.Type()->Id() == TypeId::kNull || !operand.Type()->SameShape(*literal.Type())) {
+    return ColumnPtr();
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto column, EvaluateNode(operand, batch, context));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto constant, MakeConstantColumn(literal.Literal(), 1, context.pool));
+  auto result = CompareWithConstantKernel(literal_on_right ? expr.GetOp() : Mirrored(expr.GetOp()),
+                                          *column, *constant, context.pool);
+  if (!result.ok()) {
+    return result.status().WithContext("in " + expr.ToString());
+  }
+  return result;
+}
+
+Result<ColumnPtr> EvaluateNode(const BoundExpression& expr, const columnar::RecordBatch& batch,
                                const EvalContext& context) {
   // Functions and CASE evaluate their own arguments (some lazily, over part of the batch).
   if (expr.Function() != nullptr || expr.GetOp() == Op::kCaseWhen) {
@@ -130,6 +178,12 @@ Result<ColumnPtr> EvaluateNode(const BoundExpression& expr, const columnar::Reco
       return result.status().WithContext("in " + expr.ToString());
     }
     return result;
+  }
+  if (IsComparison(expr.GetOp())) {
+    auto compared = CompareWithLiteral(expr, batch, context);
+    if (!compared.ok() || *compared != nullptr) {
+      return compared;
+    }
   }
   std::vector<ColumnPtr> inputs;
   for (const BoundExprPtr& child : expr.Children()) {

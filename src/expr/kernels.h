@@ -23,6 +23,10 @@ Result<ColumnPtr> NegateKernel(const Column& input, MemoryPool* pool);
 
 /// a <op> b for =, !=, <, <=, >, >=, <=>, both operands of one type.
 Result<ColumnPtr> CompareKernel(Op op, const Column& a, const Column& b, MemoryPool* pool);
+/// a <op> constant, where `constant` is a one-row non-null column of a's type (a literal): the
+/// literal is not repeated for every row.
+Result<ColumnPtr> CompareWithConstantKernel(Op op, const Column& a, const Column& constant,
+                                            MemoryPool* pool);
 
 /// CAST(input AS type); `safe` turns failures into nulls (try_cast) instead of an error.
 Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool safe,

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "expr_test_util.h"
@@ -139,6 +141,52 @@ TEST_F(EvaluatorTest, ComparisonsAreNullAwareAndOrderNaNLast) {
   // int vs bigint vs decimal widen; string vs int casts the string.
   EXPECT_EQ(Eval(Call2(Op::kEqual, Col("i"), Col("p")))[0], "false");
   EXPECT_EQ(Eval(Call2(Op::kEqual, Col("j"), Lit(Scalar::String("3"))))[1], "true");
+}
+
+TEST_F(EvaluatorTest, ComparisonsWithALiteralOnEitherSide) {
+  // s: "apple", null, "banana", "cherry"
+  const auto banana = [] {
+    return Lit(Scalar::String("banana"));
+  };
+  EXPECT_EQ(Eval(Call2(Op::kEqual, Col("s"), banana())),
+            (Strings{"false", "null", "true", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kNotEqual, Col("s"), banana())),
+            (Strings{"true", "null", "false", "true"}));
+  EXPECT_EQ(Eval(Call2(Op::kLess, Col("s"), banana())),
+            (Strings{"true", "null", "false", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kLessEqual, Col("s"), banana())),
+            (Strings{"true", "null", "true", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kGreater, Col("s"), banana())),
+            (Strings{"false", "null", "false", "true"}));
+  EXPECT_EQ(Eval(Call2(Op::kGreaterEqual, Col("s"), banana())),
+            (Strings{"false", "null", "true", "true"}));
+  EXPECT_EQ(Eval(Call2(Op::kNullSafeEqual, Col("s"), banana())),
+            (Strings{"false", "false", "true", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kNullSafeEqual, banana(), Col("s"))),
+            (Strings{"false", "false", "true", "false"}));
+  // A literal on the left mirrors the operator: 'banana' < s is s > 'banana'.
+  EXPECT_EQ(Eval(Call2(Op::kLess, banana(), Col("s"))),
+            (Strings{"false", "null", "false", "true"}));
+  EXPECT_EQ(Eval(Call2(Op::kGreaterEqual, banana(), Col("s"))),
+            (Strings{"true", "null", "true", "false"}));
+  // Equal lengths, different bytes; a prefix of a value.
+  EXPECT_EQ(Eval(Call2(Op::kEqual, Col("s"), Lit(Scalar::String("applf")))),
+            (Strings{"false", "null", "false", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kLess, Col("s"), Lit(Scalar::String("app")))),
+            (Strings{"false", "null", "false", "false"}));
+  // d: 1.5, null, -0.0, NaN. NaN equals NaN and sorts above every other value.
+  EXPECT_EQ(Eval(Call2(Op::kEqual, Col("d"), Lit(Scalar::Float64(std::nan(""))))),
+            (Strings{"false", "null", "false", "true"}));
+  EXPECT_EQ(Eval(Call2(Op::kGreaterEqual, Lit(Scalar::Float64(std::nan(""))), Col("d"))),
+            (Strings{"true", "null", "true", "true"}));
+  // i: 1, null, -4, 2147483647
+  EXPECT_EQ(Eval(Call2(Op::kLessEqual, Col("i"), IntLit(1))),
+            (Strings{"true", "null", "true", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kLess, IntLit(1), Col("i"))),
+            (Strings{"false", "null", "false", "true"}));
+  // b: true, null, false, true
+  EXPECT_EQ(Eval(Call2(Op::kNotEqual, Col("b"), Lit(Scalar::Boolean(true)))),
+            (Strings{"false", "null", "true", "false"}));
 }
 
 TEST_F(EvaluatorTest, BooleanLogicIsThreeValued) {
