@@ -9,7 +9,6 @@
 #include "columnar/take.h"
 #include "delta/deletion_vector.h"
 #include "expr/kernels.h"
-#include "formats/parquet/reader.h"
 #include "storage/path.h"
 
 namespace tributary::delta {
@@ -174,130 +173,214 @@ std::string DataFilePath(const std::string& table_root, const std::string& path)
   return storage::JoinPath(table_root, path);
 }
 
-Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& fs,
-                                                           const Snapshot& snapshot,
-                                                           const AddFile& add,
-                                                           const TableReadOptions& options) {
-  expr::EvalContext context;
-  context.session_time_zone = options.session_time_zone;
-  context.pool = options.pool;
-  // The logical fields to produce: all, or the projection asked for.
-  columnar::SchemaPtr schema = snapshot.Schema();
-  if (!options.columns.empty()) {
-    std::vector<Field> selected;
-    for (int index : options.columns) {
-      if (index < 0 || index >= schema->NumFields()) {
-        return Status::InvalidArgument(fmt::format(
-            "table read: no column {} in a schema of {} columns", index, schema->NumFields()));
+class DataFileReader::Impl {
+ public:
+  Impl(storage::FileSystem& fs, const Snapshot& snapshot, const AddFile& add,
+       const TableReadOptions& options)
+      : fs_(fs),
+        snapshot_(snapshot),
+        add_(add),
+        options_(options),
+        path_(DataFilePath(snapshot.TableRoot(), add.path)),
+        adapter_(snapshot.MappingMode(), context_, path_) {
+    context_.session_time_zone = options.session_time_zone;
+    context_.pool = options.pool;
+  }
+
+  Status Open() {
+    if (options_.max_batch_rows <= 0) {
+      return Status::InvalidArgument(
+          fmt::format("table read of {}: batches of {} rows", path_, options_.max_batch_rows));
+    }
+    // The logical fields to produce: all, or the projection asked for.
+    schema_ = snapshot_.Schema();
+    if (!options_.columns.empty()) {
+      std::vector<Field> selected;
+      for (int index : options_.columns) {
+        if (index < 0 || index >= schema_->NumFields()) {
+          return Status::InvalidArgument(fmt::format(
+              "table read: no column {} in a schema of {} columns", index, schema_->NumFields()));
+        }
+        selected.push_back(schema_->FieldAt(index));
       }
-      selected.push_back(schema->FieldAt(index));
+      schema_ = std::make_shared<columnar::Schema>(std::move(selected));
     }
-    schema = std::make_shared<columnar::Schema>(std::move(selected));
-  }
-  const auto& partition_columns = snapshot.GetMetadata().partition_columns;
-  std::vector<columnar::RecordBatchPtr> out;
-  const std::string path = DataFilePath(snapshot.TableRoot(), add.path);
-  TRIBUTARY_ASSIGN_OR_RAISE(auto reader, parquet::ParquetFileReader::Open(fs, path, options.pool));
-  std::vector<uint64_t> deleted;
-  if (add.deletion_vector) {
-    auto rows = LoadDeletedRows(fs, snapshot.TableRoot(), *add.deletion_vector);
-    if (!rows.ok()) {
-      return rows.status().WithContext(fmt::format("deletion vector of {}", path));
+    TRIBUTARY_ASSIGN_OR_RAISE(reader_, parquet::ParquetFileReader::Open(fs_, path_, options_.pool));
+    if (add_.deletion_vector) {
+      auto rows = LoadDeletedRows(fs_, snapshot_.TableRoot(), *add_.deletion_vector);
+      if (!rows.ok()) {
+        return rows.status().WithContext(fmt::format("deletion vector of {}", path_));
+      }
+      deleted_ = std::move(*rows);
     }
-    deleted = std::move(*rows);
+    const parquet::SchemaNode& root = *reader_->Tree().root;
+    // Which top-level file columns to decode: those of the wanted data fields (at least one, for
+    // the row count). Names with a dot would read as nested paths, so then every column is read.
+    const auto& partition_columns = snapshot_.GetMetadata().partition_columns;
+    project_ = !options_.columns.empty();
+    for (const Field& field : schema_->Fields()) {
+      const bool partition = std::find(partition_columns.begin(), partition_columns.end(),
+                                       field.Name()) != partition_columns.end();
+      is_partition_.push_back(partition);
+      const int index = partition ? -1 : adapter_.Match(field, root);
+      file_columns_.push_back(index);
+      if (index >= 0) {
+        const std::string& name = root.children[static_cast<size_t>(index)]->name;
+        project_ = project_ && name.find('.') == std::string::npos;
+        if (std::find(read_names_.begin(), read_names_.end(), name) == read_names_.end()) {
+          read_names_.push_back(name);
+        }
+      }
+    }
+    if (read_names_.empty() && !root.children.empty()) {
+      read_names_.push_back(root.children.front()->name);
+      project_ = project_ && read_names_.front().find('.') == std::string::npos;
+    }
+    return Status::OK();
   }
-  ColumnAdapter adapter(snapshot.MappingMode(), context, path);
-  const parquet::SchemaNode& root = *reader->Tree().root;
-  // Which top-level file columns to decode: those of the wanted data fields (at least one, for
-  // the row count). Names with a dot would read as nested paths, so then every column is read.
-  const auto is_partition_field = [&](const Field& field) {
-    return std::find(partition_columns.begin(), partition_columns.end(), field.Name()) !=
-           partition_columns.end();
-  };
-  std::vector<int> file_columns;  // per field: its file column, -1 for partition/missing
-  std::vector<std::string> read_names;
-  bool project = !options.columns.empty();
-  for (const Field& field : schema->Fields()) {
-    const int index = is_partition_field(field) ? -1 : adapter.Match(field, root);
-    file_columns.push_back(index);
-    if (index >= 0) {
-      const std::string& name = root.children[static_cast<size_t>(index)]->name;
-      project = project && name.find('.') == std::string::npos;
-      if (std::find(read_names.begin(), read_names.end(), name) == read_names.end()) {
-        read_names.push_back(name);
+
+  Result<columnar::RecordBatchPtr> Next() {
+    while (true) {
+      if (group_ == nullptr) {
+        if (next_group_ >= reader_->NumRowGroups()) {
+          return columnar::RecordBatchPtr();
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            group_, reader_->OpenRowGroup(next_group_++,
+                                          project_ ? read_names_ : std::vector<std::string>{},
+                                          options_.max_batch_rows));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto batch, group_->Next());
+      if (batch == nullptr) {
+        group_.reset();
+        continue;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto logical, Logical(*batch));
+      if (logical->NumRows() > 0) {
+        return logical;
       }
     }
   }
-  if (read_names.empty() && !root.children.empty()) {
-    read_names.push_back(root.children.front()->name);
-    project = project && read_names.front().find('.') == std::string::npos;
-  }
-  uint64_t first_row = 0;
-  size_t next_deleted = 0;
-  for (int g = 0; g < reader->NumRowGroups(); ++g) {
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        auto batch, reader->ReadRowGroup(g, project ? read_names : std::vector<std::string>{}));
-    const int64_t rows = batch->NumRows();
+
+ private:
+  // `batch` (the file's columns, rows first_row_.. of the file) in the logical schema, without
+  // its deleted rows.
+  Result<columnar::RecordBatchPtr> Logical(const columnar::RecordBatch& batch) {
+    const parquet::SchemaNode& root = *reader_->Tree().root;
+    const int64_t rows = batch.NumRows();
     std::vector<ColumnPtr> columns;
-    for (size_t f = 0; f < file_columns.size(); ++f) {
-      const Field& field = schema->FieldAt(static_cast<int>(f));
-      if (is_partition_field(field)) {
-        const std::string key = PhysicalName(field, snapshot.MappingMode());
-        auto it = add.partition_values.find(key);
-        if (it == add.partition_values.end()) {
-          it = add.partition_values.find(field.Name());
+    for (size_t f = 0; f < file_columns_.size(); ++f) {
+      const Field& field = schema_->FieldAt(static_cast<int>(f));
+      if (is_partition_[f]) {
+        const std::string key = PhysicalName(field, snapshot_.MappingMode());
+        auto it = add_.partition_values.find(key);
+        if (it == add_.partition_values.end()) {
+          it = add_.partition_values.find(field.Name());
         }
         const std::optional<std::string> value =
-            it == add.partition_values.end() ? std::nullopt : it->second;
-        TRIBUTARY_ASSIGN_OR_RAISE(auto column, PartitionColumn(field, value, rows, context, path));
+            it == add_.partition_values.end() ? std::nullopt : it->second;
+        TRIBUTARY_ASSIGN_OR_RAISE(auto column,
+                                  PartitionColumn(field, value, rows, context_, path_));
         columns.push_back(std::move(column));
         continue;
       }
-      const int index = file_columns[f];
+      const int index = file_columns_[f];
       if (index < 0) {
         TRIBUTARY_ASSIGN_OR_RAISE(auto nulls,
-                                  Column::MakeAllNull(field.Type(), rows, options.pool));
+                                  Column::MakeAllNull(field.Type(), rows, options_.pool));
         columns.push_back(std::move(nulls));
         continue;
       }
       const parquet::SchemaNode& node = *root.children[static_cast<size_t>(index)];
       const int in_batch =
-          project ? static_cast<int>(std::find(read_names.begin(), read_names.end(), node.name) -
-                                     read_names.begin())
-                  : index;
+          project_ ? static_cast<int>(std::find(read_names_.begin(), read_names_.end(), node.name) -
+                                      read_names_.begin())
+                   : index;
       TRIBUTARY_ASSIGN_OR_RAISE(auto column,
-                                adapter.Adapt(batch->ColumnAt(in_batch), node, field.Type()));
+                                adapter_.Adapt(batch.ColumnAt(in_batch), node, field.Type()));
       columns.push_back(std::move(column));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(auto logical,
-                              columnar::RecordBatch::Make(schema, rows, std::move(columns)));
-    if (!deleted.empty()) {
-      // Keep rows whose file-wide index is not in the (sorted) deleted list.
-      std::vector<int64_t> keep;
-      keep.reserve(static_cast<size_t>(rows));
-      for (int64_t r = 0; r < rows; ++r) {
-        const uint64_t file_row = first_row + static_cast<uint64_t>(r);
-        while (next_deleted < deleted.size() && deleted[next_deleted] < file_row) {
-          ++next_deleted;
-        }
-        if (next_deleted < deleted.size() && deleted[next_deleted] == file_row) {
-          continue;
-        }
-        keep.push_back(r);
-      }
-      std::vector<ColumnPtr> kept;
-      for (const ColumnPtr& column : logical->Columns()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*column, keep, options.pool));
-        kept.push_back(std::move(taken));
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          logical,
-          columnar::RecordBatch::Make(schema, static_cast<int64_t>(keep.size()), std::move(kept)));
+                              columnar::RecordBatch::Make(schema_, rows, std::move(columns)));
+    const uint64_t first_row = first_row_;
+    first_row_ += static_cast<uint64_t>(rows);
+    while (next_deleted_ < deleted_.size() && deleted_[next_deleted_] < first_row) {
+      ++next_deleted_;
     }
-    first_row += static_cast<uint64_t>(rows);
-    out.push_back(std::move(logical));
+    if (next_deleted_ == deleted_.size() ||
+        deleted_[next_deleted_] >= first_row + static_cast<uint64_t>(rows)) {
+      return logical;  // no deleted row in this batch
+    }
+    // Keep rows whose file-wide index is not in the (sorted) deleted list.
+    std::vector<int64_t> keep;
+    keep.reserve(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint64_t file_row = first_row + static_cast<uint64_t>(r);
+      while (next_deleted_ < deleted_.size() && deleted_[next_deleted_] < file_row) {
+        ++next_deleted_;
+      }
+      if (next_deleted_ < deleted_.size() && deleted_[next_deleted_] == file_row) {
+        continue;
+      }
+      keep.push_back(r);
+    }
+    std::vector<ColumnPtr> kept;
+    for (const ColumnPtr& column : logical->Columns()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*column, keep, options_.pool));
+      kept.push_back(std::move(taken));
+    }
+    return columnar::RecordBatch::Make(schema_, static_cast<int64_t>(keep.size()), std::move(kept));
   }
-  return out;
+
+  storage::FileSystem& fs_;
+  const Snapshot& snapshot_;
+  const AddFile& add_;
+  const TableReadOptions options_;
+  const std::string path_;
+  expr::EvalContext context_;
+  ColumnAdapter adapter_;
+  columnar::SchemaPtr schema_;
+  std::unique_ptr<parquet::ParquetFileReader> reader_;
+  std::vector<uint64_t> deleted_;  // file-wide row indexes, sorted
+  size_t next_deleted_ = 0;
+  uint64_t first_row_ = 0;          // file-wide index of the next batch's first row
+  std::vector<bool> is_partition_;  // per field of schema_
+  std::vector<int> file_columns_;   // per field: its file column, -1 for partition/missing
+  std::vector<std::string> read_names_;
+  bool project_ = false;
+  int next_group_ = 0;
+  std::unique_ptr<parquet::RowGroupReader> group_;
+};
+
+DataFileReader::DataFileReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DataFileReader::~DataFileReader() = default;
+
+Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(storage::FileSystem& fs,
+                                                             const Snapshot& snapshot,
+                                                             const AddFile& add,
+                                                             const TableReadOptions& options) {
+  auto impl = std::make_unique<Impl>(fs, snapshot, add, options);
+  TRIBUTARY_RETURN_NOT_OK(impl->Open());
+  return std::make_unique<DataFileReader>(std::move(impl));
+}
+
+Result<columnar::RecordBatchPtr> DataFileReader::Next() {
+  return impl_->Next();
+}
+
+Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& fs,
+                                                           const Snapshot& snapshot,
+                                                           const AddFile& add,
+                                                           const TableReadOptions& options) {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto reader, DataFileReader::Open(fs, snapshot, add, options));
+  std::vector<columnar::RecordBatchPtr> out;
+  while (true) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->Next());
+    if (batch == nullptr) {
+      return out;
+    }
+    out.push_back(std::move(batch));
+  }
 }
 
 Result<std::vector<columnar::RecordBatchPtr>> ReadTable(storage::FileSystem& fs,

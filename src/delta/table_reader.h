@@ -4,12 +4,14 @@
 
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "columnar/record_batch.h"
 #include "delta/snapshot.h"
 #include "expr/time_zone.h"
+#include "formats/parquet/reader.h"
 
 namespace tributary::delta {
 
@@ -21,16 +23,48 @@ struct TableReadOptions {
   /// The logical columns to read (indices into the snapshot's schema, in output order); only
   /// their file columns are decoded. Default: empty, every column.
   std::vector<int> columns;
+  /// Rows per batch at most (at least 1): row groups are decoded in batches this size, before
+  /// deleted rows are dropped. Default: parquet::kDefaultBatchRows.
+  int64_t max_batch_rows = parquet::kDefaultBatchRows;
+};
+
+/// Reads the live rows of one data file of a snapshot, a batch at a time: row groups are
+/// decoded in batches of at most `options.max_batch_rows` rows, mapped onto the table's
+/// logical schema (column mapping, type widening, missing columns as nulls), partition values
+/// added and the rows of the file's deletion vector (file-wide row indexes) dropped.
+///
+/// Keeps references to `fs`, `snapshot` and `add`: they must outlive the reader.
+/// Thread-safety: one thread at a time.
+class DataFileReader {
+ public:
+  /// Opens the file and loads its deletion vector. Errors name the data file.
+  static Result<std::unique_ptr<DataFileReader>> Open(storage::FileSystem& fs,
+                                                      const Snapshot& snapshot, const AddFile& add,
+                                                      const TableReadOptions& options = {});
+  ~DataFileReader();
+  DataFileReader(const DataFileReader&) = delete;
+  DataFileReader& operator=(const DataFileReader&) = delete;
+
+  /// The next batch of live rows (1 to max_batch_rows of them), or null after the last.
+  Result<columnar::RecordBatchPtr> Next();
+
+  /// Not for direct use: Open makes readers.
+  class Impl;
+  explicit DataFileReader(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 /// Every live row of `snapshot` as batches in the snapshot's schema, or the projection of
-/// `options.columns` (one or more batches per file).
+/// `options.columns` (DataFileReader's batches, file after file).
 /// Errors name the data file.
 Result<std::vector<columnar::RecordBatchPtr>> ReadTable(storage::FileSystem& fs,
                                                         const Snapshot& snapshot,
                                                         const TableReadOptions& options = {});
 
-/// The live rows of one data file of `snapshot`, as ReadTable reads them.
+/// The live rows of one data file of `snapshot`, as ReadTable reads them: all of
+/// DataFileReader's batches.
 Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& fs,
                                                            const Snapshot& snapshot,
                                                            const AddFile& add,

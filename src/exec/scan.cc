@@ -85,20 +85,26 @@ DeltaScanOperator::DeltaScanOperator(std::shared_ptr<const delta::Snapshot> snap
       context_(context) {}
 
 Result<RecordBatchPtr> DeltaScanOperator::Next() {
-  while (next_pending_ >= pending_.size()) {
-    if (next_file_ >= files_.size()) {
-      return RecordBatchPtr{};
+  while (true) {
+    if (file_reader_ == nullptr) {
+      if (next_file_ >= files_.size()) {
+        return RecordBatchPtr{};
+      }
+      delta::TableReadOptions options;
+      options.session_time_zone = context_.eval.session_time_zone;
+      options.pool = context_.eval.pool;
+      // Only the scan's columns are decoded from each file.
+      options.columns = indices_;
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          file_reader_,
+          delta::DataFileReader::Open(*context_.fs, *snapshot_, *files_[next_file_++], options));
     }
-    delta::TableReadOptions options;
-    options.session_time_zone = context_.eval.session_time_zone;
-    options.pool = context_.eval.pool;
-    // Only the scan's columns are decoded from each file.
-    options.columns = indices_;
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        pending_, delta::ReadDataFile(*context_.fs, *snapshot_, *files_[next_file_++], options));
-    next_pending_ = 0;
+    TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, file_reader_->Next());
+    if (batch != nullptr) {
+      return batch;
+    }
+    file_reader_.reset();
   }
-  return pending_[next_pending_++];
 }
 
 std::string DeltaScanOperator::ToString() const {
@@ -372,6 +378,7 @@ Status FileScanOperator::OpenNextFile() {
       TRIBUTARY_ASSIGN_OR_RAISE(
           parquet_, parquet::ParquetFileReader::Open(*context_.fs, path, context_.pool));
       next_row_group_ = 0;
+      parquet_group_.reset();
       // The files of one scan may differ in columns (a stream's files over time): the columns
       // a file lacks read as nulls, and with on_unknown_fields its columns outside the spec's
       // schema are reported, from the footer alone.
@@ -493,12 +500,9 @@ Result<RecordBatchPtr> FileScanOperator::ReadOpenFile() {
     return batch;
   }
   if (parquet_ != nullptr) {
-    if (next_row_group_ < parquet_->NumRowGroups() && parquet_columns_.size() == columns_.size() &&
-        parquet_rescued_.empty()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(batch, parquet_->ReadRowGroup(next_row_group_++, columns_));
-    } else if (next_row_group_ < parquet_->NumRowGroups()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(batch, ReadRowGroupWithNulls(next_row_group_++));
-    } else {
+    TRIBUTARY_ASSIGN_OR_RAISE(batch, ReadParquetBatch());
+    if (batch == nullptr) {
+      parquet_group_.reset();
       parquet_.reset();
     }
   } else if (json_ != nullptr) {
@@ -545,14 +549,39 @@ Result<columnar::ColumnPtr> FileScanOperator::RescuedParquetValues(
   return rescued.Finish();
 }
 
-Result<RecordBatchPtr> FileScanOperator::ReadRowGroupWithNulls(int index) {
-  const int64_t num_rows = parquet_->Metadata().row_groups[static_cast<size_t>(index)].num_rows;
+Result<RecordBatchPtr> FileScanOperator::ReadParquetBatch() {
+  // The file has every column with the scan's type: its batches are the scan's.
+  const bool as_read = parquet_columns_.size() == columns_.size() && parquet_rescued_.empty();
   std::vector<std::string> names = parquet_columns_;
   names.insert(names.end(), parquet_rescued_.begin(), parquet_rescued_.end());
-  RecordBatchPtr present;
-  if (!names.empty()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(present, parquet_->ReadRowGroup(index, names));
+  while (true) {
+    if (parquet_group_ == nullptr) {
+      if (next_row_group_ >= parquet_->NumRowGroups()) {
+        return RecordBatchPtr();
+      }
+      const int index = next_row_group_++;
+      if (!as_read && names.empty()) {
+        // No column to decode: the row group's rows, all null, as one batch.
+        return WithNulls(nullptr,
+                         parquet_->Metadata().row_groups[static_cast<size_t>(index)].num_rows);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(parquet_group_,
+                                parquet_->OpenRowGroup(index, as_read ? columns_ : names));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr read, parquet_group_->Next());
+    if (read == nullptr) {
+      parquet_group_.reset();
+      continue;
+    }
+    if (as_read) {
+      return read;
+    }
+    return WithNulls(read, read->NumRows());
   }
+}
+
+Result<RecordBatchPtr> FileScanOperator::WithNulls(const RecordBatchPtr& present,
+                                                   int64_t num_rows) {
   std::vector<columnar::ColumnPtr> columns;
   size_t next_present = 0;
   for (int i = 0; i < read_schema_->NumFields(); ++i) {
@@ -606,6 +635,7 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
         return failed;
       }
       spec_.on_corrupt_file(spec_.paths[next_file_ - 1], failed);
+      parquet_group_.reset();
       parquet_.reset();
       json_.reset();
       csv_.reset();

@@ -1,5 +1,6 @@
 // Leaf operators that read storage: a Delta snapshot, or a list of Parquet/JSON/CSV files.
-// Both read one file at a time, so memory holds one file's batches, not the table's.
+// Both read one file at a time and hand out bounded batches (Parquet row groups are decoded
+// in batches of parquet::kDefaultBatchRows), so memory holds a batch, not a file.
 
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "delta/snapshot.h"
+#include "delta/table_reader.h"
 #include "exec/operator.h"
 #include "expr/expression.h"
 #include "formats/csv/csv_reader.h"
@@ -46,8 +48,8 @@ class DeltaScanOperator final : public Operator {
   expr::ExprPtr filter_;
   const ExecContext& context_;
   size_t next_file_ = 0;
-  std::vector<RecordBatchPtr> pending_;
-  size_t next_pending_ = 0;
+  /// The file being read, a bounded batch at a time.
+  std::unique_ptr<delta::DataFileReader> file_reader_;
 };
 
 /// The file formats FileScanOperator reads.
@@ -145,8 +147,13 @@ class FileScanOperator final : public Operator {
   Result<RecordBatchPtr> Assemble(const RecordBatchPtr& read);
   /// The next batch of the open reader (null at its end); errors as the reader gives them.
   Result<RecordBatchPtr> ReadOpenFile();
-  /// Parquet: row group `index` of a file lacking some of columns_, those read as nulls.
-  Result<RecordBatchPtr> ReadRowGroupWithNulls(int index);
+  /// Parquet: the open file's next batch (at most parquet::kDefaultBatchRows rows, or a whole
+  /// row group when a list/map column or no column at all is decoded), null at its end.
+  Result<RecordBatchPtr> ReadParquetBatch();
+  /// Parquet: the scan's read batch of `num_rows` rows from `present` (the file's
+  /// parquet_columns_ then parquet_rescued_, or null when it has none): the columns the file
+  /// lacks as nulls, the rescued-data column made from the rescued ones.
+  Result<RecordBatchPtr> WithNulls(const RecordBatchPtr& present, int64_t num_rows);
   /// The rescued-data column of `num_rows` rows from `read`'s columns `first`.. (the open
   /// file's parquet_rescued_).
   Result<columnar::ColumnPtr> RescuedParquetValues(const columnar::RecordBatch& read, int first,
@@ -175,6 +182,8 @@ class FileScanOperator final : public Operator {
   /// With parquet_rescued_data_column: the open file's columns whose values go there.
   std::vector<std::string> parquet_rescued_;
   int next_row_group_ = 0;
+  /// The row group of parquet_ being read; reads through parquet_, so it is reset first.
+  std::unique_ptr<parquet::RowGroupReader> parquet_group_;
   std::unique_ptr<json::JsonReader> json_;
   std::unique_ptr<csv::CsvReader> csv_;
   /// kText/kBinaryFile: the rows of the file just opened, not yet returned.

@@ -5,13 +5,16 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
 #include "formats/parquet/compression.h"
 #include "formats/parquet/reader.h"
 #include "formats/parquet/rle_encoding.h"
+#include "formats/parquet/writer.h"
 #include "storage/local_file_system.h"
+#include "support/batch_from_json.h"
 #include "support/status_matchers.h"
 
 namespace tributary::parquet {
@@ -318,6 +321,205 @@ TEST_F(ParquetReaderBadInputTest, ReadsLegacyBitPackedLevels) {
   const std::string pages = Page(header, levels + Int32Plain({7, -9}));
   ASSERT_OK_AND_ASSIGN(auto rows, Read(BuildFile(PhysicalType::kInt32, pages, 3)));
   EXPECT_EQ(rows, (std::vector<std::string>{R"({"x":7})", R"({"x":null})", R"({"x":-9})"}));
+}
+
+}  // namespace
+}  // namespace tributary::parquet
+
+namespace tributary::parquet {
+namespace {
+
+// Streaming reads (RowGroupReader): one chunk of a dictionary page, a dictionary-encoded page,
+// a PLAIN page (the fallback) and a data page v2, with nulls in each, read in batches of every
+// size from 1 to past the row count. Batch boundaries fall inside pages, on page boundaries and
+// across several pages; every size must give the same rows.
+TEST_F(ParquetReaderBadInputTest, BatchesCutPagesAnywhere) {
+  RleBitPackedEncoder index_encoder(2);
+  index_encoder.PutBatch(std::vector<int32_t>{2, 0, 1});
+  PageHeader dictionary_page;
+  dictionary_page.type = PageType::kDataPage;
+  dictionary_page.data_page_header.emplace();
+  dictionary_page.data_page_header->num_values = 5;
+  dictionary_page.data_page_header->encoding = Encoding::kRleDictionary;
+  RleBitPackedEncoder v2_levels(1);
+  v2_levels.PutBatch(std::vector<int16_t>{0, 1, 1});
+  const std::string v2_defs = v2_levels.Flush();
+  PageHeader v2;
+  v2.type = PageType::kDataPageV2;
+  v2.data_page_header_v2.emplace();
+  v2.data_page_header_v2->num_values = 3;
+  v2.data_page_header_v2->num_nulls = 1;
+  v2.data_page_header_v2->num_rows = 3;
+  v2.data_page_header_v2->encoding = Encoding::kPlain;
+  v2.data_page_header_v2->definition_levels_byte_length = static_cast<int32_t>(v2_defs.size());
+  v2.data_page_header_v2->is_compressed = false;
+  const std::string pages =
+      DictionaryPage(3, Int32Plain({10, 20, 30})) +
+      Page(dictionary_page,
+           DefLevels({1, 0, 1, 1, 0}) + std::string(1, '\2') + index_encoder.Flush()) +
+      DataPage(4, Encoding::kPlain, DefLevels({1, 1, 0, 1}) + Int32Plain({1, 2, 3})) +
+      Page(v2, v2_defs + Int32Plain({7, 8}));
+  const std::string file = BuildFile(PhysicalType::kInt32, pages, 12, 0, /*dictionary=*/true);
+  const std::vector<std::string> expected = {R"({"x":30})",   R"({"x":null})", R"({"x":10})",
+                                             R"({"x":20})",   R"({"x":null})", R"({"x":1})",
+                                             R"({"x":2})",    R"({"x":null})", R"({"x":3})",
+                                             R"({"x":null})", R"({"x":7})",    R"({"x":8})"};
+  ASSERT_OK_AND_ASSIGN(auto whole, Read(file));
+  EXPECT_EQ(whole, expected);
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(fs_, path_));
+  for (int64_t max_rows = 1; max_rows <= 13; ++max_rows) {
+    SCOPED_TRACE(max_rows);
+    ASSERT_OK_AND_ASSIGN(auto group, reader->OpenRowGroup(0, {}, max_rows));
+    EXPECT_TRUE(group->Bounded());
+    std::vector<std::string> rows;
+    int64_t batches = 0;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(auto batch, group->Next());
+      if (batch == nullptr) {
+        break;
+      }
+      ++batches;
+      EXPECT_EQ(batch->NumRows(), std::min(max_rows, 12 - static_cast<int64_t>(rows.size())));
+      for (auto& row : columnar::CanonicalJsonRows(*batch)) {
+        rows.push_back(row);
+      }
+    }
+    EXPECT_EQ(rows, expected);
+    EXPECT_EQ(batches, (12 + max_rows - 1) / max_rows);
+    EXPECT_EQ(group->RowsLeft(), 0);
+  }
+}
+
+// A corrupt page is reported by the batch that reaches it; the batches before it are fine.
+TEST_F(ParquetReaderBadInputTest, CorruptPageFailsTheBatchThatReachesIt) {
+  const std::string pages =
+      DataPage(2, Encoding::kPlain, DefLevels({1, 1}) + Int32Plain({1, 2})) +
+      DataPage(2, Encoding::kRleDictionary, DefLevels({1, 1}) + std::string(1, '\1') + "\x04\x01");
+  const std::string file = BuildFile(PhysicalType::kInt32, pages, 4);
+  ASSERT_RAISES(Corruption, Read(file));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(fs_, path_));
+  ASSERT_OK_AND_ASSIGN(auto group, reader->OpenRowGroup(0, {}, 2));
+  ASSERT_OK_AND_ASSIGN(auto first, group->Next());
+  EXPECT_EQ(columnar::CanonicalJsonRows(*first),
+            (std::vector<std::string>{R"({"x":1})", R"({"x":2})"}));
+  auto second = group->Next();
+  ASSERT_RAISES(Corruption, second);
+  EXPECT_NE(second.status().Message().find("without a dictionary page"), std::string::npos)
+      << second.status().Message();
+}
+
+}  // namespace
+}  // namespace tributary::parquet
+
+namespace tributary::parquet {
+namespace {
+
+using columnar::DataType;
+using columnar::Field;
+
+// The rows of row group `index` read in batches of at most `max_rows`, checking each batch's
+// size.
+std::vector<std::string> StreamedRows(const ParquetFileReader& reader, int index,
+                                      const std::vector<std::string>& columns, int64_t max_rows) {
+  auto group = reader.OpenRowGroup(index, columns, max_rows);
+  EXPECT_TRUE(group.ok()) << group.status().ToString();
+  std::vector<std::string> rows;
+  while (group.ok()) {
+    auto batch = (*group)->Next();
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok() || *batch == nullptr) {
+      break;
+    }
+    EXPECT_LE((*batch)->NumRows(), max_rows);
+    EXPECT_GT((*batch)->NumRows(), 0);
+    for (auto& row : columnar::CanonicalJsonRows(**batch)) {
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+// A file of our writer with tiny pages (so each column's pages hold different numbers of
+// values), a dictionary that overflows into PLAIN pages, nulls, a struct and three row groups:
+// every batch size gives, concatenated, the rows ReadRowGroup gives, for all columns and for a
+// projection.
+TEST_F(ParquetReaderBadInputTest, BatchesConcatenateToTheRowGroup) {
+  auto schema = testing::MakeSchema(
+      {Field("id", DataType::Int64(), false), Field("name", DataType::String()),
+       Field("score", DataType::Float64()), Field("flag", DataType::Boolean()),
+       Field("s",
+             DataType::Struct({Field("a", DataType::Int32()), Field("b", DataType::String())}))});
+  std::string json = "[";
+  for (int i = 0; i < 7000; ++i) {
+    json += i ? "," : "";
+    json += "{\"id\": " + std::to_string(i);
+    if (i % 5 != 0) {
+      // Few distinct names first (dictionary pages), then too many for the dictionary (PLAIN).
+      json += ", \"name\": \"n" + std::to_string(i < 2000 ? i % 13 : i) + "\"";
+    }
+    if (i % 3 != 0) {
+      json += ", \"score\": " + std::to_string(i) + ".5";
+    }
+    json += std::string(", \"flag\": ") + (i % 7 == 0 ? "null" : i % 2 ? "true" : "false");
+    if (i % 11 != 0) {
+      json += ", \"s\": {\"a\": " + (i % 4 ? std::to_string(i) : "null") + ", \"b\": \"b" +
+              std::to_string(i % 17) + "\"}";
+    }
+    json += "}";
+  }
+  json += "]";
+  ASSERT_OK_AND_ASSIGN(auto batch, testing::BatchFromJson(schema, json));
+  ParquetWriterOptions options;
+  options.page_size_bytes = 700;
+  options.row_group_size_rows = 3000;
+  options.dictionary_page_size_limit = 300;
+  path_ = dir_ + "/written.parquet";
+  ASSERT_OK(WriteParquetFile(fs_, path_, {batch}, schema, options));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(fs_, path_));
+  ASSERT_EQ(reader->NumRowGroups(), 3);
+  // The name chunk of the first row group has a dictionary and PLAIN pages after it.
+  const ColumnMetaData& name = *reader->Metadata().row_groups[0].columns[1].meta_data;
+  EXPECT_TRUE(name.dictionary_page_offset.has_value());
+  EXPECT_NE(std::find(name.encodings.begin(), name.encodings.end(), Encoding::kPlain),
+            name.encodings.end());
+  const std::vector<std::string> all_rows = columnar::CanonicalJsonRows(*batch);
+  std::vector<std::string> whole_file;
+  for (int g = 0; g < reader->NumRowGroups(); ++g) {
+    ASSERT_OK_AND_ASSIGN(auto whole, reader->ReadRowGroup(g));
+    const std::vector<std::string> whole_rows = columnar::CanonicalJsonRows(*whole);
+    whole_file.insert(whole_file.end(), whole_rows.begin(), whole_rows.end());
+    ASSERT_OK_AND_ASSIGN(auto projected, reader->ReadRowGroup(g, {"s.b", "name"}));
+    const std::vector<std::string> projected_rows = columnar::CanonicalJsonRows(*projected);
+    for (int64_t max_rows : {1, 7, 333, 1024, 2999, 3000, 8192}) {
+      SCOPED_TRACE(fmt::format("row group {}, batches of {}", g, max_rows));
+      if (max_rows > 1) {
+        EXPECT_EQ(StreamedRows(*reader, g, {}, max_rows), whole_rows);
+      }
+      EXPECT_EQ(StreamedRows(*reader, g, {"s.b", "name"}, max_rows), projected_rows);
+    }
+  }
+  EXPECT_EQ(whole_file, all_rows);
+}
+
+// A selection with a list column is not cut into batches: its rows span level entries.
+TEST_F(ParquetReaderBadInputTest, RepeatedColumnsComeAsWholeRowGroups) {
+  auto schema = testing::MakeSchema(
+      {Field("id", DataType::Int64()), Field("l", DataType::Array(DataType::Int64()))});
+  ASSERT_OK_AND_ASSIGN(auto batch, testing::BatchFromJson(schema, R"([
+    {"id": 1, "l": [1, 2]}, {"id": 2, "l": null}, {"id": 3, "l": []}, {"id": 4, "l": [3]}])"));
+  path_ = dir_ + "/lists.parquet";
+  ASSERT_OK(WriteParquetFile(fs_, path_, {batch}, schema));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(fs_, path_));
+  ASSERT_OK_AND_ASSIGN(auto group, reader->OpenRowGroup(0, {}, 2));
+  EXPECT_FALSE(group->Bounded());
+  ASSERT_OK_AND_ASSIGN(auto first, group->Next());
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(columnar::CanonicalJsonRows(*first), columnar::CanonicalJsonRows(*batch));
+  ASSERT_OK_AND_ASSIGN(auto end, group->Next());
+  EXPECT_EQ(end, nullptr);
+  // Without the list the same row group streams.
+  EXPECT_EQ(StreamedRows(*reader, 0, {"id"}, 3),
+            (std::vector<std::string>{R"({"id":1})", R"({"id":2})", R"({"id":3})", R"({"id":4})"}));
 }
 
 }  // namespace

@@ -105,13 +105,38 @@ int32_t LoadLe32(const char* p) {
   return v;
 }
 
+// Decodes a column chunk page by page. A data page is decoded into its levels and physical
+// values (or dictionary indexes) once; Read then converts the slice each request takes into
+// that request's buffers, so a page may straddle two requests.
+// Points fixed_view at `fixed` when a decoder produced the bytes, and gives byte arrays their
+// leading offset when a decoder produced none.
+void NormalizePhysical(PhysicalValues* values) {
+  if (values->fixed_view.empty()) {
+    values->fixed_view = values->fixed;
+  }
+  if (values->width == 0 && values->offsets.empty()) {
+    values->offsets.push_back(0);
+  }
+}
+
 class ChunkDecoder {
  public:
-  ChunkDecoder(const SchemaNode& leaf, const ChunkLocation& location, MemoryPool* pool)
-      : leaf_(leaf), location_(location), pool_(pool) {}
+  ChunkDecoder(const SchemaNode& leaf, ChunkLocation location, MemoryPool* pool)
+      : leaf_(leaf), location_(std::move(location)), pool_(pool) {}
 
-  Result<LeafData> Decode(std::string_view chunk, int64_t chunk_offset, int64_t num_values,
-                          CompressionCodec codec);
+  // Takes the chunk's bytes (starting at file byte `chunk_offset`).
+  void Start(std::string chunk, int64_t chunk_offset, int64_t num_values, CompressionCodec codec) {
+    chunk_ = std::move(chunk);
+    chunk_offset_ = chunk_offset;
+    num_values_ = num_values;
+    codec_ = codec;
+    use_sink_ = Sinkable();
+  }
+  int64_t NumValues() const { return num_values_; }
+  int64_t EntriesLeft() const { return num_values_ - entries_read_; }
+  // The next `entries` level entries (at most EntriesLeft()).
+  Result<LeafData> Read(int64_t entries);
+
   Result<ColumnPtr> DecodePlainColumn(std::string_view data, int64_t count) {
     PhysicalValues values;
     TRIBUTARY_RETURN_NOT_OK(DecodePlain(data, count, 0, &values));
@@ -119,12 +144,17 @@ class ChunkDecoder {
   }
 
  private:
+  // What the current data page's values were decoded into.
+  enum class PageValues : uint8_t { kPhysical, kIndexes, kColumn };
+
   Status Fault(int64_t offset, std::string_view what) const {
     return Status::Corruption(fmt::format("{}: row group {}, column {}, byte {}: {}",
                                           location_.file, location_.row_group, location_.column,
                                           offset, what));
   }
 
+  // Decodes the chunk's next page; a data page becomes the current page.
+  Status LoadNextPage();
   Status DecodeDictionaryPage(const PageHeader& header, std::string_view page, int64_t offset);
   Status DecodeDataPage(const PageHeader& header, std::string_view page, int64_t offset,
                         int64_t values_left);
@@ -137,29 +167,50 @@ class ChunkDecoder {
   // arrays read as they are; other conversions build a column per page.
   bool Sinkable() const;
   Status StartSink(ValueSink* sink, int64_t capacity);
-  // Room for `more` bytes of `count` values; a chunk's first page sizes the bytes for all.
+  // Room for `more` bytes of `count` values; the first call sizes the bytes for the sink's whole
+  // capacity at that rate (per level entry of the range being taken, for sink_).
   Status ReserveBytes(ValueSink* sink, int64_t more, int64_t count);
-  Status ConvertInto(PhysicalValues& values, int64_t offset, ValueSink* sink);
+  // Converts values [begin, begin + count) of `values` onto the end of `sink`.
+  Status ConvertInto(const PhysicalValues& values, int64_t begin, int64_t count, int64_t offset,
+                     ValueSink* sink);
   Status GatherInto(std::span<const int32_t> indexes, ValueSink* sink);
   Result<ColumnPtr> FinishSink(ValueSink* sink);
-  // Appends a page's values to the chunk's sink, or as a column of its own.
-  Status AppendPage(PhysicalValues& values, int64_t offset);
+  // Appends the current page's next `count` values (covering `entries` level entries) to the
+  // request's values.
+  Status TakeValues(int64_t count, int64_t entries);
   Result<std::string_view> Decompress(std::string_view compressed, int64_t uncompressed_size,
                                       int64_t offset);
 
   const SchemaNode& leaf_;
-  const ChunkLocation& location_;
+  const ChunkLocation location_;
   MemoryPool* pool_;
   CompressionCodec codec_ = CompressionCodec::kUncompressed;
-  std::string scratch_;
+  std::string chunk_;
+  int64_t chunk_offset_ = 0;
+  size_t pos_ = 0;       // of the next page header in chunk_
+  std::string scratch_;  // the current page decompressed (its values may point here)
   ColumnPtr dictionary_;
-  LeafData out_;
-  int64_t num_values_ = 0;  // entries of the chunk, from its metadata
-  int64_t data_pages_ = 0;
-  int64_t page_entries_ = 0;  // entries of the data page being decoded
+  int64_t num_values_ = 0;      // entries of the chunk, from its metadata
+  int64_t entries_loaded_ = 0;  // entries of the data pages decoded so far
+  int64_t entries_read_ = 0;    // entries handed out by Read
   bool use_sink_ = false;
+
+  // The current data page.
+  int64_t page_entries_ = 0;
+  int64_t page_entry_ = 0;     // entries of it handed out
+  int64_t page_value_ = 0;     // values of it handed out
+  int64_t page_offset_ = 0;    // file byte of its body, for errors
+  int64_t range_entries_ = 0;  // level entries of the slice being taken from it
+  std::vector<int16_t> page_defs_;
+  std::vector<int16_t> page_reps_;
+  PageValues page_kind_ = PageValues::kPhysical;
+  PhysicalValues page_values_;
+  std::vector<int32_t> page_indexes_;
+  ColumnPtr page_column_;
+
+  // The request being filled.
   ValueSink sink_;
-  std::vector<ColumnPtr> pages_;  // when the values cannot go to sink_
+  std::vector<ColumnPtr> pieces_;  // when the values cannot go to sink_
 };
 
 Result<std::string_view> ChunkDecoder::Decompress(std::string_view compressed,
@@ -254,9 +305,12 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
 
 Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int64_t count,
                                   int64_t offset) {
-  PhysicalValues values;
+  page_values_ = PhysicalValues();
+  PhysicalValues& values = page_values_;
   values.count = count;
   values.width = FixedWidth(leaf_);
+  page_kind_ = use_sink_ ? PageValues::kPhysical : PageValues::kColumn;
+  page_column_.reset();
   switch (encoding) {
     case Encoding::kPlain:
       TRIBUTARY_RETURN_NOT_OK(DecodePlain(data, count, offset, &values));
@@ -266,20 +320,21 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
       if (dictionary_ == nullptr) {
         return Fault(offset, "dictionary-encoded page without a dictionary page");
       }
+      page_indexes_.clear();
       if (data.empty()) {
         if (count != 0) {
           return Fault(offset, "dictionary indexes missing");
         }
         if (use_sink_) {
+          page_kind_ = PageValues::kIndexes;
           return Status::OK();
         }
         if (dictionary_->Type()->Id() == TypeId::kNull) {
-          pages_.push_back(dictionary_);
+          page_column_ = dictionary_;
           return Status::OK();
         }
-        TRIBUTARY_ASSIGN_OR_RAISE(auto none,
+        TRIBUTARY_ASSIGN_OR_RAISE(page_column_,
                                   columnar::Take(*dictionary_, std::span<const int64_t>(), pool_));
-        pages_.push_back(std::move(none));
         return Status::OK();
       }
       const int bit_width = static_cast<uint8_t>(data[0]);
@@ -287,7 +342,8 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
       if (!decoder.ok()) {
         return Fault(offset, decoder.status().Message());
       }
-      std::vector<int32_t> indexes(static_cast<size_t>(count));
+      std::vector<int32_t>& indexes = page_indexes_;
+      indexes.resize(static_cast<size_t>(count));
       Status st = decoder->GetBatch(indexes.data(), count);
       if (!st.ok()) {
         return Fault(offset + 1, "dictionary indexes: " + st.Message());
@@ -301,11 +357,11 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
         }
       }
       if (use_sink_) {
-        return GatherInto(indexes, &sink_);
+        page_kind_ = PageValues::kIndexes;
+        return Status::OK();
       }
       std::vector<int64_t> rows(indexes.begin(), indexes.end());
-      TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*dictionary_, rows, pool_));
-      pages_.push_back(std::move(taken));
+      TRIBUTARY_ASSIGN_OR_RAISE(page_column_, columnar::Take(*dictionary_, rows, pool_));
       return Status::OK();
     }
     case Encoding::kRle: {
@@ -397,7 +453,11 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
           "{}: row group {}, column {}: encoding {} ({})", location_.file, location_.row_group,
           location_.column, EncodingName(encoding), static_cast<int>(encoding)));
   }
-  return AppendPage(values, offset);
+  NormalizePhysical(&values);
+  if (!use_sink_) {
+    TRIBUTARY_ASSIGN_OR_RAISE(page_column_, Convert(values, offset));
+  }
+  return Status::OK();
 }
 
 // Big-endian two's complement of 1..16 bytes to Int128.
@@ -426,51 +486,46 @@ bool BigEndianToInt128(const char* p, int64_t length, Int128* out) {
   return true;
 }
 
-Status ChunkDecoder::ConvertInto(PhysicalValues& values, int64_t offset, ValueSink* sink) {
-  const int64_t n = values.count;
+Status ChunkDecoder::ConvertInto(const PhysicalValues& values, int64_t begin, int64_t count,
+                                 int64_t offset, ValueSink* sink) {
+  const int64_t n = count;
   const columnar::DataTypePtr& type = leaf_.type;
-  if (n > sink->capacity - sink->length) {
-    return Status::Internal(fmt::format("column {}: {} values past the {} the chunk holds",
-                                        location_.column, sink->length + n, sink->capacity));
+  if (n > sink->capacity - sink->length || begin + n > values.count) {
+    return Status::Internal(fmt::format(
+        "column {}: values {}..{} of a page of {} into {} of {} slots", location_.column, begin,
+        begin + n, values.count, sink->length + n, sink->capacity));
   }
   if (IsByteArrayIdentity(leaf_)) {
-    if (values.offsets.empty()) {
-      values.offsets.push_back(0);
-    }
-    const int64_t base = values.offsets[0];
-    const int64_t page_bytes = values.offsets[static_cast<size_t>(n)] - base;
-    TRIBUTARY_RETURN_NOT_OK(ReserveBytes(sink, page_bytes, n));
+    // The range's offsets; they address the page's bytes (or the PLAIN page, see ValueData).
+    const int64_t* offs = values.offsets.data() + begin;
+    const int64_t base = offs[0];
+    const int64_t range_bytes = offs[n] - base;
+    TRIBUTARY_RETURN_NOT_OK(ReserveBytes(sink, range_bytes, n));
     char* out = reinterpret_cast<char*>(sink->values->mutable_data()) + sink->byte_length;
     if (!values.plain_page.empty()) {
       for (int64_t i = 0; i < n; ++i) {
-        const int64_t from = values.offsets[static_cast<size_t>(i)];
-        std::memcpy(out + from, values.ValueData(i),
-                    static_cast<size_t>(values.offsets[static_cast<size_t>(i) + 1] - from));
+        std::memcpy(out + (offs[i] - base), values.ValueData(begin + i),
+                    static_cast<size_t>(offs[i + 1] - offs[i]));
       }
-    } else if (page_bytes > 0) {
-      std::memcpy(out, values.bytes.data() + base, static_cast<size_t>(page_bytes));
+    } else if (range_bytes > 0) {
+      std::memcpy(out, values.bytes.data() + base, static_cast<size_t>(range_bytes));
     }
-    // The page's values as the offsets address them.
+    // The range's values as the offsets address them.
     const char* data = out - base;
     if (type->Id() == TypeId::kString) {
-      const auto begin = static_cast<size_t>(base);
-      const auto end = static_cast<size_t>(values.offsets[static_cast<size_t>(n)]);
-      // One pass over the page's bytes; if it is valid, each value is valid unless a character
+      // One pass over the range's bytes; if it is valid, each value is valid unless a character
       // straddles two values, i.e. some value starts with a continuation byte.
-      bool valid = columnar::IsValidUtf8(std::string_view(data + begin, end - begin));
+      bool valid = columnar::IsValidUtf8(std::string_view(out, static_cast<size_t>(range_bytes)));
       for (int64_t i = 0; valid && i < n; ++i) {
-        const int64_t from = values.offsets[static_cast<size_t>(i)];
-        if (values.offsets[static_cast<size_t>(i) + 1] > from &&
-            (static_cast<uint8_t>(data[from]) & 0xC0) == 0x80) {
+        if (offs[i + 1] > offs[i] && (static_cast<uint8_t>(data[offs[i]]) & 0xC0) == 0x80) {
           valid = false;
         }
       }
       if (!valid) {
         for (int64_t i = 0; i < n; ++i) {
-          const auto from = static_cast<size_t>(values.offsets[static_cast<size_t>(i)]);
-          const auto to = static_cast<size_t>(values.offsets[static_cast<size_t>(i) + 1]);
-          if (!columnar::IsValidUtf8(std::string_view(data + from, to - from))) {
-            return Fault(offset, fmt::format("value {} of the page is not valid UTF-8", i));
+          if (!columnar::IsValidUtf8(
+                  std::string_view(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i])))) {
+            return Fault(offset, fmt::format("value {} of the page is not valid UTF-8", begin + i));
           }
         }
       }
@@ -478,21 +533,18 @@ Status ChunkDecoder::ConvertInto(PhysicalValues& values, int64_t offset, ValueSi
     int64_t* offsets = sink->offsets->MutableDataAs<int64_t>() + sink->length;
     const int64_t shift = sink->byte_length - base;
     for (int64_t i = 1; i <= n; ++i) {
-      offsets[i] = values.offsets[static_cast<size_t>(i)] + shift;
+      offsets[i] = offs[i] + shift;
     }
     sink->length += n;
-    sink->byte_length += page_bytes;
+    sink->byte_length += range_bytes;
     return Status::OK();
   }
-  if (values.fixed_view.empty()) {
-    values.fixed_view = values.fixed;
-  }
-  const char* in = values.fixed_view.data();
   const int width = values.width;
+  const char* in = values.fixed_view.data() + begin * width;
   // Every byte of the n values is written by the conversion below.
   uint8_t* const out = sink->values->mutable_data() + sink->length * OutputWidth(leaf_);
   auto fail = [&](int64_t i, std::string_view what) {
-    return Fault(offset, fmt::format("value {}: {}", i, what));
+    return Fault(offset, fmt::format("value {}: {}", begin + i, what));
   };
   switch (leaf_.conversion) {
     case LeafConversion::kIdentity:
@@ -539,10 +591,9 @@ Status ChunkDecoder::ConvertInto(PhysicalValues& values, int64_t offset, ValueSi
     case LeafConversion::kBytesToDecimal: {
       const bool fixed = leaf_.physical_type == PhysicalType::kFixedLenByteArray;
       for (int64_t i = 0; i < n; ++i) {
-        const char* p = fixed ? in + i * width : values.ValueData(i);
-        const int64_t length = fixed ? width
-                                     : values.offsets[static_cast<size_t>(i) + 1] -
-                                           values.offsets[static_cast<size_t>(i)];
+        const auto v = static_cast<size_t>(begin + i);
+        const char* p = fixed ? in + i * width : values.ValueData(begin + i);
+        const int64_t length = fixed ? width : values.offsets[v + 1] - values.offsets[v];
         Int128 value = 0;
         if (!BigEndianToInt128(p, length, &value) ||
             !columnar::FitsPrecision(value, type->Precision())) {
@@ -624,6 +675,7 @@ Status ChunkDecoder::ConvertInto(PhysicalValues& values, int64_t offset, ValueSi
 
 Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) {
   const int64_t n = values.count;
+  NormalizePhysical(&values);
   if (leaf_.conversion == LeafConversion::kFixedToBinary ||
       leaf_.conversion == LeafConversion::kUuidToString) {
     if (values.fixed_view.empty()) {
@@ -653,7 +705,7 @@ Result<ColumnPtr> ChunkDecoder::Convert(PhysicalValues& values, int64_t offset) 
   }
   ValueSink sink;
   TRIBUTARY_RETURN_NOT_OK(StartSink(&sink, n));
-  TRIBUTARY_RETURN_NOT_OK(ConvertInto(values, offset, &sink));
+  TRIBUTARY_RETURN_NOT_OK(ConvertInto(values, 0, n, offset, &sink));
   return FinishSink(&sink);
 }
 
@@ -681,9 +733,9 @@ Status ChunkDecoder::StartSink(ValueSink* sink, int64_t capacity) {
 Status ChunkDecoder::ReserveBytes(ValueSink* sink, int64_t more, int64_t count) {
   const int64_t needed = sink->byte_length + more;
   if (sink->values == nullptr) {
-    // The first page's bytes per entry (nulls included) times the chunk's entries.
+    // The first slice's bytes per entry (nulls included) times the request's entries.
     int64_t expected = needed;
-    const int64_t entries = sink == &sink_ ? page_entries_ : count;
+    const int64_t entries = sink == &sink_ ? range_entries_ : count;
     if (entries > 0 && sink->capacity > entries) {
       expected = static_cast<int64_t>(static_cast<double>(more) / static_cast<double>(entries) *
                                       static_cast<double>(sink->capacity));
@@ -771,12 +823,37 @@ Result<ColumnPtr> ChunkDecoder::FinishSink(ValueSink* sink) {
   return Column::Make(leaf_.type, sink->length, nullptr, BufferPtr(std::move(sink->values)));
 }
 
-Status ChunkDecoder::AppendPage(PhysicalValues& values, int64_t offset) {
-  if (use_sink_) {
-    return ConvertInto(values, offset, &sink_);
+Status ChunkDecoder::TakeValues(int64_t count, int64_t entries) {
+  range_entries_ = entries;
+  switch (page_kind_) {
+    case PageValues::kPhysical:
+      TRIBUTARY_RETURN_NOT_OK(ConvertInto(page_values_, page_value_, count, page_offset_, &sink_));
+      break;
+    case PageValues::kIndexes:
+      if (page_value_ + count > static_cast<int64_t>(page_indexes_.size())) {
+        return Status::Internal(fmt::format("column {}: values {}..{} of a page of {} indexes",
+                                            location_.column, page_value_, page_value_ + count,
+                                            page_indexes_.size()));
+      }
+      TRIBUTARY_RETURN_NOT_OK(
+          GatherInto(std::span<const int32_t>(page_indexes_)
+                         .subspan(static_cast<size_t>(page_value_), static_cast<size_t>(count)),
+                     &sink_));
+      break;
+    case PageValues::kColumn:
+      if (page_value_ == 0 && count == page_column_->Length()) {
+        pieces_.push_back(page_column_);
+      } else if (count > 0) {
+        std::vector<int64_t> rows(static_cast<size_t>(count));
+        for (int64_t i = 0; i < count; ++i) {
+          rows[static_cast<size_t>(i)] = page_value_ + i;
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(auto piece, columnar::Take(*page_column_, rows, pool_));
+        pieces_.push_back(std::move(piece));
+      }
+      break;
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto page, Convert(values, offset));
-  pages_.push_back(std::move(page));
+  page_value_ += count;
   return Status::OK();
 }
 
@@ -799,6 +876,8 @@ Status ChunkDecoder::DecodeDictionaryPage(const PageHeader& header, std::string_
 
 Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view page, int64_t offset,
                                     int64_t values_left) {
+  page_defs_.clear();
+  page_reps_.clear();
   const int16_t max_def = leaf_.def_level;
   const int16_t max_rep = leaf_.rep_level;
   int64_t num_values = 0;
@@ -866,9 +945,9 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
       return Status::OK();
     };
     TRIBUTARY_RETURN_NOT_OK(
-        read_levels(max_rep, data_header.repetition_level_encoding, &out_.rep_levels));
+        read_levels(max_rep, data_header.repetition_level_encoding, &page_reps_));
     TRIBUTARY_RETURN_NOT_OK(
-        read_levels(max_def, data_header.definition_level_encoding, &out_.def_levels));
+        read_levels(max_def, data_header.definition_level_encoding, &page_defs_));
     values_data = data.substr(pos);
   } else {
     const DataPageHeaderV2& v2 = *header.data_page_header_v2;
@@ -885,12 +964,12 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
     }
     if (max_rep > 0) {
       TRIBUTARY_RETURN_NOT_OK(DecodeLevels(page.substr(0, static_cast<size_t>(rep_length)), max_rep,
-                                           num_values, offset, &out_.rep_levels));
+                                           num_values, offset, &page_reps_));
     }
     if (max_def > 0) {
       TRIBUTARY_RETURN_NOT_OK(DecodeLevels(
           page.substr(static_cast<size_t>(rep_length), static_cast<size_t>(def_length)), max_def,
-          num_values, offset + rep_length, &out_.def_levels));
+          num_values, offset + rep_length, &page_defs_));
     }
     std::string_view rest = page.substr(static_cast<size_t>(rep_length + def_length));
     const int64_t uncompressed = header.uncompressed_page_size - rep_length - def_length;
@@ -905,85 +984,121 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
   int64_t present = num_values;
   if (max_def > 0) {
     present = 0;
-    const int16_t* defs = out_.def_levels.data() + out_.num_entries;
+    const int16_t* defs = page_defs_.data();
     for (int64_t i = 0; i < num_values; ++i) {
       present += defs[i] == max_def;
     }
   }
-  if (use_sink_ && data_pages_ == 0) {
-    TRIBUTARY_RETURN_NOT_OK(StartSink(&sink_, num_values_));
-  }
-  page_entries_ = num_values;
   TRIBUTARY_RETURN_NOT_OK(DecodeValues(encoding, values_data, present, offset));
-  ++data_pages_;
-  out_.num_entries += num_values;
+  page_entries_ = num_values;
+  page_entry_ = 0;
+  page_value_ = 0;
+  page_offset_ = offset;
+  entries_loaded_ += num_values;
   return Status::OK();
 }
 
-Result<LeafData> ChunkDecoder::Decode(std::string_view chunk, int64_t chunk_offset,
-                                      int64_t num_values, CompressionCodec codec) {
-  codec_ = codec;
-  num_values_ = num_values;
-  use_sink_ = Sinkable();
-  size_t pos = 0;
-  while (out_.num_entries < num_values) {
-    const int64_t page_offset = chunk_offset + static_cast<int64_t>(pos);
-    if (pos >= chunk.size()) {
-      return Fault(page_offset, fmt::format("column chunk ends after {} of {} values",
-                                            out_.num_entries, num_values));
-    }
-    int64_t header_size = 0;
-    auto header = DecodePageHeader(chunk.substr(pos), &header_size);
-    if (!header.ok()) {
-      return Fault(page_offset, header.status().Message());
-    }
-    pos += static_cast<size_t>(header_size);
-    const auto body_size = static_cast<size_t>(header->compressed_page_size);
-    if (body_size > chunk.size() - pos) {
-      return Fault(page_offset, fmt::format("page header claims {} bytes but the column chunk "
-                                            "has {} left",
-                                            body_size, chunk.size() - pos));
-    }
-    std::string_view body = chunk.substr(pos, body_size);
-    const int64_t body_offset = chunk_offset + static_cast<int64_t>(pos);
-    pos += body_size;
-    switch (header->type) {
-      case PageType::kDictionaryPage:
-        if (!header->dictionary_page_header) {
-          return Fault(page_offset, "dictionary page without its header");
-        }
-        TRIBUTARY_RETURN_NOT_OK(DecodeDictionaryPage(*header, body, body_offset));
-        break;
-      case PageType::kDataPage:
-        if (!header->data_page_header) {
-          return Fault(page_offset, "data page without its header");
-        }
-        TRIBUTARY_RETURN_NOT_OK(
-            DecodeDataPage(*header, body, body_offset, num_values - out_.num_entries));
-        break;
-      case PageType::kDataPageV2:
-        if (!header->data_page_header_v2) {
-          return Fault(page_offset, "data page v2 without its header");
-        }
-        TRIBUTARY_RETURN_NOT_OK(
-            DecodeDataPage(*header, body, body_offset, num_values - out_.num_entries));
-        break;
-      default:
-        break;  // index pages carry nothing we read
-    }
+Status ChunkDecoder::LoadNextPage() {
+  const int64_t page_offset = chunk_offset_ + static_cast<int64_t>(pos_);
+  if (pos_ >= chunk_.size()) {
+    return Fault(page_offset, fmt::format("column chunk ends after {} of {} values",
+                                          entries_loaded_, num_values_));
   }
-  if (out_.num_entries != num_values) {
-    return Fault(chunk_offset, fmt::format("pages hold {} values, column metadata says {}",
-                                           out_.num_entries, num_values));
+  const std::string_view chunk(chunk_);
+  int64_t header_size = 0;
+  auto header = DecodePageHeader(chunk.substr(pos_), &header_size);
+  if (!header.ok()) {
+    return Fault(page_offset, header.status().Message());
   }
-  if (data_pages_ == 0) {
-    TRIBUTARY_ASSIGN_OR_RAISE(out_.values, Column::MakeAllNull(leaf_.type, 0, pool_));
+  pos_ += static_cast<size_t>(header_size);
+  const auto body_size = static_cast<size_t>(header->compressed_page_size);
+  if (body_size > chunk.size() - pos_) {
+    return Fault(page_offset, fmt::format("page header claims {} bytes but the column chunk "
+                                          "has {} left",
+                                          body_size, chunk.size() - pos_));
+  }
+  std::string_view body = chunk.substr(pos_, body_size);
+  const int64_t body_offset = chunk_offset_ + static_cast<int64_t>(pos_);
+  pos_ += body_size;
+  switch (header->type) {
+    case PageType::kDictionaryPage:
+      if (!header->dictionary_page_header) {
+        return Fault(page_offset, "dictionary page without its header");
+      }
+      return DecodeDictionaryPage(*header, body, body_offset);
+    case PageType::kDataPage:
+      if (!header->data_page_header) {
+        return Fault(page_offset, "data page without its header");
+      }
+      return DecodeDataPage(*header, body, body_offset, num_values_ - entries_loaded_);
+    case PageType::kDataPageV2:
+      if (!header->data_page_header_v2) {
+        return Fault(page_offset, "data page v2 without its header");
+      }
+      return DecodeDataPage(*header, body, body_offset, num_values_ - entries_loaded_);
+    default:
+      return Status::OK();  // index pages carry nothing we read
+  }
+}
+
+Result<LeafData> ChunkDecoder::Read(int64_t entries) {
+  if (entries < 0 || entries > EntriesLeft()) {
+    return Status::Internal(fmt::format("column {}: {} entries asked of the {} left",
+                                        location_.column, entries, EntriesLeft()));
+  }
+  LeafData out;
+  sink_ = ValueSink();
+  pieces_.clear();
+  if (use_sink_) {
+    TRIBUTARY_RETURN_NOT_OK(StartSink(&sink_, entries));
+  }
+  const int16_t max_def = leaf_.def_level;
+  const int16_t max_rep = leaf_.rep_level;
+  if (max_def > 0) {
+    out.def_levels.reserve(static_cast<size_t>(entries));
+  }
+  if (max_rep > 0) {
+    out.rep_levels.reserve(static_cast<size_t>(entries));
+  }
+  while (out.num_entries < entries) {
+    if (page_entry_ == page_entries_) {
+      TRIBUTARY_RETURN_NOT_OK(LoadNextPage());
+      continue;
+    }
+    const int64_t take = std::min(entries - out.num_entries, page_entries_ - page_entry_);
+    const auto from = static_cast<size_t>(page_entry_);
+    const auto to = from + static_cast<size_t>(take);
+    int64_t present = take;
+    if (max_def > 0) {
+      present = 0;
+      for (size_t i = from; i < to; ++i) {
+        present += page_defs_[i] == max_def;
+      }
+      out.def_levels.insert(out.def_levels.end(), page_defs_.begin() + static_cast<ptrdiff_t>(from),
+                            page_defs_.begin() + static_cast<ptrdiff_t>(to));
+    }
+    if (max_rep > 0) {
+      out.rep_levels.insert(out.rep_levels.end(), page_reps_.begin() + static_cast<ptrdiff_t>(from),
+                            page_reps_.begin() + static_cast<ptrdiff_t>(to));
+    }
+    TRIBUTARY_RETURN_NOT_OK(TakeValues(present, take));
+    page_entry_ += take;
+    out.num_entries += take;
+  }
+  entries_read_ += entries;
+  if (entries == 0) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.values, Column::MakeAllNull(leaf_.type, 0, pool_));
   } else if (use_sink_) {
-    TRIBUTARY_ASSIGN_OR_RAISE(out_.values, FinishSink(&sink_));
+    TRIBUTARY_ASSIGN_OR_RAISE(out.values, FinishSink(&sink_));
+  } else if (pieces_.size() == 1) {
+    out.values = std::move(pieces_.front());
+  } else if (pieces_.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out.values, Column::MakeAllNull(leaf_.type, 0, pool_));
   } else {
-    TRIBUTARY_ASSIGN_OR_RAISE(out_.values, columnar::Concatenate(pages_, pool_));
+    TRIBUTARY_ASSIGN_OR_RAISE(out.values, columnar::Concatenate(pieces_, pool_));
   }
-  return std::move(out_);
+  pieces_.clear();
+  return out;
 }
 
 }  // namespace
@@ -994,9 +1109,30 @@ Result<ColumnPtr> DecodePlainValues(const SchemaNode& leaf, std::string_view dat
   return decoder.DecodePlainColumn(data, count);
 }
 
-Result<LeafData> ReadColumnChunk(const storage::RandomAccessFile& file, const ColumnChunk& chunk,
-                                 const SchemaNode& leaf, const ChunkLocation& location,
-                                 MemoryPool* pool) {
+class ColumnChunkReader::Decoder : public ChunkDecoder {
+ public:
+  using ChunkDecoder::ChunkDecoder;
+};
+
+ColumnChunkReader::ColumnChunkReader(std::unique_ptr<Decoder> decoder)
+    : decoder_(std::move(decoder)) {}
+ColumnChunkReader::~ColumnChunkReader() = default;
+
+int64_t ColumnChunkReader::NumEntries() const {
+  return decoder_->NumValues();
+}
+
+int64_t ColumnChunkReader::EntriesLeft() const {
+  return decoder_->EntriesLeft();
+}
+
+Result<LeafData> ColumnChunkReader::Read(int64_t entries) {
+  return decoder_->Read(entries);
+}
+
+Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Open(
+    const storage::RandomAccessFile& file, const ColumnChunk& chunk, const SchemaNode& leaf,
+    const ChunkLocation& location, MemoryPool* pool) {
   if (!chunk.meta_data) {
     return Status::NotImplemented(
         fmt::format("{}: row group {}, column {}: column metadata stored outside the footer",
@@ -1034,8 +1170,17 @@ Result<LeafData> ReadColumnChunk(const storage::RandomAccessFile& file, const Co
                                           location.row_group, location.column, md.num_values));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string bytes, file.ReadAt(start, md.total_compressed_size));
-  ChunkDecoder decoder(leaf, location, pool);
-  return decoder.Decode(bytes, start, md.num_values, *codec);
+  auto decoder = std::make_unique<Decoder>(leaf, location, pool);
+  decoder->Start(std::move(bytes), start, md.num_values, *codec);
+  return std::unique_ptr<ColumnChunkReader>(new ColumnChunkReader(std::move(decoder)));
+}
+
+Result<LeafData> ReadColumnChunk(const storage::RandomAccessFile& file, const ColumnChunk& chunk,
+                                 const SchemaNode& leaf, const ChunkLocation& location,
+                                 MemoryPool* pool) {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto reader,
+                            ColumnChunkReader::Open(file, chunk, leaf, location, pool));
+  return reader->Read(reader->NumEntries());
 }
 
 }  // namespace tributary::parquet

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,40 @@ struct ChunkLocation {
   std::string file;
   int row_group = 0;
   std::string column;
+};
+
+/// Decodes one column chunk page by page, handing out its level entries in requests of any
+/// size: a page that straddles two requests is decoded once and its remaining entries (levels,
+/// values, position in its dictionary indexes) kept for the next request. Only the page being
+/// handed out is kept decoded; the chunk's compressed bytes are read on Open.
+///
+/// Thread-safety: one thread at a time.
+class ColumnChunkReader {
+ public:
+  /// Reads the bytes of `chunk` for `leaf` and checks its metadata (type, codec, byte range,
+  /// value count); pages are decoded by Read. Errors as ReadColumnChunk's.
+  static Result<std::unique_ptr<ColumnChunkReader>> Open(const storage::RandomAccessFile& file,
+                                                         const ColumnChunk& chunk,
+                                                         const SchemaNode& leaf,
+                                                         const ChunkLocation& location,
+                                                         columnar::MemoryPool* pool);
+  ~ColumnChunkReader();
+  ColumnChunkReader(const ColumnChunkReader&) = delete;
+  ColumnChunkReader& operator=(const ColumnChunkReader&) = delete;
+
+  /// Level entries of the chunk (its metadata's num_values), and those not yet read.
+  int64_t NumEntries() const;
+  int64_t EntriesLeft() const;
+  /// The next `entries` level entries (0..EntriesLeft()), decoding pages as needed; their
+  /// values in buffers of their own. Corruption errors as ReadColumnChunk's, for the pages
+  /// decoded by this call.
+  Result<LeafData> Read(int64_t entries);
+
+  class Decoder;
+
+ private:
+  explicit ColumnChunkReader(std::unique_ptr<Decoder> decoder);
+  std::unique_ptr<Decoder> decoder_;
 };
 
 /// Reads and decodes every page of `chunk` for `leaf`. Corruption errors name the file, row

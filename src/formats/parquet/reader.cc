@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <set>
 #include <type_traits>
 
@@ -395,48 +396,158 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(storage::File
   return Open(std::shared_ptr<storage::RandomAccessFile>(std::move(file)), pool);
 }
 
-Result<columnar::RecordBatchPtr> ParquetFileReader::ReadRowGroup(
-    int index, const std::vector<std::string>& columns) const {
+class RowGroupReader::Impl {
+ public:
+  Impl(const FileSchema& schema, std::string path, int index, std::vector<Selection> selections,
+       std::vector<std::unique_ptr<ColumnChunkReader>> chunks, int64_t num_rows, int64_t max_rows,
+       bool whole, columnar::MemoryPool* pool)
+      : schema_(schema),
+        path_(std::move(path)),
+        index_(index),
+        selections_(std::move(selections)),
+        chunks_(std::move(chunks)),
+        num_rows_(num_rows),
+        max_rows_(max_rows),
+        whole_(whole),
+        pool_(pool) {}
+
+  int64_t NumRows() const { return num_rows_; }
+  int64_t RowsLeft() const { return num_rows_ - rows_read_; }
+  bool Bounded() const { return !whole_; }
+
+  Result<columnar::RecordBatchPtr> Next() {
+    if (RowsLeft() == 0) {
+      return columnar::RecordBatchPtr();
+    }
+    return Read(whole_ ? RowsLeft() : std::min(max_rows_, RowsLeft()));
+  }
+
+  // The next `rows` rows as one batch (all of them when a selected leaf is repeated).
+  Result<columnar::RecordBatchPtr> Read(int64_t rows) {
+    std::vector<LeafData> data(schema_.leaves.size());
+    std::vector<Field> fields;
+    std::vector<ColumnPtr> output;
+    Assembler assembler(data, schema_.leaves, pool_);
+    for (const Selection& selection : selections_) {
+      SlotMap slots;
+      for (int leaf : selection.keep) {
+        const SchemaNode& node = *schema_.leaves[static_cast<size_t>(leaf)];
+        ColumnChunkReader& chunk = *chunks_[static_cast<size_t>(leaf)];
+        LeafData& d = data[static_cast<size_t>(leaf)];
+        TRIBUTARY_ASSIGN_OR_RAISE(d, chunk.Read(whole_ ? chunk.EntriesLeft() : rows));
+        LeafSlots leaf_slots{leaf, {}};
+        if (d.rep_levels.empty()) {
+          leaf_slots.starts.resize(static_cast<size_t>(d.num_entries));
+          std::iota(leaf_slots.starts.begin(), leaf_slots.starts.end(), int64_t{0});
+        } else {
+          for (int64_t e = 0; e < d.num_entries; ++e) {
+            if (d.rep_levels[static_cast<size_t>(e)] == 0) {
+              leaf_slots.starts.push_back(e);
+            }
+          }
+        }
+        if (static_cast<int64_t>(leaf_slots.starts.size()) != rows) {
+          return Status::Corruption(
+              fmt::format("{}: row group {}, column {}: {} rows, the row "
+                          "group says {}",
+                          path_, index_, node.path, leaf_slots.starts.size(), num_rows_));
+        }
+        leaf_slots.starts.push_back(d.num_entries);
+        slots.push_back(std::move(leaf_slots));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto column,
+                                assembler.Build(*selection.node, slots, selection.keep));
+      fields.emplace_back(selection.node->name, column->Type(), selection.node->nullable);
+      output.push_back(std::move(column));
+    }
+    rows_read_ += rows;
+    // Every batch of a selection has the same types; the schema is made once.
+    if (schema_out_ == nullptr) {
+      schema_out_ = std::make_shared<const columnar::Schema>(std::move(fields));
+    }
+    return columnar::RecordBatch::Make(schema_out_, rows, std::move(output));
+  }
+
+ private:
+  const FileSchema& schema_;
+  const std::string path_;
+  const int index_;
+  const std::vector<Selection> selections_;
+  // Per leaf of the file: its chunk's reader when selected, else null.
+  std::vector<std::unique_ptr<ColumnChunkReader>> chunks_;
+  const int64_t num_rows_;
+  const int64_t max_rows_;
+  // A selected leaf is repeated: rows are not cut into batches (see reader.h).
+  const bool whole_;
+  columnar::MemoryPool* pool_;
+  int64_t rows_read_ = 0;
+  columnar::SchemaPtr schema_out_;
+};
+
+RowGroupReader::RowGroupReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RowGroupReader::~RowGroupReader() = default;
+
+int64_t RowGroupReader::NumRows() const {
+  return impl_->NumRows();
+}
+
+int64_t RowGroupReader::RowsLeft() const {
+  return impl_->RowsLeft();
+}
+
+bool RowGroupReader::Bounded() const {
+  return impl_->Bounded();
+}
+
+Result<columnar::RecordBatchPtr> RowGroupReader::Next() {
+  return impl_->Next();
+}
+
+Result<columnar::RecordBatchPtr> RowGroupReader::ReadRest() {
+  return impl_->Read(impl_->RowsLeft());
+}
+
+Result<std::unique_ptr<RowGroupReader>> ParquetFileReader::OpenRowGroup(
+    int index, const std::vector<std::string>& columns, int64_t max_rows) const {
   if (index < 0 || index >= NumRowGroups()) {
     return Status::InvalidArgument(fmt::format("{}: row group {} out of range 0..{}", file_->Path(),
                                                index, NumRowGroups() - 1));
   }
+  if (max_rows <= 0) {
+    return Status::InvalidArgument(
+        fmt::format("{}: batches of {} rows; at least one is needed", file_->Path(), max_rows));
+  }
   const RowGroup& group = metadata_.row_groups[static_cast<size_t>(index)];
   TRIBUTARY_ASSIGN_OR_RAISE(auto selections, Select(schema_, file_->Path(), columns));
-  std::vector<LeafData> data(schema_.leaves.size());
-  std::vector<Field> fields;
-  std::vector<ColumnPtr> output;
-  Assembler assembler(data, schema_.leaves, pool_);
+  std::vector<std::unique_ptr<ColumnChunkReader>> chunks(schema_.leaves.size());
+  bool whole = false;
   for (const Selection& selection : selections) {
-    SlotMap slots;
     for (int leaf : selection.keep) {
       const SchemaNode& node = *schema_.leaves[static_cast<size_t>(leaf)];
       ChunkLocation location{file_->Path(), index, node.path};
       TRIBUTARY_ASSIGN_OR_RAISE(
-          data[static_cast<size_t>(leaf)],
-          ReadColumnChunk(*file_, group.columns[static_cast<size_t>(leaf)], node, location, pool_));
-      const LeafData& d = data[static_cast<size_t>(leaf)];
-      LeafSlots leaf_slots{leaf, {}};
-      for (int64_t e = 0; e < d.num_entries; ++e) {
-        if (d.rep_levels.empty() || d.rep_levels[static_cast<size_t>(e)] == 0) {
-          leaf_slots.starts.push_back(e);
-        }
+          chunks[static_cast<size_t>(leaf)],
+          ColumnChunkReader::Open(*file_, group.columns[static_cast<size_t>(leaf)], node, location,
+                                  pool_));
+      if (node.rep_level > 0) {
+        whole = true;
+      } else if (chunks[static_cast<size_t>(leaf)]->NumEntries() != group.num_rows) {
+        // A flat leaf has one level entry per row.
+        return Status::Corruption(fmt::format(
+            "{}: row group {}, column {}: {} rows, the row group says {}", file_->Path(), index,
+            node.path, chunks[static_cast<size_t>(leaf)]->NumEntries(), group.num_rows));
       }
-      if (static_cast<int64_t>(leaf_slots.starts.size()) != group.num_rows) {
-        return Status::Corruption(
-            fmt::format("{}: row group {}, column {}: {} rows, the row "
-                        "group says {}",
-                        file_->Path(), index, node.path, leaf_slots.starts.size(), group.num_rows));
-      }
-      leaf_slots.starts.push_back(d.num_entries);
-      slots.push_back(std::move(leaf_slots));
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto column, assembler.Build(*selection.node, slots, selection.keep));
-    fields.emplace_back(selection.node->name, column->Type(), selection.node->nullable);
-    output.push_back(std::move(column));
   }
-  return columnar::RecordBatch::Make(std::make_shared<const columnar::Schema>(std::move(fields)),
-                                     group.num_rows, std::move(output));
+  return std::make_unique<RowGroupReader>(std::make_unique<RowGroupReader::Impl>(
+      schema_, file_->Path(), index, std::move(selections), std::move(chunks), group.num_rows,
+      max_rows, whole, pool_));
+}
+
+Result<columnar::RecordBatchPtr> ParquetFileReader::ReadRowGroup(
+    int index, const std::vector<std::string>& columns) const {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto group, OpenRowGroup(index, columns, kDefaultBatchRows));
+  return group->ReadRest();
 }
 
 Result<ColumnStatistics> ParquetFileReader::RowGroupStatistics(int index,

@@ -23,8 +23,47 @@ struct ColumnStatistics {
   std::optional<int64_t> null_count;
 };
 
+/// Rows per batch of a RowGroupReader unless asked otherwise: the batches stay in the CPU's
+/// caches through the operators above the scan, where a row group of a million rows in one
+/// batch would not.
+inline constexpr int64_t kDefaultBatchRows = 8192;
+
+/// Decodes the selected columns of one row group page by page into batches of at most
+/// `max_rows` rows (ParquetFileReader::OpenRowGroup). Each column keeps its decoder state
+/// (current page, dictionary, values of a page that straddles two batches) between batches.
+///
+/// A selection with a repeated column (a list or map, at any depth) is not cut into batches:
+/// Next returns the whole row group as one batch, since its rows span level entries that
+/// differ per leaf (Bounded() is false then).
+///
+/// Reads through its ParquetFileReader's file and schema: that reader must outlive it.
+/// Thread-safety: one thread at a time.
+class RowGroupReader {
+ public:
+  ~RowGroupReader();
+  RowGroupReader(const RowGroupReader&) = delete;
+  RowGroupReader& operator=(const RowGroupReader&) = delete;
+
+  /// The next batch of at most max_rows rows, or null once every row was returned. Corruption
+  /// errors name the file, row group, column and byte offset, for the pages this batch reads.
+  Result<columnar::RecordBatchPtr> Next();
+  /// The rows not yet returned as one batch (an empty batch when none are left).
+  Result<columnar::RecordBatchPtr> ReadRest();
+  int64_t NumRows() const;
+  int64_t RowsLeft() const;
+  /// Whether Next bounds its batches by max_rows (false with a repeated column selected).
+  bool Bounded() const;
+
+  /// Not for direct use: ParquetFileReader::OpenRowGroup makes row group readers.
+  class Impl;
+  explicit RowGroupReader(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 /// Reads one Parquet file. Opening reads and validates the footer; row groups are decoded on
-/// request, each into one record batch.
+/// request, into one record batch each (ReadRowGroup) or into bounded batches (OpenRowGroup).
 ///
 /// Thread-safety: const methods may be called concurrently (reads are positional).
 class ParquetFileReader {
@@ -51,6 +90,13 @@ class ParquetFileReader {
   /// an InvalidArgument error listing the file's columns.
   Result<columnar::RecordBatchPtr> ReadRowGroup(int index,
                                                 const std::vector<std::string>& columns = {}) const;
+
+  /// A reader of row group `index` returning batches of at most `max_rows` rows (at least 1),
+  /// `columns` as in ReadRowGroup. Reads the selected column chunks' bytes; pages are decoded
+  /// as batches are asked for. The same rows and errors as ReadRowGroup, over all batches.
+  Result<std::unique_ptr<RowGroupReader>> OpenRowGroup(int index,
+                                                       const std::vector<std::string>& columns = {},
+                                                       int64_t max_rows = kDefaultBatchRows) const;
 
   /// Statistics of leaf column `path` (dotted, as in the schema) in row group `index`.
   Result<ColumnStatistics> RowGroupStatistics(int index, const std::string& path) const;
