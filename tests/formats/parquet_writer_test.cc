@@ -1,6 +1,7 @@
 // ParquetWriter: files are checked against DuckDB (the independent oracle) value for value and
 // their footers decoded for schema, encodings and statistics.
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -80,6 +81,48 @@ class ParquetWriterTest : public ::testing::Test {
 
   static const ColumnMetaData& Chunk(const FileMetaData& m, size_t group, size_t column) {
     return *m.row_groups.at(group).columns.at(column).meta_data;
+  }
+
+  // Writes the rows `json` of `schema` with pages of at most 1000 rows, checks DuckDB reads
+  // them back and returns the file's path.
+  std::string WriteInPagesOf1000(const std::string& name, SchemaPtr schema,
+                                 const std::string& json) {
+    Result<RecordBatchPtr> batch = BatchFromJson(schema, json);
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok()) {
+      return Path(name);
+    }
+    ParquetWriterOptions options;
+    options.page_value_limit = 1000;
+    const std::string path = Write(name, std::move(schema), {*batch}, options);
+    ExpectOracleRows(path, {*batch});
+    return path;
+  }
+
+  // The headers of the data pages of chunk `c` of the file at `path`, in order.
+  std::vector<PageHeader> DataPageHeaders(const std::string& path, const ColumnMetaData& c) {
+    std::vector<PageHeader> headers;
+    Result<std::string> bytes = fs_.ReadFile(path);
+    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+    if (!bytes.ok()) {
+      return headers;
+    }
+    int64_t pos = c.dictionary_page_offset.value_or(c.data_page_offset);
+    const int64_t end = pos + c.total_compressed_size;
+    while (pos < end) {
+      int64_t header_size = 0;
+      Result<PageHeader> h = DecodePageHeader(std::string_view(*bytes).substr(pos), &header_size);
+      EXPECT_TRUE(h.ok()) << h.status().ToString();
+      if (!h.ok()) {
+        break;
+      }
+      pos += header_size + h->compressed_page_size;
+      if (h->type == PageType::kDataPage) {
+        headers.push_back(*std::move(h));
+      }
+    }
+    EXPECT_EQ(pos, end);
+    return headers;
   }
 
   storage::TempDir dir_;
@@ -466,27 +509,69 @@ TEST_F(ParquetWriterTest, PagesEndAtTheValueLimit) {
     json += ']';
   }
   json += "]";
-  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, json));
-  ParquetWriterOptions options;
-  options.page_value_limit = 1000;
-  const std::string path = Write("value_limit.parquet", schema, {batch}, options);
-  ExpectOracleRows(path, {batch});
+  const std::string path = WriteInPagesOf1000("value_limit.parquet", schema, json);
   const FileMetaData m = Footer(path);
   const auto& n = Chunk(m, 0, 0);
-  ASSERT_OK_AND_ASSIGN(std::string bytes, fs_.ReadFile(path));
-  int64_t pos = *n.dictionary_page_offset;
-  const int64_t end = pos + n.total_compressed_size;
+  EXPECT_TRUE(n.dictionary_page_offset.has_value());
   std::vector<int32_t> entries;
-  while (pos < end) {
-    int64_t header_size = 0;
-    ASSERT_OK_AND_ASSIGN(PageHeader h,
-                         DecodePageHeader(std::string_view(bytes).substr(pos), &header_size));
-    if (h.type == PageType::kDataPage) {
-      entries.push_back(h.data_page_header->num_values);
-    }
-    pos += header_size + h.compressed_page_size;
+  for (const PageHeader& h : DataPageHeaders(path, n)) {
+    entries.push_back(h.data_page_header->num_values);
   }
   EXPECT_EQ(entries, (std::vector<int32_t>{1000, 1000, 500}));
+}
+
+TEST_F(ParquetWriterTest, ColumnsOfDistinctValuesDropTheDictionaryAfterTheFirstPage) {
+  // u (int64), d (double) and s (string) hold a distinct value per row, with nulls; k repeats
+  // three values. With pages of 1000 rows, the first page shows the dictionary does not pay for
+  // u, d and s, which are then PLAIN from their first page on; k keeps its dictionary.
+  SchemaPtr schema = MakeSchema({Field("u", DataType::Int64()), Field("d", DataType::Float64()),
+                                 Field("s", DataType::String()), Field("k", DataType::String())});
+  std::string json = "[";
+  for (int i = 0; i < 2500; ++i) {
+    json += i > 0 ? ",[" : "[";
+    json += i % 11 == 0 ? std::string("null") : std::to_string(int64_t{1000003} * i);
+    json += ", " + (i % 13 == 0 ? std::string("null") : std::to_string(i) + ".25");
+    json += ", " + (i % 7 == 0 ? std::string("null") : "\"id-" + std::to_string(i) + "\"");
+    json += ", \"k" + std::to_string(i % 3) + "\"]";
+  }
+  json += "]";
+  const std::string path = WriteInPagesOf1000("distinct.parquet", schema, json);
+  const FileMetaData m = Footer(path);
+  for (size_t column = 0; column < 4; ++column) {
+    const ColumnMetaData& c = Chunk(m, 0, column);
+    const bool dictionary = column == 3;
+    EXPECT_EQ(c.dictionary_page_offset.has_value(), dictionary) << column;
+    EXPECT_EQ(std::find(c.encodings.begin(), c.encodings.end(), Encoding::kRleDictionary) !=
+                  c.encodings.end(),
+              dictionary)
+        << column;
+    std::vector<int32_t> entries;
+    for (const PageHeader& h : DataPageHeaders(path, c)) {
+      EXPECT_EQ(h.data_page_header->encoding,
+                dictionary ? Encoding::kRleDictionary : Encoding::kPlain)
+          << column;
+      entries.push_back(h.data_page_header->num_values);
+    }
+    EXPECT_EQ(entries, (std::vector<int32_t>{1000, 1000, 500})) << column;
+  }
+  const Statistics& u = *Chunk(m, 0, 0).statistics;
+  int64_t bound = 0;
+  std::memcpy(&bound, u.min_value->data(), 8);
+  EXPECT_EQ(bound, 1000003);
+  std::memcpy(&bound, u.max_value->data(), 8);
+  EXPECT_EQ(bound, int64_t{1000003} * 2499);
+  EXPECT_EQ(u.null_count, 228);
+  EXPECT_EQ(Chunk(m, 0, 2).statistics->min_value, "id-1");
+  EXPECT_EQ(Chunk(m, 0, 2).statistics->max_value, "id-999");
+}
+
+TEST_F(ParquetWriterTest, ChunkEndingWithinItsFirstPageKeepsItsDictionary) {
+  // Distinct values, but the chunk ends before a page fills: no first-page check happens.
+  SchemaPtr schema = MakeSchema({Field("u", DataType::Int64())});
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, "[[5], [null], [7], [9]]"));
+  const std::string path = Write("small.parquet", schema, {batch});
+  ExpectOracleRows(path, {batch});
+  EXPECT_TRUE(Chunk(Footer(path), 0, 0).dictionary_page_offset.has_value());
 }
 
 TEST_F(ParquetWriterTest, VoidColumnIsAnAllNullUnknownColumn) {

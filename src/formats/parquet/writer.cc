@@ -260,6 +260,24 @@ class Dictionary {
     }
   }
 
+  // Appends the values at `indexes` PLAIN-encoded to `out`: a page's values when the chunk
+  // abandons the dictionary before writing its first dictionary-encoded page.
+  void AppendPlainOf(std::span<const int32_t> indexes, std::string* out) const {
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      // Each plain_ entry already is uint32le(length) bytes.
+      for (const int32_t i : indexes) {
+        const auto& [offset, length] = offsets_[static_cast<size_t>(i)];
+        out->append(plain_, static_cast<size_t>(offset - 4), static_cast<size_t>(length + 4));
+      }
+    } else {
+      std::vector<T> values(indexes.size());
+      for (size_t k = 0; k < indexes.size(); ++k) {
+        values[k] = values_[static_cast<size_t>(indexes[k])];
+      }
+      AppendPlain<T>(std::span<const T>(values), type_length_, out);
+    }
+  }
+
   // The PLAIN dictionary page body.
   std::string PlainPage() const {
     if constexpr (std::is_same_v<T, std::string_view>) {
@@ -711,6 +729,9 @@ class TypedChunkWriter final : public ChunkWriter {
       const std::span<const T> values(scratch_);
       bool dictionary_full = false;
       if (dictionary_mode_) {
+        if (!used_dictionary_) {
+          first_page_plain_bytes_ += PlainSize(values);
+        }
         // The bounds depend on the set of values only: the dictionary's new entries are all
         // that can move them, which saves comparing every repeated (string) value.
         const int32_t known = dictionary_.Size();
@@ -729,6 +750,9 @@ class TypedChunkWriter final : public ChunkWriter {
         dictionary_mode_ = false;
       } else if (PageBytesEstimate() >= config_.page_size_bytes ||
                  page_entries_ >= config_.page_value_limit) {
+        if (dictionary_mode_ && !used_dictionary_) {
+          AbandonDictionaryIfLarger();
+        }
         TRIBUTARY_RETURN_NOT_OK(FinishPage());
       }
     }
@@ -765,9 +789,46 @@ class TypedChunkWriter final : public ChunkWriter {
   }
 
  private:
+  // Bytes `values` take PLAIN-encoded.
+  int64_t PlainSize(std::span<const T> values) const {
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      int64_t bytes = 4 * static_cast<int64_t>(values.size());
+      for (const std::string_view value : values) {
+        bytes += static_cast<int64_t>(value.size());
+      }
+      return bytes;
+    } else if constexpr (std::is_same_v<T, Int128>) {
+      return static_cast<int64_t>(values.size()) * leaf_.type_length;
+    } else {
+      return static_cast<int64_t>(values.size() * sizeof(T));
+    }
+  }
+
+  // Called when the chunk's first page has filled while dictionary-encoded: when the dictionary
+  // plus the page's indexes take at least as many bytes as the page's values PLAIN, the
+  // dictionary does not pay (a column of mostly distinct values), so the page is re-encoded
+  // PLAIN and the chunk goes on without a dictionary, which also spares hashing every value.
+  // This is parquet-mr's check on the first page (FallbackValuesWriter, "isCompressionSatisfying").
+  // A chunk that ends before its first page fills keeps its dictionary.
+  void AbandonDictionaryIfLarger() {
+    if (dictionary_.Size() == 0) {
+      return;
+    }
+    const int width = std::max(1, BitWidthOf(static_cast<uint64_t>(dictionary_.Size() - 1)));
+    const int64_t indexes_bytes = (static_cast<int64_t>(page_indexes_.size()) * width + 7) / 8 + 1;
+    if (dictionary_.PlainBytes() + indexes_bytes < first_page_plain_bytes_) {
+      return;
+    }
+    dictionary_.AppendPlainOf(std::span<const int32_t>(page_indexes_), &page_values_);
+    page_indexes_.clear();
+    dictionary_.Clear();
+    dictionary_mode_ = false;
+  }
+
   void ResetChunk() {
     dictionary_mode_ =
         config_.enable_dictionary && !kIsBoolean && leaf_.type->Id() != TypeId::kNull;
+    first_page_plain_bytes_ = 0;
     dictionary_.Clear();
     bounds_.Clear();
     page_values_.clear();
@@ -817,6 +878,8 @@ class TypedChunkWriter final : public ChunkWriter {
   Bounds<T> bounds_;
   Bounds<T> file_bounds_;
   bool dictionary_mode_ = true;
+  // PLAIN size of the values of the chunk's pages so far while none was dictionary-encoded.
+  int64_t first_page_plain_bytes_ = 0;
   std::vector<T> scratch_;
   std::vector<T> new_values_;
   std::string page_values_;

@@ -3,7 +3,8 @@
 //
 // What it writes (writer.cc has the byte-level grammar): data page v1 with RLE levels, a PLAIN
 // dictionary page plus RLE_DICTIONARY data pages per column chunk while the dictionary stays
-// under its limit and PLAIN pages after that, SNAPPY, ZSTD or no compression, column chunk
+// under its limit and PLAIN pages after that (PLAIN from the start when the chunk's first full
+// page shows the dictionary does not pay), SNAPPY, ZSTD or no compression, column chunk
 // statistics in each type's TYPE_ORDER, nested types as 3-level LIST and MAP groups.
 
 #pragma once
