@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/flat_json_lines.h"
 #include "formats/json/json_reader.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
@@ -196,6 +197,35 @@ TEST(JsonSchemaInferenceTest, MultiLineInfersFromTheWholeFile) {
   JsonReadOptions options = Typed();
   options.multi_line = true;
   EXPECT_EQ(Infer({"[\n{\"a\": 1},\n{\"b\": \"x\"}\n]"}, options), "struct<a:bigint,b:string>");
+}
+
+// Records after the first of a flat shape skip the DOM (flat_record.h) when they repeat it;
+// whatever a line holds, inferring it there gives what inferring it first (through the DOM)
+// gives.
+TEST(JsonSchemaInferenceTest, RecordsOfARepeatedFlatShapeInferAsTheFirstRecordDoes) {
+  const std::string& first = kFlatShapeFirstRecord;
+  const auto with = FlatShapeRecordWith;
+  const std::vector<std::string> lines = FlatShapeVariantLines();
+  for (const bool timestamps : {false, true}) {
+    JsonReadOptions options = Typed();
+    options.infer_timestamp = timestamps;
+    for (const std::string& line : lines) {
+      EXPECT_EQ(Infer({first + "\n" + line + "\n"}, options),
+                Infer({line + "\n" + first + "\n"}, options))
+          << line;
+    }
+  }
+  JsonReadOptions options = Typed();
+  EXPECT_EQ(Infer({first + "\n" + with("\"y\"", "12345678901234567890", "1.5")}, options),
+            "struct<b:boolean,d:double,i:decimal(20,0),n:string,s:string>");
+  // Too big for any integer type: the record does not parse, so it is not sampled.
+  EXPECT_EQ(Infer({first + "\n" + with("1", "123456789012345678901", "1.5")}, options),
+            "struct<b:boolean,d:double,i:bigint,n:string,s:string>");
+  EXPECT_EQ(Infer({first + "\n" + with("\"y\"", "{\"x\":1}", "1.5")}, options),
+            "struct<b:boolean,d:double,i:string,n:string,s:string>");
+  EXPECT_EQ(
+      Infer({first + "\n\n" + R"({"s":"y","s":1,"i":1,"d":1.5,"b":false,"n":null})"}, options),
+      "struct<b:boolean,d:double,i:bigint,n:string,s:string>");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "expr/temporal_parsing.h"
+#include "formats/json/flat_record.h"
 #include "formats/json/json_reader.h"
 #include "formats/json/json_value_text.h"
 #include "formats/json/lenient_json.h"
@@ -153,6 +154,19 @@ class Inferrer {
     }
   }
 
+  void AddString(InferNode& node, std::string_view text) {
+    DataTypePtr decimal;
+    if (prefers_decimal_ && (decimal = DecimalOfString(text)) != nullptr) {
+      AddScalar(node, decimal);
+    } else if (infer_timestamp_ && temporal_.IsTimestamp(text)) {
+      AddScalar(node, DataType::Timestamp());
+    } else if (infer_date_ && temporal_.IsDate(text)) {
+      AddScalar(node, DataType::Date());
+    } else {
+      AddScalar(node, string_);
+    }
+  }
+
   void Add(InferNode& node, element value) {
     switch (value.type()) {
       case element_type::NULL_VALUE:
@@ -176,20 +190,9 @@ class Inferrer {
           AddScalar(node, float64_);
         }
         return;
-      case element_type::STRING: {
-        const std::string_view text = value.get_string().value_unsafe();
-        DataTypePtr decimal;
-        if (prefers_decimal_ && (decimal = DecimalOfString(text)) != nullptr) {
-          AddScalar(node, decimal);
-        } else if (infer_timestamp_ && temporal_.IsTimestamp(text)) {
-          AddScalar(node, DataType::Timestamp());
-        } else if (infer_date_ && temporal_.IsDate(text)) {
-          AddScalar(node, DataType::Date());
-        } else {
-          AddScalar(node, string_);
-        }
+      case element_type::STRING:
+        AddString(node, value.get_string().value_unsafe());
         return;
-      }
       case element_type::OBJECT:
         AddObject(node, value.get_object().value_unsafe());
         return;
@@ -260,7 +263,7 @@ class Inferrer {
           document.append(line.text);
           document.push_back('\n');
         }
-      } else if (!line.truncated && !text::IsBlank(line.text)) {
+      } else if (!line.truncated && !text::IsBlank(line.text) && !AddFlatRecord(line.text)) {
         AddRecord(parser, line.text, root);
       }
     }
@@ -287,6 +290,7 @@ class Inferrer {
     }
     if (value.type() == element_type::OBJECT) {
       AddObject(root, value.get_object().value_unsafe());
+      LearnShape(value.get_object().value_unsafe(), root);
     } else if (value.type() == element_type::ARRAY) {
       for (element item : simdjson::dom::array(value.get_array().value_unsafe())) {
         if (item.type() == element_type::OBJECT) {
@@ -295,6 +299,53 @@ class Inferrer {
       }
     }
   }
+
+  // The shape of the last flat record (see flat_record.h) and the root's field for each of its
+  // keys. Not used with prefersDecimal, whose numbers are typed by their text.
+  void LearnShape(simdjson::dom::object object, InferNode& root) {
+    if (prefers_decimal_ || !shape_.Learn(object)) {
+      return;
+    }
+    shape_nodes_.clear();
+    for (size_t k = 0; k < shape_.NumKeys(); ++k) {
+      shape_nodes_.push_back(&root.Field(shape_.Key(k)));
+    }
+    shape_values_.resize(shape_.NumKeys());
+  }
+
+  // Adds a line of the learned flat shape without parsing it into a DOM: each value goes to
+  // its key's node as Add would add it. False (nothing added) when the line is not of it.
+  bool AddFlatRecord(std::string_view text) {
+    if (shape_.Empty() || !shape_.Match(text, /*parse_doubles=*/false, shape_values_.data())) {
+      return false;
+    }
+    for (size_t k = 0; k < shape_values_.size(); ++k) {
+      InferNode& node = *shape_nodes_[k];
+      const FlatValue& value = shape_values_[k];
+      switch (value.kind) {
+        case FlatValueKind::kNull:
+          AddScalar(node, null_);
+          break;
+        case FlatValueKind::kBool:
+          AddScalar(node, boolean_);
+          break;
+        case FlatValueKind::kInt64:
+          AddScalar(node, int64_);
+          break;
+        case FlatValueKind::kDouble:
+          AddScalar(node, float64_);
+          break;
+        case FlatValueKind::kString:
+          AddString(node, value.text);
+          break;
+      }
+    }
+    return true;
+  }
+
+  FlatRecordShape shape_;
+  std::vector<InferNode*> shape_nodes_;
+  std::vector<FlatValue> shape_values_;
 
   const DataTypePtr null_ = DataType::Null();
   const DataTypePtr boolean_ = DataType::Boolean();

@@ -1,0 +1,80 @@
+// Lines for the tests of the flat-record fast path (formats/json/flat_record.h): after a first
+// record of one flat shape, lines of that shape with values of every kind and edge, and lines
+// that break the shape, the grammar or the encoding in every way the matcher checks.
+
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tributary::json {
+
+/// The record that teaches the shape: keys s, i, d, b, n.
+inline const std::string kFlatShapeFirstRecord = R"({"s":"x","i":1,"d":1.5,"b":true,"n":null})";
+
+/// A record of that shape with the JSON texts `s`, `i` and `d` as its first three values.
+inline std::string FlatShapeRecordWith(std::string_view s, std::string_view i, std::string_view d) {
+  return "{\"s\":" + std::string(s) + ",\"i\":" + std::string(i) + ",\"d\":" + std::string(d) +
+         ",\"b\":false,\"n\":null}";
+}
+
+/// Lines to read or infer after kFlatShapeFirstRecord.
+inline std::vector<std::string> FlatShapeVariantLines() {
+  const auto with = FlatShapeRecordWith;
+  return {
+      with("\"y\"", "2", "2.5"),
+      with("\"y\"", "-128", "-0.0"),
+      with("\"y\"", "128", "3"),
+      with("\"y\"", "123456789012345678", "0.1234567890123456789"),
+      with("\"y\"", "1234567890123456789", "1.7976931348623157e308"),
+      with("\"y\"", "12345678901234567890", "1.5"),
+      with("\"y\"", "123456789012345678901", "1.5"),
+      with("\"y\"", "-0", "2.2250738585072014e-308"),
+      with("\"y\"", "01", "1.5"),
+      with("\"y\"", "1", "1e5"),
+      with("\"y\"", "1", "-1.25E+200"),
+      with("\"y\"", "1", "1e400"),
+      with("\"y\"", "1", "1e-400"),
+      with("\"y\"", "1", "1."),
+      with("\"y\"", "1", "0.12345678901234567890123"),
+      with("\"y\"", "true", "null"),
+      with("null", "null", "\"NaN\""),
+      with("1", "\"1\"", "\"1.5\""),
+      with("\"a\\\"b\"", "1", "1.5"),
+      with("\"\\u00e9\"", "1", "1.5"),
+      with("\"\xC3\xA9t\xC3\xA9 \xE2\x82\xAC\"", "1", "1.5"),
+      with("\"\xFF\"", "1", "1.5"),
+      with("\"\xC3\"", "1", "1.5"),
+      with("\"a\x01\"", "1", "1.5"),
+      with("\"a\\qb\"", "1", "1.5"),
+      with("'single'", "1", "1.5"),
+      with("\"2024-01-02T03:04:05Z\"", "1700000000", "1.5"),
+      with("\"y\"", "{\"x\":1}", "[1,2]"),
+      with("\"y\"", "NaN", "Infinity"),
+      with("\"y\"", "tru", "1.5"),
+      with("\"y\"", "nulll", "1.5"),
+      with("\"0123456789abcdefghijklmnopqrstuvwxyz\"", "1", "1.5"),
+      R"({"s":"y","s":1,"i":1,"d":1.5,"b":false,"n":null})",
+      R"({"s":"y","i":1,"d":1.5,"b":false})",
+      R"({"s":"y","i":1,"d":1.5,"b":false,"n":null,"e":"extra"})",
+      R"({"i":1,"s":"y","d":1.5,"b":false,"n":null})",
+      R"({"S":"y","i":1,"d":1.5,"b":false,"n":null})",
+      R"({"\u0073":"y","i":1,"d":1.5,"b":false,"n":null})",
+      "\t{ \"s\" : \"y\" , \"i\" : 1 , \"d\" : 1.5 , \"b\" : false , \"n\" : null }\r ",
+      R"({"s":"y","i":1,"d":1.5,"b":false,"n":null} x)",
+      R"({"s":"y","i":1,"d":1.5,"b":false,"n":null}})",
+      R"({"s":"y","i":1,"d":1.5,"b":false,"n":null,})",
+      R"({"s":"y","i":1,"d":1.5,"b":false,"n":null)",
+      R"({"s":"y","i":1,"d":1.5,"b":false,"n")",
+      R"({"s":"y,"i":1,"d":1.5,"b":false,"n":null})",
+      R"([{"s":"y","i":1,"d":1.5,"b":false,"n":null}])",
+      "",
+      "7",
+      with("\"y\"", "1", ".5"),
+      with("\"y\"", "[]", "{}"),
+      "   ",
+  };
+}
+
+}  // namespace tributary::json
