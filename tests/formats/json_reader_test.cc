@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
+#include "formats/flat_json_lines.h"
 #include "formats/json/json_error_position.h"
 #include "formats/json/lenient_json.h"
 #include "formats/parquet/compression.h"
@@ -782,6 +783,103 @@ TEST(JsonReaderTest, ProjectingOnlyTheRescuedColumnRescuesUnknownFields) {
 TEST(JsonReaderTest, LoneSurrogateEscapesMakeACorruptRecord) {
   ASSERT_OK_AND_ASSIGN(auto result, Read(R"({"s":"\ud800"})", "s STRING"));
   EXPECT_EQ(result.metrics.num_corrupt_records, 1);
+}
+
+// Records after the first of a flat shape are decoded without the DOM (flat_record.h) when they
+// repeat it and their values fit; whatever a line holds, reading it after such a record gives
+// the row, accounting and errors that reading it alone (through the DOM) gives.
+TEST(JsonReaderTest, RecordsOfARepeatedFlatShapeReadAsAloneThroughTheDom) {
+  const std::string& first = kFlatShapeFirstRecord;
+  const std::vector<std::string> lines = FlatShapeVariantLines();
+  struct Setup {
+    std::string ddl;
+    JsonReadOptions options;
+    std::vector<std::string> columns;
+  };
+  std::vector<Setup> setups;
+  for (const std::string ddl : {"s STRING, i BIGINT, d DOUBLE, b BOOLEAN, n STRING",
+                                "s STRING, i TINYINT, d FLOAT, b STRING, n BIGINT, extra INT",
+                                "s TIMESTAMP, i DOUBLE, d DECIMAL(5,2), b BOOLEAN, n DATE"}) {
+    setups.push_back({ddl, {}, {}});
+    JsonReadOptions drop = NoRescue();
+    drop.mode = ParseMode::kDropMalformed;
+    setups.push_back({ddl, drop, {}});
+    JsonReadOptions corrupt = NoRescue();
+    corrupt.column_name_of_corrupt_record = "_corrupt_record";
+    corrupt.report_unknown_fields = true;
+    setups.push_back({ddl, corrupt, {}});
+    JsonReadOptions fail = NoRescue();
+    fail.mode = ParseMode::kFailFast;
+    setups.push_back({ddl, fail, {}});
+    JsonReadOptions small_batches;
+    small_batches.batch_size = 1;
+    setups.push_back({ddl, small_batches, {"i", "_rescued_data", "s"}});
+  }
+  for (const Setup& setup : setups) {
+    for (const std::string& line : lines) {
+      SCOPED_TRACE(setup.ddl + " | " + line);
+      auto both = Read(first + "\n" + line + "\n", setup.ddl, setup.options, setup.columns);
+      auto alone_first = Read(first + "\n", setup.ddl, setup.options, setup.columns);
+      auto alone = Read(line + "\n", setup.ddl, setup.options, setup.columns);
+      if (!alone_first.ok()) {
+        EXPECT_FALSE(both.ok());
+        continue;
+      }
+      ASSERT_EQ(both.ok(), alone.ok()) << both.status() << alone.status();
+      if (!both.ok()) {
+        continue;
+      }
+      std::vector<std::string> rows = alone_first->rows;
+      rows.insert(rows.end(), alone->rows.begin(), alone->rows.end());
+      EXPECT_EQ(both->rows, rows);
+      const JsonReadMetrics& m = both->metrics;
+      const JsonReadMetrics& a = alone->metrics;
+      const JsonReadMetrics& f = alone_first->metrics;
+      EXPECT_EQ(m.num_records, f.num_records + a.num_records);
+      EXPECT_EQ(m.num_rows_written, f.num_rows_written + a.num_rows_written);
+      EXPECT_EQ(m.num_rows_rescued, f.num_rows_rescued + a.num_rows_rescued);
+      EXPECT_EQ(m.num_rows_dropped, f.num_rows_dropped + a.num_rows_dropped);
+      EXPECT_EQ(m.num_corrupt_records, f.num_corrupt_records + a.num_corrupt_records);
+      EXPECT_EQ(m.num_blank_lines, f.num_blank_lines + a.num_blank_lines);
+      EXPECT_EQ(m.unknown_fields, a.unknown_fields);
+      ExpectAccounted(m);
+    }
+  }
+}
+
+// The flat fast path across batch boundaries and shape changes: a shape learned from one
+// record serves the records after it in the next batches, and a record of another shape
+// (or one that does not fit) goes through the DOM and teaches its own shape.
+TEST(JsonReaderTest, FlatRecordsAcrossBatchesAndShapeChanges) {
+  std::string data;
+  std::vector<std::string> expected;
+  for (int r = 0; r < 40; ++r) {
+    const std::string i = std::to_string(r * 1000003 - 7);
+    if (r % 13 == 5) {
+      data += "{\"b\":" + std::string(r % 2 ? "true" : "false") + ",\"i\":" + i + "}\n";
+      expected.push_back("{\"i\":" + i + ",\"s\":null,\"b\":" + (r % 2 ? "true" : "false") +
+                         ",\"_rescued_data\":null}");
+    } else if (r % 17 == 3) {
+      data += "{\"i\":\"bad\",\"s\":\"v" + i + "\"}\n";
+      expected.push_back(
+          "{\"i\":null,\"s\":\"v" + i +
+          "\",\"b\":null,\"_rescued_data\":\"{\\\"i\\\":\\\"bad\\\",\\\"_file_path\\\":"
+          "\\\"in.json\\\"}\"}");
+    } else {
+      data += "{\"i\":" + i + ",\"s\":\"v" + i + "\"}\n";
+      expected.push_back("{\"i\":" + i + ",\"s\":\"v" + i +
+                         "\",\"b\":null,\"_rescued_data\":null}");
+    }
+  }
+  for (const int64_t batch_size : {1, 3, 64, 8192}) {
+    JsonReadOptions options;
+    options.batch_size = batch_size;
+    ASSERT_OK_AND_ASSIGN(auto result, Read(data, "i BIGINT, s STRING, b BOOLEAN", options));
+    EXPECT_EQ(result.rows, expected) << batch_size;
+    EXPECT_EQ(result.metrics.num_rows_rescued, 3);
+    EXPECT_EQ(result.metrics.num_rows_written, 37);
+    ExpectAccounted(result.metrics);
+  }
 }
 
 // Lines come out whole and in order whatever the buffer size: lines longer than the buffer,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "columnar/canonical_json.h"
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
+#include "formats/json/flat_record.h"
 #include "formats/json/json_error_position.h"
 #include "formats/json/json_value_text.h"
 #include "formats/json/lenient_json.h"
@@ -247,6 +249,12 @@ class JsonReaderImpl final : public JsonReader {
     }
   }
   Status ParseAndDecode(const text::Line& line);
+  // The fast path for records of the last flat shape (flat_record.h): decodes `line` when it
+  // is of that shape and every value fits its column as Convert takes it; else does nothing
+  // and returns false, leaving the line to ParseAndDecode.
+  bool DecodeFlatRecord(const text::Line& line);
+  // Learns the shape of `object` for DecodeFlatRecord when every key is a data field.
+  void LearnShape(simdjson::dom::object object);
   Status DecodeMultiLine();
   // Decodes the pending objects of a top-level array until the batch is full.
   Status DrainPending();
@@ -340,6 +348,17 @@ class JsonReaderImpl final : public JsonReader {
   size_t number_ordinal_ = 0;
   // The strict rewrite of the last lenient record.
   std::string rewritten_;
+
+  // The last flat shape and, per key, its column's type and sink (nullptr when not
+  // projected); the projected columns the shape lacks, null in each of its records.
+  struct ShapeColumn {
+    TypeId id;
+    ColumnSink* sink;
+  };
+  FlatRecordShape shape_;
+  std::vector<ShapeColumn> shape_columns_;
+  std::vector<ColumnSink*> shape_absent_;
+  std::vector<FlatValue> shape_values_;
 
   std::string scratch_;
   std::string bytes_scratch_;
@@ -769,6 +788,109 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
   return Status::OK();
 }
 
+void JsonReaderImpl::LearnShape(simdjson::dom::object object) {
+  if (!shape_.Learn(object)) {
+    return;
+  }
+  shape_columns_.clear();
+  std::vector<bool> present(top_.names.size(), false);
+  for (size_t k = 0; k < shape_.NumKeys(); ++k) {
+    const auto it = top_.index.find(shape_.Key(k));
+    if (it == top_.index.end()) {
+      // Unknown fields are rescued or reported: the DOM path does that.
+      shape_.Clear();
+      return;
+    }
+    const size_t i = static_cast<size_t>(it->second);
+    present[i] = true;
+    shape_columns_.push_back(ShapeColumn{top_.children[i].id, top_builders_[i]});
+  }
+  shape_absent_.clear();
+  for (int i : projected_fields_) {
+    if (!present[static_cast<size_t>(i)]) {
+      shape_absent_.push_back(top_builders_[static_cast<size_t>(i)]);
+    }
+  }
+  shape_values_.resize(shape_.NumKeys());
+}
+
+// Whether Convert would take `value` for a column of type `id` without rescuing it (the cases
+// DecodeFlatRecord appends itself; the rest go through the DOM path).
+bool FlatValueFits(TypeId id, const FlatValue& value) {
+  switch (value.kind) {
+    case FlatValueKind::kNull:
+      return true;
+    case FlatValueKind::kBool:
+      return id == TypeId::kBoolean;
+    case FlatValueKind::kInt64:
+      switch (id) {
+        case TypeId::kInt8:
+          return value.int_value >= INT8_MIN && value.int_value <= INT8_MAX;
+        case TypeId::kInt16:
+          return value.int_value >= INT16_MIN && value.int_value <= INT16_MAX;
+        case TypeId::kInt32:
+          return value.int_value >= INT32_MIN && value.int_value <= INT32_MAX;
+        case TypeId::kInt64:
+        case TypeId::kFloat32:
+        case TypeId::kFloat64:
+          return true;
+        default:
+          return false;
+      }
+    case FlatValueKind::kDouble:
+      return id == TypeId::kFloat32 || id == TypeId::kFloat64;
+    case FlatValueKind::kString:
+      return id == TypeId::kString;
+  }
+  return false;
+}
+
+bool JsonReaderImpl::DecodeFlatRecord(const text::Line& line) {
+  if (shape_.Empty() || !shape_.Match(line.text, /*parse_doubles=*/true, shape_values_.data())) {
+    return false;
+  }
+  for (size_t k = 0; k < shape_values_.size(); ++k) {
+    if (shape_columns_[k].sink != nullptr &&
+        !FlatValueFits(shape_columns_[k].id, shape_values_[k])) {
+      return false;
+    }
+  }
+  record_sink_.Begin();
+  for (size_t k = 0; k < shape_values_.size(); ++k) {
+    ColumnSink* sink = shape_columns_[k].sink;
+    if (sink == nullptr) {
+      continue;
+    }
+    const FlatValue& value = shape_values_[k];
+    switch (value.kind) {
+      case FlatValueKind::kNull:
+        sink->AppendNull();
+        break;
+      case FlatValueKind::kBool:
+        sink->AppendBoolean(value.bool_value);
+        break;
+      case FlatValueKind::kInt64:
+        if (shape_columns_[k].id == TypeId::kFloat32 || shape_columns_[k].id == TypeId::kFloat64) {
+          sink->AppendDouble(static_cast<double>(value.int_value));
+        } else {
+          sink->AppendInt(value.int_value);
+        }
+        break;
+      case FlatValueKind::kDouble:
+        sink->AppendDouble(value.double_value);
+        break;
+      case FlatValueKind::kString:
+        sink->AppendBytes(value.text);
+        break;
+    }
+  }
+  for (ColumnSink* sink : shape_absent_) {
+    sink->AppendNull();
+  }
+  record_sink_.Finish(/*fits=*/true, line.text);
+  return true;
+}
+
 Status JsonReaderImpl::CorruptRecord(std::string_view raw, const text::Line& line,
                                      std::string_view reason) {
   record_sink_.Begin();
@@ -793,6 +915,9 @@ Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
     number_ordinal_ = 0;
   }
   if (root.type() == element_type::OBJECT) {
+    if (!options_.multi_line) {
+      LearnShape(root.get_object().value_unsafe());
+    }
     return DecodeRecord(root.get_object().value_unsafe(), line);
   }
   if (root.type() == element_type::ARRAY) {
@@ -874,6 +999,9 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
       }
       if (line.truncated) {
         TRIBUTARY_RETURN_NOT_OK(CorruptRecord(line.text, line, TooLong()));
+        continue;
+      }
+      if (DecodeFlatRecord(line)) {
         continue;
       }
       if (text::IsBlank(line.text)) {
