@@ -390,6 +390,25 @@ TEST_F(ParquetReaderBadInputTest, BatchesCutPagesAnywhere) {
   }
 }
 
+// Pages are read one at a time: a header larger than the first read (page statistics of long
+// values) and a body larger than it still read whole.
+TEST_F(ParquetReaderBadInputTest, PageHeaderAndBodyLargerThanTheFirstRead) {
+  const std::string long_value(20000, 'v');
+  PageHeader header;
+  header.type = PageType::kDataPage;
+  header.data_page_header.emplace();
+  header.data_page_header->num_values = 3;
+  header.data_page_header->encoding = Encoding::kPlain;
+  header.data_page_header->statistics.emplace().min_value = std::string(9000, 'a');
+  const std::string body = DefLevels({1, 0, 1}) + Le32(20000) + long_value + Le32(1) + "w";
+  const std::string pages =
+      Page(header, body) + DataPage(1, Encoding::kPlain, DefLevels({1}) + Le32(1) + "z");
+  ASSERT_OK_AND_ASSIGN(
+      auto rows, Read(BuildFile(PhysicalType::kByteArray, pages, 4, 0, false, /*string=*/true)));
+  EXPECT_EQ(rows, (std::vector<std::string>{"{\"x\":\"" + long_value + "\"}", R"({"x":null})",
+                                            R"({"x":"w"})", R"({"x":"z"})"}));
+}
+
 // A corrupt page is reported by the batch that reaches it; the batches before it are fine.
 TEST_F(ParquetReaderBadInputTest, CorruptPageFailsTheBatchThatReachesIt) {
   const std::string pages =

@@ -124,10 +124,12 @@ class ChunkDecoder {
   ChunkDecoder(const SchemaNode& leaf, ChunkLocation location, MemoryPool* pool)
       : leaf_(leaf), location_(std::move(location)), pool_(pool) {}
 
-  // Takes the chunk's bytes (starting at file byte `chunk_offset`).
-  void Start(std::string chunk, int64_t chunk_offset, int64_t num_values, CompressionCodec codec) {
-    chunk_ = std::move(chunk);
+  // The chunk: `chunk_size` bytes of `file` from byte `chunk_offset`, read a page at a time.
+  void Start(const storage::RandomAccessFile& file, int64_t chunk_offset, int64_t chunk_size,
+             int64_t num_values, CompressionCodec codec) {
+    file_ = &file;
     chunk_offset_ = chunk_offset;
+    chunk_size_ = chunk_size;
     num_values_ = num_values;
     codec_ = codec;
     use_sink_ = Sinkable();
@@ -185,9 +187,12 @@ class ChunkDecoder {
   const ChunkLocation location_;
   MemoryPool* pool_;
   CompressionCodec codec_ = CompressionCodec::kUncompressed;
-  std::string chunk_;
+  const storage::RandomAccessFile* file_ = nullptr;
   int64_t chunk_offset_ = 0;
-  size_t pos_ = 0;       // of the next page header in chunk_
+  int64_t chunk_size_ = 0;
+  int64_t pos_ = 0;  // of the next page header, from the chunk's start
+  // The current page's header and body as read (only grown, so reads never zero it again).
+  std::string page_bytes_;
   std::string scratch_;  // the current page decompressed (its values may point here)
   ColumnPtr dictionary_;
   int64_t num_values_ = 0;      // entries of the chunk, from its metadata
@@ -999,27 +1004,53 @@ Status ChunkDecoder::DecodeDataPage(const PageHeader& header, std::string_view p
 }
 
 Status ChunkDecoder::LoadNextPage() {
-  const int64_t page_offset = chunk_offset_ + static_cast<int64_t>(pos_);
-  if (pos_ >= chunk_.size()) {
+  const int64_t page_offset = chunk_offset_ + pos_;
+  const int64_t left = chunk_size_ - pos_;
+  if (left <= 0) {
     return Fault(page_offset, fmt::format("column chunk ends after {} of {} values",
                                           entries_loaded_, num_values_));
   }
-  const std::string_view chunk(chunk_);
+  // The header's size is unknown until it decodes: read a window that holds most headers (and
+  // small pages whole), and a larger one when it does not decode from what was read.
+  constexpr int64_t kHeaderWindow = 4096;
+  int64_t have = 0;
   int64_t header_size = 0;
-  auto header = DecodePageHeader(chunk.substr(pos_), &header_size);
+  Result<PageHeader> header = Status::Corruption("no page header");
+  for (int64_t window = std::min(left, kHeaderWindow);; window = std::min(left, window * 16)) {
+    if (static_cast<int64_t>(page_bytes_.size()) < window) {
+      page_bytes_.resize(static_cast<size_t>(window));
+    }
+    TRIBUTARY_RETURN_NOT_OK(file_->ReadInto(
+        page_offset + have,
+        std::span<char>(page_bytes_.data() + have, static_cast<size_t>(window - have))));
+    have = window;
+    header = DecodePageHeader(std::string_view(page_bytes_.data(), static_cast<size_t>(have)),
+                              &header_size);
+    if (header.ok() || have == left) {
+      break;
+    }
+  }
   if (!header.ok()) {
     return Fault(page_offset, header.status().Message());
   }
-  pos_ += static_cast<size_t>(header_size);
-  const auto body_size = static_cast<size_t>(header->compressed_page_size);
-  if (body_size > chunk.size() - pos_) {
+  const int64_t body_size = header->compressed_page_size;
+  if (body_size < 0 || body_size > left - header_size) {
     return Fault(page_offset, fmt::format("page header claims {} bytes but the column chunk "
                                           "has {} left",
-                                          body_size, chunk.size() - pos_));
+                                          body_size, left - header_size));
   }
-  std::string_view body = chunk.substr(pos_, body_size);
-  const int64_t body_offset = chunk_offset_ + static_cast<int64_t>(pos_);
-  pos_ += body_size;
+  const int64_t page_size = header_size + body_size;
+  if (page_size > have) {
+    if (static_cast<int64_t>(page_bytes_.size()) < page_size) {
+      page_bytes_.resize(static_cast<size_t>(page_size));
+    }
+    TRIBUTARY_RETURN_NOT_OK(file_->ReadInto(
+        page_offset + have,
+        std::span<char>(page_bytes_.data() + have, static_cast<size_t>(page_size - have))));
+  }
+  std::string_view body(page_bytes_.data() + header_size, static_cast<size_t>(body_size));
+  const int64_t body_offset = page_offset + header_size;
+  pos_ += page_size;
   switch (header->type) {
     case PageType::kDictionaryPage:
       if (!header->dictionary_page_header) {
@@ -1169,9 +1200,8 @@ Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Open(
     return Status::Corruption(fmt::format("{}: row group {}, column {}: {} values", location.file,
                                           location.row_group, location.column, md.num_values));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::string bytes, file.ReadAt(start, md.total_compressed_size));
   auto decoder = std::make_unique<Decoder>(leaf, location, pool);
-  decoder->Start(std::move(bytes), start, md.num_values, *codec);
+  decoder->Start(file, start, md.total_compressed_size, md.num_values, *codec);
   return std::unique_ptr<ColumnChunkReader>(new ColumnChunkReader(std::move(decoder)));
 }
 

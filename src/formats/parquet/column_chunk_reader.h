@@ -35,14 +35,14 @@ struct ChunkLocation {
 
 /// Decodes one column chunk page by page, handing out its level entries in requests of any
 /// size: a page that straddles two requests is decoded once and its remaining entries (levels,
-/// values, position in its dictionary indexes) kept for the next request. Only the page being
-/// handed out is kept decoded; the chunk's compressed bytes are read on Open.
+/// values, position in its dictionary indexes) kept for the next request. Pages are read from
+/// the file as they are needed, and only the page being handed out is kept (read and decoded).
 ///
-/// Thread-safety: one thread at a time.
+/// Reads through `file`, which must outlive the reader. Thread-safety: one thread at a time.
 class ColumnChunkReader {
  public:
-  /// Reads the bytes of `chunk` for `leaf` and checks its metadata (type, codec, byte range,
-  /// value count); pages are decoded by Read. Errors as ReadColumnChunk's.
+  /// Checks the metadata of `chunk` for `leaf` (type, codec, byte range, value count); pages
+  /// are read and decoded by Read. Errors as ReadColumnChunk's.
   static Result<std::unique_ptr<ColumnChunkReader>> Open(const storage::RandomAccessFile& file,
                                                          const ColumnChunk& chunk,
                                                          const SchemaNode& leaf,

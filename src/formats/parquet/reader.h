@@ -92,8 +92,9 @@ class ParquetFileReader {
                                                 const std::vector<std::string>& columns = {}) const;
 
   /// A reader of row group `index` returning batches of at most `max_rows` rows (at least 1),
-  /// `columns` as in ReadRowGroup. Reads the selected column chunks' bytes; pages are decoded
-  /// as batches are asked for. The same rows and errors as ReadRowGroup, over all batches.
+  /// `columns` as in ReadRowGroup. Checks the selected column chunks' metadata; their pages
+  /// are read and decoded as batches are asked for. The same rows and errors as ReadRowGroup,
+  /// over all batches.
   Result<std::unique_ptr<RowGroupReader>> OpenRowGroup(int index,
                                                        const std::vector<std::string>& columns = {},
                                                        int64_t max_rows = kDefaultBatchRows) const;
