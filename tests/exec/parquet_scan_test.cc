@@ -1,0 +1,127 @@
+// FileScanOperator over Parquet: row groups come as batches of at most
+// parquet::kDefaultBatchRows rows, with the columns a file lacks as nulls, the rescued-data
+// column, partition values and `_metadata` made for every batch.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "exec/scan.h"
+#include "exec_test_util.h"
+#include "formats/parquet/writer.h"
+#include "storage/local_file_system.h"
+#include "storage/temp_dir.h"
+
+namespace tributary::exec {
+namespace {
+
+using columnar::DataType;
+using columnar::Field;
+
+class ParquetScanTest : public ::testing::Test {
+ protected:
+  // A file of 20,000 rows (id = row, name, extra = 2 * row) in row groups of 12,000 rows
+  // under the partition directory k=5.
+  void SetUp() override {
+    path_ = dir_.Join("k=5/part.parquet");
+    ASSERT_OK(fs_.CreateDir(dir_.Join("k=5")));
+    auto schema =
+        testing::MakeSchema({Field("id", DataType::Int64()), Field("name", DataType::String()),
+                             Field("extra", DataType::Int64())});
+    columnar::ColumnBuilder ids(DataType::Int64());
+    columnar::ColumnBuilder names(DataType::String());
+    columnar::ColumnBuilder extras(DataType::Int64());
+    for (int64_t i = 0; i < kRows; ++i) {
+      ids.AppendInt(i);
+      names.AppendBytes(fmt::format("name{}", i % 100));
+      extras.AppendInt(2 * i);
+    }
+    ASSERT_OK_AND_ASSIGN(auto id_column, ids.Finish());
+    ASSERT_OK_AND_ASSIGN(auto name_column, names.Finish());
+    ASSERT_OK_AND_ASSIGN(auto extra_column, extras.Finish());
+    ASSERT_OK_AND_ASSIGN(auto batch, columnar::RecordBatch::Make(
+                                         schema, kRows, {id_column, name_column, extra_column}));
+    parquet::ParquetWriterOptions options;
+    options.row_group_size_rows = 12000;
+    ASSERT_OK(parquet::WriteParquetFile(fs_, path_, {batch}, schema, options));
+  }
+
+  // The batches of a scan of the file with `schema`, selecting `columns`.
+  std::vector<RecordBatchPtr> Scan(columnar::SchemaPtr schema,
+                                   const std::vector<std::string>& columns) {
+    FileScanSpec spec;
+    spec.paths = {path_};
+    spec.schema = std::move(schema);
+    spec.partition_schema = testing::MakeSchema({Field("k", DataType::Int32())});
+    spec.partition_root = dir_.Path();
+    spec.metadata_column = true;
+    spec.parquet_rescued_data_column = "_rescued_data";
+    auto op = FileScanOperator::Make(spec, columns, context_);
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    if (!op.ok()) {
+      return {};
+    }
+    auto batches = Drain(**op);
+    EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+    return batches.ok() ? *batches : std::vector<RecordBatchPtr>{};
+  }
+
+  // The batches' sizes, and their rows in order.
+  static std::vector<int64_t> Sizes(const std::vector<RecordBatchPtr>& batches,
+                                    std::vector<std::string>* rows) {
+    std::vector<int64_t> sizes;
+    for (const RecordBatchPtr& batch : batches) {
+      sizes.push_back(batch->NumRows());
+      for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
+        rows->push_back(std::move(row));
+      }
+    }
+    return sizes;
+  }
+
+  static constexpr int64_t kRows = 20000;
+  storage::TempDir dir_;
+  storage::LocalFileSystem fs_;
+  std::string path_;
+  ExecContext context_{expr::EvalContext{}, columnar::DefaultMemoryPool(), &fs_};
+};
+
+TEST_F(ParquetScanTest, RowGroupsComeInBoundedBatches) {
+  std::vector<std::string> rows;
+  const std::vector<int64_t> sizes = Sizes(
+      Scan(testing::MakeSchema({Field("id", DataType::Int64()), Field("name", DataType::String()),
+                                Field("extra", DataType::Int64())}),
+           {"id", "extra", "k"}),
+      &rows);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{8192, 3808, 8000}));
+  ASSERT_EQ(rows.size(), static_cast<size_t>(kRows));
+  for (int64_t i : {0, 8191, 8192, 11999, 12000, 19999}) {
+    EXPECT_EQ(rows[static_cast<size_t>(i)],
+              fmt::format(R"({{"id":{},"extra":{},"k":5}})", i, 2 * i));
+  }
+}
+
+TEST_F(ParquetScanTest, MissingRescuedAndMetadataColumnsInEveryBatch) {
+  // `name` and `extra` are outside the scan's schema (rescued); `missing` is not in the file
+  // (nulls).
+  std::vector<std::string> rows;
+  const std::vector<int64_t> sizes = Sizes(
+      Scan(
+          testing::MakeSchema({Field("id", DataType::Int64()), Field("missing", DataType::String()),
+                               Field("_rescued_data", DataType::String())}),
+          {"id", "missing", "_rescued_data", "k", "_metadata"}),
+      &rows);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{8192, 3808, 8000}));
+  ASSERT_EQ(rows.size(), static_cast<size_t>(kRows));
+  for (int64_t i : {0, 8191, 8192, 11999, 12000, 19999}) {
+    const std::string& row = rows[static_cast<size_t>(i)];
+    const std::string expected_start = fmt::format(
+        R"({{"id":{},"missing":null,"_rescued_data":"{{\"name\":\"name{}\",\"extra\":{},)", i,
+        i % 100, 2 * i);
+    EXPECT_EQ(row.rfind(expected_start, 0), 0u) << row;
+    EXPECT_NE(row.find(R"("k":5,"_metadata":{"file_path":")" + path_), std::string::npos) << row;
+    EXPECT_NE(row.find(R"("file_name":"part.parquet")"), std::string::npos) << row;
+  }
+}
+
+}  // namespace
+}  // namespace tributary::exec
