@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -572,6 +573,40 @@ TEST_F(ParquetWriterTest, ChunkEndingWithinItsFirstPageKeepsItsDictionary) {
   const std::string path = Write("small.parquet", schema, {batch});
   ExpectOracleRows(path, {batch});
   EXPECT_TRUE(Chunk(Footer(path), 0, 0).dictionary_page_offset.has_value());
+}
+
+TEST_F(ParquetWriterTest, PagesMixingBatchesWithAndWithoutNullsKeepEveryLevel) {
+  // One page gets a batch without nulls (its levels kept as one run), then one with nulls, then
+  // one without; a void column's levels are all 0; the single row batches are runs below 8.
+  SchemaPtr schema = MakeSchema({Field("a", DataType::Int64()), Field("v", DataType::Null())});
+  auto rows = [](int from, int to, bool nulls) {
+    std::string json = "[";
+    for (int i = from; i < to; ++i) {
+      json += i > from ? ",[" : "[";
+      json += nulls && i % 3 == 0 ? std::string("null") : std::to_string(i % 5);
+      json += ", null]";
+    }
+    return json + "]";
+  };
+  std::vector<RecordBatchPtr> batches;
+  for (const auto& [from, to, nulls] : std::vector<std::tuple<int, int, bool>>{{0, 100, false},
+                                                                               {100, 200, true},
+                                                                               {200, 300, false},
+                                                                               {300, 301, false},
+                                                                               {301, 302, true}}) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, rows(from, to, nulls)));
+    batches.push_back(batch);
+  }
+  const std::string path = Write("mixed_levels.parquet", schema, batches);
+  ExpectOracleRows(path, batches);
+  const FileMetaData m = Footer(path);
+  EXPECT_EQ(Chunk(m, 0, 0).statistics->null_count, 33);
+  EXPECT_EQ(Chunk(m, 0, 1).statistics->null_count, 302);
+
+  // A lone row without nulls.
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr one, BatchFromJson(schema, rows(1, 2, false)));
+  const std::string single = Write("single_row.parquet", schema, {one});
+  ExpectOracleRows(single, {one});
 }
 
 TEST_F(ParquetWriterTest, VoidColumnIsAnAllNullUnknownColumn) {

@@ -150,6 +150,38 @@ TEST(RleBitPackedTest, RoundTripsRandomDataInRandomBatches) {
   }
 }
 
+TEST(RleBitPackedTest, AppendingWithoutAnEncoderGivesTheEncodersBytes) {
+  for (int bit_width : {1, 2, 5, 13}) {
+    const std::vector<int32_t> values = RandomLevels(bit_width, 3001, 7 + bit_width);
+    std::string appended = "prefix";
+    AppendRleBitPacked(values, bit_width, &appended);
+    EXPECT_EQ(appended, "prefix" + Encode(bit_width, values)) << bit_width;
+    if (bit_width <= 13) {
+      const std::vector<int16_t> levels(values.begin(), values.end());
+      std::string from_levels;
+      AppendRleBitPacked(levels, bit_width, &from_levels);
+      EXPECT_EQ(from_levels, Encode(bit_width, values)) << bit_width;
+    }
+  }
+}
+
+TEST(RleBitPackedTest, RepeatIsOneRunFromEightValuesAndAPaddedGroupBelow) {
+  for (int bit_width : {1, 3, 9}) {
+    for (int64_t count : {0, 1, 5, 7, 8, 9, 100, 70000}) {
+      const auto value = static_cast<int32_t>((1 << bit_width) - 1);
+      std::string repeated;
+      AppendRleBitPackedRepeat(static_cast<uint32_t>(value), count, bit_width, &repeated);
+      EXPECT_EQ(repeated,
+                Encode(bit_width, std::vector<int32_t>(static_cast<size_t>(count), value)))
+          << bit_width << " " << count;
+    }
+  }
+  // 8 repeats of 1 at bit width 1: header 8 << 1 = 16, then the value in one byte.
+  std::string run;
+  AppendRleBitPackedRepeat(1, 8, 1, &run);
+  EXPECT_EQ(run, Bytes({16, 1}));
+}
+
 TEST(RleBitPackedTest, DecodesIntoLevelsAndBytes) {
   const auto values = RandomLevels(3, 1000, 99);
   const std::string encoded = Encode(3, values);

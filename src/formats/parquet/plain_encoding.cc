@@ -85,12 +85,23 @@ Status DecodePlainBoolean(std::string_view data, int64_t first_value, int64_t co
 }
 
 void EncodePlainByteArray(std::span<const std::string_view> values, std::string* out) {
+  // One resize for the whole batch, then plain stores: no capacity check per value.
+  size_t bytes = 4 * values.size();
+  for (const std::string_view value : values) {
+    bytes += value.size();
+  }
+  const size_t start = out->size();
+  out->resize(start + bytes);
+  char* dst = out->data() + start;
   for (const std::string_view value : values) {
     const auto length = static_cast<uint32_t>(value.size());
-    for (int i = 0; i < 4; ++i) {
-      out->push_back(static_cast<char>(length >> (8 * i)));
+    const char prefix[4] = {static_cast<char>(length), static_cast<char>(length >> 8),
+                            static_cast<char>(length >> 16), static_cast<char>(length >> 24)};
+    std::memcpy(dst, prefix, 4);
+    if (length > 0) {
+      std::memcpy(dst + 4, value.data(), length);
     }
-    out->append(value);
+    dst += 4 + length;
   }
 }
 

@@ -396,9 +396,11 @@ void RleBitPackedEncoder::PutBatch(std::span<const int16_t> values) {
   values_.insert(values_.end(), values.begin(), values.end());
 }
 
-void RleBitPackedEncoder::AppendRleRun(uint32_t value, int64_t count, std::string* out) const {
+namespace {
+
+void AppendRleRun(uint32_t value, int64_t count, int bit_width, std::string* out) {
   constexpr int64_t kMaxRun = std::numeric_limits<int32_t>::max();
-  const int value_bytes = (bit_width_ + 7) / 8;
+  const int value_bytes = (bit_width + 7) / 8;
   while (count > 0) {
     const int64_t run = std::min(count, kMaxRun);
     AppendUleb128(static_cast<uint64_t>(run) << 1, out);
@@ -409,23 +411,23 @@ void RleBitPackedEncoder::AppendRleRun(uint32_t value, int64_t count, std::strin
   }
 }
 
-void RleBitPackedEncoder::AppendBitPackedRun(int64_t begin, int64_t end, std::string* out) const {
-  const int64_t groups = (end - begin + 7) / 8;
+template <typename V>
+void AppendBitPackedRun(const V* values, int64_t count, int bit_width, std::string* out) {
+  const int64_t groups = (count + 7) / 8;
   AppendUleb128(static_cast<uint64_t>(groups) << 1 | 1, out);
   const size_t start = out->size();
-  PackBitsImpl(values_.data() + begin, end - begin, bit_width_, out);
+  PackBitsImpl(values, count, bit_width, out);
   // Pad the last group to 8 values: the run always covers whole groups.
-  out->resize(start + static_cast<size_t>(groups * bit_width_), '\0');
+  out->resize(start + static_cast<size_t>(groups * bit_width), '\0');
 }
 
-std::string RleBitPackedEncoder::Flush() {
-  std::string out;
-  const auto n = static_cast<int64_t>(values_.size());
+template <typename V>
+void AppendHybrid(const V* values, int64_t n, int bit_width, std::string* out) {
   int64_t literal_begin = 0;
   int64_t i = 0;
   while (i < n) {
     int64_t j = i + 1;
-    while (j < n && values_[j] == values_[i]) {
+    while (j < n && values[j] == values[i]) {
       ++j;
     }
     if (j - i >= 8) {
@@ -435,19 +437,44 @@ std::string RleBitPackedEncoder::Flush() {
       const int64_t lend = (8 - pending % 8) % 8;
       if (j - i - lend >= 8) {
         if (pending + lend > 0) {
-          AppendBitPackedRun(literal_begin, i + lend, &out);
+          AppendBitPackedRun(values + literal_begin, i + lend - literal_begin, bit_width, out);
         }
-        AppendRleRun(values_[i], j - i - lend, &out);
+        AppendRleRun(static_cast<uint32_t>(values[i]), j - i - lend, bit_width, out);
         literal_begin = j;
       }
     }
     i = j;
   }
   if (literal_begin < n) {
-    AppendBitPackedRun(literal_begin, n, &out);
+    AppendBitPackedRun(values + literal_begin, n - literal_begin, bit_width, out);
   }
+}
+
+}  // namespace
+
+std::string RleBitPackedEncoder::Flush() {
+  std::string out;
+  AppendHybrid(values_.data(), static_cast<int64_t>(values_.size()), bit_width_, &out);
   values_.clear();
   return out;
+}
+
+void AppendRleBitPacked(std::span<const int32_t> values, int bit_width, std::string* out) {
+  AppendHybrid(values.data(), static_cast<int64_t>(values.size()), bit_width, out);
+}
+
+void AppendRleBitPacked(std::span<const int16_t> values, int bit_width, std::string* out) {
+  AppendHybrid(values.data(), static_cast<int64_t>(values.size()), bit_width, out);
+}
+
+void AppendRleBitPackedRepeat(uint32_t value, int64_t count, int bit_width, std::string* out) {
+  if (count >= 8) {
+    AppendRleRun(value, count, bit_width, out);
+  } else if (count > 0) {
+    std::array<uint32_t, 8> group{};
+    std::fill_n(group.begin(), count, value);
+    AppendBitPackedRun(group.data(), count, bit_width, out);
+  }
 }
 
 Result<std::string_view> LengthPrefixedRleData(std::string_view data) {

@@ -143,12 +143,19 @@ class RleBitPackedEncoder {
   std::string Flush();
 
  private:
-  void AppendRleRun(uint32_t value, int64_t count, std::string* out) const;
-  void AppendBitPackedRun(int64_t begin, int64_t end, std::string* out) const;
-
   int bit_width_;
   std::vector<uint32_t> values_;
 };
+
+/// Appends `values` to `out` as the stream RleBitPackedEncoder would make of them, without
+/// copying them into an encoder first. Each value must be non-negative and fit in `bit_width`
+/// (0..32) bits.
+void AppendRleBitPacked(std::span<const int32_t> values, int bit_width, std::string* out);
+/// As above for levels.
+void AppendRleBitPacked(std::span<const int16_t> values, int bit_width, std::string* out);
+/// Appends the stream of `count` repeats of `value` (one RLE run, or a bit-packed group below 8
+/// values), the same bytes as AppendRleBitPacked of that many copies.
+void AppendRleBitPackedRepeat(uint32_t value, int64_t count, int bit_width, std::string* out);
 
 /// Splits the data page v1 form `<4-byte little-endian length> <encoded-data>` and returns the
 /// encoded data; the whole form occupies 4 + result.size() bytes of `data`. Corruption when the

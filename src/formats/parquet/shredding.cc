@@ -28,6 +28,7 @@ Status Shredder::Shred(const Column& top, const LeafInfo& leaf, int64_t r0, int6
   out->rep.clear();
   out->value_index.clear();
   out->identity = false;
+  out->uniform_def = -1;
   if (leaf.nodes.size() == 1) {
     return ShredFlat(top, leaf, r0, n, out);
   }
@@ -91,21 +92,21 @@ Status Shredder::ShredFlat(const Column& col, const LeafInfo& leaf, int64_t r0, 
     out->num_values = n;
     return Status::OK();
   }
-  out->def.resize(static_cast<size_t>(n));
   if (all_null) {
-    std::fill(out->def.begin(), out->def.end(), int16_t{0});
+    out->uniform_def = 0;
     out->num_values = 0;
     out->identity = true;
     out->first_row = r0;
     return Status::OK();
   }
   if (bits == nullptr || col.NullCount() == 0) {
-    std::fill(out->def.begin(), out->def.end(), int16_t{1});
+    out->uniform_def = 1;
     out->identity = true;
     out->first_row = r0;
     out->num_values = n;
     return Status::OK();
   }
+  out->def.resize(static_cast<size_t>(n));
   int16_t* def = out->def.data();
   for (int64_t i = 0; i < n; ++i) {
     def[i] = static_cast<int16_t>(columnar::GetBit(bits, r0 + i));

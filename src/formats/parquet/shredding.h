@@ -15,13 +15,17 @@ namespace tributary::parquet {
 
 /// The level entries of a slice of one leaf.
 struct Shredded {
-  // One entry per level entry; empty when the leaf's max level is 0.
+  // One entry per level entry; empty when the leaf's max level is 0, and `def` also when
+  // `uniform_def` is set.
   std::vector<int16_t> def;
   std::vector<int16_t> rep;
   // Row of the leaf column for each value (entries at max_def), unless `identity`.
   std::vector<int64_t> value_index;
   // Values are the leaf column's rows first_row .. first_row + num_values - 1.
   bool identity = false;
+  // When >= 0, every entry's definition level (a flat column without nulls, or of type void),
+  // so that no per-entry vector is filled.
+  int16_t uniform_def = -1;
   int64_t first_row = 0;
   int64_t num_entries = 0;
   int64_t num_values = 0;

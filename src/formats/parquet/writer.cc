@@ -35,7 +35,6 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <iterator>
 #include <limits>
 #include <span>
@@ -142,6 +141,33 @@ void Gather(const Shredded& s, int64_t vb, int64_t ve, std::vector<T>* out) {
   }
 }
 
+// True when column type `id` stores its values as T, so that Gather's copy can be skipped.
+template <typename T>
+bool StoredAs(TypeId id) {
+  if constexpr (std::is_same_v<T, int32_t>) {
+    return id == TypeId::kInt32 || id == TypeId::kDate;
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    return id == TypeId::kInt64 || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return id == TypeId::kFloat32;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return id == TypeId::kFloat64;
+  } else {
+    return false;
+  }
+}
+
+// Values [vb, ve) of the slice: the column's own memory when its rows are the values and hold
+// T, else gathered into `scratch`.
+template <typename T>
+std::span<const T> ValuesOf(const Shredded& s, int64_t vb, int64_t ve, std::vector<T>* scratch) {
+  if (s.identity && ve > vb && StoredAs<T>(s.leaf->Type()->Id())) {
+    return std::span<const T>(s.leaf->Values<T>() + s.first_row + vb, static_cast<size_t>(ve - vb));
+  }
+  Gather<T>(s, vb, ve, scratch);
+  return std::span<const T>(*scratch);
+}
+
 // Appends `v` as `width` bytes of big-endian two's complement.
 void AppendBigEndian(Int128 v, int32_t width, std::string* out) {
   for (int32_t i = width - 1; i >= 0; --i) {
@@ -200,10 +226,43 @@ inline uint64_t Mix(uint64_t x) {
   return x;
 }
 
+// A hash of short strings (dictionary values are mostly a few dozen bytes): whole 8-byte words
+// folded with one multiply each, the tail as one overlapping or composed load, one final Mix.
+inline uint64_t HashBytes(std::string_view v) {
+  constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
+  const char* p = v.data();
+  const size_t n = v.size();
+  uint64_t h = n * kMultiplier;
+  auto load64 = [](const char* at) {
+    uint64_t word;
+    std::memcpy(&word, at, 8);
+    return word;
+  };
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      h = std::rotl((h ^ load64(p + i)) * kMultiplier, 29);
+    }
+    // The last (possibly overlapping) word covers the rest.
+    return Mix(h ^ load64(p + n - 8));
+  }
+  uint64_t tail = 0;
+  if (n >= 4) {
+    uint32_t lo;
+    uint32_t hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    tail = uint64_t{lo} | uint64_t{hi} << 32;
+  } else if (n > 0) {
+    tail = uint64_t{static_cast<uint8_t>(p[0])} | uint64_t{static_cast<uint8_t>(p[n / 2])} << 8 |
+           uint64_t{static_cast<uint8_t>(p[n - 1])} << 16;
+  }
+  return Mix(h ^ tail);
+}
+
 template <typename T>
 uint64_t HashOf(const T& v) {
   if constexpr (std::is_same_v<T, std::string_view>) {
-    return std::hash<std::string_view>{}(v);
+    return HashBytes(v);
   } else if constexpr (std::is_same_v<T, Int128>) {
     const auto u = static_cast<unsigned __int128>(v);
     return Mix(static_cast<uint64_t>(u) ^ Mix(static_cast<uint64_t>(u >> 64)));
@@ -292,8 +351,8 @@ class Dictionary {
  private:
   // For BYTE_ARRAY, values_ entries are views into plain_, rebuilt after it reallocates.
   std::string_view Stored(size_t i) const {
-    return std::string_view(plain_).substr(static_cast<size_t>(offsets_[i].first),
-                                           static_cast<size_t>(offsets_[i].second));
+    return std::string_view(plain_.data() + offsets_[i].first,
+                            static_cast<size_t>(offsets_[i].second));
   }
 
   bool Equal(size_t i, const T& v) const {
@@ -386,12 +445,13 @@ class Bounds {
     } else if constexpr (std::is_same_v<T, std::string_view>) {
       std::string_view lo = values[0];
       std::string_view hi = values[0];
+      // lo <= hi throughout, so a value above hi cannot be below lo: one comparison for values
+      // that raise the maximum (ascending data such as timestamps).
       for (std::string_view v : values) {
-        if (v < lo) {
-          lo = v;
-        }
         if (v > hi) {
           hi = v;
+        } else if (v < lo) {
+          lo = v;
         }
       }
       if (!has_ || std::string_view(min_bytes_) > lo) {
@@ -509,6 +569,63 @@ struct FinishedChunk {
   ColumnMetaData meta;
 };
 
+// The definition or repetition levels of the page being built. A page whose entries all have
+// one level (a flat column without nulls) is kept as that level and a count, and encoded as one
+// RLE run, instead of a vector filled and scanned per entry; the bytes are the same.
+class PageLevels {
+ public:
+  int64_t Size() const { return materialized_ ? static_cast<int64_t>(levels_.size()) : count_; }
+
+  void AppendRepeat(int16_t level, int64_t count) {
+    if (!materialized_ && (count_ == 0 || level_ == level)) {
+      level_ = level;
+      count_ += count;
+      return;
+    }
+    Materialize();
+    levels_.insert(levels_.end(), static_cast<size_t>(count), level);
+  }
+
+  void Append(std::span<const int16_t> levels) {
+    Materialize();
+    levels_.insert(levels_.end(), levels.begin(), levels.end());
+  }
+
+  void Clear() {
+    levels_.clear();
+    count_ = 0;
+    materialized_ = false;
+  }
+
+  // Appends the levels as uint32le(length) rle-hybrid.
+  void AppendEncoded(int16_t max_level, std::string* body) const {
+    const int width = BitWidthOf(static_cast<uint64_t>(max_level));
+    const size_t prefix = body->size();
+    body->append(4, '\0');
+    if (materialized_) {
+      AppendRleBitPacked(std::span<const int16_t>(levels_), width, body);
+    } else {
+      AppendRleBitPackedRepeat(static_cast<uint32_t>(level_), count_, width, body);
+    }
+    const auto length = static_cast<uint32_t>(body->size() - prefix - 4);
+    std::memcpy(body->data() + prefix, &length, 4);
+  }
+
+ private:
+  void Materialize() {
+    if (!materialized_) {
+      levels_.assign(static_cast<size_t>(count_), level_);
+      materialized_ = true;
+    }
+  }
+
+  std::vector<int16_t> levels_;
+  // While !materialized_: the page holds count_ entries of level_.
+  int16_t level_ = 0;
+  int64_t count_ = 0;
+  bool materialized_ = false;
+};
+
 struct ChunkConfig {
   CompressionCodec codec = CompressionCodec::kSnappy;
   int compression_level = kDefaultCompressionLevel;
@@ -540,11 +657,16 @@ class ChunkWriter {
   // Copies the levels of entries [b, e) into the page; returns how many are values.
   int64_t AppendLevels(const Shredded& s, int64_t b, int64_t e) {
     if (leaf_.max_rep > 0) {
-      page_rep_.insert(page_rep_.end(), s.rep.begin() + b, s.rep.begin() + e);
+      page_rep_.Append(std::span<const int16_t>(s.rep).subspan(static_cast<size_t>(b),
+                                                               static_cast<size_t>(e - b)));
     }
     int64_t values = e - b;
-    if (leaf_.max_def > 0) {
-      page_def_.insert(page_def_.end(), s.def.begin() + b, s.def.begin() + e);
+    if (leaf_.max_def > 0 && s.uniform_def >= 0) {
+      page_def_.AppendRepeat(s.uniform_def, e - b);
+      values = s.uniform_def == leaf_.max_def ? e - b : 0;
+    } else if (leaf_.max_def > 0) {
+      page_def_.Append(std::span<const int16_t>(s.def).subspan(static_cast<size_t>(b),
+                                                               static_cast<size_t>(e - b)));
       values = 0;
       const int16_t* d = s.def.data();
       const int16_t max_def = leaf_.max_def;
@@ -557,31 +679,16 @@ class ChunkWriter {
     return values;
   }
 
-  int64_t LevelBytesEstimate() const {
-    return static_cast<int64_t>(page_def_.size() + page_rep_.size()) / 4;
-  }
-
-  // Appends `levels` as uint32le(length) rle-hybrid.
-  static void AppendLevelStream(std::span<const int16_t> levels, int16_t max_level,
-                                std::string* body) {
-    RleBitPackedEncoder encoder(BitWidthOf(static_cast<uint64_t>(max_level)));
-    encoder.PutBatch(levels);
-    const std::string data = encoder.Flush();
-    const auto len = static_cast<uint32_t>(data.size());
-    char prefix[4];
-    std::memcpy(prefix, &len, 4);
-    body->append(prefix, 4);
-    body->append(data);
-  }
+  int64_t LevelBytesEstimate() const { return (page_def_.Size() + page_rep_.Size()) / 4; }
 
   // Starts the page body with the page's levels.
   void BeginPageBody() {
     body_.clear();
     if (leaf_.max_rep > 0) {
-      AppendLevelStream(page_rep_, leaf_.max_rep, &body_);
+      page_rep_.AppendEncoded(leaf_.max_rep, &body_);
     }
     if (leaf_.max_def > 0) {
-      AppendLevelStream(page_def_, leaf_.max_def, &body_);
+      page_def_.AppendEncoded(leaf_.max_def, &body_);
     }
   }
 
@@ -633,8 +740,8 @@ class ChunkWriter {
     }
     chunk_entries_ += page_entries_;
     page_entries_ = 0;
-    page_def_.clear();
-    page_rep_.clear();
+    page_def_.Clear();
+    page_rep_.Clear();
     return Status::OK();
   }
 
@@ -686,8 +793,8 @@ class ChunkWriter {
 
   const LeafInfo& leaf_;
   const ChunkConfig& config_;
-  std::vector<int16_t> page_def_;
-  std::vector<int16_t> page_rep_;
+  PageLevels page_def_;
+  PageLevels page_rep_;
   int64_t page_entries_ = 0;
   std::string body_;
   std::string compressed_;
@@ -725,8 +832,7 @@ class TypedChunkWriter final : public ChunkWriter {
         }
       }
       const int64_t nv = AppendLevels(s, e, end);
-      Gather<T>(s, v, v + nv, &scratch_);
-      const std::span<const T> values(scratch_);
+      const std::span<const T> values = ValuesOf<T>(s, v, v + nv, &scratch_);
       bool dictionary_full = false;
       if (dictionary_mode_) {
         if (!used_dictionary_) {
@@ -858,9 +964,7 @@ class TypedChunkWriter final : public ChunkWriter {
     if (dictionary_page) {
       const int width = std::max(1, BitWidthOf(static_cast<uint64_t>(dictionary_.Size() - 1)));
       body_.push_back(static_cast<char>(width));
-      RleBitPackedEncoder encoder(width);
-      encoder.PutBatch(std::span<const int32_t>(page_indexes_));
-      body_ += encoder.Flush();
+      AppendRleBitPacked(std::span<const int32_t>(page_indexes_), width, &body_);
     } else if constexpr (kIsBoolean) {
       EncodePlainBoolean(
           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(page_values_.data()),
