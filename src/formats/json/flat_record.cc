@@ -51,6 +51,10 @@ bool BytesEqual(const char* a, const char* b, size_t n) {
   return std::memcmp(a, b, n) == 0;
 }
 
+constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
 bool IsJsonSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -126,9 +130,9 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
   const bool negative = *p == '-';
   p += negative ? 1 : 0;
   const char* digits = p;
-  uint64_t integer = 0;
+  uint64_t mantissa = 0;
   while (p < in.end && IsDigit(*p)) {
-    integer = integer * 10 + static_cast<uint64_t>(*p - '0');
+    mantissa = mantissa * 10 + static_cast<uint64_t>(*p - '0');
     ++p;
   }
   const size_t int_digits = static_cast<size_t>(p - digits);
@@ -141,6 +145,7 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
     is_float = true;
     const char* fraction = ++p;
     while (p < in.end && IsDigit(*p)) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(*p - '0');
       ++p;
     }
     fraction_digits = static_cast<size_t>(p - fraction);
@@ -148,14 +153,16 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
       return false;
     }
   }
+  int magnitude = 0;
+  bool negative_exponent = false;
   if (p < in.end && (*p == 'e' || *p == 'E')) {
     is_float = true;
     ++p;
     if (p < in.end && (*p == '+' || *p == '-')) {
+      negative_exponent = *p == '-';
       ++p;
     }
     const char* exponent = p;
-    int magnitude = 0;
     while (p < in.end && IsDigit(*p) && p - exponent < 4) {
       magnitude = magnitude * 10 + (*p - '0');
       ++p;
@@ -169,7 +176,7 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
       return false;
     }
     value->kind = FlatValueKind::kInt64;
-    value->int_value = negative ? -static_cast<int64_t>(integer) : static_cast<int64_t>(integer);
+    value->int_value = negative ? -static_cast<int64_t>(mantissa) : static_cast<int64_t>(mantissa);
   } else {
     if (int_digits + fraction_digits > 19) {
       return false;
@@ -177,7 +184,15 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
     value->kind = FlatValueKind::kDouble;
     value->text = std::string_view(start, static_cast<size_t>(p - start));
     value->double_value = 0;
-    if (parse_double) {
+    const int power =
+        (negative_exponent ? -magnitude : magnitude) - static_cast<int>(fraction_digits);
+    if (parse_double && mantissa <= (uint64_t{1} << 53) && power >= -22 && power <= 22) {
+      // Clinger's fast path: the mantissa and the power of ten are exact doubles, so one
+      // correctly rounded multiplication or division gives the correctly rounded value.
+      const double scaled = power < 0 ? static_cast<double>(mantissa) / kPowersOfTen[-power]
+                                      : static_cast<double>(mantissa) * kPowersOfTen[power];
+      value->double_value = negative ? -scaled : scaled;
+    } else if (parse_double) {
       const auto parsed = std::from_chars(start, p, value->double_value);
       if (parsed.ec != std::errc() || parsed.ptr != p) {
         return false;
