@@ -16,15 +16,65 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
+#include <snappy-sinksource.h>
 
 namespace tributary::parquet {
 
 namespace {
 
 constexpr int64_t kMaxBufferSize = std::numeric_limits<int32_t>::max();
+
+/// snappy's input as consecutive pieces: snappy compresses fixed 64 KiB blocks of the input,
+/// gathering a block that spans pieces into its own scratch, so the output does not depend on
+/// where the pieces split.
+class PiecesSource final : public snappy::Source {
+ public:
+  explicit PiecesSource(std::span<const std::string_view> pieces) : pieces_(pieces) {
+    for (const std::string_view piece : pieces) {
+      available_ += piece.size();
+    }
+    SkipEmpty();
+  }
+
+  size_t Available() const override { return available_; }
+
+  const char* Peek(size_t* len) override {
+    if (index_ == pieces_.size()) {
+      *len = 0;
+      return nullptr;
+    }
+    *len = pieces_[index_].size() - offset_;
+    return pieces_[index_].data() + offset_;
+  }
+
+  void Skip(size_t n) override {
+    available_ -= n;
+    while (n > 0) {
+      const size_t left = pieces_[index_].size() - offset_;
+      const size_t step = std::min(n, left);
+      offset_ += step;
+      n -= step;
+      SkipEmpty();
+    }
+  }
+
+ private:
+  void SkipEmpty() {
+    while (index_ < pieces_.size() && offset_ == pieces_[index_].size()) {
+      ++index_;
+      offset_ = 0;
+    }
+  }
+
+  std::span<const std::string_view> pieces_;
+  size_t index_ = 0;
+  size_t offset_ = 0;
+  size_t available_ = 0;
+};
 /// zlib's windowBits: 15-bit window, +32 to detect a gzip or zlib header, +16 to write gzip.
 constexpr int kZlibWindowBits = 15;
 constexpr int kZlibDetectHeader = 32;
@@ -356,6 +406,48 @@ Status Compress(CompressionCodec codec, std::string_view input, std::string* out
     }
   }
   return Status::InvalidArgument("unknown compression codec");
+}
+
+Status CompressPieces(CompressionCodec codec, std::span<const std::string_view> pieces,
+                      std::string* buffer, size_t* compressed_size, int level) {
+  size_t total = 0;
+  for (const std::string_view piece : pieces) {
+    total += piece.size();
+  }
+  if (static_cast<int64_t>(total) > kMaxBufferSize) {
+    return Status::InvalidArgument(
+        fmt::format("page of {} bytes exceeds the 2 GiB page limit", total));
+  }
+  if (codec == CompressionCodec::kSnappy || codec == CompressionCodec::kUncompressed) {
+    const size_t bound =
+        codec == CompressionCodec::kSnappy ? snappy::MaxCompressedLength(total) : total;
+    if (buffer->size() < bound) {
+      buffer->resize(bound);
+    }
+    if (codec == CompressionCodec::kUncompressed) {
+      char* out = buffer->data();
+      for (const std::string_view piece : pieces) {
+        if (!piece.empty()) {
+          std::memcpy(out, piece.data(), piece.size());
+          out += piece.size();
+        }
+      }
+      *compressed_size = total;
+      return Status::OK();
+    }
+    PiecesSource source(pieces);
+    snappy::UncheckedByteArraySink sink(buffer->data());
+    *compressed_size = snappy::Compress(&source, &sink);
+    return Status::OK();
+  }
+  std::string joined;
+  joined.reserve(total);
+  for (const std::string_view piece : pieces) {
+    joined.append(piece);
+  }
+  TRIBUTARY_RETURN_NOT_OK(Compress(codec, joined, buffer, level));
+  *compressed_size = buffer->size();
+  return Status::OK();
 }
 
 }  // namespace tributary::parquet

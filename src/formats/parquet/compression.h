@@ -53,4 +53,14 @@ std::string_view CompressionCodecName(CompressionCodec codec);
 [[nodiscard]] Status Compress(CompressionCodec codec, std::string_view input, std::string* output,
                               int level = kDefaultCompressionLevel);
 
+/// Compresses the concatenation of `pieces` (a page's level streams and its values, kept apart so
+/// that they need not be joined first) to the front of `*buffer` and sets `*compressed_size`:
+/// the same bytes Compress makes of the joined input; only the first `*compressed_size` bytes of
+/// `*buffer` are the result. SNAPPY and UNCOMPRESSED read the pieces in place, and `*buffer`
+/// then only grows, so a buffer reused page after page is not zero-filled again; the other
+/// codecs join the pieces and replace `*buffer`. Errors as Compress.
+[[nodiscard]] Status CompressPieces(CompressionCodec codec,
+                                    std::span<const std::string_view> pieces, std::string* buffer,
+                                    size_t* compressed_size, int level = kDefaultCompressionLevel);
+
 }  // namespace tributary::parquet

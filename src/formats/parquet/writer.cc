@@ -692,37 +692,44 @@ class ChunkWriter {
     }
   }
 
-  // Compresses `body` and returns it with its header.
-  Result<EncodedPage> EncodePage(PageHeader header, std::string_view body) {
-    EncodedPage page;
-    if (config_.codec != CompressionCodec::kUncompressed) {
-      // Into a reused buffer first: a codec wants room for its worst case, which a fresh string
-      // per page would zero-fill and fault in every time.
-      TRIBUTARY_RETURN_NOT_OK(
-          Compress(config_.codec, body, &compressed_, config_.compression_level)
-              .WithContext(fmt::format("parquet writer: compressing a page of column {}",
-                                       fmt::join(leaf_.path_in_schema, "."))));
-      page.data.assign(compressed_);
-    } else {
-      page.data.assign(body);
+  // Compresses the page body, the concatenation of `pieces`, and returns it with its header.
+  Result<EncodedPage> EncodePage(PageHeader header, std::span<const std::string_view> pieces) {
+    size_t body_size = 0;
+    for (const std::string_view piece : pieces) {
+      body_size += piece.size();
     }
-    if (body.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
-        page.data.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    if (body_size > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
       return Status::InvalidArgument(
           fmt::format("parquet writer: a page of column {} exceeds 2 GiB",
                       fmt::join(leaf_.path_in_schema, ".")));
     }
-    header.uncompressed_page_size = static_cast<int32_t>(body.size());
+    // Into a reused buffer first: a codec wants room for its worst case, which a fresh string
+    // per page would zero-fill and fault in every time.
+    size_t compressed_size = 0;
+    TRIBUTARY_RETURN_NOT_OK(
+        CompressPieces(config_.codec, pieces, &compressed_, &compressed_size,
+                       config_.compression_level)
+            .WithContext(fmt::format("parquet writer: compressing a page of column {}",
+                                     fmt::join(leaf_.path_in_schema, "."))));
+    EncodedPage page;
+    page.data.assign(compressed_.data(), compressed_size);
+    if (page.data.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      return Status::InvalidArgument(
+          fmt::format("parquet writer: a page of column {} exceeds 2 GiB",
+                      fmt::join(leaf_.path_in_schema, ".")));
+    }
+    header.uncompressed_page_size = static_cast<int32_t>(body_size);
     header.compressed_page_size = static_cast<int32_t>(page.data.size());
     EncodePageHeader(header, &page.header);
     const auto header_size = static_cast<int64_t>(page.header.size());
-    chunk_uncompressed_ += header_size + static_cast<int64_t>(body.size());
+    chunk_uncompressed_ += header_size + static_cast<int64_t>(body_size);
     chunk_compressed_ += header_size + static_cast<int64_t>(page.data.size());
     return page;
   }
 
   // Emits the current page's body (levels already in body_) as a data page.
-  Status EmitDataPage(Encoding encoding) {
+  // `values` follows body_ in the page body without being copied into it.
+  Status EmitDataPage(Encoding encoding, std::string_view values) {
     PageHeader header;
     header.type = PageType::kDataPage;
     DataPageHeader& d = header.data_page_header.emplace();
@@ -730,7 +737,8 @@ class ChunkWriter {
     d.encoding = encoding;
     d.definition_level_encoding = Encoding::kRle;
     d.repetition_level_encoding = Encoding::kRle;
-    TRIBUTARY_ASSIGN_OR_RAISE(EncodedPage page, EncodePage(std::move(header), body_));
+    const std::string_view pieces[] = {body_, values};
+    TRIBUTARY_ASSIGN_OR_RAISE(EncodedPage page, EncodePage(std::move(header), pieces));
     pages_bytes_ += page.Size();
     pages_.push_back(std::move(page));
     if (encoding == Encoding::kPlain) {
@@ -756,7 +764,8 @@ class ChunkWriter {
       DictionaryPageHeader& d = header.dictionary_page_header.emplace();
       d.num_values = dictionary_size;
       d.encoding = Encoding::kPlain;
-      TRIBUTARY_ASSIGN_OR_RAISE(EncodedPage page, EncodePage(std::move(header), dictionary_body));
+      const std::string_view pieces[] = {dictionary_body};
+      TRIBUTARY_ASSIGN_OR_RAISE(EncodedPage page, EncodePage(std::move(header), pieces));
       out->pages.push_back(std::move(page));
     }
     ColumnMetaData& m = out->meta;
@@ -961,6 +970,8 @@ class TypedChunkWriter final : public ChunkWriter {
     // A page of only nulls in dictionary mode before any value is PLAIN: without values it
     // needs no dictionary.
     const bool dictionary_page = dictionary_mode_ && dictionary_.Size() > 0;
+    // PLAIN values stay in page_values_, which follows the levels in the page body.
+    std::string_view plain_values;
     if (dictionary_page) {
       const int width = std::max(1, BitWidthOf(static_cast<uint64_t>(dictionary_.Size() - 1)));
       body_.push_back(static_cast<char>(width));
@@ -971,11 +982,13 @@ class TypedChunkWriter final : public ChunkWriter {
                                    page_values_.size()),
           &body_);
     } else {
-      body_ += page_values_;
+      plain_values = page_values_;
     }
+    const Status emitted =
+        EmitDataPage(dictionary_page ? Encoding::kRleDictionary : Encoding::kPlain, plain_values);
     page_values_.clear();
     page_indexes_.clear();
-    return EmitDataPage(dictionary_page ? Encoding::kRleDictionary : Encoding::kPlain);
+    return emitted;
   }
 
   Dictionary<T> dictionary_;
