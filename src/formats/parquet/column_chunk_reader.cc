@@ -8,8 +8,9 @@
 //   data page v2 = rep-levels def-levels compress?( values )
 //                  levels: RLE/bit-packed hybrid without length; lengths are in the header
 //
-// Values of a page are decoded into physical form (fixed-width bytes, or offsets plus bytes),
-// then converted once per page into the leaf's tributary type.
+// Values of a page are decoded into physical form (fixed-width bytes, or offsets plus bytes, or
+// dictionary indexes) once, then each Read converts the slice it takes into the leaf's
+// tributary type.
 
 #include "formats/parquet/column_chunk_reader.h"
 
@@ -58,8 +59,8 @@ struct PhysicalValues {
   }
 };
 
-// Converted values assembled into one column's buffers: a chunk's pages go straight into
-// buffers sized from the chunk's value count, so no page becomes a column of its own.
+// Converted values assembled into one column's buffers: the slices of pages one Read takes go
+// straight into buffers sized from its entry count, so no page becomes a column of its own.
 struct ValueSink {
   std::unique_ptr<Buffer> values;   // fixed-width values, or the bytes of byte arrays
   std::unique_ptr<Buffer> offsets;  // byte arrays: capacity + 1 offsets, the first 0
@@ -758,7 +759,7 @@ Status ChunkDecoder::ReserveBytes(ValueSink* sink, int64_t more, int64_t count) 
 Status ChunkDecoder::GatherInto(std::span<const int32_t> indexes, ValueSink* sink) {
   const auto n = static_cast<int64_t>(indexes.size());
   if (n > sink->capacity - sink->length) {
-    return Status::Internal(fmt::format("column {}: {} values past the {} the chunk holds",
+    return Status::Internal(fmt::format("column {}: {} values past the {} the request holds",
                                         location_.column, sink->length + n, sink->capacity));
   }
   const Column& dictionary = *dictionary_;
