@@ -609,6 +609,45 @@ TEST_F(ParquetWriterTest, PagesMixingBatchesWithAndWithoutNullsKeepEveryLevel) {
   ExpectOracleRows(single, {one});
 }
 
+TEST_F(ParquetWriterTest, StringsDifferingAnywhereStayDistinctAndBoundTheChunk) {
+  // Strings of 0 to 20 bytes, each also with one byte changed at every position, some with bytes
+  // above 0x7F (which order after ASCII), many sharing their first 8 bytes; each written twice,
+  // with and without a dictionary.
+  std::vector<std::string> values;
+  for (size_t length = 0; length <= 20; ++length) {
+    const std::string base(length, 'm');
+    values.push_back(base);
+    for (size_t at = 0; at < length; ++at) {
+      for (const char* change : {"a", "z", "\xc3\xa9"}) {
+        values.push_back(base.substr(0, at) + change + base.substr(at + 1));
+      }
+    }
+  }
+  std::string json = "[";
+  for (int copy = 0; copy < 2; ++copy) {
+    for (const std::string& value : values) {
+      json += json.size() > 1 ? ",[\"" : "[\"";
+      json += value + "\"]";
+    }
+  }
+  json += "]";
+  SchemaPtr schema = MakeSchema({Field("s", DataType::String())});
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, json));
+  const auto [min, max] = std::minmax_element(values.begin(), values.end());
+  for (const bool dictionary : {true, false}) {
+    ParquetWriterOptions options;
+    options.enable_dictionary = dictionary;
+    const std::string path =
+        Write(dictionary ? "strings_dictionary.parquet" : "strings_plain.parquet", schema, {batch},
+              options);
+    ExpectOracleRows(path, {batch});
+    const FileMetaData m = Footer(path);
+    const Statistics& stats = *Chunk(m, 0, 0).statistics;
+    EXPECT_EQ(stats.min_value, *min) << dictionary;
+    EXPECT_EQ(stats.max_value, *max) << dictionary;
+  }
+}
+
 TEST_F(ParquetWriterTest, VoidColumnIsAnAllNullUnknownColumn) {
   SchemaPtr schema = MakeSchema({Field("a", DataType::Int32()), Field("v", DataType::Null())});
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, "[[1, null], [2, null]]"));
