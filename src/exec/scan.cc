@@ -379,6 +379,7 @@ Status FileScanOperator::OpenNextFile() {
           parquet_, parquet::ParquetFileReader::Open(*context_.fs, path, context_.pool));
       next_row_group_ = 0;
       parquet_group_.reset();
+      parquet_null_rows_ = 0;
       // The files of one scan may differ in columns (a stream's files over time): the columns
       // a file lacks read as nulls, and with on_unknown_fields its columns outside the spec's
       // schema are reported, from the footer alone.
@@ -555,15 +556,20 @@ Result<RecordBatchPtr> FileScanOperator::ReadParquetBatch() {
   std::vector<std::string> names = parquet_columns_;
   names.insert(names.end(), parquet_rescued_.begin(), parquet_rescued_.end());
   while (true) {
+    if (parquet_null_rows_ > 0) {
+      const int64_t rows = std::min(parquet_null_rows_, parquet::kDefaultBatchRows);
+      parquet_null_rows_ -= rows;
+      return WithNulls(nullptr, rows);
+    }
     if (parquet_group_ == nullptr) {
       if (next_row_group_ >= parquet_->NumRowGroups()) {
         return RecordBatchPtr();
       }
       const int index = next_row_group_++;
       if (!as_read && names.empty()) {
-        // No column to decode: the row group's rows, all null, as one batch.
-        return WithNulls(nullptr,
-                         parquet_->Metadata().row_groups[static_cast<size_t>(index)].num_rows);
+        // No column to decode: the row group's rows are all null, counted from its metadata.
+        parquet_null_rows_ = parquet_->Metadata().row_groups[static_cast<size_t>(index)].num_rows;
+        continue;
       }
       TRIBUTARY_ASSIGN_OR_RAISE(parquet_group_,
                                 parquet_->OpenRowGroup(index, as_read ? columns_ : names));

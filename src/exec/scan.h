@@ -148,7 +148,7 @@ class FileScanOperator final : public Operator {
   /// The next batch of the open reader (null at its end); errors as the reader gives them.
   Result<RecordBatchPtr> ReadOpenFile();
   /// Parquet: the open file's next batch (at most parquet::kDefaultBatchRows rows, or a whole
-  /// row group when a list/map column or no column at all is decoded), null at its end.
+  /// row group when a list or map column is decoded), null at its end.
   Result<RecordBatchPtr> ReadParquetBatch();
   /// Parquet: the scan's read batch of `num_rows` rows from `present` (the file's
   /// parquet_columns_ then parquet_rescued_, or null when it has none): the columns the file
@@ -184,6 +184,8 @@ class FileScanOperator final : public Operator {
   int next_row_group_ = 0;
   /// The row group of parquet_ being read; reads through parquet_, so it is reset first.
   std::unique_ptr<parquet::RowGroupReader> parquet_group_;
+  /// Rows of the open row group not yet returned when the file has none of the scan's columns.
+  int64_t parquet_null_rows_ = 0;
   std::unique_ptr<json::JsonReader> json_;
   std::unique_ptr<csv::CsvReader> csv_;
   /// kText/kBinaryFile: the rows of the file just opened, not yet returned.

@@ -45,16 +45,17 @@ class ParquetScanTest : public ::testing::Test {
     ASSERT_OK(parquet::WriteParquetFile(fs_, path_, {batch}, schema, options));
   }
 
-  // The batches of a scan of the file with `schema`, selecting `columns`.
+  // The batches of a scan of the file with `schema`, selecting `columns`; with `rescue`, the
+  // file's other columns go to `_rescued_data`.
   std::vector<RecordBatchPtr> Scan(columnar::SchemaPtr schema,
-                                   const std::vector<std::string>& columns) {
+                                   const std::vector<std::string>& columns, bool rescue = true) {
     FileScanSpec spec;
     spec.paths = {path_};
     spec.schema = std::move(schema);
     spec.partition_schema = testing::MakeSchema({Field("k", DataType::Int32())});
     spec.partition_root = dir_.Path();
     spec.metadata_column = true;
-    spec.parquet_rescued_data_column = "_rescued_data";
+    spec.parquet_rescued_data_column = rescue ? "_rescued_data" : "";
     auto op = FileScanOperator::Make(spec, columns, context_);
     EXPECT_TRUE(op.ok()) << op.status().ToString();
     if (!op.ok()) {
@@ -121,6 +122,18 @@ TEST_F(ParquetScanTest, MissingRescuedAndMetadataColumnsInEveryBatch) {
     EXPECT_NE(row.find(R"("k":5,"_metadata":{"file_path":")" + path_), std::string::npos) << row;
     EXPECT_NE(row.find(R"("file_name":"part.parquet")"), std::string::npos) << row;
   }
+}
+
+TEST_F(ParquetScanTest, FileWithoutTheScansColumnsStillCountsItsRowsInBoundedBatches) {
+  std::vector<std::string> rows;
+  const std::vector<int64_t> sizes =
+      Sizes(Scan(testing::MakeSchema({Field("missing", DataType::String())}), {"missing", "k"},
+                 /*rescue=*/false),
+            &rows);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{8192, 3808, 8000}));
+  ASSERT_EQ(rows.size(), static_cast<size_t>(kRows));
+  EXPECT_EQ(rows.front(), R"({"missing":null,"k":5})");
+  EXPECT_EQ(rows.back(), R"({"missing":null,"k":5})");
 }
 
 }  // namespace
