@@ -2,6 +2,7 @@
 // value, and -0.0 equals 0.0. Strings and binary compare by unsigned bytes (UTF-8 order).
 
 #include <cmath>
+#include <cstring>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -140,6 +141,9 @@ Status CompareValues(Op op, const Column& a, const Column& b, uint8_t* out) {
       CompareBytes<kConstantB>(op, a, b, out);
       break;
     case TypeId::kNull:
+      // Every row is null on both sides: only <=> keeps this (null <=> null is true); the other
+      // operators give null rows.
+      std::memset(out, 1, static_cast<size_t>(a.Length()));
       break;
     default:
       return Status::InvalidArgument(
