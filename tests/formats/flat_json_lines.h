@@ -55,6 +55,12 @@ inline std::vector<std::string> FlatShapeVariantLines() {
       with("\"y\"", "tru", "1.5"),
       with("\"y\"", "nulll", "1.5"),
       with("\"0123456789abcdefghijklmnopqrstuvwxyz\"", "1", "1.5"),
+      // Strings the DOM path parses as the column's type (timestamps, doubles, decimals, dates
+      // in the typed set-up), valid and not.
+      R"({"s":"2024-01-02 03:04:05","i":"NaN","d":"12.34","b":true,"n":"2024-02-29"})",
+      R"({"s":"2024-01-02T03:04:05.123456+01:00","i":"-Infinity","d":"-1","b":true,"n":"2024-1-2"})",
+      R"({"s":"2024-13-02T03:04:05Z","i":"Infinity","d":"123456.7","b":true,"n":"2024-02-30"})",
+      R"({"s":"2024-01-02T03:04:05Z","i":"1.5","d":"1e1","b":true,"n":"x"})",
       R"({"s":"y","s":1,"i":1,"d":1.5,"b":false,"n":null})",
       R"({"s":"y","i":1,"d":1.5,"b":false})",
       R"({"s":"y","i":1,"d":1.5,"b":false,"n":null,"e":"extra"})",

@@ -354,6 +354,7 @@ class JsonReaderImpl final : public JsonReader {
   struct ShapeColumn {
     TypeId id;
     ColumnSink* sink;
+    TypeNode* node;
   };
   FlatRecordShape shape_;
   std::vector<ShapeColumn> shape_columns_;
@@ -803,7 +804,7 @@ void JsonReaderImpl::LearnShape(simdjson::dom::object object) {
     }
     const size_t i = static_cast<size_t>(it->second);
     present[i] = true;
-    shape_columns_.push_back(ShapeColumn{top_.children[i].id, top_builders_[i]});
+    shape_columns_.push_back(ShapeColumn{top_.children[i].id, top_builders_[i], &top_.children[i]});
   }
   shape_absent_.clear();
   for (int i : projected_fields_) {
@@ -845,13 +846,46 @@ bool FlatValueFits(TypeId id, const FlatValue& value) {
   return false;
 }
 
+// Whether Convert takes a JSON string for a column of type `id` through ConvertLeafString (the
+// text parsed as the column's type: a timestamp, a date, a decimal, base64, NaN/Infinity).
+bool ConvertsFromString(TypeId id) {
+  switch (id) {
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kDecimal:
+    case TypeId::kBinary:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool JsonReaderImpl::DecodeFlatRecord(const text::Line& line) {
   if (shape_.Empty() || !shape_.Match(line.text, /*parse_doubles=*/true, shape_values_.data())) {
     return false;
   }
+  // Every value is checked before anything is appended, so a line left to the DOM path has
+  // appended nothing. Strings for typed columns are checked by the function Convert calls for
+  // them; a timestamp's parsed value is kept (as kInt64) so that it is parsed once.
   for (size_t k = 0; k < shape_values_.size(); ++k) {
-    if (shape_columns_[k].sink != nullptr &&
-        !FlatValueFits(shape_columns_[k].id, shape_values_[k])) {
+    const ShapeColumn& column = shape_columns_[k];
+    FlatValue& value = shape_values_[k];
+    if (column.sink == nullptr || FlatValueFits(column.id, value)) {
+      continue;
+    }
+    if (value.kind != FlatValueKind::kString || !ConvertsFromString(column.id)) {
+      return false;
+    }
+    if (column.id == TypeId::kTimestamp || column.id == TypeId::kTimestampNtz) {
+      if (!temporal_.ParseTimestamp(value.text, column.id == TypeId::kTimestampNtz,
+                                    &value.int_value)) {
+        return false;
+      }
+      value.kind = FlatValueKind::kInt64;
+    } else if (!ConvertLeafString<false>(*column.node, value.text, nullptr)) {
       return false;
     }
   }
@@ -880,7 +914,11 @@ bool JsonReaderImpl::DecodeFlatRecord(const text::Line& line) {
         sink->AppendDouble(value.double_value);
         break;
       case FlatValueKind::kString:
-        sink->AppendBytes(value.text);
+        if (shape_columns_[k].id == TypeId::kString) {
+          sink->AppendBytes(value.text);
+        } else {
+          ConvertLeafString<true>(*shape_columns_[k].node, value.text, sink);
+        }
         break;
     }
   }
