@@ -460,6 +460,20 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
   return Status::OK();
 }
 
+// Whether the JSON integer `v` fits a column of integer type `id` (else it is rescued).
+bool IntegerFits(TypeId id, int64_t v) {
+  switch (id) {
+    case TypeId::kInt8:
+      return v >= INT8_MIN && v <= INT8_MAX;
+    case TypeId::kInt16:
+      return v >= INT16_MIN && v <= INT16_MAX;
+    case TypeId::kInt32:
+      return v >= INT32_MIN && v <= INT32_MAX;
+    default:
+      return true;
+  }
+}
+
 template <bool kAppend>
 bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text, ColumnSink* builder) {
   switch (node.id) {
@@ -586,11 +600,7 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder)
     case TypeId::kInt64:
       if (type == element_type::INT64) {
         const int64_t v = value.get_int64().value_unsafe();
-        const int bits = node.id == TypeId::kInt8    ? 8
-                         : node.id == TypeId::kInt16 ? 16
-                         : node.id == TypeId::kInt32 ? 32
-                                                     : 64;
-        if (bits == 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1)))) {
+        if (IntegerFits(node.id, v)) {
           if constexpr (kAppend) {
             builder->AppendInt(v);
           }
@@ -826,11 +836,9 @@ bool FlatValueFits(TypeId id, const FlatValue& value) {
     case FlatValueKind::kInt64:
       switch (id) {
         case TypeId::kInt8:
-          return value.int_value >= INT8_MIN && value.int_value <= INT8_MAX;
         case TypeId::kInt16:
-          return value.int_value >= INT16_MIN && value.int_value <= INT16_MAX;
         case TypeId::kInt32:
-          return value.int_value >= INT32_MIN && value.int_value <= INT32_MAX;
+          return IntegerFits(id, value.int_value);
         case TypeId::kInt64:
         case TypeId::kFloat32:
         case TypeId::kFloat64:
