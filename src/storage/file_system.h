@@ -56,6 +56,10 @@ struct FileInfo {
   int64_t modification_time_ms = 0;
   /// True for a directory (on object stores: a common prefix of a non-recursive listing).
   bool is_directory = false;
+  /// True for an entry that is neither a regular file nor a directory: a FIFO, socket or
+  /// device, which OpenForRead refuses (reading one may never end). Data file listings skip
+  /// these.
+  bool is_special = false;
 
   bool operator==(const FileInfo& other) const = default;
 };
@@ -137,7 +141,8 @@ class FileSystem {
  public:
   virtual ~FileSystem() = default;
 
-  /// Opens the file at `path` for ranged reads. NotFound when it does not exist.
+  /// Opens the file at `path` for ranged reads. NotFound when it does not exist;
+  /// InvalidArgument, without blocking, when it is not a regular file (FileInfo::is_special).
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenForRead(const std::string& path) = 0;
 
   /// Size, modification time and kind of `path`. NotFound when it does not exist.

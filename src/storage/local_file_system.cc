@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "storage/local_path.h"
 #include "storage/path.h"
 
 namespace tributary::storage {
@@ -65,21 +66,23 @@ std::string DirOrCurrent(std::string_view dir) {
   return dir.empty() ? "." : std::string(dir);
 }
 
-Status CheckPath(const std::string& path, std::string_view operation) {
+/// The POSIX path `path` names (a file URI's path part); InvalidArgument for an empty path or
+/// a URI of another scheme.
+Result<std::string> CheckPath(const std::string& path, std::string_view operation) {
   if (path.empty()) {
     return Status::InvalidArgument(fmt::format("cannot {} '': empty path", operation));
   }
-  return Status::OK();
+  return LocalPath(path);
 }
 
 /// Whole-file writes need a file name: "a/" or "/" name a directory.
-Status CheckFilePath(const std::string& path, std::string_view operation) {
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(path, operation));
-  if (path.back() == '/' || BaseName(path).empty()) {
+Result<std::string> CheckFilePath(const std::string& path, std::string_view operation) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string local, CheckPath(path, operation));
+  if (local.back() == '/' || BaseName(local).empty()) {
     return Status::InvalidArgument(
         fmt::format("cannot {} '{}': the path names a directory", operation, path));
   }
-  return Status::OK();
+  return local;
 }
 
 int64_t ModificationTimeMs(const struct stat& st) {
@@ -88,8 +91,10 @@ int64_t ModificationTimeMs(const struct stat& st) {
 
 FileInfo MakeFileInfo(std::string path, const struct stat& st) {
   bool is_directory = S_ISDIR(st.st_mode);
-  return FileInfo{std::move(path), is_directory ? 0 : static_cast<int64_t>(st.st_size),
-                  ModificationTimeMs(st), is_directory};
+  FileInfo info{std::move(path), is_directory ? 0 : static_cast<int64_t>(st.st_size),
+                ModificationTimeMs(st), is_directory};
+  info.is_special = !is_directory && !S_ISREG(st.st_mode);
+  return info;
 }
 
 /// A nonce distinct across threads and processes, including children forked after a thread
@@ -229,8 +234,9 @@ class LocalOutputStream final : public OutputStream {
   LocalOutputStream& operator=(const LocalOutputStream&) = delete;
 
   /// Creates the staging file for `path`, and its parent directories when they are missing.
-  static Result<std::unique_ptr<LocalOutputStream>> Open(const std::string& path, WriteMode mode) {
-    TRIBUTARY_RETURN_NOT_OK(CheckFilePath(path, "write"));
+  static Result<std::unique_ptr<LocalOutputStream>> Open(const std::string& target,
+                                                         WriteMode mode) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckFilePath(target, "write"));
     bool made_parents = false;
     for (int attempt = 0;; ++attempt) {
       std::string staging_path = StagingPath(path, NewNonce());
@@ -507,9 +513,12 @@ Status RemoveTree(const std::string& dir) {
 
 }  // namespace
 
-Result<std::unique_ptr<RandomAccessFile>> LocalFileSystem::OpenForRead(const std::string& path) {
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(path, "open"));
-  int fd = RetryOnEintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
+Result<std::unique_ptr<RandomAccessFile>> LocalFileSystem::OpenForRead(
+    const std::string& target) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckPath(target, "open"));
+  // O_NONBLOCK: opening a FIFO without a writer (or a device) would otherwise wait forever;
+  // such files are refused below, and regular files ignore the flag.
+  int fd = RetryOnEintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK); });
   if (fd == -1) {
     return ErrnoStatus(errno, fmt::format("cannot open '{}' for reading", path));
   }
@@ -519,11 +528,16 @@ Result<std::unique_ptr<RandomAccessFile>> LocalFileSystem::OpenForRead(const std
     CloseFd(fd);
     return ErrnoStatus(err, fmt::format("cannot open '{}' for reading", path));
   }
+  if (!S_ISREG(st.st_mode)) {
+    CloseFd(fd);
+    return Status::InvalidArgument(fmt::format(
+        "cannot open '{}' for reading: not a regular file (a FIFO, socket or device)", path));
+  }
   return std::unique_ptr<RandomAccessFile>(std::make_unique<LocalRandomAccessFile>(path, fd));
 }
 
-Result<FileInfo> LocalFileSystem::GetFileInfo(const std::string& path) {
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(path, "stat"));
+Result<FileInfo> LocalFileSystem::GetFileInfo(const std::string& target) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckPath(target, "stat"));
   struct stat st;
   if (::stat(path.c_str(), &st) == -1) {
     return ErrnoStatus(errno, fmt::format("cannot stat '{}'", path));
@@ -533,8 +547,7 @@ Result<FileInfo> LocalFileSystem::GetFileInfo(const std::string& path) {
 
 Result<std::vector<FileInfo>> LocalFileSystem::List(const std::string& dir,
                                                     const ListOptions& options) {
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(dir, "list"));
-  std::string root = dir;
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string root, CheckPath(dir, "list"));
   while (root.size() > 1 && root.back() == '/') {
     root.pop_back();
   }
@@ -545,21 +558,21 @@ Result<std::vector<FileInfo>> LocalFileSystem::List(const std::string& dir,
   return entries;
 }
 
-Status LocalFileSystem::CreateDir(const std::string& path) {
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(path, "create directory"));
+Status LocalFileSystem::CreateDir(const std::string& target) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckPath(target, "create directory"));
   return MakeDirs(path);
 }
 
-Status LocalFileSystem::DeleteFile(const std::string& path) {
-  TRIBUTARY_RETURN_NOT_OK(CheckFilePath(path, "delete"));
+Status LocalFileSystem::DeleteFile(const std::string& target) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckFilePath(target, "delete"));
   if (::unlink(path.c_str()) == -1) {
     return ErrnoStatus(errno, fmt::format("cannot delete '{}'", path));
   }
   return SyncDir(ParentPath(path));
 }
 
-Status LocalFileSystem::DeleteDir(const std::string& path, bool recursive) {
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(path, "delete directory"));
+Status LocalFileSystem::DeleteDir(const std::string& target, bool recursive) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckPath(target, "delete directory"));
   struct stat st;
   if (::lstat(path.c_str(), &st) == -1) {
     return ErrnoStatus(errno, fmt::format("cannot delete directory '{}'", path));
@@ -575,9 +588,9 @@ Status LocalFileSystem::DeleteDir(const std::string& path, bool recursive) {
   return SyncDir(ParentPath(path));
 }
 
-Status LocalFileSystem::Rename(const std::string& src, const std::string& dst) {
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(src, "rename"));
-  TRIBUTARY_RETURN_NOT_OK(CheckPath(dst, "rename to"));
+Status LocalFileSystem::Rename(const std::string& source, const std::string& destination) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string src, CheckPath(source, "rename"));
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string dst, CheckPath(destination, "rename to"));
   int err = MoveNoReplace(src, dst, /*require_source_removed=*/true);
   if (err == ENOENT) {
     struct stat st;

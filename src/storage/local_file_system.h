@@ -15,7 +15,8 @@
 namespace tributary::storage {
 
 /// FileSystem over the local disk. Paths are POSIX paths, absolute or relative to the working
-/// directory.
+/// directory, or file URIs ("file:///data"); a URI of any other scheme ("s3://...") is an
+/// InvalidArgument error (storage/local_path.h), never a local name.
 ///
 /// Whole-file writes and output streams stage their bytes in a hidden staging file in the
 /// target's directory, fsync it, then publish it: kReplace with rename(2); kPutIfAbsent with

@@ -174,6 +174,55 @@ TEST_F(LocalFileSystemTest, OpenForReadOfDirectoryFailsNamingPath) {
   ASSERT_RAISES(NotFound, fs_.OpenForRead(Path("missing")));
 }
 
+TEST_F(LocalFileSystemTest, FifoIsListedAsSpecialAndRefusedByOpenForReadWithoutBlocking) {
+  ASSERT_OK(fs_.WriteFile(Path("land/a.json"), "{}", WriteMode::kPutIfAbsent));
+  ASSERT_EQ(::mkfifo(Path("land/pipe.json").c_str(), 0644), 0);
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("land"), {}));
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_FALSE(entries[0].is_special);
+  EXPECT_TRUE(entries[1].is_special);
+  ASSERT_OK_AND_ASSIGN(FileInfo info, fs_.GetFileInfo(Path("land/pipe.json")));
+  EXPECT_TRUE(info.is_special);
+  // In a child with a deadline: opening a FIFO that has no writer used to wait forever.
+  const std::string fifo = Path("land/pipe.json");
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::alarm(20);
+    LocalFileSystem fs;
+    Result<std::unique_ptr<RandomAccessFile>> file = fs.OpenForRead(fifo);
+    const bool refused = file.status().IsInvalidArgument() &&
+                         file.status().Message().find("not a regular file") != std::string::npos &&
+                         file.status().Message().find(fifo) != std::string::npos;
+    ::_exit(refused ? 0 : 1);
+  }
+  int wstatus = 0;
+  ASSERT_EQ(::waitpid(pid, &wstatus, 0), pid);
+  ASSERT_TRUE(WIFEXITED(wstatus)) << "the child was killed by signal " << WTERMSIG(wstatus)
+                                  << " (SIGALRM: it blocked opening the FIFO)";
+  EXPECT_EQ(WEXITSTATUS(wstatus), 0);
+}
+
+TEST_F(LocalFileSystemTest, FileUrisNameLocalPathsAndOtherSchemesAreRefused) {
+  ASSERT_OK(fs_.WriteFile("file://" + Path("u/a.txt"), "via uri", WriteMode::kPutIfAbsent));
+  EXPECT_EQ(RawRead(Path("u/a.txt")), "via uri");
+  ASSERT_OK_AND_ASSIGN(std::string text, fs_.ReadFile("file:" + Path("u/a.txt")));
+  EXPECT_EQ(text, "via uri");
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List("file://" + Path("u"), {}));
+  EXPECT_THAT(Paths(entries), ElementsAre(Path("u/a.txt")));
+  for (const std::string& uri : {std::string("s3://bucket/land"), std::string("abfss://c@a/x"),
+                                 std::string("gs://b/k")}) {
+    Result<std::vector<FileInfo>> listed = fs_.List(uri, {});
+    ASSERT_RAISES(InvalidArgument, listed);
+    EXPECT_THAT(listed.status().Message(), HasSubstr("unsupported URI scheme"));
+    EXPECT_THAT(listed.status().Message(), HasSubstr(uri));
+    ASSERT_RAISES(InvalidArgument, fs_.GetFileInfo(uri));
+    ASSERT_RAISES(InvalidArgument, fs_.CreateDir(uri));
+    ASSERT_RAISES(InvalidArgument, fs_.WriteFile(uri + "/f", "x", WriteMode::kReplace));
+  }
+  // Nothing was created under a directory named after the scheme.
+  EXPECT_FALSE(RawExists("s3:"));
+}
+
 TEST_F(LocalFileSystemTest, RejectsEmptyAndDirectoryPaths) {
   ASSERT_RAISES(InvalidArgument, fs_.WriteFile("", "x", WriteMode::kReplace));
   ASSERT_RAISES(InvalidArgument, fs_.WriteFile(Path("dir/"), "x", WriteMode::kReplace));

@@ -1,0 +1,103 @@
+#include "storage/local_path.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace tributary::storage {
+
+namespace {
+
+bool IsAsciiLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool IsSchemeChar(char c) {
+  return IsAsciiLetter(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+}
+
+bool IsFileScheme(std::string_view scheme) {
+  return scheme.size() == 4 && (scheme[0] | 0x20) == 'f' && (scheme[1] | 0x20) == 'i' &&
+         (scheme[2] | 0x20) == 'l' && (scheme[3] | 0x20) == 'e';
+}
+
+}  // namespace
+
+std::string_view UriScheme(std::string_view path) {
+  if (path.empty() || !IsAsciiLetter(path[0])) {
+    return {};
+  }
+  size_t end = 1;
+  while (end < path.size() && IsSchemeChar(path[end])) {
+    ++end;
+  }
+  if (end + 1 >= path.size() || path[end] != ':' || path[end + 1] != '/') {
+    return {};
+  }
+  return path.substr(0, end);
+}
+
+Result<std::string> LocalPath(std::string_view path) {
+  const std::string_view scheme = UriScheme(path);
+  if (scheme.empty()) {
+    return std::string(path);
+  }
+  if (!IsFileScheme(scheme)) {
+    return Status::InvalidArgument(
+        fmt::format("unsupported URI scheme '{}' in '{}': supported are file:// and local paths "
+                    "(object storage is not supported yet)",
+                    scheme, path));
+  }
+  std::string_view rest = path.substr(scheme.size() + 1);
+  // file:///data -> /data; file://localhost/data -> /data; file:/data -> /data.
+  if (rest.starts_with("//")) {
+    rest.remove_prefix(2);
+    const size_t slash = rest.find('/');
+    const std::string_view host = rest.substr(0, slash);
+    if (!host.empty() && host != "localhost") {
+      return Status::InvalidArgument(
+          fmt::format("unsupported file URI '{}': host '{}' is not this machine (use file:///path)",
+                      path, host));
+    }
+    rest = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
+  }
+  return std::string(rest);
+}
+
+Status CheckSupportedScheme(std::string_view path) {
+  return LocalPath(path).status();
+}
+
+Result<std::string> CanonicalPath(std::string_view path) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string local, LocalPath(path));
+  if (local.empty()) {
+    return Status::InvalidArgument("cannot resolve an empty path");
+  }
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(local, error);
+  if (error) {
+    return Status::IOError(fmt::format("cannot make '{}' absolute: {}", local, error.message()));
+  }
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, error);
+  if (error) {
+    return Status::IOError(
+        fmt::format("cannot resolve '{}' (symbolic links): {}", local, error.message()));
+  }
+  std::string out = canonical.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') {
+    out.pop_back();
+  }
+  return out;
+}
+
+Result<bool> IsSameOrInside(std::string_view path, std::string_view dir) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string inner, CanonicalPath(path));
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string outer, CanonicalPath(dir));
+  if (inner == outer || outer == "/") {
+    return true;
+  }
+  return inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/';
+}
+
+}  // namespace tributary::storage

@@ -1,0 +1,91 @@
+#include "storage/local_path.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <type_traits>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "storage/temp_dir.h"
+#include "support/status_matchers.h"
+
+namespace tributary::storage {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// The value of `result`, or its error as text so that a comparison shows it.
+template <typename T>
+std::string Text(const Result<T>& result) {
+  if (!result.ok()) {
+    return "error: " + result.status().ToString();
+  }
+  if constexpr (std::is_same_v<T, bool>) {
+    return *result ? "true" : "false";
+  } else {
+    return *result;
+  }
+}
+
+TEST(LocalPathTest, UriSchemeNeedsLettersColonAndSlash) {
+  EXPECT_EQ(UriScheme("s3://bucket/key"), "s3");
+  EXPECT_EQ(UriScheme("file:/data"), "file");
+  EXPECT_EQ(UriScheme("abfss://c@a.dfs.core.windows.net/x"), "abfss");
+  EXPECT_EQ(UriScheme("/data/in"), "");
+  EXPECT_EQ(UriScheme("land/a:b"), "");
+  EXPECT_EQ(UriScheme("a:b"), "");
+  EXPECT_EQ(UriScheme("3s://x"), "");
+}
+
+TEST(LocalPathTest, FileUrisMapToTheirPathAndOtherSchemesAreRefused) {
+  EXPECT_EQ(Text(LocalPath("file:///data/in")), "/data/in");
+  EXPECT_EQ(Text(LocalPath("file:/data/in")), "/data/in");
+  EXPECT_EQ(Text(LocalPath("FILE://localhost/data")), "/data");
+  EXPECT_EQ(Text(LocalPath("land/in")), "land/in");
+  Result<std::string> s3 = LocalPath("s3://bucket/land");
+  ASSERT_RAISES(InvalidArgument, s3);
+  EXPECT_THAT(s3.status().Message(),
+              HasSubstr("unsupported URI scheme 's3' in 's3://bucket/land': supported are "
+                        "file:// and local paths"));
+  ASSERT_RAISES(InvalidArgument, LocalPath("file://otherhost/data"));
+  ASSERT_RAISES(InvalidArgument, CheckSupportedScheme("gs://b/k"));
+  ASSERT_OK(CheckSupportedScheme("/x"));
+}
+
+TEST(LocalPathTest, CanonicalPathIsOneSpellingOfEachLocation) {
+  TempDir dir;
+  ASSERT_TRUE(std::filesystem::create_directories(dir.Join("x/land")));
+  ASSERT_TRUE(std::filesystem::create_directories(dir.Join("x/other")));
+  std::filesystem::create_directory_symlink(dir.Join("x/land"), dir.Join("link"));
+  const std::string archive = dir.Join("x/land/archive");
+  for (const std::string& spelling :
+       {dir.Join("x//land/archive"), dir.Join("x/other/../land/archive"),
+        dir.Join("x/./land/archive/"), dir.Join("link/archive"), "file://" + archive}) {
+    EXPECT_EQ(Text(CanonicalPath(spelling)), archive) << spelling;
+  }
+  // A relative spelling, against the working directory.
+  const std::string saved = std::filesystem::current_path().string();
+  ASSERT_EQ(::chdir(dir.Join("x").c_str()), 0);
+  Result<std::string> relative = CanonicalPath("land/archive");
+  ASSERT_EQ(::chdir(saved.c_str()), 0);
+  EXPECT_EQ(Text(relative), archive);
+}
+
+TEST(LocalPathTest, IsSameOrInsideComparesCanonicalPaths) {
+  TempDir dir;
+  ASSERT_TRUE(std::filesystem::create_directories(dir.Join("x/land")));
+  std::filesystem::create_directory_symlink(dir.Join("x/land"), dir.Join("link"));
+  EXPECT_EQ(Text(IsSameOrInside(dir.Join("x//land/archive"), dir.Join("x/land"))), "true");
+  EXPECT_EQ(Text(IsSameOrInside(dir.Join("link/deep/er"), dir.Join("x/land/"))), "true");
+  EXPECT_EQ(Text(IsSameOrInside(dir.Join("x/land"), dir.Join("link"))), "true");
+  EXPECT_EQ(Text(IsSameOrInside(dir.Join("x/landing"), dir.Join("x/land"))), "false");
+  EXPECT_EQ(Text(IsSameOrInside(dir.Join("x"), dir.Join("x/land"))), "false");
+  ASSERT_RAISES(InvalidArgument, IsSameOrInside("s3://b/land/archive", dir.Join("x")));
+}
+
+}  // namespace
+}  // namespace tributary::storage
