@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -96,7 +98,10 @@ class PosixParser {
  public:
   explicit PosixParser(std::string_view text) : text_(text) {}
 
-  bool Parse(ZoneRules* rules) {
+  /// Without `default_rules`, a daylight-saving zone must state its rules (tzdata footers
+  /// always do); with it, omitted rules are POSIX's and glibc's default, the US rules
+  /// ",M3.2.0,M11.1.0" (a TZ variable such as "EST5EDT").
+  bool Parse(ZoneRules* rules, bool default_rules = false) {
     if (!Name() || !Offset(&rules->std_offset)) {
       return false;
     }
@@ -118,7 +123,12 @@ class PosixParser {
       rules->dst_offset = -dst;
     }
     if (pos_ == text_.size()) {
-      return false;  // tzdata always states the rules
+      if (!default_rules) {
+        return false;
+      }
+      rules->start = {'M', 3, 2, 0, 0, 7200};
+      rules->end = {'M', 11, 1, 0, 0, 7200};
+      return true;
     }
     return Consume(',') && Rule(&rules->start) && Consume(',') && Rule(&rules->end) &&
            pos_ == text_.size();
@@ -225,8 +235,8 @@ constexpr const char* kZoneInfoDir = "/usr/share/zoneinfo/";
 Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {
   auto unknown = [&](std::string_view why) {
     return Status::InvalidArgument(
-        fmt::format("unknown time zone '{}' ({}): use UTC, an offset such as +02:00, or a "
-                    "region such as Europe/Paris",
+        fmt::format("unknown time zone '{}' ({}): use UTC, an offset such as +02:00, a "
+                    "region such as Europe/Paris or a short id such as PST",
                     name, why));
   };
   if (name.empty() || name.find("..") != std::string_view::npos || name[0] == '/') {
@@ -433,13 +443,81 @@ Result<int64_t> ParseZoneOffset(std::string_view text) {
   return sign * (hours * 3600 + minutes * 60 + seconds);
 }
 
+namespace {
+
+// java.time.ZoneId.SHORT_IDS, which Spark passes to ZoneId.of for every zone name (session
+// time zone, from_utc_timestamp, zone ids in timestamp text). Sorted by short id.
+constexpr std::pair<std::string_view, std::string_view> kShortIds[] = {
+    {"ACT", "Australia/Darwin"},
+    {"AET", "Australia/Sydney"},
+    {"AGT", "America/Argentina/Buenos_Aires"},
+    {"ART", "Africa/Cairo"},
+    {"AST", "America/Anchorage"},
+    {"BET", "America/Sao_Paulo"},
+    {"BST", "Asia/Dhaka"},
+    {"CAT", "Africa/Harare"},
+    {"CNT", "America/St_Johns"},
+    {"CST", "America/Chicago"},
+    {"CTT", "Asia/Shanghai"},
+    {"EAT", "Africa/Addis_Ababa"},
+    {"ECT", "Europe/Paris"},
+    {"EST", "-05:00"},
+    {"HST", "-10:00"},
+    {"IET", "America/Indiana/Indianapolis"},
+    {"IST", "Asia/Kolkata"},
+    {"JST", "Asia/Tokyo"},
+    {"MIT", "Pacific/Apia"},
+    {"MST", "-07:00"},
+    {"NET", "Asia/Yerevan"},
+    {"NST", "Pacific/Auckland"},
+    {"PLT", "Asia/Karachi"},
+    {"PNT", "America/Phoenix"},
+    {"PRT", "America/Puerto_Rico"},
+    {"PST", "America/Los_Angeles"},
+    {"SST", "Pacific/Guadalcanal"},
+    {"VST", "Asia/Ho_Chi_Minh"},
+};
+
+}  // namespace
+
 Result<TimeZone> TimeZone::Make(std::string_view name) {
-  auto offset = ParseZoneOffset(name);
-  if (offset.ok()) {
-    return TimeZone(std::string(name), *offset, nullptr);
+  std::string_view id = name;
+  // glibc's TZ forms: ":Area/City", and a path under the zoneinfo directory.
+  if (id.starts_with(':')) {
+    id.remove_prefix(1);
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto rules, LoadZoneRules(name));
-  return TimeZone(std::string(name), 0, std::move(rules));
+  if (id.starts_with(kZoneInfoDir)) {
+    id.remove_prefix(std::string_view(kZoneInfoDir).size());
+  }
+  auto offset = ParseZoneOffset(id);
+  if (offset.ok()) {
+    return TimeZone(std::string(id), *offset, nullptr);
+  }
+  const auto* short_id =
+      std::lower_bound(std::begin(kShortIds), std::end(kShortIds), id,
+                       [](const auto& entry, std::string_view key) { return entry.first < key; });
+  if (short_id != std::end(kShortIds) && short_id->first == id) {
+    return Make(short_id->second);
+  }
+  auto rules = LoadZoneRules(id);
+  if (rules.ok()) {
+    return TimeZone(std::string(id), 0, std::move(*rules));
+  }
+  if (!rules.status().IsInvalidArgument()) {
+    return rules.status();
+  }
+  // Not a file of the tz database: a POSIX TZ rule string as glibc reads one ("JST-9",
+  // "CET-1CEST,M3.5.0,M10.5.0/3"). Its offsets are west-positive, unlike "UTC+3" above, which
+  // Spark (java.time) reads east-positive and so is taken before this.
+  auto posix = std::make_shared<ZoneRules>();
+  PosixParser parser(id);
+  if (!parser.Parse(posix.get(), /*default_rules=*/true)) {
+    return rules.status();
+  }
+  if (!posix->has_dst) {
+    return TimeZone(std::string(id), posix->std_offset, nullptr);
+  }
+  return TimeZone(std::string(id), 0, std::move(posix));
 }
 
 int64_t TimeZone::OffsetAt(int64_t utc_seconds) const {

@@ -21,8 +21,12 @@ class TimeZone {
  public:
   /// UTC.
   TimeZone() = default;
-  /// Parses "UTC", "GMT", "Z", "+hh:mm", "-hh:mm", "+hhmm", "+hh", "UTC+hh:mm", "GMT-hh", or a
-  /// region name. An unknown name is an InvalidArgument error naming it.
+  /// Parses "UTC", "GMT", "Z", "+hh:mm", "-hh:mm", "+hhmm", "+hh", "UTC+hh:mm", "GMT-hh" (east
+  /// of UTC, as java.time reads them), a short id of java.time's ZoneId.SHORT_IDS as Spark
+  /// takes them ("PST" is America/Los_Angeles, "EST" -05:00), a region name, or what glibc
+  /// reads from TZ: ":Europe/Berlin", "/usr/share/zoneinfo/Europe/Berlin" and POSIX rule
+  /// strings ("JST-9", "CET-1CEST,M3.5.0,M10.5.0/3"; daylight time without rules follows the
+  /// US rules, as in glibc). An unknown name is an InvalidArgument error naming it.
   static Result<TimeZone> Make(std::string_view name);
 
   /// Seconds east of UTC at the UTC instant `utc_seconds`.
