@@ -7,12 +7,14 @@
 
 namespace tributary::streaming {
 
-Result<std::chrono::milliseconds> ParseTriggerInterval(std::string_view text) {
+namespace {
+
+Result<int64_t> IntervalMillis(std::string_view text) {
   // "100ms", "10s", "1m", a bare number of milliseconds (Spark's ProcessingTime(long)), as
   // Spark's time strings; else Spark's interval words ("10 seconds").
   if (auto micros = TimeStringAsMicros("trigger", text, TimeStringUnit::kMilliseconds);
       micros.ok()) {
-    return std::chrono::milliseconds(*micros / 1000);
+    return *micros / 1000;
   }
   auto millis = delta::ParseIntervalMillis(text);
   if (!millis.ok()) {
@@ -21,7 +23,19 @@ Result<std::chrono::milliseconds> ParseTriggerInterval(std::string_view text) {
         "words (10 seconds)",
         text));
   }
-  return std::chrono::milliseconds(*millis);
+  return *millis;
+}
+
+}  // namespace
+
+Result<std::chrono::milliseconds> ParseTriggerInterval(std::string_view text) {
+  TRIBUTARY_ASSIGN_OR_RAISE(int64_t millis, IntervalMillis(text));
+  // Spark's ProcessingTime: "the interval of trigger should not be negative".
+  if (millis < 0) {
+    return Status::InvalidArgument(
+        fmt::format("trigger interval '{}' is negative: use 0 or more", text));
+  }
+  return std::chrono::milliseconds(millis);
 }
 
 Result<Trigger> ParseTrigger(std::string_view text) {

@@ -13,7 +13,7 @@ namespace tributary::streaming {
 
 /// A number with a unit ("100ms", "10s", "1m", "1h", "2d"), a bare number of milliseconds
 /// ("0") or Spark's interval words ("10 seconds", "interval 1 minute"). InvalidArgument naming
-/// the text otherwise.
+/// the text otherwise, and for a negative interval (as Spark's ProcessingTime).
 Result<std::chrono::milliseconds> ParseTriggerInterval(std::string_view text);
 
 /// "available-now", "once", "processing-time=INTERVAL" (also "processing-time" alone: 0).

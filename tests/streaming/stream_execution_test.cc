@@ -301,7 +301,10 @@ TEST(ParseTriggerTest, TheCliForms) {
     EXPECT_EQ(trigger.GetKind(), Trigger::Kind::kProcessingTime) << text;
     EXPECT_EQ(trigger.Interval().count(), millis) << text;
   }
-  for (const char* bad : {"sometimes", "processing-time=soon", "processing-time=10 fortnights"}) {
+  // A negative interval too, as Spark's ProcessingTime ("should not be negative").
+  for (const char* bad :
+       {"sometimes", "processing-time=soon", "processing-time=10 fortnights",
+        "processing-time=-1s", "processing-time=-1", "processing-time=-5 seconds"}) {
     EXPECT_TRUE(ParseTrigger(bad).status().IsInvalidArgument()) << bad;
   }
 }
