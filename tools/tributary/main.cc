@@ -2,11 +2,16 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "common/thread_count.h"
 #include "demo.h"
@@ -20,16 +25,33 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-// The session time zone: --timezone, else TZ when it names UTC or a fixed offset, else UTC.
+// The session time zone of a command that uses one: --timezone (an error when unknown), else
+// TZ in any form glibc or Spark reads (one that neither does gives a warning and UTC, so a
+// stray TZ never stops a command), else UTC.
 tributary::Result<tributary::expr::TimeZone> SessionTimeZone(const std::string& flag) {
   if (!flag.empty()) {
-    return tributary::expr::TimeZone::Make(flag);
+    auto zone = tributary::expr::TimeZone::Make(flag);
+    if (!zone.ok()) {
+      return zone.status().WithContext("--timezone");
+    }
+    return zone;
   }
   if (const char* tz = std::getenv("TZ"); tz != nullptr && *tz != '\0') {
-    return tributary::expr::TimeZone::Make(tz);
+    auto zone = tributary::expr::TimeZone::Make(tz);
+    if (zone.ok()) {
+      return zone;
+    }
+    std::cerr << "tributary: warning: TZ: " << zone.status().Message() << "; using UTC\n";
   }
   return tributary::expr::TimeZone();
 }
+
+// A usage error for a negative count, version or duration (CLI11 would take -3 as given).
+const CLI::Validator kNotNegative(
+    [](std::string& input) {
+      return !input.empty() && input[0] == '-' ? "must be 0 or more, not " + input : std::string();
+    },
+    "NONNEGATIVE");
 
 }  // namespace
 
@@ -43,7 +65,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads,
                  "Worker threads (default: TRIBUTARY_THREADS, else every core)");
   app.add_option("--timezone", time_zone_flag,
-                 "Session time zone: UTC or a fixed offset such as +02:00 (default: TZ, else UTC)");
+                 "Session time zone: a region (Europe/Berlin), a short id (PST), UTC or an offset "
+                 "(+02:00) (default: TZ, else UTC)");
 
   std::string demo_dir;
   auto* demo = app.add_subcommand(
@@ -83,9 +106,14 @@ int main(int argc, char** argv) {
     table_commands[i] = table->add_subcommand(table_names[i], table_help[i]);
     table_commands[i]->fallthrough();
     table_commands[i]->add_option("PATH", table_options.path, "Table root")->required();
-    table_commands[i]->add_option("--version", table_version, "Read this version");
+    table_commands[i]
+        ->add_option("--version", table_version,
+                     i == 1 ? "Show the history up to this version" : "Read this version")
+        ->check(kNotNegative);
     table_commands[i]->add_option("--timestamp", table_options.timestamp,
-                                  "Read the version current at this time");
+                                  i == 1 ? "Show the history up to the version current at "
+                                           "this time"
+                                         : "Read the version current at this time");
     table_commands[i]
         ->add_option("--format", table_options.format, "text or json")
         ->check(CLI::IsMember({"text", "json"}));
@@ -98,28 +126,38 @@ int main(int argc, char** argv) {
   table_optimize->add_option("PATH", table_options.path, "Table root")->required();
   table_optimize->add_option("--partition", optimize_partitions,
                              "Only partitions with column=value (repeatable)");
-  table_optimize->add_option("--target-size", optimize_target,
-                             "Target file size in bytes (default: 1 GiB)");
+  table_optimize
+      ->add_option("--target-size", optimize_target, "Target file size in bytes (default: 1 GiB)")
+      ->check(kNotNegative);
   int64_t vacuum_hours = 168;
   bool vacuum_dry_run = false;
   bool vacuum_force = false;
   auto* table_vacuum = table->add_subcommand("vacuum", "Delete unreferenced old files (VACUUM)");
   table_vacuum->fallthrough();
   table_vacuum->add_option("PATH", table_options.path, "Table root")->required();
-  table_vacuum->add_option("--retain-hours", vacuum_hours, "Retention (default: 168)");
+  table_vacuum->add_option("--retain-hours", vacuum_hours, "Retention (default: 168)")
+      ->check(kNotNegative);
   table_vacuum->add_flag("--dry-run", vacuum_dry_run, "Only list the files");
   table_vacuum->add_flag("--force", vacuum_force, "Allow a retention below 168 hours");
   auto* table_checkpoint = table->add_subcommand("checkpoint", "Write a checkpoint");
   table_checkpoint->fallthrough();
   table_checkpoint->add_option("PATH", table_options.path, "Table root")->required();
-  table_checkpoint->add_option("--version", table_version, "Checkpoint this version");
+  table_checkpoint->add_option("--version", table_version, "Checkpoint this version")
+      ->check(kNotNegative);
 
   auto* sql = app.add_subcommand(
       "sql", "Run SQL statements (separated by ';'); without any, an interactive prompt");
   sql->fallthrough();
   tributary::tools::SqlCommandOptions sql_options;
   std::string sql_script;
-  sql->add_option("STATEMENTS", sql_script, "SQL text (default: read from standard input)");
+  std::string sql_file;
+  bool sql_interactive = false;
+  auto* sql_statements =
+      sql->add_option("STATEMENTS", sql_script, "SQL text (default: read from standard input)");
+  sql->add_option("-f,--file", sql_file, "Run the statements of this file")
+      ->excludes(sql_statements);
+  sql->add_flag("--interactive", sql_interactive,
+                "Prompt and go on after errors even when standard input is not a terminal");
   sql->add_option("--warehouse", sql_options.warehouse,
                   "Directory of tables by name (default: TRIBUTARY_WAREHOUSE, else ./warehouse)");
   sql->add_option("--format", sql_options.format, "Output: table (default), json or csv");
@@ -144,14 +182,40 @@ int main(int argc, char** argv) {
     std::cerr << "tributary: " << resolved_threads.status().ToString() << "\n";
     return 2;
   }
+  if (version->parsed()) {
+    std::cout << "tributary " << kVersion << "\n";
+    return 0;
+  }
+  if (parquet->parsed()) {
+    tributary::Status st;
+    if (parquet_schema->parsed()) {
+      st = tributary::tools::ParquetSchema(parquet_file, std::cout);
+    } else if (parquet_meta->parsed()) {
+      st = tributary::tools::ParquetMeta(parquet_file, std::cout);
+    } else {
+      std::vector<std::string> columns;
+      for (size_t start = 0; !parquet_columns.empty() && start <= parquet_columns.size();) {
+        const size_t comma = parquet_columns.find(',', start);
+        columns.push_back(parquet_columns.substr(
+            start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) {
+          break;
+        }
+        start = comma + 1;
+      }
+      st = tributary::tools::ParquetCat(parquet_file, columns, std::cout);
+    }
+    if (!st.ok()) {
+      std::cerr << "tributary parquet: " << st.ToString() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  // Every command below uses the session time zone.
   auto zone = SessionTimeZone(time_zone_flag);
   if (!zone.ok()) {
     std::cerr << "tributary: " << zone.status().ToString() << "\n";
     return 2;
-  }
-  if (version->parsed()) {
-    std::cout << "tributary " << kVersion << "\n";
-    return 0;
   }
   if (table->parsed()) {
     table_options.time_zone = *zone;
@@ -182,37 +246,27 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (parquet->parsed()) {
-    tributary::Status st;
-    if (parquet_schema->parsed()) {
-      st = tributary::tools::ParquetSchema(parquet_file, std::cout);
-    } else if (parquet_meta->parsed()) {
-      st = tributary::tools::ParquetMeta(parquet_file, std::cout);
-    } else {
-      std::vector<std::string> columns;
-      for (size_t start = 0; !parquet_columns.empty() && start <= parquet_columns.size();) {
-        const size_t comma = parquet_columns.find(',', start);
-        columns.push_back(parquet_columns.substr(
-            start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) {
-          break;
-        }
-        start = comma + 1;
-      }
-      st = tributary::tools::ParquetCat(parquet_file, columns, std::cout);
-    }
-    if (!st.ok()) {
-      std::cerr << "tributary parquet: " << st.ToString() << "\n";
-      return 1;
-    }
-    return 0;
-  }
   if (sql->parsed()) {
-    sql_options.time_zone = time_zone_flag;
-    tributary::Status st =
-        sql_script.empty() ? tributary::tools::RunSqlPrompt(sql_options, std::cin, std::cout,
-                                                            std::cerr, isatty(STDIN_FILENO) != 0)
-                           : tributary::tools::RunSqlScript(sql_options, sql_script, std::cout);
+    sql_options.time_zone = zone->Name();
+    // A script (STATEMENTS or -f) and statements piped in stop at the first failing one and
+    // exit 1, as spark-sql -e and -f; the interactive prompt shows errors and goes on.
+    tributary::Status st;
+    if (!sql_file.empty()) {
+      std::ifstream file(sql_file, std::ios::binary);
+      if (!file) {
+        st = tributary::Status::IOError(
+            fmt::format("cannot read {}: {}", sql_file, std::strerror(errno)));
+      } else {
+        const std::string text((std::istreambuf_iterator<char>(file)),
+                               std::istreambuf_iterator<char>());
+        st = tributary::tools::RunSqlScript(sql_options, sql_file, text, std::cout);
+      }
+    } else if (!sql_script.empty()) {
+      st = tributary::tools::RunSqlScript(sql_options, "the command line", sql_script, std::cout);
+    } else {
+      st = tributary::tools::RunSqlInput(sql_options, STDIN_FILENO, std::cout, std::cerr,
+                                         sql_interactive || isatty(STDIN_FILENO) != 0);
+    }
     if (!st.ok()) {
       std::cerr << "tributary sql: " << st.ToString() << "\n";
       return 1;
@@ -220,7 +274,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (run->parsed()) {
-    run_options.time_zone = time_zone_flag;
+    run_options.time_zone = zone->Name();
     tributary::Status st =
         tributary::tools::RunPipelineCommand(run_options, std::cout, isatty(STDOUT_FILENO) != 0);
     if (!st.ok()) {

@@ -1,8 +1,19 @@
 #include "sql_command.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -75,71 +86,320 @@ Result<std::shared_ptr<Session>> MakeSession(const SqlCommandOptions& options) {
   return builder.Build();
 }
 
+constexpr const char* kHelpText =
+    "Statements end with ';' and may span lines: SELECT, CREATE TABLE, INSERT, DESCRIBE, ...\n"
+    "Commands: help, exit or quit (also \\q, or Ctrl-D at the prompt); Ctrl-C drops the\n"
+    "current input.\n";
+
+enum class ShellCommand : uint8_t { kNone, kHelp, kQuit };
+
+std::string_view Trim(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) {
+    return {};
+  }
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A statement (or a line, ';' optional) that is one of the shell's words.
+ShellCommand StatementCommand(std::string_view text) {
+  text = Trim(text);
+  if (text.ends_with(';')) {
+    text = Trim(text.substr(0, text.size() - 1));
+  }
+  if (EqualsIgnoreCase(text, "exit") || EqualsIgnoreCase(text, "quit")) {
+    return ShellCommand::kQuit;
+  }
+  return EqualsIgnoreCase(text, "help") ? ShellCommand::kHelp : ShellCommand::kNone;
+}
+
+// A line at the start of a statement: a shell word, or a `\` command as psql's.
+Result<ShellCommand> LineCommand(std::string_view line) {
+  line = Trim(line);
+  if (!line.starts_with('\\')) {
+    return StatementCommand(line);
+  }
+  if (line == "\\q") {
+    return ShellCommand::kQuit;
+  }
+  if (line == "\\?" || line == "\\h") {
+    return ShellCommand::kHelp;
+  }
+  return Status::InvalidArgument(
+      fmt::format("unknown command '{}': the commands are help, exit, quit, \\q and \\?", line));
+}
+
+// The lexer names an unterminated string, quoted identifier or comment so; more lines may
+// still close it.
+bool MoreInputMayComplete(const Status& status) {
+  return status.Message().starts_with("unterminated ");
+}
+
+// Control characters (a terminal's escape sequences) shown as ^X, so an error message that
+// quotes the input does not drive the terminal.
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
+      out += '^';
+      out += static_cast<char>(byte ^ 0x40);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Status RunStatement(Session& session, const SqlCommandOptions& options, std::string_view text,
+                    std::ostream& out, bool* quit) {
+  switch (StatementCommand(text)) {
+    case ShellCommand::kQuit:
+      *quit = true;
+      return Status::OK();
+    case ShellCommand::kHelp:
+      out << kHelpText;
+      return Status::OK();
+    case ShellCommand::kNone:
+      break;
+  }
+  return PrintResult(session.Sql(std::string(text)), options.format, out);
+}
+
+// The prompt's SIGINT handler writes a byte to this pipe, which the line reader polls beside
+// its input: whichever thread the signal lands on, the prompt sees it.
+int g_prompt_wake_pipe[2] = {-1, -1};
+
+extern "C" void OnPromptInterrupt(int /*signal*/) {
+  const char byte = 'i';
+  [[maybe_unused]] const ssize_t written = write(g_prompt_wake_pipe[1], &byte, 1);
+}
+
+// Installs the prompt's SIGINT handler; the destructor puts the previous one back.
+class PromptInterrupts {
+ public:
+  static Result<std::unique_ptr<PromptInterrupts>> Install() {
+    if (pipe2(g_prompt_wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+      return Status::IOError("creating the pipe that wakes the prompt on Ctrl-C");
+    }
+    auto interrupts = std::unique_ptr<PromptInterrupts>(new PromptInterrupts());
+    struct sigaction action = {};
+    action.sa_handler = OnPromptInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, &interrupts->previous_);
+    return interrupts;
+  }
+  ~PromptInterrupts() {
+    sigaction(SIGINT, &previous_, nullptr);
+    close(g_prompt_wake_pipe[0]);
+    close(g_prompt_wake_pipe[1]);
+    g_prompt_wake_pipe[0] = g_prompt_wake_pipe[1] = -1;
+  }
+  PromptInterrupts(const PromptInterrupts&) = delete;
+  PromptInterrupts& operator=(const PromptInterrupts&) = delete;
+
+  int WakeFd() const { return g_prompt_wake_pipe[0]; }
+  /// Forgets interrupts so far (a Ctrl-C while a statement ran).
+  void Drain() const {
+    char bytes[64];
+    while (read(g_prompt_wake_pipe[0], bytes, sizeof bytes) > 0) {
+    }
+  }
+
+ private:
+  PromptInterrupts() = default;
+
+  struct sigaction previous_ = {};
+};
+
+enum class LineEvent : uint8_t { kLine, kEnd, kInterrupted };
+
+// Lines of a file descriptor, woken early by a byte on `wake_fd` (-1: none).
+class LineReader {
+ public:
+  LineReader(int fd, int wake_fd) : fd_(fd), wake_fd_(wake_fd) {}
+
+  /// The next line without its '\n' (a last line need not have one).
+  Result<LineEvent> Next(std::string* line) {
+    while (true) {
+      if (const size_t newline = pending_.find('\n'); newline != std::string::npos) {
+        line->assign(pending_, 0, newline);
+        pending_.erase(0, newline + 1);
+        return LineEvent::kLine;
+      }
+      if (at_end_) {
+        if (pending_.empty()) {
+          return LineEvent::kEnd;
+        }
+        line->swap(pending_);
+        pending_.clear();
+        return LineEvent::kLine;
+      }
+      pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+      if (poll(fds, wake_fd_ >= 0 ? 2 : 1, -1) < 0) {
+        if (errno == EINTR) {
+          continue;
+        }
+        return Status::IOError(fmt::format("waiting for input: {}", std::strerror(errno)));
+      }
+      if (wake_fd_ >= 0 && (fds[1].revents & POLLIN) != 0) {
+        return LineEvent::kInterrupted;
+      }
+      char chunk[4096];
+      const ssize_t got = read(fd_, chunk, sizeof chunk);
+      if (got > 0) {
+        pending_.append(chunk, static_cast<size_t>(got));
+      } else if (got == 0) {
+        at_end_ = true;
+      } else if (errno != EINTR && errno != EAGAIN) {
+        return Status::IOError(fmt::format("reading input: {}", std::strerror(errno)));
+      }
+    }
+  }
+
+ private:
+  int fd_;
+  int wake_fd_;
+  std::string pending_;
+  bool at_end_ = false;
+};
+
 }  // namespace
 
-Status RunSqlScript(const SqlCommandOptions& options, const std::string& script,
-                    std::ostream& out) {
+Status RunSqlScript(const SqlCommandOptions& options, std::string_view source,
+                    const std::string& script, std::ostream& out) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Session> session, MakeSession(options));
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<sql::StatementText> statements,
-                            sql::SplitStatements(script));
-  for (const sql::StatementText& statement : statements) {
-    TRIBUTARY_RETURN_NOT_OK(
-        PrintResult(session->Sql(std::string(statement.text)), options.format, out));
+  auto statements = sql::SplitStatements(script);
+  if (!statements.ok()) {
+    return statements.status().WithContext(source);
+  }
+  for (const sql::StatementText& statement : *statements) {
+    bool quit = false;
+    Status status = RunStatement(*session, options, statement.text, out, &quit);
+    if (!status.ok()) {
+      return status.WithContext(
+          fmt::format("statement at line {} of {}", statement.position.line, source));
+    }
+    if (quit) {
+      break;
+    }
   }
   return Status::OK();
 }
 
-Status RunSqlPrompt(const SqlCommandOptions& options, std::istream& in, std::ostream& out,
-                    std::ostream& err, bool show_prompt) {
+Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, std::ostream& err,
+                   bool interactive) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Session> session, MakeSession(options));
+  std::unique_ptr<PromptInterrupts> interrupts;
+  if (interactive) {
+    TRIBUTARY_ASSIGN_OR_RAISE(interrupts, PromptInterrupts::Install());
+  }
+  LineReader reader(fd, interrupts ? interrupts->WakeFd() : -1);
+  // Statement text read but not yet run, and the input line it starts on.
   std::string buffer;
-  std::string line;
-  const auto run_complete = [&](bool at_end) {
-    auto statements = sql::SplitStatements(buffer);
-    if (!statements.ok()) {
-      // An unterminated string or comment may still be closed by the next line.
-      if (at_end) {
-        err << statements.status().ToString() << '\n';
-        buffer.clear();
-      }
-      return;
+  int buffer_line = 1;
+  int line_number = 0;
+  bool quit = false;
+  // Interactive: the error is shown and the prompt goes on; else it ends the run.
+  const auto fail = [&](const Status& status, int line) {
+    if (interactive) {
+      err << Printable(status.ToString()) << '\n';
+      return Status::OK();
     }
-    // The last piece is complete only when the buffer ends with ';' (or input ended).
-    const bool terminated = buffer.find_last_not_of(" \t\r\n") != std::string::npos &&
-                            buffer[buffer.find_last_not_of(" \t\r\n")] == ';';
-    size_t count = statements->size();
+    return status.WithContext(fmt::format("statement at line {} of standard input", line));
+  };
+  // Runs the statements that the buffer completes (at the end of input, all of them).
+  const auto run_complete = [&](bool at_end) -> Status {
+    auto tokens = sql::Tokenize(buffer);
+    if (!tokens.ok()) {
+      if (!at_end && MoreInputMayComplete(tokens.status())) {
+        return Status::OK();
+      }
+      buffer.clear();
+      return fail(tokens.status(), buffer_line);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<sql::StatementText> statements,
+                              sql::SplitStatements(buffer));
+    // The last statement is complete only when a ';' ends the buffer (or input ended).
+    const bool terminated = tokens->size() < 2 || (*tokens)[tokens->size() - 2].IsOperator(";");
+    size_t count = statements.size();
     if (!terminated && !at_end) {
       if (count <= 1) {
-        return;
+        return Status::OK();
       }
       --count;
     }
-    for (size_t i = 0; i < count; ++i) {
-      Status status =
-          PrintResult(session->Sql(std::string((*statements)[i].text)), options.format, out);
+    for (size_t i = 0; i < count && !quit; ++i) {
+      const int line = buffer_line + statements[i].position.line - 1;
+      Status status = RunStatement(*session, options, statements[i].text, out, &quit);
       if (!status.ok()) {
-        err << status.ToString() << '\n';
+        TRIBUTARY_RETURN_NOT_OK(fail(status, line));
       }
     }
-    if (count == statements->size()) {
+    if (count == statements.size()) {
       buffer.clear();
     } else {
-      const sql::StatementText& rest = (*statements)[count];
-      buffer = buffer.substr(static_cast<size_t>(rest.text.data() - buffer.data()));
+      const sql::StatementText& rest = statements[count];
+      buffer_line += rest.position.line - 1;
+      buffer.erase(0, static_cast<size_t>(rest.text.data() - buffer.data()));
     }
+    return Status::OK();
   };
-  while (true) {
-    if (show_prompt) {
+  std::string line;
+  while (!quit) {
+    if (interactive) {
+      interrupts->Drain();
       out << (buffer.empty() ? "tributary> " : "       ..> ") << std::flush;
     }
-    if (!std::getline(in, line)) {
+    TRIBUTARY_ASSIGN_OR_RAISE(LineEvent event, reader.Next(&line));
+    if (event == LineEvent::kEnd) {
       break;
+    }
+    if (event == LineEvent::kInterrupted) {
+      buffer.clear();
+      out << '\n';
+      continue;
+    }
+    ++line_number;
+    if (buffer.empty()) {
+      buffer_line = line_number;
+      auto command = LineCommand(line);
+      if (!command.ok()) {
+        TRIBUTARY_RETURN_NOT_OK(fail(command.status(), line_number));
+        continue;
+      }
+      if (*command == ShellCommand::kQuit) {
+        return Status::OK();
+      }
+      if (*command == ShellCommand::kHelp) {
+        out << kHelpText;
+        continue;
+      }
+      if (Trim(line).empty()) {
+        continue;
+      }
     }
     buffer += line;
     buffer += '\n';
-    run_complete(false);
+    TRIBUTARY_RETURN_NOT_OK(run_complete(false));
   }
-  run_complete(true);
+  if (!quit && !buffer.empty()) {
+    TRIBUTARY_RETURN_NOT_OK(run_complete(true));
+  }
   return Status::OK();
 }
 

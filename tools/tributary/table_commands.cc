@@ -159,6 +159,16 @@ Status TableDescribe(const TableCommandOptions& options, std::ostream& out) {
 Status TableHistory(const TableCommandOptions& options, std::ostream& out) {
   storage::LocalFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(auto history, delta::ReadHistory(fs, options.path));
+  // As of --version (or --timestamp), like every other table command: the commits up to it.
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> as_of, ResolveVersion(fs, options));
+  if (as_of && !history.empty()) {
+    if (*as_of < history.front().version || *as_of > history.back().version) {
+      return Status::InvalidArgument(
+          fmt::format("{}: no version {} in the history (versions {} to {})", options.path, *as_of,
+                      history.front().version, history.back().version));
+    }
+    std::erase_if(history, [&](const delta::CommitEntry& entry) { return entry.version > *as_of; });
+  }
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
     if (options.format == "json") {
       out << json({{"version", it->version},

@@ -32,6 +32,7 @@ Status TableVacuum(const TableCommandOptions& options, int64_t retain_hours, boo
 Status TableCheckpoint(const TableCommandOptions& options, std::ostream& out);
 
 Status TableDescribe(const TableCommandOptions& options, std::ostream& out);
+/// Commits newest first; with `version` (or `timestamp`) set, those up to that version.
 Status TableHistory(const TableCommandOptions& options, std::ostream& out);
 /// One JSON object per live file: path, partitionValues, size, deletionVector.
 Status TableFiles(const TableCommandOptions& options, std::ostream& out);
