@@ -367,6 +367,9 @@ Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, 
     }
     TRIBUTARY_ASSIGN_OR_RAISE(LineEvent event, reader.Next(&line));
     if (event == LineEvent::kEnd) {
+      if (interactive) {
+        out << '\n';  // Ctrl-D: the shell's prompt starts on a line of its own
+      }
       break;
     }
     if (event == LineEvent::kInterrupted) {
