@@ -9,8 +9,8 @@ packages=(
   g++ clang libclang-rt-14-dev cmake ninja-build pkg-config ccache git nodejs
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev
-  librocksdb-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libcpp-httplib-dev librdkafka-dev kcat tzdata libre2-dev libxxhash-dev
+  librocksdb-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  tzdata libre2-dev libxxhash-dev
 )
 
 missing=()
