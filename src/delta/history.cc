@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "columnar/calendar.h"
 #include "delta/actions.h"
 #include "delta/log_segment.h"
 #include "storage/path.h"
@@ -70,6 +71,20 @@ Result<int64_t> VersionAtTimestamp(storage::FileSystem& fs, const std::string& t
     return Status::NotFound(
         fmt::format("{}: no version at or before timestamp {} ms; the first commit is at {} ms",
                     table_root, timestamp_ms, history.empty() ? 0 : history.front().timestamp_ms));
+  }
+  // Past the last commit no version is known to hold at that time yet (a commit may still
+  // land before it): Delta refuses (DeltaErrors.timestampGreaterThanLatestCommit).
+  if (timestamp_ms > history.back().timestamp_ms) {
+    auto text = [](int64_t ms) {
+      std::string out;
+      columnar::AppendTimestampSpark(ms * 1000, &out);
+      return out;
+    };
+    const std::string latest = text(history.back().timestamp_ms);
+    return Status::InvalidArgument(fmt::format(
+        "{}: The provided timestamp ({} UTC) is after the latest version available to this "
+        "table ({} UTC, version {}). Please use a timestamp before or at {} UTC.",
+        table_root, text(timestamp_ms), latest, history.back().version, latest));
   }
   return *version;
 }

@@ -31,7 +31,8 @@ Result<std::vector<CommitEntry>> ReadHistory(storage::FileSystem& fs,
                                              const std::string& table_root);
 
 /// The newest version whose commit timestamp is at or before `timestamp_ms`. NotFound when the
-/// timestamp is before the first commit.
+/// timestamp is before the first commit; InvalidArgument when it is after the latest commit, as
+/// Delta ("The provided timestamp (...) is after the latest version available to this table").
 Result<int64_t> VersionAtTimestamp(storage::FileSystem& fs, const std::string& table_root,
                                    int64_t timestamp_ms);
 
