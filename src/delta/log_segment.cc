@@ -123,10 +123,16 @@ Result<LogListing> ListLog(storage::FileSystem& fs, const std::string& log_dir,
         break;
       case LogFile::Kind::kClassicCheckpoint:
       case LogFile::Kind::kUuidCheckpoint:
-        single_checkpoints[file->version].push_back(*file);
+        // An empty file is no checkpoint (a writer that crashed before writing it, on a
+        // store without atomic publishing): replay must not start there.
+        if (file->size > 0) {
+          single_checkpoints[file->version].push_back(*file);
+        }
         break;
       case LogFile::Kind::kMultiPartCheckpoint:
-        multi_part[file->version][file->parts].push_back(*file);
+        if (file->size > 0) {
+          multi_part[file->version][file->parts].push_back(*file);
+        }
         break;
       case LogFile::Kind::kCompaction:  // optional to use: the commits give the same state
       case LogFile::Kind::kChecksum:
@@ -192,9 +198,15 @@ Result<std::optional<int64_t>> ReadLastCheckpointVersion(storage::FileSystem& fs
 
 namespace {
 
-// The segment for `version` from a listing (the whole log, or the log from a checkpoint on).
-Result<LogSegment> SegmentFromListing(const LogListing& listing, const std::string& table_root,
-                                      const std::string& log_dir, std::optional<int64_t> version) {
+// The segment for `version` from a listing (the whole log, or the log from a checkpoint on),
+// starting at a checkpoint older than `checkpoint_before` when set.
+Result<LogSegment> SegmentFromListing(LogListing listing, const std::string& table_root,
+                                      const std::string& log_dir, std::optional<int64_t> version,
+                                      std::optional<int64_t> checkpoint_before) {
+  if (checkpoint_before) {
+    listing.checkpoints.erase(listing.checkpoints.lower_bound(*checkpoint_before),
+                              listing.checkpoints.end());
+  }
   // The newest version the log knows: its last commit, or a complete checkpoint past it (a log
   // whose commits were cleaned up). An incomplete checkpoint proves nothing.
   int64_t latest = listing.commits.empty() ? -1 : listing.commits.back().version;
@@ -249,15 +261,18 @@ Result<LogSegment> SegmentFromListing(const LogListing& listing, const std::stri
 }  // namespace
 
 Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& table_root,
-                                   std::optional<int64_t> version) {
+                                   std::optional<int64_t> version,
+                                   std::optional<int64_t> checkpoint_before) {
   const std::string log_dir = storage::JoinPath(table_root, "_delta_log");
   // `_last_checkpoint` saves listing the whole log, but only the listing can be trusted: any
   // doubt about the hint falls back to listing everything.
   Result<std::optional<int64_t>> hint = ReadLastCheckpointVersion(fs, log_dir);
-  if (hint.ok() && *hint && (!version || *version >= **hint)) {
+  if (hint.ok() && *hint && (!version || *version >= **hint) &&
+      (!checkpoint_before || **hint < *checkpoint_before)) {
     Result<LogListing> from_hint = ListLog(fs, log_dir, **hint);
     if (from_hint.ok() && from_hint->checkpoints.count(**hint)) {
-      Result<LogSegment> segment = SegmentFromListing(*from_hint, table_root, log_dir, version);
+      Result<LogSegment> segment =
+          SegmentFromListing(*std::move(from_hint), table_root, log_dir, version, checkpoint_before);
       if (segment.ok()) {
         return segment;
       }
@@ -270,7 +285,7 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
     }
     return listing.status();
   }
-  return SegmentFromListing(*listing, table_root, log_dir, version);
+  return SegmentFromListing(*std::move(listing), table_root, log_dir, version, checkpoint_before);
 }
 
 }  // namespace tributary::delta

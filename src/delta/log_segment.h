@@ -46,8 +46,9 @@ struct LogListing {
   /// Commit files, ascending by version.
   std::vector<LogFile> commits;
   /// Complete checkpoints by version, each as the files replay reads: one UUID-named (V2) or
-  /// classic file, else every part of a complete multi-part set. Incomplete sets are left out
-  /// (PROTOCOL.md: readers ignore a multi-part checkpoint with missing parts).
+  /// classic file, else every part of a complete multi-part set. Incomplete sets and empty
+  /// files are left out (PROTOCOL.md: readers ignore a multi-part checkpoint with missing
+  /// parts).
   std::map<int64_t, std::vector<LogFile>> checkpoints;
   /// Every classified file (commits, checkpoint files complete or not, compactions, .crc),
   /// ascending by version: what expired log cleanup chooses from.
@@ -79,11 +80,15 @@ struct LogSegment {
 /// When `_last_checkpoint` names a checkpoint at or below the wanted version, the log is listed
 /// from that version on; when that listing has no complete checkpoint there (a stale, corrupt
 /// or dangling hint) or cannot build the segment, the whole log is listed, which decides.
+/// Empty (zero-byte) checkpoint files count as missing. With `checkpoint_before`, only
+/// checkpoints older than it are used (none: replay from version 0): what a reader falls back
+/// on when the newer checkpoint turns out unreadable.
 /// NotFound when the table has no log or the version does not exist, or when the version's
 /// commits were removed by log cleanup ("missing_commit: ...", naming the earliest version
 /// still available); Corruption ("missing_commit: ...") when another commit between the
 /// checkpoint and the version is missing.
 Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& table_root,
-                                   std::optional<int64_t> version);
+                                   std::optional<int64_t> version,
+                                   std::optional<int64_t> checkpoint_before = std::nullopt);
 
 }  // namespace tributary::delta

@@ -128,40 +128,72 @@ const std::vector<std::string>& Snapshot::SupportedReaderFeatures() {
   return kFeatures;
 }
 
+namespace {
+
+// Applies the checkpoint of `segment` (all parts, and the sidecars of a V2 one) to `replay`.
+Status ApplyCheckpoint(storage::FileSystem& fs, const std::string& table_root,
+                       const LogSegment& segment, Snapshot::Replay& replay) {
+  // Checkpoint actions are applied a slice at a time (each part, each V2 sidecar) so that a
+  // checkpoint's actions are never all held at once.
+  const std::string sidecars =
+      storage::JoinPath(storage::JoinPath(table_root, "_delta_log"), "_sidecars");
+  auto apply = [&replay](std::vector<Action>& actions) {
+    replay.Apply(actions);
+    return Status::OK();
+  };
+  for (const LogFile& part : segment.checkpoint) {
+    TRIBUTARY_RETURN_NOT_OK(
+        ReadCheckpointFile(fs, part.path, [&](std::vector<Action>& actions) -> Status {
+          for (const Action& action : actions) {
+            if (action.sidecar) {
+              TRIBUTARY_RETURN_NOT_OK(ReadCheckpointFile(
+                  fs, storage::JoinPath(sidecars, action.sidecar->path), apply));
+            }
+          }
+          replay.Apply(actions);
+          return Status::OK();
+        }));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const Snapshot>> Snapshot::Load(storage::FileSystem& fs,
                                                        const std::string& table_root,
                                                        std::optional<int64_t> version) {
   TRIBUTARY_ASSIGN_OR_RAISE(LogSegment segment, BuildLogSegment(fs, table_root, version));
-  Replay replay;
-  for (auto it = segment.commits.rbegin(); it != segment.commits.rend(); ++it) {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs.ReadFile(it->path));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ParseCommit(text, it->path));
-    replay.Apply(actions);
-  }
-  if (!segment.checkpoint.empty()) {
-    // Checkpoint actions are applied a slice at a time (each part, each V2 sidecar) so that a
-    // checkpoint's actions are never all held at once.
-    const std::string sidecars =
-        storage::JoinPath(storage::JoinPath(table_root, "_delta_log"), "_sidecars");
-    auto apply = [&replay](std::vector<Action>& actions) {
+  // A checkpoint that cannot be read (truncated, corrupt, a sidecar gone) is only a shortcut:
+  // as Delta, replay from an older checkpoint, or from version 0, when the commits for that
+  // exist. Transient I/O errors are passed on.
+  Status checkpoint_error;
+  while (true) {
+    Replay replay;
+    for (auto it = segment.commits.rbegin(); it != segment.commits.rend(); ++it) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs.ReadFile(it->path));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ParseCommit(text, it->path));
       replay.Apply(actions);
-      return Status::OK();
-    };
-    for (const LogFile& part : segment.checkpoint) {
-      TRIBUTARY_RETURN_NOT_OK(
-          ReadCheckpointFile(fs, part.path, [&](std::vector<Action>& actions) -> Status {
-            for (const Action& action : actions) {
-              if (action.sidecar) {
-                TRIBUTARY_RETURN_NOT_OK(ReadCheckpointFile(
-                    fs, storage::JoinPath(sidecars, action.sidecar->path), apply));
-              }
-            }
-            replay.Apply(actions);
-            return Status::OK();
-          }));
     }
+    Status applied = ApplyCheckpoint(fs, table_root, segment, replay);
+    if (applied.ok()) {
+      return Finish(std::move(replay), table_root, std::move(segment));
+    }
+    if (applied.IsIOError()) {
+      return applied;
+    }
+    if (checkpoint_error.ok()) {
+      checkpoint_error = applied;
+    }
+    Result<LogSegment> older =
+        BuildLogSegment(fs, table_root, segment.version, segment.checkpoint_version);
+    if (!older.ok()) {
+      return checkpoint_error.WithContext(fmt::format(
+          "{} at version {}: the checkpoint of version {} is unreadable and no older checkpoint "
+          "or complete run of commits replaces it ({})",
+          table_root, segment.version, segment.checkpoint_version, older.status().Message()));
+    }
+    segment = *std::move(older);
   }
-  return Finish(std::move(replay), table_root, std::move(segment));
 }
 
 Result<std::shared_ptr<const Snapshot>> Snapshot::Update(
