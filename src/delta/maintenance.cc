@@ -115,7 +115,17 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
         "writers still need; the minimum is {} hours unless forced",
         options.retention_hours, kMinimumRetentionHours));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Snapshot::Load(fs, table_root));
+  // Only a table root: VACUUM deletes every file below it that the log does not name, so a
+  // folder without a log (a warehouse, a checkpoint root, a partition directory) would lose all.
+  Result<std::shared_ptr<const Snapshot>> loaded = Snapshot::Load(fs, table_root);
+  if (!loaded.ok()) {
+    if (loaded.status().IsNotFound()) {
+      return Status::InvalidArgument(fmt::format(
+          "VACUUM: {} is not a Delta table ({})", table_root, loaded.status().Message()));
+    }
+    return loaded.status().WithContext("VACUUM");
+  }
+  const std::shared_ptr<const Snapshot>& snapshot = *loaded;
   const Protocol& protocol = snapshot->GetProtocol();
   if (protocol.min_writer_version > 7) {
     return Status::NotImplemented(
@@ -137,6 +147,9 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
   }
   storage::ListOptions list;
   list.recursive = true;
+  // A writer that died mid-file leaves the file's staging copy (".<name>.<nonce>.tmp"); it is
+  // never in the log, so it is collected like any unreferenced data file once old enough.
+  list.include_staging_files = true;
   TRIBUTARY_ASSIGN_OR_RAISE(auto listing, fs.List(table_root, list));
   VacuumResult result;
   const std::string prefix = table_root + "/";
@@ -150,8 +163,11 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
     size_t start = 0;
     while (start < relative.size()) {
       const size_t slash = relative.find('/', start);
-      const std::string part =
+      std::string part =
           relative.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+      if (slash == std::string::npos && storage::IsStagingFileName(part)) {
+        part = part.substr(1);  // judged by the name it was being written under
+      }
       if (!part.empty() && (part[0] == '_' || part[0] == '.') &&
           part.find('=') == std::string::npos) {
         hidden = true;

@@ -57,7 +57,10 @@ struct VacuumResult {
 
 /// Deletes files under the table that the latest version does not reference and no tombstone
 /// younger than the retention protects, skipping `_delta_log`, hidden (`.`, `_` prefixed)
-/// entries and files modified within the retention period.
+/// entries and files modified within the retention period. The staging file of a data file
+/// whose writer died (storage::StagingPath of a visible name) counts as that data file: never
+/// referenced, it goes once older than the retention. InvalidArgument ("... is not a Delta
+/// table") when `table_root` has no Delta log, deleting nothing.
 Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_root,
                             const VacuumOptions& options = {});
 

@@ -3,9 +3,13 @@
 
 #include "delta/maintenance.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -18,6 +22,7 @@
 #include "delta/table_rows.h"
 #include "delta/table_writes.h"
 #include "storage/local_file_system.h"
+#include "storage/path.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
 
@@ -146,6 +151,76 @@ TEST_F(MaintenanceTest, CheckpointsCarryTombstonesSoVacuumStillKeepsTheirFiles) 
   EXPECT_EQ(snapshot->Tombstones().size(), 10u);
   ASSERT_OK_AND_ASSIGN(auto vacuumed, Vacuum(fs_, root_));
   EXPECT_TRUE(vacuumed.files.empty());
+}
+
+}  // namespace
+}  // namespace tributary::delta
+
+namespace tributary::delta {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST_F(MaintenanceTest, VacuumRemovesTheStagingFileOfAWriterThatDied) {
+  // A writer process dies in the middle of a data file (no destructor runs: the staging file
+  // it was writing stays, under the name the file system gave it).
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto writer = DataFileWriter::Make(fs_, root_, schema_, {"p"});
+    if (!writer.ok()) {
+      ::_exit(2);
+    }
+    auto batch = testing::BatchFromJson(schema_, R"([[100, "even"]])").ValueOrDie();
+    ::_exit((*writer)->Append(batch).ok() ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  storage::ListOptions list;
+  list.recursive = true;
+  list.include_staging_files = true;
+  ASSERT_OK_AND_ASSIGN(auto listing, fs_.List(root_, list));
+  std::string staging;
+  for (const storage::FileInfo& info : listing) {
+    if (storage::IsStagingFileName(storage::BaseName(info.path))) {
+      staging = info.path.substr(root_.size() + 1);
+    }
+  }
+  ASSERT_FALSE(staging.empty()) << "the dead writer left no staging file";
+  EXPECT_TRUE(staging.starts_with("p=even/.part-")) << staging;
+
+  // Young, it may still be a live write: kept.
+  ASSERT_OK_AND_ASSIGN(auto now, Vacuum(fs_, root_));
+  EXPECT_TRUE(now.files.empty());
+  // Past the retention it is an uncommitted file like any other: deleted.
+  VacuumOptions later;
+  later.now_ms = NowMs() + 8LL * 24 * 3600 * 1000;
+  ASSERT_OK_AND_ASSIGN(auto done, Vacuum(fs_, root_, later));
+  EXPECT_EQ(done.files, std::vector<std::string>{staging});
+  EXPECT_FALSE(std::filesystem::exists(root_ + "/" + staging));
+  EXPECT_EQ(Rows().size(), 10u);
+}
+
+TEST_F(MaintenanceTest, VacuumRefusesAFolderThatIsNotATableRoot) {
+  // The warehouse-like parent of a table, and a folder whose _delta_log holds no commit.
+  const std::string loose = dir_ + "/loose";
+  std::filesystem::create_directories(loose + "/_delta_log");
+  std::ofstream(loose + "/offsets-0") << "v1";
+  VacuumOptions later;
+  later.now_ms = NowMs() + 8LL * 24 * 3600 * 1000;
+  for (const std::string& folder : {dir_, loose, root_ + "/p=odd"}) {
+    auto refused = Vacuum(fs_, folder, later);
+    ASSERT_RAISES(InvalidArgument, refused);
+    EXPECT_NE(refused.status().Message().find(folder + " is not a Delta table"), std::string::npos)
+        << refused.status().ToString();
+  }
+  EXPECT_TRUE(std::filesystem::exists(loose + "/offsets-0"));
+  EXPECT_EQ(Rows().size(), 10u);
 }
 
 }  // namespace
