@@ -269,6 +269,43 @@ std::optional<Protocol> ProtocolFor(const columnar::Schema& schema, const Protoc
   return WithFeatures(protocol, *needed.reader_features);
 }
 
+// Properties that turn on a table feature this writer does not write yet. Set, they would be
+// recorded with no protocol upgrade: a table other engines misread and this one refuses to
+// write. Refused before anything is written, whatever the table's state.
+Status CheckFeatureProperties(const std::map<std::string, std::string>& properties,
+                              const std::string& table_root) {
+  struct Gate {
+    const char* key;
+    const char* feature;
+    const char* off;  // the value that leaves the feature off
+  };
+  static constexpr Gate kUnwritable[] = {
+      {"delta.enableChangeDataFeed", "changeDataFeed", "false"},
+      {"delta.columnMapping.mode", "columnMapping", "none"},
+      {"delta.enableInCommitTimestamps", "inCommitTimestamp", "false"},
+      {"delta.enableDeletionVectors", "deletionVectors", "false"},
+      {"delta.enableRowTracking", "rowTracking", "false"},
+  };
+  for (const auto& [key, value] : properties) {
+    for (const Gate& gate : kUnwritable) {
+      if (key != gate.key) {
+        continue;
+      }
+      std::string lowered = value;
+      for (char& c : lowered) {
+        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      }
+      if (lowered != gate.off) {
+        return Status::NotImplemented(fmt::format(
+            "{}: table property {} = '{}' is not supported for writing yet (it turns on the "
+            "{} table feature, which this writer does not write); leave it unset or '{}'",
+            table_root, key, value, gate.feature, gate.off));
+      }
+    }
+  }
+  return Status::OK();
+}
+
 // The protocol of a new table of `schema` with `properties`: the minimal one, plus the features
 // the properties ask for: `delta.feature.<name>` = "supported" (Spark's way to add a feature)
 // and `delta.checkpointPolicy` = "v2" (v2Checkpoint). A feature this writer cannot honour is a
@@ -340,6 +377,7 @@ Result<TableWriteResult> WriteTable(storage::FileSystem& fs, const std::string& 
 Result<TableWriteResult> WriteTableFrom(storage::FileSystem& fs, const std::string& table_root,
                                         const columnar::SchemaPtr& schema, const BatchSource& next,
                                         const TableWriteOptions& options) {
+  TRIBUTARY_RETURN_NOT_OK(CheckFeatureProperties(options.properties, table_root));
   TRIBUTARY_ASSIGN_OR_RAISE(
       auto txn, options.read_snapshot != nullptr
                     ? Transaction::Begin(fs, table_root, options.read_snapshot, options.transaction)

@@ -27,7 +27,11 @@ struct TableWriteOptions {
   /// Table properties of a new table ("delta.checkpointInterval", ...). Table features are
   /// asked for as Spark does: "delta.feature.<name>" = "supported" (appendOnly, invariants,
   /// domainMetadata, vacuumProtocolCheck, timestampNtz, v2Checkpoint; any other is refused
-  /// with NotImplemented) and "delta.checkpointPolicy" = "v2". Default: none.
+  /// with NotImplemented) and "delta.checkpointPolicy" = "v2". Properties that turn on a
+  /// feature this writer does not write yet (delta.enableChangeDataFeed,
+  /// delta.columnMapping.mode, delta.enableInCommitTimestamps, delta.enableDeletionVectors,
+  /// delta.enableRowTracking, set to anything but false/none) are refused with NotImplemented
+  /// before anything is written. Default: none.
   std::map<std::string, std::string> properties;
   /// Overwrite only the rows of partitions matching this predicate over partition columns
   /// (Spark's replaceWhere); every written row must match it. Default: none (whole table).

@@ -1,0 +1,85 @@
+// Warehouse tables by name through SQL and the DataFrame writer: table properties that turn on
+// features this writer does not write yet.
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "storage/temp_dir.h"
+#include "support/status_matchers.h"
+#include "tributary/dataframe.h"
+#include "tributary/session.h"
+
+namespace tributary {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TablesTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<Session> NewSession() const {
+    auto session = Session::Builder().Warehouse(warehouse_).TimeZone("UTC").Build();
+    EXPECT_TRUE(session.ok()) << session.status().ToString();
+    return session.ok() ? *session : nullptr;
+  }
+
+  static std::vector<std::string> Rows(Session& session, const std::string& sql) {
+    auto rows = session.Sql(sql).Collect();
+    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
+    std::vector<std::string> out;
+    for (const Row& row : rows.ok() ? *rows : std::vector<Row>{}) {
+      out.push_back(row.ToJson());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  storage::TempDir dir_;
+  std::string warehouse_ = dir_.Join("warehouse");
+  std::string elsewhere_ = dir_.Join("elsewhere/events");
+};
+
+TEST_F(TablesTest, PropertiesOfFeaturesNotWrittenYetAreRefusedUpFront) {
+  auto session = NewSession();
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"delta.enableChangeDataFeed", "true"},
+      {"delta.columnMapping.mode", "name"},
+      {"delta.columnMapping.mode", "id"},
+      {"delta.enableInCommitTimestamps", "true"},
+      {"delta.enableDeletionVectors", "TRUE"}};
+  int n = 0;
+  for (const auto& [key, value] : refused) {
+    const std::string table = fmt::format("t{}", n++);
+    auto created = session
+                       ->Sql(fmt::format("CREATE TABLE {} (id BIGINT) USING DELTA TBLPROPERTIES "
+                                         "('{}' = '{}')",
+                                         table, key, value))
+                       .Status();
+    ASSERT_RAISES(NotImplemented, created);
+    EXPECT_THAT(created.Message(), HasSubstr(key));
+    EXPECT_THAT(created.Message(), HasSubstr("not supported for writing yet"));
+    EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/" + table + "/_delta_log")) << key;
+  }
+  ASSERT_OK(session
+                ->Sql("CREATE TABLE off (id BIGINT) USING DELTA TBLPROPERTIES ("
+                      "'delta.enableChangeDataFeed' = 'false', 'delta.columnMapping.mode' = "
+                      "'none', 'delta.enableDeletionVectors' = 'false')")
+                .Status());
+  ASSERT_OK(session->Sql("INSERT INTO off VALUES (1)").Status());
+  // The DataFrame writer's delta.* options are table properties too.
+  auto written = session->Sql("SELECT 1 AS id")
+                     .Write()
+                     .Format("delta")
+                     .Option("delta.enableChangeDataFeed", "true")
+                     .SaveAsTable("cdf");
+  ASSERT_RAISES(NotImplemented, written);
+  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/cdf/_delta_log"));
+}
+
+}  // namespace
+}  // namespace tributary
