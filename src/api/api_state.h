@@ -19,6 +19,10 @@
 
 namespace tributary {
 
+namespace sql {
+struct Statement;
+}  // namespace sql
+
 /// A memory sink's rows, readable as a session table named after its query.
 struct MemoryTable {
   columnar::SchemaPtr schema;
@@ -53,6 +57,12 @@ struct DataFrameState {
 
 /// A DataFrame over `plan` (or carrying `error`).
 DataFrame MakeDataFrame(std::shared_ptr<SessionState> session, Result<plan::LogicalPlanPtr> plan);
+
+/// Runs the parsed SQL `statement` (whose text is `text`) as Session::Sql does: commands run
+/// now; a query's plan is returned.
+Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
+                                          const sql::Statement& statement,
+                                          const std::string& text);
 
 /// Optimizes and runs `frame`'s plan; the batches of its result.
 Result<std::vector<columnar::RecordBatchPtr>> ExecuteDataFrame(const DataFrameState& frame);

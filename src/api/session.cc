@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -88,19 +89,76 @@ Result<delta::TableWriteResult> WritePlan(const std::shared_ptr<SessionState>& s
   return delta::WriteTable(*session->fs, path, plan->Schema(), batches, options);
 }
 
-// CREATE TABLE [AS SELECT]: nothing to return, as Spark.
+// The dotted name of a table reference that is not a path.
+std::string NameOf(const sql::TableName& table) {
+  std::string name;
+  for (const std::string& part : table.parts) {
+    name += name.empty() ? part : "." + part;
+  }
+  return name;
+}
+
+// A location as the catalog keeps it: absolute, so any working directory finds it.
+std::string AbsoluteLocation(const std::string& location) {
+  if (location.find("://") != std::string::npos) {
+    return location;
+  }
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(location, error);
+  if (error) {
+    return location;
+  }
+  std::string text = absolute.lexically_normal().string();
+  while (text.size() > 1 && text.back() == '/') {
+    text.pop_back();
+  }
+  return text;
+}
+
+// CREATE TABLE [AS SELECT]: nothing to return, as Spark. With LOCATION and a name, the table
+// is external: its files are at the location, and the name is registered in the warehouse's
+// catalog (plan::RegisterExternalTable) as Spark's metastore registers it; without columns or
+// a query, an existing Delta table at the location is registered as it is.
 Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>& session,
                                             const sql::BoundStatement& bound) {
   // The binder has refused other providers, and binds streaming tables to another kind.
   const sql::CreateTable& create = bound.create;
   const bool exists = TableExists(*session->fs, bound.path);
   TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr empty, plan::CountsPlan({}, "CREATE TABLE"));
+  const bool external = !create.location.empty() && !create.table.IsPath();
+  bool registered = false;
+  if (external) {
+    const plan::Catalog catalog = session->MakeCatalog(0);
+    const std::string name = NameOf(create.table);
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> location,
+                              plan::ExternalTableLocation(catalog, name));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string managed, plan::ManagedTablePath(catalog, name));
+    registered = location && *location == AbsoluteLocation(bound.path);
+    if (!registered && (location || TableExists(*session->fs, managed))) {
+      if (create.if_not_exists) {
+        return empty;
+      }
+      return Status::AlreadyExists(fmt::format("table {} already exists at {}", name,
+                                               location ? *location : managed));
+    }
+    if (!registered && exists && bound.plan == nullptr &&
+        (bound.schema == nullptr || create.if_not_exists)) {
+      TRIBUTARY_RETURN_NOT_OK(
+          plan::RegisterExternalTable(catalog, name, AbsoluteLocation(bound.path)));
+      return empty;
+    }
+  }
   if (exists && create.if_not_exists) {
     return empty;
   }
   if (exists && !create.or_replace) {
     return Status::AlreadyExists(fmt::format(
         "table {} already exists (use IF NOT EXISTS or CREATE OR REPLACE)", bound.path));
+  }
+  if (bound.plan == nullptr && bound.schema == nullptr) {
+    return Status::InvalidArgument(fmt::format(
+        "CREATE TABLE {}: give columns or AS query (there is no Delta table at {} to register)",
+        create.table.ToString(), bound.path));
   }
   delta::TableWriteOptions options;
   options.mode = exists ? delta::SaveMode::kOverwrite : delta::SaveMode::kErrorIfExists;
@@ -122,6 +180,10 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
     rows = plan::ValuesPlan(no_rows, "no rows");
   }
   TRIBUTARY_RETURN_NOT_OK(WritePlan(session, rows, bound.path, options).status());
+  if (external && !registered) {
+    TRIBUTARY_RETURN_NOT_OK(plan::RegisterExternalTable(
+        session->MakeCatalog(0), NameOf(create.table), AbsoluteLocation(bound.path)));
+  }
   return empty;
 }
 
@@ -148,6 +210,17 @@ Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& sess
 
 Result<plan::LogicalPlanPtr> RunDropTable(const std::shared_ptr<SessionState>& session,
                                           const sql::BoundStatement& bound) {
+  if (!bound.drop.table.IsPath()) {
+    // An external table: forget the name, keep the files (Spark's DROP of an external table).
+    const plan::Catalog catalog = session->MakeCatalog(0);
+    const std::string name = NameOf(bound.drop.table);
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> location,
+                              plan::ExternalTableLocation(catalog, name));
+    if (location) {
+      TRIBUTARY_RETURN_NOT_OK(plan::UnregisterExternalTable(catalog, name));
+      return plan::CountsPlan({}, "DROP TABLE");
+    }
+  }
   if (!TableExists(*session->fs, bound.path)) {
     if (bound.drop.if_exists) {
       return plan::CountsPlan({}, "DROP TABLE");
@@ -184,9 +257,11 @@ Result<plan::LogicalPlanPtr> RunStreamingTable(const std::shared_ptr<SessionStat
   return done;
 }
 
+}  // namespace
+
 Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
+                                          const sql::Statement& statement,
                                           const std::string& text) {
-  TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(text));
   if (const auto* create = std::get_if<sql::CreateTable>(&statement.body);
       create != nullptr && create->streaming) {
     return RunStreamingTable(session, *create, text);
@@ -209,10 +284,12 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
   return Status::Internal("unknown statement kind");
 }
 
-}  // namespace
-
 DataFrame Session::Sql(const std::string& statement) const {
-  return MakeDataFrame(state_, RunStatement(state_, statement));
+  auto run = [&]() -> Result<plan::LogicalPlanPtr> {
+    TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement parsed, sql::ParseStatement(statement));
+    return RunStatement(state_, parsed, statement);
+  };
+  return MakeDataFrame(state_, run());
 }
 
 Result<std::vector<std::string>> Session::ListTables() const {
@@ -234,6 +311,9 @@ Result<std::vector<std::string>> Session::ListTables() const {
       names.emplace_back(entry.path.substr(entry.path.find_last_of('/') + 1));
     }
   }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> external,
+                            plan::ListExternalTables(state_->MakeCatalog(0)));
+  names.insert(names.end(), external.begin(), external.end());
   std::sort(names.begin(), names.end());
   return names;
 }

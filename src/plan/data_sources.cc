@@ -1,6 +1,17 @@
+// Catalog entries of external tables (CREATE TABLE name ... LOCATION 'path', as Spark's
+// metastore keeps them), one file per table in the warehouse, so they outlive the session:
+//
+//   entry path = warehouse "/_catalog/" lowercased-name ".json"
+//   entry      = {"name": name, "location": path, "provider": "delta"}
+//                name as created; path absolute (or a URI), the table root
+//
+// An entry is written put-if-absent (of two racing CREATEs one wins) and deleted by DROP
+// TABLE, which leaves the table's files (an external table's data is not the catalog's).
+
 #include "plan/data_sources.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/ascii.h"
 #include "delta/history.h"
@@ -47,10 +58,110 @@ Status SetScanSchema(ScanSource& source, storage::FileSystem& fs) {
 
 }  // namespace
 
-Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
+namespace {
+
+constexpr std::string_view kCatalogDirectory = "_catalog";
+constexpr std::string_view kCheckpointsDirectory = "_checkpoints";
+
+Status CheckTableName(const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
     return Status::InvalidArgument(fmt::format("'{}' is not a valid table name", name));
   }
+  const std::string lowered = AsciiLower(name);
+  if (lowered == kCatalogDirectory || lowered == kCheckpointsDirectory) {
+    return Status::InvalidArgument(fmt::format(
+        "'{}' is a reserved name: the warehouse keeps {} there, not a table", name,
+        lowered == kCatalogDirectory ? "its external table entries" : "streaming checkpoints"));
+  }
+  return Status::OK();
+}
+
+std::string CatalogEntryPath(const Catalog& catalog, const std::string& name) {
+  return fmt::format("{}/{}/{}.json", catalog.warehouse, kCatalogDirectory, AsciiLower(name));
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> ExternalTableLocation(const Catalog& catalog,
+                                                         const std::string& name) {
+  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
+  if (catalog.fs == nullptr) {
+    return std::optional<std::string>();
+  }
+  const std::string path = CatalogEntryPath(catalog, name);
+  Result<std::string> text = catalog.fs->ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return std::optional<std::string>();
+    }
+    return text.status().WithContext(fmt::format("reading the catalog entry of table {}", name));
+  }
+  const nlohmann::json entry = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (entry.is_discarded() || !entry.is_object() || !entry.contains("location") ||
+      !entry["location"].is_string() || entry["location"].get<std::string>().empty()) {
+    return Status::Corruption(fmt::format(
+        "{}: the catalog entry of table {} is not a JSON object with a \"location\" string",
+        path, name));
+  }
+  return std::optional<std::string>(entry["location"].get<std::string>());
+}
+
+Status RegisterExternalTable(const Catalog& catalog, const std::string& name,
+                             const std::string& location) {
+  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
+  if (catalog.fs == nullptr) {
+    return Status::InvalidArgument("no file system to keep the catalog in");
+  }
+  const nlohmann::json entry = {{"name", name}, {"location", location}, {"provider", "delta"}};
+  const std::string path = CatalogEntryPath(catalog, name);
+  Status written = catalog.fs->WriteFile(path, entry.dump() + "\n", storage::WriteMode::kPutIfAbsent);
+  if (written.IsAlreadyExists()) {
+    return Status::AlreadyExists(fmt::format("table {} is already registered ({})", name, path));
+  }
+  return written.WithContext(fmt::format("registering table {} at {}", name, location));
+}
+
+Status UnregisterExternalTable(const Catalog& catalog, const std::string& name) {
+  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
+  if (catalog.fs == nullptr) {
+    return Status::InvalidArgument("no file system to keep the catalog in");
+  }
+  return catalog.fs->DeleteFile(CatalogEntryPath(catalog, name));
+}
+
+Result<std::vector<std::string>> ListExternalTables(const Catalog& catalog) {
+  std::vector<std::string> names;
+  if (catalog.fs == nullptr) {
+    return names;
+  }
+  Result<std::vector<storage::FileInfo>> entries =
+      catalog.fs->List(fmt::format("{}/{}", catalog.warehouse, kCatalogDirectory), {});
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) {
+      return names;
+    }
+    return entries.status();
+  }
+  for (const storage::FileInfo& entry : *entries) {
+    std::string_view base = storage::BaseName(entry.path);
+    if (!entry.is_directory && base.ends_with(".json") && base.size() > 5) {
+      names.emplace_back(base.substr(0, base.size() - 5));
+    }
+  }
+  return names;
+}
+
+Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> external,
+                            ExternalTableLocation(catalog, name));
+  if (external) {
+    return *std::move(external);
+  }
+  return catalog.warehouse + "/" + AsciiLower(name);
+}
+
+Result<std::string> ManagedTablePath(const Catalog& catalog, const std::string& name) {
+  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
   return catalog.warehouse + "/" + AsciiLower(name);
 }
 

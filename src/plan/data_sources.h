@@ -29,9 +29,33 @@ struct Catalog {
   std::function<LogicalPlanPtr(const std::string& name)> session_table;
 };
 
-/// The path of warehouse table `name` (names are case-insensitive: stored lowercased, as
-/// Spark's default catalog does). InvalidArgument for a name that is not an identifier.
+/// The root of table `name`: the location of an external table registered under it
+/// (RegisterExternalTable), else <warehouse>/<name> (names are case-insensitive: stored
+/// lowercased, as Spark's default catalog does). InvalidArgument for a name that is not an
+/// identifier, or for the reserved names "_checkpoints" (the default root of pipeline
+/// checkpoints) and "_catalog" (the external table entries).
 Result<std::string> TablePath(const Catalog& catalog, const std::string& name);
+
+/// <warehouse>/<name>, where a managed table `name` lives, whether or not an external table
+/// is registered under the name. Errors as TablePath.
+Result<std::string> ManagedTablePath(const Catalog& catalog, const std::string& name);
+
+/// The location registered for external table `name`, or nullopt when none is (or there is no
+/// file system). Corruption naming the entry when it is unreadable.
+Result<std::optional<std::string>> ExternalTableLocation(const Catalog& catalog,
+                                                         const std::string& name);
+
+/// Registers `location` (a Delta table root, absolute) as table `name` in the warehouse's
+/// catalog (the entry format is at the top of data_sources.cc), where every later session
+/// finds it. AlreadyExists when the name is registered already.
+Status RegisterExternalTable(const Catalog& catalog, const std::string& name,
+                             const std::string& location);
+
+/// Removes the catalog entry of external table `name`, leaving its files. NotFound when none.
+Status UnregisterExternalTable(const Catalog& catalog, const std::string& name);
+
+/// The lowercased names of the registered external tables, sorted.
+Result<std::vector<std::string>> ListExternalTables(const Catalog& catalog);
 
 /// Which version of a Delta table to read (VERSION AS OF / TIMESTAMP AS OF, or the
 /// versionAsOf / timestampAsOf reader options). Default: the latest.

@@ -1,5 +1,6 @@
-// Warehouse tables by name through SQL and the DataFrame writer: table properties that turn on
-// features this writer does not write yet.
+// Warehouse tables by name through SQL and the DataFrame writer: external tables registered in
+// the warehouse's catalog (and still there for the next session), reserved warehouse names, and
+// table properties that turn on features this writer does not write yet.
 
 #include <algorithm>
 #include <filesystem>
@@ -18,6 +19,7 @@
 namespace tributary {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 class TablesTest : public ::testing::Test {
@@ -43,6 +45,43 @@ class TablesTest : public ::testing::Test {
   std::string warehouse_ = dir_.Join("warehouse");
   std::string elsewhere_ = dir_.Join("elsewhere/events");
 };
+
+TEST_F(TablesTest, ExternalTableIsRegisteredForThisAndLaterSessions) {
+  auto session = NewSession();
+  ASSERT_OK(session
+                ->Sql("CREATE TABLE events (id BIGINT) USING DELTA LOCATION '" + elsewhere_ +
+                      "'")
+                .Status());
+  EXPECT_TRUE(std::filesystem::exists(elsewhere_ + "/_delta_log"));
+  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/events"));
+  ASSERT_OK(session->Sql("INSERT INTO events VALUES (1)").Status());
+  EXPECT_THAT(Rows(*session, "SELECT * FROM events"), ElementsAre(R"({"id":1})"));
+
+  // A new session (as a new process would) finds the table by its name.
+  auto later = NewSession();
+  ASSERT_OK(later->Sql("INSERT INTO Events VALUES (2)").Status());
+  EXPECT_THAT(Rows(*later, "SELECT * FROM events"), ElementsAre(R"({"id":1})", R"({"id":2})"));
+  ASSERT_OK_AND_ASSIGN(auto tables, later->ListTables());
+  EXPECT_THAT(tables, ElementsAre("events"));
+  auto again = later->Sql("CREATE TABLE events (id BIGINT) USING DELTA").Status();
+  ASSERT_RAISES(AlreadyExists, again);
+
+  // DROP forgets the name and keeps the files; naming the location registers them again.
+  ASSERT_OK(later->Sql("DROP TABLE events").Status());
+  EXPECT_TRUE(std::filesystem::exists(elsewhere_ + "/_delta_log"));
+  ASSERT_RAISES(NotFound, later->Sql("SELECT * FROM events").Collect());
+  ASSERT_OK(later->Sql("CREATE TABLE events USING DELTA LOCATION '" + elsewhere_ + "'").Status());
+  EXPECT_THAT(Rows(*later, "SELECT * FROM events"), ElementsAre(R"({"id":1})", R"({"id":2})"));
+}
+
+TEST_F(TablesTest, CheckpointRootIsAReservedName) {
+  auto session = NewSession();
+  auto created = session->Sql("CREATE TABLE _checkpoints (id BIGINT) USING DELTA").Status();
+  ASSERT_RAISES(InvalidArgument, created);
+  EXPECT_THAT(created.Message(), HasSubstr("reserved"));
+  ASSERT_RAISES(InvalidArgument, session->Sql("VACUUM _Checkpoints").Status());
+  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/_checkpoints"));
+}
 
 TEST_F(TablesTest, PropertiesOfFeaturesNotWrittenYetAreRefusedUpFront) {
   auto session = NewSession();
