@@ -188,4 +188,72 @@ Result<csv::CsvReadOptions> CsvOptionsFromMap(const OptionMap& options, OptionDe
   return out;
 }
 
+ReaderOptionKeys ReaderOptionKeysOf(std::string_view format) {
+  // Keep `known` in step with JsonOptionsFromMap and CsvOptionsFromMap above.
+  const std::string name = AsciiLower(format);
+  if (name == "json") {
+    return {{"mode",
+             "columnNameOfCorruptRecord",
+             "rescuedDataColumn",
+             "multiLine",
+             "timestampFormat",
+             "dateFormat",
+             "timeZone",
+             "inferColumnTypes",
+             "inferTimestamp",
+             "schemaHints",
+             "allowNonNumericNumbers",
+             "allowSingleQuotes",
+             "allowUnquotedFieldNames",
+             "allowComments",
+             "allowBackslashEscapingAnyCharacter",
+             "allowUnquotedControlChars",
+             "allowNumericLeadingZeros",
+             "prefersDecimal",
+             "lineSep",
+             "primitivesAsString",
+             "schemaInference.sampleSize.numBytes",
+             "schemaInference.sampleSize.numFiles"},
+            {"encoding", "charset", "samplingRatio", "dropFieldIfAllNull", "locale",
+             "timestampNTZFormat", "enableDateTimeParsingFallback", "singleVariantColumn",
+             "readerCaseSensitive"}};
+  }
+  if (name == "csv") {
+    return {
+        {"header",
+         "sep",
+         "delimiter",
+         "quote",
+         "escape",
+         "comment",
+         "multiLine",
+         "nullValue",
+         "emptyValue",
+         "enforceSchema",
+         "mode",
+         "columnNameOfCorruptRecord",
+         "rescuedDataColumn",
+         "timestampFormat",
+         "dateFormat",
+         "timeZone",
+         "lineSep",
+         "maxCharsPerColumn",
+         "inferSchema",
+         "inferColumnTypes",
+         "inferTimestamp",
+         "schemaHints"},
+        {"encoding", "charset", "ignoreLeadingWhiteSpace", "ignoreTrailingWhiteSpace", "nanValue",
+         "positiveInf", "negativeInf", "maxColumns", "unescapedQuoteHandling", "samplingRatio",
+         "charToEscapeQuoteEscaping", "locale", "preferDate", "timestampNTZFormat",
+         "enableDateTimeParsingFallback", "singleVariantColumn", "readerCaseSensitive"}};
+  }
+  if (name == "parquet") {
+    return {{}, {"mergeSchema", "datetimeRebaseMode", "int96RebaseMode"}};
+  }
+  if (name == "text") {
+    return {{"wholeText"}, {"lineSep", "encoding"}};
+  }
+  return {};
+}
+
 }  // namespace tributary::formats

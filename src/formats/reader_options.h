@@ -7,6 +7,8 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "formats/csv/csv_reader.h"
 #include "formats/json/json_reader.h"
@@ -28,6 +30,17 @@ enum class OptionDefaults : uint8_t { kSparkReader, kReadFiles, kAutoLoader };
 Result<json::JsonReadOptions> JsonOptionsFromMap(const OptionMap& options, OptionDefaults defaults);
 /// CSV reader options, likewise.
 Result<csv::CsvReadOptions> CsvOptionsFromMap(const OptionMap& options, OptionDefaults defaults);
+
+/// The option keys of a format's reader, for callers that refuse unknown keys (the streaming
+/// sources): `known` are the keys the functions here (and the text reader's wholeText) read;
+/// `not_supported` are keys Spark's reader takes that tributary does not implement yet. Keys as
+/// Spark spells them; callers compare them ignoring case.
+struct ReaderOptionKeys {
+  std::vector<std::string_view> known;
+  std::vector<std::string_view> not_supported;
+};
+/// The keys of "json", "csv", "parquet", "text" or "binaryfile" (any case); none for others.
+ReaderOptionKeys ReaderOptionKeysOf(std::string_view format);
 
 /// The value of `key` (ignoring case, with or without a "cloudFiles." prefix), or nullptr.
 const std::string* FindOption(const OptionMap& options, std::string_view key);
