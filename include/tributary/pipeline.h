@@ -10,7 +10,10 @@
 //
 // Running a pipeline:
 //  1. runs its other statements (CREATE TABLE, INSERT, ...) in file order, so static tables a
-//     stream joins with exist;
+//     stream joins with exist; so that every run can run them again, CREATE TABLE ... AS query
+//     refreshes its table (recomputed and replaced in one commit, as CREATE OR REPLACE and as
+//     Databricks pipelines refresh a materialized view) and CREATE TABLE with columns only is
+//     skipped when the table exists (as IF NOT EXISTS);
 //  2. orders the streaming tables by dependency (a table that reads another table of the file
 //     comes after it) and creates each missing one as an empty Delta table with its query's
 //     columns, partitioning and properties, in that order, so a downstream stream can start on

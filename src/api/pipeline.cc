@@ -84,7 +84,8 @@ bool TableExists(storage::FileSystem& fs, const std::string& path) {
 struct PipelineState {
   std::shared_ptr<Session> session;
   PipelineOptions options;
-  /// Statements that are not streaming tables, in file order.
+  /// Statements that are not streaming tables, in file order. A CREATE TABLE among them is
+  /// run as refreshing (with a query) or create-once (without), so that a rerun works.
   std::vector<std::string> statements;
   /// In dependency order.
   std::vector<StreamingTableDefinition> tables;
@@ -401,8 +402,20 @@ void Pipeline::OnEvent(std::function<void(const PipelineEvent&)> callback) {
 
 Status Pipeline::Run() {
   PipelineState& state = *state_;
-  for (const std::string& statement : state.statements) {
-    TRIBUTARY_RETURN_NOT_OK(state.session->Sql(statement).Status());
+  for (const std::string& text : state.statements) {
+    // Every run runs the file again, so its tables must be rerunnable (Databricks pipelines
+    // refresh a table defined by a query on every update): CREATE TABLE ... AS query
+    // recomputes and replaces the table's rows in one commit (as CREATE OR REPLACE); a table
+    // of declared columns only is created once (as IF NOT EXISTS).
+    TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(text));
+    if (auto* create = std::get_if<sql::CreateTable>(&statement.body); create != nullptr) {
+      if (create->query != nullptr && !create->if_not_exists) {
+        create->or_replace = true;
+      } else if (create->query == nullptr && !create->or_replace) {
+        create->if_not_exists = true;
+      }
+    }
+    TRIBUTARY_RETURN_NOT_OK(RunStatement(state.session->State(), statement, text).status());
   }
   for (const StreamingTableDefinition& table : state.tables) {
     TRIBUTARY_RETURN_NOT_OK(state.CreateTable(table));

@@ -220,6 +220,26 @@ TEST_F(PipelineTest, RunsPlainStatementsFirstForStaticJoins) {
   EXPECT_THAT(Rows("SELECT * FROM named"), ElementsAre(R"({"id":1,"name":"Germany"})"));
 }
 
+TEST_F(PipelineTest, RerunRefreshesATableDefinedByAQueryInOneCommit) {
+  ASSERT_OK(session_->Sql("CREATE TABLE src (id BIGINT) USING DELTA").Status());
+  ASSERT_OK(session_->Sql("INSERT INTO src VALUES (1), (2)").Status());
+  const std::string sql =
+      "CREATE TABLE totals AS SELECT count(*) AS n FROM src;\n"
+      "CREATE TABLE notes (note STRING);\n";
+  std::vector<PipelineEvent> events;
+  ASSERT_OK(RunPipeline(sql, &events));
+  EXPECT_THAT(Rows("SELECT * FROM totals"), ElementsAre(R"({"n":2})"));
+  ASSERT_OK(session_->Sql("INSERT INTO src VALUES (3)").Status());
+  ASSERT_OK(session_->Sql("INSERT INTO notes VALUES ('kept')").Status());
+  // The second run recomputes the query's table and leaves the declared one as it is.
+  ASSERT_OK(RunPipeline(sql, &events));
+  EXPECT_THAT(Rows("SELECT * FROM totals"), ElementsAre(R"({"n":3})"));
+  EXPECT_THAT(Rows("SELECT * FROM notes"), ElementsAre(R"({"note":"kept"})"));
+  const std::string log = dir_.Join("warehouse/totals/_delta_log/");
+  EXPECT_TRUE(std::filesystem::exists(log + "00000000000000000001.json"));
+  EXPECT_FALSE(std::filesystem::exists(log + "00000000000000000002.json"));
+}
+
 TEST_F(PipelineTest, RestartsAStreamWhoseSourceGainsAColumnWhileItRuns) {
   ASSERT_OK(session_->Sql("CREATE TABLE raw (id BIGINT) USING DELTA").Status());
   ASSERT_OK(session_->Sql("INSERT INTO raw VALUES (1), (2)").Status());
