@@ -14,6 +14,7 @@
 #include "common/ascii.h"
 #include "formats/json/json_reader.h"
 #include "plan/plan_builder.h"
+#include "storage/local_path.h"
 #include "streaming/delta_sink.h"
 #include "streaming/memory_source.h"
 #include "streaming/source_factory.h"
@@ -301,7 +302,8 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
     if (path.empty()) {
       return Status::InvalidArgument("a Delta sink needs a table path: Start(path) or ToTable(name)");
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(sink, streaming::DeltaSink::Make(path, options_, partition_by_));
+    TRIBUTARY_ASSIGN_OR_RAISE(const std::string table, storage::LocalPath(path));
+    TRIBUTARY_ASSIGN_OR_RAISE(sink, streaming::DeltaSink::Make(table, options_, partition_by_));
   } else if (format_ == "console") {
     int64_t num_rows = 20;
     if (auto it = options_.find("numRows"); it != options_.end()) {

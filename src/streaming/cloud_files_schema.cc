@@ -74,16 +74,36 @@ std::vector<storage::FileInfo> SampleFiles(std::vector<storage::FileInfo> files,
   return files;
 }
 
+// A failure ignoreCorruptFiles skips, as the batches' scans do (exec/scan.cc): anything but a
+// missing file or a transient I/O error.
+bool IsSkippableFileError(const Status& status) {
+  return !status.ok() && !status.IsNotFound() && !status.IsRetryable();
+}
+
 // Parquet files carry their schema: the sample's schemas merged by name, new fields appended,
-// a field's types widened (Auto Loader's "widest type").
+// a field's types widened (Auto Loader's "widest type"). With `ignore_corrupt_files`, a file
+// whose footer cannot be read is left out; when no file can be read, the first one's error.
 Result<columnar::SchemaPtr> MergedParquetSchema(storage::FileSystem& fs,
                                                 const std::vector<std::string>& paths,
-                                                const formats::OptionMap& options) {
+                                                const formats::OptionMap& options,
+                                                bool ignore_corrupt_files) {
   std::vector<columnar::Field> fields;
+  Status first_skipped;
+  size_t num_read = 0;
   for (const std::string& path : paths) {
-    TRIBUTARY_ASSIGN_OR_RAISE(plan::ScanSource one,
-                              plan::FileScanSource(fs, "parquet", {path}, options, nullptr,
-                                                   formats::OptionDefaults::kAutoLoader));
+    auto read = plan::FileScanSource(fs, "parquet", {path}, options, nullptr,
+                                     formats::OptionDefaults::kAutoLoader);
+    if (!read.ok()) {
+      if (!ignore_corrupt_files || !IsSkippableFileError(read.status())) {
+        return read.status();
+      }
+      if (first_skipped.ok()) {
+        first_skipped = read.status();
+      }
+      continue;
+    }
+    ++num_read;
+    const plan::ScanSource& one = *read;
     for (const columnar::Field& field : one.schema->Fields()) {
       auto same = std::find_if(fields.begin(), fields.end(),
                                [&](const columnar::Field& f) { return f.Name() == field.Name(); });
@@ -94,7 +114,59 @@ Result<columnar::SchemaPtr> MergedParquetSchema(storage::FileSystem& fs,
       }
     }
   }
+  if (num_read == 0 && !first_skipped.ok()) {
+    return first_skipped.WithContext("ignoreCorruptFiles: no file of the sample could be read");
+  }
   return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
+// The schema JSON or CSV inference gives over `paths`. With `ignore_corrupt_files`, when that
+// fails on a file that cannot be read (a truncated .json.gz), the files that fail alone are left
+// out and the rest inferred together, as Spark's inference skips corrupt files; when every file
+// fails, the first one's error.
+Result<columnar::SchemaPtr> InferredTextSchema(storage::FileSystem& fs, const std::string& format,
+                                               const std::vector<std::string>& paths,
+                                               const formats::OptionMap& options,
+                                               bool ignore_corrupt_files) {
+  auto inferred = plan::FileScanSource(fs, format, paths, options, nullptr,
+                                       formats::OptionDefaults::kAutoLoader);
+  if (inferred.ok() || !ignore_corrupt_files || !IsSkippableFileError(inferred.status())) {
+    if (!inferred.ok()) {
+      return inferred.status();
+    }
+    return inferred->files.schema;
+  }
+  std::vector<std::string> readable;
+  Status first_skipped;
+  for (const std::string& path : paths) {
+    auto one = plan::FileScanSource(fs, format, {path}, options, nullptr,
+                                    formats::OptionDefaults::kAutoLoader);
+    if (one.ok()) {
+      readable.push_back(path);
+    } else if (!IsSkippableFileError(one.status())) {
+      return one.status();
+    } else if (first_skipped.ok()) {
+      first_skipped = one.status();
+    }
+  }
+  if (readable.empty()) {
+    return first_skipped.WithContext("ignoreCorruptFiles: no file of the sample could be read");
+  }
+  if (readable.size() == paths.size()) {
+    return inferred.status();  // no single file fails: the failure is the combination's
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(plan::ScanSource rest,
+                            plan::FileScanSource(fs, format, readable, options, nullptr,
+                                                 formats::OptionDefaults::kAutoLoader));
+  return rest.files.schema;
+}
+
+Result<bool> IgnoresCorruptFiles(const formats::OptionMap& options) {
+  const std::string* text = formats::FindOption(options, "ignoreCorruptFiles");
+  if (text == nullptr) {
+    return false;
+  }
+  return formats::BooleanOption("ignoreCorruptFiles", *text);
 }
 
 // Whether `schema` has a field named `name` ignoring case (several such fields count too).
@@ -117,6 +189,7 @@ Result<std::vector<storage::FileInfo>> FilesInIngestionOrder(
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
                             plan::ListDataFileInfos(*request.fs, request.path));
+  std::erase_if(files, [](const storage::FileInfo& file) { return file.is_special; });
   std::stable_sort(files.begin(), files.end(),
                    [](const storage::FileInfo& a, const storage::FileInfo& b) {
                      return a.modification_time_ms != b.modification_time_ms
@@ -190,15 +263,14 @@ Result<SchemaChoice> InferSchema(const CloudFilesSchemaRequest& request,
   // The sample is chosen here; the readers' own sample limits must not cut it again.
   sample_options["schemaInference.sampleSize.numFiles"] = std::to_string(paths.size());
   sample_options["schemaInference.sampleSize.numBytes"] = std::to_string(max_bytes);
+  TRIBUTARY_ASSIGN_OR_RAISE(const bool ignore_corrupt_files, IgnoresCorruptFiles(options));
   columnar::SchemaPtr data;
   if (request.format == "parquet") {
-    TRIBUTARY_ASSIGN_OR_RAISE(data, MergedParquetSchema(*request.fs, paths, sample_options));
-  } else {
     TRIBUTARY_ASSIGN_OR_RAISE(
-        plan::ScanSource inferred,
-        plan::FileScanSource(*request.fs, request.format, paths, sample_options, nullptr,
-                             formats::OptionDefaults::kAutoLoader));
-    data = inferred.files.schema;
+        data, MergedParquetSchema(*request.fs, paths, sample_options, ignore_corrupt_files));
+  } else {
+    TRIBUTARY_ASSIGN_OR_RAISE(data, InferredTextSchema(*request.fs, request.format, paths,
+                                                       sample_options, ignore_corrupt_files));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr partition, PartitionColumns(request, sample));
   // A column both in the files and in the directories stays in the data schema; the scan
@@ -256,11 +328,12 @@ class EvolutionHook {
     if (!written.ok() && !written.IsAlreadyExists()) {
       return written.WithContext("recording the evolved Auto Loader schema");
     }
+    // One line (a pipeline prints it as it restarts): Databricks' UNKNOWN_FIELD_EXCEPTION.
+    // NEW_FIELDS_IN_RECORD_WITH_FILE_PATH, told by the SchemaChanged code rather than a prefix.
     return Status::SchemaChanged(fmt::format(
-        "[UNKNOWN_FIELD_EXCEPTION.NEW_FIELDS_IN_RECORD_WITH_FILE_PATH] Auto Loader found new "
-        "columns {} ({}); the schema with them appended is recorded as {}. Restart the stream "
-        "to read them: the restart re-reads this batch with the new schema",
-        JoinNames(new_fields), files, store.VersionPath(next.version)));
+        "Auto Loader found new columns {} ({}) and stored them as schema version {}; a restart "
+        "re-reads this batch with them",
+        JoinNames(new_fields), files, next.version));
   }
 
  private:
@@ -271,20 +344,20 @@ class EvolutionHook {
                                     const std::vector<std::string>& paths) const {
     // Parquet: the types the files' footers give, merged across the batch (Auto Loader merges
     // Parquet's own types; JSON and CSV infer theirs with the stream's options).
+    TRIBUTARY_ASSIGN_OR_RAISE(const bool ignore_corrupt_files, IgnoresCorruptFiles(options_));
     columnar::SchemaPtr batch_schema_ptr;
     if (format_ == "parquet") {
-      auto merged = MergedParquetSchema(*fs_, paths, options_);
+      auto merged = MergedParquetSchema(*fs_, paths, options_, ignore_corrupt_files);
       if (!merged.ok()) {
         return merged.status().WithContext("reading the types of Auto Loader's new columns");
       }
       batch_schema_ptr = std::move(*merged);
     } else {
-      auto inferred = plan::FileScanSource(*fs_, format_, paths, options_, nullptr,
-                                           formats::OptionDefaults::kAutoLoader);
+      auto inferred = InferredTextSchema(*fs_, format_, paths, options_, ignore_corrupt_files);
       if (!inferred.ok()) {
         return inferred.status().WithContext("inferring the types of Auto Loader's new columns");
       }
-      batch_schema_ptr = inferred->files.schema;
+      batch_schema_ptr = std::move(*inferred);
     }
     const columnar::Schema& batch_schema = *batch_schema_ptr;
     std::vector<columnar::Field> fields = current_.data->Fields();

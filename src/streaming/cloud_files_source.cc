@@ -37,6 +37,7 @@
 #include "common/ascii.h"
 #include "expr/temporal_parsing.h"
 #include "plan/data_sources.h"
+#include "storage/local_path.h"
 #include "storage/path.h"
 #include "streaming/cloud_files_schema.h"
 #include "streaming/rocksdb_file_tracker.h"
@@ -596,13 +597,19 @@ Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefini
   TRIBUTARY_ASSIGN_OR_RAISE(CloudFilesOptions cloud_options,
                             CloudFilesOptionsFromMap(options, eval));
   const GlobbedPath globbed = SplitGlobbedPath(path);
-  if (cloud_options.clean_source == CleanSourceMode::kMove &&
-      (cloud_options.move_destination == globbed.base ||
-       !RelativeTo(globbed.base, cloud_options.move_destination).empty())) {
-    return Status::InvalidArgument(fmt::format(
-        "cloudFiles.cleanSource.moveDestination {} lies inside the source directory {}: moved "
-        "files would be ingested again",
-        cloud_options.move_destination, globbed.base));
+  if (cloud_options.clean_source == CleanSourceMode::kMove) {
+    // Compared as canonical paths: "/x//land/archive", "/x/other/../land/archive", a relative
+    // "land/archive" or a symbolic link into the source are all inside it.
+    auto inside = storage::IsSameOrInside(cloud_options.move_destination, globbed.base);
+    if (!inside.ok()) {
+      return inside.status().WithContext("cloudFiles.cleanSource.moveDestination");
+    }
+    if (*inside) {
+      return Status::InvalidArgument(fmt::format(
+          "cloudFiles.cleanSource.moveDestination {} lies inside the source directory {}: moved "
+          "files would be ingested again",
+          cloud_options.move_destination, globbed.base));
+    }
   }
   if (cloud_options.format == "text" || cloud_options.format == "binaryfile") {
     // Fixed schemas (Spark's text and binaryFile sources): nothing to infer, store or evolve.
@@ -631,6 +638,7 @@ Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefini
                                &path]() -> Result<std::vector<storage::FileInfo>> {
     TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
                               CloudFilesFileSelection(path, cloud_options).List(fs));
+    DropNonRegularFiles(files);
     if (cloud_options.max_file_age_ms.has_value()) {
       const int64_t now = clock != nullptr ? clock() : SystemClockMs();
       std::erase_if(files, [&](const storage::FileInfo& file) {

@@ -114,6 +114,10 @@ void SortForIngestion(std::vector<storage::FileInfo>& files, bool latest_first) 
   }
 }
 
+size_t DropNonRegularFiles(std::vector<storage::FileInfo>& files) {
+  return std::erase_if(files, [](const storage::FileInfo& file) { return file.is_special; });
+}
+
 Result<std::vector<storage::FileInfo>> ListSourceFiles(storage::FileSystem& fs,
                                                        const std::string& path) {
   auto listed = plan::ListDataFileInfos(fs, path);
@@ -176,6 +180,7 @@ Result<std::optional<Offset>> LoggedFileSource::LatestOffset(const std::optional
 
 Status LoggedFileSource::PrepareForTriggerAvailableNow() {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListAll());
+  DropNonRegularFiles(files);
   std::pair<int64_t, std::string> newest{std::numeric_limits<int64_t>::min(), std::string()};
   for (storage::FileInfo& file : files) {
     if (std::tie(file.modification_time_ms, file.path) > std::tie(newest.first, newest.second)) {
@@ -232,7 +237,8 @@ Status LoggedFileSource::Commit(const Offset& end) {
 std::map<std::string, std::string> LoggedFileSource::Metrics() const {
   std::map<std::string, std::string> metrics = {
       {"numFilesOutstanding", std::to_string(num_files_outstanding_)},
-      {"numBytesOutstanding", std::to_string(num_bytes_outstanding_)}};
+      {"numBytesOutstanding", std::to_string(num_bytes_outstanding_)},
+      {"numNonRegularFilesSkipped", std::to_string(num_non_regular_files_skipped_)}};
   if (options_.ignore_corrupt_files) {
     metrics["numCorruptFilesSkipped"] = std::to_string(num_corrupt_files_skipped_->load());
   }
@@ -241,6 +247,7 @@ std::map<std::string, std::string> LoggedFileSource::Metrics() const {
 
 Status LoggedFileSource::LogNewFiles(bool respect_limits) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, Discover());
+  num_non_regular_files_skipped_ = static_cast<int64_t>(DropNonRegularFiles(files));
   std::erase_if(files, [&](const storage::FileInfo& file) {
     return !tracker_->IsNew(file) ||
            (available_now_newest_.has_value() &&
@@ -436,6 +443,7 @@ Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
           format_name, path, kSchemaInferenceSetting));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, ListSourceFiles(fs, path));
+    DropNonRegularFiles(files);
     if (files.empty()) {
       return Status::InvalidArgument(fmt::format(
           "Unable to infer schema for {} files at {}: there are none yet; give a schema",

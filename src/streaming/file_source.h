@@ -163,7 +163,9 @@ class LoggedFileSource : public Source {
   Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start, const Offset& end) override;
   Status Commit(const Offset& end) override;
   /// numFilesOutstanding and numBytesOutstanding: the new files the last trigger left for
-  /// later batches; with ignore_corrupt_files, numCorruptFilesSkipped.
+  /// later batches; numNonRegularFilesSkipped: the FIFOs, sockets and devices its listing
+  /// skipped (never read: reading one may never end); with ignore_corrupt_files,
+  /// numCorruptFilesSkipped.
   std::map<std::string, std::string> Metrics() const override;
 
  protected:
@@ -203,15 +205,21 @@ class LoggedFileSource : public Source {
   std::optional<std::pair<int64_t, std::string>> available_now_newest_;
   int64_t num_files_outstanding_ = 0;
   int64_t num_bytes_outstanding_ = 0;
+  int64_t num_non_regular_files_skipped_ = 0;
   /// Files skipped by batches' scans (ignore_corrupt_files); shared with the scans' callbacks.
   std::shared_ptr<std::atomic<int64_t>> num_corrupt_files_skipped_ =
       std::make_shared<std::atomic<int64_t>>(0);
 };
 
 /// The data files below `path` (ListDataFileInfos); none while the directory does not exist
-/// yet (files may land in a folder created after the stream started).
+/// yet (files may land in a folder created after the stream started). Non-regular files
+/// (FileInfo::is_special) are included, for the caller to count and drop.
 Result<std::vector<storage::FileInfo>> ListSourceFiles(storage::FileSystem& fs,
                                                        const std::string& path);
+
+/// Removes the entries that are not regular files (FIFOs, sockets, devices: FileInfo::is_special)
+/// from `files`; returns how many.
+size_t DropNonRegularFiles(std::vector<storage::FileInfo>& files);
 
 /// Files in the order a source takes them: oldest first, ties by path (Spark orders by
 /// modification time only; the path makes equal times deterministic); newest first with

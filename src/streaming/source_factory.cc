@@ -3,16 +3,51 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "storage/local_path.h"
 #include "streaming/cloud_files_source.h"
 #include "streaming/delta_source.h"
 #include "streaming/file_source.h"
 #include "streaming/rate_source.h"
+#include "streaming/source_options.h"
 
 namespace tributary::streaming {
 
-Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest& request) {
-  const std::string format = AsciiLower(request.format);
+namespace {
+
+/// Auto Loader's cloudFiles.validateOptions (default true): the keys of its format's reader
+/// (of every format while cloudFiles.format is missing, which is reported next) and its own.
+Status ValidateCloudFilesOptions(const formats::OptionMap& options) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const bool validate, BooleanOptionOr(options, "validateOptions", true));
+  if (!validate) {
+    return Status::OK();
+  }
+  constexpr std::string_view kSource =
+      "the cloudFiles source (cloudFiles.validateOptions=false skips this check)";
+  if (const std::string* format = formats::FindOption(options, "format")) {
+    return ValidateSourceOptions(options, kSource, CloudFilesOptionKeys(*format));
+  }
+  SourceOptionKeys keys = CloudFilesOptionKeys("");
+  for (std::string_view format : {"json", "csv", "parquet", "text"}) {
+    const formats::ReaderOptionKeys reader = formats::ReaderOptionKeysOf(format);
+    keys.known.insert(keys.known.end(), reader.known.begin(), reader.known.end());
+  }
+  return ValidateSourceOptions(options, kSource, keys);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest& given) {
+  const std::string format = AsciiLower(given.format);
+  SourceRequest request = given;
+  if (!request.path.empty()) {
+    // "file:///data/in" is the local /data/in; "s3://..." is refused here, not listed as an
+    // empty (missing) directory.
+    TRIBUTARY_ASSIGN_OR_RAISE(request.path, storage::LocalPath(given.path));
+  }
   if (format == "json" || format == "csv" || format == "parquet") {
+    TRIBUTARY_RETURN_NOT_OK(ValidateSourceOptions(request.options,
+                                                  fmt::format("the {} file stream source", format),
+                                                  FileSourceOptionKeys(format)));
     if (request.path.empty()) {
       return Status::InvalidArgument(fmt::format("a {} stream needs a directory path", format));
     }
@@ -23,6 +58,7 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
     return std::shared_ptr<const SourceDefinition>(std::move(definition));
   }
   if (format == "cloudfiles") {
+    TRIBUTARY_RETURN_NOT_OK(ValidateCloudFilesOptions(request.options));
     if (request.path.empty()) {
       return Status::InvalidArgument("a cloudFiles stream needs a directory path");
     }
@@ -33,6 +69,8 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
     return std::shared_ptr<const SourceDefinition>(std::move(definition));
   }
   if (format == "delta") {
+    TRIBUTARY_RETURN_NOT_OK(
+        ValidateSourceOptions(request.options, "the Delta source", DeltaSourceOptionKeys()));
     if (request.schema != nullptr) {
       return Status::InvalidArgument("a Delta table has its own schema; do not give one");
     }
@@ -41,6 +79,8 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
     return std::shared_ptr<const SourceDefinition>(std::move(definition));
   }
   if (format == "rate") {
+    TRIBUTARY_RETURN_NOT_OK(
+        ValidateSourceOptions(request.options, "the rate source", RateSourceOptionKeys()));
     if (request.schema != nullptr) {
       return Status::InvalidArgument("the rate source has a fixed schema; do not give one");
     }

@@ -30,8 +30,9 @@ struct SourceRequest {
   std::map<std::string, std::string> session_config;
 };
 
-/// The source `request` names. InvalidArgument for an unknown format (with the known ones) or
-/// a bad option; NotFound for a Delta table that does not exist.
+/// The source `request` names. InvalidArgument for an unknown format (with the known ones), a
+/// bad option, or a path with a URI scheme other than file:// (storage/local_path.h); NotFound
+/// for a Delta table that does not exist.
 Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest& request);
 
 }  // namespace tributary::streaming

@@ -10,9 +10,16 @@
 #include "common/uuid.h"
 #include "delta/snapshot.h"
 #include "plan/plan_builder.h"
+#include "storage/local_path.h"
 
 namespace tributary::streaming {
 namespace {
+
+/// `status` with `context` prepended, except a schema change: that asks for a restart and is
+/// reported once, in its own one-line words (a pipeline prints it as it restarts the stream).
+Status ContextUnlessSchemaChanged(const Status& status, std::string_view context) {
+  return status.IsSchemaChanged() ? status : status.WithContext(context);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -142,6 +149,12 @@ Result<std::shared_ptr<StreamExecution>> StreamExecution::Start(
   if (options.checkpoint_location.empty()) {
     return Status::InvalidArgument("a streaming query needs a checkpointLocation");
   }
+  // The checkpoint lock and the sources' RocksDB stores open it directly: a local path.
+  auto local = storage::LocalPath(options.checkpoint_location);
+  if (!local.ok()) {
+    return local.status().WithContext("checkpointLocation");
+  }
+  options.checkpoint_location = std::move(*local);
   std::shared_ptr<StreamExecution> query(
       new StreamExecution(std::move(plan), std::move(sink), std::move(options), std::move(fs)));
   TRIBUTARY_RETURN_NOT_OK(query->Open());
@@ -419,8 +432,8 @@ Result<bool> StreamExecution::RunNextBatch() {
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto offset = sources_[i].source->LatestOffset(committed_[i], respect_limits);
     if (!offset.ok()) {
-      return offset.status().WithContext(
-          fmt::format("source {} ({})", i, sources_[i].definition->Description()));
+      return ContextUnlessSchemaChanged(
+          offset.status(), fmt::format("source {} ({})", i, sources_[i].definition->Description()));
     }
     latest[i] = std::move(*offset);
     if (latest[i] && latest[i] != committed_[i]) {
@@ -516,7 +529,8 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
     if (end && end != committed_[i]) {
       auto batch = slot.source->GetBatch(committed_[i], *end);
       if (!batch.ok()) {
-        return batch.status().WithContext(
+        return ContextUnlessSchemaChanged(
+            batch.status(),
             fmt::format("batch {}, source {} ({})", batch_id, i, slot.definition->Description()));
       }
       batch_sources[i] = std::move(*batch);
@@ -542,8 +556,8 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   CrashPoint("streaming.before_add_batch");
   auto written = sink_->AddBatch(micro_batch);
   if (!written.ok()) {
-    return written.status().WithContext(
-        fmt::format("batch {}, writing to {}", batch_id, sink_->Description()));
+    return ContextUnlessSchemaChanged(
+        written.status(), fmt::format("batch {}, writing to {}", batch_id, sink_->Description()));
   }
   durations["addBatch"] = ElapsedMs(add_start);
 

@@ -847,6 +847,48 @@ TEST_F(StreamingTest, WarehouseTablesStreamByNameWithTheCheckpointUnderTheSessio
   EXPECT_THAT(console.status().Message(), HasSubstr("console"));
 }
 
+TEST_F(StreamingTest, UnsupportedUriSchemesAreErrorsAndFileUrisAreLocalPaths) {
+  // A source under another scheme used to run as an empty stream (its "directory" was missing).
+  for (const std::string format : {"json", "cloudFiles", "delta"}) {
+    DataStreamReader reader = session_->ReadStream().Format(format);
+    if (format == "cloudFiles") {
+      reader.Option("cloudFiles.format", "json");
+    }
+    if (format != "delta") {
+      reader.Schema("id BIGINT");
+    }
+    DataFrame frame = reader.Load("s3://bucket/landing");
+    ASSERT_RAISES(InvalidArgument, frame.Status());
+    EXPECT_THAT(frame.Status().Message(),
+                HasSubstr("unsupported URI scheme 's3' in 's3://bucket/landing'"))
+        << format;
+  }
+  auto sink = Events()
+                  .WriteStream()
+                  .Format("delta")
+                  .Option("checkpointLocation", dir_.Join("cp"))
+                  .Start("abfss://container@account/table");
+  ASSERT_RAISES(InvalidArgument, sink);
+  EXPECT_THAT(sink.status().Message(), HasSubstr("unsupported URI scheme 'abfss'"));
+  auto checkpoint = StartDelta(Events(), "gs://bucket/checkpoint", dir_.Join("table"));
+  ASSERT_RAISES(InvalidArgument, checkpoint);
+  EXPECT_THAT(checkpoint.status().Message(), HasSubstr("checkpointLocation"));
+  EXPECT_THAT(checkpoint.status().Message(), HasSubstr("unsupported URI scheme 'gs'"));
+
+  // file:// names the local disk, for the source, the sink and the checkpoint alike.
+  WriteEvents("a.json", 0, 3);
+  DataFrame uri_source = session_->ReadStream()
+                             .Format("json")
+                             .Schema("id BIGINT, status STRING")
+                             .Load("file://" + in_);
+  ASSERT_OK_AND_ASSIGN(StreamingQuery query,
+                       StartDelta(uri_source, "file://" + dir_.Join("cp"),
+                                  "file://" + dir_.Join("table"), Trigger::AvailableNow()));
+  ASSERT_OK(query.AwaitTermination());
+  EXPECT_EQ(TableRows(dir_.Join("table")), EventRows(0, 3));
+  EXPECT_TRUE(std::filesystem::exists(dir_.Join("cp/offsets/0")));
+}
+
 TEST_F(StreamingTest, UpdateAndCompleteOutputModesAreClearErrors) {
   for (const char* mode : {"update", "complete", "Complete"}) {
     auto query = Events()

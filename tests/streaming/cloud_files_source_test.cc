@@ -1,6 +1,7 @@
 #include "streaming/cloud_files_source.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -473,6 +474,57 @@ TEST_F(CloudFilesSourceTest, CleanSourceMoveKeepsTheRelativePathAndReportsFailur
   EXPECT_THAT(inside.status().ToString(), HasSubstr("inside the source directory"));
 }
 
+TEST_F(CloudFilesSourceTest, CleanSourceMoveRefusesEveryDestinationSpelledInsideTheSource) {
+  std::filesystem::create_directory_symlink(input_, dir_ + "/link");
+  auto define = [&](const std::string& destination) {
+    return CloudFilesSourceDefinition::Make(
+        fs_, input_,
+        {{"cloudFiles.format", "json"},
+         {"cloudFiles.cleanSource", "MOVE"},
+         {"cloudFiles.cleanSource.moveDestination", destination}},
+        *plan::ParseSchemaDdl("id INT"), {}, {});
+  };
+  for (const std::string& destination :
+       {input_ + "//archive", dir_ + "/other/../in/archive", dir_ + "//in/./archive/",
+        dir_ + "/link/archive", "file://" + input_ + "/archive", input_}) {
+    auto inside = define(destination);
+    ASSERT_RAISES(InvalidArgument, inside);
+    EXPECT_THAT(inside.status().ToString(), HasSubstr("inside the source directory"))
+        << destination;
+  }
+  // A relative spelling, against the working directory.
+  const std::string saved = std::filesystem::current_path().string();
+  ASSERT_EQ(::chdir(dir_.c_str()), 0);
+  auto relative = define("in/archive");
+  ASSERT_EQ(::chdir(saved.c_str()), 0);
+  EXPECT_THAT(relative.status().ToString(), HasSubstr("inside the source directory"));
+  // A sibling whose name only starts like the source is outside it.
+  ASSERT_OK(define(dir_ + "/in-archive").status());
+}
+
+TEST_F(CloudFilesSourceTest, FifosInTheLandingDirectoryAreSkippedAndCounted) {
+  WriteInput("a.json", {1}, kBase);
+  WriteInput("sub/b.json", {2}, kBase + 1);
+  ASSERT_EQ(::mkfifo((input_ + "/pipe.json").c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo((input_ + "/sub/pipe.json").c_str(), 0644), 0);
+  auto source = Open(*Define());
+  auto latest = source->LatestOffset(std::nullopt, true);
+  ASSERT_OK(latest.status());
+  // Checked before reading: a FIFO in the batch used to block the read in open() forever.
+  ASSERT_THAT(BatchFiles(*source, std::nullopt, **latest), ElementsAre("a.json", "sub/b.json"));
+  EXPECT_EQ(source->Metrics()["numNonRegularFilesSkipped"], "2");
+  auto batch = source->GetBatch(std::nullopt, **latest);
+  ASSERT_OK(batch.status());
+  EXPECT_THAT(DataRows(*batch), ElementsAre(R"({"id":1})", R"({"id":2})"));
+  // Schema inference samples regular files only.
+  auto inferred = CloudFilesSourceDefinition::Make(
+      fs_, input_,
+      {{"cloudFiles.format", "json"}, {"cloudFiles.schemaLocation", dir_ + "/schemas"}}, nullptr,
+      {}, {});
+  ASSERT_OK(inferred.status());
+  EXPECT_GE((*inferred)->Schema()->FieldIndex("id"), 0);
+}
+
 TEST_F(CloudFilesSourceTest, MissingAndCorruptFiles) {
   WriteInput("a.json", {1}, kBase);
   WriteInput("b.json", {2}, kBase + 1);
@@ -545,6 +597,35 @@ TEST_F(CloudFilesSourceTest, CorruptFilesFailTheBatchNamingThemUnlessIgnored) {
   ASSERT_OK(tolerant.status());
   EXPECT_THAT(*tolerant, ElementsAre("{\"id\":1}", "{\"id\":2}"));
   EXPECT_EQ(skipped, 1);
+}
+
+TEST_F(CloudFilesSourceTest, IgnoreCorruptFilesAlsoSkipsThemInSchemaInference) {
+  // A truncated .json.gz beside a good file; a zero-byte .parquet beside a good one.
+  WriteFile("json/a.json", "{\"id\":1,\"name\":\"x\"}\n", kBase);
+  WriteFile("json/b.json.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b", 11),
+            kBase + 1);
+  auto schema =
+      ::tributary::testing::MakeSchema({columnar::Field("id", columnar::DataType::Int64())});
+  ASSERT_OK_AND_ASSIGN(auto rows, ::tributary::testing::BatchFromJson(schema, "[[1],[2]]"));
+  ASSERT_OK(fs_.CreateDir(dir_ + "/parquet"));
+  ASSERT_OK(parquet::WriteParquetFile(fs_, dir_ + "/parquet/a.parquet", {rows}, schema));
+  WriteFile("parquet/b.parquet", "", kBase + 1);
+  for (const std::string format : {"json", "parquet"}) {
+    const auto define = [&](bool ignore) {
+      return CloudFilesSourceDefinition::Make(
+          fs_, dir_ + "/" + format,
+          {{"cloudFiles.format", format},
+           {"cloudFiles.schemaLocation", dir_ + "/schemas-" + format + (ignore ? "-i" : "")},
+           {"ignoreCorruptFiles", ignore ? "true" : "false"}},
+          nullptr, {}, {});
+    };
+    auto strict = define(false);
+    ASSERT_FALSE(strict.ok()) << format;
+    EXPECT_THAT(strict.status().ToString(), HasSubstr("b." + format)) << format;
+    auto tolerant = define(true);
+    ASSERT_OK(tolerant.status());
+    EXPECT_GE((*tolerant)->Schema()->FieldIndex("id"), 0) << format;
+  }
 }
 
 TEST_F(CloudFilesSourceTest, TextAndBinaryFileFormats) {

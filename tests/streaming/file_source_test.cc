@@ -1,5 +1,7 @@
 #include "streaming/file_source.h"
 
+#include <sys/stat.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -124,6 +126,24 @@ TEST_F(FileSourceTest, SkipsHiddenNamesAndListsSubdirectories) {
   ASSERT_OK_AND_ASSIGN(auto offset, source->LatestOffset(std::nullopt, true));
   EXPECT_THAT(BatchFiles(*source, std::nullopt, *offset),
               ElementsAre("date=2026-01-01/part.json", "top.json"));
+}
+
+TEST_F(FileSourceTest, SkipsFifosAndCountsThem) {
+  WriteInput("a.json", {1});
+  WriteInput("sub/b.json", {2}, kBase + 1);
+  ASSERT_EQ(::mkfifo((input_ + "/pipe.json").c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo((input_ + "/sub/pipe.json").c_str(), 0644), 0);
+  auto source = Open(*Define());
+  ASSERT_OK_AND_ASSIGN(auto offset, source->LatestOffset(std::nullopt, true));
+  // Checked before reading: a FIFO in the batch used to block the read in open() forever.
+  ASSERT_THAT(BatchFiles(*source, std::nullopt, *offset), ElementsAre("a.json", "sub/b.json"));
+  EXPECT_EQ(source->Metrics().at("numNonRegularFilesSkipped"), "2");
+  EXPECT_THAT(BatchRows(*source, std::nullopt, *offset), ElementsAre(R"({"id":1})", R"({"id":2})"));
+  // Schema inference skips them too.
+  session_config_["spark.sql.streaming.schemaInference"] = "true";
+  auto inferred = Define({}, "");
+  ASSERT_NE(inferred, nullptr);
+  EXPECT_GE(inferred->Schema()->FieldIndex("id"), 0);
 }
 
 TEST_F(FileSourceTest, MissingDirectoryIsAnEmptyStreamUntilItAppears) {
