@@ -707,6 +707,14 @@ class Binder {
         }
       }
     }
+    // External tables (CREATE TABLE ... LOCATION) are in the warehouse by their catalog entry.
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> external,
+                              plan::ListExternalTables(catalog_));
+    for (const std::string& name : external) {
+      if (show.pattern.empty() || MatchesShowPattern(show.pattern, name)) {
+        rows.push_back({"", name, "false"});
+      }
+    }
     std::sort(rows.begin(), rows.end());
     TRIBUTARY_ASSIGN_OR_RAISE(
         LogicalPlanPtr strings,

@@ -63,6 +63,8 @@ TEST_F(TablesTest, ExternalTableIsRegisteredForThisAndLaterSessions) {
   EXPECT_THAT(Rows(*later, "SELECT * FROM events"), ElementsAre(R"({"id":1})", R"({"id":2})"));
   ASSERT_OK_AND_ASSIGN(auto tables, later->ListTables());
   EXPECT_THAT(tables, ElementsAre("events"));
+  EXPECT_THAT(Rows(*later, "SHOW TABLES"),
+              ElementsAre(R"({"namespace":"","tableName":"events","isTemporary":false})"));
   auto again = later->Sql("CREATE TABLE events (id BIGINT) USING DELTA").Status();
   ASSERT_RAISES(AlreadyExists, again);
 
