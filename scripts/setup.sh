@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ clang libclang-rt-14-dev cmake ninja-build pkg-config ccache git nodejs
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev
+  libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev libroaring-dev
   librocksdb-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   tzdata libre2-dev libxxhash-dev
 )

@@ -4,17 +4,20 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
 #include "formats/parquet/compression.h"
+#include "formats/parquet/delta_encoding.h"
 #include "formats/parquet/reader.h"
 #include "formats/parquet/rle_encoding.h"
 #include "formats/parquet/writer.h"
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
+#include "support/memory_limit.h"
 #include "support/status_matchers.h"
 
 namespace tributary::parquet {
@@ -260,6 +263,92 @@ TEST_F(ParquetReaderBadInputTest, RejectsDecompressionFailure) {
   const std::string pages = DataPage(1, Encoding::kPlain, garbage, 0, /*uncompressed_size=*/64);
   ExpectCorruption(BuildFile(PhysicalType::kInt32, pages, 1, /*codec=SNAPPY*/ 1),
                    {"row group 0", "column x", "byte"});
+}
+
+// Sizes a file declares are checked before they size an allocation. Each case runs in a child
+// whose address space may grow by 512 MiB: trusting the 2^31-1 bytes or values it declares
+// aborts the child (std::bad_alloc) instead of returning Corruption.
+constexpr int64_t kHostileHeadroom = int64_t{512} << 20;
+constexpr int32_t kHuge = std::numeric_limits<int32_t>::max();
+constexpr int kCorruptionAsExpected = 0;
+constexpr int kWrongOutcome = 1;
+
+class ParquetDeclaredSizeTest : public ParquetReaderBadInputTest,
+                                public ::testing::WithParamInterface<CompressionCodec> {
+ protected:
+  // Reads `bytes` in a memory-limited child: whether it failed with Corruption naming the file,
+  // a byte offset and each of `parts`.
+  int ReadInChild(const std::string& bytes, std::initializer_list<std::string> parts) {
+    return testing::RunUnderMemoryLimit(kHostileHeadroom, [&] {
+      auto result = Read(bytes);
+      if (!result.status().IsCorruption()) {
+        return kWrongOutcome;
+      }
+      const std::string& message = result.status().Message();
+      bool named =
+          message.find(path_) != std::string::npos && message.find("byte ") != std::string::npos;
+      for (const std::string& part : parts) {
+        named = named && message.find(part) != std::string::npos;
+      }
+      if (!named) {
+        std::fprintf(stderr, "unexpected message: %s\n", message.c_str());
+      }
+      return named ? kCorruptionAsExpected : kWrongOutcome;
+    });
+  }
+};
+
+// A page whose body is one compressed value but whose header declares a 2^31-1-byte page: the
+// codec's own header (or its largest expansion of the body) refutes it.
+TEST_P(ParquetDeclaredSizeTest, RejectsPageDeclaringHugeUncompressedSize) {
+  const CompressionCodec codec = GetParam();
+  std::string body;
+  ASSERT_OK(Compress(codec, DefLevels({1}) + Int32Plain({7}), &body));
+  const std::string pages =
+      DataPage(1, Encoding::kPlain, body, static_cast<int32_t>(body.size()), kHuge);
+  const std::string file =
+      BuildFile(PhysicalType::kInt32, pages, 1, CompressionCodecToThrift(codec));
+  EXPECT_EQ(ReadInChild(file, {"row group 0", "column x", std::string(CompressionCodecName(codec)),
+                               std::to_string(kHuge)}),
+            kCorruptionAsExpected);
+  // The same page with its true size reads back.
+  const std::string honest = DataPage(1, Encoding::kPlain, body, static_cast<int32_t>(body.size()),
+                                      static_cast<int32_t>(DefLevels({1}).size() + 4));
+  ASSERT_OK_AND_ASSIGN(
+      auto rows, Read(BuildFile(PhysicalType::kInt32, honest, 1, CompressionCodecToThrift(codec))));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"x":7})"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, ParquetDeclaredSizeTest,
+                         ::testing::Values(CompressionCodec::kSnappy, CompressionCodec::kGzip,
+                                           CompressionCodec::kZstd, CompressionCodec::kLz4Raw,
+                                           CompressionCodec::kLz4Hadoop, CompressionCodec::kBrotli),
+                         [](const ::testing::TestParamInfo<CompressionCodec>& codec) {
+                           return std::string(CompressionCodecName(codec.param)) == "LZ4_RAW"
+                                      ? std::string("LZ4Raw")
+                                      : std::string(CompressionCodecName(codec.param));
+                         });
+
+// A dictionary page of 8 bytes declaring 2^31-1 strings: each needs a 4-byte length at least.
+TEST_F(ParquetDeclaredSizeTest, RejectsDictionaryDeclaringHugeValueCount) {
+  const std::string pages = DictionaryPage(kHuge, Le32(2) + "ok") +
+                            DataPage(1, Encoding::kRleDictionary, DefLevels({1}) + "\x01\x02\x00");
+  const std::string file =
+      BuildFile(PhysicalType::kByteArray, pages, 1, 0, /*dictionary=*/true, /*string=*/true);
+  EXPECT_EQ(ReadInChild(file, {"row group 0", "column x", std::to_string(kHuge)}),
+            kCorruptionAsExpected);
+}
+
+// A DELTA_BINARY_PACKED stream of one value under a page of three is refuted by the stream's own
+// count before the page's count sizes the values.
+TEST_F(ParquetReaderBadInputTest, RejectsDeltaPageDeclaringMoreValuesThanItsStream) {
+  std::string stream;
+  const std::vector<int32_t> one = {5};
+  EncodeDeltaBinaryPacked(one, &stream);
+  const std::string pages =
+      DataPage(3, Encoding::kDeltaBinaryPacked, DefLevels({1, 1, 1}) + stream);
+  ExpectCorruption(BuildFile(PhysicalType::kInt32, pages, 3),
+                   {"row group 0", "column x", "the stream declares 1 values, the page 3"});
 }
 
 TEST_F(ParquetReaderBadInputTest, RejectsInvalidUtf8InStrings) {

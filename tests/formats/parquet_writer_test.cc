@@ -204,7 +204,8 @@ INSTANTIATE_TEST_SUITE_P(Codecs, ParquetWriterCodecTest,
                                            CodecCase{CompressionCodec::kZstd, true},
                                            CodecCase{CompressionCodec::kUncompressed, true},
                                            CodecCase{CompressionCodec::kSnappy, false},
-                                           CodecCase{CompressionCodec::kZstd, false}));
+                                           CodecCase{CompressionCodec::kZstd, false},
+                                           CodecCase{CompressionCodec::kBrotli, true}));
 
 TEST_F(ParquetWriterTest, SchemaUsesSparkPhysicalTypesAndAnnotations) {
   SchemaPtr schema = FlatSchema();

@@ -50,7 +50,7 @@ struct OracleFileRows {
 Result<std::vector<OracleFileRows>> OracleCatParquetMany(const std::vector<std::string>& files);
 
 /// Writes the result of DuckDB query `sql` to the Parquet file `out` with COPY. `codec` is
-/// snappy, zstd, gzip or uncompressed. `row_group_size` is rows per row group; 0 keeps
+/// snappy, zstd, gzip, brotli or uncompressed. `row_group_size` is rows per row group; 0 keeps
 /// DuckDB's default (122880).
 Status OracleWriteParquet(const std::string& out, const std::string& sql,
                           const std::string& codec = "snappy", int64_t row_group_size = 0);

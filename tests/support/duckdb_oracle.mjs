@@ -8,7 +8,7 @@
 //                                        OUT_DIR/<i>.jsonl, i = 0-based line number; prints one
 //                                        JSON line per input: {"index","file","rows"} or
 //                                        {"index","file","error"}
-//   write-parquet OUT --sql SQL [--codec snappy|zstd|gzip|uncompressed] [--row-group-size N]
+//   write-parquet OUT --sql SQL [--codec snappy|zstd|gzip|brotli|uncompressed] [--row-group-size N]
 //                 [--parquet-version v1|v2]
 //                                        COPY (SQL) TO OUT as Parquet. Default codec: snappy
 //   query --sql SQL                      the result rows as canonical JSON lines
@@ -471,7 +471,7 @@ async function main() {
       requirePositional(options, 1, 'write-parquet OUT --sql SQL [--codec C] [--row-group-size N]');
       if (options.sql === undefined) throw new UsageError('write-parquet needs --sql');
       const codec = options.codec ?? 'snappy';
-      if (!['snappy', 'zstd', 'gzip', 'uncompressed'].includes(codec)) {
+      if (!['snappy', 'zstd', 'gzip', 'brotli', 'uncompressed'].includes(codec)) {
         throw new UsageError(`unknown codec ${codec}`);
       }
       let copyOptions = `FORMAT parquet, COMPRESSION ${codec}`;

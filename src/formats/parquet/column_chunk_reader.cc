@@ -228,8 +228,13 @@ Result<std::string_view> ChunkDecoder::Decompress(std::string_view compressed,
     }
     return compressed;
   }
+  // The declared size is checked against the body before the buffer is sized by it.
+  Status st = CheckDecompressedSize(codec_, compressed, uncompressed_size);
+  if (!st.ok()) {
+    return Fault(offset, st.Message());
+  }
   scratch_.resize(static_cast<size_t>(uncompressed_size));
-  Status st = parquet::Decompress(
+  st = parquet::Decompress(
       codec_, compressed,
       std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch_.data()), scratch_.size()));
   if (!st.ok()) {
@@ -275,6 +280,10 @@ Status ChunkDecoder::DecodePlain(std::string_view data, int64_t count, int64_t o
     return Status::OK();
   }
   if (leaf_.physical_type == PhysicalType::kByteArray) {
+    if (count > static_cast<int64_t>(data.size()) / 4) {
+      return Fault(offset, fmt::format("{} PLAIN byte arrays need at least {} bytes, page has {}",
+                                       count, count * 4, data.size()));
+    }
     // Checks every length and computes the offsets; ConvertInto copies the bytes.
     out->offsets.resize(static_cast<size_t>(count) + 1);
     out->offsets[0] = 0;
@@ -395,18 +404,27 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
     }
     case Encoding::kDeltaBinaryPacked: {
       Status st;
+      // The stream's own count is checked before the page's count sizes the values.
+      auto check_count = [&](int64_t declared) {
+        return declared >= count
+                   ? Status::OK()
+                   : Status::Corruption(fmt::format("the stream declares {} values, the page {}",
+                                                    declared, count));
+      };
       if (leaf_.physical_type == PhysicalType::kInt32) {
         auto decoder = DeltaBinaryPackedDecoder<int32_t>::Make(data);
-        values.fixed.resize(static_cast<size_t>(count) * 4);
-        st = decoder.ok()
-                 ? decoder->GetBatch(reinterpret_cast<int32_t*>(values.fixed.data()), count)
-                 : decoder.status();
+        st = decoder.ok() ? check_count(decoder->TotalValueCount()) : decoder.status();
+        if (st.ok()) {
+          values.fixed.resize(static_cast<size_t>(count) * 4);
+          st = decoder->GetBatch(reinterpret_cast<int32_t*>(values.fixed.data()), count);
+        }
       } else if (leaf_.physical_type == PhysicalType::kInt64) {
         auto decoder = DeltaBinaryPackedDecoder<int64_t>::Make(data);
-        values.fixed.resize(static_cast<size_t>(count) * 8);
-        st = decoder.ok()
-                 ? decoder->GetBatch(reinterpret_cast<int64_t*>(values.fixed.data()), count)
-                 : decoder.status();
+        st = decoder.ok() ? check_count(decoder->TotalValueCount()) : decoder.status();
+        if (st.ok()) {
+          values.fixed.resize(static_cast<size_t>(count) * 8);
+          st = decoder->GetBatch(reinterpret_cast<int64_t*>(values.fixed.data()), count);
+        }
       } else {
         return Fault(offset, "DELTA_BINARY_PACKED on a column that is not INT32 or INT64");
       }
@@ -445,6 +463,10 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
       if (values.width <= 0 || leaf_.physical_type == PhysicalType::kBoolean ||
           leaf_.physical_type == PhysicalType::kInt96) {
         return Fault(offset, "BYTE_STREAM_SPLIT on a column without a fixed width");
+      }
+      if (count > static_cast<int64_t>(data.size()) / values.width) {
+        return Fault(offset, fmt::format("{} BYTE_STREAM_SPLIT values need {} bytes, page has {}",
+                                         count, count * values.width, data.size()));
       }
       values.fixed.resize(static_cast<size_t>(count * values.width));
       Status st = DecodeByteStreamSplit(data, values.width, count,
@@ -1086,11 +1108,15 @@ Result<LeafData> ChunkDecoder::Read(int64_t entries) {
   }
   const int16_t max_def = leaf_.def_level;
   const int16_t max_rep = leaf_.rep_level;
+  // `entries` comes from the footer: reserve no more than pages are likely to hold, and let the
+  // levels grow as pages prove they are there.
+  constexpr int64_t kMaxLevelReserve = int64_t{1} << 20;
+  const auto reserve = static_cast<size_t>(std::min(entries, kMaxLevelReserve));
   if (max_def > 0) {
-    out.def_levels.reserve(static_cast<size_t>(entries));
+    out.def_levels.reserve(reserve);
   }
   if (max_rep > 0) {
-    out.rep_levels.reserve(static_cast<size_t>(entries));
+    out.rep_levels.reserve(reserve);
   }
   while (out.num_entries < entries) {
     if (page_entry_ == page_entries_) {

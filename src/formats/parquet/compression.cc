@@ -7,17 +7,27 @@
 //   *-size     := 4 bytes big endian
 //
 // Some writers put a bare LZ4 block under code 5, so a body that does not parse as frames is
-// retried as one. GZIP bodies may hold several gzip members (Compression.md, "GZIP").
+// retried as one. GZIP bodies may hold several gzip members (Compression.md, "GZIP"). BROTLI
+// bodies are one Brotli stream (RFC 7932).
+//
+// A page header's uncompressed size is checked (CheckDecompressedSize) before anything of that
+// size is allocated: a file of a hundred bytes may declare a 2 GiB page.
 
 #include "formats/parquet/compression.h"
 
 #include <lz4.h>
 #include <snappy.h>
 #include <zlib.h>
+
+#include <brotli/decode.h>
+#include <brotli/encode.h>
+// ZSTD_decompressBound (exported by Debian's shared libzstd) bounds frames without a content size.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 #include <snappy-sinksource.h>
@@ -81,6 +91,18 @@ constexpr int kZlibDetectHeader = 32;
 constexpr int kZlibGzipHeader = 16;
 constexpr int kZlibMemLevel = 8;
 constexpr size_t kHadoopFrameHeader = 8;
+/// The most output one input byte can become: deflate's longest match (258 bytes) in the
+/// shortest code of the fixed Huffman table makes 1032:1; an LZ4 sequence adds at most 255 bytes
+/// of match length per input byte. Some bytes of slack cover the codecs' fixed overheads.
+constexpr int64_t kGzipMaxRatio = 1032;
+constexpr int64_t kLz4MaxRatio = 255;
+constexpr int64_t kRatioSlack = 64;
+/// Brotli has no such ratio worth trusting: larger claims are confirmed by decompressing.
+constexpr int64_t kBrotliTrustedRatio = 64;
+constexpr size_t kBrotliCountWindow = 64 * 1024;
+/// Brotli's quality when the caller asks for the default: its own default (11) is several times
+/// slower for a few percent, so Arrow and parquet-mr writers use lower ones too.
+constexpr int kBrotliDefaultQuality = 8;
 
 uint32_t LoadBe32(const char* p) {
   return static_cast<uint32_t>(static_cast<uint8_t>(p[0])) << 24 |
@@ -256,6 +278,88 @@ Status DeflateGzip(std::string_view input, std::string* output, int level) {
   return Status::OK();
 }
 
+Status DecompressBrotli(std::string_view input, std::span<uint8_t> output) {
+  size_t produced = output.size();
+  // Brotli writes nothing through an empty buffer, but wants a valid pointer.
+  uint8_t empty = 0;
+  const BrotliDecoderResult rc =
+      BrotliDecoderDecompress(input.size(), reinterpret_cast<const uint8_t*>(input.data()),
+                              &produced, output.empty() ? &empty : output.data());
+  if (rc == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) {
+    return Status::Corruption(fmt::format(
+        "BROTLI page decompresses to more than the {} bytes its header declares", output.size()));
+  }
+  if (rc != BROTLI_DECODER_RESULT_SUCCESS) {
+    return Status::Corruption(
+        fmt::format("BROTLI page of {} bytes is malformed or truncated", input.size()));
+  }
+  if (produced != output.size()) {
+    return SizeMismatch(CompressionCodec::kBrotli, static_cast<int64_t>(produced), output.size());
+  }
+  return Status::OK();
+}
+
+/// Decompresses `input` into a small window, counting, until it ends or passes `limit` bytes.
+Result<int64_t> CountBrotliOutput(std::string_view input, int64_t limit) {
+  BrotliDecoderState* state = BrotliDecoderCreateInstance(nullptr, nullptr, nullptr);
+  if (state == nullptr) {
+    return Status::Internal("BrotliDecoderCreateInstance failed");
+  }
+  std::vector<uint8_t> window(kBrotliCountWindow);
+  size_t available_in = input.size();
+  const auto* next_in = reinterpret_cast<const uint8_t*>(input.data());
+  int64_t produced = 0;
+  BrotliDecoderResult rc = BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT;
+  while (rc == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT && produced <= limit) {
+    size_t available_out = window.size();
+    uint8_t* next_out = window.data();
+    rc = BrotliDecoderDecompressStream(state, &available_in, &next_in, &available_out, &next_out,
+                                       nullptr);
+    produced += static_cast<int64_t>(window.size() - available_out);
+  }
+  BrotliDecoderDestroyInstance(state);
+  if (rc == BROTLI_DECODER_RESULT_ERROR || rc == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT) {
+    return Status::Corruption(
+        fmt::format("BROTLI page of {} bytes is malformed or truncated", input.size()));
+  }
+  return produced;
+}
+
+Status CompressBrotli(std::string_view input, std::string* output, int level) {
+  if (level == kDefaultCompressionLevel) {
+    level = kBrotliDefaultQuality;
+  }
+  if (level < BROTLI_MIN_QUALITY || level > BROTLI_MAX_QUALITY) {
+    return Status::InvalidArgument(fmt::format("BROTLI level {} is outside {}..{}", level,
+                                               BROTLI_MIN_QUALITY, BROTLI_MAX_QUALITY));
+  }
+  size_t n = BrotliEncoderMaxCompressedSize(input.size());
+  output->resize(n);
+  if (BrotliEncoderCompress(level, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, input.size(),
+                            reinterpret_cast<const uint8_t*>(input.data()), &n,
+                            reinterpret_cast<uint8_t*>(output->data())) != BROTLI_TRUE) {
+    return Status::Internal(fmt::format("BrotliEncoderCompress failed on {} bytes", input.size()));
+  }
+  output->resize(n);
+  return Status::OK();
+}
+
+/// The decompressed sizes the Hadoop frames of `input` declare, or -1 when it is not frames.
+int64_t HadoopFramesSize(std::string_view input) {
+  int64_t total = 0;
+  while (input.size() >= kHadoopFrameHeader) {
+    const uint32_t decompressed = LoadBe32(input.data());
+    const uint32_t compressed = LoadBe32(input.data() + 4);
+    input.remove_prefix(kHadoopFrameHeader);
+    if (compressed > input.size()) {
+      return -1;
+    }
+    total += decompressed;
+    input.remove_prefix(compressed);
+  }
+  return input.empty() ? total : -1;
+}
+
 Status CompressLz4Block(std::string_view input, std::string* output, size_t header) {
   const int bound = LZ4_compressBound(static_cast<int>(input.size()));
   output->resize(header + static_cast<size_t>(bound));
@@ -281,7 +385,7 @@ Result<CompressionCodec> CompressionCodecFromThrift(int32_t value) {
     case 3:
       return Status::NotImplemented("compression codec LZO (3) is not supported");
     case 4:
-      return Status::NotImplemented("compression codec BROTLI (4) is not supported");
+      return CompressionCodec::kBrotli;
     case 5:
       return CompressionCodec::kLz4Hadoop;
     case 6:
@@ -307,6 +411,8 @@ int32_t CompressionCodecToThrift(CompressionCodec codec) {
       return 6;
     case CompressionCodec::kLz4Raw:
       return 7;
+    case CompressionCodec::kBrotli:
+      return 4;
   }
   return 0;
 }
@@ -325,8 +431,81 @@ std::string_view CompressionCodecName(CompressionCodec codec) {
       return "ZSTD";
     case CompressionCodec::kLz4Raw:
       return "LZ4_RAW";
+    case CompressionCodec::kBrotli:
+      return "BROTLI";
   }
   return "UNKNOWN";
+}
+
+Status CheckDecompressedSize(CompressionCodec codec, std::string_view input,
+                             int64_t uncompressed_size) {
+  const auto in = static_cast<int64_t>(input.size());
+  if (uncompressed_size < 0 || uncompressed_size > kMaxBufferSize) {
+    return Status::Corruption(
+        fmt::format("{} page declares {} uncompressed bytes, outside 0..2^31-1",
+                    CompressionCodecName(codec), uncompressed_size));
+  }
+  auto too_large = [&](std::string_view why, int64_t most) {
+    return Status::Corruption(
+        fmt::format("{} page of {} bytes declares {} uncompressed bytes, but {} {}",
+                    CompressionCodecName(codec), in, uncompressed_size, why, most));
+  };
+  switch (codec) {
+    case CompressionCodec::kUncompressed:
+      if (in != uncompressed_size) {
+        return SizeMismatch(codec, in, static_cast<size_t>(uncompressed_size));
+      }
+      return Status::OK();
+    case CompressionCodec::kSnappy: {
+      size_t length = 0;
+      if (!snappy::GetUncompressedLength(input.data(), input.size(), &length)) {
+        return Status::Corruption("SNAPPY page has a malformed length header at byte offset 0");
+      }
+      if (static_cast<int64_t>(length) != uncompressed_size) {
+        return too_large("its length header says", static_cast<int64_t>(length));
+      }
+      return Status::OK();
+    }
+    case CompressionCodec::kZstd: {
+      const unsigned long long bound = ZSTD_decompressBound(input.data(), input.size());
+      if (bound == ZSTD_CONTENTSIZE_ERROR) {
+        return Status::Corruption(fmt::format("ZSTD page of {} bytes has malformed frames", in));
+      }
+      if (bound < static_cast<unsigned long long>(uncompressed_size)) {
+        return too_large("its frames hold at most", static_cast<int64_t>(bound));
+      }
+      return Status::OK();
+    }
+    case CompressionCodec::kGzip:
+      if (uncompressed_size > in * kGzipMaxRatio + kRatioSlack) {
+        return too_large("deflate expands it to at most", in * kGzipMaxRatio + kRatioSlack);
+      }
+      return Status::OK();
+    case CompressionCodec::kLz4Hadoop: {
+      const int64_t frames = HadoopFramesSize(input);
+      if (frames == uncompressed_size) {
+        return Status::OK();
+      }
+      [[fallthrough]];  // not frames of that size: maybe one bare block
+    }
+    case CompressionCodec::kLz4Raw:
+      if (uncompressed_size > in * kLz4MaxRatio + kRatioSlack) {
+        return too_large("LZ4 expands it to at most", in * kLz4MaxRatio + kRatioSlack);
+      }
+      return Status::OK();
+    case CompressionCodec::kBrotli: {
+      if (uncompressed_size <= in * kBrotliTrustedRatio + kRatioSlack) {
+        return Status::OK();
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(const int64_t produced,
+                                CountBrotliOutput(input, uncompressed_size));
+      if (produced != uncompressed_size) {
+        return SizeMismatch(codec, produced, static_cast<size_t>(uncompressed_size));
+      }
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("unknown compression codec");
 }
 
 Status Decompress(CompressionCodec codec, std::string_view input, std::span<uint8_t> output) {
@@ -355,6 +534,8 @@ Status Decompress(CompressionCodec codec, std::string_view input, std::span<uint
       return DecompressLz4Hadoop(input, output);
     case CompressionCodec::kZstd:
       return DecompressZstd(input, output);
+    case CompressionCodec::kBrotli:
+      return DecompressBrotli(input, output);
   }
   return Status::InvalidArgument("unknown compression codec");
 }
@@ -404,6 +585,8 @@ Status Compress(CompressionCodec codec, std::string_view input, std::string* out
       output->resize(n);
       return Status::OK();
     }
+    case CompressionCodec::kBrotli:
+      return CompressBrotli(input, output, level);
   }
   return Status::InvalidArgument("unknown compression codec");
 }

@@ -27,11 +27,12 @@ namespace tributary::parquet {
 
 /// How ParquetWriter lays out and compresses a file.
 struct ParquetWriterOptions {
-  /// Page compression: kUncompressed, kSnappy, kZstd, kGzip or kLz4Raw (not the deprecated
-  /// Hadoop-framed LZ4). Default: kSnappy (Spark's default).
+  /// Page compression: kUncompressed, kSnappy, kZstd, kGzip, kLz4Raw or kBrotli (not the
+  /// deprecated Hadoop-framed LZ4). Default: kSnappy (Spark's default).
   CompressionCodec codec = CompressionCodec::kSnappy;
-  /// Codec level (zstd 1..22 and negative fast levels, gzip 0..9; snappy ignores it).
-  /// Default: kDefaultCompressionLevel, the codec's own default (zstd 3, gzip 6).
+  /// Codec level (zstd 1..22 and negative fast levels, gzip 0..9, brotli 0..11; snappy ignores
+  /// it). Default: kDefaultCompressionLevel, the codec's own default (zstd 3, gzip 6; brotli 8,
+  /// below its slow 11).
   int compression_level = kDefaultCompressionLevel;
   /// A row group is flushed once it holds this many rows. Default: 1,048,576.
   int64_t row_group_size_rows = int64_t{1} << 20;
