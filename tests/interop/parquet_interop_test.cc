@@ -158,8 +158,35 @@ TEST_P(DuckDBWrittenFilesTest, DataPageV2AndEveryEncodingReadAsDuckDBReadsThem) 
   std::filesystem::remove_all(dir);
 }
 
+// INT32 columns spanning INT32_MIN..INT32_MAX under data page v2: DuckDB takes INT32 deltas in
+// 64 bits, so its DELTA_BINARY_PACKED miniblocks are 33 bits wide (PARQUET-2435).
+TEST(DuckDBWrittenFilesWideTest, WideInt32DeltasReadExactly) {
+  char pattern[] = "/tmp/tributary-duckdb-wide-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  const std::string file = dir + "/wide.parquet";
+  const std::string sql =
+      "SELECT i::INTEGER AS id, "
+      "(CASE WHEN i % 2 = 0 THEN -2147483648 ELSE 2147483647 END)::INTEGER AS extremes, "
+      "((hash(i) % 4294967296)::BIGINT - 2147483648)::INTEGER AS spread, "
+      "CASE WHEN i % 3 = 0 THEN NULL ELSE ((hash(i + 7) % 4294967296)::BIGINT - 2147483648)"
+      "::INTEGER END AS nullable "
+      "FROM range(5000) t(i)";
+  ASSERT_OK(testing::RunOracle({"write-parquet", file, "--sql", sql, "--parquet-version", "v2"})
+                .status());
+  ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleCatParquet(file));
+  ASSERT_OK_AND_ASSIGN(auto ours, ReadWithTributary(file));
+  EXPECT_EQ(ours.size(), 5000u);
+  EXPECT_EQ(ours, expected);
+  ASSERT_OK_AND_ASSIGN(auto range, testing::OracleQuery("SELECT min(extremes) AS lo, "
+                                                        "max(extremes) AS hi FROM '" +
+                                                        file + "'"));
+  EXPECT_EQ(range, (std::vector<std::string>{R"({"lo":-2147483648,"hi":2147483647})"}));
+  std::filesystem::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Codecs, DuckDBWrittenFilesTest,
-                         ::testing::Values("snappy", "zstd", "gzip", "uncompressed"));
+                         ::testing::Values("snappy", "zstd", "gzip", "brotli", "uncompressed"));
 
 }  // namespace
 }  // namespace tributary::parquet

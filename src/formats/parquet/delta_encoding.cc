@@ -8,7 +8,8 @@
 //                 uleb128(total value count)
 //                 zigzag-uleb128(first value)
 //   block      := zigzag-uleb128(min delta) bit-width{miniblocks per block} miniblock*
-//   bit-width  := 1 byte, at most bits(T)
+//   bit-width  := 1 byte, at most bits(T); 33 is accepted for INT32 (PARQUET-2435: writers
+//                 that compute INT32 deltas in 64 bits, DuckDB among them, need one more bit)
 //   miniblock  := (values per miniblock) values of bit-width bits, packed LSB first as in the
 //                 RLE / bit-packing hybrid; values per miniblock * bit-width / 8 bytes
 //
@@ -198,10 +199,10 @@ Status DeltaBinaryPackedDecoder<T>::NextMiniblock() {
     next_miniblock_ = 0;
   }
   const int width = data_[bit_widths_offset_ + next_miniblock_];
-  if (width > static_cast<int>(sizeof(T) * 8)) {
+  if (width > kMaxBitWidth) {
     return Status::Corruption(fmt::format(
         "DELTA_BINARY_PACKED miniblock {} of the block at byte offset {} has bit width {} above {}",
-        next_miniblock_, block_offset_, width, sizeof(T) * 8));
+        next_miniblock_, block_offset_, width, kMaxBitWidth));
   }
   const int64_t bytes = values_per_miniblock_ * width / 8;
   if (bytes > size_ - pos_) {
@@ -222,6 +223,10 @@ Status DeltaBinaryPackedDecoder<T>::NextMiniblock() {
 template <typename T>
 void DeltaBinaryPackedDecoder<T>::ReadPacked(U* out, int64_t count) {
   const int width = miniblock_bit_width_;
+  if (width > static_cast<int>(sizeof(U) * 8)) {
+    ReadWidePacked(out, count);
+    return;
+  }
   int64_t done = 0;
   while (miniblock_pos_ % 8 != 0 && done < count) {
     out[done++] = group_[miniblock_pos_++ % 8];
@@ -239,6 +244,22 @@ void DeltaBinaryPackedDecoder<T>::ReadPacked(U* out, int64_t count) {
     while (done < count) {
       out[done++] = group_[miniblock_pos_++ % 8];
     }
+  }
+  miniblock_remaining_ -= count;
+}
+
+template <typename T>
+void DeltaBinaryPackedDecoder<T>::ReadWidePacked(U* out, int64_t count) {
+  // Only the low bits(T) bits of a delta matter modulo 2^bits(T): unpack 64-bit, then wrap.
+  const int width = miniblock_bit_width_;
+  uint64_t group[8];
+  for (int64_t done = 0; done < count; ++done) {
+    const int64_t index = miniblock_pos_++;
+    if (index % 8 == 0 || done == 0) {
+      const uint8_t* src = miniblock_ + index / 8 * width;
+      UnpackBits(src, data_ + size_ - src, width, 8, group);
+    }
+    out[done] = static_cast<U>(group[index % 8]);
   }
   miniblock_remaining_ -= count;
 }

@@ -47,7 +47,7 @@ class DeltaBinaryPackedDecoder {
   int64_t ValuesRemaining() const { return values_remaining_; }
 
   /// Decodes exactly `count` values into `out`. Corruption when fewer remain or the data is
-  /// malformed (truncated block, bit width above bits(T)).
+  /// malformed (truncated block, bit width above bits(T), or above 33 for INT32).
   [[nodiscard]] Status GetBatch(T* out, int64_t count);
 
   /// Skips `count` values.
@@ -64,6 +64,11 @@ class DeltaBinaryPackedDecoder {
   Status NextMiniblock();
   /// Copies the next `count` packed deltas of the current miniblock, before adding min delta.
   void ReadPacked(U* out, int64_t count);
+  /// ReadPacked for a miniblock wider than U (33 bits for INT32): one group of 8 at a time.
+  void ReadWidePacked(U* out, int64_t count);
+
+  /// The widest miniblock accepted: bits(T), and 33 for INT32 (PARQUET-2435).
+  static constexpr int kMaxBitWidth = sizeof(T) == 4 ? 33 : 64;
 
   const uint8_t* data_ = nullptr;
   int64_t size_ = 0;
