@@ -33,6 +33,9 @@ for harness in build/asan/tests/fuzz/*_fuzz; do
   mkdir -p "$corpus"
   cp -n tests/fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true
   echo "== fuzzing $name for ${fuzz_seconds}s"
-  "$harness" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
+  # A single allocation above 256 MiB (an input trusted for a size it declares) or RSS above
+  # 2 GiB fails the run; libFuzzer's default malloc limit (2 GiB) lets a 2^31-1-byte page through.
+  "$harness" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -malloc_limit_mb=256 \
+    -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
 done
 echo "== all tests passed"

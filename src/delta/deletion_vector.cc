@@ -46,7 +46,9 @@ std::string FormatUuid(std::string_view bytes) {
   return out;
 }
 
-Result<std::vector<uint64_t>> ParseBitmap(std::string_view bytes, const std::string& where) {
+// `expected` is the cardinality the log declares: no more rows than that are materialized.
+Result<std::vector<uint64_t>> ParseBitmap(std::string_view bytes, const std::string& where,
+                                          int64_t expected) {
   if (bytes.size() < 12) {
     return Status::Corruption(fmt::format("{}: deletion vector of {} bytes", where, bytes.size()));
   }
@@ -75,6 +77,13 @@ Result<std::vector<uint64_t>> ParseBitmap(std::string_view bytes, const std::str
     }
     pos += roaring_bitmap_portable_size_in_bytes(bitmap);
     const uint64_t cardinality = roaring_bitmap_get_cardinality(bitmap);
+    // Run containers hold 65536 rows in 4 bytes: count before allocating.
+    if (cardinality > static_cast<uint64_t>(expected) - rows.size()) {
+      roaring_bitmap_free(bitmap);
+      return Status::Corruption(
+          fmt::format("{}: deletion vector holds more than the {} rows the log says (bucket {})",
+                      where, expected, b));
+    }
     std::vector<uint32_t> values(cardinality);
     roaring_bitmap_to_uint32_array(bitmap, values.data());
     roaring_bitmap_free(bitmap);
@@ -125,8 +134,12 @@ Result<std::vector<uint64_t>> LoadDeletedRows(storage::FileSystem& fs,
                                               const DeletionVectorDescriptor& dv) {
   if (dv.storage_type == "i") {
     TRIBUTARY_ASSIGN_OR_RAISE(std::string bytes, DecodeZ85(dv.path_or_inline_dv));
+    if (dv.size_in_bytes < 0 || dv.cardinality < 0) {
+      return Status::Corruption(fmt::format("inline deletion vector of {} bytes and {} rows",
+                                            dv.size_in_bytes, dv.cardinality));
+    }
     return ParseBitmap(std::string_view(bytes).substr(0, static_cast<size_t>(dv.size_in_bytes)),
-                       "inline deletion vector");
+                       "inline deletion vector", dv.cardinality);
   }
   std::string path;
   if (dv.storage_type == "u") {
@@ -150,7 +163,16 @@ Result<std::vector<uint64_t>> LoadDeletedRows(storage::FileSystem& fs,
     return Status::Corruption(fmt::format("deletion vector storage type '{}'", dv.storage_type));
   }
   const int64_t offset = dv.offset.value_or(1);
+  if (dv.cardinality < 0) {
+    return Status::Corruption(
+        fmt::format("{}: deletion vector at byte {} of {} rows", path, offset, dv.cardinality));
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(auto file, fs.OpenForRead(path));
+  TRIBUTARY_ASSIGN_OR_RAISE(const int64_t file_size, file->Size());
+  if (offset < 0 || offset > file_size - 4) {
+    return Status::Corruption(fmt::format(
+        "{}: deletion vector at byte {} is outside the {}-byte file", path, offset, file_size));
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string header, file->ReadAt(offset, 4));
   const uint32_t size = LoadBe32(header.data());
   if (static_cast<int64_t>(size) != dv.size_in_bytes) {
@@ -159,7 +181,14 @@ Result<std::vector<uint64_t>> LoadDeletedRows(storage::FileSystem& fs,
                     "says {}",
                     path, offset, size, dv.size_in_bytes));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::string body, file->ReadAt(offset + 4, size + 4));
+  // The sizes are checked against the file before anything of that size is read.
+  if (int64_t{size} + 4 > file_size - offset - 4) {
+    return Status::Corruption(fmt::format(
+        "{}: deletion vector at byte {} declares {} bytes and its checksum, but the file has {} "
+        "bytes after its size",
+        path, offset, size, file_size - offset - 4));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string body, file->ReadAt(offset + 4, int64_t{size} + 4));
   const uint32_t expected_crc = LoadBe32(body.data() + size);
   const auto crc = static_cast<uint32_t>(
       crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(size)));
@@ -167,8 +196,9 @@ Result<std::vector<uint64_t>> LoadDeletedRows(storage::FileSystem& fs,
     return Status::Corruption(
         fmt::format("{}: deletion vector at byte {} fails its checksum", path, offset));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto rows, ParseBitmap(std::string_view(body).substr(0, size),
-                                                   fmt::format("{} at byte {}", path, offset)));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto rows, ParseBitmap(std::string_view(body).substr(0, size),
+                             fmt::format("{} at byte {}", path, offset), dv.cardinality));
   if (static_cast<int64_t>(rows.size()) != dv.cardinality) {
     return Status::Corruption(fmt::format("{}: deletion vector holds {} rows, the log says {}",
                                           path, rows.size(), dv.cardinality));
