@@ -202,7 +202,21 @@ TEST(CsvSchemaInferenceTest, InfersSparkTypesFromHeaderedFiles) {
   EXPECT_EQ(Infer({"i,ts\n1,2024-01-01T00:00:00\n"}, options), "struct<i:bigint,ts:string>");
   CsvReadOptions no_header;
   no_header.infer_schema = true;
-  EXPECT_EQ(Infer({"1,a\n2,b,c\n"}, no_header), "struct<_c0:int,_c1:string,_c2:string>");
+  EXPECT_EQ(Infer({"1,a,x\n2,b\n"}, no_header), "struct<_c0:int,_c1:string,_c2:string>");
+}
+
+// As Spark's CSVDataSource: the header (or, without one, the first record) fixes the columns; a
+// record with an extra value adds no `_c3`, nor does one of a later file.
+TEST(CsvSchemaInferenceTest, FirstRecordFixesTheColumns) {
+  CsvReadOptions options;
+  options.header = true;
+  options.infer_schema = true;
+  EXPECT_EQ(Infer({"a,b,c\n1,x,2.5\n2,y,3,extra\n"}, options), "struct<a:int,b:string,c:double>");
+  EXPECT_EQ(Infer({"a,b,c\n1,x,2.5\n", "a,b,c\n2,y,3,4,5\n"}, options),
+            "struct<a:int,b:string,c:double>");
+  CsvReadOptions no_header;
+  no_header.infer_schema = true;
+  EXPECT_EQ(Infer({"1,a\n2,b,c\n"}, no_header), "struct<_c0:int,_c1:string>");
 }
 
 TEST(CsvReaderTest, MaxCharsPerColumnMakesLongerFieldsMalformed) {

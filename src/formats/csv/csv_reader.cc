@@ -650,6 +650,13 @@ class CsvInferrer {
       if (result != TokenizeResult::kOk) {
         continue;
       }
+      // As Spark's CSVDataSource: the first record of the input (the header, or the first
+      // data record without one) fixes the columns; later records' extra values are not
+      // columns, and their missing ones widen nothing.
+      if (width_ < 0) {
+        width_ = static_cast<int64_t>(tokens.size());
+        types_.resize(tokens.size());
+      }
       if (first && options_.header) {
         first = false;
         if (names_.empty()) {
@@ -661,10 +668,8 @@ class CsvInferrer {
       }
       first = false;
       ++sampled;
-      if (types_.size() < tokens.size()) {
-        types_.resize(tokens.size());
-      }
-      for (size_t i = 0; i < tokens.size(); ++i) {
+      const size_t width = std::min(tokens.size(), types_.size());
+      for (size_t i = 0; i < width; ++i) {
         DataTypePtr type = InferValue(tokens[i], options_, temporal_);
         if (type == nullptr) {
           continue;
@@ -679,7 +684,7 @@ class CsvInferrer {
 
   Result<columnar::SchemaPtr> Finish() const {
     std::vector<Field> fields;
-    const size_t count = std::max(names_.size(), types_.size());
+    const size_t count = types_.size();
     for (size_t i = 0; i < count; ++i) {
       std::string name =
           i < names_.size() && !names_[i].empty() ? names_[i] : "_c" + std::to_string(i);
@@ -703,6 +708,8 @@ class CsvInferrer {
   const CsvReadOptions& options_;
   const text::TemporalFormats temporal_;
   std::vector<std::string> names_;
+  // One per column: the first record's values (-1 until it is read).
+  int64_t width_ = -1;
   std::vector<DataTypePtr> types_;
 };
 
