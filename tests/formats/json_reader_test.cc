@@ -240,6 +240,41 @@ TEST(JsonReaderTest, IntegerOverflowAndFractionsDoNotFitIntegerColumns) {
       R"({"a":null,"_rescued_data":"{\"a\":18446744073709551615,\"_file_path\":\"in.json\"}"})");
 }
 
+// Numbers beyond int64, uint64 and double (which simdjson refuses to parse) are values like any
+// other, as Spark's Jackson reads them: an integer column rescues that field only, keeping the
+// record's other fields; a double or float column takes 1e400 as Infinity (Jackson's
+// getDoubleValue) and a 22-digit integer as its nearest double; a decimal or string column its
+// text.
+TEST(JsonReaderTest, NumbersOutOfEveryRangeRescueOnlyTheirField) {
+  ASSERT_OK_AND_ASSIGN(
+      auto result,
+      Read("{\"a\":-9223372036854775809,\"b\":\"kept\"}\n"
+           "{\"a\":1234567890123456789012,\"b\":\"kept\",\"d\":1e400}\n"
+           "{\"a\":1e400,\"d\":-1e400,\"f\":1e400,\"s\":1e400,\"m\":1234567890123456789012}\n"
+           "{\"d\":1234567890123456789012,\"s\":-9223372036854775809,\"x\":[1,1e400]}\n",
+           "a BIGINT, b STRING, d DOUBLE, f FLOAT, s STRING, m DECIMAL(25,2)"));
+  ASSERT_EQ(result.rows.size(), 4u);
+  EXPECT_EQ(result.rows[0],
+            R"({"a":null,"b":"kept","d":null,"f":null,"s":null,"m":null,)"
+            R"("_rescued_data":"{\"a\":-9223372036854775809,\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.rows[1],
+            R"({"a":null,"b":"kept","d":"Infinity","f":null,"s":null,"m":null,)"
+            R"("_rescued_data":"{\"a\":1234567890123456789012,\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.rows[2], R"({"a":null,"b":null,"d":"-Infinity","f":"Infinity","s":"1e400",)"
+                            R"("m":"1234567890123456789012.00",)"
+                            R"("_rescued_data":"{\"a\":1e400,\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.rows[3],
+            R"({"a":null,"b":null,"d":1.2345678901234568e+21,"f":null,"s":"-9223372036854775809",)"
+            R"("m":null,"_rescued_data":"{\"x\":[1,1e400],\"_file_path\":\"in.json\"}"})");
+  EXPECT_EQ(result.metrics.num_corrupt_records, 0);
+  // A malformed number is still a corrupt record.
+  ASSERT_OK_AND_ASSIGN(auto malformed, Read("{\"a\":1e400e1,\"b\":\"x\"}\n", "a BIGINT, b STRING"));
+  EXPECT_EQ(malformed.metrics.num_corrupt_records, 1);
+  EXPECT_EQ(malformed.rows[0],
+            R"({"a":null,"b":null,"_rescued_data":"{\"_corrupt_record\":\"{\\\"a\\\":1e400e1,)"
+            R"(\\\"b\\\":\\\"x\\\"}\",\"_file_path\":\"in.json\"}"})");
+}
+
 TEST(JsonReaderTest, DuplicateKeysKeepTheFirstAndRescueTheRest) {
   ASSERT_OK_AND_ASSIGN(auto result, Read(R"({"a":1,"a":2})", "a INT"));
   EXPECT_EQ(result.rows, (std::vector<std::string>{

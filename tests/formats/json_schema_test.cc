@@ -126,6 +126,17 @@ TEST(JsonSchemaInferenceTest, WidensAcrossRecordsAndFiles) {
             "struct<big:decimal(20,0)>");
 }
 
+// Numbers beyond int64, uint64 and double no longer make their record corrupt (and skipped): an
+// integer infers as Spark's BIG_INTEGER does (decimal of its digits, double past 38), a float
+// that overflows as double.
+TEST(JsonSchemaInferenceTest, NumbersOutOfEveryRangeInferAsSparkDoes) {
+  EXPECT_EQ(Infer({R"({"big":1234567890123456789012,"neg":-9223372036854775809,"huge":1e400,)"
+                   R"("vast":99999999999999999999999999999999999999999,"x":1})",
+                   R"({"big":1,"x":2})"},
+                  Typed()),
+            "struct<big:decimal(22,0),huge:double,neg:decimal(19,0),vast:double,x:bigint>");
+}
+
 TEST(JsonSchemaInferenceTest, EveryLeafIsStringWithoutInferColumnTypes) {
   EXPECT_EQ(Infer({R"({"a":1,"b":{"c":true,"d":[1.5]},"e":{}})"}, {}),
             "struct<a:string,b:struct<c:string,d:array<string>>,e:string>");
@@ -218,9 +229,9 @@ TEST(JsonSchemaInferenceTest, RecordsOfARepeatedFlatShapeInferAsTheFirstRecordDo
   JsonReadOptions options = Typed();
   EXPECT_EQ(Infer({first + "\n" + with("\"y\"", "12345678901234567890", "1.5")}, options),
             "struct<b:boolean,d:double,i:decimal(20,0),n:string,s:string>");
-  // Too big for any integer type: the record does not parse, so it is not sampled.
+  // Too big for any integer type: a decimal of its digits, as Spark's BIG_INTEGER.
   EXPECT_EQ(Infer({first + "\n" + with("1", "123456789012345678901", "1.5")}, options),
-            "struct<b:boolean,d:double,i:bigint,n:string,s:string>");
+            "struct<b:boolean,d:double,i:decimal(21,0),n:string,s:string>");
   EXPECT_EQ(Infer({first + "\n" + with("\"y\"", "{\"x\":1}", "1.5")}, options),
             "struct<b:boolean,d:double,i:string,n:string,s:string>");
   EXPECT_EQ(

@@ -263,6 +263,28 @@ class JsonReaderImpl final : public JsonReader {
   // file (at the bytes per row of the `batch_bytes` read so far) holds fewer.
   void ReserveRestOfBatch(int64_t batch_bytes);
 
+  // Appends `value` as JSON (for a string column or the rescued-data column): the numbers the
+  // parser read as zeros in place of out-of-range ones (overflow_) as their text. Call before
+  // the value's numbers are passed.
+  void AppendValueJson(element value, std::string* out) {
+    if (overflow_.ordinals.empty()) {
+      AppendElementJson(value, out);
+      return;
+    }
+    const size_t first = number_ordinal_;
+    AppendElementJson(value, out, [&](size_t k) -> std::string_view {
+      const size_t ordinal = first + k;
+      return overflow_.Contains(ordinal) && ordinal < number_tokens_.size()
+                 ? number_tokens_[ordinal]
+                 : std::string_view();
+    });
+  }
+  // Convert for a number beyond int64/uint64/double whose text is `text`: as Spark's Jackson
+  // reads it, a double or float column gets its value (Infinity for 1e400), a decimal or string
+  // column its text; any other column rescues it.
+  template <bool kAppend>
+  bool ConvertOverflowNumber(TypeNode& node, std::string_view text, ColumnSink* builder);
+
   // The text of the next number of the document (with exact_numbers_).
   std::string_view NextNumberText() {
     return number_ordinal_ < number_tokens_.size() ? number_tokens_[number_ordinal_++]
@@ -270,7 +292,7 @@ class JsonReaderImpl final : public JsonReader {
   }
   // Passes over a value the decoder does not visit (counting its numbers).
   void SkipValue(element value) {
-    if (exact_numbers_) {
+    if (track_numbers_) {
       number_ordinal_ += CountNumbers(value);
     }
   }
@@ -344,6 +366,10 @@ class JsonReaderImpl final : public JsonReader {
   // tokens of the parsed document in order, and how many of them the decoder has passed
   // (simdjson's DOM visits values in document order; skipped values are counted too).
   bool exact_numbers_ = false;
+  // Whether the current record's numbers are counted: exact_numbers_, or numbers of the record
+  // were out of range (overflow_), whose texts then replace the zeros the parser read.
+  bool track_numbers_ = false;
+  OverflowNumbers overflow_;
   std::vector<std::string_view> number_tokens_;
   size_t number_ordinal_ = 0;
   // The strict rewrite of the last lenient record.
@@ -475,6 +501,31 @@ bool IntegerFits(TypeId id, int64_t v) {
 }
 
 template <bool kAppend>
+bool JsonReaderImpl::ConvertOverflowNumber(TypeNode& node, std::string_view text,
+                                           ColumnSink* builder) {
+  switch (node.id) {
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      if constexpr (kAppend) {
+        builder->AppendDouble(std::strtod(std::string(text).c_str(), nullptr));
+      }
+      return true;
+    case TypeId::kDecimal:
+      return ConvertLeafString<kAppend>(node, text, builder);
+    case TypeId::kString:
+      if constexpr (kAppend) {
+        builder->AppendBytes(text);
+      }
+      return true;
+    default:
+      if constexpr (kAppend) {
+        builder->AppendNull();
+      }
+      return false;
+  }
+}
+
+template <bool kAppend>
 bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text, ColumnSink* builder) {
   switch (node.id) {
     case TypeId::kString:
@@ -575,9 +626,12 @@ template <bool kAppend>
 bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder) {
   const element_type type = value.type();
   std::string_view number_text;
-  if (exact_numbers_ && (type == element_type::INT64 || type == element_type::UINT64 ||
+  if (track_numbers_ && (type == element_type::INT64 || type == element_type::UINT64 ||
                          type == element_type::DOUBLE)) {
     number_text = NextNumberText();
+    if (!overflow_.ordinals.empty() && overflow_.Contains(number_ordinal_ - 1)) {
+      return ConvertOverflowNumber<kAppend>(node, number_text, builder);
+    }
   }
   if (type == element_type::NULL_VALUE) {
     if constexpr (kAppend) {
@@ -659,12 +713,17 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder)
         }
         return true;
       }
-      SkipChildren(value, type);
       if constexpr (kAppend) {
         scratch_.clear();
-        AppendElementJson(value, &scratch_);
+        // A number's own text was taken above; only objects and arrays hold numbers to come.
+        if (type == element_type::OBJECT || type == element_type::ARRAY) {
+          AppendValueJson(value, &scratch_);
+        } else {
+          AppendElementJson(value, &scratch_);
+        }
         builder->AppendBytes(scratch_);
       }
+      SkipChildren(value, type);
       return true;
     case TypeId::kBinary:
     case TypeId::kDate:
@@ -768,10 +827,10 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
     const element value = it.value();
     const int i = top_.Find(key);
     if (i < 0 || top_.seen[static_cast<size_t>(i)] == generation) {
-      SkipValue(value);
       if (rescue_) {
-        AppendElementJson(value, rescued.AddKey(key));
+        AppendValueJson(value, rescued.AddKey(key));
       }
+      SkipValue(value);
       if (i < 0 && options_.report_unknown_fields) {
         NoteUnknownField(key);
       }
@@ -783,10 +842,14 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
       SkipValue(value);
       continue;
     }
+    const size_t first_number = number_ordinal_;
     if (!Convert<true>(top_.children[static_cast<size_t>(i)], value, builder)) {
       fits = false;
       if (rescue_) {
-        AppendElementJson(value, rescued.AddKey(key));
+        const size_t after = number_ordinal_;
+        number_ordinal_ = first_number;
+        AppendValueJson(value, rescued.AddKey(key));
+        number_ordinal_ = after;
       }
     }
   }
@@ -947,7 +1010,7 @@ Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
   element root;
   std::string_view parsed;
   const simdjson::error_code error =
-      ParseJsonRecord(parser_, line.text, lenient_, &rewritten_, &root, &parsed);
+      ParseJsonRecord(parser_, line.text, lenient_, &rewritten_, &root, &parsed, &overflow_);
   if (error != simdjson::SUCCESS) {
     // FAILFAST names where the text goes wrong: its line and byte offset in the file.
     const text::Line where =
@@ -956,7 +1019,8 @@ Status JsonReaderImpl::ParseAndDecode(const text::Line& line) {
             : line;
     return CorruptRecord(line.text, where, simdjson::error_message(error));
   }
-  if (exact_numbers_) {
+  track_numbers_ = exact_numbers_ || !overflow_.ordinals.empty();
+  if (track_numbers_) {
     LexJsonNumbers(parsed, &number_tokens_);
     number_ordinal_ = 0;
   }

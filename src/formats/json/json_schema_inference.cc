@@ -175,10 +175,17 @@ class Inferrer {
       case element_type::BOOL:
         AddScalar(node, boolean_);
         return;
-      case element_type::INT64:
-        NextNumberText();
+      case element_type::INT64: {
+        const std::string_view text = NextNumberText();
+        if (Overflowed()) {
+          // Out of range (replaced by 0 to parse): as Spark infers a BIG_INTEGER or a huge float.
+          const bool integer = text.find_first_of(".eE") == std::string_view::npos;
+          AddScalar(node, integer || prefers_decimal_ ? DecimalOrDouble(text) : float64_);
+          return;
+        }
         AddScalar(node, int64_);
         return;
+      }
       case element_type::UINT64:
         NextNumberText();
         AddScalar(node, DataType::Decimal(20, 0).ValueOrDie());
@@ -280,13 +287,15 @@ class Inferrer {
   void AddRecord(simdjson::dom::parser& parser, std::string_view text, InferNode& root) {
     element value;
     std::string_view parsed;
-    if (ParseJsonRecord(parser, text, lenient_, &rewritten_, &value, &parsed) !=
+    if (ParseJsonRecord(parser, text, lenient_, &rewritten_, &value, &parsed, &overflow_) !=
         simdjson::SUCCESS) {
       return;
     }
-    if (prefers_decimal_) {
+    number_ordinal_ = 0;
+    if (prefers_decimal_ || !overflow_.ordinals.empty()) {
       LexJsonNumbers(parsed, &number_tokens_);
-      number_ordinal_ = 0;
+    } else {
+      number_tokens_.clear();
     }
     if (value.type() == element_type::OBJECT) {
       AddObject(root, value.get_object().value_unsafe());
@@ -357,7 +366,10 @@ class Inferrer {
   const text::TemporalFormats temporal_;
   const LenientJsonOptions lenient_;
   std::string rewritten_;
-  // With prefersDecimal: the number tokens of the record, in the order Add visits them.
+  // Numbers of the record beyond int64, uint64 and double, read as 0 by the parser.
+  OverflowNumbers overflow_;
+  // With prefersDecimal or overflow_: the number tokens of the record, in the order Add visits
+  // them.
   const bool prefers_decimal_;
   const char line_sep_;
   const size_t max_record_bytes_;
@@ -367,6 +379,11 @@ class Inferrer {
   std::string_view NextNumberText() {
     return number_ordinal_ < number_tokens_.size() ? number_tokens_[number_ordinal_++]
                                                    : std::string_view();
+  }
+  // Whether the number NextNumberText just returned was out of range.
+  bool Overflowed() const {
+    return !overflow_.ordinals.empty() && number_ordinal_ > 0 &&
+           overflow_.Contains(number_ordinal_ - 1);
   }
 };
 

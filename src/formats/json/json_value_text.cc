@@ -16,10 +16,21 @@ void AppendInteger(T value, std::string* out) {
   out->append(digits, static_cast<size_t>(end.ptr - digits));
 }
 
-}  // namespace
+using NumberText = std::function<std::string_view(size_t)>;
 
-void AppendElementJson(const simdjson::dom::element& value, std::string* out) {
+// AppendElementJson; `number_text` (may be null) overrides numbers, `*ordinal` counts them.
+void AppendJson(const simdjson::dom::element& value, std::string* out,
+                const NumberText* number_text, size_t* ordinal) {
   using simdjson::dom::element_type;
+  const element_type type = value.type();
+  if (number_text != nullptr && (type == element_type::INT64 || type == element_type::UINT64 ||
+                                 type == element_type::DOUBLE)) {
+    const std::string_view text = (*number_text)((*ordinal)++);
+    if (!text.empty()) {
+      out->append(text);
+      return;
+    }
+  }
   switch (value.type()) {
     case element_type::ARRAY: {
       out->push_back('[');
@@ -29,7 +40,7 @@ void AppendElementJson(const simdjson::dom::element& value, std::string* out) {
           out->push_back(',');
         }
         first = false;
-        AppendElementJson(item, out);
+        AppendJson(item, out, number_text, ordinal);
       }
       out->push_back(']');
       return;
@@ -45,7 +56,7 @@ void AppendElementJson(const simdjson::dom::element& value, std::string* out) {
         first = false;
         columnar::AppendJsonString(member.key, out);
         out->push_back(':');
-        AppendElementJson(member.value, out);
+        AppendJson(member.value, out, number_text, ordinal);
       }
       out->push_back('}');
       return;
@@ -69,6 +80,19 @@ void AppendElementJson(const simdjson::dom::element& value, std::string* out) {
       out->append("null");
       return;
   }
+}
+
+}  // namespace
+
+void AppendElementJson(const simdjson::dom::element& value, std::string* out) {
+  size_t ordinal = 0;
+  AppendJson(value, out, nullptr, &ordinal);
+}
+
+void AppendElementJson(const simdjson::dom::element& value, std::string* out,
+                       const std::function<std::string_view(size_t)>& number_text) {
+  size_t ordinal = 0;
+  AppendJson(value, out, &number_text, &ordinal);
 }
 
 void LexJsonNumbers(std::string_view text, std::vector<std::string_view>* tokens) {

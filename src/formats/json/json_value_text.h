@@ -3,6 +3,7 @@
 
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,11 @@ namespace tributary::json {
 /// integers exactly, doubles in canonical form ("1.0", "1e+16"), objects and arrays without
 /// spaces and in input order.
 void AppendElementJson(const simdjson::dom::element& value, std::string* out);
+
+/// As above, but the k-th number of `value` (in document order, from 0) is written as
+/// `number_text(k)` when that is not empty.
+void AppendElementJson(const simdjson::dom::element& value, std::string* out,
+                       const std::function<std::string_view(size_t)>& number_text);
 
 /// The number tokens of strict JSON `text`, in document order (the order in which simdjson's
 /// DOM visits number values), replacing `*tokens`. Lets decimal values be read exactly.

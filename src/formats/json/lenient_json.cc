@@ -1,7 +1,12 @@
 #include "formats/json/lenient_json.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 
+#include "formats/json/json_value_text.h"
 #include "formats/text/line_reader.h"
 
 namespace tributary::json {
@@ -216,23 +221,124 @@ bool RewriteLenientJson(std::string_view text, const LenientJsonOptions& options
   return true;
 }
 
+bool OverflowNumbers::Contains(size_t ordinal) const {
+  return std::binary_search(ordinals.begin(), ordinals.end(), ordinal);
+}
+
+namespace {
+
+// Whether the number token `token` is beyond what simdjson's DOM represents: an integer outside
+// int64 and uint64, or a double whose magnitude overflows (underflow reads as 0 there).
+bool Overflows(std::string_view token) {
+  // JSON's number grammar (RFC 8259 section 6), so that only well-formed numbers are replaced.
+  size_t i = token.starts_with('-') ? 1 : 0;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < token.size() && IsDigit(token[i])) {
+      ++i;
+    }
+    return i - start;
+  };
+  const size_t start = i;
+  const size_t integer_digits = digits();
+  if (integer_digits == 0 || (integer_digits > 1 && token[start] == '0')) {
+    return false;
+  }
+  if (i < token.size() && token[i] == '.') {
+    ++i;
+    if (digits() == 0) {
+      return false;
+    }
+  }
+  if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    if (i < token.size() && (token[i] == '+' || token[i] == '-')) {
+      ++i;
+    }
+    if (digits() == 0) {
+      return false;
+    }
+  }
+  if (i != token.size()) {
+    return false;
+  }
+  if (token.find_first_of(".eE") == std::string_view::npos) {
+    int64_t signed_value;
+    uint64_t unsigned_value;
+    const char* end = token.data() + token.size();
+    return std::from_chars(token.data(), end, signed_value).ec != std::errc() &&
+           std::from_chars(token.data(), end, unsigned_value).ec != std::errc();
+  }
+  const std::string copy(token);
+  return std::isinf(std::strtod(copy.c_str(), nullptr));
+}
+
+// Copies `text` to `out->text` with its overflowing numbers replaced by 0, noting their
+// ordinals; false when it has none.
+bool ReplaceOverflowingNumbers(std::string_view text, OverflowNumbers* out) {
+  std::vector<std::string_view> tokens;
+  LexJsonNumbers(text, &tokens);
+  out->text.clear();
+  out->ordinals.clear();
+  size_t copied = 0;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (!Overflows(tokens[i])) {
+      continue;
+    }
+    const auto start = static_cast<size_t>(tokens[i].data() - text.data());
+    out->text.append(text.substr(copied, start - copied));
+    out->text.push_back('0');
+    copied = start + tokens[i].size();
+    out->ordinals.push_back(i);
+  }
+  if (out->ordinals.empty()) {
+    return false;
+  }
+  out->text.append(text.substr(copied));
+  return true;
+}
+
+}  // namespace
+
 simdjson::error_code ParseJsonRecord(simdjson::dom::parser& parser, std::string_view text,
                                      const LenientJsonOptions& options, std::string* rewritten,
-                                     simdjson::dom::element* root, std::string_view* parsed) {
+                                     simdjson::dom::element* root, std::string_view* parsed,
+                                     OverflowNumbers* overflow) {
   *parsed = text;
+  if (overflow != nullptr) {
+    overflow->ordinals.clear();
+  }
   const simdjson::error_code error =
       parser.parse(reinterpret_cast<const uint8_t*>(text.data()), text.size(), false).get(*root);
-  if (error == simdjson::SUCCESS || !options.Any() ||
-      !RewriteLenientJson(text, options, rewritten)) {
+  if (error == simdjson::SUCCESS) {
     return error;
   }
-  const size_t size = rewritten->size();
-  rewritten->append(text::kLinePadding, ' ');
-  if (parser.parse(reinterpret_cast<const uint8_t*>(rewritten->data()), size, false).get(*root) !=
-      simdjson::SUCCESS) {
+  // The text whose numbers are checked for overflow: the lenient rewrite when there is one.
+  std::string_view strict = text;
+  simdjson::error_code last = error;
+  if (options.Any() && RewriteLenientJson(text, options, rewritten)) {
+    const size_t size = rewritten->size();
+    rewritten->append(text::kLinePadding, ' ');
+    last =
+        parser.parse(reinterpret_cast<const uint8_t*>(rewritten->data()), size, false).get(*root);
+    if (last == simdjson::SUCCESS) {
+      *parsed = std::string_view(rewritten->data(), size);
+      return simdjson::SUCCESS;
+    }
+    strict = std::string_view(rewritten->data(), size);
+  }
+  if (overflow == nullptr || last != simdjson::NUMBER_ERROR ||
+      !ReplaceOverflowingNumbers(strict, overflow)) {
     return error;
   }
-  *parsed = std::string_view(rewritten->data(), size);
+  const size_t size = overflow->text.size();
+  overflow->text.append(text::kLinePadding, ' ');
+  if (parser.parse(reinterpret_cast<const uint8_t*>(overflow->text.data()), size, false)
+          .get(*root) != simdjson::SUCCESS) {
+    overflow->ordinals.clear();
+    return error;
+  }
+  *parsed = strict;
   return simdjson::SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "formats/json/json_reader.h"
 
@@ -47,12 +48,29 @@ LenientJsonOptions LenientOptionsOf(const JsonReadOptions& options);
 /// still fail to parse (the rewrite fixes tokens, it does not check the structure).
 bool RewriteLenientJson(std::string_view text, const LenientJsonOptions& options, std::string* out);
 
+/// Numbers of a record beyond what simdjson represents (integers outside int64 and uint64,
+/// finite-looking doubles that overflow, such as 1e400), which ParseJsonRecord replaced by 0 so
+/// that the rest of the record parses.
+struct OverflowNumbers {
+  /// The record with those numbers replaced (padded), which the parser read.
+  std::string text;
+  /// Their ordinals among the record's numbers in document order (the order of
+  /// LexJsonNumbers over `*parsed`), ascending; empty when the record needed no replacement.
+  std::vector<size_t> ordinals;
+
+  /// Whether the number of ordinal `ordinal` was replaced.
+  bool Contains(size_t ordinal) const;
+};
+
 /// Parses `text` (followed by readable padding) with `parser`. When simdjson rejects it and
 /// `options` allow anything beyond strict JSON, parses its rewrite instead, kept (padded) in
-/// `*rewritten`. Sets `*parsed` to the text the parser read (for positions of values); returns
-/// simdjson's error for the original text when neither parses.
+/// `*rewritten`. When it still fails on a number out of range and `overflow` is not null, parses
+/// it with those numbers replaced (see OverflowNumbers). Sets `*parsed` to the text whose numbers
+/// the parsed values are, in order (the original numbers where some were replaced); returns
+/// simdjson's error for the original text when nothing parses.
 simdjson::error_code ParseJsonRecord(simdjson::dom::parser& parser, std::string_view text,
                                      const LenientJsonOptions& options, std::string* rewritten,
-                                     simdjson::dom::element* root, std::string_view* parsed);
+                                     simdjson::dom::element* root, std::string_view* parsed,
+                                     OverflowNumbers* overflow = nullptr);
 
 }  // namespace tributary::json
