@@ -32,6 +32,7 @@
 #include "streaming/rocksdb_file_tracker.h"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstring>
 #include <limits>
 
@@ -116,13 +117,34 @@ int64_t TimeOfKey(std::string_view key) {
   return mtime;
 }
 
+/// RocksDB's info log, discarded. Its default writes a LOG file into the store, which on a full
+/// disk fails, and Debian's RocksDB (built with assertions) then aborts the process as the store
+/// closes; every failure that matters reaches us as a Status anyway.
+class DiscardingLogger final : public rocksdb::Logger {
+ public:
+  DiscardingLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::HEADER_LEVEL) {}
+  using rocksdb::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+  void Logv(const rocksdb::InfoLogLevel /*level*/, const char* /*format*/,
+            va_list /*ap*/) override {}
+  void LogHeader(const char* /*format*/, va_list /*ap*/) override {}
+};
+
 Status FromRocks(const rocksdb::Status& status, std::string_view what, const std::string& dir) {
   if (status.ok()) {
     return Status::OK();
   }
   const std::string message =
       fmt::format("file tracking store {}: {}: {}", dir, what, status.ToString());
-  return status.IsCorruption() ? Status::Corruption(message) : Status::IOError(message);
+  if (status.IsCorruption()) {
+    return Status::Corruption(message);
+  }
+  if (status.IsNoSpace()) {
+    return Status::IOError(message +
+                           " (the disk is full: free space and run again; the stream "
+                           "resumes where it stopped)");
+  }
+  return Status::IOError(message);
 }
 
 }  // namespace
@@ -131,7 +153,14 @@ RocksDbFileTracker::RocksDbFileTracker(std::unique_ptr<rocksdb::DB> db, std::str
                                        RocksDbFileTrackerOptions options)
     : db_(std::move(db)), dir_(std::move(dir)), options_(options) {}
 
-RocksDbFileTracker::~RocksDbFileTracker() = default;
+RocksDbFileTracker::~RocksDbFileTracker() {
+  // Close explicitly and ignore the outcome: after a failed write (a full disk) closing may fail
+  // too, and nothing is left to do about it here; every Add was synced or reported.
+  if (db_ != nullptr) {
+    const rocksdb::Status closed = db_->Close();
+    (void)closed;
+  }
+}
 
 Result<std::unique_ptr<RocksDbFileTracker>> RocksDbFileTracker::Open(
     const std::string& dir, RocksDbFileTrackerOptions options) {
@@ -144,6 +173,7 @@ Result<std::unique_ptr<RocksDbFileTracker>> RocksDbFileTracker::Open(
   db_options.max_open_files = 64;
   db_options.keep_log_file_num = 2;
   db_options.max_background_jobs = 1;
+  db_options.info_log = std::make_shared<DiscardingLogger>();
   rocksdb::BlockBasedTableOptions table_options;
   table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table_options.block_cache = rocksdb::NewLRUCache(8 << 20);

@@ -1,7 +1,9 @@
 #include "streaming/cloud_files_source.h"
 
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -9,6 +11,7 @@
 #include <fstream>
 #include <memory>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -394,6 +397,53 @@ TEST_F(CloudFilesSourceTest, RocksDbTrackerReopensAndRepairsFromTheLog) {
   EXPECT_EQ(tracker->NumTracked(), 2);
   EXPECT_FALSE(tracker->IsNew({input_ + "/b.json", 8, kBase + 1, false}));
   EXPECT_TRUE(tracker->IsNew({input_ + "/c.json", 8, kBase + 1, false}));
+}
+
+TEST_F(CloudFilesSourceTest, FullDiskFailsTheTrackerWithAnIOErrorAndClosesItWithoutAborting) {
+  // In a child whose files may not grow past 16 KiB (RLIMIT_FSIZE: writes past it fail with
+  // EFBIG, as on a full disk; RocksDB's LOG file, written from the start, hits it first). The
+  // store used to abort the process (SIGABRT from RocksDB's info logger, assertions on).
+  const std::string store = dir_ + "/full/rocksdb";
+  ASSERT_OK(fs_.CreateDir(dir_ + "/full"));
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {16 << 10, 16 << 10};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    int code = 10;
+    {
+      auto tracker = RocksDbFileTracker::Open(store, {});
+      if (!tracker.ok()) {
+        ::_exit(tracker.status().IsIOError() ? 11 : 12);
+      }
+      for (int64_t batch = 0; batch < 10000; ++batch) {
+        std::vector<FileEntry> entries;
+        for (int i = 0; i < 20; ++i) {
+          entries.push_back(
+              {fmt::format("{}/landing/{:0>200}", dir_, batch * 20 + i), kBase + i, batch, 1000});
+        }
+        const Status added = (*tracker)->Add(entries);
+        if (!added.ok()) {
+          code = added.IsIOError() &&
+                         added.Message().find("file tracking store") != std::string::npos &&
+                         added.Message().find(store) != std::string::npos
+                     ? 0
+                     : 13;
+          break;
+        }
+      }
+    }  // the store closes here
+    ::_exit(code);
+  }
+  int wstatus = 0;
+  ASSERT_EQ(::waitpid(pid, &wstatus, 0), pid);
+  ASSERT_TRUE(WIFEXITED(wstatus)) << "killed by signal " << WTERMSIG(wstatus);
+  EXPECT_EQ(WEXITSTATUS(wstatus), 0);
+  // No LOG file: RocksDB's info log goes nowhere.
+  EXPECT_FALSE(std::filesystem::exists(store + "/LOG"));
+  // With space again, the store opens and holds what its successful writes recorded.
+  ASSERT_OK_AND_ASSIGN(auto reopened, RocksDbFileTracker::Open(store, {}));
+  EXPECT_GT(reopened->NumTracked(), 0);
 }
 
 TEST_F(CloudFilesSourceTest, NotificationsWithBackfill) {
