@@ -339,6 +339,20 @@ TEST_F(ParquetDeclaredSizeTest, RejectsDictionaryDeclaringHugeValueCount) {
             kCorruptionAsExpected);
 }
 
+// A footer declaring 2^40 values (and rows) for a chunk of one page of one value: the request's
+// buffers grow as pages prove their values, so the chunk's end is found, not a 4 TiB buffer.
+TEST_F(ParquetDeclaredSizeTest, RejectsFooterDeclaringHugeValueCount) {
+  constexpr int64_t kValues = int64_t{1} << 40;
+  const std::string ints = DataPage(1, Encoding::kPlain, DefLevels({1}) + Int32Plain({7}));
+  EXPECT_EQ(ReadInChild(BuildFile(PhysicalType::kInt32, ints, kValues),
+                        {"column x", "column chunk ends after 1 of 1099511627776 values"}),
+            kCorruptionAsExpected);
+  const std::string strings = DataPage(1, Encoding::kPlain, DefLevels({1}) + Le32(2) + "ok");
+  EXPECT_EQ(ReadInChild(BuildFile(PhysicalType::kByteArray, strings, kValues, 0, false, true),
+                        {"column x", "column chunk ends after 1 of 1099511627776 values"}),
+            kCorruptionAsExpected);
+}
+
 // A DELTA_BINARY_PACKED stream of one value under a page of three is refuted by the stream's own
 // count before the page's count sizes the values.
 TEST_F(ParquetReaderBadInputTest, RejectsDeltaPageDeclaringMoreValuesThanItsStream) {

@@ -63,8 +63,9 @@ struct PhysicalValues {
 // straight into buffers sized from its entry count, so no page becomes a column of its own.
 struct ValueSink {
   std::unique_ptr<Buffer> values;   // fixed-width values, or the bytes of byte arrays
-  std::unique_ptr<Buffer> offsets;  // byte arrays: capacity + 1 offsets, the first 0
-  int64_t capacity = 0;             // values the buffers were sized for
+  std::unique_ptr<Buffer> offsets;  // byte arrays: allocated + 1 offsets, the first 0
+  int64_t capacity = 0;             // values the request may hold (its entries)
+  int64_t allocated = 0;            // values the buffers have room for, at most capacity
   int64_t length = 0;               // values appended
   int64_t byte_length = 0;          // bytes appended (byte arrays)
 };
@@ -169,7 +170,11 @@ class ChunkDecoder {
   // Whether the leaf's values can be assembled in a ValueSink: fixed-width types and byte
   // arrays read as they are; other conversions build a column per page.
   bool Sinkable() const;
+  // Sizes the sink for the request's `capacity` values when the chunk could plausibly hold that
+  // many (capacity comes from the footer), else for fewer: EnsureRoom grows it as pages prove
+  // their values are there.
   Status StartSink(ValueSink* sink, int64_t capacity);
+  Status EnsureRoom(ValueSink* sink, int64_t more);
   // Room for `more` bytes of `count` values; the first call sizes the bytes for the sink's whole
   // capacity at that rate (per level entry of the range being taken, for sink_).
   Status ReserveBytes(ValueSink* sink, int64_t more, int64_t count);
@@ -523,6 +528,7 @@ Status ChunkDecoder::ConvertInto(const PhysicalValues& values, int64_t begin, in
         "column {}: values {}..{} of a page of {} into {} of {} slots", location_.column, begin,
         begin + n, values.count, sink->length + n, sink->capacity));
   }
+  TRIBUTARY_RETURN_NOT_OK(EnsureRoom(sink, n));
   if (IsByteArrayIdentity(leaf_)) {
     // The range's offsets; they address the page's bytes (or the PLAIN page, see ValueData).
     const int64_t* offs = values.offsets.data() + begin;
@@ -746,16 +752,34 @@ bool ChunkDecoder::Sinkable() const {
 }
 
 Status ChunkDecoder::StartSink(ValueSink* sink, int64_t capacity) {
+  // Bit-packed booleans and 1-bit dictionary indexes hold 8 values a byte; only RLE runs hold
+  // more, and a request that large grows from here.
+  constexpr int64_t kMinPlausibleValues = int64_t{1} << 16;
+  constexpr int64_t kMaxValuesPerByte = 8;
+  const int64_t plausible = std::max(kMinPlausibleValues, chunk_size_ * kMaxValuesPerByte);
   sink->capacity = capacity;
+  sink->allocated = std::min(capacity, plausible);
   if (IsByteArrayIdentity(leaf_)) {
     TRIBUTARY_ASSIGN_OR_RAISE(sink->offsets,
-                              Buffer::AllocateUninitialized((capacity + 1) * 8, pool_));
+                              Buffer::AllocateUninitialized((sink->allocated + 1) * 8, pool_));
     sink->offsets->MutableDataAs<int64_t>()[0] = 0;
     return Status::OK();  // the bytes are reserved as pages arrive
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(sink->values,
-                            Buffer::AllocateUninitialized(capacity * OutputWidth(leaf_), pool_));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      sink->values, Buffer::AllocateUninitialized(sink->allocated * OutputWidth(leaf_), pool_));
   return Status::OK();
+}
+
+Status ChunkDecoder::EnsureRoom(ValueSink* sink, int64_t more) {
+  const int64_t needed = sink->length + more;
+  if (needed <= sink->allocated) {
+    return Status::OK();
+  }
+  sink->allocated = std::min(sink->capacity, std::max(needed, sink->allocated * 2));
+  if (IsByteArrayIdentity(leaf_)) {
+    return sink->offsets->ResizeUninitialized((sink->allocated + 1) * 8);
+  }
+  return sink->values->ResizeUninitialized(sink->allocated * OutputWidth(leaf_));
 }
 
 Status ChunkDecoder::ReserveBytes(ValueSink* sink, int64_t more, int64_t count) {
@@ -764,9 +788,9 @@ Status ChunkDecoder::ReserveBytes(ValueSink* sink, int64_t more, int64_t count) 
     // The first slice's bytes per entry (nulls included) times the request's entries.
     int64_t expected = needed;
     const int64_t entries = sink == &sink_ ? range_entries_ : count;
-    if (entries > 0 && sink->capacity > entries) {
+    if (entries > 0 && sink->allocated > entries) {
       expected = static_cast<int64_t>(static_cast<double>(more) / static_cast<double>(entries) *
-                                      static_cast<double>(sink->capacity));
+                                      static_cast<double>(sink->allocated));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(sink->values,
                               Buffer::AllocateUninitialized(std::max(needed, expected), pool_));
@@ -784,6 +808,7 @@ Status ChunkDecoder::GatherInto(std::span<const int32_t> indexes, ValueSink* sin
     return Status::Internal(fmt::format("column {}: {} values past the {} the request holds",
                                         location_.column, sink->length + n, sink->capacity));
   }
+  TRIBUTARY_RETURN_NOT_OK(EnsureRoom(sink, n));
   const Column& dictionary = *dictionary_;
   if (IsByteArrayIdentity(leaf_)) {
     const int64_t* from = dictionary.Offsets();
