@@ -321,15 +321,26 @@ class Binder {
     if (children.size() < 2) {
       return Status::InvalidArgument("IN needs at least one value in its list: " + expr.ToString());
     }
-    BoundExprPtr result;
+    std::vector<BoundExprPtr> equals;
     for (size_t i = 1; i < children.size(); ++i) {
       TRIBUTARY_ASSIGN_OR_RAISE(auto equal,
                                 BindComparison(expr, Op::kEqual, children[0], children[i]));
-      result = result == nullptr
-                   ? std::move(equal)
-                   : MakeBound(Op::kOr, DataType::Boolean(), {std::move(result), std::move(equal)});
+      equals.push_back(std::move(equal));
     }
-    return result;
+    // ORed pairwise into a balanced tree: a list of n values is log2(n) levels deep, where a
+    // chain would be n levels for every recursive pass (and the stack) to go through.
+    while (equals.size() > 1) {
+      std::vector<BoundExprPtr> next;
+      for (size_t i = 0; i + 1 < equals.size(); i += 2) {
+        next.push_back(MakeBound(Op::kOr, DataType::Boolean(),
+                                 {std::move(equals[i]), std::move(equals[i + 1])}));
+      }
+      if (equals.size() % 2 == 1) {
+        next.push_back(std::move(equals.back()));
+      }
+      equals = std::move(next);
+    }
+    return equals.front();
   }
 
   // mod(a, b) is a % b; pmod(a, b) is Spark's positive modulus: r = a % b, then (r + b) % b

@@ -70,15 +70,26 @@ void SplitConjuncts(const BoundExprPtr& e, std::vector<BoundExprPtr>* out) {
 }
 
 BoundExprPtr Conjoin(const std::vector<BoundExprPtr>& conjuncts) {
-  BoundExprPtr out;
-  for (const BoundExprPtr& c : conjuncts) {
-    out = out == nullptr
-              ? c
-              : std::make_shared<expr::BoundExpression>(Op::kAnd, columnar::DataType::Boolean(),
-                                                        std::vector<BoundExprPtr>{out, c}, -1,
-                                                        expr::Scalar::Null(), std::string{});
+  if (conjuncts.empty()) {
+    return nullptr;
   }
-  return out;
+  // Pairwise into a balanced tree: n conjuncts are log2(n) levels deep, not n (a filter of
+  // many conjuncts must not become a chain deeper than the stack can walk).
+  std::vector<BoundExprPtr> level = conjuncts;
+  while (level.size() > 1) {
+    std::vector<BoundExprPtr> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2) {
+      next.push_back(
+          std::make_shared<expr::BoundExpression>(Op::kAnd, columnar::DataType::Boolean(),
+                                                  std::vector<BoundExprPtr>{level[i], level[i + 1]},
+                                                  -1, expr::Scalar::Null(), std::string{}));
+    }
+    if (level.size() % 2 == 1) {
+      next.push_back(level.back());
+    }
+    level = std::move(next);
+  }
+  return level.front();
 }
 
 }  // namespace tributary::plan

@@ -140,8 +140,7 @@ expr::ExprPtr ToSkippingPredicate(const BoundExpression& e, const ScanNode& scan
   switch (e.GetOp()) {
     case Op::kColumn: {
       std::string quoted = "`";
-      for (char c :
-           scan.Source().FieldAt(scan.Columns()[static_cast<size_t>(e.Index())]).Name()) {
+      for (char c : scan.Source().FieldAt(scan.Columns()[static_cast<size_t>(e.Index())]).Name()) {
         quoted += c;
         if (c == '`') {
           quoted += '`';
@@ -240,13 +239,27 @@ LogicalPlanPtr PushFilter(const FilterNode& filter) {
       if (scan.Source().kind != ScanSource::Kind::kDelta) {
         return std::make_shared<FilterNode>(input, filter.Condition());
       }
-      expr::ExprPtr pushed = scan.PushedFilter();
+      std::vector<expr::ExprPtr> skipping;
+      if (scan.PushedFilter() != nullptr) {
+        skipping.push_back(scan.PushedFilter());
+      }
       for (const BoundExprPtr& c : conjuncts) {
-        expr::ExprPtr converted = ToSkippingPredicate(*c, scan);
-        if (converted != nullptr) {
-          pushed = pushed == nullptr ? converted : expr::And(pushed, converted);
+        if (expr::ExprPtr converted = ToSkippingPredicate(*c, scan)) {
+          skipping.push_back(std::move(converted));
         }
       }
+      // ANDed pairwise, so that many conjuncts make a shallow tree (as Conjoin).
+      while (skipping.size() > 1) {
+        std::vector<expr::ExprPtr> next;
+        for (size_t i = 0; i + 1 < skipping.size(); i += 2) {
+          next.push_back(expr::And(skipping[i], skipping[i + 1]));
+        }
+        if (skipping.size() % 2 == 1) {
+          next.push_back(skipping.back());
+        }
+        skipping = std::move(next);
+      }
+      expr::ExprPtr pushed = skipping.empty() ? nullptr : skipping.front();
       std::vector<int> columns = scan.Columns();
       auto new_scan = std::make_shared<ScanNode>(scan.Source(), std::move(columns), std::string{},
                                                  pushed, scan.IsStreaming());
@@ -317,183 +330,216 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
   return Prune(plan, std::vector<bool>(static_cast<size_t>(plan->Schema()->NumFields()), true));
 }
 
+// One function per node kind, so that the frame the recursion stacks up per plan level is
+// only as large as that kind needs (a plan may be a thousand levels deep).
+[[gnu::noinline]] Pruned PruneScan(const LogicalPlanPtr& plan, std::vector<bool> required, int n) {
+  const auto& scan = As<ScanNode>(*plan);
+  std::vector<int> columns;
+  std::vector<int> mapping(static_cast<size_t>(n), -1);
+  for (int i = 0; i < n; ++i) {
+    if (required[static_cast<size_t>(i)]) {
+      mapping[static_cast<size_t>(i)] = static_cast<int>(columns.size());
+      columns.push_back(scan.Columns()[static_cast<size_t>(i)]);
+    }
+  }
+  if (columns.empty() && n > 0) {
+    // Something must be read to count rows: the first column.
+    mapping[0] = 0;
+    columns.push_back(scan.Columns()[0]);
+  }
+  if (static_cast<int>(columns.size()) == n) {
+    return {plan, Identity(n)};
+  }
+  auto pruned = std::make_shared<ScanNode>(scan.Source(), std::move(columns), std::string{},
+                                           scan.PushedFilter(), scan.IsStreaming());
+  const std::string qualifier = scan.Qualifiers().empty() ? "" : scan.Qualifiers().front();
+  return {qualifier.empty() ? LogicalPlanPtr(pruned) : pruned->WithAlias(qualifier),
+          std::move(mapping)};
+}
+
+[[gnu::noinline]] Pruned PruneFilter(const LogicalPlanPtr& plan, std::vector<bool> required,
+                                     int /*n*/) {
+  const auto& filter = As<FilterNode>(*plan);
+  MarkColumns(*filter.Condition(), &required);
+  Pruned child = Prune(plan->Inputs()[0], required);
+  return {std::make_shared<FilterNode>(child.plan, RemapColumns(filter.Condition(), child.mapping)),
+          child.mapping};
+}
+
+[[gnu::noinline]] Pruned PruneProject(const LogicalPlanPtr& plan, std::vector<bool> required,
+                                      int n) {
+  const auto& project = As<ProjectNode>(*plan);
+  std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()), false);
+  std::vector<int> kept;
+  for (int i = 0; i < n; ++i) {
+    if (required[static_cast<size_t>(i)]) {
+      kept.push_back(i);
+    }
+  }
+  if (kept.empty() && n > 0) {
+    kept.push_back(0);
+  }
+  for (int i : kept) {
+    MarkColumns(*project.Expressions()[static_cast<size_t>(i)], &child_required);
+  }
+  Pruned child = Prune(plan->Inputs()[0], child_required);
+  std::vector<BoundExprPtr> expressions;
+  std::vector<std::string> names;
+  std::vector<std::string> qualifiers;
+  std::vector<int> mapping(static_cast<size_t>(n), -1);
+  for (int i : kept) {
+    mapping[static_cast<size_t>(i)] = static_cast<int>(expressions.size());
+    expressions.push_back(
+        RemapColumns(project.Expressions()[static_cast<size_t>(i)], child.mapping));
+    names.push_back(plan->Schema()->FieldAt(i).Name());
+    qualifiers.push_back(plan->Qualifiers()[static_cast<size_t>(i)]);
+  }
+  return {std::make_shared<ProjectNode>(child.plan, std::move(expressions), std::move(names),
+                                        std::move(qualifiers)),
+          std::move(mapping)};
+}
+
+[[gnu::noinline]] Pruned PruneAggregate(const LogicalPlanPtr& plan, std::vector<bool> /*required*/,
+                                        int n) {
+  const auto& aggregate = As<AggregateNode>(*plan);
+  std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()), false);
+  for (const BoundExprPtr& key : aggregate.Keys()) {
+    MarkColumns(*key, &child_required);
+  }
+  for (const exec::AggregateCall& call : aggregate.Aggregates()) {
+    for (const BoundExprPtr& argument : call.arguments) {
+      MarkColumns(*argument, &child_required);
+    }
+  }
+  Pruned child = Prune(plan->Inputs()[0], child_required);
+  std::vector<BoundExprPtr> keys;
+  for (const BoundExprPtr& key : aggregate.Keys()) {
+    keys.push_back(RemapColumns(key, child.mapping));
+  }
+  std::vector<exec::AggregateCall> calls = aggregate.Aggregates();
+  for (exec::AggregateCall& call : calls) {
+    for (BoundExprPtr& argument : call.arguments) {
+      argument = RemapColumns(argument, child.mapping);
+    }
+  }
+  return {std::make_shared<AggregateNode>(child.plan, std::move(keys), std::move(calls),
+                                          plan->Schema()),
+          Identity(n)};
+}
+
+[[gnu::noinline]] Pruned PruneJoin(const LogicalPlanPtr& plan, std::vector<bool> required, int n) {
+  const auto& join = As<JoinNode>(*plan);
+  const int nl = join.Input(0).Schema()->NumFields();
+  const int nr = join.Input(1).Schema()->NumFields();
+  std::vector<bool> all(static_cast<size_t>(nl + nr), false);
+  for (int i = 0; i < n; ++i) {
+    all[static_cast<size_t>(i)] = required[static_cast<size_t>(i)];
+  }
+  if (join.Residual() != nullptr) {
+    MarkColumns(*join.Residual(), &all);
+  }
+  std::vector<bool> left_required(all.begin(), all.begin() + nl);
+  std::vector<bool> right_required(all.begin() + nl, all.end());
+  for (const BoundExprPtr& key : join.LeftKeys()) {
+    MarkColumns(*key, &left_required);
+  }
+  for (const BoundExprPtr& key : join.RightKeys()) {
+    MarkColumns(*key, &right_required);
+  }
+  Pruned left = Prune(plan->Inputs()[0], left_required);
+  Pruned right = Prune(plan->Inputs()[1], right_required);
+  const int new_nl = left.plan->Schema()->NumFields();
+  std::vector<int> combined(static_cast<size_t>(nl + nr), -1);
+  for (int i = 0; i < nl; ++i) {
+    combined[static_cast<size_t>(i)] = left.mapping[static_cast<size_t>(i)];
+  }
+  for (int j = 0; j < nr; ++j) {
+    const int m = right.mapping[static_cast<size_t>(j)];
+    combined[static_cast<size_t>(nl + j)] = m < 0 ? -1 : new_nl + m;
+  }
+  std::vector<BoundExprPtr> left_keys;
+  std::vector<BoundExprPtr> right_keys;
+  for (const BoundExprPtr& key : join.LeftKeys()) {
+    left_keys.push_back(RemapColumns(key, left.mapping));
+  }
+  for (const BoundExprPtr& key : join.RightKeys()) {
+    right_keys.push_back(RemapColumns(key, right.mapping));
+  }
+  auto rebuilt =
+      std::make_shared<JoinNode>(left.plan, right.plan, join.Type(), std::move(left_keys),
+                                 std::move(right_keys), RemapColumns(join.Residual(), combined));
+  combined.resize(static_cast<size_t>(n));
+  return {rebuilt, std::move(combined)};
+}
+
+[[gnu::noinline]] Pruned PruneSort(const LogicalPlanPtr& plan, std::vector<bool> required,
+                                   int /*n*/) {
+  const auto& sort = As<SortNode>(*plan);
+  for (const exec::SortKey& key : sort.Keys()) {
+    MarkColumns(*key.expression, &required);
+  }
+  Pruned child = Prune(plan->Inputs()[0], required);
+  std::vector<exec::SortKey> keys = sort.Keys();
+  for (exec::SortKey& key : keys) {
+    key.expression = RemapColumns(key.expression, child.mapping);
+  }
+  return {std::make_shared<SortNode>(child.plan, std::move(keys), sort.Limit()), child.mapping};
+}
+
+[[gnu::noinline]] Pruned PruneLimit(const LogicalPlanPtr& plan, std::vector<bool> required,
+                                    int /*n*/) {
+  Pruned child = Prune(plan->Inputs()[0], required);
+  return {plan->WithInputs({child.plan}), child.mapping};
+}
+
+[[gnu::noinline]] Pruned PruneGenerate(const LogicalPlanPtr& plan, std::vector<bool> required,
+                                       int n) {
+  const auto& generate = As<GenerateNode>(*plan);
+  const int inputs = plan->Input().Schema()->NumFields();
+  std::vector<bool> child_required(required.begin(), required.begin() + inputs);
+  MarkColumns(*generate.Spec().collection, &child_required);
+  Pruned child = Prune(plan->Inputs()[0], child_required);
+  const int new_inputs = child.plan->Schema()->NumFields();
+  std::vector<int> mapping(child.mapping);
+  for (int j = inputs; j < n; ++j) {
+    mapping.push_back(new_inputs + (j - inputs));
+  }
+  return {generate.With(child.plan, RemapColumns(generate.Spec().collection, child.mapping)),
+          std::move(mapping)};
+}
+
+[[gnu::noinline]] Pruned PruneUnion(const LogicalPlanPtr& plan, std::vector<bool> /*required*/,
+                                    int n) {
+  // Inputs line up by position: they keep every column (their insides still prune).
+  std::vector<LogicalPlanPtr> inputs;
+  for (const LogicalPlanPtr& input : plan->Inputs()) {
+    Pruned child = PruneChildAll(input);
+    inputs.push_back(child.plan);
+  }
+  return {plan->WithInputs(std::move(inputs)), Identity(n)};
+}
+
 Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
   const int n = plan->Schema()->NumFields();
   switch (plan->Kind()) {
-    case PlanKind::kScan: {
-      const auto& scan = As<ScanNode>(*plan);
-      std::vector<int> columns;
-      std::vector<int> mapping(static_cast<size_t>(n), -1);
-      for (int i = 0; i < n; ++i) {
-        if (required[static_cast<size_t>(i)]) {
-          mapping[static_cast<size_t>(i)] = static_cast<int>(columns.size());
-          columns.push_back(scan.Columns()[static_cast<size_t>(i)]);
-        }
-      }
-      if (columns.empty() && n > 0) {
-        // Something must be read to count rows: the first column.
-        mapping[0] = 0;
-        columns.push_back(scan.Columns()[0]);
-      }
-      if (static_cast<int>(columns.size()) == n) {
-        return {plan, Identity(n)};
-      }
-      auto pruned = std::make_shared<ScanNode>(scan.Source(), std::move(columns), std::string{},
-                                               scan.PushedFilter(), scan.IsStreaming());
-      const std::string qualifier = scan.Qualifiers().empty() ? "" : scan.Qualifiers().front();
-      return {qualifier.empty() ? LogicalPlanPtr(pruned) : pruned->WithAlias(qualifier),
-              std::move(mapping)};
-    }
-    case PlanKind::kFilter: {
-      const auto& filter = As<FilterNode>(*plan);
-      MarkColumns(*filter.Condition(), &required);
-      Pruned child = Prune(plan->Inputs()[0], required);
-      return {
-          std::make_shared<FilterNode>(child.plan, RemapColumns(filter.Condition(), child.mapping)),
-          child.mapping};
-    }
-    case PlanKind::kProject: {
-      const auto& project = As<ProjectNode>(*plan);
-      std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()),
-                                       false);
-      std::vector<int> kept;
-      for (int i = 0; i < n; ++i) {
-        if (required[static_cast<size_t>(i)]) {
-          kept.push_back(i);
-        }
-      }
-      if (kept.empty() && n > 0) {
-        kept.push_back(0);
-      }
-      for (int i : kept) {
-        MarkColumns(*project.Expressions()[static_cast<size_t>(i)], &child_required);
-      }
-      Pruned child = Prune(plan->Inputs()[0], child_required);
-      std::vector<BoundExprPtr> expressions;
-      std::vector<std::string> names;
-      std::vector<std::string> qualifiers;
-      std::vector<int> mapping(static_cast<size_t>(n), -1);
-      for (int i : kept) {
-        mapping[static_cast<size_t>(i)] = static_cast<int>(expressions.size());
-        expressions.push_back(
-            RemapColumns(project.Expressions()[static_cast<size_t>(i)], child.mapping));
-        names.push_back(plan->Schema()->FieldAt(i).Name());
-        qualifiers.push_back(plan->Qualifiers()[static_cast<size_t>(i)]);
-      }
-      return {std::make_shared<ProjectNode>(child.plan, std::move(expressions), std::move(names),
-                                            std::move(qualifiers)),
-              std::move(mapping)};
-    }
-    case PlanKind::kAggregate: {
-      const auto& aggregate = As<AggregateNode>(*plan);
-      std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()),
-                                       false);
-      for (const BoundExprPtr& key : aggregate.Keys()) {
-        MarkColumns(*key, &child_required);
-      }
-      for (const exec::AggregateCall& call : aggregate.Aggregates()) {
-        for (const BoundExprPtr& argument : call.arguments) {
-          MarkColumns(*argument, &child_required);
-        }
-      }
-      Pruned child = Prune(plan->Inputs()[0], child_required);
-      std::vector<BoundExprPtr> keys;
-      for (const BoundExprPtr& key : aggregate.Keys()) {
-        keys.push_back(RemapColumns(key, child.mapping));
-      }
-      std::vector<exec::AggregateCall> calls = aggregate.Aggregates();
-      for (exec::AggregateCall& call : calls) {
-        for (BoundExprPtr& argument : call.arguments) {
-          argument = RemapColumns(argument, child.mapping);
-        }
-      }
-      return {std::make_shared<AggregateNode>(child.plan, std::move(keys), std::move(calls),
-                                              plan->Schema()),
-              Identity(n)};
-    }
-    case PlanKind::kJoin: {
-      const auto& join = As<JoinNode>(*plan);
-      const int nl = join.Input(0).Schema()->NumFields();
-      const int nr = join.Input(1).Schema()->NumFields();
-      std::vector<bool> all(static_cast<size_t>(nl + nr), false);
-      for (int i = 0; i < n; ++i) {
-        all[static_cast<size_t>(i)] = required[static_cast<size_t>(i)];
-      }
-      if (join.Residual() != nullptr) {
-        MarkColumns(*join.Residual(), &all);
-      }
-      std::vector<bool> left_required(all.begin(), all.begin() + nl);
-      std::vector<bool> right_required(all.begin() + nl, all.end());
-      for (const BoundExprPtr& key : join.LeftKeys()) {
-        MarkColumns(*key, &left_required);
-      }
-      for (const BoundExprPtr& key : join.RightKeys()) {
-        MarkColumns(*key, &right_required);
-      }
-      Pruned left = Prune(plan->Inputs()[0], left_required);
-      Pruned right = Prune(plan->Inputs()[1], right_required);
-      const int new_nl = left.plan->Schema()->NumFields();
-      std::vector<int> combined(static_cast<size_t>(nl + nr), -1);
-      for (int i = 0; i < nl; ++i) {
-        combined[static_cast<size_t>(i)] = left.mapping[static_cast<size_t>(i)];
-      }
-      for (int j = 0; j < nr; ++j) {
-        const int m = right.mapping[static_cast<size_t>(j)];
-        combined[static_cast<size_t>(nl + j)] = m < 0 ? -1 : new_nl + m;
-      }
-      std::vector<BoundExprPtr> left_keys;
-      std::vector<BoundExprPtr> right_keys;
-      for (const BoundExprPtr& key : join.LeftKeys()) {
-        left_keys.push_back(RemapColumns(key, left.mapping));
-      }
-      for (const BoundExprPtr& key : join.RightKeys()) {
-        right_keys.push_back(RemapColumns(key, right.mapping));
-      }
-      auto rebuilt = std::make_shared<JoinNode>(left.plan, right.plan, join.Type(),
-                                                std::move(left_keys), std::move(right_keys),
-                                                RemapColumns(join.Residual(), combined));
-      combined.resize(static_cast<size_t>(n));
-      return {rebuilt, std::move(combined)};
-    }
-    case PlanKind::kSort: {
-      const auto& sort = As<SortNode>(*plan);
-      for (const exec::SortKey& key : sort.Keys()) {
-        MarkColumns(*key.expression, &required);
-      }
-      Pruned child = Prune(plan->Inputs()[0], required);
-      std::vector<exec::SortKey> keys = sort.Keys();
-      for (exec::SortKey& key : keys) {
-        key.expression = RemapColumns(key.expression, child.mapping);
-      }
-      return {std::make_shared<SortNode>(child.plan, std::move(keys), sort.Limit()), child.mapping};
-    }
-    case PlanKind::kLimit: {
-      Pruned child = Prune(plan->Inputs()[0], required);
-      return {plan->WithInputs({child.plan}), child.mapping};
-    }
-    case PlanKind::kGenerate: {
-      const auto& generate = As<GenerateNode>(*plan);
-      const int inputs = plan->Input().Schema()->NumFields();
-      std::vector<bool> child_required(required.begin(), required.begin() + inputs);
-      MarkColumns(*generate.Spec().collection, &child_required);
-      Pruned child = Prune(plan->Inputs()[0], child_required);
-      const int new_inputs = child.plan->Schema()->NumFields();
-      std::vector<int> mapping(child.mapping);
-      for (int j = inputs; j < n; ++j) {
-        mapping.push_back(new_inputs + (j - inputs));
-      }
-      return {generate.With(child.plan, RemapColumns(generate.Spec().collection, child.mapping)),
-              std::move(mapping)};
-    }
-    case PlanKind::kUnion: {
-      // Inputs line up by position: they keep every column (their insides still prune).
-      std::vector<LogicalPlanPtr> inputs;
-      for (const LogicalPlanPtr& input : plan->Inputs()) {
-        Pruned child = PruneChildAll(input);
-        inputs.push_back(child.plan);
-      }
-      return {plan->WithInputs(std::move(inputs)), Identity(n)};
-    }
+    case PlanKind::kScan:
+      return PruneScan(plan, std::move(required), n);
+    case PlanKind::kFilter:
+      return PruneFilter(plan, std::move(required), n);
+    case PlanKind::kProject:
+      return PruneProject(plan, std::move(required), n);
+    case PlanKind::kAggregate:
+      return PruneAggregate(plan, std::move(required), n);
+    case PlanKind::kJoin:
+      return PruneJoin(plan, std::move(required), n);
+    case PlanKind::kSort:
+      return PruneSort(plan, std::move(required), n);
+    case PlanKind::kLimit:
+      return PruneLimit(plan, std::move(required), n);
+    case PlanKind::kGenerate:
+      return PruneGenerate(plan, std::move(required), n);
+    case PlanKind::kUnion:
+      return PruneUnion(plan, std::move(required), n);
   }
   return {plan, Identity(n)};
 }

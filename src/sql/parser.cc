@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -574,6 +575,7 @@ class Parser {
       }
       set->left = std::move(query);
       TRIBUTARY_ASSIGN_OR_RAISE(set->right, ParseQueryTerm());
+      TRIBUTARY_RETURN_NOT_OK(CheckQueryHeight(set, op.position));
       query = std::move(set);
     }
     const bool has_order = Peek().IsKeyword("ORDER");
@@ -616,6 +618,7 @@ class Parser {
       query->with = std::move(with);
       query->position = position;
     }
+    TRIBUTARY_RETURN_NOT_OK(CheckQueryHeight(query, position));
     return QueryPtr(std::move(query));
   }
 
@@ -714,6 +717,7 @@ class Parser {
         join->join_kind = JoinKind::kCross;
         join->left = std::move(query->from);
         join->right = std::move(right);
+        TRIBUTARY_RETURN_NOT_OK(CheckRelationHeight(join, position));
         query->from = std::move(join);
       }
     }
@@ -809,6 +813,7 @@ class Parser {
         Next();
         TRIBUTARY_ASSIGN_OR_RAISE(join->using_columns, ParenthesizedNames());
       }
+      TRIBUTARY_RETURN_NOT_OK(CheckRelationHeight(join, join->position));
       left = std::move(join);
     }
   }
@@ -911,10 +916,147 @@ class Parser {
     return Status::OK();
   }
 
+  // Chains recurse nowhere here (a + b + c is a loop) but build trees one level deeper per
+  // operator, and every pass after parsing walks them recursively: binding, planning,
+  // optimizing, evaluating, even freeing the tree. So the height of what is built (expressions,
+  // set operations, joins, subqueries, all counted together) is checked as it grows, and past
+  // kMaxHeight the statement is refused before anything deeper exists. 1000 is DuckDB's
+  // max_expression_depth; a level costs those passes a few hundred bytes of stack at most.
+  static constexpr int kMaxHeight = 1000;
+
+  // The height of `node`'s tree (a leaf is 1; a subquery placeholder is above its query),
+  // memoized: every chain step asks for the new top only. Entries keep their nodes alive so an
+  // address is never reused for another node while parsing.
+  int Height(const ExprPtr& node) {
+    if (auto found = expr_heights_.find(node.get()); found != expr_heights_.end()) {
+      return found->second.second;
+    }
+    int below = 0;
+    for (const ExprPtr& child : node->Children()) {
+      below = std::max(below, Height(child));
+    }
+    if (auto sub = sources_->subqueries.find(node.get()); sub != sources_->subqueries.end()) {
+      below = std::max(below, QueryHeight(sub->second));
+    }
+    expr_heights_.emplace(node.get(), std::make_pair(node, below + 1));
+    return below + 1;
+  }
+
+  Status TooDeep(const SourcePosition& at, std::string_view what) const {
+    const std::string_view hint = what == "expression"
+                                      ? "split it up; a long chain of ORs can be an IN list"
+                                      : "split it into several statements or tables";
+    return SyntaxError(
+        *source_, at,
+        fmt::format("{} too deep: more than {} nested operations ({})", what, kMaxHeight, hint));
+  }
+
+  // `node`, or an error at `at` when its tree is higher than kMaxHeight.
+  Result<ExprPtr> CheckHeight(ExprPtr node, const SourcePosition& at) {
+    if (Height(node) > kMaxHeight) {
+      return TooDeep(at, "expression");
+    }
+    return node;
+  }
+
+  // A query's or relation's height; memoized once it is complete (MarkComplete).
+  int QueryHeight(const QueryPtr& query) {
+    if (auto found = query_heights_.find(query.get()); found != query_heights_.end()) {
+      return found->second.second;
+    }
+    const Query& q = *query;
+    int below = 0;
+    // An expression is as high as it is; the query around it is no level above it.
+    int expressions = 0;
+    auto expression = [&](const ExprPtr& e) {
+      if (e != nullptr) {
+        expressions = std::max(expressions, Height(e));
+      }
+    };
+    for (const CommonTableExpression& cte : q.with) {
+      below = std::max(below, QueryHeight(cte.query));
+    }
+    for (const SelectItem& item : q.select) {
+      expression(item.expr);
+    }
+    if (q.from != nullptr) {
+      below = std::max(below, RelationHeight(q.from));
+    }
+    expression(q.where);
+    for (const ExprPtr& key : q.group_by) {
+      expression(key);
+    }
+    expression(q.having);
+    if (q.left != nullptr) {
+      below = std::max(below, QueryHeight(q.left));
+    }
+    if (q.right != nullptr) {
+      below = std::max(below, QueryHeight(q.right));
+    }
+    for (const std::vector<ExprPtr>& row : q.rows) {
+      for (const ExprPtr& value : row) {
+        expression(value);
+      }
+    }
+    for (const OrderItem& order : q.order_by) {
+      expression(order.expr);
+    }
+    expression(q.limit);
+    const int height = std::max(below + 1, expressions);
+    query_heights_.emplace(query.get(), std::make_pair(query, height));
+    return height;
+  }
+
+  int RelationHeight(const RelationPtr& relation) {
+    if (auto found = relation_heights_.find(relation.get()); found != relation_heights_.end()) {
+      return found->second.second;
+    }
+    const Relation& r = *relation;
+    int below = 0;
+    int expressions = 0;
+    for (const TableFunctionArgument& argument : r.arguments) {
+      expressions = std::max(expressions, Height(argument.value));
+    }
+    for (const ExprPtr& e : {r.condition, r.timestamp_as_of}) {
+      if (e != nullptr) {
+        expressions = std::max(expressions, Height(e));
+      }
+    }
+    if (r.subquery != nullptr) {
+      below = std::max(below, QueryHeight(r.subquery));
+    }
+    if (r.left != nullptr) {
+      below = std::max(below, RelationHeight(r.left));
+    }
+    if (r.right != nullptr) {
+      below = std::max(below, RelationHeight(r.right));
+    }
+    const int height = std::max(below + 1, expressions);
+    relation_heights_.emplace(relation.get(), std::make_pair(relation, height));
+    return height;
+  }
+
+  // `query` (complete: nothing is added to it later), or an error at `at` when too high.
+  Status CheckQueryHeight(const QueryPtr& query, const SourcePosition& at) {
+    query_heights_.erase(query.get());
+    if (QueryHeight(query) > kMaxHeight) {
+      return TooDeep(at, "query");
+    }
+    return Status::OK();
+  }
+  Status CheckRelationHeight(const RelationPtr& relation, const SourcePosition& at) {
+    if (RelationHeight(relation) > kMaxHeight) {
+      return TooDeep(at, "query");
+    }
+    return Status::OK();
+  }
+
   Result<ExprPtr> ParseExpr() {
     DepthGuard guard(&depth_);
     TRIBUTARY_RETURN_NOT_OK(CheckDepth());
-    return ParseOr();
+    const SourcePosition position = Peek().position;
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr result, ParseOr());
+    return CheckHeight(std::move(result), position);
   }
 
   Result<ExprPtr> ParseOr() {
@@ -922,7 +1064,9 @@ class Parser {
     while (Peek().IsKeyword("OR")) {
       const SourcePosition position = Next().position;
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseAnd());
-      left = Track(expr::Or(std::move(left), std::move(right)), position);
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          left,
+          CheckHeight(Track(expr::Or(std::move(left), std::move(right)), position), position));
     }
     return left;
   }
@@ -932,7 +1076,9 @@ class Parser {
     while (Peek().IsKeyword("AND")) {
       const SourcePosition position = Next().position;
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseNot());
-      left = Track(expr::And(std::move(left), std::move(right)), position);
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          left,
+          CheckHeight(Track(expr::And(std::move(left), std::move(right)), position), position));
     }
     return left;
   }
@@ -1079,7 +1225,10 @@ class Parser {
       }
       Next();
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseBitOr());
-      left = Track(expr::Call(op, {std::move(left), std::move(right)}), token.position);
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          left,
+          CheckHeight(Track(expr::Call(op, {std::move(left), std::move(right)}), token.position),
+                      token.position));
     }
   }
 
@@ -1090,8 +1239,11 @@ class Parser {
     while (Peek().IsOperator(symbol)) {
       const SourcePosition position = Next().position;
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, (this->*next_level)());
-      left =
-          Track(expr::Function(std::string(name), {std::move(left), std::move(right)}), position);
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          left,
+          CheckHeight(Track(expr::Function(std::string(name), {std::move(left), std::move(right)}),
+                            position),
+                      position));
     }
     return left;
   }
@@ -1111,7 +1263,8 @@ class Parser {
       left = token.IsOperator("||") ? expr::Function("concat", {std::move(left), std::move(right)})
                                     : expr::Call(token.IsOperator("+") ? Op::kAdd : Op::kSubtract,
                                                  {std::move(left), std::move(right)});
-      left = Track(std::move(left), token.position);
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          left, CheckHeight(Track(std::move(left), token.position), token.position));
     }
   }
 
@@ -1133,7 +1286,8 @@ class Parser {
                                               : Op::kRemainder;
         left = expr::Call(op, {std::move(left), std::move(right)});
       }
-      left = Track(std::move(left), token.position);
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          left, CheckHeight(Track(std::move(left), token.position), token.position));
     }
   }
 
@@ -1174,6 +1328,7 @@ class Parser {
       } else {
         return value;
       }
+      TRIBUTARY_ASSIGN_OR_RAISE(value, CheckHeight(std::move(value), token.position));
     }
   }
 
@@ -1470,6 +1625,10 @@ class Parser {
   bool allow_subqueries_ = true;
   // Current recursion depth (DepthGuard).
   int depth_ = 0;
+  // Memoized heights (Height, QueryHeight, RelationHeight), each with its node.
+  std::unordered_map<const expr::Expression*, std::pair<ExprPtr, int>> expr_heights_;
+  std::unordered_map<const Query*, std::pair<QueryPtr, int>> query_heights_;
+  std::unordered_map<const Relation*, std::pair<RelationPtr, int>> relation_heights_;
 };
 
 }  // namespace

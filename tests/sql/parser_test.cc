@@ -1,5 +1,7 @@
 #include "sql/parser.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "common/closest_match.h"
@@ -409,6 +411,52 @@ TEST(ParserTest, DeepNestingIsAnErrorNotACrash) {
     nested += ")";
   }
   EXPECT_EQ(Sql(nested), "SELECT 1");
+}
+
+// "SELECT <first>" followed by `count` copies of `unit`.
+std::string Chain(std::string_view first, std::string_view unit, int count) {
+  std::string text = "SELECT " + std::string(first);
+  for (int i = 0; i < count; ++i) {
+    text += unit;
+  }
+  return text;
+}
+
+TEST(ParserTest, ChainsPastTheHeightLimitAreErrorsWhereTheyGetTooDeep) {
+  // A chain of n operators is a tree n + 1 levels high: 999 fit in 1000 levels, 1000 do not,
+  // and the error points at the operator that went past.
+  EXPECT_TRUE(ParseStatement(Chain("1", " + 1", 999)).ok());
+  EXPECT_EQ(Error(Chain("1", " + 1", 1000)).substr(0, 106),
+            "expression too deep: more than 1000 nested operations (split it up; a long chain of "
+            "ORs can be an IN list)");
+  const std::string message = Error(Chain("1", " + 1", 1000));
+  EXPECT_NE(message.find("at line 1, column 4006:"), std::string::npos) << message.substr(0, 200);
+  for (const char* unit :
+       {" AND true", " OR x", " || 'a'", " * 2", " = 1", " | 1", "[0]", ".f", "::int"}) {
+    EXPECT_TRUE(ParseStatement(Chain("x", unit, 999)).ok()) << unit;
+    EXPECT_NE(Error(Chain("x", unit, 1000)).find("expression too deep"), std::string::npos) << unit;
+  }
+  // Levels add up through parentheses, subqueries and whatever else nests.
+  const std::string inner = Chain("1", " + 1", 600).substr(7);
+  EXPECT_NE(Error("SELECT (" + inner + ")" + Chain("", " * 2", 400).substr(7))
+                .find("expression too deep"),
+            std::string::npos);
+  EXPECT_NE(Error("SELECT 1 WHERE x IN (SELECT " + inner + ")" + Chain("", " AND y", 400).substr(7))
+                .find("expression too deep"),
+            std::string::npos);
+}
+
+TEST(ParserTest, UnionAndJoinChainsPastTheHeightLimitAreErrors) {
+  // Each UNION, JOIN and subquery is a level of the plan every later pass recurses through.
+  EXPECT_TRUE(ParseStatement(Chain("1", " UNION ALL SELECT 1", 999)).ok());
+  EXPECT_EQ(Error(Chain("1", " UNION ALL SELECT 1", 1000)).substr(0, 48),
+            "query too deep: more than 1000 nested operations");
+  EXPECT_TRUE(ParseStatement(Chain("* FROM t", " JOIN t ON true", 998)).ok());
+  EXPECT_EQ(Error(Chain("* FROM t", " JOIN t ON true", 1000)).substr(0, 14), "query too deep");
+  EXPECT_EQ(Error(Chain("* FROM t", ", t", 1000)).substr(0, 14), "query too deep");
+  const std::string unions = Chain("1", " UNION ALL SELECT 1", 600);
+  EXPECT_EQ(Error(Chain("* FROM (" + unions + ") s", " JOIN t ON true", 500)).substr(0, 14),
+            "query too deep");
 }
 
 TEST(ParserTest, MisspeltKeywordsGetDidYouMean) {
