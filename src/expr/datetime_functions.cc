@@ -598,6 +598,12 @@ Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
     return make(DataType::DayTimeInterval(), CastTo(children[0], common),
                 CastTo(children[1], common));
   }
+  if (op == Op::kSubtract && a == TypeId::kDate && b == TypeId::kDate) {
+    // Spark's SubtractDates (ANSI): the whole days between them as an interval, the same in
+    // every time zone (a DST change does not make a day 23 hours), so through timestamp_ntz.
+    return make(DataType::DayTimeInterval(), CastTo(children[0], DataType::TimestampNtz()),
+                CastTo(children[1], DataType::TimestampNtz()));
+  }
   if (a_interval || b_interval) {
     return Status::InvalidArgument(fmt::format("type mismatch in {}: cannot combine {} and {}",
                                                expr.ToString(), children[0]->Type()->ToString(),

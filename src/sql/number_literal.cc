@@ -11,14 +11,15 @@ namespace tributary::sql {
 
 using expr::Scalar;
 
-Result<expr::ExprPtr> NumberLiteral(const Token& token) {
+Result<expr::ExprPtr> NumberLiteral(const Token& token, bool negative) {
   const NumberKind kind = token.number_kind;
   const size_t suffix = kind == NumberKind::kBigDecimal ? 2
                         : kind == NumberKind::kInteger || kind == NumberKind::kDecimal ||
                                 kind == NumberKind::kExponent
                             ? 0
                             : 1;
-  const std::string digits = token.text.substr(0, token.text.size() - suffix);
+  std::string digits(negative ? "-" : "");
+  digits.append(std::string_view(token.text).substr(0, token.text.size() - suffix));
   auto out_of_range = [&](std::string_view type, auto low, auto high) {
     return Status::InvalidArgument(
         fmt::format("numeric literal {} does not fit in range [{}, {}] for "
@@ -30,7 +31,8 @@ Result<expr::ExprPtr> NumberLiteral(const Token& token) {
       std::from_chars(digits.data(), digits.data() + digits.size(), integer).ec == std::errc();
   switch (kind) {
     case NumberKind::kInteger:
-      if (fits_int64 && integer <= std::numeric_limits<int32_t>::max()) {
+      if (fits_int64 && integer >= std::numeric_limits<int32_t>::min() &&
+          integer <= std::numeric_limits<int32_t>::max()) {
         return expr::Lit(Scalar::Int32(static_cast<int32_t>(integer)));
       }
       if (fits_int64) {
@@ -49,13 +51,15 @@ Result<expr::ExprPtr> NumberLiteral(const Token& token) {
       }
       return expr::Lit(Scalar::Int64(integer));
     case NumberKind::kSmallint:
-      if (!fits_int64 || integer > std::numeric_limits<int16_t>::max()) {
+      if (!fits_int64 || integer < std::numeric_limits<int16_t>::min() ||
+          integer > std::numeric_limits<int16_t>::max()) {
         return out_of_range("smallint", std::numeric_limits<int16_t>::min(),
                             std::numeric_limits<int16_t>::max());
       }
       return expr::Lit(Scalar::Int16(static_cast<int16_t>(integer)));
     case NumberKind::kTinyint:
-      if (!fits_int64 || integer > std::numeric_limits<int8_t>::max()) {
+      if (!fits_int64 || integer < std::numeric_limits<int8_t>::min() ||
+          integer > std::numeric_limits<int8_t>::max()) {
         return out_of_range("tinyint", static_cast<int>(std::numeric_limits<int8_t>::min()),
                             static_cast<int>(std::numeric_limits<int8_t>::max()));
       }

@@ -8,8 +8,10 @@
 
 namespace tributary::sql {
 
-/// The literal of number token `token`; InvalidArgument naming the value and the type's range
+/// The literal of number token `token`, negated when `negative` (a minus sign directly before
+/// the number is part of the literal, as in Spark's grammar: -2147483648 is an int,
+/// -9223372036854775808 a bigint); InvalidArgument naming the value and the type's range
 /// when it does not fit (the parser adds the position).
-Result<expr::ExprPtr> NumberLiteral(const Token& token);
+Result<expr::ExprPtr> NumberLiteral(const Token& token, bool negative = false);
 
 }  // namespace tributary::sql

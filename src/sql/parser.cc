@@ -1293,7 +1293,9 @@ class Parser {
 
   Result<ExprPtr> ParseUnary() {
     const Token& token = Peek();
-    if (token.IsOperator("-") || token.IsOperator("+") || token.IsOperator("~")) {
+    const bool negative_number = token.IsOperator("-") && Peek(1).kind == TokenKind::kNumber;
+    if (!negative_number &&
+        (token.IsOperator("-") || token.IsOperator("+") || token.IsOperator("~"))) {
       DepthGuard guard(&depth_);
       TRIBUTARY_RETURN_NOT_OK(CheckDepth());
       Next();
@@ -1413,6 +1415,13 @@ class Parser {
       case TokenKind::kOperator:
         if (token.IsOperator("(")) {
           return Parenthesized();
+        }
+        if (token.IsOperator("-") && Peek(1).kind == TokenKind::kNumber) {
+          // -9223372036854775808 is one literal (a bigint), as Spark's grammar reads a
+          // minus sign directly before a number.
+          Next();
+          const Token& number = Next();
+          return LiteralOrError(NumberLiteral(number, /*negative=*/true), token);
         }
         return Unexpected("an expression");
       case TokenKind::kEnd:

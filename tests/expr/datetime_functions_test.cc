@@ -139,6 +139,19 @@ TEST_F(DatetimeFunctionsTest, TimestampsPlusAndMinusIntervals) {
   EXPECT_NE(overflow.Message().find("[DATETIME_OVERFLOW] row 0"), std::string::npos) << overflow;
 }
 
+TEST_F(DatetimeFunctionsTest, DateMinusDateIsWholeDaysInEveryZone) {
+  // Spark's SubtractDates: an interval of days. 2024-03-10 is a 23-hour day in New York.
+  EvalContext new_york;
+  new_york.session_time_zone = TimeZone::Make("America/New_York").ValueOrDie();
+  auto days = Call(Op::kSubtract, {Lit(Scalar::Date(19793)), Col("d")});
+  EXPECT_EQ(Eval(days, new_york), (Strings{"\"INTERVAL '-51 00:00:00' DAY TO SECOND\"", "null",
+                                           "\"INTERVAL '19794 00:00:00' DAY TO SECOND\""}));
+  EXPECT_EQ(
+      Eval(Call(Op::kSubtract, {Lit(Scalar::Date(19793)), Lit(Scalar::Date(19792))}), new_york)[0],
+      "\"INTERVAL '1 00:00:00' DAY TO SECOND\"");
+  ASSERT_RAISES(InvalidArgument, Bind(*Call(Op::kAdd, {Col("d"), Col("d")}), *batch_->Schema()));
+}
+
 TEST(IntervalLiteralTest, ParsesSingleUnitsRangesAndUnitLists) {
   auto micros = [](std::string_view value, std::string_view unit) {
     auto result = ParseIntervalLiteral(value, unit);

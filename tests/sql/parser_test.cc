@@ -107,7 +107,33 @@ TEST(ParserTest, NumericLiteralsAreTypedAsSpark) {
   }
   EXPECT_EQ(items[5].expr->Literal().DoubleValue(), 1000.0);
   EXPECT_EQ(items[1].expr->Literal().IntValue(), 2147483648);
-  EXPECT_EQ(Expr("-2147483648"), "(- 2147483648L)");
+  EXPECT_EQ(Expr("-(2147483648)"), "(- 2147483648L)");
+}
+
+TEST(ParserTest, AMinusSignBeforeANumberIsPartOfTheLiteral) {
+  // As Spark's grammar (MINUS? INTEGER_VALUE): the ends of each range are literals of the type.
+  ASSERT_OK_AND_ASSIGN(Statement statement,
+                       ParseStatement("SELECT -2147483648, -9223372036854775808, "
+                                      "-9223372036854775808L, -128Y, -32768S, "
+                                      "-9223372036854775809, -1.5, - 2"));
+  const std::vector<std::string> types = {"int",      "bigint",        "bigint",       "tinyint",
+                                          "smallint", "decimal(19,0)", "decimal(2,1)", "int"};
+  const auto& items = std::get<QueryPtr>(statement.body)->select;
+  ASSERT_EQ(items.size(), types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    ASSERT_EQ(items[i].expr->GetOp(), expr::Op::kLiteral) << i;
+    EXPECT_EQ(items[i].expr->Literal().Type()->ToString(), types[i]) << i;
+  }
+  EXPECT_EQ(items[1].expr->Literal().IntValue(), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(Expr("-9223372036854775808 - 1"), "(-9223372036854775808L - 1)");
+  EXPECT_EQ(Expr("1 -2"), "(1 - 2)");
+  EXPECT_EQ(Expr("- -2"), "(- -2)");
+  EXPECT_EQ(Expr("-1::string"), "CAST(-1 AS string)");
+  EXPECT_EQ(Error("SELECT -129Y"),
+            "numeric literal -129 does not fit in range [-128, 127] for type tinyint at line 1, "
+            "column 8:\nSELECT -129Y\n       ^");
+  EXPECT_NE(Error("SELECT -9223372036854775809L").find("for type bigint at line 1, column 8"),
+            std::string::npos);
 }
 
 TEST(ParserTest, NumericLiteralsOutOfRangeAreErrors) {
