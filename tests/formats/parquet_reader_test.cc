@@ -59,9 +59,10 @@ std::string DictionaryPage(int32_t num_values, const std::string& body) {
   return Page(header, body);
 }
 
-// One optional column `x` of `type` in one row group whose chunk is `pages`.
+// One optional (or `required`) column `x` of `type` in one row group whose chunk is `pages`.
 std::string BuildFile(PhysicalType type, const std::string& pages, int64_t num_values,
-                      int32_t codec = 0, bool dictionary = false, bool string = false) {
+                      int32_t codec = 0, bool dictionary = false, bool string = false,
+                      bool required = false) {
   FileMetaData md;
   SchemaElement root;
   root.name = "schema";
@@ -69,7 +70,7 @@ std::string BuildFile(PhysicalType type, const std::string& pages, int64_t num_v
   SchemaElement leaf;
   leaf.name = "x";
   leaf.type = type;
-  leaf.repetition_type = Repetition::kOptional;
+  leaf.repetition_type = required ? Repetition::kRequired : Repetition::kOptional;
   if (string) {
     leaf.converted_type = ConvertedType::kUtf8;
   }
@@ -350,6 +351,25 @@ TEST_F(ParquetDeclaredSizeTest, RejectsFooterDeclaringHugeValueCount) {
   const std::string strings = DataPage(1, Encoding::kPlain, DefLevels({1}) + Le32(2) + "ok");
   EXPECT_EQ(ReadInChild(BuildFile(PhysicalType::kByteArray, strings, kValues, 0, false, true),
                         {"column x", "column chunk ends after 1 of 1099511627776 values"}),
+            kCorruptionAsExpected);
+}
+
+// A page (and footer) declaring 2^31-1 values whose level or index runs hold one group: the runs
+// are counted before the levels or indexes are allocated.
+TEST_F(ParquetDeclaredSizeTest, RejectsPageDeclaringMoreValuesThanItsRunsHold) {
+  const std::string levels = DataPage(kHuge, Encoding::kPlain, DefLevels({1}) + Int32Plain({7}));
+  EXPECT_EQ(ReadInChild(BuildFile(PhysicalType::kInt32, levels, kHuge),
+                        {"column x", "levels hold 8 values, the page declares 2147483647"}),
+            kCorruptionAsExpected);
+  // A required column: the page's count goes straight to its dictionary indexes.
+  RleBitPackedEncoder indexes(1);
+  indexes.Put(0);
+  const std::string pages =
+      DictionaryPage(1, Int32Plain({10})) +
+      DataPage(kHuge, Encoding::kRleDictionary, std::string(1, '\x01') + indexes.Flush());
+  EXPECT_EQ(ReadInChild(BuildFile(PhysicalType::kInt32, pages, kHuge, 0, /*dictionary=*/true, false,
+                                  /*required=*/true),
+                        {"column x", "dictionary indexes hold 8 values, the page 2147483647"}),
             kCorruptionAsExpected);
 }
 

@@ -118,6 +118,26 @@ TEST(RleBitPackedTest, DecodesTheSpecBitPackingExample) {
   EXPECT_EQ(Encode(3, {0, 1, 2, 3, 4, 5, 6, 7}), data);
 }
 
+// What a page's declared count is checked against: the values the run headers account for,
+// counted no further than asked, a truncated bit-packed run counting its whole values, a
+// malformed header ending the count.
+TEST(RleBitPackedTest, CountsTheValuesItsRunsHold) {
+  // 300 repeats (RLE), then the spec's bit-packed group of 8 at width 3.
+  const std::string data = Bytes({0xD8, 0x04, 0x05, 0x03, 0x88, 0xC6, 0xFA});
+  EXPECT_EQ(RleBitPackedDecoder::CountValues(data, 3, 1000), 308);
+  EXPECT_EQ(RleBitPackedDecoder::CountValues(data, 3, 10), 300);
+  EXPECT_EQ(RleBitPackedDecoder::CountValues("", 3, 10), 0);
+  // A bit-packed run declaring 2^20 groups over 3 bytes: 8 whole values at width 3.
+  EXPECT_EQ(RleBitPackedDecoder::CountValues(Bytes({0x81, 0x80, 0x80, 0x01, 0x88, 0xC6, 0xFA}), 3,
+                                             int64_t{1} << 40),
+            8);
+  // An RLE run without its value, and a header whose varint never ends.
+  EXPECT_EQ(RleBitPackedDecoder::CountValues(Bytes({0x10}), 3, 100), 0);
+  EXPECT_EQ(RleBitPackedDecoder::CountValues(Bytes({0x10, 0x05, 0xFF, 0xFF}), 3, 100), 8);
+  // Width 0: runs hold values without bytes.
+  EXPECT_EQ(RleBitPackedDecoder::CountValues(Bytes({0x03, 0x10}), 0, 100), 16);
+}
+
 TEST(RleBitPackedTest, EncodesRepeatsAsRleRuns) {
   EXPECT_EQ(Encode(3, std::vector<int32_t>(8, 5)), Bytes({0x10, 0x05}));
   // 300 repeats: header uleb128(600) = 0xD8 0x04; a 9-bit value takes 2 bytes.

@@ -250,9 +250,14 @@ Result<std::string_view> ChunkDecoder::Decompress(std::string_view compressed,
 
 Status ChunkDecoder::DecodeLevels(std::string_view data, int16_t max_level, int64_t count,
                                   int64_t offset, std::vector<int16_t>* out) {
+  const int bit_width = BitWidthOf(static_cast<uint64_t>(max_level));
+  const int64_t held = RleBitPackedDecoder::CountValues(data, bit_width, count);
+  if (held < count) {
+    return Fault(offset, fmt::format("levels hold {} values, the page declares {}", held, count));
+  }
   const size_t start = out->size();
   out->resize(start + static_cast<size_t>(count));
-  auto decoder = RleBitPackedDecoder::Make(data, BitWidthOf(static_cast<uint64_t>(max_level)));
+  auto decoder = RleBitPackedDecoder::Make(data, bit_width);
   if (!decoder.ok()) {
     return Fault(offset, decoder.status().Message());
   }
@@ -362,6 +367,11 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
       if (!decoder.ok()) {
         return Fault(offset, decoder.status().Message());
       }
+      const int64_t held = RleBitPackedDecoder::CountValues(data.substr(1), bit_width, count);
+      if (held < count) {
+        return Fault(offset + 1,
+                     fmt::format("dictionary indexes hold {} values, the page {}", held, count));
+      }
       std::vector<int32_t>& indexes = page_indexes_;
       indexes.resize(static_cast<size_t>(count));
       Status st = decoder->GetBatch(indexes.data(), count);
@@ -396,7 +406,13 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
         return Fault(offset, fmt::format("RLE booleans claim {} bytes, page has {}", length,
                                          data.size() - 4));
       }
-      auto decoder = RleBitPackedDecoder::Make(data.substr(4, static_cast<size_t>(length)), 1);
+      const std::string_view runs = data.substr(4, static_cast<size_t>(length));
+      const int64_t held = RleBitPackedDecoder::CountValues(runs, 1, count);
+      if (held < count) {
+        return Fault(offset + 4,
+                     fmt::format("RLE booleans hold {} values, the page {}", held, count));
+      }
+      auto decoder = RleBitPackedDecoder::Make(runs, 1);
       if (!decoder.ok()) {
         return Fault(offset, decoder.status().Message());
       }

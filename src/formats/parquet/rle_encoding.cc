@@ -194,6 +194,36 @@ void PackBits(std::span<const uint64_t> values, int bit_width, std::string* out)
   PackBitsImpl(values.data(), static_cast<int64_t>(values.size()), bit_width, out);
 }
 
+int64_t RleBitPackedDecoder::CountValues(std::string_view data, int bit_width, int64_t enough) {
+  const auto size = static_cast<int64_t>(data.size());
+  const int64_t value_bytes = (bit_width + 7) / 8;
+  int64_t pos = 0;
+  int64_t count = 0;
+  while (count < enough && pos < size) {
+    uint64_t header = 0;
+    if (!ReadUleb128(data, &pos, &header).ok() || header > std::numeric_limits<uint32_t>::max()) {
+      break;
+    }
+    if ((header & 1) != 0) {
+      const auto groups = static_cast<int64_t>(header >> 1);
+      const int64_t bytes = groups * bit_width;
+      if (bytes > size - pos) {
+        count += (size - pos) * 8 / bit_width;  // bit_width > 0: bytes would be 0 otherwise
+        break;
+      }
+      count += groups * 8;
+      pos += bytes;
+    } else {
+      if (size - pos < value_bytes) {
+        break;
+      }
+      count += static_cast<int64_t>(header >> 1);
+      pos += value_bytes;
+    }
+  }
+  return count;
+}
+
 Result<RleBitPackedDecoder> RleBitPackedDecoder::Make(std::string_view data, int bit_width) {
   RleBitPackedDecoder decoder;
   TRIBUTARY_RETURN_NOT_OK(decoder.Reset(data, bit_width));

@@ -71,6 +71,12 @@ class RleBitPackedDecoder {
   /// outside 0..32 (it usually comes from the file).
   static Result<RleBitPackedDecoder> Make(std::string_view data, int bit_width);
 
+  /// How many values `data` holds at `bit_width` (0..32), from its run headers alone, counting
+  /// no further than `enough`: what a page's declared count is checked against before anything
+  /// of that count is allocated. A malformed or truncated header ends the count (GetBatch then
+  /// names it); the whole values of a bit-packed run cut short by the end of the data count.
+  static int64_t CountValues(std::string_view data, int bit_width, int64_t enough);
+
   /// Restarts over new data, keeping no state from earlier pages.
   [[nodiscard]] Status Reset(std::string_view data, int bit_width);
 
