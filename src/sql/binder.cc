@@ -432,7 +432,6 @@ class Binder {
     }
     TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr sub, Query(*found->second));
     const std::string alias = fmt::format("__subquery_{}", ++subquery_count_);
-    sub = sub->WithAlias(alias);
     ExprPtr on;
     exec::JoinType type = negated ? exec::JoinType::kLeftAnti : exec::JoinType::kLeftSemi;
     if (call->Name() == kInSubqueryFunction) {
@@ -442,12 +441,21 @@ class Binder {
                                   sub->Schema()->NumFields())),
                   *call);
       }
-      on = expr::Call(Op::kEqual, {call->Child(0),
-                                   expr::Col(QuoteIdentifier(alias) + "." +
-                                             QuoteIdentifier(sub->Schema()->FieldAt(0).Name()))});
+      // The subquery's names were resolved in its own scope; its one column is renamed so
+      // that the value's names resolve in the outer query only (`id IN (SELECT id FROM t)`
+      // has an `id` on both sides of the join).
+      auto renamed = plan::Select(
+          sub, {{expr::Col(QuoteIdentifier(sub->Schema()->FieldAt(0).Name())), alias}});
+      if (!renamed.ok()) {
+        return At(renamed.status(), *call);
+      }
+      sub = *std::move(renamed);
+      on = expr::Call(Op::kEqual, {call->Child(0), expr::Col(QuoteIdentifier(alias) + "." +
+                                                             QuoteIdentifier(alias))});
     } else if (call->Name() != kExistsFunction) {
       return condition;
     }
+    sub = sub->WithAlias(alias);
     auto joined = plan::Join(*input, std::move(sub), type, on);
     if (!joined.ok()) {
       return At(joined.status(), *call);
