@@ -39,8 +39,22 @@ inline Result<BufferPtr> AndValidity(BufferPtr validity, const Column& column, i
   return BufferPtr(std::move(out));
 }
 
+// The longest string or binary value, in bytes: Spark's ByteArrayMethods.
+// MAX_ROUNDED_ARRAY_LENGTH (Integer.MAX_VALUE - 15), the longest byte array a JVM allocates. A
+// function whose result would be longer fails instead of allocating it.
+inline constexpr int64_t kMaxStringBytes = 2147483632;
+
+// The error for row `row` whose result would be `bytes` long (the evaluator names the call).
+inline Status StringTooLong(int64_t row, int64_t bytes) {
+  return Status::InvalidArgument(
+      fmt::format("the result of row {} would be {} bytes, more than the {} bytes a string can "
+                  "hold",
+                  row, bytes, kMaxStringBytes));
+}
+
 // A string (or binary) result per row from `fn(row, &out) -> bool valid`, rows null where any
-// input is null skipped before `fn` runs.
+// input is null skipped before `fn` runs. A result longer than kMaxStringBytes is an error
+// (functions whose results can grow past it check before building them).
 template <typename Fn>
 Result<ColumnPtr> BuildBytes(const DataTypePtr& type, const std::vector<ColumnPtr>& inputs,
                              MemoryPool* pool, Fn fn) {
@@ -55,6 +69,8 @@ Result<ColumnPtr> BuildBytes(const DataTypePtr& type, const std::vector<ColumnPt
     out.clear();
     if (any_null || !fn(i, &out)) {
       builder.AppendNull();
+    } else if (static_cast<int64_t>(out.size()) > kMaxStringBytes) {
+      return StringTooLong(i, static_cast<int64_t>(out.size()));
     } else {
       builder.AppendBytes(out);
     }

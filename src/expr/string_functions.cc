@@ -9,6 +9,7 @@
 // regexp/regexp_like.
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -200,16 +201,29 @@ Result<BoundExprPtr> BindConcat(const Expression& call, std::vector<BoundExprPtr
   }
   const DataTypePtr type = all_binary ? DataType::Binary() : DataType::String();
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {type}));
-  return MakeFunctionCall(
-      call.Name(), type, std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
-        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
-          for (const ColumnPtr& arg : a) {
-            out->append(arg->BytesAt(i));
-          }
-          return true;
-        });
-      }));
+  return MakeFunctionCall(call.Name(), type, std::move(args),
+                          Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                                    MemoryPool* pool) -> Result<ColumnPtr> {
+                            Status status;
+                            auto result =
+                                BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
+                                  int64_t bytes = 0;
+                                  for (const ColumnPtr& arg : a) {
+                                    bytes += static_cast<int64_t>(arg->BytesAt(i).size());
+                                  }
+                                  if (bytes > kMaxStringBytes) {
+                                    status = StringTooLong(i, bytes);
+                                    return false;
+                                  }
+                                  out->reserve(static_cast<size_t>(bytes));
+                                  for (const ColumnPtr& arg : a) {
+                                    out->append(arg->BytesAt(i));
+                                  }
+                                  return true;
+                                });
+                            TRIBUTARY_RETURN_NOT_OK(status);
+                            return result;
+                          }));
 }
 
 // concat_ws(sep, s_or_array, ...): null arguments and null elements are skipped; null only
@@ -314,28 +328,50 @@ Result<BoundExprPtr> BindTrim(const Expression& call, std::vector<BoundExprPtr> 
       });
 }
 
+// replace(str, search[, replacement = '']): the result's size is counted before it is built,
+// so one past kMaxStringBytes is an error without being allocated.
 Result<BoundExprPtr> BindReplace(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(3)));
-  return PerRowBytes(call, DataType::String(), std::move(args),
-                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
-                       const std::string_view s = a[0]->BytesAt(i);
-                       const std::string_view search = a[1]->BytesAt(i);
-                       const std::string_view replacement = a.size() > 2 ? a[2]->BytesAt(i) : "";
-                       if (search.empty()) {
-                         out->assign(s);
-                         return true;
-                       }
-                       size_t from = 0;
-                       for (size_t at = s.find(search); at != std::string_view::npos;
-                            at = s.find(search, from)) {
-                         out->append(s.substr(from, at - from));
-                         out->append(replacement);
-                         from = at + search.size();
-                       }
-                       out->append(s.substr(from));
-                       return true;
-                     });
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        Status status;
+        auto result = BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
+          const std::string_view s = a[0]->BytesAt(i);
+          const std::string_view search = a[1]->BytesAt(i);
+          const std::string_view replacement = a.size() > 2 ? a[2]->BytesAt(i) : "";
+          if (search.empty()) {
+            out->assign(s);
+            return true;
+          }
+          int64_t count = 0;
+          for (size_t at = s.find(search); at != std::string_view::npos;
+               at = s.find(search, at + search.size())) {
+            ++count;
+          }
+          const int64_t bytes =
+              static_cast<int64_t>(s.size()) + count * (static_cast<int64_t>(replacement.size()) -
+                                                        static_cast<int64_t>(search.size()));
+          if (bytes > kMaxStringBytes) {
+            status = StringTooLong(i, bytes);
+            return false;
+          }
+          out->reserve(static_cast<size_t>(bytes));
+          size_t from = 0;
+          for (size_t at = s.find(search); at != std::string_view::npos;
+               at = s.find(search, from)) {
+            out->append(s.substr(from, at - from));
+            out->append(replacement);
+            from = at + search.size();
+          }
+          out->append(s.substr(from));
+          return true;
+        });
+        TRIBUTARY_RETURN_NOT_OK(status);
+        return result;
+      }));
 }
 
 Result<BoundExprPtr> BindStringPredicate(const Expression& call, std::vector<BoundExprPtr> args) {
@@ -354,31 +390,77 @@ Result<BoundExprPtr> BindStringPredicate(const Expression& call, std::vector<Bou
                               });
 }
 
+// `pad` `whole` times, then its first `part` bytes, at `out`.
+void WriteRepeated(std::string_view pad, int64_t whole, size_t part, char* out) {
+  const auto total = static_cast<size_t>(whole) * pad.size();
+  if (total > 0) {
+    std::memcpy(out, pad.data(), pad.size());
+    for (size_t done = pad.size(); done < total;) {
+      const size_t chunk = std::min(done, total - done);
+      std::memcpy(out + done, out, chunk);
+      done += chunk;
+    }
+  }
+  std::memcpy(out + total, pad.data(), part);
+}
+
 // lpad/rpad(str, len[, pad = ' ']): the result is exactly `len` characters (cut when longer).
+// Its size is known before it is built: past kMaxStringBytes it is an error, and a long one is
+// written into a buffer of the query's pool, so a memory limit refuses it before it exists.
 Result<BoundExprPtr> BindPad(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
   TRIBUTARY_RETURN_NOT_OK(
       CoerceArgs(call, &args, {DataType::String(), DataType::Int32(), DataType::String()}));
   const bool left = call.Name() == "lpad";
-  return PerRowBytes(
-      call, DataType::String(), std::move(args),
-      [left](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
-        const std::string_view s = a[0]->BytesAt(i);
-        const int64_t target = std::max<int64_t>(IntAt(*a[1], i), 0);
-        const std::string_view pad = a.size() > 2 ? a[2]->BytesAt(i) : " ";
-        const int64_t have = NumChars(s);
-        if (have >= target || pad.empty()) {
-          out->assign(s.substr(0, ByteOffsetOfChar(s, std::min(have, target))));
-          return true;
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      Lambda([left](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                    MemoryPool* pool) -> Result<ColumnPtr> {
+        constexpr int64_t kPooledAbove = 1 << 16;
+        const int64_t n = a[0]->Length();
+        ColumnBuilder builder(c.Type(), pool);
+        std::string small;
+        for (int64_t i = 0; i < n; ++i) {
+          if (std::any_of(a.begin(), a.end(),
+                          [i](const ColumnPtr& arg) { return arg->IsNull(i); })) {
+            builder.AppendNull();
+            continue;
+          }
+          const std::string_view s = a[0]->BytesAt(i);
+          const int64_t target = std::max<int64_t>(IntAt(*a[1], i), 0);
+          const std::string_view pad = a.size() > 2 ? a[2]->BytesAt(i) : " ";
+          const int64_t have = NumChars(s);
+          if (have >= target || pad.empty()) {
+            builder.AppendBytes(s.substr(0, ByteOffsetOfChar(s, std::min(have, target))));
+            continue;
+          }
+          const int64_t pad_chars = NumChars(pad);
+          const int64_t whole = (target - have) / pad_chars;
+          const size_t part = ByteOffsetOfChar(pad, (target - have) % pad_chars);
+          const int64_t bytes = static_cast<int64_t>(s.size()) +
+                                whole * static_cast<int64_t>(pad.size()) +
+                                static_cast<int64_t>(part);
+          if (bytes > kMaxStringBytes) {
+            return StringTooLong(i, bytes);
+          }
+          auto write = [&](char* out) {
+            const size_t filler = static_cast<size_t>(bytes) - s.size();
+            std::memcpy(left ? out + filler : out, s.data(), s.size());
+            WriteRepeated(pad, whole, part, left ? out : out + s.size());
+          };
+          if (bytes <= kPooledAbove) {
+            small.resize(static_cast<size_t>(bytes));
+            write(small.data());
+            builder.AppendBytes(small);
+            continue;
+          }
+          TRIBUTARY_ASSIGN_OR_RAISE(auto buffer,
+                                    columnar::Buffer::AllocateUninitialized(bytes, pool));
+          write(reinterpret_cast<char*>(buffer->mutable_data()));
+          builder.AppendBytes(buffer->View());
         }
-        const int64_t pad_chars = NumChars(pad);
-        std::string filler;
-        for (int64_t need = target - have; need > 0; need -= pad_chars) {
-          filler.append(pad.substr(0, ByteOffsetOfChar(pad, std::min(need, pad_chars))));
-        }
-        *out = left ? filler + std::string(s) : std::string(s) + filler;
-        return true;
-      });
+        return builder.Finish();
+      }));
 }
 
 Result<BoundExprPtr> BindInstr(const Expression& call, std::vector<BoundExprPtr> args) {
