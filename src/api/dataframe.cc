@@ -119,6 +119,8 @@ Result<std::vector<columnar::RecordBatchPtr>> ExecuteDataFrame(const DataFrameSt
   // current_timestamp() is one instant for the whole query, as Spark.
   context.eval.current_timestamp_micros = NowMicros();
   context.fs = frame.session->fs.get();
+  TRIBUTARY_ASSIGN_OR_RAISE(auto memory, plan::QueryMemory::Make(frame.session->config));
+  memory->Attach(&context);
   TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr optimized, plan::Optimize(frame.plan, context.eval));
   TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr root, plan::CreatePhysicalPlan(*optimized, context));
   return exec::Drain(*root);

@@ -1,5 +1,13 @@
 #include "plan/physical_planner.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include "exec/generate.h"
@@ -216,6 +224,113 @@ Result<exec::OperatorPtr> CreatePhysicalPlan(const LogicalPlan& plan,
     }
   }
   return Status::Internal("unknown logical plan node");
+}
+
+// A TrackingMemoryPool that frees itself once its owner is gone and its last allocation has
+// been returned: one reference for the owner, one per live allocation.
+class QueryMemory::CountedPool final : public columnar::MemoryPool {
+ public:
+  explicit CountedPool(int64_t limit_bytes)
+      : tracking_(fmt::format("query ({} = {} bytes)", kQueryMemoryLimitKey, limit_bytes),
+                  columnar::DefaultMemoryPool(), limit_bytes) {}
+
+  Result<uint8_t*> Allocate(int64_t size) override {
+    auto data = tracking_.Allocate(size);
+    if (data.ok()) {
+      references_.fetch_add(1, std::memory_order_relaxed);
+    }
+    return data;
+  }
+  Result<uint8_t*> Reallocate(uint8_t* data, int64_t old_size, int64_t new_size) override {
+    auto fresh = tracking_.Reallocate(data, old_size, new_size);
+    if (fresh.ok() && data == nullptr) {
+      references_.fetch_add(1, std::memory_order_relaxed);
+    }
+    return fresh;
+  }
+  void Free(uint8_t* data, int64_t size) override {
+    tracking_.Free(data, size);
+    Unreference();
+  }
+  int64_t BytesAllocated() const override { return tracking_.BytesAllocated(); }
+  int64_t PeakBytesAllocated() const override { return tracking_.PeakBytesAllocated(); }
+
+  void Unreference() {
+    if (references_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      delete this;
+    }
+  }
+
+ private:
+  columnar::TrackingMemoryPool tracking_;
+  std::atomic<int64_t> references_{1};
+};
+
+namespace {
+
+// Java's byte strings (JavaUtils.byteStringAsBytes): digits with an optional unit b, k[b],
+// m[b], g[b], t[b] or p[b] in any case; a bare number is bytes.
+Result<int64_t> ParseByteSize(std::string_view key, const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [rest, ec] = std::from_chars(text.data(), end, value);
+  std::string unit(rest, end);
+  for (char& c : unit) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (unit.size() == 2 && unit[1] == 'b') {
+    unit.pop_back();
+  }
+  const std::string_view units = "bkmgtp";
+  const size_t shift = unit.empty() ? 0 : units.find(unit);
+  if (ec != std::errc() || value <= 0 || unit.size() > 1 || shift == std::string_view::npos ||
+      value > (INT64_MAX >> (10 * shift))) {
+    return Status::InvalidArgument(fmt::format(
+        "{} must be a positive size in bytes (a number, or with a unit: 512m, 4g), got '{}'", key,
+        text));
+  }
+  return value << (10 * shift);
+}
+
+}  // namespace
+
+int64_t QueryMemory::DefaultLimitBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  int64_t limit = pages > 0 && page_size > 0
+                      ? static_cast<int64_t>(static_cast<double>(pages) * page_size * 0.8)
+                      : INT64_MAX;
+  rlimit address_space{};
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
+    limit = std::min(limit, static_cast<int64_t>(address_space.rlim_cur / 2));
+  }
+  return limit;
+}
+
+Result<std::unique_ptr<QueryMemory>> QueryMemory::Make(
+    const std::map<std::string, std::string>& config) {
+  int64_t limit = DefaultLimitBytes();
+  if (auto it = config.find(std::string(kQueryMemoryLimitKey)); it != config.end()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(limit, ParseByteSize(kQueryMemoryLimitKey, it->second));
+  }
+  return WithLimit(limit);
+}
+
+std::unique_ptr<QueryMemory> QueryMemory::WithLimit(int64_t limit_bytes) {
+  return std::unique_ptr<QueryMemory>(new QueryMemory(new CountedPool(limit_bytes), limit_bytes));
+}
+
+QueryMemory::~QueryMemory() {
+  pool_->Unreference();
+}
+
+columnar::MemoryPool* QueryMemory::Pool() const {
+  return pool_;
+}
+
+void QueryMemory::Attach(exec::ExecContext* context) const {
+  context->eval.pool = pool_;
+  context->pool = pool_;
 }
 
 }  // namespace tributary::plan

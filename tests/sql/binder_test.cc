@@ -19,6 +19,7 @@
 #include "plan/physical_planner.h"
 #include "sql/parser.h"
 #include "storage/local_file_system.h"
+#include "support/memory_limit.h"
 #include "support/status_matchers.h"
 
 namespace tributary::sql {
@@ -453,6 +454,49 @@ TEST_F(BinderTest, StatementsUnderTheHeightLimitRunOnAThreadStack) {
         ::testing::ExitedWithCode(0), "")
         << text.substr(0, 60);
   }
+}
+
+// A query runs under a pool with the session's limit (plan::kQueryMemoryLimitKey): past it,
+// the query ends with an error naming the setting instead of taking the machine's memory.
+// Columns it returned outlive the query's memory object (its pool goes with the last one).
+TEST_F(BinderTest, QueriesRunUnderTheSessionsMemoryLimit) {
+  const std::string key(plan::kQueryMemoryLimitKey);
+  ASSERT_OK_AND_ASSIGN(auto memory, plan::QueryMemory::Make({{key, "64m"}}));
+  EXPECT_EQ(memory->LimitBytes(), int64_t{64} << 20);
+  EXPECT_GT(plan::QueryMemory::DefaultLimitBytes(), 0);
+  ASSERT_OK_AND_ASSIGN(auto bytes, plan::QueryMemory::Make({{key, "1048576"}}));
+  EXPECT_EQ(bytes->LimitBytes(), 1048576);
+  for (const char* bad : {"lots", "0", "-5m", "12q", "99999999999t"}) {
+    auto refused = plan::QueryMemory::Make({{key, bad}});
+    ASSERT_RAISES(InvalidArgument, refused);
+    EXPECT_NE(refused.status().Message().find(key), std::string::npos);
+  }
+  auto run = [&](const plan::QueryMemory& limit,
+                 std::string_view text) -> Result<std::vector<columnar::RecordBatchPtr>> {
+    TRIBUTARY_ASSIGN_OR_RAISE(Statement statement, ParseStatement(text));
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundStatement bound, Bind(statement, catalog_));
+    exec::ExecContext context;
+    limit.Attach(&context);
+    TRIBUTARY_ASSIGN_OR_RAISE(auto optimized, plan::Optimize(bound.plan, context.eval));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto root, plan::CreatePhysicalPlan(*optimized, context));
+    return exec::Drain(*root);
+  };
+  const int code = testing::RunUnderMemoryLimit(int64_t{256} << 20, [&] {
+    auto huge = run(*memory, "SELECT length(lpad('a', 200000000, 'x')) AS n");
+    return !huge.ok() && huge.status().IsIOError() &&
+                   huge.status().Message().find(key + " = 67108864 bytes") != std::string::npos
+               ? 0
+               : 1;
+  });
+  EXPECT_EQ(code, 0);
+
+  auto small = plan::QueryMemory::WithLimit(int64_t{64} << 20);
+  ASSERT_OK_AND_ASSIGN(auto batches, run(*small, "SELECT lpad('a', 100000, 'x') AS s"));
+  EXPECT_GT(small->Pool()->BytesAllocated(), 100000);
+  small.reset();
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0]->ColumnAt(0)->BytesAt(0).size(), 100000u);
+  batches.clear();
 }
 
 }  // namespace
