@@ -9,6 +9,7 @@
 #include "common/crash_point.h"
 #include "common/uuid.h"
 #include "delta/snapshot.h"
+#include "plan/physical_planner.h"
 #include "plan/plan_builder.h"
 #include "storage/local_path.h"
 
@@ -549,6 +550,8 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   context.eval = options_.eval;
   context.eval.current_timestamp_micros = offsets.batch_timestamp_ms * 1000;
   context.fs = fs_.get();
+  TRIBUTARY_ASSIGN_OR_RAISE(auto memory, plan::QueryMemory::Make(options_.session_config));
+  memory->Attach(&context);
   durations["queryPlanning"] = ElapsedMs(planning_start);
 
   const Clock::time_point add_start = Clock::now();
