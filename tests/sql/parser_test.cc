@@ -472,6 +472,29 @@ TEST(ParserTest, ChainsPastTheHeightLimitAreErrorsWhereTheyGetTooDeep) {
             std::string::npos);
 }
 
+TEST(ParserTest, TypesNestedPastTheLimitAreErrorsNotACrash) {
+  auto nested = [](int levels) {
+    std::string type;
+    for (int i = 0; i < levels; ++i) {
+      type += "array<";
+    }
+    type += "int";
+    for (int i = 0; i < levels; ++i) {
+      type += ">";
+    }
+    return type;
+  };
+  EXPECT_TRUE(ParseStatement("SELECT CAST(NULL AS " + nested(150) + ")").ok());
+  EXPECT_NE(Error("SELECT CAST(NULL AS " + nested(100000) + ")")
+                .find("type nested more than 200 levels deep"),
+            std::string::npos);
+  EXPECT_EQ(Error("SELECT from_json(j, '" + nested(100000) + "')").substr(0, 18),
+            "from_json schema: ");
+  EXPECT_NE(Error("SELECT from_json(j, 'a " + nested(100000) + "')")
+                .find("type nested more than 200 levels deep"),
+            std::string::npos);
+}
+
 TEST(ParserTest, UnionAndJoinChainsPastTheHeightLimitAreErrors) {
   // Each UNION, JOIN and subquery is a level of the plan every later pass recurses through.
   EXPECT_TRUE(ParseStatement(Chain("1", " UNION ALL SELECT 1", 999)).ok());

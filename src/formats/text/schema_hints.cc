@@ -96,7 +96,20 @@ class TypeParser {
     return value;
   }
 
+  // array<array<...>> recurses once per level: past kMaxNesting levels the text is refused
+  // before the stack runs out (a CAST, a from_json schema or schemaHints of any depth).
   Result<DataTypePtr> Type() {
+    static constexpr int kMaxNesting = 200;
+    if (nesting_ >= kMaxNesting) {
+      return Error(fmt::format("type nested more than {} levels deep", kMaxNesting));
+    }
+    ++nesting_;
+    Result<DataTypePtr> type = TypeAtThisLevel();
+    --nesting_;
+    return type;
+  }
+
+  Result<DataTypePtr> TypeAtThisLevel() {
     TRIBUTARY_ASSIGN_OR_RAISE(std::string word, Name());
     static const std::pair<const char*, DataTypePtr (*)()> kPrimitives[] = {
         {"boolean", &DataType::Boolean},
@@ -226,6 +239,7 @@ class TypeParser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int nesting_ = 0;
 };
 
 int FindField(const std::vector<Field>& fields, const std::string& name) {
