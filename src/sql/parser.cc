@@ -544,6 +544,7 @@ class Parser {
     TRIBUTARY_RETURN_NOT_OK(CheckDepth());
     const SourcePosition position = Peek().position;
     std::vector<CommonTableExpression> with;
+    WithScope scope(&with_heights_);
     if (AcceptKeyword("WITH")) {
       do {
         CommonTableExpression cte;
@@ -553,6 +554,7 @@ class Parser {
         TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
         TRIBUTARY_ASSIGN_OR_RAISE(cte.query, ParseQuery());
         TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+        with_heights_.back()[AsciiLower(cte.name)] = QueryHeight(cte.query);
         with.push_back(std::move(cte));
       } while (AcceptOperator(","));
     }
@@ -909,6 +911,20 @@ class Parser {
    private:
     int* depth_;
   };
+  // A query's scope of WITH names (with_heights_), for as long as the query is parsed.
+  class WithScope {
+   public:
+    explicit WithScope(std::vector<std::unordered_map<std::string, int>>* scopes)
+        : scopes_(scopes) {
+      scopes_->emplace_back();
+    }
+    ~WithScope() { scopes_->pop_back(); }
+    WithScope(const WithScope&) = delete;
+    WithScope& operator=(const WithScope&) = delete;
+
+   private:
+    std::vector<std::unordered_map<std::string, int>>* scopes_;
+  };
   Status CheckDepth() const {
     if (depth_ > kMaxDepth) {
       return ErrorAt(Peek(), fmt::format("nested more than {} levels deep", kMaxDepth));
@@ -1014,6 +1030,16 @@ class Parser {
     const Relation& r = *relation;
     int below = 0;
     int expressions = 0;
+    if (r.kind == RelationKind::kTable && r.table.parts.size() == 1) {
+      // A WITH query's name stands for its plan, which the binder puts here.
+      const std::string name = AsciiLower(r.table.parts[0]);
+      for (auto scope = with_heights_.rbegin(); scope != with_heights_.rend(); ++scope) {
+        if (auto found = scope->find(name); found != scope->end()) {
+          below = found->second;
+          break;
+        }
+      }
+    }
     for (const TableFunctionArgument& argument : r.arguments) {
       expressions = std::max(expressions, Height(argument.value));
     }
@@ -1634,6 +1660,8 @@ class Parser {
   bool allow_subqueries_ = true;
   // Current recursion depth (DepthGuard).
   int depth_ = 0;
+  // The heights of the WITH queries in scope by lowercase name, innermost scope last.
+  std::vector<std::unordered_map<std::string, int>> with_heights_;
   // Memoized heights (Height, QueryHeight, RelationHeight), each with its node.
   std::unordered_map<const expr::Expression*, std::pair<ExprPtr, int>> expr_heights_;
   std::unordered_map<const Query*, std::pair<QueryPtr, int>> query_heights_;

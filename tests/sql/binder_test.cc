@@ -373,6 +373,16 @@ std::string Repeat(std::string_view first, std::string_view unit, int count) {
   return text;
 }
 
+// WITH c1 AS (... FROM c0), c2 AS (... FROM c1), ...: a plan as deep as the chain is long.
+std::string WithChain(int count) {
+  std::string text = "WITH c0 AS (SELECT 1 AS x)";
+  for (int i = 1; i < count; ++i) {
+    text +=
+        ", c" + std::to_string(i) + " AS (SELECT x + 1 AS x FROM c" + std::to_string(i - 1) + ")";
+  }
+  return text + " SELECT x FROM c" + std::to_string(count - 1);
+}
+
 // The statements: before the height limit, binding and optimizing them recursed once
 // per operator and overflowed the stack. Each runs in a child process (a crash fails the test
 // rather than ending it) and must end in the parser's error, with its position.
@@ -380,7 +390,8 @@ TEST_F(BinderTest, LongChainsAreClearErrorsNotCrashes) {
   for (const std::string& text :
        {Repeat("SELECT 1", " + 1", 20000), Repeat("SELECT true", " AND true", 200000),
         Repeat("SELECT 'a'", " || 'a'", 100000), Repeat("SELECT 1", " UNION ALL SELECT 1", 5000),
-        Repeat("SELECT 1 FROM (SELECT 1) t", " JOIN (SELECT 1) u ON true", 5000)}) {
+        Repeat("SELECT 1 FROM (SELECT 1) t", " JOIN (SELECT 1) u ON true", 5000),
+        WithChain(50000)}) {
     EXPECT_EXIT(
         {
           auto rows = Run(text);

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "common/closest_match.h"
@@ -470,6 +471,23 @@ TEST(ParserTest, ChainsPastTheHeightLimitAreErrorsWhereTheyGetTooDeep) {
   EXPECT_NE(Error("SELECT 1 WHERE x IN (SELECT " + inner + ")" + Chain("", " AND y", 400).substr(7))
                 .find("expression too deep"),
             std::string::npos);
+}
+
+// WITH c1 AS (... FROM c0), c2 AS (... FROM c1), ...: each name stands for its query's plan.
+std::string WithChain(int count) {
+  std::string text = "WITH c0 AS (SELECT 1 AS x)";
+  for (int i = 1; i < count; ++i) {
+    text += fmt::format(", c{} AS (SELECT x + 1 AS x FROM c{})", i, i - 1);
+  }
+  return text + fmt::format(" SELECT x FROM c{}", count - 1);
+}
+
+TEST(ParserTest, ChainedWithQueriesCountAsNestedQueries) {
+  EXPECT_TRUE(ParseStatement(WithChain(400)).ok());
+  EXPECT_EQ(Error(WithChain(600)).substr(0, 14), "query too deep");
+  // A name of an outer scope counts in a subquery; a table that is not a WITH name does not.
+  EXPECT_TRUE(
+      ParseStatement("WITH t AS (SELECT 1 AS x) SELECT * FROM (SELECT * FROM t) s, u").ok());
 }
 
 TEST(ParserTest, TypesNestedPastTheLimitAreErrorsNotACrash) {
