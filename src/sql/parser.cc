@@ -1018,9 +1018,32 @@ class Parser {
       expression(order.expr);
     }
     expression(q.limit);
-    const int height = std::max(below + 1, expressions);
+    const int height = std::max(below + OwnLevels(q), expressions);
     query_heights_.emplace(query.get(), std::make_pair(query, height));
     return height;
+  }
+
+  // The plan nodes a query puts over its inputs, as the binder builds them: a projection or a
+  // union, a filter, an aggregation, DISTINCT's aggregation and projection (a UNION without
+  // ALL has them too), a sort, a limit.
+  static int OwnLevels(const Query& q) {
+    int levels = 1;
+    if (q.distinct || (q.kind == QueryKind::kUnion && !q.union_all)) {
+      levels += 2;
+    }
+    if (q.where != nullptr) {
+      ++levels;
+    }
+    if (!q.group_by.empty() || q.having != nullptr) {
+      ++levels;
+    }
+    if (!q.order_by.empty()) {
+      ++levels;
+    }
+    if (q.limit != nullptr) {
+      ++levels;
+    }
+    return levels;
   }
 
   int RelationHeight(const RelationPtr& relation) {

@@ -518,6 +518,9 @@ TEST(ParserTest, UnionAndJoinChainsPastTheHeightLimitAreErrors) {
   EXPECT_TRUE(ParseStatement(Chain("1", " UNION ALL SELECT 1", 999)).ok());
   EXPECT_EQ(Error(Chain("1", " UNION ALL SELECT 1", 1000)).substr(0, 48),
             "query too deep: more than 1000 nested operations");
+  // A UNION without ALL is three plan nodes (the union, DISTINCT's aggregation and projection).
+  EXPECT_TRUE(ParseStatement(Chain("1", " UNION SELECT 1", 333)).ok());
+  EXPECT_EQ(Error(Chain("1", " UNION SELECT 1", 334)).substr(0, 14), "query too deep");
   EXPECT_TRUE(ParseStatement(Chain("* FROM t", " JOIN t ON true", 998)).ok());
   EXPECT_EQ(Error(Chain("* FROM t", " JOIN t ON true", 1000)).substr(0, 14), "query too deep");
   EXPECT_EQ(Error(Chain("* FROM t", ", t", 1000)).substr(0, 14), "query too deep");
