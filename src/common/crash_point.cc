@@ -18,10 +18,10 @@ struct CrashTarget {
   int64_t visit = 0;
 };
 
-/// The armed point from TRIBUTARY_CRASH_AT, parsed once before main; an empty name when unset
-/// or malformed.
-CrashTarget ParseCrashTarget() {
-  const char* value = std::getenv("TRIBUTARY_CRASH_AT");
+/// The point armed by environment variable `variable` (TRIBUTARY_CRASH_AT or
+/// TRIBUTARY_HANG_AT), parsed once before main; an empty name when unset or malformed.
+CrashTarget ParseCrashTarget(const char* variable) {
+  const char* value = std::getenv(variable);
   if (value == nullptr) {
     return {};
   }
@@ -36,21 +36,29 @@ CrashTarget ParseCrashTarget() {
       return {std::string(text.substr(0, colon)), visit};
     }
   }
-  std::fprintf(stderr,
-               "TRIBUTARY_CRASH_AT=\"%s\" ignored: expected <crash point name>:<visit number, "
-               "1 or more>\n",
-               value);
+  std::fprintf(stderr, "%s=\"%s\" ignored: expected <crash point name>:<visit number, 1 or more>\n",
+               variable, value);
   return {};
 }
 
-const CrashTarget kCrashTarget = ParseCrashTarget();
+const CrashTarget kCrashTarget = ParseCrashTarget("TRIBUTARY_CRASH_AT");
 std::atomic<int64_t> crash_target_visits{0};
+// TRIBUTARY_HANG_AT=<name>:<n>: the n-th visit blocks its thread forever instead, as a read from
+// a dead network mount would (tests of stopping a run that is stuck in I/O).
+const CrashTarget kHangTarget = ParseCrashTarget("TRIBUTARY_HANG_AT");
+std::atomic<int64_t> hang_target_visits{0};
 
 }  // namespace
 
-std::atomic<bool> armed{!kCrashTarget.name.empty()};
+std::atomic<bool> armed{!kCrashTarget.name.empty() || !kHangTarget.name.empty()};
 
 void Reach(std::string_view name) {
+  if (name == kHangTarget.name &&
+      hang_target_visits.fetch_add(1, std::memory_order_relaxed) + 1 == kHangTarget.visit) {
+    while (true) {
+      ::pause();
+    }
+  }
   if (name != kCrashTarget.name) {
     return;
   }

@@ -4,7 +4,9 @@
 // kills itself with SIGKILL the n-th time it reaches CrashPoint("<name>"): no destructor, no
 // flush, no unlock runs, so the files on disk are exactly what a power cut or `kill -9` at that
 // instant leaves behind. Without the variable a crash point costs one relaxed atomic load.
-// A malformed value is reported on stderr once and arms nothing.
+// A malformed value is reported on stderr once and arms nothing. TRIBUTARY_HANG_AT=<name>:<n>
+// instead blocks the thread that reaches the point the n-th time forever, as I/O that never
+// returns would.
 //
 // The points, in the order a micro-batch reaches them (tests/streaming/crash_recovery_test.cc
 // kills a stream at each):

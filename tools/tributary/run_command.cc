@@ -1,10 +1,14 @@
 #include "run_command.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <iostream>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -22,6 +26,25 @@ namespace {
 // watcher thread wakes up (write is async-signal-safe; a mutex or condition variable is not).
 std::atomic<int> g_stop_signal{0};
 int g_wake_pipe[2] = {-1, -1};
+
+// How long a stop request waits for the streams to end their current batches. A batch blocked
+// in I/O that never returns (a dead network mount, a device) would otherwise keep the process
+// alive forever; the process then ends without it, and the next run redoes that batch from the
+// checkpoint (exactly once, as after a crash).
+constexpr std::chrono::seconds kStopGracePeriod{10};
+
+// Ends the process as `signal` would have without a handler, after saying why.
+[[noreturn]] void ExitAfterStopTimeout(int signal) {
+  std::cerr << fmt::format(
+                   "tributary run: the streams did not stop within {} s of {} (blocked in I/O?); "
+                   "exiting without finishing the current batches, which the next run redoes "
+                   "from the checkpoints\n",
+                   kStopGracePeriod.count(), signal == SIGINT ? "SIGINT" : "SIGTERM")
+            << std::flush;
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+  std::_Exit(128 + signal);
+}
 
 extern "C" void OnStopSignal(int signal) {
   g_stop_signal.store(signal);
@@ -51,6 +74,9 @@ class StopOnSignal {
     const char byte = 'q';
     [[maybe_unused]] const ssize_t written = write(g_wake_pipe[1], &byte, 1);
     watcher_.join();
+    if (stopper_.joinable()) {
+      stopper_.join();
+    }
     close(g_wake_pipe[0]);
     close(g_wake_pipe[1]);
     g_wake_pipe[0] = g_wake_pipe[1] = -1;
@@ -62,16 +88,35 @@ class StopOnSignal {
   int Signal() const { return g_stop_signal.load(); }
 
  private:
+  // The watcher asks the pipeline to stop on a separate thread: StreamExecution::Stop joins a
+  // query thread that may be blocked in I/O, and the grace period must run regardless.
   explicit StopOnSignal(Pipeline& pipeline)
-      : watcher_([&pipeline] {
+      : watcher_([this, &pipeline] {
           char byte = 0;
           while (read(g_wake_pipe[0], &byte, 1) < 0 && errno == EINTR) {
           }
-          if (byte == 's') {
-            pipeline.Stop();
+          if (byte != 's') {
+            return;
+          }
+          stopper_ = std::thread([&pipeline] { pipeline.Stop(); });
+          // The run ends (the destructor writes 'q') or the grace period does.
+          const auto deadline = std::chrono::steady_clock::now() + kStopGracePeriod;
+          while (true) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+              ExitAfterStopTimeout(g_stop_signal.load());
+            }
+            pollfd wake{g_wake_pipe[0], POLLIN, 0};
+            const int ready = poll(&wake, 1, static_cast<int>(left.count()));
+            if (ready > 0 && read(g_wake_pipe[0], &byte, 1) == 1 && byte == 'q') {
+              return;
+            }
           }
         }) {}
 
+  /// Set by the watcher (before the destructor joins it) when a signal asked for a stop.
+  std::thread stopper_;
   std::thread watcher_;
 };
 

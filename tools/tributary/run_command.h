@@ -23,8 +23,9 @@ struct RunCommandOptions {
 /// Runs the pipeline, printing one line per event (tables created, streams started and
 /// finished, each batch, schema-change restarts). With `terminal` and an available-now
 /// trigger, a progress bar over each table's backlog is redrawn below the lines. SIGINT and
-/// SIGTERM stop the streams after their current batch (a second signal ends the process);
-/// a clean stop is OK.
+/// SIGTERM stop the streams after their current batch; when that takes more than 10 s (a batch
+/// blocked in I/O) or a second signal comes, the process ends at once, as a crash would (the
+/// next run redoes the unfinished batch from the checkpoint). A clean stop is OK.
 Status RunPipelineCommand(const RunCommandOptions& options, std::ostream& out, bool terminal);
 
 }  // namespace tributary::tools
