@@ -453,7 +453,9 @@ TEST_F(BinderTest, StatementsUnderTheHeightLimitRunOnAThreadStack) {
        R"j({"n":1})j"},
       {in_list, R"j({"n":4})j"},
       {"SELECT count(*) AS n FROM events WHERE " + BalancedConjunction(16), R"j({"n":4})j"}};
-  for (const auto& [text, expected] : cases) {
+  for (const auto& item : cases) {
+    const std::string& text = item.first;
+    const std::string& expected = item.second;
     EXPECT_EXIT(
         {
           bool as_expected = false;
