@@ -120,10 +120,15 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
     // A commit the transaction layer could not put on top of a concurrent one (the table was
     // created or its schema changed meanwhile) is written again from a fresh snapshot: the txn
     // check then also sees whether this batch made it after all.
-    // The engine names the batch and this sink (StreamExecution::RunBatch); a schema change
-    // found while reading the batch passes through as it is, to be reported in one line.
+    // The engine names this sink (StreamExecution::RunBatch), so the context does not repeat
+    // it; a schema change found while reading the batch passes through as it is, to be
+    // reported in one line.
     if (!written.status().IsConflict() || attempt >= options_.conflict_retries) {
-      return written.status();
+      if (written.status().IsSchemaChanged()) {
+        return written.status();
+      }
+      return written.status().WithContext(
+          fmt::format("writing batch {} of query {}", batch.batch_id, batch.query_id));
     }
   }
 }
