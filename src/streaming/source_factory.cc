@@ -21,17 +21,23 @@ Status ValidateCloudFilesOptions(const formats::OptionMap& options) {
   if (!validate) {
     return Status::OK();
   }
-  constexpr std::string_view kSource =
-      "the cloudFiles source (cloudFiles.validateOptions=false skips this check)";
+  constexpr std::string_view kSource = "the cloudFiles source";
+  SourceOptionKeys keys;
   if (const std::string* format = formats::FindOption(options, "format")) {
-    return ValidateSourceOptions(options, kSource, CloudFilesOptionKeys(*format));
+    keys = CloudFilesOptionKeys(*format);
+  } else {
+    keys = CloudFilesOptionKeys("");
+    for (std::string_view any_format : {"json", "csv", "parquet", "text"}) {
+      const formats::ReaderOptionKeys reader = formats::ReaderOptionKeysOf(any_format);
+      keys.known.insert(keys.known.end(), reader.known.begin(), reader.known.end());
+    }
   }
-  SourceOptionKeys keys = CloudFilesOptionKeys("");
-  for (std::string_view format : {"json", "csv", "parquet", "text"}) {
-    const formats::ReaderOptionKeys reader = formats::ReaderOptionKeysOf(format);
-    keys.known.insert(keys.known.end(), reader.known.begin(), reader.known.end());
+  const Status valid = ValidateSourceOptions(options, kSource, keys);
+  if (valid.IsInvalidArgument()) {
+    return Status::InvalidArgument(valid.Message() +
+                                   " (cloudFiles.validateOptions = false turns this check off)");
   }
-  return ValidateSourceOptions(options, kSource, keys);
+  return valid;
 }
 
 }  // namespace
