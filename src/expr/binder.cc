@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "columnar/decimal.h"
+#include "expr/balanced_tree.h"
 #include "expr/bound_expression.h"
 #include "expr/coercion.h"
 #include "expr/function_registry.h"
@@ -327,20 +328,11 @@ class Binder {
                                 BindComparison(expr, Op::kEqual, children[0], children[i]));
       equals.push_back(std::move(equal));
     }
-    // ORed pairwise into a balanced tree: a list of n values is log2(n) levels deep, where a
-    // chain would be n levels for every recursive pass (and the stack) to go through.
-    while (equals.size() > 1) {
-      std::vector<BoundExprPtr> next;
-      for (size_t i = 0; i + 1 < equals.size(); i += 2) {
-        next.push_back(MakeBound(Op::kOr, DataType::Boolean(),
-                                 {std::move(equals[i]), std::move(equals[i + 1])}));
-      }
-      if (equals.size() % 2 == 1) {
-        next.push_back(std::move(equals.back()));
-      }
-      equals = std::move(next);
-    }
-    return equals.front();
+    // ORed as a balanced tree: an IN list of thousands of values must not become a chain
+    // deeper than the stack can walk.
+    return BalancedTree(std::move(equals), [](BoundExprPtr left, BoundExprPtr right) {
+      return MakeBound(Op::kOr, DataType::Boolean(), {std::move(left), std::move(right)});
+    });
   }
 
   // mod(a, b) is a % b; pmod(a, b) is Spark's positive modulus: r = a % b, then (r + b) % b

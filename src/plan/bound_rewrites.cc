@@ -3,6 +3,8 @@
 #include <climits>
 #include <functional>
 
+#include "expr/balanced_tree.h"
+
 namespace tributary::plan {
 
 namespace {
@@ -70,26 +72,13 @@ void SplitConjuncts(const BoundExprPtr& e, std::vector<BoundExprPtr>* out) {
 }
 
 BoundExprPtr Conjoin(const std::vector<BoundExprPtr>& conjuncts) {
-  if (conjuncts.empty()) {
-    return nullptr;
-  }
-  // Pairwise into a balanced tree: n conjuncts are log2(n) levels deep, not n (a filter of
-  // many conjuncts must not become a chain deeper than the stack can walk).
-  std::vector<BoundExprPtr> level = conjuncts;
-  while (level.size() > 1) {
-    std::vector<BoundExprPtr> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2) {
-      next.push_back(
-          std::make_shared<expr::BoundExpression>(Op::kAnd, columnar::DataType::Boolean(),
-                                                  std::vector<BoundExprPtr>{level[i], level[i + 1]},
-                                                  -1, expr::Scalar::Null(), std::string{}));
-    }
-    if (level.size() % 2 == 1) {
-      next.push_back(level.back());
-    }
-    level = std::move(next);
-  }
-  return level.front();
+  // Balanced: a filter of many conjuncts must not become a chain deeper than the stack can walk.
+  return expr::BalancedTree(conjuncts, [](BoundExprPtr left, BoundExprPtr right) {
+    return std::make_shared<expr::BoundExpression>(
+        Op::kAnd, columnar::DataType::Boolean(),
+        std::vector<BoundExprPtr>{std::move(left), std::move(right)}, -1, expr::Scalar::Null(),
+        std::string{});
+  });
 }
 
 }  // namespace tributary::plan

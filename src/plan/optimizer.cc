@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "expr/balanced_tree.h"
 #include "plan/bound_rewrites.h"
 #include "plan/plan_builder.h"
 
@@ -248,18 +249,8 @@ LogicalPlanPtr PushFilter(const FilterNode& filter) {
           skipping.push_back(std::move(converted));
         }
       }
-      // ANDed pairwise, so that many conjuncts make a shallow tree (as Conjoin).
-      while (skipping.size() > 1) {
-        std::vector<expr::ExprPtr> next;
-        for (size_t i = 0; i + 1 < skipping.size(); i += 2) {
-          next.push_back(expr::And(skipping[i], skipping[i + 1]));
-        }
-        if (skipping.size() % 2 == 1) {
-          next.push_back(skipping.back());
-        }
-        skipping = std::move(next);
-      }
-      expr::ExprPtr pushed = skipping.empty() ? nullptr : skipping.front();
+      // ANDed as a balanced tree, as Conjoin.
+      expr::ExprPtr pushed = expr::BalancedTree(std::move(skipping), expr::And);
       std::vector<int> columns = scan.Columns();
       auto new_scan = std::make_shared<ScanNode>(scan.Source(), std::move(columns), std::string{},
                                                  pushed, scan.IsStreaming());
