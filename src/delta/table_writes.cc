@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "common/uuid.h"
 #include "delta/data_skipping.h"
 #include "delta/schema_json.h"
@@ -288,14 +289,11 @@ Status CheckFeatureProperties(const std::map<std::string, std::string>& properti
   };
   for (const auto& [key, value] : properties) {
     for (const Gate& gate : kUnwritable) {
-      if (key != gate.key) {
+      // Delta matches delta.* keys ignoring case (DeltaConfigs), and the values too.
+      if (!EqualsIgnoreAsciiCase(key, gate.key)) {
         continue;
       }
-      std::string lowered = value;
-      for (char& c : lowered) {
-        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-      }
-      if (lowered != gate.off) {
+      if (!EqualsIgnoreAsciiCase(value, gate.off)) {
         return Status::NotImplemented(fmt::format(
             "{}: table property {} = '{}' is not supported for writing yet (it turns on the "
             "{} table feature, which this writer does not write); leave it unset or '{}'",

@@ -92,7 +92,10 @@ TEST_F(TablesTest, PropertiesOfFeaturesNotWrittenYetAreRefusedUpFront) {
       {"delta.columnMapping.mode", "name"},
       {"delta.columnMapping.mode", "id"},
       {"delta.enableInCommitTimestamps", "true"},
-      {"delta.enableDeletionVectors", "TRUE"}};
+      {"delta.enableDeletionVectors", "TRUE"},
+      // delta.* keys match ignoring case, as in Delta.
+      {"delta.EnableChangeDataFeed", "true"},
+      {"DELTA.COLUMNMAPPING.MODE", "name"}};
   int n = 0;
   for (const auto& [key, value] : refused) {
     const std::string table = fmt::format("t{}", n++);
