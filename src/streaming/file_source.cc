@@ -238,7 +238,7 @@ std::map<std::string, std::string> LoggedFileSource::Metrics() const {
   std::map<std::string, std::string> metrics = {
       {"numFilesOutstanding", std::to_string(num_files_outstanding_)},
       {"numBytesOutstanding", std::to_string(num_bytes_outstanding_)},
-      {"numNonRegularFilesSkipped", std::to_string(num_non_regular_files_skipped_)}};
+      {"numNonRegularFilesSkipped", std::to_string(non_regular_files_skipped_.size())}};
   if (options_.ignore_corrupt_files) {
     metrics["numCorruptFilesSkipped"] = std::to_string(num_corrupt_files_skipped_->load());
   }
@@ -247,7 +247,12 @@ std::map<std::string, std::string> LoggedFileSource::Metrics() const {
 
 Status LoggedFileSource::LogNewFiles(bool respect_limits) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files, Discover());
-  num_non_regular_files_skipped_ = static_cast<int64_t>(DropNonRegularFiles(files));
+  for (const storage::FileInfo& file : files) {
+    if (file.is_special) {
+      non_regular_files_skipped_.insert(file.path);
+    }
+  }
+  DropNonRegularFiles(files);
   std::erase_if(files, [&](const storage::FileInfo& file) {
     return !tracker_->IsNew(file) ||
            (available_now_newest_.has_value() &&

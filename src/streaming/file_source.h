@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -163,9 +164,10 @@ class LoggedFileSource : public Source {
   Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start, const Offset& end) override;
   Status Commit(const Offset& end) override;
   /// numFilesOutstanding and numBytesOutstanding: the new files the last trigger left for
-  /// later batches; numNonRegularFilesSkipped: the FIFOs, sockets and devices its listing
-  /// skipped (never read: reading one may never end); with ignore_corrupt_files,
-  /// numCorruptFilesSkipped.
+  /// later batches. Counts over this run of the query (since the source was opened, not reset
+  /// per batch): numNonRegularFilesSkipped, the FIFOs, sockets and devices listings skipped
+  /// (never read: reading one may never end), each path once however many triggers list it;
+  /// with ignore_corrupt_files, numCorruptFilesSkipped, the files batches' scans skipped.
   std::map<std::string, std::string> Metrics() const override;
 
  protected:
@@ -205,7 +207,9 @@ class LoggedFileSource : public Source {
   std::optional<std::pair<int64_t, std::string>> available_now_newest_;
   int64_t num_files_outstanding_ = 0;
   int64_t num_bytes_outstanding_ = 0;
-  int64_t num_non_regular_files_skipped_ = 0;
+  /// The non-regular paths listings skipped, so a FIFO listed by every trigger counts once
+  /// (a landing directory has few: each is a mistake upstream).
+  std::set<std::string> non_regular_files_skipped_;
   /// Files skipped by batches' scans (ignore_corrupt_files); shared with the scans' callbacks.
   std::shared_ptr<std::atomic<int64_t>> num_corrupt_files_skipped_ =
       std::make_shared<std::atomic<int64_t>>(0);

@@ -1,6 +1,7 @@
 #include "streaming/file_source.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -139,6 +140,15 @@ TEST_F(FileSourceTest, SkipsFifosAndCountsThem) {
   ASSERT_THAT(BatchFiles(*source, std::nullopt, *offset), ElementsAre("a.json", "sub/b.json"));
   EXPECT_EQ(source->Metrics().at("numNonRegularFilesSkipped"), "2");
   EXPECT_THAT(BatchRows(*source, std::nullopt, *offset), ElementsAre(R"({"id":1})", R"({"id":2})"));
+  // A count over the run, as numCorruptFilesSkipped: a FIFO gone since still counts, a new one
+  // adds, one listed again by a later trigger does not count twice.
+  ASSERT_EQ(::unlink((input_ + "/pipe.json").c_str()), 0);
+  ASSERT_EQ(::mkfifo((input_ + "/late.json").c_str(), 0644), 0);
+  WriteInput("c.json", {3}, kBase + 2);
+  ASSERT_OK_AND_ASSIGN(auto second, source->LatestOffset(offset, true));
+  EXPECT_EQ(source->Metrics().at("numNonRegularFilesSkipped"), "3");
+  ASSERT_OK(source->LatestOffset(second, true));
+  EXPECT_EQ(source->Metrics().at("numNonRegularFilesSkipped"), "3");
   // Schema inference skips them too.
   session_config_["spark.sql.streaming.schemaInference"] = "true";
   auto inferred = Define({}, "");
