@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "delta/table_reader.h"
+#include "storage/local_path.h"
 #include "storage/path.h"
 
 namespace tributary::delta {
@@ -136,23 +137,36 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count());
   const int64_t cutoff = now - options.retention_hours * 3600 * 1000;
+  // The listing and the log's paths are compared in one spelling, the root's canonical one: a
+  // root given as a file:// URI, through a symbolic link or as "a/../t" would otherwise match
+  // no listed file, and a live file the log names by an absolute path could be taken for an
+  // unreferenced one and deleted.
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string root, storage::CanonicalPath(table_root));
+  const std::string prefix = root + "/";
   std::set<std::string> keep;
+  auto keep_file = [&](const std::string& path) -> Status {
+    std::string full = DataFilePath(root, path);
+    if (!full.starts_with(prefix)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(full, storage::CanonicalPath(full));
+    }
+    keep.insert(std::move(full));
+    return Status::OK();
+  };
   for (const AddFile& add : snapshot->Files()) {
-    keep.insert(DataFilePath(table_root, add.path));
+    TRIBUTARY_RETURN_NOT_OK(keep_file(add.path));
   }
   for (const RemoveFile& removed : snapshot->Tombstones()) {
     if (removed.deletion_timestamp.value_or(now) >= cutoff) {
-      keep.insert(DataFilePath(table_root, removed.path));
+      TRIBUTARY_RETURN_NOT_OK(keep_file(removed.path));
     }
   }
   storage::ListOptions list;
   list.recursive = true;
-  // A writer that died mid-file leaves the file's staging copy (".<name>.<nonce>.tmp"); it is
+  // A writer that died mid-file leaves the file's staging copy (storage::StagingPath); it is
   // never in the log, so it is collected like any unreferenced data file once old enough.
   list.include_staging_files = true;
-  TRIBUTARY_ASSIGN_OR_RAISE(auto listing, fs.List(table_root, list));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto listing, fs.List(root, list));
   VacuumResult result;
-  const std::string prefix = table_root + "/";
   for (const storage::FileInfo& info : listing) {
     if (info.is_directory || info.path.rfind(prefix, 0) != 0) {
       continue;
@@ -166,7 +180,7 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
       std::string part =
           relative.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
       if (slash == std::string::npos && storage::IsStagingFileName(part)) {
-        part = part.substr(1);  // judged by the name it was being written under
+        part = storage::StagingTargetName(part);  // judged by the name it was written under
       }
       if (!part.empty() && (part[0] == '_' || part[0] == '.') &&
           part.find('=') == std::string::npos) {
@@ -185,7 +199,7 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
   }
   if (!options.dry_run) {
     for (const std::string& relative : result.files) {
-      Status st = fs.DeleteFile(storage::JoinPath(table_root, relative));
+      Status st = fs.DeleteFile(storage::JoinPath(root, relative));
       if (!st.ok() && !st.IsNotFound()) {
         return st.WithContext("VACUUM");
       }

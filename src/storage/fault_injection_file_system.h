@@ -22,7 +22,7 @@ class FaultSchedule;
 
 /// What a torn write leaves behind. Both are states a crash of the real process can leave.
 enum class TornWriteOutcome : int8_t {
-  /// The crash came before the write took effect. A torn WriteFile leaves a hidden staging file
+  /// The crash came before the write took effect. A torn WriteFile leaves a staging file
   /// holding the first half of its data (List hides it); the target is as it was.
   kNotApplied,
   /// The crash came after the write took effect, before it could report success.

@@ -15,7 +15,35 @@ bool IsLowerHexDigit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
+bool IsHiddenName(std::string_view name) {
+  return !name.empty() && (name.front() == '.' || name.front() == '_');
+}
+
 }  // namespace
+
+// ".<target>.<16 hex digits>.tmp" for a hidden target (or one in a hidden directory),
+// "<target>.<16 hex digits>.tmp" for a visible one.
+std::string_view StagingTargetName(std::string_view name) {
+  constexpr size_t kTail = 1 + kNonceDigits + kStagingSuffix.size();
+  if (name.size() <= kTail || !name.ends_with(kStagingSuffix)) {
+    return {};
+  }
+  std::string_view tail = name.substr(name.size() - kTail);
+  if (tail.front() != '.') {
+    return {};
+  }
+  for (char c : tail.substr(1, kNonceDigits)) {
+    if (!IsLowerHexDigit(c)) {
+      return {};
+    }
+  }
+  std::string_view target = name.substr(0, name.size() - kTail);
+  if (target.starts_with('.')) {
+    target.remove_prefix(1);
+    return target;
+  }
+  return IsHiddenName(target) ? std::string_view() : target;
+}
 
 Result<std::string> RandomAccessFile::ReadAt(int64_t offset, int64_t length) const {
   if (offset < 0 || length < 0) {
@@ -53,26 +81,20 @@ Result<bool> FileSystem::Exists(const std::string& path) {
 }
 
 std::string StagingPath(std::string_view path, uint64_t nonce) {
-  return JoinPath(ParentPath(path),
-                  fmt::format(".{}.{:016x}{}", BaseName(path), nonce, kStagingSuffix));
+  // Staging keeps the target's visibility. A visible data file's staging copy is visible too,
+  // so a writer that died mid-file leaves an ordinary unreferenced file that any Delta
+  // engine's VACUUM deletes once past the retention (Spark's writers leave plain part-* files
+  // the same way). Log, checkpoint and other hidden targets stage hidden, as Spark's
+  // CheckpointFileManager does, where no reader's listing may take them for real entries.
+  const std::string_view parent = ParentPath(path);
+  const std::string_view name = BaseName(path);
+  const bool hidden = IsHiddenName(name) || IsHiddenName(BaseName(parent));
+  return JoinPath(parent, fmt::format("{}{}.{:016x}{}", hidden ? "." : "", name, nonce,
+                                      kStagingSuffix));
 }
 
 bool IsStagingFileName(std::string_view name) {
-  // "." + name + "." + 16 hex digits + ".tmp", where name is not empty.
-  constexpr size_t kTail = 1 + kNonceDigits + kStagingSuffix.size();
-  if (name.size() < 1 + 1 + kTail || name.front() != '.' || !name.ends_with(kStagingSuffix)) {
-    return false;
-  }
-  std::string_view tail = name.substr(name.size() - kTail);
-  if (tail.front() != '.') {
-    return false;
-  }
-  for (char c : tail.substr(1, kNonceDigits)) {
-    if (!IsLowerHexDigit(c)) {
-      return false;
-    }
-  }
-  return true;
+  return !StagingTargetName(name).empty();
 }
 
 }  // namespace tributary::storage

@@ -29,8 +29,10 @@
 //    RandomAccessFile serves concurrent reads. An OutputStream is used by one thread at a time.
 //
 // Staging files. Implementations that stage whole-file writes next to their target name the
-// staging file StagingPath(target, nonce): "<dir>/.<name>.<16 hex digits>.tmp". A crash may leave
-// one behind; it is never visible under the target's name and List hides it unless asked.
+// staging file StagingPath(target, nonce): "<dir>/<name>.<16 hex digits>.tmp", with a leading dot
+// when the target or its directory is hidden. A crash may leave one behind; it is never visible
+// under the target's name, List hides it unless asked, and a visible one is an unreferenced file
+// that VACUUM collects.
 
 #pragma once
 
@@ -186,10 +188,16 @@ class FileSystem {
   Result<bool> Exists(const std::string& path);
 };
 
-/// The staging file for a write to `path`: "<dir>/.<name>.<nonce as 16 hex digits>.tmp".
+/// The staging file for a write to `path`: "<dir>/<name>.<nonce as 16 hex digits>.tmp", or
+/// "<dir>/.<name>.<nonce>.tmp" when the name or its directory is hidden (starts with '.' or
+/// '_', as `_delta_log`).
 std::string StagingPath(std::string_view path, uint64_t nonce);
 
 /// Whether `name`, a last path component, has the form StagingPath gives.
 bool IsStagingFileName(std::string_view name);
+
+/// The last path component a staging file named `name` was written for; empty when `name` is
+/// no staging file's name.
+std::string_view StagingTargetName(std::string_view name);
 
 }  // namespace tributary::storage

@@ -18,7 +18,7 @@ namespace tributary::storage {
 /// directory, or file URIs ("file:///data"); a URI of any other scheme ("s3://...") is an
 /// InvalidArgument error (storage/local_path.h), never a local name.
 ///
-/// Whole-file writes and output streams stage their bytes in a hidden staging file in the
+/// Whole-file writes and output streams stage their bytes in a staging file (StagingPath) in the
 /// target's directory, fsync it, then publish it: kReplace with rename(2); kPutIfAbsent with
 /// renameat2(RENAME_NOREPLACE), or link(2) where the file system lacks it (NFS). Either fails
 /// with EEXIST when the target exists, in any process. The directory is fsynced after

@@ -132,15 +132,16 @@ TEST_F(FaultInjectionFileSystemTest, TearNotAppliedLeavesTargetAsItWasAndCrashes
   EXPECT_TRUE(fs_.IsCrashed());
   EXPECT_EQ(BaseRead(Path("d/pointer")), "old");
 
-  // What a crashed writer leaves: a hidden staging file with part of the data.
+  // What a crashed writer leaves: a staging file with part of the data.
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> visible, base_->List(Path("d"), {}));
   EXPECT_THAT(Paths(visible), ElementsAre(Path("d/pointer")));
   ListOptions options;
   options.include_staging_files = true;
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> all, base_->List(Path("d"), options));
   ASSERT_EQ(all.size(), 2u);
-  EXPECT_TRUE(IsStagingFileName(BaseName(all[0].path))) << all[0].path;
-  EXPECT_EQ(BaseRead(all[0].path), "new c");
+  // Sorted by name: the target, then its staging file ("pointer.<nonce>.tmp").
+  EXPECT_TRUE(IsStagingFileName(BaseName(all[1].path))) << all[1].path;
+  EXPECT_EQ(BaseRead(all[1].path), "new c");
 
   fs_.Restart();
   EXPECT_FALSE(fs_.IsCrashed());

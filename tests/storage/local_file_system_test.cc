@@ -326,7 +326,7 @@ TEST_F(LocalFileSystemTest, ListStartAfterReturnsLaterEntriesOnly) {
 TEST_F(LocalFileSystemTest, ListHidesStagingFilesUnlessAsked) {
   ASSERT_OK(fs_.WriteFile(Path("d/visible"), "x", WriteMode::kPutIfAbsent));
   std::string staging = StagingPath(Path("d/visible2"), 0xabcdef);
-  EXPECT_EQ(staging, Path("d/.visible2.0000000000abcdef.tmp"));
+  EXPECT_EQ(staging, Path("d/visible2.0000000000abcdef.tmp"));
   ASSERT_OK(fs_.WriteFile(staging, "partial", WriteMode::kPutIfAbsent));
   ASSERT_OK(fs_.WriteFile(Path("d/.hidden_but_ours_to_list"), "x", WriteMode::kPutIfAbsent));
 
@@ -337,13 +337,25 @@ TEST_F(LocalFileSystemTest, ListHidesStagingFilesUnlessAsked) {
   options.include_staging_files = true;
   ASSERT_OK_AND_ASSIGN(entries, fs_.List(Path("d"), options));
   EXPECT_THAT(Paths(entries),
-              ElementsAre(Path("d/.hidden_but_ours_to_list"), staging, Path("d/visible")));
+              ElementsAre(Path("d/.hidden_but_ours_to_list"), Path("d/visible"), staging));
+}
+
+TEST(StagingFileNameTest, StagingKeepsTheTargetsVisibility) {
+  EXPECT_EQ(StagingPath("/t/p=1/part-0.parquet", 0xab), "/t/p=1/part-0.parquet.00000000000000ab.tmp");
+  EXPECT_EQ(StagingPath("/t/_delta_log/00001.json", 1), "/t/_delta_log/.00001.json.0000000000000001.tmp");
+  EXPECT_EQ(StagingPath("/t/.hidden", 2), "/t/..hidden.0000000000000002.tmp");
+  EXPECT_EQ(StagingPath("/t/_last_checkpoint", 3), "/t/._last_checkpoint.0000000000000003.tmp");
+  EXPECT_EQ(StagingTargetName("part-0.parquet.00000000000000ab.tmp"), "part-0.parquet");
+  EXPECT_EQ(StagingTargetName(".00001.json.0000000000000001.tmp"), "00001.json");
+  EXPECT_EQ(StagingTargetName("part-0.parquet"), "");
 }
 
 TEST(StagingFileNameTest, RecognizesOnlyTheStagingShape) {
   EXPECT_TRUE(IsStagingFileName(".x.0123456789abcdef.tmp"));
   EXPECT_TRUE(IsStagingFileName(".00001.json.0123456789abcdef.tmp"));
-  EXPECT_FALSE(IsStagingFileName("x.0123456789abcdef.tmp"));
+  EXPECT_TRUE(IsStagingFileName("x.0123456789abcdef.tmp"));
+  EXPECT_FALSE(IsStagingFileName("_x.0123456789abcdef.tmp"));
+  EXPECT_FALSE(IsStagingFileName(".0123456789abcdef.tmp"));
   EXPECT_FALSE(IsStagingFileName("..0123456789abcdef.tmp"));
   EXPECT_FALSE(IsStagingFileName(".x.0123456789abcdeg.tmp"));
   EXPECT_FALSE(IsStagingFileName(".x.0123456789ABCDEF.tmp"));
