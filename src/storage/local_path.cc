@@ -22,6 +22,20 @@ bool IsFileScheme(std::string_view scheme) {
          (scheme[2] | 0x20) == 'l' && (scheme[3] | 0x20) == 'e';
 }
 
+// The value of hexadecimal digit `c`, or -1.
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::string_view UriScheme(std::string_view path) {
@@ -60,9 +74,32 @@ Result<std::string> LocalPath(std::string_view path) {
           fmt::format("unsupported file URI '{}': host '{}' is not this machine (use file:///path)",
                       path, host));
     }
-    rest = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   }
-  return std::string(rest);
+  // No path, or only the root: most likely a location built from an empty variable
+  // ('file://${DIR}'), which must not name the whole file system.
+  if (rest.find_first_not_of('/') == std::string_view::npos) {
+    return Status::InvalidArgument(
+        fmt::format("file URI '{}' has no path after the host (give file:///path)", path));
+  }
+  std::string local;
+  local.reserve(rest.size());
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] != '%') {
+      local.push_back(rest[i]);
+      continue;
+    }
+    const int high = i + 2 < rest.size() ? HexValue(rest[i + 1]) : -1;
+    const int low = high >= 0 ? HexValue(rest[i + 2]) : -1;
+    if (low < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "invalid percent-escape '{}' at byte {} of file URI '{}' (give %XX, XX hexadecimal)",
+          rest.substr(i, 3), path.size() - rest.size() + i, path));
+    }
+    local.push_back(static_cast<char>(high * 16 + low));
+    i += 2;
+  }
+  return local;
 }
 
 Status CheckSupportedScheme(std::string_view path) {

@@ -20,8 +20,12 @@ namespace tributary::storage {
 std::string_view UriScheme(std::string_view path);
 
 /// The local path `path` names: `path` itself when it has no scheme; the path part of a file
-/// URI ("file:///data/in" and "file:/data/in" -> "/data/in"). InvalidArgument for any other
-/// scheme, saying that only file:// and local paths are supported (object storage is not yet).
+/// URI, percent-decoded as java.net.URI and Hadoop's Path decode it ("file:///data/in",
+/// "file://localhost/data/in" and "file:/data/in" -> "/data/in"; "file:///a%20b" -> "/a b").
+/// InvalidArgument naming the URI for a file URI without a path after the host ("file://",
+/// "file:///", "file://localhost": the root is never meant, most likely an empty variable),
+/// another host, or an invalid percent-escape; and for any other scheme, saying that only
+/// file:// and local paths are supported (object storage is not yet).
 Result<std::string> LocalPath(std::string_view path);
 
 /// OK when `path` has no scheme or the file scheme; LocalPath's InvalidArgument otherwise.

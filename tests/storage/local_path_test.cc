@@ -56,6 +56,35 @@ TEST(LocalPathTest, FileUrisMapToTheirPathAndOtherSchemesAreRefused) {
   ASSERT_OK(CheckSupportedScheme("/x"));
 }
 
+TEST(LocalPathTest, FileUriWithoutAPathIsRefusedNotTakenForTheRoot) {
+  for (const std::string uri :
+       {"file://", "file:///", "file://localhost", "file://localhost/", "FILE:////", "file:/"}) {
+    Result<std::string> local = LocalPath(uri);
+    SCOPED_TRACE(uri);
+    ASSERT_RAISES(InvalidArgument, local);
+    EXPECT_THAT(local.status().Message(),
+                HasSubstr("file URI '" + uri + "' has no path after the host"));
+    ASSERT_RAISES(InvalidArgument, CanonicalPath(uri));
+  }
+  EXPECT_EQ(Text(LocalPath("/")), "/");
+  EXPECT_EQ(Text(LocalPath("file:///x")), "/x");
+}
+
+TEST(LocalPathTest, FileUriPathsArePercentDecoded) {
+  EXPECT_EQ(Text(LocalPath("file:///a%20b")), "/a b");
+  EXPECT_EQ(Text(LocalPath("file://localhost/p=a%3ab/%25")), "/p=a:b/%");
+  EXPECT_EQ(Text(LocalPath("file:/caf%C3%A9")), "/caf\xC3\xA9");
+  // A path that is not a URI is a file name as written.
+  EXPECT_EQ(Text(LocalPath("/a%20b")), "/a%20b");
+  for (const std::string uri : {"file:///a%2", "file:///a%", "file:///a%zz/b", "file:///%g0"}) {
+    Result<std::string> local = LocalPath(uri);
+    SCOPED_TRACE(uri);
+    ASSERT_RAISES(InvalidArgument, local);
+    EXPECT_THAT(local.status().Message(), HasSubstr("invalid percent-escape"));
+    EXPECT_THAT(local.status().Message(), HasSubstr("'" + uri + "'"));
+  }
+}
+
 TEST(LocalPathTest, CanonicalPathIsOneSpellingOfEachLocation) {
   TempDir dir;
   ASSERT_TRUE(std::filesystem::create_directories(dir.Join("x/land")));
