@@ -7,8 +7,10 @@
 
 #include "columnar/column_builder.h"
 #include "columnar/take.h"
+#include "delta/actions.h"
 #include "delta/deletion_vector.h"
 #include "expr/kernels.h"
+#include "storage/local_path.h"
 #include "storage/path.h"
 
 namespace tributary::delta {
@@ -161,16 +163,19 @@ Result<ColumnPtr> PartitionColumn(const Field& field, const std::optional<std::s
 }  // namespace
 
 std::string DataFilePath(const std::string& table_root, const std::string& path) {
-  if (path.rfind("file://", 0) == 0) {
-    return path.substr(7);
-  }
-  if (path.rfind("file:", 0) == 0) {
-    return path.substr(5);
+  if (!storage::UriScheme(path).empty()) {
+    // `path` was percent-decoded when the action was read; LocalPath decodes a URI's path
+    // itself, so it is given the URI encoded again.
+    Result<std::string> local = storage::LocalPath(EncodeUriPath(path));
+    return local.ok() ? *std::move(local) : path;
   }
   if (!path.empty() && path[0] == '/') {
     return path;
   }
-  return storage::JoinPath(table_root, path);
+  // Relative to the root: the root's local path, so a '%' in `path` (Hive's escaping of
+  // partition values) is not taken for an escape of a file:// root.
+  Result<std::string> root = storage::LocalPath(table_root);
+  return storage::JoinPath(root.ok() ? *root : table_root, path);
 }
 
 class DataFileReader::Impl {
@@ -188,6 +193,13 @@ class DataFileReader::Impl {
   }
 
   Status Open() {
+    if (!storage::UriScheme(path_).empty()) {
+      // DataFilePath keeps a URI LocalPath refuses (another scheme or host, no path).
+      return storage::LocalPath(EncodeUriPath(path_))
+          .status()
+          .WithContext(fmt::format("data file of {} version {}", snapshot_.TableRoot(),
+                                   snapshot_.Version()));
+    }
     if (options_.max_batch_rows <= 0) {
       return Status::InvalidArgument(
           fmt::format("table read of {}: batches of {} rows", path_, options_.max_batch_rows));

@@ -70,7 +70,11 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadDataFile(storage::FileSystem& 
                                                            const AddFile& add,
                                                            const TableReadOptions& options = {});
 
-/// The absolute path of a data file of the table (`add.path` may be relative or absolute).
+/// The local path of a data file of the table at `table_root`, from an action's `path` as read
+/// (percent-decoded): a URI (Delta's absolute paths, "file:///data/t/part-0.parquet") is
+/// storage::LocalPath's local path; an absolute path stays; a relative one is below the root's
+/// local path. A URI LocalPath refuses (another scheme, another host, no path) is returned as
+/// it is, which no local file has; DataFileReader names the cause.
 std::string DataFilePath(const std::string& table_root, const std::string& path);
 
 }  // namespace tributary::delta

@@ -130,5 +130,53 @@ TEST(DataFileReaderTest, DeletionVectorsApplyAcrossBatchBoundaries) {
   EXPECT_GE(files_with_deletions, 2);
 }
 
+TEST(DataFilePathTest, FileUrisAreLocalPathsAndRelativePathsAreBelowTheRootsLocalPath) {
+  // Action paths arrive percent-decoded: a '%' left in them is a character of the file name.
+  EXPECT_EQ(DataFilePath("/t", "file://localhost/data/t/part-0.parquet"), "/data/t/part-0.parquet");
+  EXPECT_EQ(DataFilePath("/t", "file:///data/my t/part-0.parquet"), "/data/my t/part-0.parquet");
+  EXPECT_EQ(DataFilePath("/t", "file:/data/t/p=a%3Ab/part-0.parquet"),
+            "/data/t/p=a%3Ab/part-0.parquet");
+  EXPECT_EQ(DataFilePath("file:///data/t", "p=a%3Ab/part-0.parquet"),
+            "/data/t/p=a%3Ab/part-0.parquet");
+  EXPECT_EQ(DataFilePath("file:///data/my%20t", "part-0.parquet"), "/data/my t/part-0.parquet");
+  EXPECT_EQ(DataFilePath("/data/t", "/elsewhere/part-0.parquet"), "/elsewhere/part-0.parquet");
+  EXPECT_EQ(DataFilePath("/data/t", "p=1/part-0.parquet"), "/data/t/p=1/part-0.parquet");
+}
+
+// A table whose log names its data file by an absolute file URI, as Spark writes after a
+// CONVERT or a SHALLOW CLONE: file://localhost/... is this machine's file, percent-escapes
+// decoded once; a URI of object storage is refused by name.
+TEST(DataFileReaderTest, ReadsDataFilesNamedByAbsoluteFileUris) {
+  storage::TempDir dir;
+  const std::string root = dir.Join("50% of events");
+  storage::LocalFileSystem fs;
+  auto schema = testing::MakeSchema({Field("id", DataType::Int64())});
+  ASSERT_OK_AND_ASSIGN(auto batch, testing::BatchFromJson(schema, "[[1], [2]]"));
+  ASSERT_OK(WriteTable(fs, root, schema, {batch}, {}).status());
+  const std::string commit = root + "/_delta_log/00000000000000000000.json";
+  ASSERT_OK_AND_ASSIGN(const std::string text, fs.ReadFile(commit));
+  const size_t at = text.find("\"path\":\"part-");
+  ASSERT_NE(at, std::string::npos) << text;
+  const size_t path_at = at + std::string_view("\"path\":\"").size();
+  auto rewrite = [&](const std::string& prefix) -> Status {
+    std::string changed = text;
+    changed.insert(path_at, prefix);
+    return fs.WriteFile(commit, changed, storage::WriteMode::kReplace);
+  };
+
+  ASSERT_OK(rewrite("file://localhost" + EncodeUriPath(root) + "/"));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs, root));
+  ASSERT_EQ(snapshot->Files().size(), 1u);
+  EXPECT_EQ(FileRows(fs, *snapshot, snapshot->Files()[0], kDefaultBatchRows),
+            (std::vector<std::string>{R"({"id":1})", R"({"id":2})"}));
+
+  ASSERT_OK(rewrite("s3://bucket/events/"));
+  ASSERT_OK_AND_ASSIGN(snapshot, Snapshot::Load(fs, root));
+  Result<std::vector<columnar::RecordBatchPtr>> read = ReadTable(fs, *snapshot);
+  ASSERT_RAISES(InvalidArgument, read);
+  EXPECT_NE(read.status().Message().find("unsupported URI scheme 's3'"), std::string::npos)
+      << read.status().ToString();
+}
+
 }  // namespace
 }  // namespace tributary::delta
