@@ -5,15 +5,17 @@
 #include "api/api_state.h"
 #include "plan/delta_commands.h"
 #include "sql/parser.h"
+#include "storage/local_path.h"
 
 namespace tributary {
 
 Result<DeltaTable> DeltaTable::ForPath(const Session& session, const std::string& path) {
-  auto log = session.State()->fs->GetFileInfo(path + "/_delta_log");
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(path));
+  auto log = session.State()->fs->GetFileInfo(local + "/_delta_log");
   if (!log.ok() || !log->is_directory) {
     return Status::NotFound(fmt::format("{} is not a Delta table (no _delta_log)", path));
   }
-  return DeltaTable(session, path);
+  return DeltaTable(session, local);
 }
 
 Result<DeltaTable> DeltaTable::ForName(const Session& session, const std::string& name) {

@@ -15,6 +15,7 @@
 #include "sql/binder.h"
 #include "sql/parser.h"
 #include "storage/local_file_system.h"
+#include "storage/local_path.h"
 #include "tributary/pipeline.h"
 
 namespace tributary {
@@ -98,21 +99,34 @@ std::string NameOf(const sql::TableName& table) {
   return name;
 }
 
-// A location as the catalog keeps it: absolute, so any working directory finds it.
-std::string AbsoluteLocation(const std::string& location) {
-  if (location.find("://") != std::string::npos) {
-    return location;
+// A location as the catalog keeps it: the local path (storage::LocalPath: a file URI's path,
+// other schemes refused) made absolute, so any working directory finds it, and normalized
+// lexically (symbolic links stay: the entry names what the user gave, as Spark's qualified
+// location does).
+Result<std::string> AbsoluteLocation(const std::string& location) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(location));
+  if (local.empty()) {
+    return Status::InvalidArgument("LOCATION '': give the table's directory");
   }
   std::error_code error;
-  std::filesystem::path absolute = std::filesystem::absolute(location, error);
+  std::filesystem::path absolute = std::filesystem::absolute(local, error);
   if (error) {
-    return location;
+    return Status::IOError(
+        fmt::format("cannot make LOCATION '{}' absolute: {}", location, error.message()));
   }
   std::string text = absolute.lexically_normal().string();
   while (text.size() > 1 && text.back() == '/') {
     text.pop_back();
   }
   return text;
+}
+
+// Whether locations `a` and `b` name one directory (storage::CanonicalPath: "file:///x",
+// "/x/" and "/y/../x" do).
+Result<bool> SameLocation(const std::string& a, const std::string& b) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string first, storage::CanonicalPath(a));
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string second, storage::CanonicalPath(b));
+  return first == second;
 }
 
 // CREATE TABLE [AS SELECT]: nothing to return, as Spark. With LOCATION and a name, the table
@@ -133,7 +147,9 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
     TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> location,
                               plan::ExternalTableLocation(catalog, name));
     TRIBUTARY_ASSIGN_OR_RAISE(std::string managed, plan::ManagedTablePath(catalog, name));
-    registered = location && *location == AbsoluteLocation(bound.path);
+    if (location) {
+      TRIBUTARY_ASSIGN_OR_RAISE(registered, SameLocation(*location, bound.path));
+    }
     if (!registered && (location || TableExists(*session->fs, managed))) {
       if (create.if_not_exists) {
         return empty;
@@ -143,8 +159,8 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
     }
     if (!registered && exists && bound.plan == nullptr &&
         (bound.schema == nullptr || create.if_not_exists)) {
-      TRIBUTARY_RETURN_NOT_OK(
-          plan::RegisterExternalTable(catalog, name, AbsoluteLocation(bound.path)));
+      TRIBUTARY_ASSIGN_OR_RAISE(const std::string absolute, AbsoluteLocation(bound.path));
+      TRIBUTARY_RETURN_NOT_OK(plan::RegisterExternalTable(catalog, name, absolute));
       return empty;
     }
   }
@@ -181,8 +197,9 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
   }
   TRIBUTARY_RETURN_NOT_OK(WritePlan(session, rows, bound.path, options).status());
   if (external && !registered) {
-    TRIBUTARY_RETURN_NOT_OK(plan::RegisterExternalTable(
-        session->MakeCatalog(0), NameOf(create.table), AbsoluteLocation(bound.path)));
+    TRIBUTARY_ASSIGN_OR_RAISE(const std::string absolute, AbsoluteLocation(bound.path));
+    TRIBUTARY_RETURN_NOT_OK(
+        plan::RegisterExternalTable(session->MakeCatalog(0), NameOf(create.table), absolute));
   }
   return empty;
 }
@@ -314,7 +331,9 @@ Result<std::vector<std::string>> Session::ListTables() const {
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> external,
                             plan::ListExternalTables(state_->MakeCatalog(0)));
   names.insert(names.end(), external.begin(), external.end());
+  // An external table located inside the warehouse is both a directory and an entry.
   std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 
@@ -373,18 +392,19 @@ Result<plan::TimeTravel> TimeTravelOptions(const formats::OptionMap& options) {
 DataFrame DataFrameReader::Load(const std::string& path) const {
   const plan::Catalog catalog = session_->MakeCatalog(0);
   auto load = [&]() -> Result<plan::LogicalPlanPtr> {
+    TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(path));
     if (format_ == "delta") {
       if (!schema_.empty()) {
         return Status::InvalidArgument("a Delta table has its own schema; do not give one");
       }
       TRIBUTARY_ASSIGN_OR_RAISE(plan::TimeTravel travel, TimeTravelOptions(options_));
-      return plan::ScanDeltaTable(catalog, path, travel, "");
+      return plan::ScanDeltaTable(catalog, local, travel, "");
     }
     columnar::SchemaPtr schema;
     if (!schema_.empty()) {
       TRIBUTARY_ASSIGN_OR_RAISE(schema, plan::ParseSchemaDdl(schema_));
     }
-    return plan::ScanFiles(catalog, format_, path, options_, schema,
+    return plan::ScanFiles(catalog, format_, local, options_, schema,
                            formats::OptionDefaults::kSparkReader, "");
   };
   return MakeDataFrame(session_, load());

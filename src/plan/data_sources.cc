@@ -3,12 +3,15 @@
 //
 //   entry path = warehouse "/_catalog/" lowercased-name ".json"
 //   entry      = {"name": name, "location": path, "provider": "delta"}
-//                name as created; path absolute (or a URI), the table root
+//                name as created; path absolute, the table root (entries written before
+//                locations were kept as local paths may hold a file URI)
 //
 // An entry is written put-if-absent (of two racing CREATEs one wins) and deleted by DROP
 // TABLE, which leaves the table's files (an external table's data is not the catalog's).
 
 #include "plan/data_sources.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +22,7 @@
 #include "expr/temporal_parsing.h"
 #include "formats/text/schema_hints.h"
 #include "plan/plan_builder.h"
+#include "storage/local_path.h"
 #include "storage/path.h"
 
 namespace tributary::plan {
@@ -148,6 +152,7 @@ Result<std::vector<std::string>> ListExternalTables(const Catalog& catalog) {
       names.emplace_back(base.substr(0, base.size() - 5));
     }
   }
+  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -155,7 +160,8 @@ Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> external,
                             ExternalTableLocation(catalog, name));
   if (external) {
-    return *std::move(external);
+    // Entries written before locations were kept as local paths may hold a file URI.
+    return storage::LocalPath(*external);
   }
   return catalog.warehouse + "/" + AsciiLower(name);
 }

@@ -30,10 +30,10 @@ struct Catalog {
 };
 
 /// The root of table `name`: the location of an external table registered under it
-/// (RegisterExternalTable), else <warehouse>/<name> (names are case-insensitive: stored
-/// lowercased, as Spark's default catalog does). InvalidArgument for a name that is not an
-/// identifier, or for the reserved names "_checkpoints" (the default root of pipeline
-/// checkpoints) and "_catalog" (the external table entries).
+/// (RegisterExternalTable; its storage::LocalPath), else <warehouse>/<name> (names are
+/// case-insensitive: stored lowercased, as Spark's default catalog does). InvalidArgument for a
+/// name that is not an identifier, or for the reserved names "_checkpoints" (the default root of
+/// pipeline checkpoints) and "_catalog" (the external table entries).
 Result<std::string> TablePath(const Catalog& catalog, const std::string& name);
 
 /// <warehouse>/<name>, where a managed table `name` lives, whether or not an external table

@@ -14,6 +14,7 @@
 #include "plan/plan_builder.h"
 #include "sql/parser.h"
 #include "storage/file_system.h"
+#include "storage/local_path.h"
 #include "streaming/source_factory.h"
 #include "streaming/stream_execution.h"
 
@@ -114,6 +115,18 @@ class Binder {
     return result;
   }
 
+  // The local path of a table path or LOCATION as written (storage::LocalPath: a file URI's
+  // path, percent-decoded), so that the names of the table's files are joined to a path, not
+  // to a URI.
+  Result<std::string> LocalTablePath(const std::string& path,
+                                     const SourcePosition& position) const {
+    Result<std::string> local = storage::LocalPath(path);
+    if (!local.ok()) {
+      return At(local.status(), position);
+    }
+    return local;
+  }
+
   Result<std::string> TablePath(const TableName& table) const {
     if (table.IsPath()) {
       if (table.format != "delta") {
@@ -122,7 +135,7 @@ class Binder {
                 "{} is not a Delta table; only delta.`path` names a table here", table.ToString())),
             table.position);
       }
-      return table.path;
+      return LocalTablePath(table.path, table.position);
     }
     std::string name;
     for (const std::string& part : table.parts) {
@@ -723,7 +736,9 @@ class Binder {
         rows.push_back({"", name, "false"});
       }
     }
+    // An external table located inside the warehouse is both a directory and an entry.
     std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     TRIBUTARY_ASSIGN_OR_RAISE(
         LogicalPlanPtr strings,
         StringRows({"namespace", "tableName", "isTemporary"}, rows, "SHOW TABLES"));
@@ -858,7 +873,8 @@ class Binder {
       bound.kind = BoundKind::kCreateTable;
       bound.create = *create;
       if (!create->location.empty()) {
-        bound.path = create->location;
+        TRIBUTARY_ASSIGN_OR_RAISE(bound.path,
+                                  LocalTablePath(create->location, statement_.position));
       } else {
         TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(create->table));
       }

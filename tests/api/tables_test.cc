@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "plan/data_sources.h"
+#include "storage/local_file_system.h"
 #include "storage/temp_dir.h"
 #include "support/status_matchers.h"
 #include "tributary/dataframe.h"
@@ -123,6 +125,82 @@ TEST_F(TablesTest, PropertiesOfFeaturesNotWrittenYetAreRefusedUpFront) {
                      .SaveAsTable("cdf");
   ASSERT_RAISES(NotImplemented, written);
   EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/cdf/_delta_log"));
+}
+
+// A LOCATION given as a file URI is the local directory it names: registered as that path
+// (percent-escapes decoded, as Spark's Path decodes them), the same location as every other
+// spelling of it, and the parent of partition directories named as Spark escapes them.
+TEST_F(TablesTest, FileUriLocationIsTheDirectoryItNames) {
+  auto session = NewSession();
+  const std::string spaced = dir_.Join("my events");
+  ASSERT_OK(session
+                ->Sql("CREATE TABLE events (id BIGINT, p STRING) USING DELTA PARTITIONED BY (p) "
+                      "LOCATION 'file://" +
+                      dir_.Join("my%20events") + "'")
+                .Status());
+  EXPECT_TRUE(std::filesystem::exists(spaced + "/_delta_log"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Join("my%20events")));
+  storage::LocalFileSystem fs;
+  plan::Catalog catalog;
+  catalog.fs = &fs;
+  catalog.warehouse = warehouse_;
+  ASSERT_OK_AND_ASSIGN(std::optional<std::string> location,
+                       plan::ExternalTableLocation(catalog, "events"));
+  EXPECT_EQ(location, spaced);
+
+  ASSERT_OK(session->Sql("INSERT INTO events VALUES (1, 'a:b')").Status());
+  EXPECT_TRUE(std::filesystem::is_directory(spaced + "/p=a%3Ab"));
+  EXPECT_THAT(Rows(*session, "SELECT * FROM events"), ElementsAre(R"({"id":1,"p":"a:b"})"));
+  EXPECT_THAT(
+      Rows(*session, "SELECT * FROM delta.`file://localhost" + dir_.Join("my%20events") + "`"),
+      ElementsAre(R"({"id":1,"p":"a:b"})"));
+
+  // Naming the registered location again, in another spelling, is naming the same table.
+  for (const std::string& spelling :
+       {spaced + "/", "file://localhost" + dir_.Join("my%20events"), "file:" + spaced}) {
+    SCOPED_TRACE(spelling);
+    EXPECT_OK(session
+                  ->Sql("CREATE OR REPLACE TABLE events (id BIGINT) USING DELTA LOCATION '" +
+                        spelling + "'")
+                  .Status());
+  }
+  auto other = session->Sql("CREATE OR REPLACE TABLE events (id BIGINT) USING DELTA LOCATION '" +
+                            elsewhere_ + "'");
+  ASSERT_RAISES(AlreadyExists, other.Status());
+
+  auto s3 = session->Sql("CREATE TABLE remote (id BIGINT) USING DELTA LOCATION 's3://b/t'");
+  ASSERT_RAISES(InvalidArgument, s3.Status());
+  EXPECT_THAT(s3.Status().Message(), HasSubstr("unsupported URI scheme 's3'"));
+}
+
+// ListTables and SHOW TABLES name a table once when it is both a warehouse directory and an
+// external table's entry; the external names come sorted.
+TEST_F(TablesTest, ExternalTableInsideTheWarehouseIsListedOnce) {
+  auto session = NewSession();
+  ASSERT_OK(
+      session
+          ->Sql("CREATE TABLE inside (id BIGINT) USING DELTA LOCATION '" + warehouse_ + "/inside'")
+          .Status());
+  ASSERT_OK(session->Sql("CREATE TABLE managed (id BIGINT) USING DELTA").Status());
+  ASSERT_OK(session
+                ->Sql("CREATE TABLE `events-old` (id BIGINT) USING DELTA LOCATION '" + elsewhere_ +
+                      "-old'")
+                .Status());
+  ASSERT_OK(
+      session->Sql("CREATE TABLE events (id BIGINT) USING DELTA LOCATION '" + elsewhere_ + "'")
+          .Status());
+  ASSERT_OK_AND_ASSIGN(auto tables, session->ListTables());
+  EXPECT_THAT(tables, ElementsAre("events", "events-old", "inside", "managed"));
+  EXPECT_THAT(Rows(*session, "SHOW TABLES LIKE 'ins*'"),
+              ElementsAre(R"({"namespace":"","tableName":"inside","isTemporary":false})"));
+
+  // The catalog lists entry files by path, where "events-old.json" sorts before "events.json".
+  storage::LocalFileSystem fs;
+  plan::Catalog catalog;
+  catalog.fs = &fs;
+  catalog.warehouse = warehouse_;
+  ASSERT_OK_AND_ASSIGN(auto external, plan::ListExternalTables(catalog));
+  EXPECT_THAT(external, ElementsAre("events", "events-old", "inside"));
 }
 
 }  // namespace
