@@ -1,8 +1,8 @@
 #!/bin/sh
 # The cli_prompt test: the interactive `tributary sql` prompt (--interactive on a pipe, as on a
 # terminal) recovers after input the lexer cannot read (an arrow key's escape sequence), a `\`
-# command and `help`; `exit` ends it with 0; Ctrl-C (SIGINT) drops the current input and the
-# prompt goes on.
+# command and `help`; `exit` ends it with 0; Ctrl-C (SIGINT) at the prompt drops the current
+# input and the prompt goes on, while a statement runs it ends the process.
 # Usage: cli_prompt_test.sh TRIBUTARY_BINARY
 set -eu
 tributary=$1
@@ -71,4 +71,28 @@ expect_in "$work/out.txt" '{"x":42}'
 if grep -qF '{"a":1}' "$work/out.txt" || [ -s "$work/err.txt" ]; then
   fail "the input before Ctrl-C was not dropped"
 fi
+
+# Ctrl-C while a statement runs ends the process, as SIGINT does by default (a statement cannot
+# be cancelled). The hang point blocks the statement forever once its commit is published, so
+# the signal surely arrives while it runs; a deadline of 30 s fails a shell that survives it.
+TRIBUTARY_HANG_AT=delta.after_commit:1 "$tributary" sql --warehouse "$work/wh" --interactive \
+  --format json < "$work/in" > "$work/out.txt" 2> "$work/err.txt" &
+pid=$!
+exec 3> "$work/in"
+printf 'CREATE TABLE hung AS SELECT 1 AS a;\n' >&3
+tries=0
+until [ -f "$work/wh/hung/_delta_log/00000000000000000000.json" ]; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 300 ] || fail "the statement never reached the hang point within 30 s"
+  sleep 0.1
+done
+kill -INT "$pid"
+( sleep 30; kill -9 "$pid" ) > /dev/null 2>&1 &
+watchdog=$!
+status=0
+wait "$pid" || status=$?
+pid=
+kill "$watchdog" 2> /dev/null || true
+exec 3>&-
+[ "$status" -eq 130 ] || fail "Ctrl-C during a statement: exit status $status, not 130 (SIGINT)"
 echo "cli_prompt: ok"

@@ -89,7 +89,7 @@ Result<std::shared_ptr<Session>> MakeSession(const SqlCommandOptions& options) {
 constexpr const char* kHelpText =
     "Statements end with ';' and may span lines: SELECT, CREATE TABLE, INSERT, DESCRIBE, ...\n"
     "Commands: help, exit or quit (also \\q, or Ctrl-D at the prompt); Ctrl-C drops the\n"
-    "current input.\n";
+    "current input, and ends tributary while a statement runs.\n";
 
 enum class ShellCommand : uint8_t { kNone, kHelp, kQuit };
 
@@ -184,11 +184,16 @@ Status RunStatement(Session& session, const SqlCommandOptions& options, std::str
 int g_prompt_wake_pipe[2] = {-1, -1};
 
 extern "C" void OnPromptInterrupt(int /*signal*/) {
+  // The interrupted code may be between a failed call and its read of errno.
+  const int saved_errno = errno;
   const char byte = 'i';
   [[maybe_unused]] const ssize_t written = write(g_prompt_wake_pipe[1], &byte, 1);
+  errno = saved_errno;
 }
 
-// Installs the prompt's SIGINT handler; the destructor puts the previous one back.
+// Installs the prompt's SIGINT handler; the destructor puts the previous one back. While a
+// statement runs (Suspend until Resume) SIGINT has its default action instead: Ctrl-C ends the
+// process, as the Session API cannot cancel a running statement.
 class PromptInterrupts {
  public:
   static Result<std::unique_ptr<PromptInterrupts>> Install() {
@@ -196,12 +201,25 @@ class PromptInterrupts {
       return Status::IOError("creating the pipe that wakes the prompt on Ctrl-C");
     }
     auto interrupts = std::unique_ptr<PromptInterrupts>(new PromptInterrupts());
+    sigaction(SIGINT, nullptr, &interrupts->previous_);
+    interrupts->Resume();
+    return interrupts;
+  }
+  /// Ctrl-C wakes the prompt (Next returns kInterrupted).
+  void Resume() const {
     struct sigaction action = {};
     action.sa_handler = OnPromptInterrupt;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, &interrupts->previous_);
-    return interrupts;
+    sigaction(SIGINT, &action, nullptr);
+  }
+  /// Ctrl-C ends the process (SIG_DFL, even when SIGINT was ignored before Install, as the
+  /// prompt's own handler overrides that too).
+  void Suspend() const {
+    struct sigaction action = {};
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
   }
   ~PromptInterrupts() {
     sigaction(SIGINT, &previous_, nullptr);
@@ -343,6 +361,9 @@ Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, 
       }
       --count;
     }
+    if (interrupts && count > 0) {
+      interrupts->Suspend();  // until the next prompt
+    }
     for (size_t i = 0; i < count && !quit; ++i) {
       const int line = buffer_line + statements[i].position.line - 1;
       Status status = RunStatement(*session, options, statements[i].text, out, &quit);
@@ -362,6 +383,7 @@ Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, 
   std::string line;
   while (!quit) {
     if (interactive) {
+      interrupts->Resume();
       interrupts->Drain();
       out << (buffer.empty() ? "tributary> " : "       ..> ") << std::flush;
     }

@@ -36,7 +36,8 @@ Status RunSqlScript(const SqlCommandOptions& options, std::string_view source,
 /// prompt is written to `out` before each line; errors are written to `err` and the prompt goes
 /// on; text that the lexer cannot read (a terminal's escape sequence from an arrow key) is
 /// dropped with its statement; SIGINT (Ctrl-C) at the prompt drops the current input and shows
-/// a new prompt, and while a statement runs it does not end the shell.
+/// a new prompt, while a statement runs it ends the process as SIGINT does by default (a
+/// running statement cannot be cancelled yet).
 Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, std::ostream& err,
                    bool interactive);
 
