@@ -38,10 +38,12 @@ cat "$work/out.txt"
 grep -q "^bronze: batch 0: 2 rows read, 2 written" "$work/out.txt"
 grep -q '"numNonRegularFilesSkipped":"1"' "$checkpoint/progress.jsonl"
 
-# Blocked after writing offsets/1 (before the sink): SIGTERM ends it within the grace period.
+# Blocked after writing offsets/1 (before the sink): SIGTERM ends it after the grace period,
+# shortened to 1 s for the test (TRIBUTARY_STOP_GRACE_SECONDS; 10 s by default).
 printf '{"id":3}\n' > "$work/landing/b.json"
-TRIBUTARY_HANG_AT=streaming.before_add_batch:1 "$tributary" run --warehouse "$work/wh" \
-  --trigger available-now "$work/pipeline.sql" > "$work/out2.txt" 2> "$work/err2.txt" &
+TRIBUTARY_HANG_AT=streaming.before_add_batch:1 TRIBUTARY_STOP_GRACE_SECONDS=1 \
+  "$tributary" run --warehouse "$work/wh" --trigger available-now "$work/pipeline.sql" \
+  > "$work/out2.txt" 2> "$work/err2.txt" &
 pid=$!
 tries=0
 until [ -f "$checkpoint/offsets/1" ]; do
@@ -59,7 +61,7 @@ wait "$pid" || status=$?
 kill "$watchdog" 2> /dev/null || true
 cat "$work/err2.txt"
 [ "$status" -eq 143 ] || { echo "cli_stop: a blocked run ended with status $status after SIGTERM"; exit 1; }
-grep -q "did not stop within" "$work/err2.txt"
+grep -q "did not stop within 1 s of SIGTERM" "$work/err2.txt"
 
 run_with_deadline 120 "$tributary" run --warehouse "$work/wh" --trigger available-now \
   "$work/pipeline.sql" > "$work/out3.txt"

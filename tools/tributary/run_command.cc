@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <ostream>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -33,13 +36,34 @@ int g_wake_pipe[2] = {-1, -1};
 // checkpoint (exactly once, as after a crash).
 constexpr std::chrono::seconds kStopGracePeriod{10};
 
+// For tests only: the environment variable TRIBUTARY_STOP_GRACE_SECONDS=<n> (an integer, 0 to
+// 3600) sets the grace period, so that a test of a blocked run need not wait 10 s. A malformed
+// value is reported on stderr and the default applies.
+std::chrono::seconds StopGracePeriod() {
+  const char* text = std::getenv("TRIBUTARY_STOP_GRACE_SECONDS");
+  if (text == nullptr) {
+    return kStopGracePeriod;
+  }
+  const std::string_view value(text);
+  int64_t seconds = -1;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (error != std::errc{} || end != value.data() + value.size() || seconds < 0 || seconds > 3600) {
+    std::cerr << fmt::format(
+        "tributary run: ignoring TRIBUTARY_STOP_GRACE_SECONDS='{}' (not an integer from 0 to "
+        "3600); the stop grace period is {} s\n",
+        value, kStopGracePeriod.count());
+    return kStopGracePeriod;
+  }
+  return std::chrono::seconds(seconds);
+}
+
 // Ends the process as `signal` would have without a handler, after saying why.
-[[noreturn]] void ExitAfterStopTimeout(int signal) {
+[[noreturn]] void ExitAfterStopTimeout(int signal, std::chrono::seconds grace_period) {
   std::cerr << fmt::format(
                    "tributary run: the streams did not stop within {} s of {} (blocked in I/O?); "
                    "exiting without finishing the current batches, which the next run redoes "
                    "from the checkpoints\n",
-                   kStopGracePeriod.count(), signal == SIGINT ? "SIGINT" : "SIGTERM")
+                   grace_period.count(), signal == SIGINT ? "SIGINT" : "SIGTERM")
             << std::flush;
   std::signal(signal, SIG_DFL);
   std::raise(signal);
@@ -47,11 +71,14 @@ constexpr std::chrono::seconds kStopGracePeriod{10};
 }
 
 extern "C" void OnStopSignal(int signal) {
+  // The interrupted code may be between a failed call and its read of errno.
+  const int saved_errno = errno;
   g_stop_signal.store(signal);
   // A second Ctrl-C ends the process the default way.
   std::signal(signal, SIG_DFL);
   const char byte = 's';
   [[maybe_unused]] const ssize_t written = write(g_wake_pipe[1], &byte, 1);
+  errno = saved_errno;
 }
 
 // Installs the handlers and a thread that stops `pipeline` when one fires; the destructor
@@ -100,12 +127,13 @@ class StopOnSignal {
           }
           stopper_ = std::thread([&pipeline] { pipeline.Stop(); });
           // The run ends (the destructor writes 'q') or the grace period does.
-          const auto deadline = std::chrono::steady_clock::now() + kStopGracePeriod;
+          const std::chrono::seconds grace_period = StopGracePeriod();
+          const auto deadline = std::chrono::steady_clock::now() + grace_period;
           while (true) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 deadline - std::chrono::steady_clock::now());
             if (left.count() <= 0) {
-              ExitAfterStopTimeout(g_stop_signal.load());
+              ExitAfterStopTimeout(g_stop_signal.load(), grace_period);
             }
             pollfd wake{g_wake_pipe[0], POLLIN, 0};
             const int ready = poll(&wake, 1, static_cast<int>(left.count()));
