@@ -20,6 +20,7 @@
 #include "sql/parser.h"
 #include "storage/local_file_system.h"
 #include "support/memory_limit.h"
+#include "support/sanitizers.h"
 #include "support/status_matchers.h"
 
 namespace tributary::sql {
@@ -28,6 +29,9 @@ namespace {
 class BinderTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The death tests run their statement in a fresh process (the test re-run up to it), not
+    // in a fork of this one, whose other threads a fork would leave behind mid-operation.
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
     char pattern[] = "/tmp/tributary_sql_binder_XXXXXX";
     ASSERT_NE(mkdtemp(pattern), nullptr);
     dir_ = pattern;
@@ -90,6 +94,14 @@ class BinderTest : public ::testing::Test {
     auto rows = Run(text);
     EXPECT_FALSE(rows.ok()) << text;
     return rows.ok() ? "" : rows.status().ToString();
+  }
+
+  // Ends a death test's child. In the "threadsafe" style the child ran SetUp itself, so the
+  // directory it removes is its own, not the parent's.
+  [[noreturn]] void EndDeathTestChild(int code) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+    std::_Exit(code);
   }
 
   void CreateEvents() {
@@ -397,7 +409,7 @@ TEST_F(BinderTest, LongChainsAreClearErrorsNotCrashes) {
           auto rows = Run(text);
           std::cerr << (rows.ok() ? std::string("no error")
                                   : rows.status().Message().substr(0, 140));
-          std::_Exit(0);
+          EndDeathTestChild(0);
         },
         ::testing::ExitedWithCode(0), "too deep: more than 1000 nested operations .* at line 1,")
         << text.substr(0, 40);
@@ -431,8 +443,11 @@ std::string BalancedConjunction(int levels) {
 // free) on a thread with 8 MiB of stack, what the pipeline's threads get. Measured in the
 // release build they need at most 1 MiB (a thousand unions or joins), so there is room. The
 // IN list and the balanced conjunction are wide, not deep: binding and pushing filters down
-// keep them so (an IN list of n values is log2(n) ORs deep).
+// keep them so (an IN list of n values is log2(n) ORs deep). Under AddressSanitizer (-O1,
+// redzones around every local) frames are several times larger: the statements get 64 MiB.
 TEST_F(BinderTest, StatementsUnderTheHeightLimitRunOnAThreadStack) {
+  constexpr size_t kStackBytes =
+      testing::kUnderAddressSanitizer ? size_t{64} << 20 : size_t{8} << 20;
   CreateEvents();
   std::string in_list = "SELECT count(*) AS n FROM events WHERE id IN (0";
   for (int i = 1; i < 100000; ++i) {
@@ -459,13 +474,13 @@ TEST_F(BinderTest, StatementsUnderTheHeightLimitRunOnAThreadStack) {
     EXPECT_EXIT(
         {
           bool as_expected = false;
-          OnStack(8 << 20, [&] {
+          OnStack(kStackBytes, [&] {
             auto rows = Run(text);
             as_expected = rows.ok() && *rows == Rows{expected};
             std::cerr << (rows.ok() ? (rows->empty() ? "no rows" : rows->front())
                                     : rows.status().Message().substr(0, 200));
           });
-          std::_Exit(as_expected ? 0 : 1);
+          EndDeathTestChild(as_expected ? 0 : 1);
         },
         ::testing::ExitedWithCode(0), "")
         << text.substr(0, 60);

@@ -21,6 +21,7 @@
 #include "streaming/source_factory.h"
 #include "streaming/source_test_util.h"
 #include "support/batch_from_json.h"
+#include "support/sanitizers.h"
 #include "tributary/session.h"
 #include "tributary/streaming.h"
 
@@ -877,16 +878,6 @@ TEST_F(CloudFilesSourceTest, ParquetNewColumnsInEveryEvolutionMode) {
   EXPECT_EQ(ignored[3], R"({"id":4})");
 }
 
-// AddressSanitizer's quarantine keeps freed memory resident: the RSS bound holds only without it.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TRIBUTARY_TEST_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define TRIBUTARY_TEST_UNDER_ASAN 1
-#endif
-
 int64_t PeakRssKb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -935,9 +926,10 @@ TEST_F(CloudFilesSourceTest, TracksTwoHundredThousandFilesWithBoundedMemory) {
   const int64_t rss_growth_kb = PeakRssKb() - rss_before;
   // The paths alone are ~10 MB; an in-memory set would hold them all. The store keeps a few MB
   // of memtable and cache.
-#ifndef TRIBUTARY_TEST_UNDER_ASAN
-  EXPECT_LT(rss_growth_kb, 64 * 1024);
-#endif
+  // AddressSanitizer's quarantine keeps freed memory resident: the bound holds only without it.
+  if (!tributary::testing::kUnderAddressSanitizer) {
+    EXPECT_LT(rss_growth_kb, 64 * 1024);
+  }
   std::printf(
       "[scale] %d files tracked: %.1f ms per 1000-file trigger to record, %.3f ms per 1000 "
       "lookups, peak RSS growth %lld KB (peak %lld KB)\n",
