@@ -1,4 +1,4 @@
-// ASCII case folding for names and keywords. SQL identifiers, option keys and format names
+// ASCII case folding for names and keywords, and hexadecimal digits. SQL identifiers, option keys and format names
 // compare ignoring ASCII case (Spark's default resolution); UTF-8 bytes above 0x7F are left
 // alone, so a name's non-ASCII letters must match exactly, as in Spark.
 
@@ -31,6 +31,20 @@ inline bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return AsciiLower(x) == AsciiLower(y);
          });
+}
+
+/// The value of the hexadecimal digit `c` (either case), or -1 when `c` is none.
+inline int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
 }
 
 }  // namespace tributary

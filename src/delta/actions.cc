@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/ascii.h"
+
 namespace tributary::delta {
 namespace {
 
@@ -257,25 +259,13 @@ std::string DeletionVectorDescriptor::UniqueId() const {
 Result<std::string> DecodeUriPath(std::string_view path) {
   std::string out;
   out.reserve(path.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  };
   for (size_t i = 0; i < path.size(); ++i) {
     if (path[i] == '%') {
-      if (i + 2 >= path.size() || hex(path[i + 1]) < 0 || hex(path[i + 2]) < 0) {
+      if (i + 2 >= path.size() || HexDigitValue(path[i + 1]) < 0 || HexDigitValue(path[i + 2]) < 0) {
         return Status::Corruption(
             fmt::format("bad percent-escape at byte {} of path '{}'", i, path));
       }
-      out.push_back(static_cast<char>(hex(path[i + 1]) * 16 + hex(path[i + 2])));
+      out.push_back(static_cast<char>(HexDigitValue(path[i + 1]) * 16 + HexDigitValue(path[i + 2])));
       i += 2;
     } else {
       out.push_back(path[i]);

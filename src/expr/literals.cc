@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "columnar/decimal.h"
+#include "common/ascii.h"
 #include "expr/expression.h"
 #include "expr/temporal_parsing.h"
 
@@ -53,18 +54,6 @@ Result<Scalar> TimestampNtzLiteral(std::string_view text) {
 }
 
 Result<Scalar> BinaryLiteral(std::string_view hex) {
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  };
   std::string bytes;
   size_t i = 0;
   int pending = -1;
@@ -72,7 +61,7 @@ Result<Scalar> BinaryLiteral(std::string_view hex) {
     pending = 0;  // an odd digit count reads as if led by a 0, as Spark's unhex
   }
   for (; i < hex.size(); ++i) {
-    const int value = nibble(hex[i]);
+    const int value = HexDigitValue(hex[i]);
     if (value < 0) {
       return Status::InvalidArgument(fmt::format(
           "invalid binary literal X'{}': '{}' at offset {} is not a hex digit", hex, hex[i], i));

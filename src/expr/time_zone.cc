@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
+
 namespace tributary::expr {
 
 // Transitions of a region from its TZif file, plus the POSIX TZ rule for instants past the
@@ -374,19 +376,6 @@ bool ParseDigits(std::string_view text, size_t count, size_t* pos, int* out) {
   return true;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 Result<int64_t> ParseZoneOffset(std::string_view text) {
@@ -395,12 +384,12 @@ Result<int64_t> ParseZoneOffset(std::string_view text) {
         fmt::format("invalid time zone '{}': expected UTC, Z or an offset such as +02:00", text));
   };
   std::string_view rest = text;
-  if (EqualsIgnoreCase(rest, "Z") || EqualsIgnoreCase(rest, "UTC") ||
-      EqualsIgnoreCase(rest, "GMT") || EqualsIgnoreCase(rest, "UT")) {
+  if (EqualsIgnoreAsciiCase(rest, "Z") || EqualsIgnoreAsciiCase(rest, "UTC") ||
+      EqualsIgnoreAsciiCase(rest, "GMT") || EqualsIgnoreAsciiCase(rest, "UT")) {
     return 0;
   }
   for (std::string_view prefix : {"UTC", "GMT", "UT"}) {
-    if (rest.size() > prefix.size() && EqualsIgnoreCase(rest.substr(0, prefix.size()), prefix) &&
+    if (rest.size() > prefix.size() && EqualsIgnoreAsciiCase(rest.substr(0, prefix.size()), prefix) &&
         (rest[prefix.size()] == '+' || rest[prefix.size()] == '-')) {
       rest.remove_prefix(prefix.size());
       break;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
+
 namespace tributary::storage {
 
 namespace {
@@ -18,22 +20,7 @@ bool IsSchemeChar(char c) {
 }
 
 bool IsFileScheme(std::string_view scheme) {
-  return scheme.size() == 4 && (scheme[0] | 0x20) == 'f' && (scheme[1] | 0x20) == 'i' &&
-         (scheme[2] | 0x20) == 'l' && (scheme[3] | 0x20) == 'e';
-}
-
-// The value of hexadecimal digit `c`, or -1.
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
+  return EqualsIgnoreAsciiCase(scheme, "file");
 }
 
 }  // namespace
@@ -89,8 +76,8 @@ Result<std::string> LocalPath(std::string_view path) {
       local.push_back(rest[i]);
       continue;
     }
-    const int high = i + 2 < rest.size() ? HexValue(rest[i + 1]) : -1;
-    const int low = high >= 0 ? HexValue(rest[i + 2]) : -1;
+    const int high = i + 2 < rest.size() ? HexDigitValue(rest[i + 1]) : -1;
+    const int low = high >= 0 ? HexDigitValue(rest[i + 2]) : -1;
     if (low < 0) {
       return Status::InvalidArgument(fmt::format(
           "invalid percent-escape '{}' at byte {} of file URI '{}' (give %XX, XX hexadecimal)",

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 #include "tributary/session.h"
 
@@ -101,29 +102,16 @@ std::string_view Trim(std::string_view text) {
   return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // A statement (or a line, ';' optional) that is one of the shell's words.
 ShellCommand StatementCommand(std::string_view text) {
   text = Trim(text);
   if (text.ends_with(';')) {
     text = Trim(text.substr(0, text.size() - 1));
   }
-  if (EqualsIgnoreCase(text, "exit") || EqualsIgnoreCase(text, "quit")) {
+  if (EqualsIgnoreAsciiCase(text, "exit") || EqualsIgnoreAsciiCase(text, "quit")) {
     return ShellCommand::kQuit;
   }
-  return EqualsIgnoreCase(text, "help") ? ShellCommand::kHelp : ShellCommand::kNone;
+  return EqualsIgnoreAsciiCase(text, "help") ? ShellCommand::kHelp : ShellCommand::kNone;
 }
 
 // A line at the start of a statement: a shell word, or a `\` command as psql's.
