@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything `make test` checks, in order: structure, the release build with -Werror (g++),
+# Everything `make test` checks, in order: structure and formatting, the release build with -Werror (g++),
 # every ctest label, the sanitizer build (clang: ASan + UBSan) of the unit tests, and each
 # fuzz harness for a bounded time.
 set -euo pipefail
@@ -9,6 +9,8 @@ fuzz_seconds=${TRIBUTARY_FUZZ_SECONDS:-30}
 
 echo "== structure checks"
 ./scripts/check_layers.sh
+echo "== formatting (clang-format, .clang-format)"
+git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
 
 echo "== release build (g++, -Werror)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRIBUTARY_WERROR=ON >/dev/null

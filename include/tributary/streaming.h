@@ -140,8 +140,7 @@ class DataStreamWriter {
 class MemoryStream {
  public:
   /// A stream with the `ddl` schema.
-  static Result<MemoryStream> Make(const std::shared_ptr<Session>& session,
-                                   const std::string& ddl);
+  static Result<MemoryStream> Make(const std::shared_ptr<Session>& session, const std::string& ddl);
   /// Appends rows given as JSON objects, one per element ({"id": 1, "s": "a"}); the rows of
   /// one call arrive in one batch at most.
   tributary::Status AddJson(const std::vector<std::string>& rows) const;

@@ -61,8 +61,7 @@ DataFrame MakeDataFrame(std::shared_ptr<SessionState> session, Result<plan::Logi
 /// Runs the parsed SQL `statement` (whose text is `text`) as Session::Sql does: commands run
 /// now; a query's plan is returned.
 Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
-                                          const sql::Statement& statement,
-                                          const std::string& text);
+                                          const sql::Statement& statement, const std::string& text);
 
 /// Optimizes and runs `frame`'s plan; the batches of its result.
 Result<std::vector<columnar::RecordBatchPtr>> ExecuteDataFrame(const DataFrameState& frame);

@@ -154,8 +154,8 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
       if (create.if_not_exists) {
         return empty;
       }
-      return Status::AlreadyExists(fmt::format("table {} already exists at {}", name,
-                                               location ? *location : managed));
+      return Status::AlreadyExists(
+          fmt::format("table {} already exists at {}", name, location ? *location : managed));
     }
     if (!registered && exists && bound.plan == nullptr &&
         (bound.schema == nullptr || create.if_not_exists)) {

@@ -193,11 +193,21 @@ DataFrame DataStreamReader::Table(const std::string& name) const {
 StreamingQuery::StreamingQuery(std::shared_ptr<StreamingQueryHandle> handle)
     : handle_(std::move(handle)) {}
 
-const std::string& StreamingQuery::Id() const { return handle_->Execution().Id(); }
-const std::string& StreamingQuery::RunId() const { return handle_->Execution().RunId(); }
-const std::string& StreamingQuery::Name() const { return handle_->Execution().Name(); }
-bool StreamingQuery::IsActive() const { return handle_->Execution().IsActive(); }
-void StreamingQuery::Stop() const { handle_->Execution().Stop(); }
+const std::string& StreamingQuery::Id() const {
+  return handle_->Execution().Id();
+}
+const std::string& StreamingQuery::RunId() const {
+  return handle_->Execution().RunId();
+}
+const std::string& StreamingQuery::Name() const {
+  return handle_->Execution().Name();
+}
+bool StreamingQuery::IsActive() const {
+  return handle_->Execution().IsActive();
+}
+void StreamingQuery::Stop() const {
+  handle_->Execution().Stop();
+}
 
 tributary::Status StreamingQuery::AwaitTermination() const {
   handle_->Execution().AwaitTermination();
@@ -220,7 +230,9 @@ std::vector<StreamingQueryProgress> StreamingQuery::RecentProgress() const {
   return handle_->Execution().RecentProgress();
 }
 
-tributary::Status StreamingQuery::Exception() const { return handle_->Execution().Exception(); }
+tributary::Status StreamingQuery::Exception() const {
+  return handle_->Execution().Exception();
+}
 
 StreamingQueryStatus StreamingQuery::Status() const {
   return handle_->Execution().CurrentStatus();
@@ -292,15 +304,16 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
           "append",
           output_mode_));
     }
-    return Status::InvalidArgument(fmt::format(
-        "unknown output mode '{}' (append, update, complete)", output_mode_));
+    return Status::InvalidArgument(
+        fmt::format("unknown output mode '{}' (append, update, complete)", output_mode_));
   }
 
   std::unique_ptr<streaming::Sink> sink;
   bool temporary_checkpoint_allowed = false;
   if (format_ == "delta") {
     if (path.empty()) {
-      return Status::InvalidArgument("a Delta sink needs a table path: Start(path) or ToTable(name)");
+      return Status::InvalidArgument(
+          "a Delta sink needs a table path: Start(path) or ToTable(name)");
     }
     TRIBUTARY_ASSIGN_OR_RAISE(const std::string table, storage::LocalPath(path));
     TRIBUTARY_ASSIGN_OR_RAISE(sink, streaming::DeltaSink::Make(table, options_, partition_by_));
@@ -366,10 +379,9 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
   }
   if (auto it = session->config.find("spark.sql.streaming.pollingDelay");
       it != session->config.end()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        int64_t micros, streaming::TimeStringAsMicros("spark.sql.streaming.pollingDelay",
-                                                      it->second,
-                                                      streaming::TimeStringUnit::kMilliseconds));
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t micros, streaming::TimeStringAsMicros(
+                                                  "spark.sql.streaming.pollingDelay", it->second,
+                                                  streaming::TimeStringUnit::kMilliseconds));
     options.polling_delay = std::chrono::milliseconds(micros / 1000);
   }
   {
@@ -412,8 +424,8 @@ tributary::Status MemoryStream::AddJson(const std::vector<std::string>& rows) co
   // The rows must have exactly the stream's schema: no rescued-data column.
   options.rescued_data_column.clear();
   TRIBUTARY_ASSIGN_OR_RAISE(
-      auto reader, json::JsonReader::Make("MemoryStream.AddJson", text,
-                                          stream_->stream->Schema(), options));
+      auto reader,
+      json::JsonReader::Make("MemoryStream.AddJson", text, stream_->stream->Schema(), options));
   std::vector<columnar::RecordBatchPtr> batches;
   while (true) {
     TRIBUTARY_ASSIGN_OR_RAISE(columnar::RecordBatchPtr batch, reader->Next());
@@ -429,15 +441,21 @@ DataFrame MemoryStream::ToDF() const {
   return MakeDataFrame(session_, streaming::StreamScan(stream_->definition));
 }
 
-DataStreamReader Session::ReadStream() const { return DataStreamReader(state_); }
+DataStreamReader Session::ReadStream() const {
+  return DataStreamReader(state_);
+}
 
 void Session::AddStreamingListener(std::shared_ptr<StreamingQueryListener> listener) const {
   std::lock_guard lock(state_->streaming_mutex);
   state_->listeners.push_back(std::move(listener));
 }
 
-DataStreamWriter DataFrame::WriteStream() const { return DataStreamWriter(*this); }
+DataStreamWriter DataFrame::WriteStream() const {
+  return DataStreamWriter(*this);
+}
 
-bool DataFrame::IsStreaming() const { return state_->plan != nullptr && state_->plan->IsStreaming(); }
+bool DataFrame::IsStreaming() const {
+  return state_->plan != nullptr && state_->plan->IsStreaming();
+}
 
 }  // namespace tributary

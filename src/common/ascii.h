@@ -1,6 +1,6 @@
-// ASCII case folding for names and keywords, and hexadecimal digits. SQL identifiers, option keys and format names
-// compare ignoring ASCII case (Spark's default resolution); UTF-8 bytes above 0x7F are left
-// alone, so a name's non-ASCII letters must match exactly, as in Spark.
+// ASCII case folding for names and keywords, and hexadecimal digits. SQL identifiers, option keys
+// and format names compare ignoring ASCII case (Spark's default resolution); UTF-8 bytes above 0x7F
+// are left alone, so a name's non-ASCII letters must match exactly, as in Spark.
 
 #pragma once
 

@@ -261,11 +261,13 @@ Result<std::string> DecodeUriPath(std::string_view path) {
   out.reserve(path.size());
   for (size_t i = 0; i < path.size(); ++i) {
     if (path[i] == '%') {
-      if (i + 2 >= path.size() || HexDigitValue(path[i + 1]) < 0 || HexDigitValue(path[i + 2]) < 0) {
+      if (i + 2 >= path.size() || HexDigitValue(path[i + 1]) < 0 ||
+          HexDigitValue(path[i + 2]) < 0) {
         return Status::Corruption(
             fmt::format("bad percent-escape at byte {} of path '{}'", i, path));
       }
-      out.push_back(static_cast<char>(HexDigitValue(path[i + 1]) * 16 + HexDigitValue(path[i + 2])));
+      out.push_back(
+          static_cast<char>(HexDigitValue(path[i + 1]) * 16 + HexDigitValue(path[i + 2])));
       i += 2;
     } else {
       out.push_back(path[i]);

@@ -271,8 +271,8 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
       (!checkpoint_before || **hint < *checkpoint_before)) {
     Result<LogListing> from_hint = ListLog(fs, log_dir, **hint);
     if (from_hint.ok() && from_hint->checkpoints.count(**hint)) {
-      Result<LogSegment> segment =
-          SegmentFromListing(*std::move(from_hint), table_root, log_dir, version, checkpoint_before);
+      Result<LogSegment> segment = SegmentFromListing(*std::move(from_hint), table_root, log_dir,
+                                                      version, checkpoint_before);
       if (segment.ok()) {
         return segment;
       }

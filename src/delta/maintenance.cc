@@ -121,8 +121,8 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
   Result<std::shared_ptr<const Snapshot>> loaded = Snapshot::Load(fs, table_root);
   if (!loaded.ok()) {
     if (loaded.status().IsNotFound()) {
-      return Status::InvalidArgument(fmt::format(
-          "VACUUM: {} is not a Delta table ({})", table_root, loaded.status().Message()));
+      return Status::InvalidArgument(fmt::format("VACUUM: {} is not a Delta table ({})", table_root,
+                                                 loaded.status().Message()));
     }
     return loaded.status().WithContext("VACUUM");
   }

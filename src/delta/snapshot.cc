@@ -146,8 +146,8 @@ Status ApplyCheckpoint(storage::FileSystem& fs, const std::string& table_root,
         ReadCheckpointFile(fs, part.path, [&](std::vector<Action>& actions) -> Status {
           for (const Action& action : actions) {
             if (action.sidecar) {
-              TRIBUTARY_RETURN_NOT_OK(ReadCheckpointFile(
-                  fs, storage::JoinPath(sidecars, action.sidecar->path), apply));
+              TRIBUTARY_RETURN_NOT_OK(
+                  ReadCheckpointFile(fs, storage::JoinPath(sidecars, action.sidecar->path), apply));
             }
           }
           replay.Apply(actions);

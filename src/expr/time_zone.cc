@@ -389,7 +389,8 @@ Result<int64_t> ParseZoneOffset(std::string_view text) {
     return 0;
   }
   for (std::string_view prefix : {"UTC", "GMT", "UT"}) {
-    if (rest.size() > prefix.size() && EqualsIgnoreAsciiCase(rest.substr(0, prefix.size()), prefix) &&
+    if (rest.size() > prefix.size() &&
+        EqualsIgnoreAsciiCase(rest.substr(0, prefix.size()), prefix) &&
         (rest[prefix.size()] == '+' || rest[prefix.size()] == '-')) {
       rest.remove_prefix(prefix.size());
       break;

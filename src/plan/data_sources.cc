@@ -104,8 +104,8 @@ Result<std::optional<std::string>> ExternalTableLocation(const Catalog& catalog,
   if (entry.is_discarded() || !entry.is_object() || !entry.contains("location") ||
       !entry["location"].is_string() || entry["location"].get<std::string>().empty()) {
     return Status::Corruption(fmt::format(
-        "{}: the catalog entry of table {} is not a JSON object with a \"location\" string",
-        path, name));
+        "{}: the catalog entry of table {} is not a JSON object with a \"location\" string", path,
+        name));
   }
   return std::optional<std::string>(entry["location"].get<std::string>());
 }
@@ -118,7 +118,8 @@ Status RegisterExternalTable(const Catalog& catalog, const std::string& name,
   }
   const nlohmann::json entry = {{"name", name}, {"location", location}, {"provider", "delta"}};
   const std::string path = CatalogEntryPath(catalog, name);
-  Status written = catalog.fs->WriteFile(path, entry.dump() + "\n", storage::WriteMode::kPutIfAbsent);
+  Status written =
+      catalog.fs->WriteFile(path, entry.dump() + "\n", storage::WriteMode::kPutIfAbsent);
   if (written.IsAlreadyExists()) {
     return Status::AlreadyExists(fmt::format("table {} is already registered ({})", name, path));
   }

@@ -89,8 +89,8 @@ std::string StagingPath(std::string_view path, uint64_t nonce) {
   const std::string_view parent = ParentPath(path);
   const std::string_view name = BaseName(path);
   const bool hidden = IsHiddenName(name) || IsHiddenName(BaseName(parent));
-  return JoinPath(parent, fmt::format("{}{}.{:016x}{}", hidden ? "." : "", name, nonce,
-                                      kStagingSuffix));
+  return JoinPath(parent,
+                  fmt::format("{}{}.{:016x}{}", hidden ? "." : "", name, nonce, kStagingSuffix));
 }
 
 bool IsStagingFileName(std::string_view name) {

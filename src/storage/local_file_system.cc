@@ -513,8 +513,7 @@ Status RemoveTree(const std::string& dir) {
 
 }  // namespace
 
-Result<std::unique_ptr<RandomAccessFile>> LocalFileSystem::OpenForRead(
-    const std::string& target) {
+Result<std::unique_ptr<RandomAccessFile>> LocalFileSystem::OpenForRead(const std::string& target) {
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckPath(target, "open"));
   // O_NONBLOCK: opening a FIFO without a writer (or a device) would otherwise wait forever;
   // such files are refused below, and regular files ignore the flag.

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "delta/table_writes.h"
 #include "delta/snapshot.h"
+#include "delta/table_writes.h"
 #include "streaming/sink.h"
 
 namespace tributary::streaming {

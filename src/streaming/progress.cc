@@ -42,12 +42,12 @@ ordered_json ToJson(const StreamingQueryProgress& progress) {
   }
   out["stateOperators"] = ordered_json::array();
   for (const StateOperatorProgress& state : progress.state_operators) {
-    out["stateOperators"].push_back({{"operatorName", state.operator_name},
-                                     {"numRowsTotal", state.num_rows_total},
-                                     {"numRowsUpdated", state.num_rows_updated},
-                                     {"numRowsDroppedByWatermark",
-                                      state.num_rows_dropped_by_watermark},
-                                     {"memoryUsedBytes", state.memory_used_bytes}});
+    out["stateOperators"].push_back(
+        {{"operatorName", state.operator_name},
+         {"numRowsTotal", state.num_rows_total},
+         {"numRowsUpdated", state.num_rows_updated},
+         {"numRowsDroppedByWatermark", state.num_rows_dropped_by_watermark},
+         {"memoryUsedBytes", state.memory_used_bytes}});
   }
   out["sources"] = ordered_json::array();
   for (const SourceProgress& source : progress.sources) {
@@ -71,9 +71,13 @@ ordered_json ToJson(const StreamingQueryProgress& progress) {
 
 }  // namespace
 
-std::string StreamingQueryProgress::Json() const { return ToJson(*this).dump(); }
+std::string StreamingQueryProgress::Json() const {
+  return ToJson(*this).dump();
+}
 
-std::string StreamingQueryProgress::PrettyJson() const { return ToJson(*this).dump(2); }
+std::string StreamingQueryProgress::PrettyJson() const {
+  return ToJson(*this).dump(2);
+}
 
 Trigger Trigger::ProcessingTime(std::chrono::milliseconds interval) {
   Trigger trigger;

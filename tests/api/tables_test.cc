@@ -50,10 +50,9 @@ class TablesTest : public ::testing::Test {
 
 TEST_F(TablesTest, ExternalTableIsRegisteredForThisAndLaterSessions) {
   auto session = NewSession();
-  ASSERT_OK(session
-                ->Sql("CREATE TABLE events (id BIGINT) USING DELTA LOCATION '" + elsewhere_ +
-                      "'")
-                .Status());
+  ASSERT_OK(
+      session->Sql("CREATE TABLE events (id BIGINT) USING DELTA LOCATION '" + elsewhere_ + "'")
+          .Status());
   EXPECT_TRUE(std::filesystem::exists(elsewhere_ + "/_delta_log"));
   EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/events"));
   ASSERT_OK(session->Sql("INSERT INTO events VALUES (1)").Status());

@@ -54,7 +54,8 @@ class HistoryTest : public ::testing::Test {
 TEST_F(HistoryTest, TimestampResolvesToTheNewestCommitAtOrBeforeIt) {
   ASSERT_OK_AND_ASSIGN(int64_t at_ten, VersionAtTimestamp(fs_, root_, kTenOClock));
   EXPECT_EQ(at_ten, 0);
-  ASSERT_OK_AND_ASSIGN(int64_t at_half_past, VersionAtTimestamp(fs_, root_, kTenOClock + kHour / 2));
+  ASSERT_OK_AND_ASSIGN(int64_t at_half_past,
+                       VersionAtTimestamp(fs_, root_, kTenOClock + kHour / 2));
   EXPECT_EQ(at_half_past, 0);
   ASSERT_OK_AND_ASSIGN(int64_t at_eleven, VersionAtTimestamp(fs_, root_, kTenOClock + kHour));
   EXPECT_EQ(at_eleven, 1);

@@ -209,8 +209,8 @@ TEST_F(LocalFileSystemTest, FileUrisNameLocalPathsAndOtherSchemesAreRefused) {
   EXPECT_EQ(text, "via uri");
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List("file://" + Path("u"), {}));
   EXPECT_THAT(Paths(entries), ElementsAre(Path("u/a.txt")));
-  for (const std::string& uri : {std::string("s3://bucket/land"), std::string("abfss://c@a/x"),
-                                 std::string("gs://b/k")}) {
+  for (const std::string& uri :
+       {std::string("s3://bucket/land"), std::string("abfss://c@a/x"), std::string("gs://b/k")}) {
     Result<std::vector<FileInfo>> listed = fs_.List(uri, {});
     ASSERT_RAISES(InvalidArgument, listed);
     EXPECT_THAT(listed.status().Message(), HasSubstr("unsupported URI scheme"));
@@ -341,8 +341,10 @@ TEST_F(LocalFileSystemTest, ListHidesStagingFilesUnlessAsked) {
 }
 
 TEST(StagingFileNameTest, StagingKeepsTheTargetsVisibility) {
-  EXPECT_EQ(StagingPath("/t/p=1/part-0.parquet", 0xab), "/t/p=1/part-0.parquet.00000000000000ab.tmp");
-  EXPECT_EQ(StagingPath("/t/_delta_log/00001.json", 1), "/t/_delta_log/.00001.json.0000000000000001.tmp");
+  EXPECT_EQ(StagingPath("/t/p=1/part-0.parquet", 0xab),
+            "/t/p=1/part-0.parquet.00000000000000ab.tmp");
+  EXPECT_EQ(StagingPath("/t/_delta_log/00001.json", 1),
+            "/t/_delta_log/.00001.json.0000000000000001.tmp");
   EXPECT_EQ(StagingPath("/t/.hidden", 2), "/t/..hidden.0000000000000002.tmp");
   EXPECT_EQ(StagingPath("/t/_last_checkpoint", 3), "/t/._last_checkpoint.0000000000000003.tmp");
   EXPECT_EQ(StagingTargetName("part-0.parquet.00000000000000ab.tmp"), "part-0.parquet");

@@ -64,8 +64,7 @@ class RecordingSink final : public Sink {
 class StreamExecutionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "stream-exec-XXXXXX").string();
+    std::string pattern = (std::filesystem::temp_directory_path() / "stream-exec-XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     schema_ = testing::MakeSchema({Field("id", DataType::Int64()), Field("s", DataType::String())});
@@ -82,9 +81,9 @@ class StreamExecutionTest : public ::testing::Test {
 
   // SELECT * WHERE id > 0 over the memory stream.
   plan::LogicalPlanPtr Plan() {
-    auto filtered = plan::Filter(StreamScan(definition_),
-                                 expr::Call(expr::Op::kGreater,
-                                            {expr::Col("id"), expr::Lit(expr::Scalar::Int64(0))}));
+    auto filtered = plan::Filter(
+        StreamScan(definition_),
+        expr::Call(expr::Op::kGreater, {expr::Col("id"), expr::Lit(expr::Scalar::Int64(0))}));
     EXPECT_OK(filtered.status());
     return *filtered;
   }
@@ -132,8 +131,7 @@ TEST_F(StreamExecutionTest, RunsABatchPerNewBlockAndWritesSparksCheckpointLayout
     EXPECT_TRUE(std::filesystem::exists(checkpoint + "/" + file)) << file;
   }
   ASSERT_OK_AND_ASSIGN(std::string offsets, fs_->ReadFile(checkpoint + "/offsets/1"));
-  EXPECT_TRUE(offsets.starts_with("v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":"))
-      << offsets;
+  EXPECT_TRUE(offsets.starts_with("v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":")) << offsets;
   EXPECT_TRUE(offsets.ends_with("\n{\"offset\":1}")) << offsets;
   ASSERT_OK_AND_ASSIGN(std::string commit, fs_->ReadFile(checkpoint + "/commits/0"));
   EXPECT_EQ(commit, "v1\n{\"nextBatchWatermarkMs\":0}");
@@ -158,8 +156,7 @@ TEST_F(StreamExecutionTest, RunsABatchPerNewBlockAndWritesSparksCheckpointLayout
   for (const char* field :
        {"\"id\"", "\"runId\"", "\"name\"", "\"timestamp\"", "\"batchId\"", "\"numInputRows\"",
         "\"inputRowsPerSecond\"", "\"processedRowsPerSecond\"", "\"durationMs\"", "\"sources\"",
-        "\"startOffset\"", "\"endOffset\"", "\"latestOffset\"", "\"sink\"",
-        "\"numOutputRows\""}) {
+        "\"startOffset\"", "\"endOffset\"", "\"latestOffset\"", "\"sink\"", "\"numOutputRows\""}) {
     EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
   }
   std::ifstream log(checkpoint + "/progress.jsonl");
@@ -273,8 +270,8 @@ TEST(CheckStreamingPlanTest, RefusesStatefulOperatorsAndBatchPlans) {
   auto schema = testing::MakeSchema({Field("id", DataType::Int64())});
   auto stream = std::make_shared<MemoryStream>(schema);
   auto scan = StreamScan(MemoryStream::Definition(stream));
-  ASSERT_OK_AND_ASSIGN(auto aggregated,
-                       plan::Aggregate(scan, {expr::Col("id")}, {{expr::Col("id"), "id"}}, nullptr));
+  ASSERT_OK_AND_ASSIGN(auto aggregated, plan::Aggregate(scan, {expr::Col("id")},
+                                                        {{expr::Col("id"), "id"}}, nullptr));
   EXPECT_TRUE(CheckStreamingPlan(*aggregated).IsNotImplemented());
   ASSERT_OK_AND_ASSIGN(auto limited, plan::Limit(scan, 1, 0));
   EXPECT_TRUE(CheckStreamingPlan(*limited).IsInvalidArgument());
@@ -289,22 +286,22 @@ TEST(ParseTriggerTest, TheCliForms) {
   EXPECT_EQ(available.GetKind(), Trigger::Kind::kAvailableNow);
   ASSERT_OK_AND_ASSIGN(Trigger once, ParseTrigger("once"));
   EXPECT_EQ(once.GetKind(), Trigger::Kind::kOnce);
-  for (const auto& [text, millis] : std::vector<std::pair<std::string, int64_t>>{
-           {"processing-time", 0},
-           {"processing-time=0", 0},
-           {"processing-time=100ms", 100},
-           {"processing-time=10s", 10'000},
-           {"processing-time=1m", 60'000},
-           {"processing-time=1h", 3'600'000},
-           {"processing-time=10 seconds", 10'000}}) {
+  for (const auto& [text, millis] :
+       std::vector<std::pair<std::string, int64_t>>{{"processing-time", 0},
+                                                    {"processing-time=0", 0},
+                                                    {"processing-time=100ms", 100},
+                                                    {"processing-time=10s", 10'000},
+                                                    {"processing-time=1m", 60'000},
+                                                    {"processing-time=1h", 3'600'000},
+                                                    {"processing-time=10 seconds", 10'000}}) {
     ASSERT_OK_AND_ASSIGN(Trigger trigger, ParseTrigger(text));
     EXPECT_EQ(trigger.GetKind(), Trigger::Kind::kProcessingTime) << text;
     EXPECT_EQ(trigger.Interval().count(), millis) << text;
   }
   // A negative interval too, as Spark's ProcessingTime ("should not be negative").
   for (const char* bad :
-       {"sometimes", "processing-time=soon", "processing-time=10 fortnights",
-        "processing-time=-1s", "processing-time=-1", "processing-time=-5 seconds"}) {
+       {"sometimes", "processing-time=soon", "processing-time=10 fortnights", "processing-time=-1s",
+        "processing-time=-1", "processing-time=-5 seconds"}) {
     EXPECT_TRUE(ParseTrigger(bad).status().IsInvalidArgument()) << bad;
   }
 }
