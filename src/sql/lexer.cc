@@ -420,13 +420,33 @@ Status SyntaxError(std::string_view text, const SourcePosition& position, std::s
   if (line_end == std::string_view::npos) {
     line_end = text.size();
   }
-  std::string_view line = text.substr(line_start, line_end - line_start);
-  if (!line.empty() && line.back() == '\r') {
-    line.remove_suffix(1);
+  if (line_end > line_start && text[line_end - 1] == '\r') {
+    --line_end;
   }
+  // A long line (a generated statement of 20,000 terms) is shown as a window around the
+  // position, cut at character boundaries, so the message stays readable.
+  constexpr size_t kContextBytes = 60;
+  const size_t offset = std::min(position.offset, line_end);
+  size_t from = line_start;
+  size_t to = line_end;
+  if (offset - from > kContextBytes) {
+    from = offset - kContextBytes;
+    while (from < offset && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) {
+      ++from;
+    }
+  }
+  if (to - offset > kContextBytes) {
+    to = offset + kContextBytes;
+    while (to > offset && (static_cast<unsigned char>(text[to]) & 0xC0) == 0x80) {
+      --to;
+    }
+  }
+  const std::string_view prefix = from > line_start ? "..." : "";
+  const std::string_view suffix = to < line_end ? "..." : "";
+  const std::string line = fmt::format("{}{}{}", prefix, text.substr(from, to - from), suffix);
   // Tabs are kept in the caret line so the caret lines up however tabs are shown.
-  std::string caret;
-  for (size_t i = line_start; i < position.offset && i < text.size(); ++i) {
+  std::string caret(prefix.size(), ' ');
+  for (size_t i = from; i < offset; ++i) {
     if (text[i] == '\t') {
       caret.push_back('\t');
     } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {

@@ -132,6 +132,29 @@ TEST(LexerTest, CaretKeepsTabsAndCountsCharacters) {
   EXPECT_EQ(ErrorOf("\t'é' #"), "unexpected character '#' at line 1, column 6:\n\t'é' #\n\t    ^");
 }
 
+TEST(LexerTest, ALongLineIsShownAsAWindowAroundThePosition) {
+  // 100 "é" (two bytes each) before the error and 100 after: the message shows at most 60 bytes
+  // on each side, cut between characters, with the caret under the error.
+  std::string before;
+  std::string after;
+  for (int i = 0; i < 100; ++i) {
+    before += "\xC3\xA9";
+    after += "\xC3\xA9";
+  }
+  const std::string text = "SELECT '" + before + "' # '" + after + "'";
+  const std::string error = ErrorOf(text);
+  std::string window_before;
+  std::string window_after;
+  for (int i = 0; i < 29; ++i) {
+    window_before += "\xC3\xA9";
+  }
+  for (int i = 0; i < 28; ++i) {
+    window_after += "\xC3\xA9";
+  }
+  EXPECT_EQ(error, "unexpected character '#' at line 1, column 111:\n..." + window_before +
+                       "' # '" + window_after + "...\n" + std::string(3 + 29 + 2, ' ') + "^");
+}
+
 TEST(LexerTest, SplitStatementsAtSemicolonsOutsideLiteralsAndComments) {
   ASSERT_OK_AND_ASSIGN(
       std::vector<StatementText> statements,
