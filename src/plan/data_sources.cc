@@ -3,8 +3,7 @@
 //
 //   entry path = warehouse "/_catalog/" lowercased-name ".json"
 //   entry      = {"name": name, "location": path, "provider": "delta"}
-//                name as created; path absolute, the table root (entries written before
-//                locations were kept as local paths may hold a file URI)
+//                name as created; path the table root as an absolute local path
 //
 // An entry is written put-if-absent (of two racing CREATEs one wins) and deleted by DROP
 // TABLE, which leaves the table's files (an external table's data is not the catalog's).
@@ -161,7 +160,7 @@ Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> external,
                             ExternalTableLocation(catalog, name));
   if (external) {
-    // Entries written before locations were kept as local paths may hold a file URI.
+    // An entry written by hand may spell its location as a file URI.
     return storage::LocalPath(*external);
   }
   return catalog.warehouse + "/" + AsciiLower(name);
