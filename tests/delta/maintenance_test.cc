@@ -32,6 +32,12 @@ namespace {
 using columnar::DataType;
 using columnar::Field;
 
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 class MaintenanceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -111,10 +117,7 @@ TEST_F(MaintenanceTest, VacuumKeepsWhatTheRetentionProtects) {
   EXPECT_TRUE(now.files.empty());
   // Eight days later the ten compacted files may go; the two live ones stay.
   VacuumOptions later;
-  later.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count() +
-                 8LL * 24 * 3600 * 1000;
+  later.now_ms = NowMs() + 8LL * 24 * 3600 * 1000;
   later.dry_run = true;
   ASSERT_OK_AND_ASSIGN(auto dry, Vacuum(fs_, root_, later));
   EXPECT_EQ(dry.files.size(), 10u);
@@ -146,10 +149,7 @@ TEST_F(MaintenanceTest, VacuumOfARootSpelledOtherwiseDeletesTheSameFiles) {
   std::filesystem::create_directory_symlink(root_, dir_ + "/link");
   std::filesystem::create_directory(dir_ + "/x");
   VacuumOptions later;
-  later.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count() +
-                 8LL * 24 * 3600 * 1000;
+  later.now_ms = NowMs() + 8LL * 24 * 3600 * 1000;
   later.dry_run = true;
   ASSERT_OK_AND_ASSIGN(auto expected, Vacuum(fs_, root_, later));
   ASSERT_EQ(expected.files.size(), 10u);
@@ -177,18 +177,6 @@ TEST_F(MaintenanceTest, CheckpointsCarryTombstonesSoVacuumStillKeepsTheirFiles) 
   EXPECT_EQ(snapshot->Tombstones().size(), 10u);
   ASSERT_OK_AND_ASSIGN(auto vacuumed, Vacuum(fs_, root_));
   EXPECT_TRUE(vacuumed.files.empty());
-}
-
-}  // namespace
-}  // namespace tributary::delta
-
-namespace tributary::delta {
-namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 TEST_F(MaintenanceTest, VacuumRemovesTheStagingFileOfAWriterThatDied) {
