@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -104,21 +103,14 @@ std::string NameOf(const sql::TableName& table) {
 // lexically (symbolic links stay: the entry names what the user gave, as Spark's qualified
 // location does).
 Result<std::string> AbsoluteLocation(const std::string& location) {
-  TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(location));
-  if (local.empty()) {
+  if (location.empty()) {
     return Status::InvalidArgument("LOCATION '': give the table's directory");
   }
-  std::error_code error;
-  std::filesystem::path absolute = std::filesystem::absolute(local, error);
-  if (error) {
-    return Status::IOError(
-        fmt::format("cannot make LOCATION '{}' absolute: {}", location, error.message()));
+  Result<std::string> absolute = storage::AbsolutePath(location);
+  if (!absolute.ok()) {
+    return absolute.status().WithContext(fmt::format("LOCATION '{}'", location));
   }
-  std::string text = absolute.lexically_normal().string();
-  while (text.size() > 1 && text.back() == '/') {
-    text.pop_back();
-  }
-  return text;
+  return absolute;
 }
 
 // Whether locations `a` and `b` name one directory (storage::CanonicalPath: "file:///x",

@@ -93,7 +93,20 @@ Status CheckSupportedScheme(std::string_view path) {
   return LocalPath(path).status();
 }
 
-Result<std::string> CanonicalPath(std::string_view path) {
+namespace {
+
+// `path` without ".", ".." and repeated or trailing '/'.
+std::string NormalSpelling(const std::filesystem::path& path) {
+  std::string out = path.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') {
+    out.pop_back();
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> AbsolutePath(std::string_view path) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::string local, LocalPath(path));
   if (local.empty()) {
     return Status::InvalidArgument("cannot resolve an empty path");
@@ -103,16 +116,18 @@ Result<std::string> CanonicalPath(std::string_view path) {
   if (error) {
     return Status::IOError(fmt::format("cannot make '{}' absolute: {}", local, error.message()));
   }
+  return NormalSpelling(absolute);
+}
+
+Result<std::string> CanonicalPath(std::string_view path) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string absolute, AbsolutePath(path));
+  std::error_code error;
   std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, error);
   if (error) {
     return Status::IOError(
-        fmt::format("cannot resolve '{}' (symbolic links): {}", local, error.message()));
+        fmt::format("cannot resolve '{}' (symbolic links): {}", absolute, error.message()));
   }
-  std::string out = canonical.lexically_normal().string();
-  while (out.size() > 1 && out.back() == '/') {
-    out.pop_back();
-  }
-  return out;
+  return NormalSpelling(canonical);
 }
 
 Result<bool> IsSameOrInside(std::string_view path, std::string_view dir) {

@@ -31,6 +31,10 @@ Result<std::string> LocalPath(std::string_view path);
 /// OK when `path` has no scheme or the file scheme; LocalPath's InvalidArgument otherwise.
 Status CheckSupportedScheme(std::string_view path);
 
+/// `path` (after LocalPath) made absolute against the working directory, with ".", ".." and
+/// repeated or trailing '/' removed, symbolic links kept: the location as the user named it.
+Result<std::string> AbsolutePath(std::string_view path);
+
 /// `path` (after LocalPath) made absolute against the working directory, with symbolic links
 /// resolved in the part of it that exists and ".", ".." and repeated '/' removed, without a
 /// trailing '/': the one spelling of a location, for comparing paths. The part that does not
