@@ -29,6 +29,7 @@
 #include "formats/text/schema_inference.h"
 #include "plan/data_sources.h"
 #include "storage/path.h"
+#include "streaming/file_source.h"
 #include "streaming/metadata_log.h"
 
 namespace tributary::streaming {
@@ -189,7 +190,7 @@ Result<std::vector<storage::FileInfo>> FilesInIngestionOrder(
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> files,
                             plan::ListDataFileInfos(*request.fs, request.path));
-  std::erase_if(files, [](const storage::FileInfo& file) { return file.is_special; });
+  DropNonRegularFiles(files);
   std::stable_sort(files.begin(), files.end(),
                    [](const storage::FileInfo& a, const storage::FileInfo& b) {
                      return a.modification_time_ms != b.modification_time_ms
