@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/flat_json_lines.h"
+#include "formats/json/flat_json_lines.h"
 #include "formats/json/json_reader.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"

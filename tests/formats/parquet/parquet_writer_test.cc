@@ -13,10 +13,10 @@
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/writer.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/batch_from_json.h"
 #include "support/duckdb_oracle.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::parquet {
 namespace {
@@ -126,7 +126,7 @@ class ParquetWriterTest : public ::testing::Test {
     return headers;
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
 };
 

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
-#include "formats/flat_json_lines.h"
+#include "formats/json/flat_json_lines.h"
 #include "formats/json/json_error_position.h"
 #include "formats/json/lenient_json.h"
 #include "formats/parquet/compression.h"
