@@ -19,21 +19,19 @@ class [[nodiscard]] Result {
   static_assert(!std::is_same_v<T, Status>, "use Status, not Result<Status>");
 
  public:
-  Result(const Status& status) : storage_(status) {
-    CheckNotOk();
-  }  // NOLINT(google-explicit-constructor)
-  Result(Status&& status) : storage_(std::move(status)) {
-    CheckNotOk();
-  }                                                  // NOLINT(google-explicit-constructor)
-  Result(const T& value) : storage_(value) {}        // NOLINT(google-explicit-constructor)
-  Result(T&& value) : storage_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  // The constructors are implicit on purpose, as Arrow's: `return value;` and
+  // `return Status::...;` are how a function returning Result<T> ends.
+  // NOLINTBEGIN(google-explicit-constructor)
+  Result(const Status& status) : storage_(status) { CheckNotOk(); }
+  Result(Status&& status) : storage_(std::move(status)) { CheckNotOk(); }
+  Result(const T& value) : storage_(value) {}
+  Result(T&& value) : storage_(std::move(value)) {}
   template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
                                                     !std::is_same_v<std::decay_t<U>, T> &&
                                                     !std::is_same_v<std::decay_t<U>, Status> &&
                                                     !std::is_same_v<std::decay_t<U>, Result<T>>>>
-  Result(U&& value)
-      : storage_(std::in_place_index<1>, std::forward<U>(value)) {
-  }  // NOLINT(google-explicit-constructor)
+  Result(U&& value) : storage_(std::in_place_index<1>, std::forward<U>(value)) {}
+  // NOLINTEND(google-explicit-constructor)
 
   bool ok() const { return storage_.index() == 1; }
 
@@ -89,12 +87,16 @@ const Status& GenericToStatus(const Result<T>& result) {
 
 }  // namespace tributary
 
+// `result_name` is a fresh identifier and `lhs` may be a declaration (`auto x`): neither can
+// be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define TRIBUTARY_ASSIGN_OR_RAISE_IMPL(result_name, lhs, rexpr) \
   auto&& result_name = (rexpr);                                 \
   if (!result_name.ok()) {                                      \
     return result_name.status();                                \
   }                                                             \
   lhs = std::move(result_name).MoveValueUnsafe();
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// Evaluates `rexpr` (a Result<T>); on error returns its status, else assigns the value to
 /// `lhs`, which may be a declaration (`TRIBUTARY_ASSIGN_OR_RAISE(auto file, fs.Open(path))`).

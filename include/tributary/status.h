@@ -119,6 +119,8 @@ inline const Status& GenericToStatus(const Status& status) {
 #define TRIBUTARY_CONCAT_IMPL(a, b) a##b
 #define TRIBUTARY_CONCAT(a, b) TRIBUTARY_CONCAT_IMPL(a, b)
 
+// `status_name` is a fresh identifier declared here, which cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define TRIBUTARY_RETURN_NOT_OK_IMPL(status_name, expr)                               \
   do {                                                                                \
     ::tributary::Status status_name = ::tributary::internal::GenericToStatus((expr)); \
@@ -126,6 +128,7 @@ inline const Status& GenericToStatus(const Status& status) {
       return status_name;                                                             \
     }                                                                                 \
   } while (false)
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// Returns the status of `expr` (a Status or a Result) from the enclosing function when not OK.
 #define TRIBUTARY_RETURN_NOT_OK(expr) \
