@@ -1,6 +1,7 @@
-// ASCII case folding for names and keywords, and hexadecimal digits. SQL identifiers, option keys
-// and format names compare ignoring ASCII case (Spark's default resolution); UTF-8 bytes above 0x7F
-// are left alone, so a name's non-ASCII letters must match exactly, as in Spark.
+// ASCII character classes, case folding and hexadecimal digits: the one home of these small
+// helpers, which answer for ASCII bytes whatever the C locale says. SQL identifiers, option keys
+// and format names compare ignoring ASCII case (Spark's default resolution); UTF-8 bytes above
+// 0x7F are left alone, so a name's non-ASCII letters must match exactly, as in Spark.
 
 #pragma once
 
@@ -10,7 +11,20 @@
 
 namespace tributary {
 
-inline char AsciiLower(char c) {
+constexpr bool IsAsciiDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+constexpr bool IsAsciiLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/// Whether `text` is not empty and holds only ASCII digits.
+constexpr bool IsAsciiDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), IsAsciiDigit);
+}
+
+constexpr char AsciiLower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
 }
 
@@ -34,7 +48,7 @@ inline bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
 }
 
 /// The value of the hexadecimal digit `c` (either case), or -1 when `c` is none.
-inline int HexDigitValue(char c) {
+constexpr int HexDigitValue(char c) {
   if (c >= '0' && c <= '9') {
     return c - '0';
   }

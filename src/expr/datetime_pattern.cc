@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "columnar/calendar.h"
+#include "common/ascii.h"
 
 namespace tributary::expr {
 
@@ -27,24 +28,12 @@ constexpr int kMaxOptionalDepth = 8;
 // Most digits a year may have (Spark's timestamps end in year 294247).
 constexpr uint8_t kMaxYearDigits = 9;
 
-char Lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool IsLetter(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 bool StartsWithIgnoreCase(std::string_view text, size_t pos, std::string_view word) {
   if (text.size() - pos < word.size()) {
     return false;
   }
   for (size_t i = 0; i < word.size(); ++i) {
-    if (Lower(text[pos + i]) != Lower(word[i])) {
+    if (AsciiLower(text[pos + i]) != AsciiLower(word[i])) {
       return false;
     }
   }
@@ -74,7 +63,7 @@ bool ReadFixed(std::string_view text, size_t* pos, int digits, int64_t* out) {
   int64_t value = 0;
   for (int i = 0; i < digits; ++i) {
     const char c = text[*pos + static_cast<size_t>(i)];
-    if (!IsDigit(c)) {
+    if (!IsAsciiDigit(c)) {
       return false;
     }
     value = value * 10 + (c - '0');
@@ -155,18 +144,18 @@ bool ReadLocalizedOffset(std::string_view text, size_t* pos, bool full, int64_t*
       return false;
     }
   } else {
-    const int hour_digits = p + 1 < text.size() && IsDigit(text[p + 1]) ? 2 : 1;
+    const int hour_digits = p + 1 < text.size() && IsAsciiDigit(text[p + 1]) ? 2 : 1;
     if (!ReadFixed(text, &p, hour_digits, &hh)) {
       return false;
     }
-    if (p + 2 < text.size() && text[p] == ':' && IsDigit(text[p + 1])) {
+    if (p + 2 < text.size() && text[p] == ':' && IsAsciiDigit(text[p + 1])) {
       ++p;
       if (!ReadFixed(text, &p, 2, &mm)) {
         return false;
       }
     }
   }
-  if (p + 2 < text.size() && text[p] == ':' && IsDigit(text[p + 1])) {
+  if (p + 2 < text.size() && text[p] == ':' && IsAsciiDigit(text[p + 1])) {
     ++p;
     if (!ReadFixed(text, &p, 2, &ss)) {
       return false;
@@ -420,7 +409,7 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
       ++i;
       continue;
     }
-    if (!IsLetter(c)) {
+    if (!IsAsciiLetter(c)) {
       add_literal(std::string_view(&c, 1));
       ++i;
       continue;
@@ -650,7 +639,7 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
         size_t digits = 0;
         int64_t micros = 0;
         while (pos + digits < text.size() && digits < step.max_digits &&
-               IsDigit(text[pos + digits])) {
+               IsAsciiDigit(text[pos + digits])) {
           if (digits < 6) {
             micros = micros * 10 + (text[pos + digits] - '0');
           }
@@ -666,7 +655,7 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
       }
       case Kind::kOffsetX:
       case Kind::kOffsetLowerX: {
-        if (step.kind == Kind::kOffsetX && pos < text.size() && Lower(text[pos]) == 'z') {
+        if (step.kind == Kind::kOffsetX && pos < text.size() && AsciiLower(text[pos]) == 'z') {
           ++pos;
           fields->has_offset = true;
           fields->offset_seconds = 0;
@@ -681,7 +670,7 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
       case Kind::kOffsetZ:
         if (step.count == 4) {
           ok = ReadLocalizedOffset(text, &pos, true, &fields->offset_seconds);
-        } else if (step.count == 5 && pos < text.size() && Lower(text[pos]) == 'z') {
+        } else if (step.count == 5 && pos < text.size() && AsciiLower(text[pos]) == 'z') {
           ++pos;
           fields->offset_seconds = 0;
         } else {
@@ -697,8 +686,8 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
       case Kind::kZoneId: {
         size_t end = pos;
         while (end < text.size() &&
-               (IsLetter(text[end]) || IsDigit(text[end]) || text[end] == '/' || text[end] == '_' ||
-                text[end] == '+' || text[end] == '-' || text[end] == ':')) {
+               (IsAsciiLetter(text[end]) || IsAsciiDigit(text[end]) || text[end] == '/' ||
+                text[end] == '_' || text[end] == '+' || text[end] == '-' || text[end] == ':')) {
           ++end;
         }
         ok = end > pos;
@@ -709,7 +698,7 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
       default: {
         // Numbers.
         size_t available = 0;
-        while (pos + available < text.size() && IsDigit(text[pos + available])) {
+        while (pos + available < text.size() && IsAsciiDigit(text[pos + available])) {
           ++available;
         }
         size_t take = std::min<size_t>(available, step.max_digits);

@@ -8,6 +8,7 @@
 
 #include "columnar/calendar.h"
 #include "columnar/decimal.h"
+#include "common/ascii.h"
 
 namespace tributary::expr {
 namespace {
@@ -22,28 +23,12 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Reads 1..max_digits digits at text[*pos]; false when there are none or too many.
 bool ReadNumber(std::string_view text, size_t* pos, size_t min_digits, size_t max_digits,
                 int64_t* out) {
   size_t start = *pos;
   int64_t value = 0;
-  while (*pos < text.size() && IsDigit(text[*pos])) {
+  while (*pos < text.size() && IsAsciiDigit(text[*pos])) {
     value = value * 10 + (text[*pos] - '0');
     ++*pos;
     if (*pos - start > max_digits) {
@@ -118,16 +103,16 @@ bool ParseDouble(std::string_view text, double* out) {
     negative = true;
     word.remove_prefix(1);
   }
-  if (EqualsIgnoreCase(word, "nan")) {
+  if (EqualsIgnoreAsciiCase(word, "nan")) {
     *out = std::numeric_limits<double>::quiet_NaN();
     return true;
   }
-  if (EqualsIgnoreCase(word, "infinity") || EqualsIgnoreCase(word, "inf")) {
+  if (EqualsIgnoreAsciiCase(word, "infinity") || EqualsIgnoreAsciiCase(word, "inf")) {
     *out = negative ? -std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::infinity();
     return true;
   }
-  if (text.empty() || !(IsDigit(text.back()) || text.back() == '.')) {
+  if (text.empty() || !(IsAsciiDigit(text.back()) || text.back() == '.')) {
     return false;  // from_chars would accept "1e", Spark does not; also rejects "1d"/"1f".
   }
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
@@ -149,7 +134,7 @@ bool ParseDecimal(std::string_view text, int precision, int scale, columnar::Int
   bool any_digit = false;
   for (; p < text.size(); ++p) {
     const char c = text[p];
-    if (IsDigit(c)) {
+    if (IsAsciiDigit(c)) {
       any_digit = true;
       if (!(digits.empty() && c == '0')) {
         digits.push_back(c);
@@ -207,13 +192,13 @@ bool ParseDecimal(std::string_view text, int precision, int scale, columnar::Int
 bool ParseBoolean(std::string_view text, bool* out) {
   text = Trim(text);
   for (std::string_view word : {"true", "t", "yes", "y", "1"}) {
-    if (EqualsIgnoreCase(text, word)) {
+    if (EqualsIgnoreAsciiCase(text, word)) {
       *out = true;
       return true;
     }
   }
   for (std::string_view word : {"false", "f", "no", "n", "0"}) {
-    if (EqualsIgnoreCase(text, word)) {
+    if (EqualsIgnoreAsciiCase(text, word)) {
       *out = false;
       return true;
     }
@@ -251,7 +236,7 @@ bool ParseTimestamp(std::string_view text, const TimeZone& zone, bool ntz, int64
   int64_t fraction = 0;
   if (pos < text.size() && (text[pos] == ' ' || text[pos] == 'T')) {
     ++pos;
-    if (pos < text.size() && IsDigit(text[pos])) {
+    if (pos < text.size() && IsAsciiDigit(text[pos])) {
       if (!ReadNumber(text, &pos, 1, 2, &hour) || pos >= text.size() || text[pos] != ':') {
         return false;
       }
@@ -267,7 +252,7 @@ bool ParseTimestamp(std::string_view text, const TimeZone& zone, bool ntz, int64
         if (pos < text.size() && text[pos] == '.') {
           ++pos;
           size_t start = pos;
-          while (pos < text.size() && IsDigit(text[pos])) {
+          while (pos < text.size() && IsAsciiDigit(text[pos])) {
             if (pos - start < 6) {
               fraction = fraction * 10 + (text[pos] - '0');
             }
