@@ -1,7 +1,6 @@
 #include "formats/csv/csv_reader.h"
 
 #include <simdjson.h>
-#include <strings.h>
 
 #include <algorithm>
 #include <cstring>
@@ -9,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
 #include "formats/text/column_sink.h"
@@ -104,10 +104,6 @@ TokenizeResult Tokenize(std::string_view record, const CsvReadOptions& options,
     tokens->push_back({record.substr(i, stop - i), false});
     i = stop + 1;
   }
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
 // Reads records (lines, or with multiLine lines joined while a quote is open) and tokenizes
@@ -215,7 +211,7 @@ bool Convert(const DataType& type, const Token& token, const CsvReadOptions& opt
       }
       return true;
     case TypeId::kBoolean:
-      if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) {
+      if (EqualsIgnoreAsciiCase(text, "true") || EqualsIgnoreAsciiCase(text, "false")) {
         if constexpr (kAppend) {
           sink->AppendBoolean(text.size() == 4);
         }
@@ -620,7 +616,7 @@ DataTypePtr InferValue(const Token& token, const CsvReadOptions& options,
   if (expr::ParseDouble(text, &d)) {
     return DataType::Float64();
   }
-  if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) {
+  if (EqualsIgnoreAsciiCase(text, "true") || EqualsIgnoreAsciiCase(text, "false")) {
     return DataType::Boolean();
   }
   // Dates first, as Spark's prefersDate: a text that matches both formats is a date.

@@ -6,6 +6,9 @@
 #include <cstring>
 #include <system_error>
 
+#include "common/ascii.h"
+#include "formats/json/json_value_text.h"
+
 namespace tributary::json {
 namespace {
 
@@ -54,14 +57,6 @@ bool BytesEqual(const char* a, const char* b, size_t n) {
 constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-bool IsJsonSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 // The bytes of a line and the cursor of the match.
 struct Cursor {
@@ -131,7 +126,7 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
   p += negative ? 1 : 0;
   const char* digits = p;
   uint64_t mantissa = 0;
-  while (p < in.end && IsDigit(*p)) {
+  while (p < in.end && IsAsciiDigit(*p)) {
     mantissa = mantissa * 10 + static_cast<uint64_t>(*p - '0');
     ++p;
   }
@@ -144,7 +139,7 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
   if (p < in.end && *p == '.') {
     is_float = true;
     const char* fraction = ++p;
-    while (p < in.end && IsDigit(*p)) {
+    while (p < in.end && IsAsciiDigit(*p)) {
       mantissa = mantissa * 10 + static_cast<uint64_t>(*p - '0');
       ++p;
     }
@@ -163,11 +158,11 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
       ++p;
     }
     const char* exponent = p;
-    while (p < in.end && IsDigit(*p) && p - exponent < 4) {
+    while (p < in.end && IsAsciiDigit(*p) && p - exponent < 4) {
       magnitude = magnitude * 10 + (*p - '0');
       ++p;
     }
-    if (p == exponent || (p < in.end && IsDigit(*p)) || magnitude > 200) {
+    if (p == exponent || (p < in.end && IsAsciiDigit(*p)) || magnitude > 200) {
       return false;
     }
   }

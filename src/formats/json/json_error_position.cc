@@ -4,16 +4,11 @@
 #include <cstring>
 #include <vector>
 
+#include "common/ascii.h"
+#include "formats/json/json_value_text.h"
+
 namespace tributary::json {
 namespace {
-
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 // Length of the well-formed UTF-8 sequence at text[i], or 0.
 size_t Utf8Length(std::string_view text, size_t i) {
@@ -72,7 +67,7 @@ class Scanner {
 
  private:
   void SkipSpace() {
-    while (pos_ < text_.size() && IsSpace(text_[pos_])) {
+    while (pos_ < text_.size() && IsJsonSpace(text_[pos_])) {
       ++pos_;
     }
   }
@@ -147,22 +142,22 @@ class Scanner {
     if (text_[pos_] == '-') {
       ++pos_;
     }
-    if (pos_ >= text_.size() || !IsDigit(text_[pos_])) {
+    if (pos_ >= text_.size() || !IsAsciiDigit(text_[pos_])) {
       return false;
     }
     if (text_[pos_] == '0') {
       ++pos_;
     } else {
-      while (pos_ < text_.size() && IsDigit(text_[pos_])) {
+      while (pos_ < text_.size() && IsAsciiDigit(text_[pos_])) {
         ++pos_;
       }
     }
     if (pos_ < text_.size() && text_[pos_] == '.') {
       ++pos_;
-      if (pos_ >= text_.size() || !IsDigit(text_[pos_])) {
+      if (pos_ >= text_.size() || !IsAsciiDigit(text_[pos_])) {
         return false;
       }
-      while (pos_ < text_.size() && IsDigit(text_[pos_])) {
+      while (pos_ < text_.size() && IsAsciiDigit(text_[pos_])) {
         ++pos_;
       }
     }
@@ -171,10 +166,10 @@ class Scanner {
       if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) {
         ++pos_;
       }
-      if (pos_ >= text_.size() || !IsDigit(text_[pos_])) {
+      if (pos_ >= text_.size() || !IsAsciiDigit(text_[pos_])) {
         return false;
       }
-      while (pos_ < text_.size() && IsDigit(text_[pos_])) {
+      while (pos_ < text_.size() && IsAsciiDigit(text_[pos_])) {
         ++pos_;
       }
     }
@@ -216,7 +211,7 @@ class Scanner {
         bool ok = false;
         if (c == '"') {
           ok = String();
-        } else if (c == '-' || IsDigit(c)) {
+        } else if (c == '-' || IsAsciiDigit(c)) {
           ok = Number();
         } else if (c == 't') {
           ok = Literal("true");

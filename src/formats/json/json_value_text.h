@@ -14,6 +14,11 @@ class element;
 
 namespace tributary::json {
 
+/// JSON's insignificant whitespace (RFC 8259): space, tab, line feed and carriage return.
+constexpr bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /// Appends `value` as compact JSON: strings escaped as columnar::AppendJsonString does,
 /// integers exactly, doubles in canonical form ("1.0", "1e+16"), objects and arrays without
 /// spaces and in input order.

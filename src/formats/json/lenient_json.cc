@@ -6,23 +6,16 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "common/ascii.h"
 #include "formats/json/json_value_text.h"
 #include "formats/text/line_reader.h"
 
 namespace tributary::json {
 namespace {
 
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_' || c == '$' ||
+  return IsAsciiLetter(c) || IsAsciiDigit(c) || c == '_' || c == '$' ||
          static_cast<unsigned char>(c) >= 0x80;
-}
-
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 void AppendControlEscape(unsigned char c, std::string* out) {
@@ -167,7 +160,7 @@ bool RewriteLenientJson(std::string_view text, const LenientJsonOptions& options
       out->push_back(' ');
       continue;
     }
-    if (IsSpace(c) || c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',') {
+    if (IsJsonSpace(c) || c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',') {
       out->push_back(c);
       ++i;
       continue;
@@ -180,7 +173,7 @@ bool RewriteLenientJson(std::string_view text, const LenientJsonOptions& options
     }
     const std::string_view word = text.substr(i, end - i);
     size_t next = end;
-    while (next < text.size() && IsSpace(text[next])) {
+    while (next < text.size() && IsJsonSpace(text[next])) {
       ++next;
     }
     const bool is_name = next < text.size() && text[next] == ':';
@@ -201,14 +194,14 @@ bool RewriteLenientJson(std::string_view text, const LenientJsonOptions& options
     } else if (const std::string_view special = NonNumericNumber(word);
                !special.empty() && options.non_numeric_numbers) {
       out->append(special);
-    } else if (IsDigit(c) || c == '-') {
+    } else if (IsAsciiDigit(c) || c == '-') {
       // A number: drop leading zeros of its integer part when allowed.
       size_t digits = c == '-' ? i + 1 : i;
       if (c == '-') {
         out->push_back('-');
       }
       if (options.numeric_leading_zeros) {
-        while (digits + 1 < end && text[digits] == '0' && IsDigit(text[digits + 1])) {
+        while (digits + 1 < end && text[digits] == '0' && IsAsciiDigit(text[digits + 1])) {
           ++digits;
         }
       }
@@ -234,7 +227,7 @@ bool Overflows(std::string_view token) {
   size_t i = token.starts_with('-') ? 1 : 0;
   const auto digits = [&] {
     const size_t start = i;
-    while (i < token.size() && IsDigit(token[i])) {
+    while (i < token.size() && IsAsciiDigit(token[i])) {
       ++i;
     }
     return i - start;

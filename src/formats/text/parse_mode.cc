@@ -1,21 +1,14 @@
 #include "formats/text/parse_mode.h"
 
-#include <strings.h>
-
 #include <string>
 
+#include "common/ascii.h"
+
 namespace tributary::text {
-namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-}  // namespace
 
 Result<ParseMode> ParseModeFromString(std::string_view text) {
   for (ParseMode mode : {ParseMode::kPermissive, ParseMode::kDropMalformed, ParseMode::kFailFast}) {
-    if (EqualsIgnoreCase(text, ParseModeName(mode))) {
+    if (EqualsIgnoreAsciiCase(text, ParseModeName(mode))) {
       return mode;
     }
   }

@@ -1,11 +1,11 @@
 #include "formats/text/schema_hints.h"
 
-#include <strings.h>
-
 #include <cctype>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "common/ascii.h"
 
 namespace tributary::text {
 namespace {
@@ -14,10 +14,6 @@ using columnar::DataType;
 using columnar::DataTypePtr;
 using columnar::Field;
 using columnar::TypeId;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 // A recursive-descent parser over the grammar at the top of schema_hints.h.
 class TypeParser {
@@ -133,18 +129,18 @@ class TypeParser {
         {"void", &DataType::Null},
     };
     for (const auto& [name, make] : kPrimitives) {
-      if (EqualsIgnoreCase(word, name)) {
+      if (EqualsIgnoreAsciiCase(word, name)) {
         return make();
       }
     }
-    if (EqualsIgnoreCase(word, "varchar") || EqualsIgnoreCase(word, "char")) {
+    if (EqualsIgnoreAsciiCase(word, "varchar") || EqualsIgnoreAsciiCase(word, "char")) {
       TRIBUTARY_RETURN_NOT_OK(Expect('('));
       TRIBUTARY_RETURN_NOT_OK(Integer().status());
       TRIBUTARY_RETURN_NOT_OK(Expect(')'));
       return DataType::String();
     }
-    if (EqualsIgnoreCase(word, "decimal") || EqualsIgnoreCase(word, "dec") ||
-        EqualsIgnoreCase(word, "numeric")) {
+    if (EqualsIgnoreAsciiCase(word, "decimal") || EqualsIgnoreAsciiCase(word, "dec") ||
+        EqualsIgnoreAsciiCase(word, "numeric")) {
       int precision = 10;
       int scale = 0;
       if (TryConsume('(')) {
@@ -160,13 +156,13 @@ class TypeParser {
       }
       return type;
     }
-    if (EqualsIgnoreCase(word, "array")) {
+    if (EqualsIgnoreAsciiCase(word, "array")) {
       TRIBUTARY_RETURN_NOT_OK(Expect('<'));
       TRIBUTARY_ASSIGN_OR_RAISE(DataTypePtr element, Type());
       TRIBUTARY_RETURN_NOT_OK(Expect('>'));
       return DataType::Array(std::move(element));
     }
-    if (EqualsIgnoreCase(word, "map")) {
+    if (EqualsIgnoreAsciiCase(word, "map")) {
       TRIBUTARY_RETURN_NOT_OK(Expect('<'));
       TRIBUTARY_ASSIGN_OR_RAISE(DataTypePtr key, Type());
       TRIBUTARY_RETURN_NOT_OK(Expect(','));
@@ -174,7 +170,7 @@ class TypeParser {
       TRIBUTARY_RETURN_NOT_OK(Expect('>'));
       return DataType::Map(std::move(key), std::move(value));
     }
-    if (EqualsIgnoreCase(word, "struct")) {
+    if (EqualsIgnoreAsciiCase(word, "struct")) {
       TRIBUTARY_RETURN_NOT_OK(Expect('<'));
       std::vector<Field> fields;
       if (!TryConsume('>')) {
@@ -204,13 +200,13 @@ class TypeParser {
         return nullable;
       }
       TRIBUTARY_ASSIGN_OR_RAISE(std::string word, Name());
-      if (EqualsIgnoreCase(word, "not")) {
+      if (EqualsIgnoreAsciiCase(word, "not")) {
         TRIBUTARY_ASSIGN_OR_RAISE(std::string null_word, Name());
-        if (!EqualsIgnoreCase(null_word, "null")) {
+        if (!EqualsIgnoreAsciiCase(null_word, "null")) {
           return Error("expected NULL after NOT");
         }
         nullable = false;
-      } else if (EqualsIgnoreCase(word, "comment")) {
+      } else if (EqualsIgnoreAsciiCase(word, "comment")) {
         SkipSpaces();
         if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) {
           return Error("expected a quoted comment");
@@ -249,7 +245,7 @@ int FindField(const std::vector<Field>& fields, const std::string& name) {
     }
   }
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (EqualsIgnoreCase(fields[i].Name(), name)) {
+    if (EqualsIgnoreAsciiCase(fields[i].Name(), name)) {
       return static_cast<int>(i);
     }
   }
@@ -296,15 +292,15 @@ Result<DataTypePtr> ApplyHint(const DataTypePtr& type, const SchemaHint& hint, s
     return DataType::Struct(std::move(fields));
   }
   const std::string& step = hint.path[depth];
-  if (type->Id() == TypeId::kArray && EqualsIgnoreCase(step, "element")) {
+  if (type->Id() == TypeId::kArray && EqualsIgnoreAsciiCase(step, "element")) {
     TRIBUTARY_ASSIGN_OR_RAISE(DataTypePtr element, ApplyHint(type->ElementType(), hint, depth + 1));
     return DataType::Array(std::move(element), type->ContainsNull());
   }
-  if (type->Id() == TypeId::kMap && EqualsIgnoreCase(step, "key")) {
+  if (type->Id() == TypeId::kMap && EqualsIgnoreAsciiCase(step, "key")) {
     TRIBUTARY_ASSIGN_OR_RAISE(DataTypePtr key, ApplyHint(type->KeyType(), hint, depth + 1));
     return DataType::Map(std::move(key), type->ValueType(), type->ContainsNull());
   }
-  if (type->Id() == TypeId::kMap && EqualsIgnoreCase(step, "value")) {
+  if (type->Id() == TypeId::kMap && EqualsIgnoreAsciiCase(step, "value")) {
     TRIBUTARY_ASSIGN_OR_RAISE(DataTypePtr value, ApplyHint(type->ValueType(), hint, depth + 1));
     return DataType::Map(type->KeyType(), std::move(value), type->ContainsNull());
   }
