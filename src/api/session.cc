@@ -275,9 +275,9 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
       create != nullptr && create->streaming) {
     return RunStreamingTable(session, *create, text);
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(
-      sql::BoundStatement bound,
-      sql::Bind(statement, session->MakeCatalog(NowMicros()), session->config));
+  const plan::Catalog catalog = session->MakeCatalog(NowMicros());
+  TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound,
+                            sql::Bind(statement, catalog, session->config));
   switch (bound.kind) {
     case sql::BoundKind::kQuery:
       return bound.plan;
@@ -289,6 +289,18 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
       return RunDropTable(session, bound);
     case sql::BoundKind::kCreateStreamingTable:
       return RunStreamingTable(session, bound.create, text);
+    case sql::BoundKind::kOptimize:
+    case sql::BoundKind::kVacuum: {
+      Result<plan::LogicalPlanPtr> result =
+          bound.kind == sql::BoundKind::kOptimize
+              ? plan::OptimizeTable(catalog, bound.path, bound.optimize.where)
+              : plan::VacuumTable(catalog, bound.path, bound.vacuum.retain_hours,
+                                  bound.vacuum.dry_run, /*force=*/false);
+      if (!result.ok()) {
+        return sql::PlaceCommandError(statement, bound, result.status());
+      }
+      return result;
+    }
   }
   return Status::Internal("unknown statement kind");
 }

@@ -56,6 +56,41 @@ std::optional<int64_t> Ordinal(const expr::Expression& e) {
   return e.Literal().IntValue();
 }
 
+// The position of `e` in `statement`'s text, `fallback` when the parser recorded none.
+SourcePosition PositionIn(const Statement& statement, const expr::Expression& e,
+                          const SourcePosition& fallback) {
+  const SourcePosition at =
+      statement.sources ? statement.sources->PositionOf(e) : SourcePosition{0, 0, 0};
+  return at.line == 0 ? fallback : at;
+}
+
+const expr::Expression* QuotedColumn(const std::string& message, const expr::Expression& node) {
+  if ((node.GetOp() == Op::kColumn || node.GetOp() == Op::kGetField) &&
+      (message.find(fmt::format("'{}'", node.ToString())) != std::string::npos ||
+       message.find(fmt::format("'{}'", node.Name())) != std::string::npos)) {
+    return &node;
+  }
+  for (const ExprPtr& child : node.Children()) {
+    if (const expr::Expression* found = QuotedColumn(message, *child)) {
+      return found;
+    }
+  }
+  return nullptr;
+}
+
+// `status` (not OK) with its message placed at `position` in `statement`'s text, code kept.
+Status StatusAt(const Statement& statement, const Status& status, const SourcePosition& position) {
+  return Status(status.Code(), statement.ErrorAt(position, status.Message()).Message(),
+                status.IsRetryable());
+}
+
+// At the column reference under `node` that the message quotes ('nope'), else at `node`.
+Status StatusAt(const Statement& statement, const Status& status, const expr::Expression& node) {
+  const expr::Expression* quoted = QuotedColumn(status.Message(), node);
+  return StatusAt(statement, status,
+                  PositionIn(statement, quoted != nullptr ? *quoted : node, statement.position));
+}
+
 class Binder {
  public:
   Binder(const Statement& statement, const plan::Catalog& catalog,
@@ -66,30 +101,11 @@ class Binder {
         session_config_(session_config),
         stream_checkpoint_(stream_checkpoint) {}
 
-  // `status` (not OK) with its message placed at `position` in the text, code kept.
   Status At(const Status& status, const SourcePosition& position) const {
-    return Status(status.Code(), statement_.ErrorAt(position, status.Message()).Message(),
-                  status.IsRetryable());
+    return StatusAt(statement_, status, position);
   }
-  // At the column reference under `node` that the message quotes ('nope'), else at `node`.
   Status At(const Status& status, const expr::Expression& node) const {
-    const expr::Expression* quoted = QuotedColumn(status.Message(), node);
-    return At(status, PositionOf(quoted != nullptr ? *quoted : node, statement_.position));
-  }
-
-  static const expr::Expression* QuotedColumn(const std::string& message,
-                                              const expr::Expression& node) {
-    if ((node.GetOp() == Op::kColumn || node.GetOp() == Op::kGetField) &&
-        (message.find(fmt::format("'{}'", node.ToString())) != std::string::npos ||
-         message.find(fmt::format("'{}'", node.Name())) != std::string::npos)) {
-      return &node;
-    }
-    for (const ExprPtr& child : node.Children()) {
-      if (const expr::Expression* found = QuotedColumn(message, *child)) {
-        return found;
-      }
-    }
-    return nullptr;
+    return StatusAt(statement_, status, node);
   }
 
   // Subquery placeholders are recognised here so they fail with a clear message.
@@ -594,9 +610,7 @@ class Binder {
   }
 
   SourcePosition PositionOf(const expr::Expression& e, const SourcePosition& fallback) const {
-    const SourcePosition at =
-        statement_.sources ? statement_.sources->PositionOf(e) : SourcePosition{0, 0, 0};
-    return at.line == 0 ? fallback : at;
+    return PositionIn(statement_, e, fallback);
   }
 
   // GROUP BY key: an ordinal or an alias of the SELECT list becomes that item's expression
@@ -926,23 +940,15 @@ class Binder {
       return bound;
     }
     if (const auto* optimize = std::get_if<Optimize>(&body)) {
-      TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(optimize->table));
-      auto result = plan::OptimizeTable(catalog_, path, optimize->where);
-      if (!result.ok()) {
-        return optimize->where ? At(result.status(), *optimize->where)
-                               : At(result.status(), optimize->table.position);
-      }
-      bound.plan = *std::move(result);
+      bound.kind = BoundKind::kOptimize;
+      bound.optimize = *optimize;
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(optimize->table));
       return bound;
     }
     const Vacuum& vacuum = std::get<Vacuum>(body);
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(vacuum.table));
-    auto result = plan::VacuumTable(catalog_, path, vacuum.retain_hours, vacuum.dry_run,
-                                    /*force=*/false);
-    if (!result.ok()) {
-      return At(result.status(), vacuum.table.position);
-    }
-    bound.plan = *std::move(result);
+    bound.kind = BoundKind::kVacuum;
+    bound.vacuum = vacuum;
+    TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(vacuum.table));
     return bound;
   }
 
@@ -967,6 +973,18 @@ Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& cat
                             const std::map<std::string, std::string>& session_config,
                             const std::string& stream_checkpoint) {
   return Binder(statement, catalog, session_config, stream_checkpoint).Statement();
+}
+
+Status PlaceCommandError(const Statement& statement, const BoundStatement& bound,
+                         const Status& status) {
+  if (bound.kind == BoundKind::kOptimize) {
+    return bound.optimize.where ? StatusAt(statement, status, *bound.optimize.where)
+                                : StatusAt(statement, status, bound.optimize.table.position);
+  }
+  if (bound.kind == BoundKind::kVacuum) {
+    return StatusAt(statement, status, bound.vacuum.table.position);
+  }
+  return status;
 }
 
 Result<plan::LogicalPlanPtr> BindQuery(const Statement& statement, const Query& query,

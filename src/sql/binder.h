@@ -1,10 +1,12 @@
 // The SQL binder: a parsed statement (ast.h) into resolved logical plans (plan/plan_builder.h).
 //
-// Queries become plans; Delta commands (DESCRIBE HISTORY/DETAIL, OPTIMIZE, VACUUM) run when
-// bound, as Spark runs commands eagerly, and return a plan of their result rows; DESCRIBE TABLE
-// and SHOW TABLES are plans of rows built from the table's schema or the warehouse listing.
-// Writes (CREATE TABLE, INSERT) and DROP TABLE are described for the caller, which owns the
-// table writer and the session (the API's Session::Sql).
+// Binding has no side effects: it reads table metadata and builds plans, and what changes a
+// table is returned as a command for the caller to run. Queries become plans; DESCRIBE
+// HISTORY/DETAIL, DESCRIBE TABLE and SHOW TABLES are plans of rows read from the table's log,
+// its schema or the warehouse listing. Writes (CREATE TABLE, INSERT), DROP TABLE and the Delta
+// maintenance commands (OPTIMIZE, VACUUM) are bound to their table's path and described for
+// the caller, which owns the table writer and the session (the API's Session::Sql, which runs
+// them eagerly, as Spark runs commands).
 //
 // Streams: `STREAM read_files(path, format => 'json', schema => 'a INT, ...', option => v)`
 // binds to a file stream source (streaming::DefineSource, options under their Spark and
@@ -38,10 +40,12 @@ enum class BoundKind : uint8_t {
   kInsert,       // insert: the statement; plan: the rows, in the table's columns and types
   kDropTable,    // drop: the statement
   kCreateStreamingTable,  // create: the statement; plan: the streaming query (append mode)
+  kOptimize,              // optimize: the statement (plan::OptimizeTable runs it)
+  kVacuum,                // vacuum: the statement (plan::VacuumTable runs it)
 };
 
 /// A bound statement. `path` is the target table's root (warehouse/<name>, or the path of
-/// delta.`path`) for the writing and dropping kinds.
+/// delta.`path`) for the writing, dropping and maintenance kinds.
 struct BoundStatement {
   BoundKind kind = BoundKind::kQuery;
   plan::LogicalPlanPtr plan;
@@ -51,6 +55,8 @@ struct BoundStatement {
   CreateTable create;
   Insert insert;
   DropTable drop;
+  Optimize optimize;
+  Vacuum vacuum;
 };
 
 /// Binds `statement` against the tables of `catalog`. InvalidArgument/NotFound errors name the
@@ -63,6 +69,13 @@ struct BoundStatement {
 Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog,
                             const std::map<std::string, std::string>& session_config = {},
                             const std::string& stream_checkpoint = "");
+
+/// `status` (not OK), the failure of running `bound`'s command (OPTIMIZE, VACUUM), with its
+/// message placed in `statement`'s text as binding errors are: at the OPTIMIZE partition
+/// filter (or the column its message quotes), else at the table name. Code and retryable bit
+/// kept; other kinds' failures are returned as they are.
+Status PlaceCommandError(const Statement& statement, const BoundStatement& bound,
+                         const Status& status);
 
 /// The warehouse tables `statement` reads, by lowercased name (streams and batch reads, in
 /// subqueries and WITH clauses too; WITH names themselves excluded): what a pipeline orders
