@@ -11,9 +11,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "storage/temp_dir.h"
 #include "support/duckdb_oracle.h"
+#include "support/row_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/delta_table.h"
 #include "tributary/session.h"
 
@@ -22,14 +23,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::vector<std::string> Json(const std::vector<Row>& rows) {
-  std::vector<std::string> out;
-  for (const Row& row : rows) {
-    out.push_back(row.ToJson());
-  }
-  return out;
-}
+using testing::Json;
 
 std::vector<std::string> Sorted(std::vector<std::string> lines) {
   std::sort(lines.begin(), lines.end());
@@ -83,7 +77,7 @@ class DataFrameTest : public ::testing::Test {
            "'BIGINT', bytes: 'BIGINT'})";
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::string raw_;
   std::shared_ptr<Session> session_;
 };

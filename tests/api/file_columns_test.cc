@@ -9,9 +9,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "storage/temp_dir.h"
 #include "support/duckdb_oracle.h"
+#include "support/row_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/dataframe.h"
 #include "tributary/session.h"
 
@@ -20,15 +21,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::vector<std::string> SortedJson(const std::vector<Row>& rows) {
-  std::vector<std::string> out;
-  for (const Row& row : rows) {
-    out.push_back(row.ToJson());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::SortedJson;
 
 class FileColumnsTest : public ::testing::Test {
  protected:
@@ -59,7 +52,7 @@ class FileColumnsTest : public ::testing::Test {
     return rows.ok() ? *rows : std::vector<Row>{};
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::string root_;
   std::shared_ptr<Session> session_;
 };

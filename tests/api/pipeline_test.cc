@@ -19,8 +19,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "storage/temp_dir.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/session.h"
 
 namespace tributary {
@@ -115,7 +115,7 @@ class PipelineTest : public ::testing::Test {
     return out;
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::shared_ptr<Session> session_;
   std::string landing_;
 };

@@ -20,8 +20,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "storage/temp_dir.h"
+#include "support/row_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/delta_table.h"
 #include "tributary/session.h"
 
@@ -30,15 +31,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::vector<std::string> Json(const std::vector<Row>& rows) {
-  std::vector<std::string> out;
-  for (const Row& row : rows) {
-    out.push_back(row.ToJson());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::SortedJson;
 
 // "<prefix><index, two digits>.json": file names that list in index order.
 std::string NumberedFile(std::string_view prefix, int index) {
@@ -155,7 +148,7 @@ class StreamingTest : public ::testing::Test {
   std::vector<std::string> TableRows(const std::string& path) const {
     auto rows = session_->Read().Format("delta").Load(path).Collect();
     EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-    return rows.ok() ? Json(*rows) : std::vector<std::string>{};
+    return rows.ok() ? SortedJson(*rows) : std::vector<std::string>{};
   }
 
   static std::vector<std::string> EventRows(int first, int count) {
@@ -180,7 +173,7 @@ class StreamingTest : public ::testing::Test {
         .Start(table);
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::shared_ptr<Session> session_;
   std::string in_;
 };
@@ -379,7 +372,7 @@ TEST_F(StreamingTest, DurableSinksNeedACheckpointWhileDebuggingSinksGetATemporar
   ASSERT_OK(memory.ProcessAllAvailable());
   memory.Stop();
   ASSERT_OK_AND_ASSIGN(auto rows, session_->Table("debug").Collect());
-  EXPECT_EQ(Json(rows), EventRows(0, 2));
+  EXPECT_EQ(SortedJson(rows), EventRows(0, 2));
 
   StdoutCapture captured;
   ASSERT_OK_AND_ASSIGN(StreamingQuery console,
@@ -403,11 +396,11 @@ TEST_F(StreamingTest, MemorySinkIsQueryableByNameThroughTableAndSql) {
   ASSERT_OK(query.ProcessAllAvailable());
 
   ASSERT_OK_AND_ASSIGN(auto rows, session_->Table("recent_events").Collect());
-  EXPECT_THAT(Json(rows), ElementsAre(R"({"id":2,"s":"b"})", R"({"id":3,"s":"c"})"));
+  EXPECT_THAT(SortedJson(rows), ElementsAre(R"({"id":2,"s":"b"})", R"({"id":3,"s":"c"})"));
   ASSERT_OK_AND_ASSIGN(
       auto counted,
       session_->Sql("SELECT count(*) AS n, max(s) AS top FROM Recent_Events").Collect());
-  EXPECT_THAT(Json(counted), ElementsAre(R"({"n":2,"top":"c"})"));
+  EXPECT_THAT(SortedJson(counted), ElementsAre(R"({"n":2,"top":"c"})"));
   query.Stop();
 
   auto unnamed = stream.ToDF().WriteStream().Format("memory").Start();
@@ -485,7 +478,7 @@ TEST_F(StreamingTest, ForeachBatchGetsBatchIdsAndDataFrames) {
                            .ForeachBatch([&](const DataFrame& batch, int64_t batch_id) -> Status {
                              TRIBUTARY_ASSIGN_OR_RAISE(auto rows, batch.Collect());
                              std::lock_guard lock(mutex);
-                             seen.emplace_back(batch_id, Json(rows));
+                             seen.emplace_back(batch_id, SortedJson(rows));
                              return Status::OK();
                            })
                            .Start());
@@ -648,9 +641,9 @@ TEST_F(StreamingTest, SchemaChangeFailsWithoutMergeSchemaNamingTheColumnAndEvolv
   ASSERT_OK_AND_ASSIGN(StreamingQuery merged, wider({{"mergeSchema", "true"}}));
   ASSERT_OK(merged.AwaitTermination());
   ASSERT_OK_AND_ASSIGN(auto rows, session_->Read().Format("delta").Load(table).Collect());
-  EXPECT_THAT(Json(rows), ElementsAre(R"({"id":0,"status":"active","region":null})",
-                                      R"({"id":1,"status":"idle","region":null})",
-                                      R"({"id":7,"status":"active","region":"eu"})"));
+  EXPECT_THAT(SortedJson(rows), ElementsAre(R"({"id":0,"status":"active","region":null})",
+                                            R"({"id":1,"status":"idle","region":null})",
+                                            R"({"id":7,"status":"active","region":"eu"})"));
 }
 
 TEST_F(StreamingTest, ProgressRecordsCarrySparksFieldsAndGoToProgressJsonl) {
@@ -734,7 +727,7 @@ TEST_F(StreamingTest, ListenersReceiveStartedProgressAndTerminatedEvents) {
     ASSERT_EQ(listener->progress_events.size(), 2u);
     EXPECT_EQ(listener->progress_events[0].batch_id, 0);
     EXPECT_EQ(listener->progress_events[1].batch_id, 1);
-    EXPECT_EQ(listener->progress_events[1].Json(), query.LastProgress()->Json());
+    EXPECT_EQ(listener->progress_events[1].Json(), query.LastProgress()->SortedJson());
     ASSERT_EQ(listener->terminated.size(), 1u);
     EXPECT_EQ(listener->terminated[0].id, query.Id());
     EXPECT_EQ(listener->terminated[0].run_id, query.RunId());
@@ -789,7 +782,7 @@ TEST_F(StreamingTest, StreamStaticJoinRereadsTheDeltaTableWhenItChanges) {
                                                  .Start());
   ASSERT_OK(query.ProcessAllAvailable());
   ASSERT_OK_AND_ASSIGN(auto rows, session_->Table("named").Collect());
-  EXPECT_THAT(Json(rows), ElementsAre(R"({"id":1,"name":"Germany"})"));
+  EXPECT_THAT(SortedJson(rows), ElementsAre(R"({"id":1,"name":"Germany"})"));
 
   // The static table gains France; the next batch joins with the new version.
   ASSERT_OK(write_dims("append", "{\"code\":\"FR\",\"name\":\"France\"}\n"));
@@ -798,8 +791,9 @@ TEST_F(StreamingTest, StreamStaticJoinRereadsTheDeltaTableWhenItChanges) {
   query.Stop();
   ASSERT_OK(query.Exception());
   ASSERT_OK_AND_ASSIGN(rows, session_->Table("named").Collect());
-  EXPECT_THAT(Json(rows), ElementsAre(R"({"id":1,"name":"Germany"})", R"({"id":3,"name":"France"})",
-                                      R"({"id":4,"name":"Germany"})"));
+  EXPECT_THAT(SortedJson(rows),
+              ElementsAre(R"({"id":1,"name":"Germany"})", R"({"id":3,"name":"France"})",
+                          R"({"id":4,"name":"Germany"})"));
 }
 
 // Delta to Delta through the warehouse, by table names, with the checkpoint under the session's
@@ -838,7 +832,7 @@ TEST_F(StreamingTest, WarehouseTablesStreamByNameWithTheCheckpointUnderTheSessio
   ASSERT_OK(append_bronze(4));
   ASSERT_OK(run_silver());
   ASSERT_OK_AND_ASSIGN(auto rows, session->Table("silver").Collect());
-  EXPECT_THAT(Json(rows),
+  EXPECT_THAT(SortedJson(rows),
               ElementsAre(R"({"id":0,"status":"active"})", R"({"id":2,"status":"active"})",
                           R"({"id":4,"status":"active"})", R"({"id":6,"status":"active"})"));
 

@@ -13,8 +13,8 @@
 
 #include "plan/data_sources.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/dataframe.h"
 #include "tributary/session.h"
 
@@ -43,7 +43,7 @@ class TablesTest : public ::testing::Test {
     return out;
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::string warehouse_ = dir_.Join("warehouse");
   std::string elsewhere_ = dir_.Join("elsewhere/events");
 };

@@ -23,9 +23,9 @@
 #include "delta/table_rows.h"
 #include "storage/fault_injection_file_system.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/duckdb_oracle.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -155,7 +155,7 @@ class CheckpointRoundTripTest : public ::testing::TestWithParam<CorpusTable> {
     }
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   std::string root_;
 };
@@ -309,7 +309,7 @@ class CheckpointWriterTest : public ::testing::Test {
            ",\"numOfAddFiles\":" + std::to_string(adds) + "}";
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
 };
 

@@ -15,9 +15,9 @@
 #include <roaring/roaring.h>
 
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/memory_limit.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -80,7 +80,7 @@ class DeletionVectorSizeTest : public ::testing::Test {
     return dv;
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   const std::string path_ = dir_.Join("deletion_vector.bin");
 };

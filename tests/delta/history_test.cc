@@ -12,9 +12,9 @@
 
 #include "delta/table_writes.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -46,7 +46,7 @@ class HistoryTest : public ::testing::Test {
     }
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::string root_ = dir_.Join("t");
   storage::LocalFileSystem fs_;
 };

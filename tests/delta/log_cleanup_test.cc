@@ -28,9 +28,9 @@
 #include "delta/table_rows.h"
 #include "delta/table_writes.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -132,7 +132,7 @@ class LogCleanupTest : public ::testing::Test {
     return CleanUpExpiredLogs(fs_, **snapshot, now_ms);
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
 };
 

@@ -20,10 +20,10 @@
 #include "delta/snapshot.h"
 #include "delta/table_writes.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/batch_from_json.h"
 #include "support/duckdb_oracle.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -75,7 +75,7 @@ class StatsParsedTest : public ::testing::Test {
     }
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
 };
 

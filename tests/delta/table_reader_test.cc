@@ -13,9 +13,9 @@
 #include "delta/snapshot.h"
 #include "delta/table_writes.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -51,7 +51,7 @@ std::vector<std::string> FileRows(storage::FileSystem& fs, const Snapshot& snaps
 }
 
 TEST(DataFileReaderTest, PartitionAndMissingColumnsInEveryBatch) {
-  storage::TempDir dir;
+  testing::TempDir dir;
   const std::string root = dir.Join("events");
   storage::LocalFileSystem fs;
   auto schema =
@@ -147,7 +147,7 @@ TEST(DataFilePathTest, FileUrisAreLocalPathsAndRelativePathsAreBelowTheRootsLoca
 // CONVERT or a SHALLOW CLONE: file://localhost/... is this machine's file, percent-escapes
 // decoded once; a URI of object storage is refused by name.
 TEST(DataFileReaderTest, ReadsDataFilesNamedByAbsoluteFileUris) {
-  storage::TempDir dir;
+  testing::TempDir dir;
   const std::string root = dir.Join("50% of events");
   storage::LocalFileSystem fs;
   auto schema = testing::MakeSchema({Field("id", DataType::Int64())});

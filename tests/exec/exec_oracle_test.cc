@@ -5,14 +5,14 @@
 
 #include <gtest/gtest.h>
 
-#include "exec/exec_test_util.h"
 #include "exec/hash_aggregate.h"
 #include "exec/hash_join.h"
+#include "exec/operator_io.h"
 #include "exec/sort.h"
 #include "formats/parquet/writer.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/duckdb_oracle.h"
+#include "support/temp_dir.h"
 
 namespace tributary::exec {
 namespace {
@@ -69,7 +69,7 @@ class ExecOracleTest : public ::testing::Test {
   std::string T() const { return "read_parquet('" + t_path_ + "')"; }
   std::string U() const { return "read_parquet('" + u_path_ + "')"; }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   columnar::SchemaPtr t_schema_;
   columnar::SchemaPtr u_schema_;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "exec/exec_test_util.h"
+#include "exec/operator_io.h"
 #include "exec/relational_operators.h"
 
 namespace tributary::exec {

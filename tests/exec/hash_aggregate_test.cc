@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "exec/exec_test_util.h"
+#include "exec/operator_io.h"
 
 namespace tributary::exec {
 namespace {

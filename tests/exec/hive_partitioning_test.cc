@@ -7,10 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "exec/operator_io.h"
 #include "exec/scan.h"
-#include "exec_test_util.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace tributary::exec {
 namespace {
@@ -104,7 +104,7 @@ class FileScanColumnsTest : public ::testing::Test {
     return rows.ok() ? *rows : std::vector<std::string>{};
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   ExecContext context_{expr::EvalContext{}, columnar::DefaultMemoryPool(), &fs_};
 };

@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "exec/operator_io.h"
 #include "exec/scan.h"
-#include "exec_test_util.h"
 #include "formats/parquet/writer.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace tributary::exec {
 namespace {
@@ -80,7 +80,7 @@ class ParquetScanTest : public ::testing::Test {
   }
 
   static constexpr int64_t kRows = 20000;
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   std::string path_;
   ExecContext context_{expr::EvalContext{}, columnar::DefaultMemoryPool(), &fs_};

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "expr_test_util.h"
+#include "expr/expression_fixture.h"
 #include "support/status_matchers.h"
 
 namespace tributary::expr {

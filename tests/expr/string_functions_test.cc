@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "columnar/memory_pool.h"
-#include "expr_test_util.h"
+#include "expr/expression_fixture.h"
 #include "support/memory_limit.h"
 #include "support/status_matchers.h"
 

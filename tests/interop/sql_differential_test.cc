@@ -11,13 +11,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "storage/temp_dir.h"
 #include "support/duckdb_oracle.h"
+#include "support/row_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/session.h"
 
 namespace tributary {
 namespace {
+
+using testing::Json;
 
 // Columns of both tables: k (join/group key with nulls), a, b (bigint with nulls),
 // d (double with nulls), s (string with nulls and an empty string).
@@ -209,16 +212,8 @@ class QueryGenerator {
   std::mt19937 random_;
 };
 
-std::vector<std::string> Json(const std::vector<Row>& rows) {
-  std::vector<std::string> out;
-  for (const Row& row : rows) {
-    out.push_back(row.ToJson());
-  }
-  return out;
-}
-
 TEST(SqlDifferentialTest, RandomQueriesAgreeWithDuckDb) {
-  storage::TempDir dir;
+  testing::TempDir dir;
   const std::string t = dir.Path() + "/t.parquet";
   const std::string u = dir.Path() + "/u.parquet";
   ASSERT_OK(testing::OracleWriteParquet(

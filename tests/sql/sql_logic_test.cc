@@ -27,8 +27,8 @@
 
 #include <gtest/gtest.h>
 
-#include "storage/temp_dir.h"
 #include "support/duckdb_oracle.h"
+#include "support/temp_dir.h"
 #include "tributary/session.h"
 
 namespace tributary {
@@ -121,7 +121,7 @@ TEST_P(SqlLogicTest, Runs) {
   const std::string path = GetParam();
   std::vector<Record> records = ParseFile(path);
   ASSERT_FALSE(records.empty()) << path << " has no records";
-  storage::TempDir work;
+  testing::TempDir work;
   auto session = Session::Builder().Warehouse(work.Path() + "/warehouse").TimeZone("UTC").Build();
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   const bool rewrite = std::getenv("TRIBUTARY_SQLLOGIC_REWRITE") != nullptr;

@@ -13,8 +13,8 @@
 
 #include "storage/local_file_system.h"
 #include "storage/path.h"
-#include "storage/temp_dir.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::storage {
 namespace {
@@ -42,7 +42,7 @@ class FaultInjectionFileSystemTest : public ::testing::Test {
 
   bool BaseExists(const std::string& path) { return base_->Exists(path).ValueOr(false); }
 
-  TempDir dir_;
+  testing::TempDir dir_;
   std::shared_ptr<LocalFileSystem> base_ = std::make_shared<LocalFileSystem>();
   FaultInjectionFileSystem fs_{base_};
 };
@@ -320,7 +320,7 @@ Status StreamFile(FileSystem& fs, const std::string& path, const std::string& da
 
 /// Runs the workload, idempotently: a put-if-absent that finds its own complete content in
 /// place (an earlier attempt took effect) counts as done.
-Status RunWorkload(FileSystem& fs, const TempDir& dir) {
+Status RunWorkload(FileSystem& fs, const testing::TempDir& dir) {
   for (const Target& target : Workload()) {
     std::string path = dir.Join(target.relative_path);
     for (const std::string& data : target.versions) {
@@ -340,7 +340,8 @@ Status RunWorkload(FileSystem& fs, const TempDir& dir) {
 
 /// Checks guarantee 2: every target is absent or holds one of its versions whole, and listings
 /// show nothing else.
-void ExpectOnlyCompleteFiles(FileSystem& fs, const TempDir& dir, const std::string& context) {
+void ExpectOnlyCompleteFiles(FileSystem& fs, const testing::TempDir& dir,
+                             const std::string& context) {
   std::vector<std::string> expected_visible;
   for (const Target& target : Workload()) {
     std::string path = dir.Join(target.relative_path);
@@ -386,7 +387,7 @@ class CrashSafetyTest : public ::testing::TestWithParam<Fault> {};
 TEST_P(CrashSafetyTest, FaultAtEveryWriteLeavesOnlyCompleteFilesAndRetrySucceeds) {
   int64_t clean_writes = 0;
   {
-    TempDir dir;
+    testing::TempDir dir;
     FaultInjectionFileSystem fs(std::make_shared<LocalFileSystem>());
     ASSERT_OK(RunWorkload(fs, dir));
     clean_writes = fs.WriteCount();
@@ -397,7 +398,7 @@ TEST_P(CrashSafetyTest, FaultAtEveryWriteLeavesOnlyCompleteFilesAndRetrySucceeds
 
   for (int64_t n = 1; n <= clean_writes; ++n) {
     std::string context = fmt::format("fault at write #{} of {}", n, clean_writes);
-    TempDir dir;
+    testing::TempDir dir;
     FaultInjectionFileSystem fs(std::make_shared<LocalFileSystem>());
     switch (GetParam()) {
       case Fault::kFail:

@@ -21,8 +21,8 @@
 #include <gtest/gtest.h>
 
 #include "storage/path.h"
-#include "storage/temp_dir.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::storage {
 namespace {
@@ -73,7 +73,7 @@ class LocalFileSystemTest : public ::testing::Test {
  protected:
   std::string Path(std::string_view relative) const { return dir_.Join(relative); }
 
-  TempDir dir_;
+  testing::TempDir dir_;
   LocalFileSystem fs_;
 };
 

@@ -10,8 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "storage/temp_dir.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::storage {
 namespace {
@@ -86,7 +86,7 @@ TEST(LocalPathTest, FileUriPathsArePercentDecoded) {
 }
 
 TEST(LocalPathTest, CanonicalPathIsOneSpellingOfEachLocation) {
-  TempDir dir;
+  testing::TempDir dir;
   ASSERT_TRUE(std::filesystem::create_directories(dir.Join("x/land")));
   ASSERT_TRUE(std::filesystem::create_directories(dir.Join("x/other")));
   std::filesystem::create_directory_symlink(dir.Join("x/land"), dir.Join("link"));
@@ -105,7 +105,7 @@ TEST(LocalPathTest, CanonicalPathIsOneSpellingOfEachLocation) {
 }
 
 TEST(LocalPathTest, IsSameOrInsideComparesCanonicalPaths) {
-  TempDir dir;
+  testing::TempDir dir;
   ASSERT_TRUE(std::filesystem::create_directories(dir.Join("x/land")));
   std::filesystem::create_directory_symlink(dir.Join("x/land"), dir.Join("link"));
   EXPECT_EQ(Text(IsSameOrInside(dir.Join("x//land/archive"), dir.Join("x/land"))), "true");

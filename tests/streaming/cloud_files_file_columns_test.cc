@@ -10,8 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "storage/temp_dir.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/pipeline.h"
 #include "tributary/session.h"
 #include "tributary/streaming.h"
@@ -70,7 +70,7 @@ class CloudFilesFileColumnsTest : public ::testing::Test {
     return out;
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::shared_ptr<Session> session_;
   std::string landing_;
 };

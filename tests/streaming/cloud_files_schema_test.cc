@@ -16,7 +16,7 @@
 #include "streaming/delta_tables.h"
 #include "streaming/file_source.h"
 #include "streaming/metadata_log.h"
-#include "streaming/source_test_util.h"
+#include "streaming/source_fixture.h"
 #include "streaming/stream_execution.h"
 #include "tributary/pipeline.h"
 #include "tributary/session.h"

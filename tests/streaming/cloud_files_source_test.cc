@@ -19,7 +19,7 @@
 #include "plan/data_sources.h"
 #include "streaming/rocksdb_file_tracker.h"
 #include "streaming/source_factory.h"
-#include "streaming/source_test_util.h"
+#include "streaming/source_fixture.h"
 #include "support/batch_from_json.h"
 #include "support/sanitizers.h"
 #include "tributary/session.h"

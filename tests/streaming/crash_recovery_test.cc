@@ -33,9 +33,9 @@
 #include "delta/snapshot.h"
 #include "storage/file_system.h"
 #include "storage/local_file_system.h"
-#include "storage/temp_dir.h"
 #include "support/duckdb_oracle.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "tributary/session.h"
 
 extern char** environ;
@@ -336,7 +336,7 @@ class CrashRecoveryTest : public ::testing::Test {
 
   /// The driver's --source: Spark's JSON file source, or Auto Loader ("cloudFiles").
   std::string source_ = "json";
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   std::string input_;
   std::string table_;
   std::string checkpoint_;

@@ -13,9 +13,9 @@
 #include "delta/history.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
-#include "storage/temp_dir.h"
 #include "streaming/delta_tables.h"
 #include "support/duckdb_oracle.h"
+#include "support/temp_dir.h"
 #include "tributary/session.h"
 
 namespace tributary::streaming {
@@ -93,7 +93,7 @@ class DeltaSinkTest : public ::testing::Test {
     return sorted;
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   std::string root_ = dir_.Join("sink");
   columnar::SchemaPtr schema_ = tributary::testing::MakeSchema(

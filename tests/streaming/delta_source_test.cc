@@ -17,9 +17,9 @@
 #include "delta/maintenance.h"
 #include "delta/table_reader.h"
 #include "delta/transaction.h"
-#include "storage/temp_dir.h"
 #include "streaming/delta_tables.h"
 #include "support/duckdb_oracle.h"
+#include "support/temp_dir.h"
 
 namespace tributary::streaming {
 namespace {
@@ -89,7 +89,7 @@ class DeltaSourceTest : public ::testing::Test {
     return "{\"id\":" + std::to_string(id) + ",\"p\":\"" + p + "\"}";
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   std::string root_ = dir_.Join("table");
   columnar::SchemaPtr schema_ = tributary::testing::MakeSchema(
@@ -455,7 +455,7 @@ TEST(DeltaSourceCorpusTest, TheInitialSnapshotOfEveryCorpusTableEqualsTheBatchRe
   auto manifest = nlohmann::json::parse(in, nullptr, false);
   ASSERT_FALSE(manifest.is_discarded());
   storage::LocalFileSystem fs;
-  storage::TempDir checkpoints;
+  testing::TempDir checkpoints;
   int compared = 0;
   int with_deletion_vectors = 0;
   for (const auto& table : manifest["tables"]) {

@@ -19,7 +19,7 @@
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
 
-namespace tributary::streaming::testing {
+namespace tributary::testing {
 
 /// Appends `rows_json` (a JSON array of rows in `schema`) to the table at `root`, creating it
 /// partitioned by `partition_by`; `merge_schema` adds new columns. The version written.
@@ -27,7 +27,7 @@ inline Result<int64_t> AppendRows(storage::FileSystem& fs, const std::string& ro
                                   const columnar::SchemaPtr& schema, const std::string& rows_json,
                                   std::vector<std::string> partition_by = {},
                                   bool merge_schema = false) {
-  TRIBUTARY_ASSIGN_OR_RAISE(auto batch, tributary::testing::BatchFromJson(schema, rows_json));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batch, BatchFromJson(schema, rows_json));
   delta::TableWriteOptions options;
   options.mode = delta::SaveMode::kAppend;
   options.partition_by = std::move(partition_by);
@@ -41,7 +41,7 @@ inline Result<std::vector<std::string>> SortedRows(storage::FileSystem& fs,
                                                    plan::LogicalPlanPtr plan) {
   exec::ExecContext context;
   context.fs = &fs;
-  MicroBatch batch;
+  streaming::MicroBatch batch;
   batch.plan = std::move(plan);
   batch.context = &context;
   TRIBUTARY_ASSIGN_OR_RAISE(auto batches, batch.Collect());
@@ -72,4 +72,4 @@ inline Result<std::vector<std::string>> DeltaTableRows(storage::FileSystem& fs,
   return SortedRows(fs, std::move(source));
 }
 
-}  // namespace tributary::streaming::testing
+}  // namespace tributary::testing

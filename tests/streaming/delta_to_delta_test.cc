@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "delta/history.h"
-#include "storage/temp_dir.h"
 #include "streaming/delta_tables.h"
+#include "support/temp_dir.h"
 #include "tributary/session.h"
 #include "tributary/streaming.h"
 
@@ -62,7 +62,7 @@ class DeltaToDeltaTest : public ::testing::Test {
     return rows.ok() ? *rows : std::vector<std::string>{};
   }
 
-  storage::TempDir dir_;
+  testing::TempDir dir_;
   storage::LocalFileSystem fs_;
   std::shared_ptr<Session> session_;
   std::string source_ = dir_.Join("source");

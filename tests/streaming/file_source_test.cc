@@ -8,7 +8,7 @@
 
 #include "formats/parquet/writer.h"
 #include "plan/data_sources.h"
-#include "streaming/source_test_util.h"
+#include "streaming/source_fixture.h"
 #include "support/batch_from_json.h"
 
 namespace tributary::streaming {

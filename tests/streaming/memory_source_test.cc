@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "streaming/source_test_util.h"
+#include "streaming/source_fixture.h"
 #include "support/batch_from_json.h"
 
 namespace tributary::streaming {

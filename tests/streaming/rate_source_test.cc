@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "streaming/source_test_util.h"
+#include "streaming/source_fixture.h"
 
 namespace tributary::streaming {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "plan/data_sources.h"
 #include "streaming/source_factory.h"
-#include "streaming/source_test_util.h"
+#include "streaming/source_fixture.h"
 
 namespace tributary::streaming {
 namespace {

@@ -21,7 +21,7 @@
 #include "streaming/source.h"
 #include "support/status_matchers.h"
 
-namespace tributary::streaming::testing {
+namespace tributary::testing {
 
 class SourceTest : public ::testing::Test {
  protected:
@@ -34,6 +34,7 @@ class SourceTest : public ::testing::Test {
     context_.metadata_dir = context_.checkpoint_location + "/sources/0";
     ASSERT_OK(fs_.CreateDir(context_.metadata_dir));
   }
+  // Tests call TearDown() and SetUp() to start over in a fresh directory.
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   /// Writes `text` at `path` (below the temp dir) with modification time `mtime_ms` when given.
@@ -54,7 +55,7 @@ class SourceTest : public ::testing::Test {
   }
 
   /// `definition` opened over the temp checkpoint (null, with a test failure, when it fails).
-  std::unique_ptr<Source> Open(const SourceDefinition& definition) {
+  std::unique_ptr<streaming::Source> Open(const streaming::SourceDefinition& definition) {
     auto source = definition.Open(context_);
     EXPECT_TRUE(source.ok()) << source.status().ToString();
     return source.ok() ? std::move(*source) : nullptr;
@@ -85,7 +86,7 @@ class SourceTest : public ::testing::Test {
 
   storage::LocalFileSystem fs_;
   std::string dir_;
-  SourceContext context_;
+  streaming::SourceContext context_;
 };
 
-}  // namespace tributary::streaming::testing
+}  // namespace tributary::testing

@@ -1,4 +1,5 @@
-// A fresh directory under /tmp for one test, removed with everything in it afterwards.
+// A fresh directory under /tmp for one test, removed with everything in it afterwards (the
+// fixture every layer's tests write real files into).
 
 #pragma once
 
@@ -11,13 +12,13 @@
 
 #include <gtest/gtest.h>
 
-namespace tributary::storage {
+namespace tributary::testing {
 
 /// Owns a directory made by mkdtemp(3); the destructor deletes it recursively.
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = "/tmp/tributary-storage-XXXXXX";
+    std::string pattern = "/tmp/tributary-test-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
       ADD_FAILURE() << "mkdtemp failed for " << pattern;
     }
@@ -40,4 +41,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace tributary::storage
+}  // namespace tributary::testing
