@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/utf8.h"
+
 namespace tributary::columnar {
 namespace {
 
@@ -182,37 +184,12 @@ bool IsValidUtf8(std::string_view bytes) {
     if (i >= n) {
       break;
     }
-    const unsigned char c = s[i];
-    if (c < 0x80) {
+    if (s[i] < 0x80) {
       ++i;
       continue;
     }
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + len > n) {
-      return false;
-    }
-    for (size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) {
-        return false;
-      }
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    const bool overlong =
-        (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    const size_t len = Utf8SequenceLength(bytes.substr(i));
+    if (len == 0) {
       return false;
     }
     i += len;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "common/utf8.h"
 
 namespace tributary::sql {
 namespace {
@@ -14,36 +15,11 @@ bool IsWordChar(char c) {
   return std::isalnum(u) || c == '_' || u >= 0x80;
 }
 
-bool IsDigit(char c) {
-  return std::isdigit(static_cast<unsigned char>(c)) != 0;
-}
-
 // Longest operators first, so "<=>" wins over "<=" and "<".
 constexpr std::string_view kOperators[] = {
     "<=>", "<=", ">=", "<>", "!=", "==", "=>", "||", "::", "->", "=", "<", ">", "+", "-", "*", "/",
     "%",   "&",  "|",  "^",  "~",  "!",  ".",  ",",  ";",  ":",  "(", ")", "[", "]", "{", "}",
 };
-
-void AppendUtf8(uint32_t code_point, std::string* out) {
-  if (code_point < 0x80) {
-    out->push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
-}
-
-int HexValue(char c) {
-  if (IsDigit(c)) {
-    return c - '0';
-  }
-  const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
-}
 
 // Spark's unescapeSQLString over the body of a literal (between the quotes).
 std::string Unescape(std::string_view body) {
@@ -55,11 +31,12 @@ std::string Unescape(std::string_view body) {
       continue;
     }
     const char c = body[++i];
-    if (c == 'u' && i + 4 < body.size() + 0 && HexValue(body[i + 1]) >= 0 &&
-        HexValue(body[i + 2]) >= 0 && HexValue(body[i + 3]) >= 0 && HexValue(body[i + 4]) >= 0) {
+    if (c == 'u' && i + 4 < body.size() + 0 && HexDigitValue(body[i + 1]) >= 0 &&
+        HexDigitValue(body[i + 2]) >= 0 && HexDigitValue(body[i + 3]) >= 0 &&
+        HexDigitValue(body[i + 4]) >= 0) {
       uint32_t code_point = 0;
       for (size_t k = 1; k <= 4; ++k) {
-        code_point = code_point * 16 + static_cast<uint32_t>(HexValue(body[i + k]));
+        code_point = code_point * 16 + static_cast<uint32_t>(HexDigitValue(body[i + k]));
       }
       AppendUtf8(code_point, &out);
       i += 4;
@@ -189,7 +166,7 @@ class Lexer {
     if (c == '`') {
       return QuotedWord(token);
     }
-    if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)))) {
+    if (IsAsciiDigit(c) || (c == '.' && IsAsciiDigit(Peek(1)))) {
       return NumberOrWord(token);
     }
     if (IsWordChar(c)) {
@@ -246,7 +223,7 @@ class Lexer {
     Advance();
     TRIBUTARY_ASSIGN_OR_RAISE(std::string_view body, QuotedBody('\'', "binary literal"));
     for (char digit : body) {
-      if (HexValue(digit) < 0) {
+      if (HexDigitValue(digit) < 0) {
         return SyntaxError(
             text_, start,
             fmt::format("binary literal X'{}' has a non-hex digit '{}'", body, digit));
@@ -284,7 +261,7 @@ class Lexer {
     size_t end = pos_;
     auto digits = [&] {
       const size_t from = end;
-      while (end < text_.size() && IsDigit(text_[end])) {
+      while (end < text_.size() && IsAsciiDigit(text_[end])) {
         ++end;
       }
       return end - from;
@@ -302,7 +279,7 @@ class Lexer {
       if (probe < text_.size() && (text_[probe] == '+' || text_[probe] == '-')) {
         ++probe;
       }
-      if (probe < text_.size() && IsDigit(text_[probe])) {
+      if (probe < text_.size() && IsAsciiDigit(text_[probe])) {
         end = probe;
         digits();
         has_exponent = true;

@@ -5,51 +5,11 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/utf8.h"
 #include "formats/json/json_value_text.h"
 
 namespace tributary::json {
 namespace {
-
-// Length of the well-formed UTF-8 sequence at text[i], or 0.
-size_t Utf8Length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) {
-    return static_cast<unsigned char>(text[k]);
-  };
-  const unsigned char c = byte(i);
-  size_t length = 0;
-  uint32_t min = 0;
-  uint32_t code = 0;
-  if (c < 0x80) {
-    return 1;
-  } else if ((c & 0xE0) == 0xC0) {
-    length = 2;
-    min = 0x80;
-    code = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    length = 3;
-    min = 0x800;
-    code = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    length = 4;
-    min = 0x10000;
-    code = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) {
-    return 0;
-  }
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) {
-      return 0;
-    }
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
-    return 0;
-  }
-  return length;
-}
 
 class Scanner {
  public:
@@ -129,7 +89,7 @@ class Scanner {
         pos_ += 2;
         continue;
       }
-      const size_t length = Utf8Length(text_, pos_);
+      const size_t length = Utf8SequenceLength(text_.substr(pos_));
       if (length == 0) {
         return false;
       }

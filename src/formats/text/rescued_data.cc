@@ -1,46 +1,10 @@
 #include "formats/text/rescued_data.h"
 
 #include "columnar/canonical_json.h"
+#include "common/utf8.h"
 
 namespace tributary::text {
-namespace {
-
-// Length of the well-formed UTF-8 sequence starting at s[0] (at most n bytes), or 0.
-size_t Utf8Length(const unsigned char* s, size_t n) {
-  const unsigned char c = s[0];
-  size_t len;
-  uint32_t min;
-  if (c < 0x80) {
-    return 1;
-  } else if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (len > n) {
-    return 0;
-  }
-  uint32_t cp = c & (0x7F >> len);
-  for (size_t i = 1; i < len; ++i) {
-    if ((s[i] & 0xC0) != 0x80) {
-      return 0;
-    }
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return 0;
-  }
-  return len;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void AppendValidUtf8(std::string_view text, std::string* out) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
@@ -51,7 +15,7 @@ void AppendValidUtf8(std::string_view text, std::string* out) {
       ++i;
       continue;
     }
-    const size_t len = Utf8Length(s + i, n - i);
+    const size_t len = Utf8SequenceLength(text.substr(i));
     if (len == 0) {
       out->append(text.data() + run, i - run);
       out->append("\xEF\xBF\xBD");
