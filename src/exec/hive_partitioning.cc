@@ -4,6 +4,7 @@
 
 #include "columnar/column_builder.h"
 #include "columnar/decimal.h"
+#include "common/ascii.h"
 #include "delta/actions.h"
 #include "expr/kernels.h"
 #include "expr/temporal_parsing.h"
@@ -22,32 +23,20 @@ std::string Unescape(std::string_view text) {
   return decoded.ok() ? std::move(*decoded) : std::string(text);
 }
 
-bool IsDigits(std::string_view text) {
-  if (text.empty()) {
-    return false;
-  }
-  for (char c : text) {
-    if (c < '0' || c > '9') {
-      return false;
-    }
-  }
-  return true;
-}
-
 // yyyy-MM-dd exactly (Spark's partition date pattern).
 bool IsDateText(std::string_view text) {
-  return text.size() == 10 && IsDigits(text.substr(0, 4)) && text[4] == '-' &&
-         IsDigits(text.substr(5, 2)) && text[7] == '-' && IsDigits(text.substr(8, 2));
+  return text.size() == 10 && IsAsciiDigits(text.substr(0, 4)) && text[4] == '-' &&
+         IsAsciiDigits(text.substr(5, 2)) && text[7] == '-' && IsAsciiDigits(text.substr(8, 2));
 }
 
 // yyyy-MM-dd HH:mm:ss[.fraction] (Spark's partition timestamp pattern).
 bool IsTimestampText(std::string_view text) {
   if (text.size() < 19 || !IsDateText(text.substr(0, 10)) || text[10] != ' ' ||
-      !IsDigits(text.substr(11, 2)) || text[13] != ':' || !IsDigits(text.substr(14, 2)) ||
-      text[16] != ':' || !IsDigits(text.substr(17, 2))) {
+      !IsAsciiDigits(text.substr(11, 2)) || text[13] != ':' || !IsAsciiDigits(text.substr(14, 2)) ||
+      text[16] != ':' || !IsAsciiDigits(text.substr(17, 2))) {
     return false;
   }
-  return text.size() == 19 || (text[19] == '.' && IsDigits(text.substr(20)));
+  return text.size() == 19 || (text[19] == '.' && IsAsciiDigits(text.substr(20)));
 }
 
 // The type of one value: int, bigint, decimal(p,0), double, date, timestamp, else string.
@@ -62,7 +51,7 @@ DataTypePtr ValueType(const std::string& text, const expr::TimeZone& zone) {
   if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) {
     digits.remove_prefix(1);
   }
-  if (IsDigits(digits)) {
+  if (IsAsciiDigits(digits)) {
     columnar::Int128 unscaled{};
     if (digits.size() <= 38 && expr::ParseDecimal(text, 38, 0, &unscaled)) {
       auto type = DataType::Decimal(static_cast<int>(digits.size()), 0);
