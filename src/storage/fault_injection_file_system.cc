@@ -14,9 +14,11 @@ namespace {
 /// The epoch argument of an operation on the file system itself, valid in any epoch.
 constexpr int64_t kCurrentEpoch = -1;
 
-enum class FaultKind : int8_t { kNone, kFail, kTear };
-
 }  // namespace
+
+// Outside the anonymous namespace: FaultSchedule (declared in the header, so not file-local)
+// holds one.
+enum class FaultKind : int8_t { kNone, kFail, kTear };
 
 /// Counts writes, fires the armed fault and tracks crashes. Each crash starts a new epoch; files
 /// and streams remember the epoch they were opened in and die with it.
