@@ -16,4 +16,8 @@ function(tributary_layer name)
     ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(tributary_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   tributary_warnings(tributary_${name})
+  if(TRIBUTARY_UNITY_BUILD)
+    # Batch size 0: the whole library in one unit, so a clash does not depend on file order.
+    set_target_properties(tributary_${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+  endif()
 endfunction()
