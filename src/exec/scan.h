@@ -1,6 +1,7 @@
-// Leaf operators that read storage: a Delta snapshot, or a list of Parquet/JSON/CSV files.
-// Both read one file at a time and hand out bounded batches (Parquet row groups are decoded
-// in batches of parquet::kDefaultBatchRows), so memory holds a batch, not a file.
+// Leaf operators that read storage: a Delta snapshot, or a list of Parquet/JSON/CSV/text/
+// binaryFile files. Both read one file at a time and hand out the bounded batches of their
+// file reader (delta::DataFileReader, formats::FileReader), so memory holds a batch, not a file
+// (text and binaryFile files are read whole).
 
 #pragma once
 
@@ -14,9 +15,8 @@
 #include "delta/table_reader.h"
 #include "exec/operator.h"
 #include "expr/expression.h"
-#include "formats/csv/csv_reader.h"
-#include "formats/json/json_reader.h"
-#include "formats/parquet/reader.h"
+#include "formats/file_format.h"
+#include "formats/file_reader.h"
 
 namespace tributary::exec {
 
@@ -52,26 +52,14 @@ class DeltaScanOperator final : public Operator {
   std::unique_ptr<delta::DataFileReader> file_reader_;
 };
 
-/// The file formats FileScanOperator reads.
-/// kText: Spark's text source, one row per line (or per file with whole_text) in a string
-/// column `value`. kBinaryFile: Spark's binaryFile source, one row per file (path,
-/// modificationTime, length, content).
-enum class FileFormat : uint8_t { kParquet, kJson, kCsv, kText, kBinaryFile };
-
-/// "parquet", "json", "csv", "text", "binaryFile" (any case) -> FileFormat; InvalidArgument
-/// otherwise.
-Result<FileFormat> FileFormatFromName(std::string_view name);
-
 /// What FileScanOperator reads: the files, their format and reader options, the data schema
 /// (required for JSON and CSV; for Parquet, null means the first file's schema).
 struct FileScanSpec {
-  FileFormat format = FileFormat::kParquet;
+  formats::FileFormat format = formats::FileFormat::kParquet;
   std::vector<std::string> paths;
   columnar::SchemaPtr schema;
-  json::JsonReadOptions json;
-  csv::CsvReadOptions csv;
-  /// kText: one row per file instead of per line (Spark's wholeText). Default: false.
-  bool whole_text = false;
+  /// How the files are read (formats::OpenFileReader). Default: each format's defaults.
+  formats::FileReadOptions options;
   /// When set, the readers (JSON, CSV; Parquet by its footer) report top-level fields outside
   /// `schema`, and once every file was read the scan calls this with their distinct names, in
   /// order of first appearance, and `paths`, if there were any; an error from it is the scan's
@@ -92,12 +80,6 @@ struct FileScanSpec {
   /// from the directory, as Spark's; the others follow the data columns. Default: none.
   columnar::SchemaPtr partition_schema;
   std::string partition_root;
-  /// Parquet: a string column of `schema` that no file has, filled per row with the values
-  /// the schema cannot hold: of the file's columns outside `schema`, and of columns whose type
-  /// differs from the schema's (those read as null), as a JSON object keyed by column name
-  /// with the file's path under "_file_path"; null when a row has none. Auto Loader's
-  /// rescued-data column. Default: none.
-  std::string parquet_rescued_data_column;
   /// Whether the scan offers Spark's hidden file metadata column `_metadata` (type
   /// MetadataColumnType()) after every other column, unless a data or partition column has
   /// that name (the data wins, as Spark's). Computed only when selected. Default: false.
@@ -111,9 +93,11 @@ inline constexpr std::string_view kMetadataColumnName = "_metadata";
 /// fields. A file is read as one block (start 0, length its size).
 columnar::DataTypePtr MetadataColumnType();
 
-/// Reads files one after the other. `columns` selects output columns by name, in order
-/// (empty: all but the hidden `_metadata`); unselected columns are not decoded where the
-/// format allows it. Partition and `_metadata` values are made once per file and repeated
+/// Reads files one after the other, each through the formats::FileReader of the spec's format
+/// (formats::OpenFileReader), which decodes the file and reconciles it with the data schema;
+/// the scan adds what comes from outside the file. `columns` selects output columns by name,
+/// in order (empty: all but the hidden `_metadata`); unselected columns are not decoded where
+/// the format allows it. Partition and `_metadata` values are made once per file and repeated
 /// into each of its batches.
 class FileScanOperator final : public Operator {
  public:
@@ -138,36 +122,19 @@ class FileScanOperator final : public Operator {
     int index = 0;
   };
 
-  FileScanOperator(FileScanSpec spec, std::vector<std::string> columns, SchemaPtr read_schema,
+  FileScanOperator(FileScanSpec spec, std::vector<std::string> columns,
                    std::vector<OutputColumn> outputs, SchemaPtr schema, const ExecContext& context);
   Status OpenNextFile();
   /// The one-row columns of the file at `path` for the partition and metadata outputs.
   Status MakeFileConstants(const std::string& path);
   /// The scan's batch of `read` (the reader's columns) with the file's constants added.
   Result<RecordBatchPtr> Assemble(const RecordBatchPtr& read);
-  /// The next batch of the open reader (null at its end); errors as the reader gives them.
-  Result<RecordBatchPtr> ReadOpenFile();
-  /// Parquet: the open file's next batch (at most parquet::kDefaultBatchRows rows, or a whole
-  /// row group when a list or map column is decoded), null at its end.
-  Result<RecordBatchPtr> ReadParquetBatch();
-  /// Parquet: the scan's read batch of `num_rows` rows from `present` (the file's
-  /// parquet_columns_ then parquet_rescued_, or null when it has none): the columns the file
-  /// lacks as nulls, the rescued-data column made from the rescued ones.
-  Result<RecordBatchPtr> WithNulls(const RecordBatchPtr& present, int64_t num_rows);
-  /// The rescued-data column of `num_rows` rows from `read`'s columns `first`.. (the open
-  /// file's parquet_rescued_).
-  Result<columnar::ColumnPtr> RescuedParquetValues(const columnar::RecordBatch& read, int first,
-                                                   int64_t num_rows);
-  /// kText and kBinaryFile: the rows of the whole file at `path`, in the scan's columns.
-  Result<RecordBatchPtr> ReadWholeFile(const std::string& path);
   /// Adds `names` to unknown_fields_, skipping those already there.
   void NoteUnknownFields(const std::vector<std::string>& names);
 
   FileScanSpec spec_;
   /// The columns the readers decode, by their names.
   std::vector<std::string> columns_;
-  /// The schema of the readers' batches (columns_).
-  SchemaPtr read_schema_;
   std::vector<OutputColumn> outputs_;
   SchemaPtr schema_;
   /// Per output, the current file's one-row column (kPartition, kMetadata), else null.
@@ -176,20 +143,8 @@ class FileScanOperator final : public Operator {
   std::vector<int64_t> zeros_;
   const ExecContext& context_;
   size_t next_file_ = 0;
-  std::unique_ptr<parquet::ParquetFileReader> parquet_;
-  /// The columns_ the open Parquet file has with the scan's types, in columns_' order.
-  std::vector<std::string> parquet_columns_;
-  /// With parquet_rescued_data_column: the open file's columns whose values go there.
-  std::vector<std::string> parquet_rescued_;
-  int next_row_group_ = 0;
-  /// The row group of parquet_ being read; reads through parquet_, so it is reset first.
-  std::unique_ptr<parquet::RowGroupReader> parquet_group_;
-  /// Rows of the open row group not yet returned when the file has none of the scan's columns.
-  int64_t parquet_null_rows_ = 0;
-  std::unique_ptr<json::JsonReader> json_;
-  std::unique_ptr<csv::CsvReader> csv_;
-  /// kText/kBinaryFile: the rows of the file just opened, not yet returned.
-  RecordBatchPtr whole_file_;
+  /// The open file's reader; null between files.
+  std::unique_ptr<formats::FileReader> reader_;
   /// The unknown fields the finished files reported (with on_unknown_fields).
   std::vector<std::string> unknown_fields_;
   bool unknown_fields_reported_ = false;

@@ -93,27 +93,37 @@ void SetString(const OptionMap& options, std::string_view key, std::string* fiel
   }
 }
 
+// The options every text reader reads alike (text::TextReadOptions).
+Status TextOptionsFromMap(const OptionMap& options, OptionDefaults defaults,
+                          text::TextReadOptions* out) {
+  if (defaults == OptionDefaults::kSparkReader) {
+    out->rescued_data_column.clear();
+  }
+  if (const std::string* v = FindOption(options, "mode")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out->mode, text::ParseModeFromString(*v));
+  }
+  SetString(options, "columnNameOfCorruptRecord", &out->column_name_of_corrupt_record);
+  SetString(options, "rescuedDataColumn", &out->rescued_data_column);
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "multiLine", &out->multi_line));
+  SetString(options, "timestampFormat", &out->timestamp_format);
+  SetString(options, "dateFormat", &out->date_format);
+  SetString(options, "timeZone", &out->time_zone);
+  if (const std::string* v = FindOption(options, "lineSep")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(out->line_sep, LineSeparator(*v));
+  }
+  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferTimestamp", &out->infer_timestamp));
+  SetString(options, "schemaHints", &out->schema_hints);
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<json::JsonReadOptions> JsonOptionsFromMap(const OptionMap& options,
                                                  OptionDefaults defaults) {
   json::JsonReadOptions out;
   out.infer_column_types = defaults != OptionDefaults::kAutoLoader;
-  if (defaults == OptionDefaults::kSparkReader) {
-    out.rescued_data_column.clear();
-  }
-  if (const std::string* v = FindOption(options, "mode")) {
-    TRIBUTARY_ASSIGN_OR_RAISE(out.mode, text::ParseModeFromString(*v));
-  }
-  SetString(options, "columnNameOfCorruptRecord", &out.column_name_of_corrupt_record);
-  SetString(options, "rescuedDataColumn", &out.rescued_data_column);
-  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "multiLine", &out.multi_line));
-  SetString(options, "timestampFormat", &out.timestamp_format);
-  SetString(options, "dateFormat", &out.date_format);
-  SetString(options, "timeZone", &out.time_zone);
+  TRIBUTARY_RETURN_NOT_OK(TextOptionsFromMap(options, defaults, &out));
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferColumnTypes", &out.infer_column_types));
-  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferTimestamp", &out.infer_timestamp));
-  SetString(options, "schemaHints", &out.schema_hints);
   for (const auto& [key, field] : std::initializer_list<std::pair<const char*, bool*>>{
            {"allowNonNumericNumbers", &out.allow_non_numeric_numbers},
            {"allowSingleQuotes", &out.allow_single_quotes},
@@ -124,9 +134,6 @@ Result<json::JsonReadOptions> JsonOptionsFromMap(const OptionMap& options,
            {"allowNumericLeadingZeros", &out.allow_numeric_leading_zeros},
            {"prefersDecimal", &out.prefers_decimal}}) {
     TRIBUTARY_RETURN_NOT_OK(SetBool(options, key, field));
-  }
-  if (const std::string* v = FindOption(options, "lineSep")) {
-    TRIBUTARY_ASSIGN_OR_RAISE(out.line_sep, LineSeparator(*v));
   }
   if (const std::string* v = FindOption(options, "primitivesAsString")) {
     TRIBUTARY_ASSIGN_OR_RAISE(bool strings, BooleanOption("primitivesAsString", *v));
@@ -145,9 +152,7 @@ Result<csv::CsvReadOptions> CsvOptionsFromMap(const OptionMap& options, OptionDe
   csv::CsvReadOptions out;
   // Spark's batch CSV reader reads strings unless inferSchema; read_files infers types.
   out.infer_schema = defaults == OptionDefaults::kReadFiles;
-  if (defaults == OptionDefaults::kSparkReader) {
-    out.rescued_data_column.clear();
-  }
+  TRIBUTARY_RETURN_NOT_OK(TextOptionsFromMap(options, defaults, &out));
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "header", &out.header));
   for (const char* key : {"sep", "delimiter"}) {
     if (const std::string* v = FindOption(options, key)) {
@@ -163,28 +168,14 @@ Result<csv::CsvReadOptions> CsvOptionsFromMap(const OptionMap& options, OptionDe
   if (const std::string* v = FindOption(options, "comment")) {
     TRIBUTARY_ASSIGN_OR_RAISE(out.comment, CharOption("comment", *v));
   }
-  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "multiLine", &out.multi_line));
   SetString(options, "nullValue", &out.null_value);
   SetString(options, "emptyValue", &out.empty_value);
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "enforceSchema", &out.enforce_schema));
-  if (const std::string* v = FindOption(options, "mode")) {
-    TRIBUTARY_ASSIGN_OR_RAISE(out.mode, text::ParseModeFromString(*v));
-  }
-  SetString(options, "columnNameOfCorruptRecord", &out.column_name_of_corrupt_record);
-  SetString(options, "rescuedDataColumn", &out.rescued_data_column);
-  SetString(options, "timestampFormat", &out.timestamp_format);
-  SetString(options, "dateFormat", &out.date_format);
-  SetString(options, "timeZone", &out.time_zone);
-  if (const std::string* v = FindOption(options, "lineSep")) {
-    TRIBUTARY_ASSIGN_OR_RAISE(out.line_sep, LineSeparator(*v));
-  }
   if (const std::string* v = FindOption(options, "maxCharsPerColumn")) {
     TRIBUTARY_ASSIGN_OR_RAISE(out.max_chars_per_column, IntegerOption("maxCharsPerColumn", *v));
   }
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferSchema", &out.infer_schema));
   TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferColumnTypes", &out.infer_schema));
-  TRIBUTARY_RETURN_NOT_OK(SetBool(options, "inferTimestamp", &out.infer_timestamp));
-  SetString(options, "schemaHints", &out.schema_hints);
   return out;
 }
 

@@ -254,33 +254,34 @@ Result<columnar::SchemaPtr> ParseSchemaDdl(std::string_view ddl) {
 Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view format,
                                   std::vector<std::string> paths, const formats::OptionMap& options,
                                   columnar::SchemaPtr schema, formats::OptionDefaults defaults) {
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::FileFormat file_format, exec::FileFormatFromName(format));
+  TRIBUTARY_ASSIGN_OR_RAISE(formats::FileFormat file_format, formats::FileFormatFromName(format));
   exec::FileScanSpec spec;
   spec.format = file_format;
   spec.paths = std::move(paths);
   switch (file_format) {
-    case exec::FileFormat::kParquet:
+    case formats::FileFormat::kParquet:
       break;
-    case exec::FileFormat::kJson: {
-      TRIBUTARY_ASSIGN_OR_RAISE(spec.json, formats::JsonOptionsFromMap(options, defaults));
+    case formats::FileFormat::kJson: {
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.options.json, formats::JsonOptionsFromMap(options, defaults));
       if (schema == nullptr) {
-        TRIBUTARY_ASSIGN_OR_RAISE(schema, json::InferJsonSchema(fs, spec.paths, spec.json));
+        TRIBUTARY_ASSIGN_OR_RAISE(schema, json::InferJsonSchema(fs, spec.paths, spec.options.json));
       }
       break;
     }
-    case exec::FileFormat::kCsv: {
-      TRIBUTARY_ASSIGN_OR_RAISE(spec.csv, formats::CsvOptionsFromMap(options, defaults));
+    case formats::FileFormat::kCsv: {
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.options.csv, formats::CsvOptionsFromMap(options, defaults));
       if (schema == nullptr) {
-        TRIBUTARY_ASSIGN_OR_RAISE(schema, csv::InferCsvSchema(fs, spec.paths, spec.csv));
+        TRIBUTARY_ASSIGN_OR_RAISE(schema, csv::InferCsvSchema(fs, spec.paths, spec.options.csv));
       }
       break;
     }
-    case exec::FileFormat::kText:
+    case formats::FileFormat::kText:
       if (const std::string* whole = formats::FindOption(options, "wholeText")) {
-        TRIBUTARY_ASSIGN_OR_RAISE(spec.whole_text, formats::BooleanOption("wholeText", *whole));
+        TRIBUTARY_ASSIGN_OR_RAISE(spec.options.whole_text,
+                                  formats::BooleanOption("wholeText", *whole));
       }
       break;
-    case exec::FileFormat::kBinaryFile:
+    case formats::FileFormat::kBinaryFile:
       break;
   }
   spec.schema = std::move(schema);
@@ -340,12 +341,12 @@ Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format
   if (catalog.fs == nullptr) {
     return Status::InvalidArgument("no file system to read files from");
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::FileFormat file_format, exec::FileFormatFromName(format));
+  TRIBUTARY_ASSIGN_OR_RAISE(formats::FileFormat file_format, formats::FileFormatFromName(format));
   auto listed = ListDataFiles(*catalog.fs, path);
   if (!listed.ok()) {
     return listed.status().WithContext(fmt::format("reading {} files at {}", format, path));
   }
-  if (file_format == exec::FileFormat::kParquet && listed->empty() && schema == nullptr) {
+  if (file_format == formats::FileFormat::kParquet && listed->empty() && schema == nullptr) {
     return Status::InvalidArgument(
         fmt::format("no Parquet files at {} to take a schema from; give one", path));
   }

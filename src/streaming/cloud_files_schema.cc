@@ -597,7 +597,7 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
   TRIBUTARY_ASSIGN_OR_RAISE(result.scan_template,
                             plan::FileScanSource(*request.fs, format, {}, options, read_schema,
                                                  formats::OptionDefaults::kAutoLoader));
-  result.scan_template.files.parquet_rescued_data_column = parquet_rescued;
+  result.scan_template.files.options.parquet_rescued_data_column = parquet_rescued;
   // The scan fills the partition columns from each file's directories, typed by the hints
   // that name them.
   std::vector<columnar::Field> partition_fields =
@@ -614,11 +614,11 @@ Result<CloudFilesSchema> DefineCloudFilesSchema(const CloudFilesSchemaRequest& r
       std::make_shared<const columnar::Schema>(std::move(partition_fields)), request.path));
   std::vector<std::string> special_columns;
   if (format == "json") {
-    special_columns = {result.scan_template.files.json.rescued_data_column,
-                       result.scan_template.files.json.column_name_of_corrupt_record};
+    special_columns = {result.scan_template.files.options.json.rescued_data_column,
+                       result.scan_template.files.options.json.column_name_of_corrupt_record};
   } else if (format == "csv") {
-    special_columns = {result.scan_template.files.csv.rescued_data_column,
-                       result.scan_template.files.csv.column_name_of_corrupt_record};
+    special_columns = {result.scan_template.files.options.csv.rescued_data_column,
+                       result.scan_template.files.options.csv.column_name_of_corrupt_record};
   } else {
     special_columns = {parquet_rescued};
   }

@@ -433,14 +433,14 @@ Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
     storage::FileSystem& fs, std::string_view format, std::string path, formats::OptionMap options,
     columnar::SchemaPtr schema, const std::map<std::string, std::string>& session_config) {
   const std::string format_name = AsciiLower(format);
-  TRIBUTARY_ASSIGN_OR_RAISE(const exec::FileFormat file_format,
-                            exec::FileFormatFromName(format_name));
+  TRIBUTARY_ASSIGN_OR_RAISE(const formats::FileFormat file_format,
+                            formats::FileFormatFromName(format_name));
   TRIBUTARY_ASSIGN_OR_RAISE(FileStreamOptions stream_options, FileStreamOptionsFromMap(options));
   columnar::SchemaPtr partitions;
   if (schema == nullptr) {
     auto setting = session_config.find(std::string(kSchemaInferenceSetting));
     const bool inference = setting != session_config.end() && AsciiLower(setting->second) == "true";
-    if (file_format != exec::FileFormat::kParquet && !inference) {
+    if (file_format != formats::FileFormat::kParquet && !inference) {
       return Status::InvalidArgument(fmt::format(
           "Schema must be specified when creating a streaming source DataFrame ({} files at "
           "{}). Give one with Schema(...), or set {} to true to infer it from the files present "
@@ -462,7 +462,7 @@ Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
     // Spark's file stream source discovers partition columns along with an inferred schema.
     TRIBUTARY_ASSIGN_OR_RAISE(
         partitions, plan::DiscoverPartitionColumns(path, paths, /*infer_types=*/true, {}));
-    if (file_format == exec::FileFormat::kParquet) {
+    if (file_format == formats::FileFormat::kParquet) {
       paths.resize(1);
     }
     auto inferred = plan::FileScanSource(fs, format_name, std::move(paths), options, nullptr,

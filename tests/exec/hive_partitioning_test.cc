@@ -80,7 +80,7 @@ class FileScanColumnsTest : public ::testing::Test {
 
   FileScanSpec Spec() {
     FileScanSpec spec;
-    spec.format = FileFormat::kJson;
+    spec.format = formats::FileFormat::kJson;
     spec.paths = {dir_.Join("k=1/d=x/a.json"), dir_.Join("k=2/b.json")};
     spec.schema = std::make_shared<const columnar::Schema>(
         std::vector<columnar::Field>{columnar::Field("id", columnar::DataType::Int64()),

@@ -55,7 +55,7 @@ class ParquetScanTest : public ::testing::Test {
     spec.partition_schema = testing::MakeSchema({Field("k", DataType::Int32())});
     spec.partition_root = dir_.Path();
     spec.metadata_column = true;
-    spec.parquet_rescued_data_column = rescue ? "_rescued_data" : "";
+    spec.options.parquet_rescued_data_column = rescue ? "_rescued_data" : "";
     auto op = FileScanOperator::Make(spec, columns, context_);
     EXPECT_TRUE(op.ok()) << op.status().ToString();
     if (!op.ok()) {

@@ -584,18 +584,11 @@ Status ValidateOptions(const CsvReadOptions& options) {
         fmt::format("CSV reader: separator byte {} is not usable",
                     static_cast<int>(static_cast<unsigned char>(options.sep))));
   }
-  if (!options.rescued_data_column.empty() &&
-      options.rescued_data_column == options.column_name_of_corrupt_record) {
-    return Status::InvalidArgument(
-        fmt::format("CSV reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
-                    options.rescued_data_column));
-  }
-  return Status::OK();
+  return text::ValidateTextReadOptions(options, "CSV reader");
 }
 
 Result<text::TemporalFormats> MakeTemporalFormats(const CsvReadOptions& options) {
-  return text::TemporalFormats::Make(options.timestamp_format, options.date_format,
-                                     options.time_zone, "CSV reader");
+  return text::MakeTemporalFormats(options, "CSV reader");
 }
 
 // Spark's CSVInferSchema for one value, or null for a null value.
@@ -741,14 +734,10 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Open(storage::FileSystem& fs, cons
                                                    columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, CsvOutputSchema(*schema, options));
   TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
-  int64_t size_hint = -1;
-  if (text::CompressionFromPath(path) == text::InputCompression::kNone) {
-    TRIBUTARY_ASSIGN_OR_RAISE(const storage::FileInfo info, fs.GetFileInfo(path));
-    size_hint = info.size;
-  }
-  auto reader = std::make_unique<CsvReaderImpl>(
-      path, std::move(input), size_hint, std::move(output), options, std::move(temporal), pool);
+  TRIBUTARY_ASSIGN_OR_RAISE(text::SizedInput input, text::OpenSizedInput(fs, path));
+  auto reader =
+      std::make_unique<CsvReaderImpl>(path, std::move(input.stream), input.size_hint,
+                                      std::move(output), options, std::move(temporal), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<CsvReader>(std::move(reader));
 }

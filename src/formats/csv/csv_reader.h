@@ -35,15 +35,17 @@
 
 #include "columnar/memory_pool.h"
 #include "columnar/record_batch.h"
+#include "formats/file_reader.h"
 #include "formats/text/parse_mode.h"
 #include "formats/text/record_sink.h"
+#include "formats/text/text_read_options.h"
 #include "storage/file_system.h"
 #include "tributary/result.h"
 
 namespace tributary::csv {
 
 /// Options of the CSV reader and of CSV schema inference, under Spark's and Auto Loader's names.
-struct CsvReadOptions {
+struct CsvReadOptions : text::TextReadOptions {
   /// Spark `header`: the first record holds column names. Default: false.
   bool header = false;
   /// Spark `sep` (`delimiter`): the field separator, one byte. Default: ",".
@@ -55,8 +57,6 @@ struct CsvReadOptions {
   /// Spark `comment`: lines starting with this byte are skipped; '\0' turns it off.
   /// Default: '\0'.
   char comment = '\0';
-  /// Spark `multiLine`: quoted fields may span lines. Default: false.
-  bool multi_line = false;
   /// Spark `nullValue`: text read as null (a quoted empty field never is). Default: "".
   std::string null_value;
   /// Spark `emptyValue`: what a quoted empty field reads as. Default: "".
@@ -64,28 +64,6 @@ struct CsvReadOptions {
   /// Spark `enforceSchema`: map fields to columns by position, ignoring header names; when
   /// false, map them by header name. Default: true.
   bool enforce_schema = true;
-  /// Spark `mode`. Default: PERMISSIVE.
-  text::ParseMode mode = text::ParseMode::kPermissive;
-  /// Spark `columnNameOfCorruptRecord`; see json::JsonReadOptions. Default: "" (not set).
-  std::string column_name_of_corrupt_record;
-  /// Auto Loader `rescuedDataColumn`; "" disables it. Default: "_rescued_data".
-  std::string rescued_data_column = "_rescued_data";
-  /// Include "_file_path" in rescued objects. Default: true.
-  bool rescued_data_file_path = true;
-  /// Spark `timestampFormat`: a Spark datetime pattern (expr/datetime_pattern.h) timestamp
-  /// text must match; "" reads ISO-8601 (Spark's CAST). Setting it turns on timestamp
-  /// inference for text matching it. A bad pattern fails Open. Default: "".
-  std::string timestamp_format;
-  /// Spark `dateFormat`: a datetime pattern date text must match; "" reads ISO-8601 dates.
-  /// Setting it turns on date inference for text matching it (tried before timestamps, as
-  /// Spark's prefersDate). Default: "".
-  std::string date_format;
-  /// Session time zone for zone-less timestamps: "UTC" or a fixed offset. Default: "UTC".
-  std::string time_zone = "UTC";
-  /// Rows per record batch. Default: 8192.
-  int64_t batch_size = 8192;
-  /// Spark `lineSep`: the byte that ends a line. Default: '\n' (with "\r\n" also ending lines).
-  char line_sep = '\n';
   /// Spark `maxCharsPerColumn`: longest field in bytes; a record with a longer field is
   /// malformed (rescued, dropped or failed by the mode), and with multiLine a quoted field
   /// stops gathering lines past it, so memory stays bounded. -1 is unlimited. Default: -1.
@@ -95,15 +73,8 @@ struct CsvReadOptions {
   /// double, boolean (and timestamp/date when asked); when false every column is a string.
   /// Default: false.
   bool infer_schema = false;
-  /// Infer timestamp for ISO-8601 timestamp text. Default: false.
-  bool infer_timestamp = false;
-  /// Auto Loader `cloudFiles.schemaHints`. Default: "" (none).
-  std::string schema_hints;
   /// Inference stops after this many records per file. Default: 1000000.
   int64_t sample_records = 1'000'000;
-  /// Collect header names no schema field has exactly in CsvReadMetrics::unknown_fields
-  /// (Auto Loader's schema evolution; needs `header`). Default: false.
-  bool report_unknown_fields = false;
 };
 
 /// What a reader did with its input: num_records == num_rows_written + num_rows_rescued +
@@ -121,11 +92,11 @@ struct CsvReadMetrics : text::RecordCounts {
 
 /// Reads one CSV file into record batches.
 ///
+/// Next: FAILFAST errors are Corruption naming the file, line number and byte offset.
+///
 /// Thread-safety: none; one reader per thread.
-class CsvReader {
+class CsvReader : public formats::FileReader {
  public:
-  virtual ~CsvReader() = default;
-
   /// Reads `path` on `fs` (gzip/zstd by extension) with data schema `schema`; `columns` selects
   /// output columns by name, in that order (default: all of OutputSchema()).
   static Result<std::unique_ptr<CsvReader>> Open(
@@ -139,11 +110,9 @@ class CsvReader {
       const CsvReadOptions& options, const std::vector<std::string>& columns = {},
       columnar::MemoryPool* pool = columnar::DefaultMemoryPool());
 
-  virtual const columnar::SchemaPtr& OutputSchema() const = 0;
-  /// The next batch, or nullptr at the end. FAILFAST errors are Corruption naming the file,
-  /// line number and byte offset.
-  virtual Result<columnar::RecordBatchPtr> Next() = 0;
+  /// Counts so far.
   virtual const CsvReadMetrics& Metrics() const = 0;
+  const std::vector<std::string>& UnknownFields() const final { return Metrics().unknown_fields; }
 };
 
 /// The full output schema: `schema` made nullable plus the corrupt-record and rescued-data

@@ -1174,18 +1174,7 @@ Status ValidateOptions(const JsonReadOptions& options) {
     return Status::InvalidArgument(fmt::format(
         "JSON reader: max_nesting_depth must be positive, got {}", options.max_nesting_depth));
   }
-  if (!options.rescued_data_column.empty() &&
-      options.rescued_data_column == options.column_name_of_corrupt_record) {
-    return Status::InvalidArgument(
-        fmt::format("JSON reader: rescuedDataColumn and columnNameOfCorruptRecord are both '{}'",
-                    options.rescued_data_column));
-  }
-  return Status::OK();
-}
-
-Result<text::TemporalFormats> MakeTemporalFormats(const JsonReadOptions& options) {
-  return text::TemporalFormats::Make(options.timestamp_format, options.date_format,
-                                     options.time_zone, "JSON reader");
+  return text::ValidateTextReadOptions(options, "JSON reader");
 }
 
 }  // namespace
@@ -1203,7 +1192,8 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Make(std::string path, std::stri
                                                      const std::vector<std::string>& columns,
                                                      columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal,
+                            text::MakeTemporalFormats(options, "JSON reader"));
   auto input =
       text::InputStream::FromString(path, std::string(data), text::InputCompression::kNone);
   auto reader = std::make_unique<JsonReaderImpl>(
@@ -1220,15 +1210,12 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Open(storage::FileSystem& fs,
                                                      const std::vector<std::string>& columns,
                                                      columnar::MemoryPool* pool) {
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
-  int64_t size_hint = -1;
-  if (text::CompressionFromPath(path) == text::InputCompression::kNone) {
-    TRIBUTARY_ASSIGN_OR_RAISE(const storage::FileInfo info, fs.GetFileInfo(path));
-    size_hint = info.size;
-  }
-  auto reader = std::make_unique<JsonReaderImpl>(
-      path, std::move(input), size_hint, std::move(output), options, std::move(temporal), pool);
+  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal,
+                            text::MakeTemporalFormats(options, "JSON reader"));
+  TRIBUTARY_ASSIGN_OR_RAISE(text::SizedInput input, text::OpenSizedInput(fs, path));
+  auto reader =
+      std::make_unique<JsonReaderImpl>(path, std::move(input.stream), input.size_hint,
+                                       std::move(output), options, std::move(temporal), pool);
   TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
   return std::unique_ptr<JsonReader>(std::move(reader));
 }

@@ -43,8 +43,10 @@
 
 #include "columnar/memory_pool.h"
 #include "columnar/record_batch.h"
+#include "formats/file_reader.h"
 #include "formats/text/parse_mode.h"
 #include "formats/text/record_sink.h"
+#include "formats/text/text_read_options.h"
 #include "storage/file_system.h"
 #include "tributary/result.h"
 
@@ -52,40 +54,7 @@ namespace tributary::json {
 
 /// Options of the JSON reader and of JSON schema inference, under Spark's and Auto Loader's
 /// names.
-struct JsonReadOptions {
-  /// Spark `mode`: what to do with records that do not parse (or, without a rescued-data
-  /// column, do not fit). Default: PERMISSIVE.
-  text::ParseMode mode = text::ParseMode::kPermissive;
-  /// Spark `columnNameOfCorruptRecord`. When set, the raw text of records that do not parse
-  /// goes to this string column (added at the end of the output schema when the schema lacks
-  /// it) instead of the rescued-data column. Default: "" (not set).
-  std::string column_name_of_corrupt_record;
-  /// Auto Loader `rescuedDataColumn`: the string column (added at the end of the output schema
-  /// when the schema lacks it) collecting what does not fit the schema; "" disables it.
-  /// Default: "_rescued_data".
-  std::string rescued_data_column = "_rescued_data";
-  /// Include "_file_path" in rescued objects
-  /// (spark.databricks.sql.rescuedDataColumn.filePath.enabled). Default: true.
-  bool rescued_data_file_path = true;
-  /// Spark `multiLine`: each file is one JSON value (an object, or an array of objects).
-  /// Default: false.
-  bool multi_line = false;
-  /// Spark `timestampFormat`: a Spark datetime pattern (expr/datetime_pattern.h) timestamp
-  /// text must match, e.g. "dd/MM/yyyy HH:mm[:ss][XXX]"; "" reads any ISO-8601 text (Spark's
-  /// CAST). Setting it turns on timestamp inference, which then infers text matching it.
-  /// timestamp_ntz columns always read ISO-8601. A bad pattern fails Open. Default: "".
-  std::string timestamp_format;
-  /// Spark `dateFormat`: a datetime pattern date text must match; "" reads ISO-8601 dates.
-  /// Setting it turns on date inference for text matching it. Default: "".
-  std::string date_format;
-  /// Session time zone for zone-less timestamp text: "UTC", a fixed offset or a region id.
-  /// Default: "UTC".
-  std::string time_zone = "UTC";
-  /// Rows per record batch. Default: 8192.
-  int64_t batch_size = 8192;
-  /// Spark `lineSep`: the byte that ends a record (one byte only). Default: '\n' (with "\r\n"
-  /// also ending records).
-  char line_sep = '\n';
+struct JsonReadOptions : text::TextReadOptions {
   /// Longest record (a line, or with multiLine the whole file) in bytes. A longer one is a
   /// malformed record named by file and line (its first max_record_bytes bytes are what the
   /// rescued or corrupt-record column gets); the rest is skipped without being buffered, so
@@ -119,25 +88,15 @@ struct JsonReadOptions {
   /// Auto Loader `cloudFiles.inferColumnTypes`: infer bigint/double/boolean/struct/array
   /// leaves; when false every inferred leaf is a string. Default: false.
   bool infer_column_types = false;
-  /// Spark `inferTimestamp`: infer timestamp for strings in ISO-8601 timestamp form.
-  /// Default: false.
-  bool infer_timestamp = false;
   /// Spark `prefersDecimal`: infer decimal(p,s) instead of double for fractional numbers, and
   /// for strings holding a decimal number, when p <= 38 (Java BigDecimal's precision and scale
   /// of the text: "1.50" is decimal(3,2)). Default: false.
   bool prefers_decimal = false;
-  /// Auto Loader `cloudFiles.schemaHints`, e.g. "a INT, b.c STRING" (formats/text/schema_hints.h).
-  /// Default: "" (none).
-  std::string schema_hints;
   /// Inference reads files until this many bytes were sampled
   /// (cloudFiles.schemaInference.sampleSize.numBytes). Default: 50 GiB.
   int64_t sample_size_bytes = int64_t{50} << 30;
   /// Inference reads at most this many files (sampleSize.numFiles). Default: 1000.
   int64_t sample_size_files = 1000;
-  /// Collect the names of top-level fields outside the schema in
-  /// JsonReadMetrics::unknown_fields (Auto Loader's schema evolution asks for them, so new
-  /// columns are found without a second parse). Default: false.
-  bool report_unknown_fields = false;
 };
 
 /// What a reader did with its input. Every record is accounted for:
@@ -159,11 +118,12 @@ struct JsonReadMetrics : text::RecordCounts {
 /// Reads one JSON file into record batches. Open reads (and decompresses, by extension) the
 /// file; Next decodes up to batch_size records at a time.
 ///
+/// Next: FAILFAST errors are Corruption naming the file, line number and byte offset of the
+/// record.
+///
 /// Thread-safety: none; one reader per thread.
-class JsonReader {
+class JsonReader : public formats::FileReader {
  public:
-  virtual ~JsonReader() = default;
-
   /// Reads `path` on `fs` with data schema `schema` (fields are matched by name; the rescued
   /// and corrupt-record columns, when in it, are not read from the data). `columns` selects
   /// output columns by name, in that order; unselected fields are skipped, not decoded.
@@ -181,15 +141,9 @@ class JsonReader {
       const JsonReadOptions& options, const std::vector<std::string>& columns = {},
       columnar::MemoryPool* pool = columnar::DefaultMemoryPool());
 
-  /// The schema of the batches Next returns.
-  virtual const columnar::SchemaPtr& OutputSchema() const = 0;
-
-  /// The next batch, or nullptr at the end of the file. FAILFAST errors are Corruption naming
-  /// the file, line number and byte offset of the record.
-  virtual Result<columnar::RecordBatchPtr> Next() = 0;
-
   /// Counts so far.
   virtual const JsonReadMetrics& Metrics() const = 0;
+  const std::vector<std::string>& UnknownFields() const final { return Metrics().unknown_fields; }
 };
 
 /// The full output schema for data schema `schema`: its fields made nullable, then the

@@ -259,4 +259,14 @@ Status InputStream::ReadAll(std::string* out) {
   }
 }
 
+Result<SizedInput> OpenSizedInput(storage::FileSystem& fs, const std::string& path) {
+  SizedInput input;
+  TRIBUTARY_ASSIGN_OR_RAISE(input.stream, InputStream::Open(fs, path));
+  if (CompressionFromPath(path) == InputCompression::kNone) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const storage::FileInfo info, fs.GetFileInfo(path));
+    input.size_hint = info.size;
+  }
+  return input;
+}
+
 }  // namespace tributary::text

@@ -58,4 +58,14 @@ class InputStream {
   Status ReadAll(std::string* out);
 };
 
+/// A text file opened for a reader: its stream and, when the file is not compressed, its size
+/// (else -1), from which the readers size their buffers.
+struct SizedInput {
+  std::unique_ptr<InputStream> stream;
+  int64_t size_hint = -1;
+};
+
+/// Opens `path` on `fs` as InputStream::Open does, with its size when it is not compressed.
+Result<SizedInput> OpenSizedInput(storage::FileSystem& fs, const std::string& path);
+
 }  // namespace tributary::text
