@@ -1,9 +1,11 @@
 // The RLE / bit-packing hybrid encoding (RLE = 3) and the primitives it is built from: ULEB128
-// varints, zigzag, and LSB-first bit packing, which the delta encodings share.
+// varints, zigzag, and LSB-first bit packing, which the delta encodings and the thrift compact
+// protocol share.
 
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,7 +20,8 @@ namespace tributary::parquet {
 constexpr int kMaxRleBitWidth = 32;
 
 /// Maps a signed integer to an unsigned one so that small magnitudes stay small (protobuf's
-/// zigzag, used by Parquet's DELTA_BINARY_PACKED for the first value and min delta).
+/// zigzag, used by Parquet's DELTA_BINARY_PACKED for the first value and min delta, and by the
+/// thrift compact protocol for its integers and field ids).
 constexpr uint64_t ZigZagEncode(int64_t value) {
   return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
 }
@@ -26,6 +29,14 @@ constexpr uint64_t ZigZagEncode(int64_t value) {
 /// Inverse of ZigZagEncode.
 constexpr int64_t ZigZagDecode(uint64_t value) {
   return static_cast<int64_t>((value >> 1) ^ (~(value & 1) + 1));
+}
+
+/// The 4-byte little-endian signed integer at `p` (the length prefixes of levels, RLE booleans
+/// and PLAIN byte arrays).
+inline int32_t LoadLe32(const char* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
 }
 
 /// Reads an unsigned LEB128 varint from `data` starting at `*pos` and advances `*pos` past it.

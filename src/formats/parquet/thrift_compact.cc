@@ -19,18 +19,12 @@
 
 #include <fmt/format.h>
 
+#include "formats/parquet/rle_encoding.h"
+
 namespace tributary::parquet {
 namespace {
 
 constexpr int kMaxDepth = 64;
-
-int64_t ZigZagDecode(uint64_t value) {
-  return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
-}
-
-uint64_t ZigZagEncode(int64_t value) {
-  return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-}
 
 }  // namespace
 
