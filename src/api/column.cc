@@ -1,7 +1,7 @@
 #include "tributary/column.h"
 
+#include "columnar/sql_type_parser.h"
 #include "expr/expression.h"
-#include "formats/text/schema_hints.h"
 
 namespace tributary {
 
@@ -43,7 +43,7 @@ std::vector<ExprPtr> Exprs(const std::vector<Column>& columns) {
 }  // namespace
 
 Column Column::CastTo(std::string_view type, bool try_cast) const {
-  auto parsed = text::ParseSqlType(type);
+  auto parsed = columnar::ParseSqlType(type);
   if (!parsed.ok()) {
     Column out = *this;
     out.error_ = "Cast: " + parsed.status().ToString();

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/sql_type_parser.h"
 #include "common/ascii.h"
 #include "common/closest_match.h"
 #include "formats/text/schema_hints.h"
@@ -499,7 +500,7 @@ class Parser {
     const Token& last = tokens_[pos_ - 1];
     const std::string_view text = std::string_view(*source_).substr(
         first.position.offset, last.position.offset + last.length - first.position.offset);
-    auto type = text::ParseSqlType(text);
+    auto type = columnar::ParseSqlType(text);
     if (type.ok()) {
       return type;
     }
@@ -1654,7 +1655,7 @@ class Parser {
 
   // A type name ("struct<a:int>", "array<string>") or a DDL column list ("a INT, b STRING").
   static Result<columnar::DataTypePtr> FromJsonSchema(const std::string& text) {
-    auto type = text::ParseSqlType(text);
+    auto type = columnar::ParseSqlType(text);
     if (type.ok()) {
       return type;
     }

@@ -1,18 +1,12 @@
-// Spark SQL type names and Auto Loader's `schemaHints` (cloudFiles.schemaHints).
+// Auto Loader's `schemaHints` (cloudFiles.schemaHints): column paths and the Spark SQL types
+// they must have.
 //
-// Grammar (keywords and type names in any case; identifiers may be `back-quoted`):
+// Grammar (keywords and type names in any case; identifiers may be `back-quoted`; `type`,
+// `member-suffix` and `name` are columnar/sql_type_parser.h's):
 //
 //   hints      = hint *( "," hint )
-//   hint       = path type
+//   hint       = path type member-suffix
 //   path       = name *( "." name )        ; "element" steps into an array, "key"/"value" a map
-//   type       = "BOOLEAN" | "TINYINT" | "BYTE" | "SMALLINT" | "SHORT" | "INT" | "INTEGER"
-//              | "BIGINT" | "LONG" | "FLOAT" | "REAL" | "DOUBLE" | "STRING" | "BINARY" | "DATE"
-//              | "TIMESTAMP" | "TIMESTAMP_LTZ" | "TIMESTAMP_NTZ" | "VOID"
-//              | ("VARCHAR" | "CHAR") "(" int ")"                      ; read as string
-//              | ("DECIMAL" | "DEC" | "NUMERIC") [ "(" int [ "," int ] ")" ]  ; default (10,0)
-//              | "ARRAY" "<" type ">" | "MAP" "<" type "," type ">"
-//              | "STRUCT" "<" [ member *( "," member ) ] ">"
-//   member     = name [ ":" ] type [ "NOT" "NULL" ] [ "COMMENT" quoted-string ]
 
 #pragma once
 
@@ -24,10 +18,6 @@
 #include "tributary/result.h"
 
 namespace tributary::text {
-
-/// Parses one Spark SQL type ("decimal(10,2)", "array<struct<a:int>>"). InvalidArgument names
-/// the character offset of the first thing that does not parse.
-Result<columnar::DataTypePtr> ParseSqlType(std::string_view text);
 
 /// One entry of a schemaHints string: the column path and the type it must have.
 struct SchemaHint {
