@@ -5,18 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
+
 namespace tributary::delta {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') {
-      c = static_cast<char>(c - 'A' + 'a');
-    }
-  }
-  return out;
-}
 
 std::vector<std::string_view> Words(std::string_view text) {
   std::vector<std::string_view> words;
@@ -60,7 +52,7 @@ int64_t UnitMillis(std::string unit) {
 }  // namespace
 
 Result<int64_t> ParseIntervalMillis(std::string_view text) {
-  const std::string lowered = Lower(text);
+  const std::string lowered = AsciiLower(text);
   std::vector<std::string_view> words = Words(lowered);
   size_t i = !words.empty() && words[0] == "interval" ? 1 : 0;
   if (i == words.size()) {
@@ -109,7 +101,7 @@ bool BooleanProperty(const Metadata& metadata, const std::string& key, bool defa
   if (it == metadata.configuration.end()) {
     return default_value;
   }
-  const std::string value = Lower(it->second);
+  const std::string value = AsciiLower(it->second);
   return value == "true" ? true : value == "false" ? false : default_value;
 }
 

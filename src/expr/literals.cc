@@ -127,16 +127,6 @@ namespace {
 
 constexpr int64_t kMicrosPerSecond = 1000000;
 
-std::string UpperAscii(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'a' && c <= 'z') {
-      c = static_cast<char>(c - 'a' + 'A');
-    }
-  }
-  return out;
-}
-
 // Microseconds per unit, 0 for an unknown unit, -1 for a year-month unit.
 int64_t MicrosPerUnit(std::string unit) {
   if (unit.size() > 1 && unit.back() == 'S') {
@@ -280,7 +270,7 @@ Result<Scalar> ParseIntervalRange(std::string_view value, const std::string& fro
 }  // namespace
 
 Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view unit) {
-  const std::string upper_unit = UpperAscii(unit);
+  const std::string upper_unit = AsciiUpper(unit);
   if (const size_t to = upper_unit.find(" TO "); to != std::string::npos) {
     return ParseIntervalRange(value, upper_unit.substr(0, to), upper_unit.substr(to + 4), unit);
   }
@@ -302,7 +292,7 @@ Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view uni
   if (!upper_unit.empty()) {
     tokens.push_back(unit);
   }
-  if (!tokens.empty() && UpperAscii(tokens[0]) == "INTERVAL") {
+  if (!tokens.empty() && AsciiUpper(tokens[0]) == "INTERVAL") {
     tokens.erase(tokens.begin());
   }
   if (tokens.empty() || tokens.size() % 2 != 0) {
@@ -311,7 +301,7 @@ Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view uni
   }
   __int128 total = 0;
   for (size_t i = 0; i < tokens.size(); i += 2) {
-    const int64_t per_unit = MicrosPerUnit(UpperAscii(tokens[i + 1]));
+    const int64_t per_unit = MicrosPerUnit(AsciiUpper(tokens[i + 1]));
     if (per_unit < 0) {
       return Status::NotImplemented(
           fmt::format("year-month intervals are not supported: '{}' {}", value, tokens[i + 1]));
