@@ -23,8 +23,7 @@ format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
 
 tidy:
-	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
-	git ls-files 'src/*.cc' 'tools/*.cc' | xargs clang-tidy -p build/release --quiet
+	./scripts/tidy.sh
 
 clean:
 	rm -rf build/release build/asan

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Everything `make test` checks, in order: structure and formatting, the release build with -Werror (g++),
-# every ctest label, the sanitizer build (clang: ASan + UBSan) of the unit tests, and each
-# fuzz harness for a bounded time.
+# Everything `make test` checks, in order: structure, formatting and clang-tidy on the changed
+# files, the release build with -Werror (g++), every ctest label, the sanitizer build (clang:
+# ASan + UBSan) of the unit tests, and each fuzz harness for a bounded time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -11,6 +11,8 @@ echo "== structure checks"
 ./scripts/check_layers.sh
 echo "== formatting (clang-format, .clang-format)"
 git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
+echo "== clang-tidy on the changed files (.clang-tidy; scripts/tidy.sh says which base)"
+./scripts/tidy.sh
 
 echo "== release build (g++, -Werror)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRIBUTARY_WERROR=ON >/dev/null
