@@ -25,6 +25,7 @@
 #include "columnar/column_builder.h"
 #include "exec/hash_aggregate.h"
 #include "exec/hash_join.h"
+#include "exec/physical_plan.h"
 #include "exec/relational_operators.h"
 
 namespace tributary::exec {
@@ -109,8 +110,8 @@ expr::BoundExprPtr ColumnOf(const Table& table, std::string_view name) {
   return *expr::Bind(*expr::Col(name), *table.schema);
 }
 
-OperatorPtr Scan(const Table& table) {
-  return std::make_unique<BatchSourceOperator>(table.schema, table.batches);
+PhysicalNodePtr Scan(const Table& table) {
+  return std::make_shared<ValuesNode>(table.schema, table.batches);
 }
 
 // The columns at `indices` of `table`, without copying: what a scan with projection pushdown
@@ -149,9 +150,11 @@ Status GroupBy(const Dataset& data, const ExecContext& context, int64_t* result)
   const Table& fact = data.fact;
   auto schema = std::make_shared<const Schema>(std::vector<Field>{
       Field("k", DataType::Int64()), Field("s", DataType::Int64()), Field("c", DataType::Int64())});
-  HashAggregateOperator op(Scan(fact), {ColumnOf(fact, "k")},
-                           {{"sum", {ColumnOf(fact, "v")}}, {"count", {}}}, schema, context);
-  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, Drain(op));
+  auto plan = std::make_shared<HashAggregateNode>(
+      Scan(fact), std::vector<expr::BoundExprPtr>{ColumnOf(fact, "k")},
+      std::vector<AggregateCall>{{"sum", {ColumnOf(fact, "v")}}, {"count", {}}}, schema);
+  TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr op, InstantiateOperators(plan, context));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, Drain(*op));
   *result = SumColumn(batches, 1) + SumColumn(batches, 2);
   return Status::OK();
 }
@@ -160,10 +163,13 @@ Status Join(const Dataset& data, const ExecContext& context, int64_t* result) {
   const Table fact = Project(data.fact, {2});
   std::vector<Field> fields = fact.schema->Fields();
   fields.insert(fields.end(), data.dim.schema->Fields().begin(), data.dim.schema->Fields().end());
-  HashJoinOperator op(Scan(fact), Scan(data.dim), JoinType::kInner, {ColumnOf(fact, "fk")},
-                      {ColumnOf(data.dim, "dk")}, nullptr,
-                      std::make_shared<const Schema>(std::move(fields)), context);
-  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, Drain(op));
+  auto plan =
+      std::make_shared<HashJoinNode>(Scan(fact), Scan(data.dim), JoinType::kInner,
+                                     std::vector<expr::BoundExprPtr>{ColumnOf(fact, "fk")},
+                                     std::vector<expr::BoundExprPtr>{ColumnOf(data.dim, "dk")},
+                                     nullptr, std::make_shared<const Schema>(std::move(fields)));
+  TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr op, InstantiateOperators(plan, context));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, Drain(*op));
   int64_t rows = 0;
   for (const RecordBatchPtr& batch : batches) {
     rows += batch->NumRows();

@@ -5,12 +5,9 @@
 
 namespace tributary::exec {
 
-GenerateOperator::GenerateOperator(OperatorPtr input, GenerateSpec spec, SchemaPtr output_schema,
+GenerateOperator::GenerateOperator(std::shared_ptr<const GenerateNode> node, OperatorPtr input,
                                    const ExecContext& context)
-    : input_(std::move(input)),
-      spec_(std::move(spec)),
-      schema_(std::move(output_schema)),
-      context_(context) {}
+    : node_(std::move(node)), input_(std::move(input)), context_(context) {}
 
 namespace {
 
@@ -48,7 +45,7 @@ Result<RecordBatchPtr> GenerateOperator::Next() {
       return batch;
     }
     TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr collection,
-                              expr::Evaluate(*spec_.collection, *batch, context_.eval));
+                              expr::Evaluate(*node_->Spec().collection, *batch, context_.eval));
     const int64_t* offsets = collection->Offsets();
     std::vector<int64_t> parents;
     std::vector<int64_t> elements;
@@ -57,7 +54,7 @@ Result<RecordBatchPtr> GenerateOperator::Next() {
       const int64_t begin = collection->IsNull(row) ? 0 : offsets[row];
       const int64_t end = collection->IsNull(row) ? 0 : offsets[row + 1];
       if (begin == end) {
-        if (spec_.outer) {
+        if (node_->Spec().outer) {
           parents.push_back(row);
           elements.push_back(-1);
           positions.push_back(-1);
@@ -79,7 +76,7 @@ Result<RecordBatchPtr> GenerateOperator::Next() {
       TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr taken, columnar::Take(*column, parents, pool));
       columns.push_back(std::move(taken));
     }
-    if (spec_.with_position) {
+    if (node_->Spec().with_position) {
       columnar::ColumnBuilder builder(columnar::DataType::Int32(), pool);
       for (int32_t position : positions) {
         if (position < 0) {
@@ -95,14 +92,9 @@ Result<RecordBatchPtr> GenerateOperator::Next() {
       TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr values, TakeOrNull(child, elements, pool));
       columns.push_back(std::move(values));
     }
-    return columnar::RecordBatch::Make(schema_, static_cast<int64_t>(parents.size()),
+    return columnar::RecordBatch::Make(node_->Schema(), static_cast<int64_t>(parents.size()),
                                        std::move(columns));
   }
-}
-
-std::string GenerateOperator::ToString() const {
-  return std::string("Generate ") + (spec_.with_position ? "posexplode" : "explode") +
-         (spec_.outer ? "_outer(" : "(") + spec_.collection->ToString() + ")";
 }
 
 }  // namespace tributary::exec

@@ -8,42 +8,21 @@
 
 namespace tributary::exec {
 
-BatchSourceOperator::BatchSourceOperator(SchemaPtr schema, std::vector<RecordBatchPtr> batches,
-                                         std::string description)
-    : schema_(std::move(schema)),
-      batches_(std::move(batches)),
-      description_(std::move(description)) {}
-
 Result<RecordBatchPtr> BatchSourceOperator::Next() {
-  if (next_ >= batches_.size()) {
+  const std::vector<RecordBatchPtr>& batches = node_->Batches();
+  if (next_ >= batches.size()) {
     return RecordBatchPtr{};
   }
-  return batches_[next_++];
+  return batches[next_++];
 }
-
-std::string BatchSourceOperator::ToString() const {
-  int64_t rows = 0;
-  for (const RecordBatchPtr& batch : batches_) {
-    rows += batch->NumRows();
-  }
-  return fmt::format("{}(rows={})", description_, rows);
-}
-
-RowCountingOperator::RowCountingOperator(OperatorPtr input,
-                                         std::shared_ptr<std::atomic<int64_t>> counter)
-    : input_(std::move(input)), counter_(std::move(counter)) {}
 
 Result<RecordBatchPtr> RowCountingOperator::Next() {
   TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
   if (batch != nullptr) {
-    counter_->fetch_add(batch->NumRows(), std::memory_order_relaxed);
+    node_->Counter()->fetch_add(batch->NumRows(), std::memory_order_relaxed);
   }
   return batch;
 }
-
-FilterOperator::FilterOperator(OperatorPtr input, expr::BoundExprPtr predicate,
-                               const ExecContext& context)
-    : input_(std::move(input)), predicate_(std::move(predicate)), context_(context) {}
 
 Result<RecordBatchPtr> FilterOperator::Next() {
   while (true) {
@@ -52,7 +31,7 @@ Result<RecordBatchPtr> FilterOperator::Next() {
       return batch;
     }
     TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr mask,
-                              expr::Evaluate(*predicate_, *batch, context_.eval));
+                              expr::Evaluate(*node_->Predicate(), *batch, context_.eval));
     TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int64_t> selected, columnar::SelectedRows(*mask));
     const auto rows = static_cast<int64_t>(selected.size());
     // A batch that passes whole is handed on as it is (batches are immutable), without copies.
@@ -74,66 +53,37 @@ Result<RecordBatchPtr> FilterOperator::Next() {
   }
 }
 
-std::string FilterOperator::ToString() const {
-  return fmt::format("Filter({})", predicate_->ToString());
-}
-
-ProjectOperator::ProjectOperator(OperatorPtr input, std::vector<expr::BoundExprPtr> expressions,
-                                 SchemaPtr schema, const ExecContext& context)
-    : input_(std::move(input)),
-      expressions_(std::move(expressions)),
-      schema_(std::move(schema)),
-      context_(context) {}
-
 Result<RecordBatchPtr> ProjectOperator::Next() {
   TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
   if (batch == nullptr) {
     return batch;
   }
   std::vector<columnar::ColumnPtr> columns;
-  columns.reserve(expressions_.size());
-  for (const expr::BoundExprPtr& expression : expressions_) {
+  columns.reserve(node_->Expressions().size());
+  for (const expr::BoundExprPtr& expression : node_->Expressions()) {
     TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr column,
                               expr::Evaluate(*expression, *batch, context_.eval));
     columns.push_back(std::move(column));
   }
-  return columnar::RecordBatch::Make(schema_, batch->NumRows(), std::move(columns));
+  return columnar::RecordBatch::Make(node_->Schema(), batch->NumRows(), std::move(columns));
 }
-
-std::string ProjectOperator::ToString() const {
-  std::string out = "Project(";
-  for (size_t i = 0; i < expressions_.size(); ++i) {
-    if (i > 0) {
-      out += ", ";
-    }
-    out += expressions_[i]->ToString();
-    const std::string& name = schema_->FieldAt(static_cast<int>(i)).Name();
-    if (expressions_[i]->GetOp() != expr::Op::kColumn || expressions_[i]->Name() != name) {
-      out += " AS " + name;
-    }
-  }
-  return out + ")";
-}
-
-LimitOperator::LimitOperator(OperatorPtr input, int64_t limit, int64_t offset)
-    : input_(std::move(input)), remaining_(limit), to_skip_(offset) {}
 
 Result<RecordBatchPtr> LimitOperator::Next() {
-  while (remaining_ > 0) {
+  while (state_.remaining > 0) {
     TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
     if (batch == nullptr) {
-      remaining_ = 0;
+      state_.remaining = 0;
       return batch;
     }
     const int64_t rows = batch->NumRows();
-    if (to_skip_ >= rows) {
-      to_skip_ -= rows;
+    if (state_.to_skip >= rows) {
+      state_.to_skip -= rows;
       continue;
     }
-    const int64_t begin = to_skip_;
-    const int64_t count = std::min(rows - begin, remaining_);
-    to_skip_ = 0;
-    remaining_ -= count;
+    const int64_t begin = state_.to_skip;
+    const int64_t count = std::min(rows - begin, state_.remaining);
+    state_.to_skip = 0;
+    state_.remaining -= count;
     if (begin == 0 && count == rows) {
       return batch;
     }
@@ -148,13 +98,6 @@ Result<RecordBatchPtr> LimitOperator::Next() {
   }
   return RecordBatchPtr{};
 }
-
-std::string LimitOperator::ToString() const {
-  return to_skip_ > 0 ? fmt::format("Limit({}, offset={})", remaining_, to_skip_)
-                      : fmt::format("Limit({})", remaining_);
-}
-
-UnionAllOperator::UnionAllOperator(std::vector<OperatorPtr> inputs) : inputs_(std::move(inputs)) {}
 
 Result<RecordBatchPtr> UnionAllOperator::Next() {
   while (current_ < inputs_.size()) {

@@ -7,103 +7,111 @@
 #include <vector>
 
 #include "exec/operator.h"
-#include "expr/bound_expression.h"
+#include "exec/physical_plan.h"
 
 namespace tributary::exec {
 
-/// Returns the given batches in order (VALUES lists, memory tables, foreachBatch inputs).
+/// Returns the batches of a ValuesNode in order.
 class BatchSourceOperator final : public Operator {
  public:
-  BatchSourceOperator(SchemaPtr schema, std::vector<RecordBatchPtr> batches,
-                      std::string description = "Values");
-  const SchemaPtr& OutputSchema() const override { return schema_; }
+  explicit BatchSourceOperator(std::shared_ptr<const ValuesNode> node) : node_(std::move(node)) {}
+  const SchemaPtr& OutputSchema() const override { return node_->Schema(); }
   Result<RecordBatchPtr> Next() override;
-  std::string ToString() const override;
+  std::string ToString() const override { return node_->ToString(); }
 
  private:
-  SchemaPtr schema_;
-  std::vector<RecordBatchPtr> batches_;
-  size_t next_ = 0;
-  std::string description_;
+  std::shared_ptr<const ValuesNode> node_;
+  size_t next_ = 0;  // state: the next batch to return
 };
 
-/// Passes its input through and adds the number of rows to `counter` (a micro-batch's input
-/// row count, read after the query ran).
+/// Passes its input through and adds the number of rows to the node's counter (a micro-batch's
+/// input row count, read after the query ran).
 class RowCountingOperator final : public Operator {
  public:
-  RowCountingOperator(OperatorPtr input, std::shared_ptr<std::atomic<int64_t>> counter);
+  RowCountingOperator(std::shared_ptr<const RowCountingNode> node, OperatorPtr input)
+      : node_(std::move(node)), input_(std::move(input)) {}
   const SchemaPtr& OutputSchema() const override { return input_->OutputSchema(); }
   Result<RecordBatchPtr> Next() override;
   std::string ToString() const override { return input_->ToString(); }
   std::vector<const Operator*> Children() const override { return input_->Children(); }
 
  private:
+  std::shared_ptr<const RowCountingNode> node_;
   OperatorPtr input_;
-  std::shared_ptr<std::atomic<int64_t>> counter_;
 };
 
-/// Keeps the rows for which `predicate` (boolean, bound against the input schema) is true;
-/// null counts as false.
+/// Keeps the rows for which the node's predicate is true; null counts as false. Stateless.
 class FilterOperator final : public Operator {
  public:
-  FilterOperator(OperatorPtr input, expr::BoundExprPtr predicate, const ExecContext& context);
+  FilterOperator(std::shared_ptr<const FilterNode> node, OperatorPtr input,
+                 const ExecContext& context)
+      : node_(std::move(node)), input_(std::move(input)), context_(context) {}
   const SchemaPtr& OutputSchema() const override { return input_->OutputSchema(); }
   Result<RecordBatchPtr> Next() override;
-  std::string ToString() const override;
+  std::string ToString() const override { return node_->ToString(); }
   std::vector<const Operator*> Children() const override { return {input_.get()}; }
 
  private:
+  std::shared_ptr<const FilterNode> node_;
   OperatorPtr input_;
-  expr::BoundExprPtr predicate_;
   const ExecContext& context_;
 };
 
-/// Evaluates one expression per output column. `schema` names the outputs; its types are the
-/// expressions' types.
+/// Evaluates one expression per output column. The node's schema names the outputs; its types
+/// are the expressions' types. Stateless.
 class ProjectOperator final : public Operator {
  public:
-  ProjectOperator(OperatorPtr input, std::vector<expr::BoundExprPtr> expressions, SchemaPtr schema,
-                  const ExecContext& context);
-  const SchemaPtr& OutputSchema() const override { return schema_; }
+  ProjectOperator(std::shared_ptr<const ProjectNode> node, OperatorPtr input,
+                  const ExecContext& context)
+      : node_(std::move(node)), input_(std::move(input)), context_(context) {}
+  const SchemaPtr& OutputSchema() const override { return node_->Schema(); }
   Result<RecordBatchPtr> Next() override;
-  std::string ToString() const override;
+  std::string ToString() const override { return node_->ToString(); }
   std::vector<const Operator*> Children() const override { return {input_.get()}; }
 
  private:
+  std::shared_ptr<const ProjectNode> node_;
   OperatorPtr input_;
-  std::vector<expr::BoundExprPtr> expressions_;
-  SchemaPtr schema_;
   const ExecContext& context_;
 };
 
 /// Skips the first `offset` rows, then passes on at most `limit` rows and stops pulling.
 class LimitOperator final : public Operator {
  public:
-  LimitOperator(OperatorPtr input, int64_t limit, int64_t offset = 0);
+  LimitOperator(std::shared_ptr<const LimitNode> node, OperatorPtr input)
+      : node_(std::move(node)), input_(std::move(input)), state_{node_->Limit(), node_->Offset()} {}
   const SchemaPtr& OutputSchema() const override { return input_->OutputSchema(); }
   Result<RecordBatchPtr> Next() override;
-  std::string ToString() const override;
+  std::string ToString() const override { return node_->ToString(); }
   std::vector<const Operator*> Children() const override { return {input_.get()}; }
 
  private:
+  /// How far the limit has got.
+  struct State {
+    int64_t remaining;
+    int64_t to_skip;
+  };
+
+  std::shared_ptr<const LimitNode> node_;
   OperatorPtr input_;
-  int64_t remaining_;
-  int64_t to_skip_;
+  State state_;
 };
 
 /// All rows of each input in turn, under the first input's schema (inputs must have the same
 /// column types; names come from the first, as SQL's UNION).
 class UnionAllOperator final : public Operator {
  public:
-  explicit UnionAllOperator(std::vector<OperatorPtr> inputs);
+  UnionAllOperator(std::shared_ptr<const UnionAllNode> node, std::vector<OperatorPtr> inputs)
+      : node_(std::move(node)), inputs_(std::move(inputs)) {}
   const SchemaPtr& OutputSchema() const override { return inputs_.front()->OutputSchema(); }
   Result<RecordBatchPtr> Next() override;
-  std::string ToString() const override { return "UnionAll"; }
+  std::string ToString() const override { return node_->ToString(); }
   std::vector<const Operator*> Children() const override;
 
  private:
+  std::shared_ptr<const UnionAllNode> node_;
   std::vector<OperatorPtr> inputs_;
-  size_t current_ = 0;
+  size_t current_ = 0;  // state: the input being read
 };
 
 }  // namespace tributary::exec

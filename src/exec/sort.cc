@@ -10,13 +10,13 @@
 
 namespace tributary::exec {
 
-SortOperator::SortOperator(OperatorPtr input, std::vector<SortKey> keys, const ExecContext& context,
-                           std::optional<int64_t> limit)
-    : input_(std::move(input)), keys_(std::move(keys)), context_(context), limit_(limit) {}
+SortOperator::SortOperator(std::shared_ptr<const SortNode> node, OperatorPtr input,
+                           const ExecContext& context)
+    : node_(std::move(node)), input_(std::move(input)), context_(context) {}
 
 Result<std::vector<ColumnPtr>> SortOperator::Augment(const columnar::RecordBatch& batch) const {
   std::vector<ColumnPtr> columns = batch.Columns();
-  for (const SortKey& key : keys_) {
+  for (const SortKey& key : node_->Keys()) {
     TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr column,
                               expr::Evaluate(*key.expression, batch, context_.eval));
     columns.push_back(std::move(column));
@@ -26,9 +26,9 @@ Result<std::vector<ColumnPtr>> SortOperator::Augment(const columnar::RecordBatch
 
 std::vector<int64_t> SortOperator::Order(const std::vector<ColumnPtr>& columns, int64_t rows,
                                          int64_t keep) const {
-  const size_t first_key = columns.size() - keys_.size();
+  const size_t first_key = columns.size() - node_->Keys().size();
   std::vector<OrderingDirection> directions;
-  for (const SortKey& key : keys_) {
+  for (const SortKey& key : node_->Keys()) {
     directions.push_back({key.ascending, key.nulls_first});
   }
   EncodedKeys encoded;
@@ -73,7 +73,7 @@ Result<std::vector<ColumnPtr>> SortOperator::Merge(
 }
 
 Status SortOperator::Consume() {
-  const int64_t keep = limit_.value_or(INT64_MAX);
+  const int64_t keep = node_->Limit().value_or(INT64_MAX);
   if (keep <= 0) {
     return Status::OK();
   }
@@ -82,7 +82,7 @@ Status SortOperator::Consume() {
   // Top-N merges kept rows back down to `keep` whenever they pass this many (a limit past
   // INT64_MAX / 2, as Show(n) of every row asks, never merges: 2 * keep would overflow).
   const int64_t merge_at =
-      !limit_ || keep > INT64_MAX / 2 ? INT64_MAX : std::max(2 * keep, kTargetBatchRows);
+      !node_->Limit() || keep > INT64_MAX / 2 ? INT64_MAX : std::max(2 * keep, kTargetBatchRows);
   while (true) {
     TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
     if (batch == nullptr) {
@@ -109,36 +109,24 @@ Status SortOperator::Consume() {
     return Status::OK();
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> merged, Merge(pieces, keep));
-  merged.resize(merged.size() - keys_.size());
-  sorted_rows_ = merged.front()->Length();
-  sorted_ = std::move(merged);
+  merged.resize(merged.size() - node_->Keys().size());
+  state_.sorted_rows = merged.front()->Length();
+  state_.sorted = std::move(merged);
   return Status::OK();
 }
 
 Result<RecordBatchPtr> SortOperator::Next() {
-  if (!consumed_) {
-    consumed_ = true;
+  if (!state_.consumed) {
+    state_.consumed = true;
     TRIBUTARY_RETURN_NOT_OK(Consume().WithContext("sort"));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, NextSlice(OutputSchema(), sorted_, sorted_rows_,
-                                                            &emitted_rows_, context_.eval.pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                            NextSlice(OutputSchema(), state_.sorted, state_.sorted_rows,
+                                      &state_.emitted_rows, context_.eval.pool));
   if (batch == nullptr) {
-    sorted_.clear();
+    state_.sorted.clear();
   }
   return batch;
-}
-
-std::string SortOperator::ToString() const {
-  std::string out = limit_ ? "TopN(" : "Sort(";
-  for (size_t k = 0; k < keys_.size(); ++k) {
-    const SortKey& key = keys_[k];
-    out += (k > 0 ? ", " : "") + key.expression->ToString() + (key.ascending ? " ASC" : " DESC") +
-           (key.nulls_first ? " NULLS FIRST" : " NULLS LAST");
-  }
-  if (limit_) {
-    out += fmt::format(", limit={}", *limit_);
-  }
-  return out + ")";
 }
 
 }  // namespace tributary::exec

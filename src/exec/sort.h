@@ -7,37 +7,27 @@
 #include <vector>
 
 #include "exec/operator.h"
-#include "expr/bound_expression.h"
+#include "exec/physical_plan.h"
 
 namespace tributary::exec {
 
 using columnar::ColumnPtr;
 
-/// One ORDER BY key. Spark's defaults: ASC sorts NULLS FIRST and DESC NULLS LAST; the planner
-/// fills both fields in.
-struct SortKey {
-  /// Bound against the sort's input schema; any type but map.
-  expr::BoundExprPtr expression;
-  bool ascending = true;
-  bool nulls_first = true;
-};
-
-/// Orders its input by `keys` with Spark's ordering: numbers by value with NaN above every
-/// number and -0.0 equal to 0.0, strings and binary by their bytes (UTF-8 order), booleans
+/// Orders its input by the node's keys with Spark's ordering: numbers by value with NaN above
+/// every number and -0.0 equal to 0.0, strings and binary by their bytes (UTF-8 order), booleans
 /// false first, structs field by field, arrays element by element (a prefix first). Stable:
 /// rows with equal keys keep their input order.
 ///
-/// Without `limit` it holds the whole input (memory from `context.pool`) and sorts it once.
-/// With `limit` it is a top-N: each batch is cut to its best `limit` rows, and kept rows are
+/// Without a limit it holds the whole input (memory from `context.pool`) and sorts it once.
+/// With a limit it is a top-N: each batch is cut to its best `limit` rows, and kept rows are
 /// merged back down to `limit` whenever they pass 2 * limit, so memory stays O(limit + batch).
 /// Output: the input columns, in batches of kTargetBatchRows.
 class SortOperator final : public Operator {
  public:
-  SortOperator(OperatorPtr input, std::vector<SortKey> keys, const ExecContext& context,
-               std::optional<int64_t> limit = {});
+  SortOperator(std::shared_ptr<const SortNode> node, OperatorPtr input, const ExecContext& context);
   const SchemaPtr& OutputSchema() const override { return input_->OutputSchema(); }
   Result<RecordBatchPtr> Next() override;
-  std::string ToString() const override;
+  std::string ToString() const override { return node_->ToString(); }
   std::vector<const Operator*> Children() const override { return {input_.get()}; }
 
  private:
@@ -52,15 +42,18 @@ class SortOperator final : public Operator {
   Result<std::vector<ColumnPtr>> Merge(const std::vector<std::vector<ColumnPtr>>& pieces,
                                        int64_t keep) const;
 
-  OperatorPtr input_;
-  std::vector<SortKey> keys_;
-  const ExecContext& context_;
-  std::optional<int64_t> limit_;
+  /// The input held so far, then the sorted output and how much of it was returned.
+  struct State {
+    bool consumed = false;
+    std::vector<ColumnPtr> sorted;  // input columns, in output order
+    int64_t sorted_rows = 0;
+    int64_t emitted_rows = 0;
+  };
 
-  bool consumed_ = false;
-  std::vector<ColumnPtr> sorted_;  // input columns, in output order
-  int64_t sorted_rows_ = 0;
-  int64_t emitted_rows_ = 0;
+  std::shared_ptr<const SortNode> node_;
+  OperatorPtr input_;
+  const ExecContext& context_;
+  State state_;
 };
 
 }  // namespace tributary::exec

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "expr/aggregate_signatures.h"
+
 namespace tributary::expr {
 
 std::string_view OpName(Op op) {
@@ -278,34 +280,7 @@ ExprPtr Subscript(ExprPtr base, ExprPtr key) {
 }
 
 bool IsAggregateFunctionName(std::string_view name) {
-  static constexpr std::string_view kNames[] = {"count",
-                                                "sum",
-                                                "avg",
-                                                "mean",
-                                                "min",
-                                                "max",
-                                                "first",
-                                                "first_value",
-                                                "last",
-                                                "last_value",
-                                                "collect_list",
-                                                "collect_set",
-                                                "approx_count_distinct",
-                                                "count_if",
-                                                "bool_and",
-                                                "every",
-                                                "bool_or",
-                                                "any",
-                                                "some",
-                                                "stddev",
-                                                "stddev_samp",
-                                                "stddev_pop",
-                                                "std",
-                                                "variance",
-                                                "var_samp",
-                                                "var_pop"};
-  const std::string lower = AsciiLower(name);
-  return std::find(std::begin(kNames), std::end(kNames), lower) != std::end(kNames);
+  return FindAggregateSignature(name) != nullptr;
 }
 
 bool IsGeneratorFunctionName(std::string_view name) {

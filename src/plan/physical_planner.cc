@@ -10,12 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "exec/generate.h"
-#include "exec/hash_aggregate.h"
-#include "exec/hash_join.h"
-#include "exec/relational_operators.h"
-#include "exec/scan.h"
-#include "exec/sort.h"
+#include "exec/physical_plan.h"
 #include "plan/bound_rewrites.h"
 #include "plan/plan_builder.h"
 
@@ -36,14 +31,15 @@ std::vector<std::string> ColumnNames(const ScanNode& scan) {
   return names;
 }
 
-Result<exec::OperatorPtr> PlanSourceScan(const ScanNode& scan, const exec::ExecContext& context) {
+Result<exec::PhysicalNodePtr> PlanSourceScan(const ScanNode& scan) {
   const ScanSource& source = scan.Source();
   switch (source.kind) {
     case ScanSource::Kind::kDelta:
-      return exec::DeltaScanOperator::Make(source.snapshot, ColumnNames(scan), scan.PushedFilter(),
-                                           context);
+      return exec::PhysicalNodePtr(std::make_shared<exec::DeltaScanNode>(
+          source.snapshot, ColumnNames(scan), scan.PushedFilter()));
     case ScanSource::Kind::kFiles:
-      return exec::FileScanOperator::Make(source.files, ColumnNames(scan), context);
+      return exec::PhysicalNodePtr(
+          std::make_shared<exec::FileScanNode>(source.files, ColumnNames(scan)));
     case ScanSource::Kind::kValues: {
       std::vector<columnar::RecordBatchPtr> batches;
       for (const columnar::RecordBatchPtr& batch : source.batches) {
@@ -54,7 +50,7 @@ Result<exec::OperatorPtr> PlanSourceScan(const ScanNode& scan, const exec::ExecC
             columnar::RecordBatch::Make(scan.Schema(), selected->NumRows(), selected->Columns()));
         batches.push_back(std::move(selected));
       }
-      return exec::OperatorPtr(std::make_unique<exec::BatchSourceOperator>(
+      return exec::PhysicalNodePtr(std::make_shared<exec::ValuesNode>(
           scan.Schema(), std::move(batches), source.description));
     }
     case ScanSource::Kind::kStream:
@@ -67,18 +63,18 @@ Result<exec::OperatorPtr> PlanSourceScan(const ScanNode& scan, const exec::ExecC
   return Status::Internal("unknown scan source");
 }
 
-Result<exec::OperatorPtr> PlanScan(const ScanNode& scan, const exec::ExecContext& context) {
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr op, PlanSourceScan(scan, context));
+Result<exec::PhysicalNodePtr> PlanScan(const ScanNode& scan) {
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr node, PlanSourceScan(scan));
   if (scan.Source().rows_read == nullptr) {
-    return op;
+    return node;
   }
-  return exec::OperatorPtr(
-      std::make_unique<exec::RowCountingOperator>(std::move(op), scan.Source().rows_read));
+  return exec::PhysicalNodePtr(
+      std::make_shared<exec::RowCountingNode>(std::move(node), scan.Source().rows_read));
 }
 
-Result<exec::OperatorPtr> PlanJoin(const JoinNode& join, const exec::ExecContext& context) {
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr left, CreatePhysicalPlan(join.Input(0), context));
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr right, CreatePhysicalPlan(join.Input(1), context));
+Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join) {
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr left, BuildPhysicalPlan(join.Input(0)));
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr right, BuildPhysicalPlan(join.Input(1)));
   const int64_t left_rows = EstimateRows(join.Input(0));
   const int64_t right_rows = EstimateRows(join.Input(1));
   // The operator builds its hash table on the right input; for inner joins, put the smaller
@@ -87,9 +83,9 @@ Result<exec::OperatorPtr> PlanJoin(const JoinNode& join, const exec::ExecContext
       (join.Type() == exec::JoinType::kInner || join.Type() == exec::JoinType::kCross) &&
       left_rows >= 0 && right_rows >= 0 && left_rows < right_rows;
   if (!swap) {
-    return exec::OperatorPtr(std::make_unique<exec::HashJoinOperator>(
+    return exec::PhysicalNodePtr(std::make_shared<exec::HashJoinNode>(
         std::move(left), std::move(right), join.Type(), join.LeftKeys(), join.RightKeys(),
-        join.Residual(), join.Schema(), context));
+        join.Residual(), join.Schema()));
   }
   const int nl = join.Input(0).Schema()->NumFields();
   const int nr = join.Input(1).Schema()->NumFields();
@@ -107,9 +103,9 @@ Result<exec::OperatorPtr> PlanJoin(const JoinNode& join, const exec::ExecContext
     mapping[static_cast<size_t>(nl + j)] = j;
   }
   auto swapped_schema = std::make_shared<columnar::Schema>(std::move(swapped_fields));
-  exec::OperatorPtr joined = std::make_unique<exec::HashJoinOperator>(
+  auto joined = std::make_shared<exec::HashJoinNode>(
       std::move(right), std::move(left), join.Type(), join.RightKeys(), join.LeftKeys(),
-      RemapColumns(join.Residual(), mapping), swapped_schema, context);
+      RemapColumns(join.Residual(), mapping), swapped_schema);
   std::vector<BoundExprPtr> restore;
   for (int k = 0; k < nl + nr; ++k) {
     const int from = mapping[static_cast<size_t>(k)];
@@ -117,8 +113,8 @@ Result<exec::OperatorPtr> PlanJoin(const JoinNode& join, const exec::ExecContext
         expr::Op::kColumn, swapped_schema->FieldAt(from).Type(), std::vector<BoundExprPtr>{}, from,
         expr::Scalar::Null(), swapped_schema->FieldAt(from).Name()));
   }
-  return exec::OperatorPtr(std::make_unique<exec::ProjectOperator>(
-      std::move(joined), std::move(restore), join.Schema(), context));
+  return exec::PhysicalNodePtr(
+      std::make_shared<exec::ProjectNode>(std::move(joined), std::move(restore), join.Schema()));
 }
 
 }  // namespace
@@ -173,57 +169,64 @@ int64_t EstimateRows(const LogicalPlan& plan) {
   return -1;
 }
 
-Result<exec::OperatorPtr> CreatePhysicalPlan(const LogicalPlan& plan,
-                                             const exec::ExecContext& context) {
+Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
+  // The node over the plan's single input.
+  auto over_input = [&](auto make) -> Result<exec::PhysicalNodePtr> {
+    TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr input, BuildPhysicalPlan(plan.Input()));
+    return exec::PhysicalNodePtr(make(std::move(input)));
+  };
   switch (plan.Kind()) {
     case PlanKind::kScan:
-      return PlanScan(As<ScanNode>(plan), context);
-    case PlanKind::kFilter: {
-      TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
-      return exec::OperatorPtr(std::make_unique<exec::FilterOperator>(
-          std::move(input), As<FilterNode>(plan).Condition(), context));
-    }
-    case PlanKind::kProject: {
-      TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
-      return exec::OperatorPtr(std::make_unique<exec::ProjectOperator>(
-          std::move(input), As<ProjectNode>(plan).Expressions(), plan.Schema(), context));
-    }
-    case PlanKind::kAggregate: {
-      const auto& aggregate = As<AggregateNode>(plan);
-      TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
-      return exec::OperatorPtr(std::make_unique<exec::HashAggregateOperator>(
-          std::move(input), aggregate.Keys(), aggregate.Aggregates(), plan.Schema(), context));
-    }
+      return PlanScan(As<ScanNode>(plan));
+    case PlanKind::kFilter:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        return std::make_shared<exec::FilterNode>(std::move(input),
+                                                  As<FilterNode>(plan).Condition());
+      });
+    case PlanKind::kProject:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        return std::make_shared<exec::ProjectNode>(
+            std::move(input), As<ProjectNode>(plan).Expressions(), plan.Schema());
+      });
+    case PlanKind::kAggregate:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        const auto& aggregate = As<AggregateNode>(plan);
+        return std::make_shared<exec::HashAggregateNode>(std::move(input), aggregate.Keys(),
+                                                         aggregate.Aggregates(), plan.Schema());
+      });
     case PlanKind::kJoin:
-      return PlanJoin(As<JoinNode>(plan), context);
-    case PlanKind::kSort: {
-      const auto& sort = As<SortNode>(plan);
-      TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
-      return exec::OperatorPtr(std::make_unique<exec::SortOperator>(std::move(input), sort.Keys(),
-                                                                    context, sort.Limit()));
-    }
-    case PlanKind::kLimit: {
-      const auto& limit = As<LimitNode>(plan);
-      TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
-      return exec::OperatorPtr(
-          std::make_unique<exec::LimitOperator>(std::move(input), limit.Limit(), limit.Offset()));
-    }
-    case PlanKind::kGenerate: {
-      const auto& generate = As<GenerateNode>(plan);
-      TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr input, CreatePhysicalPlan(plan.Input(), context));
-      return exec::OperatorPtr(std::make_unique<exec::GenerateOperator>(
-          std::move(input), generate.Spec(), plan.Schema(), context));
-    }
+      return PlanJoin(As<JoinNode>(plan));
+    case PlanKind::kSort:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        const auto& sort = As<SortNode>(plan);
+        return std::make_shared<exec::SortNode>(std::move(input), sort.Keys(), sort.Limit());
+      });
+    case PlanKind::kLimit:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        const auto& limit = As<LimitNode>(plan);
+        return std::make_shared<exec::LimitNode>(std::move(input), limit.Limit(), limit.Offset());
+      });
+    case PlanKind::kGenerate:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        return std::make_shared<exec::GenerateNode>(std::move(input), As<GenerateNode>(plan).Spec(),
+                                                    plan.Schema());
+      });
     case PlanKind::kUnion: {
-      std::vector<exec::OperatorPtr> inputs;
+      std::vector<exec::PhysicalNodePtr> inputs;
       for (const LogicalPlanPtr& input : plan.Inputs()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr op, CreatePhysicalPlan(*input, context));
-        inputs.push_back(std::move(op));
+        TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr node, BuildPhysicalPlan(*input));
+        inputs.push_back(std::move(node));
       }
-      return exec::OperatorPtr(std::make_unique<exec::UnionAllOperator>(std::move(inputs)));
+      return exec::PhysicalNodePtr(std::make_shared<exec::UnionAllNode>(std::move(inputs)));
     }
   }
   return Status::Internal("unknown logical plan node");
+}
+
+Result<exec::OperatorPtr> CreatePhysicalPlan(const LogicalPlan& plan,
+                                             const exec::ExecContext& context) {
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr physical, BuildPhysicalPlan(plan));
+  return exec::InstantiateOperators(physical, context);
 }
 
 // A TrackingMemoryPool that frees itself once its owner is gone and its last allocation has

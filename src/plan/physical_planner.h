@@ -1,4 +1,5 @@
-// Physical planning: a (resolved, optimized) logical plan becomes a tree of exec operators.
+// Physical planning: a (resolved, optimized) logical plan becomes an immutable physical plan
+// (exec/physical_plan.h), which is instantiated into a tree of exec operators.
 // Choices made here: which side of a hash join is built (the smaller, by the metadata
 // estimates below: "broadcast of the small side"), and how scans read their sources.
 
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "exec/operator.h"
+#include "exec/physical_plan.h"
 #include "plan/logical_plan.h"
 
 namespace tributary::plan {
@@ -56,7 +58,13 @@ class QueryMemory {
   int64_t limit_bytes_;
 };
 
-/// Operators computing `plan`. `context` must outlive them.
+/// The physical plan computing `plan` (immutable; instantiate it with
+/// exec::InstantiateOperators, once or once per micro-batch). InvalidArgument for a streaming
+/// source, which only a started stream reads.
+Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan);
+
+/// Operators computing `plan`: BuildPhysicalPlan, then exec::InstantiateOperators. `context`
+/// must outlive them.
 Result<exec::OperatorPtr> CreatePhysicalPlan(const LogicalPlan& plan,
                                              const exec::ExecContext& context);
 

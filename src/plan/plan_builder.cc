@@ -8,6 +8,7 @@
 
 #include "common/ascii.h"
 #include "common/closest_match.h"
+#include "expr/aggregate_signatures.h"
 #include "expr/coercion.h"
 #include "plan/bound_rewrites.h"
 
@@ -562,7 +563,7 @@ class AggregateRewriter {
     const size_t index =
         std::find(call_texts_.begin(), call_texts_.end(), text) - call_texts_.begin();
     if (index == call_texts_.size()) {
-      auto type = exec::AggregateResultType(call.Name(), types, call.IsDistinct());
+      auto type = expr::AggregateResultType(call.Name(), types, call.IsDistinct());
       if (!type.ok()) {
         return type.status().WithContext(fmt::format("in '{}'", call.ToString()));
       }

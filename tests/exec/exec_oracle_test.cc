@@ -94,10 +94,13 @@ TEST_F(ExecOracleTest, GroupByMatchesDuckDb) {
                             Field("n", DataType::Int64()), Field("s", DataType::Int64()),
                             Field("lo", DataType::Float64()), Field("hi", DataType::Int64()),
                             Field("a", DataType::Float64()), Field("cd", DataType::Int64())});
-  HashAggregateOperator op(Source(t_schema_, Split(t_, 1000)),
-                           {ColumnRef(s, "k"), ColumnRef(s, "g")}, std::move(calls), output,
-                           context);
-  ASSERT_OK_AND_ASSIGN(auto ours, RowsOf(op));
+  OperatorPtr op =
+      Instantiate(std::make_shared<HashAggregateNode>(
+                      Source(t_schema_, Split(t_, 1000)),
+                      std::vector<expr::BoundExprPtr>{ColumnRef(s, "k"), ColumnRef(s, "g")},
+                      std::move(calls), output),
+                  context);
+  ASSERT_OK_AND_ASSIGN(auto ours, RowsOf(*op));
   ASSERT_OK_AND_ASSIGN(
       auto theirs,
       testing::OracleQuery("SELECT k, g, count(*) AS n, sum(v)::BIGINT AS s, min(d) AS lo, "
@@ -126,10 +129,14 @@ TEST_F(ExecOracleTest, JoinsMatchDuckDb) {
     auto residual = BindOrDie(
         expr::Call(expr::Op::kGreater, {expr::Col("v"), expr::Lit(expr::Scalar::Int64(-20000))}),
         *pair_schema);
-    HashJoinOperator op(Source(t_schema_, Split(t_, 1000)), Source(u_schema_, {u_}), type,
-                        {ColumnRef(*t_schema_, "k")}, {ColumnRef(*u_schema_, "uk")}, residual,
-                        MakeSchema(fields), context);
-    ASSERT_OK_AND_ASSIGN(auto ours, RowsOf(op));
+    OperatorPtr op =
+        Instantiate(std::make_shared<HashJoinNode>(
+                        Source(t_schema_, Split(t_, 1000)), Source(u_schema_, {u_}), type,
+                        std::vector<expr::BoundExprPtr>{ColumnRef(*t_schema_, "k")},
+                        std::vector<expr::BoundExprPtr>{ColumnRef(*u_schema_, "uk")}, residual,
+                        MakeSchema(fields)),
+                    context);
+    ASSERT_OK_AND_ASSIGN(auto ours, RowsOf(*op));
     const std::string select = type == JoinType::kLeftAnti ? "t.*" : "t.*, u.*";
     ASSERT_OK_AND_ASSIGN(
         auto theirs, testing::OracleQuery("SELECT " + select + " FROM " + T() + " t " + sql_join +
@@ -143,12 +150,14 @@ TEST_F(ExecOracleTest, TopNAndSortMatchDuckDbOrder) {
   ExecContext context;
   const auto& s = *t_schema_;
   for (std::optional<int64_t> limit : {std::optional<int64_t>(150), std::optional<int64_t>()}) {
-    SortOperator op(Source(t_schema_, Split(t_, 1000)),
-                    {{ColumnRef(s, "g"), false, false},
-                     {ColumnRef(s, "d"), true, true},
-                     {ColumnRef(s, "id"), true, true}},
-                    context, limit);
-    ASSERT_OK_AND_ASSIGN(auto ours, RowsOf(op));
+    OperatorPtr op = Instantiate(
+        std::make_shared<SortNode>(Source(t_schema_, Split(t_, 1000)),
+                                   std::vector<SortKey>{{ColumnRef(s, "g"), false, false},
+                                                        {ColumnRef(s, "d"), true, true},
+                                                        {ColumnRef(s, "id"), true, true}},
+                                   limit),
+        context);
+    ASSERT_OK_AND_ASSIGN(auto ours, RowsOf(*op));
     ASSERT_OK_AND_ASSIGN(
         auto theirs,
         testing::OracleQuery("SELECT * FROM " + T() +

@@ -23,19 +23,20 @@ TEST(FilterTest, PassesWholeBatchesOnAsTheyAreAndDropsEmptyOnes) {
   ASSERT_OK_AND_ASSIGN(auto none, BatchFromJson(schema, R"([{"id":6,"status":null},
                                                             {"id":7,"status":"inactive"}])"));
   ExecContext context;
-  FilterOperator filter(
-      Source(schema, {all, some, none}),
-      BindOrDie(expr::Call(expr::Op::kEqual,
-                           {expr::Col("status"), expr::Lit(expr::Scalar::String("active"))}),
-                *schema),
+  OperatorPtr filter = Instantiate(
+      std::make_shared<FilterNode>(
+          Source(schema, {all, some, none}),
+          BindOrDie(expr::Call(expr::Op::kEqual,
+                               {expr::Col("status"), expr::Lit(expr::Scalar::String("active"))}),
+                    *schema)),
       context);
-  ASSERT_OK_AND_ASSIGN(auto first, filter.Next());
+  ASSERT_OK_AND_ASSIGN(auto first, filter->Next());
   EXPECT_EQ(first, all);
-  ASSERT_OK_AND_ASSIGN(auto second, filter.Next());
+  ASSERT_OK_AND_ASSIGN(auto second, filter->Next());
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(columnar::CanonicalJsonRows(*second),
             std::vector<std::string>{R"({"id":4,"status":"active"})"});
-  ASSERT_OK_AND_ASSIGN(auto end, filter.Next());
+  ASSERT_OK_AND_ASSIGN(auto end, filter->Next());
   EXPECT_EQ(end, nullptr);
 }
 

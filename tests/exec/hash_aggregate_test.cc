@@ -25,10 +25,10 @@ struct AggregateSpec {
   bool distinct = false;
 };
 
-Result<std::unique_ptr<HashAggregateOperator>> MakeAggregate(
-    columnar::SchemaPtr schema, std::vector<RecordBatchPtr> batches,
-    const std::vector<std::string>& keys, const std::vector<AggregateSpec>& specs,
-    const ExecContext& context) {
+Result<OperatorPtr> MakeAggregate(columnar::SchemaPtr schema, std::vector<RecordBatchPtr> batches,
+                                  const std::vector<std::string>& keys,
+                                  const std::vector<AggregateSpec>& specs,
+                                  const ExecContext& context) {
   std::vector<expr::BoundExprPtr> bound_keys;
   std::vector<Field> fields;
   for (const std::string& key : keys) {
@@ -49,9 +49,10 @@ Result<std::unique_ptr<HashAggregateOperator>> MakeAggregate(
     fields.emplace_back(spec.name, type);
     calls.push_back(std::move(call));
   }
-  return std::make_unique<HashAggregateOperator>(Source(schema, std::move(batches)),
-                                                 std::move(bound_keys), std::move(calls),
-                                                 MakeSchema(fields), context);
+  return InstantiateOperators(
+      std::make_shared<HashAggregateNode>(Source(schema, std::move(batches)), std::move(bound_keys),
+                                          std::move(calls), MakeSchema(fields)),
+      context);
 }
 
 Result<std::vector<std::string>> Aggregate(columnar::SchemaPtr schema,

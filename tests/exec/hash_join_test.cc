@@ -54,9 +54,12 @@ Result<std::vector<std::string>> Join(columnar::SchemaPtr left_schema,
     TRIBUTARY_ASSIGN_OR_RAISE(bound_residual, expr::Bind(*residual, *MakeSchema(fields)));
   }
   auto output = JoinSchema(*left_schema, *right_schema, type);
-  HashJoinOperator op(Source(left_schema, std::move(left)), Source(right_schema, std::move(right)),
-                      type, std::move(lk), std::move(rk), bound_residual, output, context);
-  return RowsOf(op);
+  OperatorPtr op =
+      Instantiate(std::make_shared<HashJoinNode>(
+                      Source(left_schema, std::move(left)), Source(right_schema, std::move(right)),
+                      type, std::move(lk), std::move(rk), bound_residual, output),
+                  context);
+  return RowsOf(*op);
 }
 
 struct Side {
@@ -170,10 +173,14 @@ TEST(HashJoinTest, DuplicatesOnBothSidesMultiplyAndBatchesStayNearTarget) {
   auto right = *columnar::RecordBatch::Make(right_schema, 300,
                                             {MakeColumn<int64_t>(DataType::Int64(), ones)});
   ExecContext context;
-  HashJoinOperator op(Source(left_schema, {left}), Source(right_schema, {right}), JoinType::kInner,
-                      {ColumnRef(*left_schema, "lk")}, {ColumnRef(*right_schema, "rk")}, nullptr,
-                      JoinSchema(*left_schema, *right_schema, JoinType::kInner), context);
-  ASSERT_OK_AND_ASSIGN(auto batches, Drain(op));
+  OperatorPtr op =
+      Instantiate(std::make_shared<HashJoinNode>(
+                      Source(left_schema, {left}), Source(right_schema, {right}), JoinType::kInner,
+                      std::vector<expr::BoundExprPtr>{ColumnRef(*left_schema, "lk")},
+                      std::vector<expr::BoundExprPtr>{ColumnRef(*right_schema, "rk")}, nullptr,
+                      JoinSchema(*left_schema, *right_schema, JoinType::kInner)),
+                  context);
+  ASSERT_OK_AND_ASSIGN(auto batches, Drain(*op));
   int64_t total = 0;
   for (const auto& batch : batches) {
     EXPECT_LE(batch->NumRows(), kTargetBatchRows);
@@ -261,10 +268,13 @@ TEST(HashJoinTest, ResidualDecidesOuterRowsLikeOn) {
 TEST(HashJoinTest, ExplainNamesTypeKeysAndResidual) {
   auto schema = MakeSchema({Field("a", DataType::Int32())});
   ExecContext context;
-  HashJoinOperator op(Source(schema, {}), Source(schema, {}), JoinType::kLeftSemi,
-                      {ColumnRef(*schema, "a")}, {ColumnRef(*schema, "a")}, nullptr, schema,
-                      context);
-  EXPECT_EQ(op.ToString(), "HashJoin(left_semi, keys=[a = a])");
+  OperatorPtr op =
+      Instantiate(std::make_shared<HashJoinNode>(
+                      Source(schema, {}), Source(schema, {}), JoinType::kLeftSemi,
+                      std::vector<expr::BoundExprPtr>{ColumnRef(*schema, "a")},
+                      std::vector<expr::BoundExprPtr>{ColumnRef(*schema, "a")}, nullptr, schema),
+                  context);
+  EXPECT_EQ(op->ToString(), "HashJoin(left_semi, keys=[a = a])");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "columnar/canonical_json.h"
 #include "columnar/column_builder.h"
 #include "columnar/take.h"
+#include "exec/physical_plan.h"
 #include "exec/relational_operators.h"
 #include "expr/bound_expression.h"
 #include "support/batch_from_json.h"
@@ -30,8 +31,16 @@ inline expr::BoundExprPtr ColumnRef(const columnar::Schema& schema, std::string_
   return BindOrDie(expr::Col(name), schema);
 }
 
-inline OperatorPtr Source(columnar::SchemaPtr schema, std::vector<RecordBatchPtr> batches) {
-  return std::make_unique<BatchSourceOperator>(std::move(schema), std::move(batches));
+/// A plan node returning `batches`.
+inline PhysicalNodePtr Source(columnar::SchemaPtr schema, std::vector<RecordBatchPtr> batches) {
+  return std::make_shared<ValuesNode>(std::move(schema), std::move(batches));
+}
+
+/// The operators of `plan`; fails the test when instantiation fails.
+inline OperatorPtr Instantiate(const PhysicalNodePtr& plan, const ExecContext& context) {
+  auto op = InstantiateOperators(plan, context);
+  EXPECT_TRUE(op.ok()) << op.status().ToString();
+  return op.ok() ? std::move(*op) : nullptr;
 }
 
 /// Every row `op` produces, as canonical JSON, in output order.

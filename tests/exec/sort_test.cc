@@ -77,10 +77,13 @@ TEST_P(SortRandomTest, MatchesStableReferenceSort) {
                                                MakeColumn<double>(DataType::Float64(), data.b),
                                                MakeColumn<int64_t>(DataType::Int64(), data.id)}));
   ExecContext context;
-  SortOperator op(Source(schema, Split(batch, 777)),
-                  {{ColumnRef(*schema, "a"), true, true}, {ColumnRef(*schema, "b"), false, false}},
-                  context, limit);
-  ASSERT_OK_AND_ASSIGN(auto batches, Drain(op));
+  OperatorPtr op = Instantiate(
+      std::make_shared<SortNode>(Source(schema, Split(batch, 777)),
+                                 std::vector<SortKey>{{ColumnRef(*schema, "a"), true, true},
+                                                      {ColumnRef(*schema, "b"), false, false}},
+                                 limit),
+      context);
+  ASSERT_OK_AND_ASSIGN(auto batches, Drain(*op));
   std::vector<int64_t> ids;
   for (const auto& out : batches) {
     EXPECT_LE(out->NumRows(), kTargetBatchRows);
@@ -117,10 +120,13 @@ TEST(SortTest, OrdersStringsStructsAndArrays) {
       ["a", {"x": 0, "y": "z"}, [1]]])"));
   ExecContext context;
   auto sorted_by = [&](const std::string& column, bool ascending) {
-    SortOperator op(Source(schema, {batch}), {{ColumnRef(*schema, column), ascending, ascending}},
+    OperatorPtr op =
+        Instantiate(std::make_shared<SortNode>(
+                        Source(schema, {batch}),
+                        std::vector<SortKey>{{ColumnRef(*schema, column), ascending, ascending}}),
                     context);
     std::vector<std::string> firsts;
-    auto batches = Drain(op);
+    auto batches = Drain(*op);
     EXPECT_OK(batches.status());
     for (const auto& out : *batches) {
       for (int64_t i = 0; i < out->NumRows(); ++i) {
@@ -138,10 +144,13 @@ TEST(SortTest, OrdersStringsStructsAndArrays) {
 TEST(SortTest, EmptyInputGivesNoRows) {
   auto schema = MakeSchema({Field("a", DataType::Int32())});
   ExecContext context;
-  SortOperator op(Source(schema, {}), {{ColumnRef(*schema, "a")}}, context, 5);
-  ASSERT_OK_AND_ASSIGN(auto batches, Drain(op));
+  OperatorPtr op =
+      Instantiate(std::make_shared<SortNode>(Source(schema, {}),
+                                             std::vector<SortKey>{{ColumnRef(*schema, "a")}}, 5),
+                  context);
+  ASSERT_OK_AND_ASSIGN(auto batches, Drain(*op));
   EXPECT_TRUE(batches.empty());
-  EXPECT_EQ(op.ToString(), "TopN(a ASC NULLS FIRST, limit=5)");
+  EXPECT_EQ(op->ToString(), "TopN(a ASC NULLS FIRST, limit=5)");
 }
 
 }  // namespace

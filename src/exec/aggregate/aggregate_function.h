@@ -1,0 +1,67 @@
+// Aggregate functions as exec runs them: an aggregate call of a plan, and the accumulator
+// interface each function family implements (one file per family in this folder). The
+// functions' names and result types are expr/aggregate_signatures.h; MakeAccumulator picks the
+// implementation for the signature a call names.
+
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "columnar/column.h"
+#include "columnar/memory_pool.h"
+#include "expr/aggregate_signatures.h"
+#include "expr/bound_expression.h"
+#include "tributary/result.h"
+
+namespace tributary::exec {
+
+using columnar::ColumnPtr;
+using columnar::DataTypePtr;
+using columnar::MemoryPool;
+using expr::AggregateResultType;
+
+/// One aggregate function call of a GROUP BY. Names are those of expr/aggregate_signatures.h
+/// (case-insensitive, aliases included).
+struct AggregateCall {
+  std::string function;
+  /// Bound against the aggregate's input schema; count(*) has none. first/last take an
+  /// optional second argument, a boolean literal: ignoreNulls (Default: false, as Spark);
+  /// approx_count_distinct an optional numeric literal: relativeSD (Default: 0.05).
+  std::vector<expr::BoundExprPtr> arguments;
+  /// count(DISTINCT ...), sum(DISTINCT ...): each distinct argument tuple counts once per group.
+  bool distinct = false;
+};
+
+/// Describes group `g` for error messages ("(k=3)").
+using GroupNamer = std::function<std::string(int32_t)>;
+
+/// The running state of one aggregate call over all groups of a hash aggregate: per-group
+/// arrays that grow with Resize, updated one batch at a time (one virtual call per batch; the
+/// per-row loops are typed inside the implementation). Allocates from the pool it was made
+/// with. Not thread-safe.
+class Accumulator {
+ public:
+  virtual ~Accumulator() = default;
+  /// Makes room for groups 0..groups-1 (new groups start empty).
+  virtual Status Resize(int64_t groups) = 0;
+  /// Folds `rows` rows of `args` into the groups `groups[i]`.
+  virtual Status Update(std::span<const ColumnPtr> args, const int32_t* groups, int64_t rows,
+                        const GroupNamer& namer) = 0;
+  /// One value per group, of `type`.
+  virtual Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer& namer,
+                                   MemoryPool* pool) = 0;
+};
+
+/// The accumulator computing `call` (DISTINCT included), allocating from `pool`.
+/// `value_arguments` receives how many leading arguments are evaluated per batch and passed to
+/// Update (first/last's ignoreNulls and approx_count_distinct's relativeSD are literals read
+/// here). InvalidArgument for an unknown function, argument types AggregateResultType rejects,
+/// or a literal argument that is not a literal of the right type.
+Result<std::unique_ptr<Accumulator>> MakeAccumulator(const AggregateCall& call, MemoryPool* pool,
+                                                     size_t* value_arguments);
+
+}  // namespace tributary::exec

@@ -1,0 +1,43 @@
+
+#include "exec/aggregate/accumulators.h"
+
+namespace tributary::exec::aggregate {
+
+namespace {
+
+class BoolAccumulator final : public Accumulator {
+ public:
+  BoolAccumulator(bool all, MemoryPool* pool) : all_(all), values_(pool), seen_(pool) {}
+  Status Resize(int64_t groups) override {
+    TRIBUTARY_RETURN_NOT_OK(values_.Resize(groups));
+    return seen_.Resize(groups);
+  }
+  Status Update(std::span<const ColumnPtr> args, const int32_t* groups, int64_t rows,
+                const GroupNamer&) override {
+    uint8_t* values = values_.data();
+    uint8_t* seen = seen_.data();
+    VisitValidAs<uint8_t>(*args[0], rows, [&](int64_t i, uint8_t v) {
+      const int32_t g = groups[i];
+      values[g] = seen[g] == 0 ? v : (all_ ? (values[g] & v) : (values[g] | v));
+      seen[g] = 1;
+    });
+    return Status::OK();
+  }
+  Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer&,
+                           MemoryPool* pool) override {
+    return MakeFixedColumn<uint8_t>(type, values_.data(), seen_.data(), groups, pool);
+  }
+
+ private:
+  bool all_;
+  PoolArray<uint8_t> values_;
+  PoolArray<uint8_t> seen_;
+};
+
+}  // namespace
+
+std::unique_ptr<Accumulator> MakeBooleanAccumulator(bool all, MemoryPool* pool) {
+  return std::make_unique<BoolAccumulator>(all, pool);
+}
+
+}  // namespace tributary::exec::aggregate

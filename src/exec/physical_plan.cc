@@ -1,0 +1,182 @@
+#include "exec/physical_plan.h"
+
+#include <fmt/format.h>
+
+#include "exec/generate.h"
+#include "exec/hash_aggregate.h"
+#include "exec/hash_join.h"
+#include "exec/relational_operators.h"
+#include "exec/sort.h"
+
+namespace tributary::exec {
+
+ValuesNode::ValuesNode(SchemaPtr schema, std::vector<RecordBatchPtr> batches,
+                       std::string description)
+    : PhysicalNode(PhysicalNodeKind::kValues, {}),
+      schema_(std::move(schema)),
+      batches_(std::move(batches)),
+      description_(std::move(description)) {}
+
+std::string ValuesNode::ToString() const {
+  int64_t rows = 0;
+  for (const RecordBatchPtr& batch : batches_) {
+    rows += batch->NumRows();
+  }
+  return fmt::format("{}(rows={})", description_, rows);
+}
+
+std::string FilterNode::ToString() const {
+  return fmt::format("Filter({})", predicate_->ToString());
+}
+
+std::string ProjectNode::ToString() const {
+  std::string out = "Project(";
+  for (size_t i = 0; i < expressions_.size(); ++i) {
+    if (i > 0) {
+      out += ", ";
+    }
+    out += expressions_[i]->ToString();
+    const std::string& name = schema_->FieldAt(static_cast<int>(i)).Name();
+    if (expressions_[i]->GetOp() != expr::Op::kColumn || expressions_[i]->Name() != name) {
+      out += " AS " + name;
+    }
+  }
+  return out + ")";
+}
+
+std::string LimitNode::ToString() const {
+  return offset_ > 0 ? fmt::format("Limit({}, offset={})", limit_, offset_)
+                     : fmt::format("Limit({})", limit_);
+}
+
+std::string HashAggregateNode::ToString() const {
+  std::string out = "HashAggregate(keys=[";
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    out += (k > 0 ? ", " : "") + keys_[k]->ToString();
+  }
+  out += "], aggs=[";
+  for (size_t a = 0; a < aggregates_.size(); ++a) {
+    const AggregateCall& call = aggregates_[a];
+    out += (a > 0 ? ", " : "") + call.function + "(" + (call.distinct ? "DISTINCT " : "");
+    if (call.arguments.empty()) {
+      out += "*";
+    }
+    for (size_t i = 0; i < call.arguments.size(); ++i) {
+      out += (i > 0 ? ", " : "") + call.arguments[i]->ToString();
+    }
+    out += ")";
+  }
+  return out + "])";
+}
+
+std::string_view JoinTypeName(JoinType type) {
+  switch (type) {
+    case JoinType::kInner:
+      return "inner";
+    case JoinType::kLeft:
+      return "left_outer";
+    case JoinType::kRight:
+      return "right_outer";
+    case JoinType::kFull:
+      return "full_outer";
+    case JoinType::kLeftSemi:
+      return "left_semi";
+    case JoinType::kLeftAnti:
+      return "left_anti";
+    case JoinType::kCross:
+      return "cross";
+  }
+  return "?";
+}
+
+std::string HashJoinNode::ToString() const {
+  std::string out = fmt::format("HashJoin({}", JoinTypeName(type_));
+  if (!left_keys_.empty()) {
+    out += ", keys=[";
+    for (size_t k = 0; k < left_keys_.size(); ++k) {
+      out += (k > 0 ? ", " : "") + left_keys_[k]->ToString() + " = " + right_keys_[k]->ToString();
+    }
+    out += "]";
+  }
+  if (residual_ != nullptr) {
+    out += ", residual=" + residual_->ToString();
+  }
+  return out + ")";
+}
+
+std::string SortNode::ToString() const {
+  std::string out = limit_ ? "TopN(" : "Sort(";
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const SortKey& key = keys_[k];
+    out += (k > 0 ? ", " : "") + key.expression->ToString() + (key.ascending ? " ASC" : " DESC") +
+           (key.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+  }
+  if (limit_) {
+    out += fmt::format(", limit={}", *limit_);
+  }
+  return out + ")";
+}
+
+std::string GenerateNode::ToString() const {
+  return std::string("Generate ") + (spec_.with_position ? "posexplode" : "explode") +
+         (spec_.outer ? "_outer(" : "(") + spec_.collection->ToString() + ")";
+}
+
+namespace {
+
+template <typename T>
+std::shared_ptr<const T> As(const PhysicalNodePtr& node) {
+  return std::static_pointer_cast<const T>(node);
+}
+
+}  // namespace
+
+Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const ExecContext& context) {
+  std::vector<OperatorPtr> inputs;
+  for (const PhysicalNodePtr& child : plan->Children()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr input, InstantiateOperators(child, context));
+    inputs.push_back(std::move(input));
+  }
+  switch (plan->Kind()) {
+    case PhysicalNodeKind::kValues:
+      return OperatorPtr(std::make_unique<BatchSourceOperator>(As<ValuesNode>(plan)));
+    case PhysicalNodeKind::kRowCounting:
+      return OperatorPtr(
+          std::make_unique<RowCountingOperator>(As<RowCountingNode>(plan), std::move(inputs[0])));
+    case PhysicalNodeKind::kFilter:
+      return OperatorPtr(
+          std::make_unique<FilterOperator>(As<FilterNode>(plan), std::move(inputs[0]), context));
+    case PhysicalNodeKind::kProject:
+      return OperatorPtr(
+          std::make_unique<ProjectOperator>(As<ProjectNode>(plan), std::move(inputs[0]), context));
+    case PhysicalNodeKind::kLimit:
+      return OperatorPtr(
+          std::make_unique<LimitOperator>(As<LimitNode>(plan), std::move(inputs[0])));
+    case PhysicalNodeKind::kUnionAll:
+      return OperatorPtr(
+          std::make_unique<UnionAllOperator>(As<UnionAllNode>(plan), std::move(inputs)));
+    case PhysicalNodeKind::kHashAggregate:
+      return OperatorPtr(std::make_unique<HashAggregateOperator>(As<HashAggregateNode>(plan),
+                                                                 std::move(inputs[0]), context));
+    case PhysicalNodeKind::kHashJoin:
+      return OperatorPtr(std::make_unique<HashJoinOperator>(
+          As<HashJoinNode>(plan), std::move(inputs[0]), std::move(inputs[1]), context));
+    case PhysicalNodeKind::kSort:
+      return OperatorPtr(
+          std::make_unique<SortOperator>(As<SortNode>(plan), std::move(inputs[0]), context));
+    case PhysicalNodeKind::kGenerate:
+      return OperatorPtr(std::make_unique<GenerateOperator>(As<GenerateNode>(plan),
+                                                            std::move(inputs[0]), context));
+    case PhysicalNodeKind::kFileScan: {
+      const auto& scan = static_cast<const FileScanNode&>(*plan);
+      return FileScanOperator::Make(scan.Spec(), scan.Columns(), context);
+    }
+    case PhysicalNodeKind::kDeltaScan: {
+      const auto& scan = static_cast<const DeltaScanNode&>(*plan);
+      return DeltaScanOperator::Make(scan.Snapshot(), scan.Columns(), scan.Filter(), context);
+    }
+  }
+  return Status::Internal("unknown physical plan node");
+}
+
+}  // namespace tributary::exec

@@ -1,0 +1,308 @@
+// The physical plan: an immutable tree of nodes, one node type per operator, each holding what
+// its operator needs (bound expressions, schemas, aggregate calls, join keys) and nothing that
+// changes while a query runs. InstantiateOperators turns a plan into a tree of operators, each
+// made of its node (shared, read-only) and its own state (hash tables, cursors, buffers).
+//
+//   PhysicalNode (const, shared_ptr)          Operator (one per instantiation)
+//   HashAggregateNode{keys, aggregates}  -->  HashAggregateOperator{node_, state_: groups,
+//                                                                    accumulators, results}
+//
+// A plan can be instantiated more than once: a streaming query re-instantiates its operators
+// from the same plan for every micro-batch, and what an operator must carry from one to the
+// next is exactly its state member.
+
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exec/aggregate/aggregate_function.h"
+#include "exec/operator.h"
+#include "exec/scan.h"
+#include "expr/bound_expression.h"
+
+namespace tributary::exec {
+
+class PhysicalNode;
+/// Plans are shared and immutable.
+using PhysicalNodePtr = std::shared_ptr<const PhysicalNode>;
+
+/// Which operator a node describes.
+enum class PhysicalNodeKind {
+  kValues,
+  kRowCounting,
+  kFilter,
+  kProject,
+  kLimit,
+  kUnionAll,
+  kHashAggregate,
+  kHashJoin,
+  kSort,
+  kGenerate,
+  kFileScan,
+  kDeltaScan,
+};
+
+/// One node of a physical plan. Immutable after construction; thread-safe to read.
+class PhysicalNode {
+ public:
+  virtual ~PhysicalNode() = default;
+  PhysicalNode(const PhysicalNode&) = delete;
+  PhysicalNode& operator=(const PhysicalNode&) = delete;
+
+  PhysicalNodeKind Kind() const { return kind_; }
+  /// Inputs, in the order the operator pulls them (a join: left, right).
+  const std::vector<PhysicalNodePtr>& Children() const { return children_; }
+  /// One line for EXPLAIN: "HashAggregate(keys=[a], aggs=[sum(b)])", as the operator shows it.
+  virtual std::string ToString() const = 0;
+
+ protected:
+  PhysicalNode(PhysicalNodeKind kind, std::vector<PhysicalNodePtr> children)
+      : kind_(kind), children_(std::move(children)) {}
+
+ private:
+  PhysicalNodeKind kind_;
+  std::vector<PhysicalNodePtr> children_;
+};
+
+/// Given batches, returned in order (VALUES lists, memory tables, foreachBatch inputs).
+class ValuesNode final : public PhysicalNode {
+ public:
+  ValuesNode(SchemaPtr schema, std::vector<RecordBatchPtr> batches,
+             std::string description = "Values");
+  const SchemaPtr& Schema() const { return schema_; }
+  const std::vector<RecordBatchPtr>& Batches() const { return batches_; }
+  /// "Values(rows=3)".
+  std::string ToString() const override;
+
+ private:
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> batches_;
+  std::string description_;
+};
+
+/// Its input, counting the rows that pass into `counter` (a micro-batch's input row count).
+/// The counter is the one thing the plan points at that operators change.
+class RowCountingNode final : public PhysicalNode {
+ public:
+  RowCountingNode(PhysicalNodePtr input, std::shared_ptr<std::atomic<int64_t>> counter)
+      : PhysicalNode(PhysicalNodeKind::kRowCounting, {std::move(input)}),
+        counter_(std::move(counter)) {}
+  const std::shared_ptr<std::atomic<int64_t>>& Counter() const { return counter_; }
+  /// The input's line: EXPLAIN does not show the counting.
+  std::string ToString() const override { return Children()[0]->ToString(); }
+
+ private:
+  std::shared_ptr<std::atomic<int64_t>> counter_;
+};
+
+/// Rows of the input for which `predicate` (boolean, bound against the input) is true.
+class FilterNode final : public PhysicalNode {
+ public:
+  FilterNode(PhysicalNodePtr input, expr::BoundExprPtr predicate)
+      : PhysicalNode(PhysicalNodeKind::kFilter, {std::move(input)}),
+        predicate_(std::move(predicate)) {}
+  const expr::BoundExprPtr& Predicate() const { return predicate_; }
+  std::string ToString() const override;
+
+ private:
+  expr::BoundExprPtr predicate_;
+};
+
+/// One expression per output column, named by `schema`.
+class ProjectNode final : public PhysicalNode {
+ public:
+  ProjectNode(PhysicalNodePtr input, std::vector<expr::BoundExprPtr> expressions, SchemaPtr schema)
+      : PhysicalNode(PhysicalNodeKind::kProject, {std::move(input)}),
+        expressions_(std::move(expressions)),
+        schema_(std::move(schema)) {}
+  const std::vector<expr::BoundExprPtr>& Expressions() const { return expressions_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  std::string ToString() const override;
+
+ private:
+  std::vector<expr::BoundExprPtr> expressions_;
+  SchemaPtr schema_;
+};
+
+/// At most `limit` rows after skipping `offset`.
+class LimitNode final : public PhysicalNode {
+ public:
+  LimitNode(PhysicalNodePtr input, int64_t limit, int64_t offset = 0)
+      : PhysicalNode(PhysicalNodeKind::kLimit, {std::move(input)}),
+        limit_(limit),
+        offset_(offset) {}
+  int64_t Limit() const { return limit_; }
+  int64_t Offset() const { return offset_; }
+  std::string ToString() const override;
+
+ private:
+  int64_t limit_;
+  int64_t offset_;
+};
+
+/// All rows of each input in turn, under the first input's schema.
+class UnionAllNode final : public PhysicalNode {
+ public:
+  explicit UnionAllNode(std::vector<PhysicalNodePtr> inputs)
+      : PhysicalNode(PhysicalNodeKind::kUnionAll, std::move(inputs)) {}
+  std::string ToString() const override { return "UnionAll"; }
+};
+
+/// GROUP BY `keys` computing `aggregates`; output named and typed by `schema` (keys, then one
+/// column per aggregate).
+class HashAggregateNode final : public PhysicalNode {
+ public:
+  HashAggregateNode(PhysicalNodePtr input, std::vector<expr::BoundExprPtr> keys,
+                    std::vector<AggregateCall> aggregates, SchemaPtr schema)
+      : PhysicalNode(PhysicalNodeKind::kHashAggregate, {std::move(input)}),
+        keys_(std::move(keys)),
+        aggregates_(std::move(aggregates)),
+        schema_(std::move(schema)) {}
+  const std::vector<expr::BoundExprPtr>& Keys() const { return keys_; }
+  const std::vector<AggregateCall>& Aggregates() const { return aggregates_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  std::string ToString() const override;
+
+ private:
+  std::vector<expr::BoundExprPtr> keys_;
+  std::vector<AggregateCall> aggregates_;
+  SchemaPtr schema_;
+};
+
+enum class JoinType { kInner, kLeft, kRight, kFull, kLeftSemi, kLeftAnti, kCross };
+
+/// Spark's name of a join type: "inner", "left_outer", "right_outer", "full_outer",
+/// "left_semi", "left_anti", "cross".
+std::string_view JoinTypeName(JoinType type);
+
+/// left JOIN right ON left_keys[i] = right_keys[i] (each bound against its side) AND
+/// `residual` (bound against left ++ right; may be null); the right input is the build side.
+class HashJoinNode final : public PhysicalNode {
+ public:
+  HashJoinNode(PhysicalNodePtr left, PhysicalNodePtr right, JoinType type,
+               std::vector<expr::BoundExprPtr> left_keys,
+               std::vector<expr::BoundExprPtr> right_keys, expr::BoundExprPtr residual,
+               SchemaPtr schema)
+      : PhysicalNode(PhysicalNodeKind::kHashJoin, {std::move(left), std::move(right)}),
+        type_(type),
+        left_keys_(std::move(left_keys)),
+        right_keys_(std::move(right_keys)),
+        residual_(std::move(residual)),
+        schema_(std::move(schema)) {}
+  JoinType Type() const { return type_; }
+  const std::vector<expr::BoundExprPtr>& LeftKeys() const { return left_keys_; }
+  const std::vector<expr::BoundExprPtr>& RightKeys() const { return right_keys_; }
+  const expr::BoundExprPtr& Residual() const { return residual_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  std::string ToString() const override;
+
+ private:
+  JoinType type_;
+  std::vector<expr::BoundExprPtr> left_keys_;
+  std::vector<expr::BoundExprPtr> right_keys_;
+  expr::BoundExprPtr residual_;
+  SchemaPtr schema_;
+};
+
+/// One ORDER BY key. Spark's defaults: ASC sorts NULLS FIRST and DESC NULLS LAST; the planner
+/// fills both fields in.
+struct SortKey {
+  /// Bound against the sort's input schema; any type but map.
+  expr::BoundExprPtr expression;
+  bool ascending = true;
+  bool nulls_first = true;
+};
+
+/// ORDER BY `keys`; with `limit` a top-N.
+class SortNode final : public PhysicalNode {
+ public:
+  SortNode(PhysicalNodePtr input, std::vector<SortKey> keys, std::optional<int64_t> limit = {})
+      : PhysicalNode(PhysicalNodeKind::kSort, {std::move(input)}),
+        keys_(std::move(keys)),
+        limit_(limit) {}
+  const std::vector<SortKey>& Keys() const { return keys_; }
+  const std::optional<int64_t>& Limit() const { return limit_; }
+  std::string ToString() const override;
+
+ private:
+  std::vector<SortKey> keys_;
+  std::optional<int64_t> limit_;
+};
+
+/// What to generate from the collection of each row.
+struct GenerateSpec {
+  /// An array or map, bound against the input.
+  expr::BoundExprPtr collection;
+  /// explode_outer/posexplode_outer: a null or empty collection still gives one row (with
+  /// nulls); plain explode drops the row.
+  bool outer = false;
+  /// posexplode: a leading `pos` column (int, 0-based position in the collection).
+  bool with_position = false;
+};
+
+/// explode/posexplode of `spec`; output named and typed by `schema`.
+class GenerateNode final : public PhysicalNode {
+ public:
+  GenerateNode(PhysicalNodePtr input, GenerateSpec spec, SchemaPtr schema)
+      : PhysicalNode(PhysicalNodeKind::kGenerate, {std::move(input)}),
+        spec_(std::move(spec)),
+        schema_(std::move(schema)) {}
+  const GenerateSpec& Spec() const { return spec_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  std::string ToString() const override;
+
+ private:
+  GenerateSpec spec_;
+  SchemaPtr schema_;
+};
+
+/// Files read by FileScanOperator: `spec`, output `columns` (empty: all).
+class FileScanNode final : public PhysicalNode {
+ public:
+  FileScanNode(FileScanSpec spec, std::vector<std::string> columns)
+      : PhysicalNode(PhysicalNodeKind::kFileScan, {}),
+        spec_(std::move(spec)),
+        columns_(std::move(columns)) {}
+  const FileScanSpec& Spec() const { return spec_; }
+  const std::vector<std::string>& Columns() const { return columns_; }
+  /// "FileScan": the operator's line names what it opened.
+  std::string ToString() const override { return "FileScan"; }
+
+ private:
+  FileScanSpec spec_;
+  std::vector<std::string> columns_;
+};
+
+/// The live rows of a Delta snapshot, files pruned by `filter` (may be null); output
+/// `columns` (empty: all).
+class DeltaScanNode final : public PhysicalNode {
+ public:
+  DeltaScanNode(std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
+                expr::ExprPtr filter)
+      : PhysicalNode(PhysicalNodeKind::kDeltaScan, {}),
+        snapshot_(std::move(snapshot)),
+        columns_(std::move(columns)),
+        filter_(std::move(filter)) {}
+  const std::shared_ptr<const delta::Snapshot>& Snapshot() const { return snapshot_; }
+  const std::vector<std::string>& Columns() const { return columns_; }
+  const expr::ExprPtr& Filter() const { return filter_; }
+  /// "DeltaScan": the operator's line names the files it kept after pruning.
+  std::string ToString() const override { return "DeltaScan"; }
+
+ private:
+  std::shared_ptr<const delta::Snapshot> snapshot_;
+  std::vector<std::string> columns_;
+  expr::ExprPtr filter_;
+};
+
+/// A fresh operator tree computing `plan`, each operator with empty state. `context` must
+/// outlive the operators; the operators keep their nodes alive. Errors are those of the scans'
+/// Make (a file that cannot be opened, a snapshot that cannot be read).
+Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const ExecContext& context);
+
+}  // namespace tributary::exec

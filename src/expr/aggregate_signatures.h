@@ -1,0 +1,73 @@
+// The aggregate functions' signatures: one table of names (Spark's, with their aliases),
+// argument counts and result-type rules. expr types aggregate calls with it, and exec
+// (exec/aggregate/) builds one accumulator per AggregateKind; no other list of aggregate
+// names exists.
+
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "columnar/data_type.h"
+#include "tributary/result.h"
+
+namespace tributary::expr {
+
+/// One aggregate function, whatever name it was called by.
+enum class AggregateKind {
+  kCount,
+  kCountIf,
+  kSum,
+  kAvg,
+  kMin,
+  kMax,
+  kFirst,
+  kLast,
+  kCollectList,
+  kCollectSet,
+  kApproxCountDistinct,
+  kStddevSamp,
+  kStddevPop,
+  kVarSamp,
+  kVarPop,
+  kBoolAnd,
+  kBoolOr,
+};
+
+/// Maps argument types (whose count AggregateSignature has checked) to the result type, or to
+/// a null type when the function does not take them.
+using AggregateResultRule =
+    Result<columnar::DataTypePtr> (*)(const std::vector<columnar::DataTypePtr>& argument_types);
+
+/// What a name of the table means.
+struct AggregateSignature {
+  AggregateKind kind;
+  /// Spark's name (lowercase) and its aliases: "avg" and "mean" are one function.
+  std::string_view name;
+  std::span<const std::string_view> aliases;
+  /// Argument counts taken; count(*) takes none, first/last and approx_count_distinct an
+  /// optional literal second argument.
+  size_t min_arguments;
+  size_t max_arguments;
+  /// What the arguments must be, for the error naming a call that does not fit ("a boolean").
+  std::string_view expected_arguments;
+  AggregateResultRule result_type;
+};
+
+/// The signature of the aggregate named `name` (any case, an alias too), or null when `name`
+/// is not an aggregate function.
+const AggregateSignature* FindAggregateSignature(std::string_view name);
+
+/// The result type of `function` over arguments of `argument_types`, Spark's rules:
+/// count/count_if/approx_count_distinct -> bigint; sum: integral -> bigint, decimal(p,s) ->
+/// decimal(min(38,p+10),s), float/double -> double; avg: decimal(p,s) ->
+/// decimal(min(38,p+4),min(38,s+4)), other numeric -> double; min/max/first/last -> the
+/// argument's type; collect_list/collect_set -> array<T> (no null elements); stddev/variance
+/// family -> double; bool_and/bool_or -> boolean. InvalidArgument names an unknown function or
+/// an argument type the function does not take.
+Result<columnar::DataTypePtr> AggregateResultType(
+    std::string_view function, const std::vector<columnar::DataTypePtr>& argument_types,
+    bool distinct);
+
+}  // namespace tributary::expr
