@@ -546,10 +546,10 @@ Result<int64_t> WriteCheckpoint(storage::FileSystem& fs, const Snapshot& snapsho
   if (*last && **last > version) {
     return version;
   }
-  const std::string json =
+  const std::string content =
       fmt::format(R"({{"version":{},"size":{},"sizeInBytes":{},"numOfAddFiles":{}}})", version,
                   num_actions, *size_in_bytes, num_adds);
-  Status replaced = fs.WriteFile(last_path, json, storage::WriteMode::kReplace);
+  Status replaced = fs.WriteFile(last_path, content, storage::WriteMode::kReplace);
   if (!replaced.ok()) {
     return context(replaced);
   }

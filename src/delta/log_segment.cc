@@ -185,12 +185,12 @@ Result<std::optional<int64_t>> ReadLastCheckpointVersion(storage::FileSystem& fs
     }
     return text.status().WithContext(fmt::format("reading {}", path));
   }
-  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) {
+  const nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
     return std::optional<int64_t>();
   }
-  auto version = json.find("version");
-  if (version == json.end() || !version->is_number_integer() || version->get<int64_t>() < 0) {
+  auto version = parsed.find("version");
+  if (version == parsed.end() || !version->is_number_integer() || version->get<int64_t>() < 0) {
     return std::optional<int64_t>();
   }
   return std::optional<int64_t>(version->get<int64_t>());

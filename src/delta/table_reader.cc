@@ -48,6 +48,9 @@ std::optional<int32_t> FieldId(const Field& field) {
   return std::nullopt;
 }
 
+}  // namespace
+
+// Outside the anonymous namespace: DataFileReader::Impl, declared in the header, holds one.
 class ColumnAdapter {
  public:
   ColumnAdapter(ColumnMappingMode mode, const expr::EvalContext& context, std::string file)
@@ -134,6 +137,8 @@ class ColumnAdapter {
   const expr::EvalContext& context_;
   std::string file_;
 };
+
+namespace {
 
 Result<ColumnPtr> PartitionColumn(const Field& field, const std::optional<std::string>& value,
                                   int64_t rows, const expr::EvalContext& context,
