@@ -1,0 +1,154 @@
+// The optimizer's rewrites (optimizer.h), each checked twice: by the shape of the optimized plan
+// (a folded constant, a top-N sort, a pruned scan, a filter handed to a Delta scan) and by
+// running the plan before and after, which must give the same rows.
+
+#include "plan/optimizer.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "columnar/canonical_json.h"
+#include "delta/table_writes.h"
+#include "exec/operator.h"
+#include "plan/data_sources.h"
+#include "plan/physical_planner.h"
+#include "plan/plan_builder.h"
+#include "storage/local_file_system.h"
+#include "support/batch_from_json.h"
+#include "support/status_matchers.h"
+#include "support/temp_dir.h"
+
+namespace tributary::plan {
+namespace {
+
+using columnar::DataType;
+using columnar::Field;
+using expr::Call;
+using expr::Col;
+using expr::Lit;
+using expr::Op;
+using expr::Scalar;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The first node of `plan` (preorder) of kind `kind`, or null.
+const LogicalPlan* Find(const LogicalPlan& plan, PlanKind kind) {
+  if (plan.Kind() == kind) {
+    return &plan;
+  }
+  for (const LogicalPlanPtr& input : plan.Inputs()) {
+    if (const LogicalPlan* found = Find(*input, kind)) {
+      return found;
+    }
+  }
+  return nullptr;
+}
+
+class OptimizerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    schema_ = testing::MakeSchema({Field("id", DataType::Int64()), Field("s", DataType::String()),
+                                   Field("country", DataType::String())});
+    ASSERT_OK_AND_ASSIGN(batch_, testing::BatchFromJson(schema_, R"([
+      [1, "a", "fr"], [2, "b", "de"], [3, null, "fr"], [4, "d", "us"], [5, "e", "de"]])"));
+  }
+
+  LogicalPlanPtr Values() const {
+    ScanSource source;
+    source.kind = ScanSource::Kind::kValues;
+    source.schema = schema_;
+    source.batches = {batch_};
+    source.description = "values";
+    return Scan(std::move(source), "v");
+  }
+
+  // The rows `plan` gives, as canonical JSON in output order.
+  std::vector<std::string> Run(const LogicalPlan& plan) {
+    exec::ExecContext context;
+    context.fs = &fs_;
+    auto root = CreatePhysicalPlan(plan, context);
+    EXPECT_TRUE(root.ok()) << root.status().ToString();
+    if (!root.ok()) {
+      return {};
+    }
+    auto batches = exec::Drain(**root);
+    EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+    std::vector<std::string> rows;
+    for (const auto& batch : batches.ok() ? *batches : std::vector<columnar::RecordBatchPtr>{}) {
+      for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
+        rows.push_back(std::move(row));
+      }
+    }
+    return rows;
+  }
+
+  static std::vector<std::string> Sorted(std::vector<std::string> rows) {
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
+  columnar::SchemaPtr schema_;
+  columnar::RecordBatchPtr batch_;
+  testing::TempDir dir_;
+  storage::LocalFileSystem fs_;
+};
+
+TEST_F(OptimizerTest, ConstantSubexpressionsAreFoldedOnce) {
+  auto one_plus_one = Call(Op::kAdd, {Lit(Scalar::Int64(1)), Lit(Scalar::Int64(1))});
+  ASSERT_OK_AND_ASSIGN(auto plan, Filter(Values(), Call(Op::kGreater, {Col("id"), one_plus_one})));
+  ASSERT_OK_AND_ASSIGN(auto optimized, Optimize(plan));
+  const auto* filter = static_cast<const FilterNode*>(Find(*optimized, PlanKind::kFilter));
+  ASSERT_NE(filter, nullptr) << ExplainLogical(*optimized);
+  EXPECT_THAT(filter->Condition()->ToString(), Not(HasSubstr("+")));
+  EXPECT_EQ(Run(*optimized), Run(*plan));
+  EXPECT_EQ(Run(*optimized).size(), 3u);
+}
+
+TEST_F(OptimizerTest, OrderByThenLimitBecomesATopNSort) {
+  ASSERT_OK_AND_ASSIGN(auto ordered, OrderBy(Values(), {SortItem{Col("id"), false, {}}}));
+  ASSERT_OK_AND_ASSIGN(auto plan, Limit(ordered, 2));
+  ASSERT_OK_AND_ASSIGN(auto optimized, Optimize(plan));
+  const auto* sort = static_cast<const SortNode*>(Find(*optimized, PlanKind::kSort));
+  ASSERT_NE(sort, nullptr) << ExplainLogical(*optimized);
+  EXPECT_EQ(sort->Limit(), std::optional<int64_t>(2)) << ExplainLogical(*optimized);
+  EXPECT_EQ(Run(*optimized), Run(*plan));
+  EXPECT_THAT(Run(*optimized), ::testing::ElementsAre(R"({"id":5,"s":"e","country":"de"})",
+                                                      R"({"id":4,"s":"d","country":"us"})"));
+}
+
+TEST_F(OptimizerTest, ScansKeepOnlyTheColumnsUsedAbove) {
+  ASSERT_OK_AND_ASSIGN(auto plan, Select(Values(), {NamedExpr{Col("id"), ""}}));
+  ASSERT_OK_AND_ASSIGN(auto optimized, Optimize(plan));
+  const LogicalPlan* scan = Find(*optimized, PlanKind::kScan);
+  ASSERT_NE(scan, nullptr);
+  EXPECT_THAT(scan->ToString(), HasSubstr("[id]")) << ExplainLogical(*optimized);
+  EXPECT_EQ(Run(*optimized), Run(*plan));
+}
+
+TEST_F(OptimizerTest, AFilterAboveADeltaScanIsAlsoHandedToTheScan) {
+  const std::string root = dir_.Join("events");
+  delta::TableWriteOptions options;
+  options.partition_by = {"country"};
+  ASSERT_OK(delta::WriteTable(fs_, root, schema_, {batch_}, options));
+  Catalog catalog;
+  catalog.fs = &fs_;
+  catalog.warehouse = dir_.Path();
+  ASSERT_OK_AND_ASSIGN(auto scan, ScanDeltaTable(catalog, root, {}, "events"));
+  ASSERT_OK_AND_ASSIGN(auto plan,
+                       Filter(scan, Call(Op::kEqual, {Col("country"), Lit(Scalar::String("fr"))})));
+  ASSERT_OK_AND_ASSIGN(auto optimized, Optimize(plan));
+  const auto* pushed = static_cast<const ScanNode*>(Find(*optimized, PlanKind::kScan));
+  ASSERT_NE(pushed, nullptr);
+  EXPECT_NE(pushed->PushedFilter(), nullptr) << ExplainLogical(*optimized);
+  // The filter stays above the scan to drop rows; skipping only saves reading files.
+  EXPECT_NE(Find(*optimized, PlanKind::kFilter), nullptr) << ExplainLogical(*optimized);
+  EXPECT_EQ(Sorted(Run(*optimized)), Sorted(Run(*plan)));
+  EXPECT_EQ(Run(*optimized).size(), 2u);
+}
+
+}  // namespace
+}  // namespace tributary::plan
