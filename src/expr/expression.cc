@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/ascii.h"
 #include "expr/aggregate_signatures.h"
 
 namespace tributary::expr {
@@ -105,16 +106,6 @@ ExprPtr Make(Op op, std::vector<ExprPtr> children, std::string name = {},
              Scalar literal = Scalar::Null(), DataTypePtr target = nullptr, bool distinct = false) {
   return std::make_shared<const Expression>(op, std::move(children), std::move(name),
                                             std::move(literal), std::move(target), distinct);
-}
-
-std::string AsciiLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') {
-      c = static_cast<char>(c - 'A' + 'a');
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -281,6 +272,14 @@ ExprPtr Subscript(ExprPtr base, ExprPtr key) {
 
 bool IsAggregateFunctionName(std::string_view name) {
   return FindAggregateSignature(name) != nullptr;
+}
+
+bool ContainsAggregate(const Expression& e) {
+  if (e.GetOp() == Op::kFunction && IsAggregateFunctionName(e.Name())) {
+    return true;
+  }
+  return std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const ExprPtr& child) { return ContainsAggregate(*child); });
 }
 
 bool IsGeneratorFunctionName(std::string_view name) {

@@ -147,6 +147,8 @@ ExprPtr FromJson(ExprPtr json, DataTypePtr schema);
 /// approx_count_distinct, count_if, bool_and, every, bool_or, any, some, stddev, stddev_samp,
 /// stddev_pop, std, variance, var_samp, var_pop. `name` is matched ignoring case.
 bool IsAggregateFunctionName(std::string_view name);
+/// Whether `e` or an expression below it calls an aggregate function (IsAggregateFunctionName).
+bool ContainsAggregate(const Expression& e);
 /// Generator names (explode, posexplode, inline, explode_outer, posexplode_outer,
 /// inline_outer): they produce rows, so only SELECT lists may use them and the planner
 /// handles them; Bind rejects them.

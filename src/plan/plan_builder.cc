@@ -17,6 +17,7 @@ namespace tributary::plan {
 namespace {
 
 using expr::BoundExpression;
+using expr::ContainsAggregate;
 using expr::Expression;
 using expr::Op;
 
@@ -125,14 +126,6 @@ Result<ExprPtr> RewriteColumns(const ExprPtr& e, const LogicalPlan& plan) {
     children.push_back(std::move(rewritten));
   }
   return Rebuild(*e, std::move(children));
-}
-
-bool ContainsAggregate(const Expression& e) {
-  if (e.GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e.Name())) {
-    return true;
-  }
-  return std::any_of(e.Children().begin(), e.Children().end(),
-                     [](const ExprPtr& child) { return ContainsAggregate(*child); });
 }
 
 bool IsColumnPath(const Expression& e) {

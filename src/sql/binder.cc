@@ -21,6 +21,7 @@
 namespace tributary::sql {
 namespace {
 
+using expr::ContainsAggregate;
 using expr::ExprPtr;
 using expr::Op;
 using plan::LogicalPlanPtr;
@@ -34,14 +35,6 @@ std::string OptionText(const expr::Scalar& value) {
 bool HasField(const columnar::Schema& schema, const std::string& name) {
   auto index = schema.FieldIndexIgnoreCase(name);
   return !index.ok() || *index >= 0;
-}
-
-bool ContainsAggregate(const expr::Expression& e) {
-  if (e.GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e.Name())) {
-    return true;
-  }
-  return std::any_of(e.Children().begin(), e.Children().end(),
-                     [](const ExprPtr& child) { return ContainsAggregate(*child); });
 }
 
 // A 1-based ordinal when `e` is an integer literal (GROUP BY 1, ORDER BY 2).
