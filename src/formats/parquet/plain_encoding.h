@@ -7,8 +7,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "columnar/data_type.h"
 #include "tributary/status.h"
 
 namespace tributary::parquet {
@@ -34,5 +36,30 @@ void EncodePlainByteArray(std::span<const std::string_view> values, std::string*
 
 /// Appends `values` (0 or non-zero) to `out` as PLAIN BOOLEAN, the last byte padded with zeros.
 void EncodePlainBoolean(std::span<const uint8_t> values, std::string* out);
+
+/// Appends `v` as `width` bytes of big-endian two's complement (a FIXED_LEN_BYTE_ARRAY decimal).
+inline void AppendBigEndian(columnar::Int128 v, int32_t width, std::string* out) {
+  for (int32_t i = width - 1; i >= 0; --i) {
+    out->push_back(static_cast<char>(static_cast<uint8_t>(v >> (8 * i))));
+  }
+}
+
+/// Appends the writer's physical values PLAIN-encoded to `out`. T: uint8_t BOOLEAN (one byte
+/// per value, bit-packed by EncodePlainBoolean when the page is finished), int32_t, int64_t,
+/// float, double, std::string_view BYTE_ARRAY, Int128 FIXED_LEN_BYTE_ARRAY decimals of
+/// `type_length` bytes.
+template <typename T>
+void AppendPlain(std::span<const T> values, int32_t type_length, std::string* out) {
+  if constexpr (std::is_same_v<T, std::string_view>) {
+    EncodePlainByteArray(values, out);
+  } else if constexpr (std::is_same_v<T, columnar::Int128>) {
+    out->reserve(out->size() + values.size() * static_cast<size_t>(type_length));
+    for (columnar::Int128 v : values) {
+      AppendBigEndian(v, type_length, out);
+    }
+  } else {
+    out->append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  }
+}
 
 }  // namespace tributary::parquet
