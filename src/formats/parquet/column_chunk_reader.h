@@ -1,4 +1,8 @@
-// Reads one column chunk of one row group: its pages, levels and values.
+// Reads one column chunk of one row group: its pages, levels and values. The pieces, as
+// parquet-cpp has them: page_reader.h reads and decompresses the pages, level_decoder.h decodes
+// their levels, value_decoder.h their values into physical form, type_conversion.h converts
+// those into the leaf's tributary type; ColumnChunkReader puts them together and hands out
+// level entries in requests of any size.
 
 #pragma once
 
@@ -9,6 +13,7 @@
 
 #include "columnar/column.h"
 #include "formats/parquet/metadata.h"
+#include "formats/parquet/page_reader.h"
 #include "formats/parquet/reader_schema.h"
 #include "storage/file_system.h"
 
@@ -24,13 +29,6 @@ struct LeafData {
   std::vector<int16_t> rep_levels;
   /// The non-null values, in order, already in the leaf's tributary type.
   columnar::ColumnPtr values;
-};
-
-/// Where a chunk sits, for error messages: "file.parquet, row group 2, column a.b".
-struct ChunkLocation {
-  std::string file;
-  int row_group = 0;
-  std::string column;
 };
 
 /// Decodes one column chunk page by page, handing out its level entries in requests of any

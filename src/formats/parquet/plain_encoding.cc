@@ -9,19 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "formats/parquet/rle_encoding.h"
+
 namespace tributary::parquet {
-
-namespace {
-
-uint32_t LoadLe32(const char* p) {
-  uint32_t value = 0;
-  for (int i = 0; i < 4; ++i) {
-    value |= static_cast<uint32_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  }
-  return value;
-}
-
-}  // namespace
 
 Status DecodePlainByteArray(std::string_view data, int64_t num_values,
                             std::vector<int64_t>* offsets, std::string* bytes,
@@ -37,7 +27,7 @@ Status DecodePlainByteArray(std::string_view data, int64_t num_values,
           "byte {}",
           i, pos, size));
     }
-    const uint32_t length = LoadLe32(data.data() + pos);
+    const auto length = static_cast<uint32_t>(LoadLe32(data.data() + pos));
     if (length > static_cast<uint64_t>(size - pos - 4)) {
       return Status::Corruption(fmt::format(
           "PLAIN BYTE_ARRAY value {} at byte offset {} declares {} bytes but only {} remain", i,
@@ -56,7 +46,7 @@ Status DecodePlainByteArray(std::string_view data, int64_t num_values,
   int64_t end = offsets->back();
   const char* src = data.data();
   for (int64_t i = 0; i < num_values; ++i) {
-    const uint32_t length = LoadLe32(src);
+    const auto length = static_cast<uint32_t>(LoadLe32(src));
     std::memcpy(dst, src + 4, length);
     src += 4 + length;
     dst += length;
