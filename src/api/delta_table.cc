@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/api_state.h"
+#include "delta/log_segment.h"
 #include "plan/delta_commands.h"
 #include "sql/parser.h"
 #include "storage/local_path.h"
@@ -11,8 +12,7 @@ namespace tributary {
 
 Result<DeltaTable> DeltaTable::ForPath(const Session& session, const std::string& path) {
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(path));
-  auto log = session.State()->fs->GetFileInfo(local + "/_delta_log");
-  if (!log.ok() || !log->is_directory) {
+  if (!delta::HasDeltaLog(*session.State()->fs, local)) {
     return Status::NotFound(fmt::format("{} is not a Delta table (no _delta_log)", path));
   }
   return DeltaTable(session, local);

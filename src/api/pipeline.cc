@@ -17,6 +17,7 @@
 
 #include "api/api_state.h"
 #include "common/ascii.h"
+#include "delta/log_segment.h"
 #include "delta/table_writes.h"
 #include "sql/binder.h"
 #include "sql/lexer.h"
@@ -74,11 +75,6 @@ Result<std::vector<StreamingTableDefinition>> DependencyOrder(
   return ordered;
 }
 
-bool TableExists(storage::FileSystem& fs, const std::string& path) {
-  auto log = fs.GetFileInfo(path + "/_delta_log");
-  return log.ok() && log->is_directory;
-}
-
 }  // namespace
 
 struct PipelineState {
@@ -131,7 +127,7 @@ struct PipelineState {
   Status CreateTable(const StreamingTableDefinition& table) {
     TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound, BindTable(table));
     storage::FileSystem& fs = *session->State()->fs;
-    if (TableExists(fs, bound.path)) {
+    if (delta::HasDeltaLog(fs, bound.path)) {
       return Status::OK();
     }
     delta::TableWriteOptions write;

@@ -8,6 +8,7 @@
 
 #include "api/api_state.h"
 #include "common/ascii.h"
+#include "delta/log_segment.h"
 #include "delta/table_writes.h"
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
@@ -73,11 +74,6 @@ DataFrame Session::Table(const std::string& name) const {
 
 namespace {
 
-bool TableExists(storage::FileSystem& fs, const std::string& path) {
-  auto log = fs.GetFileInfo(path + "/_delta_log");
-  return log.ok() && log->is_directory;
-}
-
 // Runs `plan` and writes its rows to the table at `path`.
 Result<delta::TableWriteResult> WritePlan(const std::shared_ptr<SessionState>& session,
                                           const plan::LogicalPlanPtr& plan, const std::string& path,
@@ -129,7 +125,7 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
                                             const sql::BoundStatement& bound) {
   // The binder has refused other providers, and binds streaming tables to another kind.
   const sql::CreateTable& create = bound.create;
-  const bool exists = TableExists(*session->fs, bound.path);
+  const bool exists = delta::HasDeltaLog(*session->fs, bound.path);
   TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr empty, plan::CountsPlan({}, "CREATE TABLE"));
   const bool external = !create.location.empty() && !create.table.IsPath();
   bool registered = false;
@@ -142,7 +138,7 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
     if (location) {
       TRIBUTARY_ASSIGN_OR_RAISE(registered, SameLocation(*location, bound.path));
     }
-    if (!registered && (location || TableExists(*session->fs, managed))) {
+    if (!registered && (location || delta::HasDeltaLog(*session->fs, managed))) {
       if (create.if_not_exists) {
         return empty;
       }
@@ -199,7 +195,7 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
 // INSERT INTO/OVERWRITE: Databricks' metrics row (num_affected_rows, num_inserted_rows).
 Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& session,
                                        const sql::BoundStatement& bound) {
-  if (!TableExists(*session->fs, bound.path)) {
+  if (!delta::HasDeltaLog(*session->fs, bound.path)) {
     return Status::NotFound(fmt::format("INSERT: no table at {}", bound.path));
   }
   delta::TableWriteOptions options;
@@ -230,7 +226,7 @@ Result<plan::LogicalPlanPtr> RunDropTable(const std::shared_ptr<SessionState>& s
       return plan::CountsPlan({}, "DROP TABLE");
     }
   }
-  if (!TableExists(*session->fs, bound.path)) {
+  if (!delta::HasDeltaLog(*session->fs, bound.path)) {
     if (bound.drop.if_exists) {
       return plan::CountsPlan({}, "DROP TABLE");
     }
@@ -251,7 +247,7 @@ Result<plan::LogicalPlanPtr> RunStreamingTable(const std::shared_ptr<SessionStat
   if (!create.or_refresh && !create.table.IsPath() && create.table.parts.size() == 1) {
     TRIBUTARY_ASSIGN_OR_RAISE(std::string path,
                               plan::TablePath(session->MakeCatalog(0), create.table.parts[0]));
-    if (TableExists(*session->fs, path)) {
+    if (delta::HasDeltaLog(*session->fs, path)) {
       if (create.if_not_exists) {
         return done;
       }
@@ -327,8 +323,7 @@ Result<std::vector<std::string>> Session::ListTables() const {
     if (!entry.is_directory) {
       continue;
     }
-    auto log = state_->fs->GetFileInfo(entry.path + "/_delta_log");
-    if (log.ok() && log->is_directory) {
+    if (delta::HasDeltaLog(*state_->fs, entry.path)) {
       names.emplace_back(entry.path.substr(entry.path.find_last_of('/') + 1));
     }
   }

@@ -288,4 +288,9 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
   return SegmentFromListing(*std::move(listing), table_root, log_dir, version, checkpoint_before);
 }
 
+bool HasDeltaLog(storage::FileSystem& fs, const std::string& table_root) {
+  Result<storage::FileInfo> log = fs.GetFileInfo(storage::JoinPath(table_root, "_delta_log"));
+  return log.ok() && log->is_directory;
+}
+
 }  // namespace tributary::delta

@@ -91,4 +91,8 @@ Result<LogSegment> BuildLogSegment(storage::FileSystem& fs, const std::string& t
                                    std::optional<int64_t> version,
                                    std::optional<int64_t> checkpoint_before = std::nullopt);
 
+/// Whether `table_root` holds a `_delta_log` directory: what makes a directory a Delta table to
+/// the catalog and the API (with or without commits yet).
+bool HasDeltaLog(storage::FileSystem& fs, const std::string& table_root);
+
 }  // namespace tributary::delta
