@@ -48,11 +48,11 @@ namespace tributary::streaming {
 namespace {
 
 constexpr std::string_view kSchemaInferenceSetting = "spark.sql.streaming.schemaInference";
-constexpr std::string_view kOffsetKey = "logOffset";
+constexpr std::string_view kFileSourceOffsetKey = "logOffset";
 
 /// N of {"logOffset":N}; -1 (before log batch 0) for the very beginning.
 Result<int64_t> LogBatchOfOffset(const std::optional<Offset>& offset) {
-  return ParseIntegerOffset(offset, kOffsetKey, -1, "file stream source");
+  return ParseIntegerOffset(offset, kFileSourceOffsetKey, -1, "file stream source");
 }
 
 /// The plain file source: discovery is the listing of its directory.
@@ -169,13 +169,13 @@ Result<std::optional<Offset>> LoggedFileSource::LatestOffset(const std::optional
   // Entries logged after `start` were taken by a LatestOffset whose batch the engine never
   // recorded (a crash in between): they are the next batch, before anything new.
   if (start_id < latest_batch_id_ && respect_limits) {
-    return std::optional<Offset>(IntegerOffset(kOffsetKey, start_id + 1));
+    return std::optional<Offset>(IntegerOffset(kFileSourceOffsetKey, start_id + 1));
   }
   TRIBUTARY_RETURN_NOT_OK(LogNewFiles(respect_limits));
   if (latest_batch_id_ < 0) {
     return std::optional<Offset>();
   }
-  return std::optional<Offset>(IntegerOffset(kOffsetKey, latest_batch_id_));
+  return std::optional<Offset>(IntegerOffset(kFileSourceOffsetKey, latest_batch_id_));
 }
 
 Status LoggedFileSource::PrepareForTriggerAvailableNow() {

@@ -8,11 +8,11 @@ namespace tributary::streaming {
 
 namespace {
 
-constexpr std::string_view kOffsetKey = "offset";
+constexpr std::string_view kMemoryStreamOffsetKey = "offset";
 
 /// N of {"offset":N}; -1 (before block 0) for the very beginning.
 Result<int64_t> BlockOfOffset(const std::optional<Offset>& offset) {
-  return ParseIntegerOffset(offset, kOffsetKey, -1, "memory stream");
+  return ParseIntegerOffset(offset, kMemoryStreamOffsetKey, -1, "memory stream");
 }
 
 /// The batch with exactly `schema` (its own names and types checked against it).
@@ -82,7 +82,7 @@ class MemoryStreamSource final : public Source {
     if (!latest.has_value()) {
       return std::optional<Offset>();
     }
-    return std::optional<Offset>(IntegerOffset(kOffsetKey, *latest));
+    return std::optional<Offset>(IntegerOffset(kMemoryStreamOffsetKey, *latest));
   }
 
   Status PrepareForTriggerAvailableNow() override {
@@ -160,7 +160,8 @@ Result<Offset> MemoryStream::AddData(std::vector<columnar::RecordBatchPtr> batch
   }
   std::lock_guard lock(mutex_);
   blocks_.push_back(std::move(block));
-  return IntegerOffset(kOffsetKey, first_block_ + static_cast<int64_t>(blocks_.size()) - 1);
+  return IntegerOffset(kMemoryStreamOffsetKey,
+                       first_block_ + static_cast<int64_t>(blocks_.size()) - 1);
 }
 
 std::optional<int64_t> MemoryStream::LatestBlock() const {
