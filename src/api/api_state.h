@@ -13,6 +13,7 @@
 #include "plan/data_sources.h"
 #include "plan/logical_plan.h"
 #include "storage/file_system.h"
+#include "streaming/memory_sink.h"
 #include "tributary/dataframe.h"
 #include "tributary/session.h"
 #include "tributary/streaming_query.h"
@@ -23,14 +24,6 @@ namespace sql {
 struct Statement;
 }  // namespace sql
 
-/// A memory sink's rows, readable as a session table named after its query.
-struct MemoryTable {
-  columnar::SchemaPtr schema;
-  std::vector<columnar::RecordBatchPtr> batches;
-  /// The last batch id appended, so a re-run batch is not appended twice.
-  int64_t last_batch_id = -1;
-};
-
 struct SessionState {
   std::shared_ptr<storage::FileSystem> fs;
   std::string warehouse;
@@ -38,10 +31,11 @@ struct SessionState {
   expr::TimeZone time_zone;
   std::map<std::string, std::string> config;
 
-  /// Guards the streaming members below.
+  /// Memory sink tables by lowercased query name, readable as session tables.
+  std::shared_ptr<streaming::MemoryTables> memory_tables =
+      std::make_shared<streaming::MemoryTables>();
+  /// Guards `listeners`.
   mutable std::mutex streaming_mutex;
-  /// Memory sink tables by lowercased query name.
-  std::map<std::string, MemoryTable> memory_tables;
   std::vector<std::shared_ptr<StreamingQueryListener>> listeners;
 
   /// Name and path resolution for plans; `now_micros` is the query's current_timestamp.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "api/api_state.h"
+#include "columnar/show_string.h"
 #include "common/ascii.h"
 #include "delta/table_writes.h"
 #include "exec/operator.h"
@@ -98,15 +99,14 @@ plan::Catalog SessionState::MakeCatalog(int64_t now_micros) const {
   catalog.eval.session_time_zone = time_zone;
   catalog.eval.current_timestamp_micros = now_micros;
   catalog.session_table = [this](const std::string& name) -> plan::LogicalPlanPtr {
-    std::lock_guard lock(streaming_mutex);
-    auto it = memory_tables.find(name);
-    if (it == memory_tables.end()) {
+    std::optional<streaming::MemoryTable> table = memory_tables->Find(name);
+    if (!table) {
       return nullptr;
     }
     plan::ScanSource source;
     source.kind = plan::ScanSource::Kind::kValues;
-    source.schema = it->second.schema;
-    source.batches = it->second.batches;
+    source.schema = std::move(table->schema);
+    source.batches = std::move(table->batches);
     source.description = "memory table " + name;
     return plan::Scan(std::move(source), "");
   };
@@ -351,53 +351,10 @@ tributary::Status DataFrame::Show(int64_t n, bool truncate) const {
 
 tributary::Status DataFrame::Show(std::ostream& out, int64_t n, bool truncate) const {
   // One more row than shown tells whether to print "only showing top n rows".
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Row> rows, Limit(n + 1).Collect());
-  const std::vector<std::string> names = Columns();
-  std::vector<std::vector<std::string>> cells;
-  const size_t shown = std::min(rows.size(), static_cast<size_t>(n));
-  for (size_t r = 0; r < shown; ++r) {
-    std::vector<std::string> line;
-    for (int c = 0; c < rows[r].Size(); ++c) {
-      std::string text = rows[r].GetString(c);
-      if (truncate && text.size() > 20) {
-        text = text.substr(0, 17) + "...";
-      }
-      line.push_back(std::move(text));
-    }
-    cells.push_back(std::move(line));
-  }
-  std::vector<size_t> widths;
-  for (const std::string& name : names) {
-    widths.push_back(std::max<size_t>(3, name.size()));
-  }
-  for (const auto& line : cells) {
-    for (size_t c = 0; c < line.size(); ++c) {
-      widths[c] = std::max(widths[c], line[c].size());
-    }
-  }
-  std::string separator = "+";
-  for (size_t width : widths) {
-    separator += std::string(width, '-') + "+";
-  }
-  const auto print_line = [&](const std::vector<std::string>& values) {
-    out << '|';
-    for (size_t c = 0; c < values.size(); ++c) {
-      // Spark right-aligns cells when truncating, left-aligns otherwise.
-      const std::string pad(widths[c] - values[c].size(), ' ');
-      out << (truncate ? pad + values[c] : values[c] + pad) << '|';
-    }
-    out << '\n';
-  };
-  out << separator << '\n';
-  print_line(names);
-  out << separator << '\n';
-  for (const auto& line : cells) {
-    print_line(line);
-  }
-  out << separator << '\n';
-  if (rows.size() > shown) {
-    out << "only showing top " << n << " row" << (n == 1 ? "" : "s") << '\n';
-  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto rows, ExecuteDataFrame(*Limit(n + 1).State()));
+  std::string text;
+  columnar::AppendShowString(Columns(), rows, n, truncate, &text);
+  out << text;
   return tributary::Status::OK();
 }
 

@@ -4,6 +4,7 @@
 
 #include "columnar/canonical_json.h"
 #include "columnar/record_batch.h"
+#include "columnar/show_string.h"
 
 namespace tributary {
 
@@ -109,20 +110,7 @@ Result<double> Row::GetDouble(int i) const {
 }
 
 std::string Row::GetString(int i) const {
-  const columnar::Column& column = *batch_->ColumnAt(i);
-  if (column.IsNull(row_)) {
-    return "NULL";
-  }
-  if (column.Type()->Id() == TypeId::kString || column.Type()->Id() == TypeId::kBinary) {
-    return std::string(column.BytesAt(row_));
-  }
-  std::string out;
-  columnar::AppendCanonicalJsonValue(column, row_, &out);
-  // Canonical JSON quotes strings (decimals, dates, timestamps): show them bare.
-  if (out.size() >= 2 && out.front() == '"' && out.back() == '"') {
-    out = out.substr(1, out.size() - 2);
-  }
-  return out;
+  return columnar::ShowCellText(*batch_->ColumnAt(i), row_);
 }
 
 std::string Row::ToJson() const {

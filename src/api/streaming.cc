@@ -1,6 +1,6 @@
 // The public streaming API over the streaming layer: readers build streaming scans, writers
-// pick a sink and a checkpoint and start a StreamExecution. The sinks that hand batches to
-// user code (console, memory, foreachBatch) live here because they produce DataFrames.
+// pick a sink and a checkpoint and start a StreamExecution. The console and memory sinks are
+// the streaming layer's; foreachBatch's lives here because it hands user code DataFrames.
 
 #include "tributary/streaming.h"
 
@@ -15,7 +15,9 @@
 #include "formats/json/json_reader.h"
 #include "plan/plan_builder.h"
 #include "storage/local_path.h"
+#include "streaming/console_sink.h"
 #include "streaming/delta_sink.h"
+#include "streaming/memory_sink.h"
 #include "streaming/memory_source.h"
 #include "streaming/source_factory.h"
 #include "streaming/stream_execution.h"
@@ -53,68 +55,6 @@ struct MemoryStreamState {
 };
 
 namespace {
-
-// console: each batch printed as Spark's ConsoleSink prints it.
-class ConsoleSink final : public streaming::Sink {
- public:
-  ConsoleSink(std::shared_ptr<SessionState> session, int64_t num_rows, bool truncate)
-      : session_(std::move(session)), num_rows_(num_rows), truncate_(truncate) {}
-
-  Result<int64_t> AddBatch(const streaming::MicroBatch& batch) override {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto rows, batch.Collect());
-    int64_t count = 0;
-    for (const auto& b : rows) {
-      count += b->NumRows();
-    }
-    plan::ScanSource source;
-    source.kind = plan::ScanSource::Kind::kValues;
-    source.schema = batch.plan->Schema();
-    source.batches = std::move(rows);
-    DataFrame frame = MakeDataFrame(session_, plan::Scan(std::move(source), ""));
-    std::cout << "-------------------------------------------\n"
-              << "Batch: " << batch.batch_id << "\n"
-              << "-------------------------------------------\n";
-    TRIBUTARY_RETURN_NOT_OK(frame.Show(std::cout, num_rows_, truncate_));
-    // Spark's ConsoleSink prints show()'s text with println: a blank line after each batch.
-    std::cout << "\n" << std::flush;
-    return count;
-  }
-  std::string Description() const override { return "ConsoleSink"; }
-
- private:
-  std::shared_ptr<SessionState> session_;
-  int64_t num_rows_;
-  bool truncate_;
-};
-
-// memory: batches appended to a session table named after the query.
-class MemorySink final : public streaming::Sink {
- public:
-  MemorySink(std::shared_ptr<SessionState> session, std::string table)
-      : session_(std::move(session)), table_(std::move(table)) {}
-
-  Result<int64_t> AddBatch(const streaming::MicroBatch& batch) override {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto rows, batch.Collect());
-    int64_t count = 0;
-    for (const auto& b : rows) {
-      count += b->NumRows();
-    }
-    std::lock_guard lock(session_->streaming_mutex);
-    MemoryTable& table = session_->memory_tables[table_];
-    if (batch.batch_id <= table.last_batch_id) {
-      return 0;  // a re-run batch: already appended
-    }
-    table.schema = batch.plan->Schema();
-    table.batches.insert(table.batches.end(), rows.begin(), rows.end());
-    table.last_batch_id = batch.batch_id;
-    return count;
-  }
-  std::string Description() const override { return "MemorySink[" + table_ + "]"; }
-
- private:
-  std::shared_ptr<SessionState> session_;
-  std::string table_;
-};
 
 // foreachBatch: user code gets each batch as a DataFrame and its id.
 class ForeachBatchSink final : public streaming::Sink {
@@ -326,13 +266,13 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
     if (auto it = options_.find("truncate"); it != options_.end()) {
       truncate = AsciiLower(it->second) != "false";
     }
-    sink = std::make_unique<ConsoleSink>(session, num_rows, truncate);
+    sink = std::make_unique<streaming::ConsoleSink>(std::cout, num_rows, truncate);
     temporary_checkpoint_allowed = true;
   } else if (format_ == "memory") {
     if (query_name_.empty()) {
       return Status::InvalidArgument("a memory sink needs a QueryName: its table's name");
     }
-    sink = std::make_unique<MemorySink>(session, AsciiLower(query_name_));
+    sink = std::make_unique<streaming::MemorySink>(session->memory_tables, AsciiLower(query_name_));
     temporary_checkpoint_allowed = true;
   } else if (format_ == "foreachbatch") {
     if (!foreach_batch_) {
