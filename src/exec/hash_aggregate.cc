@@ -10,14 +10,13 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const HashAggregate
                                              OperatorPtr input, const ExecContext& context)
     : node_(std::move(node)), input_(std::move(input)), context_(context), state_(context.pool) {}
 
-HashAggregateOperator::~HashAggregateOperator() = default;
-
 std::string HashAggregateOperator::DescribeGroup(int32_t group) const {
   const std::vector<expr::BoundExprPtr>& keys = node_->Keys();
   if (keys.empty()) {
     return "()";
   }
   std::vector<DataTypePtr> types;
+  types.reserve(keys.size());
   for (const expr::BoundExprPtr& key : keys) {
     types.push_back(key->Type());
   }

@@ -28,7 +28,6 @@ class HashAggregateOperator final : public Operator {
  public:
   HashAggregateOperator(std::shared_ptr<const HashAggregateNode> node, OperatorPtr input,
                         const ExecContext& context);
-  ~HashAggregateOperator() override;
   const SchemaPtr& OutputSchema() const override { return node_->Schema(); }
   Result<RecordBatchPtr> Next() override;
   std::string ToString() const override { return node_->ToString(); }

@@ -67,6 +67,7 @@ Status HashJoinOperator::Build() {
       continue;
     }
     std::vector<ColumnPtr> pieces;
+    pieces.reserve(batches.size());
     for (const RecordBatchPtr& batch : batches) {
       pieces.push_back(batch->ColumnAt(c));
     }

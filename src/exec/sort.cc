@@ -56,6 +56,7 @@ Result<std::vector<ColumnPtr>> SortOperator::Merge(
   const size_t width = pieces.front().size();
   for (size_t c = 0; c < width; ++c) {
     std::vector<ColumnPtr> parts;
+    parts.reserve(pieces.size());
     for (const std::vector<ColumnPtr>& piece : pieces) {
       parts.push_back(piece[c]);
     }

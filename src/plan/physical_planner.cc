@@ -92,6 +92,7 @@ Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join) {
   // Swapped output is right ++ left: old left column i is at nr + i, old right column j at j.
   std::vector<int> mapping(static_cast<size_t>(nl + nr));
   std::vector<columnar::Field> swapped_fields;
+  swapped_fields.reserve(static_cast<size_t>(nl) + static_cast<size_t>(nr));
   for (int j = 0; j < nr; ++j) {
     swapped_fields.push_back(join.Schema()->FieldAt(nl + j));
   }
@@ -100,7 +101,7 @@ Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join) {
     mapping[static_cast<size_t>(i)] = nr + i;
   }
   for (int j = 0; j < nr; ++j) {
-    mapping[static_cast<size_t>(nl + j)] = j;
+    mapping[static_cast<size_t>(nl) + static_cast<size_t>(j)] = j;
   }
   auto swapped_schema = std::make_shared<columnar::Schema>(std::move(swapped_fields));
   auto joined = std::make_shared<exec::HashJoinNode>(

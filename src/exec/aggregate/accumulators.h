@@ -107,44 +107,49 @@ Result<ColumnPtr> MakeFixedColumn(const DataTypePtr& type, const T* values, cons
   const int64_t width = type->ByteWidth();
   TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::AllocateUninitialized(groups * width, pool));
   uint8_t* data = out->mutable_data();
-  for (int64_t g = 0; g < groups; ++g) {
-    // Narrowing to the column's width (float32 min/max, int32 dates) is exact: the values
-    // came from such a column.
-    switch (width) {
-      case 1: {
-        const auto v = static_cast<uint8_t>(values[g]);
-        std::memcpy(data + g, &v, 1);
-        break;
-      }
-      case 2: {
-        const auto v = static_cast<int16_t>(values[g]);
-        std::memcpy(data + g * 2, &v, 2);
-        break;
-      }
-      case 4: {
-        if constexpr (std::is_floating_point_v<T>) {
-          const auto v = static_cast<float>(values[g]);
-          std::memcpy(data + g * 4, &v, 4);
-        } else {
-          const auto v = static_cast<int32_t>(values[g]);
-          std::memcpy(data + g * 4, &v, 4);
+  if constexpr (sizeof(T) == 1) {
+    // One-byte values (booleans, tinyint) only come from one-byte columns: their bytes as is.
+    std::memcpy(data, values, static_cast<size_t>(groups));
+  } else {
+    for (int64_t g = 0; g < groups; ++g) {
+      // Narrowing to the column's width (float32 min/max, int32 dates) is exact: the values
+      // came from such a column.
+      switch (width) {
+        case 1: {
+          const auto v = static_cast<uint8_t>(values[g]);
+          std::memcpy(data + g, &v, 1);
+          break;
         }
-        break;
-      }
-      case 8: {
-        if constexpr (std::is_floating_point_v<T>) {
-          const auto v = static_cast<double>(values[g]);
-          std::memcpy(data + g * 8, &v, 8);
-        } else {
-          const auto v = static_cast<int64_t>(values[g]);
-          std::memcpy(data + g * 8, &v, 8);
+        case 2: {
+          const auto v = static_cast<int16_t>(values[g]);
+          std::memcpy(data + g * 2, &v, 2);
+          break;
         }
-        break;
-      }
-      default: {
-        const auto v = static_cast<Int128>(values[g]);
-        std::memcpy(data + g * 16, &v, 16);
-        break;
+        case 4: {
+          if constexpr (std::is_floating_point_v<T>) {
+            const auto v = static_cast<float>(values[g]);
+            std::memcpy(data + g * 4, &v, 4);
+          } else {
+            const auto v = static_cast<int32_t>(values[g]);
+            std::memcpy(data + g * 4, &v, 4);
+          }
+          break;
+        }
+        case 8: {
+          if constexpr (std::is_floating_point_v<T>) {
+            const auto v = static_cast<double>(values[g]);
+            std::memcpy(data + g * 8, &v, 8);
+          } else {
+            const auto v = static_cast<int64_t>(values[g]);
+            std::memcpy(data + g * 8, &v, 8);
+          }
+          break;
+        }
+        default: {
+          const auto v = static_cast<Int128>(values[g]);
+          std::memcpy(data + g * 16, &v, 16);
+          break;
+        }
       }
     }
   }
