@@ -90,6 +90,11 @@ class LogicalPlan {
   virtual ~LogicalPlan() = default;
 
   PlanKind Kind() const { return kind_; }
+  /// This node as T, the node class its Kind() stands for (a FilterNode for kFilter, ...).
+  template <typename T>
+  const T& As() const {
+    return static_cast<const T&>(*this);
+  }
   /// The output columns: names as users see them (duplicates possible after a join).
   const SchemaPtr& Schema() const { return schema_; }
   /// Per output column, the table name or alias that may qualify it ("" for none).

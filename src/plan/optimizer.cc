@@ -15,11 +15,6 @@ namespace {
 using expr::BoundExpression;
 using expr::Op;
 
-template <typename T>
-const T& As(const LogicalPlan& plan) {
-  return static_cast<const T&>(plan);
-}
-
 bool IsNondeterministic(const BoundExpression& e) {
   if (e.GetOp() == Op::kFunction) {
     const std::string& name = e.Name();
@@ -116,9 +111,9 @@ LogicalPlanPtr FoldConstants(const LogicalPlanPtr& plan, const expr::EvalContext
   switch (plan->Kind()) {
     case PlanKind::kFilter:
       return std::make_shared<FilterNode>(inputs[0],
-                                          Fold(As<FilterNode>(*plan).Condition(), context));
+                                          Fold(plan->As<FilterNode>().Condition(), context));
     case PlanKind::kProject: {
-      const auto& project = As<ProjectNode>(*plan);
+      const auto& project = plan->As<ProjectNode>();
       std::vector<BoundExprPtr> expressions;
       std::vector<std::string> names;
       for (size_t i = 0; i < project.Expressions().size(); ++i) {
@@ -199,12 +194,12 @@ LogicalPlanPtr PushFilter(const FilterNode& filter) {
   switch (input->Kind()) {
     case PlanKind::kFilter: {
       std::vector<BoundExprPtr> merged;
-      SplitConjuncts(As<FilterNode>(*input).Condition(), &merged);
+      SplitConjuncts(input->As<FilterNode>().Condition(), &merged);
       merged.insert(merged.end(), conjuncts.begin(), conjuncts.end());
       return FilterWith(input->Inputs()[0], merged);
     }
     case PlanKind::kJoin: {
-      const auto& join = As<JoinNode>(*input);
+      const auto& join = input->As<JoinNode>();
       const int nl = join.Input(0).Schema()->NumFields();
       const exec::JoinType type = join.Type();
       const bool to_left = type == exec::JoinType::kInner || type == exec::JoinType::kCross ||
@@ -236,7 +231,7 @@ LogicalPlanPtr PushFilter(const FilterNode& filter) {
       return kept.empty() ? joined : std::make_shared<FilterNode>(joined, Conjoin(kept));
     }
     case PlanKind::kScan: {
-      const auto& scan = As<ScanNode>(*input);
+      const auto& scan = input->As<ScanNode>();
       if (scan.Source().kind != ScanSource::Kind::kDelta) {
         return std::make_shared<FilterNode>(input, filter.Condition());
       }
@@ -268,7 +263,7 @@ LogicalPlanPtr PushFilter(const FilterNode& filter) {
 
 LogicalPlanPtr PushDown(const LogicalPlanPtr& plan) {
   if (plan->Kind() == PlanKind::kFilter) {
-    return PushFilter(As<FilterNode>(*plan));
+    return PushFilter(plan->As<FilterNode>());
   }
   if (plan->Inputs().empty()) {
     return plan;
@@ -291,8 +286,8 @@ LogicalPlanPtr LimitIntoSort(const LogicalPlanPtr& plan) {
   if (plan->Kind() != PlanKind::kLimit || inputs[0]->Kind() != PlanKind::kSort) {
     return rebuilt;
   }
-  const auto& limit = As<LimitNode>(*plan);
-  const auto& sort = As<SortNode>(*inputs[0]);
+  const auto& limit = plan->As<LimitNode>();
+  const auto& sort = inputs[0]->As<SortNode>();
   const int64_t n = limit.Limit() + limit.Offset();
   const int64_t top = sort.Limit() ? std::min(*sort.Limit(), n) : n;
   auto top_n = std::make_shared<SortNode>(sort.Inputs()[0], sort.Keys(), top);
@@ -324,7 +319,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 // One function per node kind, so that the frame the recursion stacks up per plan level is
 // only as large as that kind needs (a plan may be a thousand levels deep).
 [[gnu::noinline]] Pruned PruneScan(const LogicalPlanPtr& plan, std::vector<bool> required, int n) {
-  const auto& scan = As<ScanNode>(*plan);
+  const auto& scan = plan->As<ScanNode>();
   std::vector<int> columns;
   std::vector<int> mapping(static_cast<size_t>(n), -1);
   for (int i = 0; i < n; ++i) {
@@ -350,7 +345,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 
 [[gnu::noinline]] Pruned PruneFilter(const LogicalPlanPtr& plan, std::vector<bool> required,
                                      int /*n*/) {
-  const auto& filter = As<FilterNode>(*plan);
+  const auto& filter = plan->As<FilterNode>();
   MarkColumns(*filter.Condition(), &required);
   Pruned child = Prune(plan->Inputs()[0], required);
   return {std::make_shared<FilterNode>(child.plan, RemapColumns(filter.Condition(), child.mapping)),
@@ -359,7 +354,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 
 [[gnu::noinline]] Pruned PruneProject(const LogicalPlanPtr& plan, std::vector<bool> required,
                                       int n) {
-  const auto& project = As<ProjectNode>(*plan);
+  const auto& project = plan->As<ProjectNode>();
   std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()), false);
   std::vector<int> kept;
   for (int i = 0; i < n; ++i) {
@@ -392,7 +387,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 
 [[gnu::noinline]] Pruned PruneAggregate(const LogicalPlanPtr& plan, std::vector<bool> /*required*/,
                                         int n) {
-  const auto& aggregate = As<AggregateNode>(*plan);
+  const auto& aggregate = plan->As<AggregateNode>();
   std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()), false);
   for (const BoundExprPtr& key : aggregate.Keys()) {
     MarkColumns(*key, &child_required);
@@ -419,7 +414,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 }
 
 [[gnu::noinline]] Pruned PruneJoin(const LogicalPlanPtr& plan, std::vector<bool> required, int n) {
-  const auto& join = As<JoinNode>(*plan);
+  const auto& join = plan->As<JoinNode>();
   const int nl = join.Input(0).Schema()->NumFields();
   const int nr = join.Input(1).Schema()->NumFields();
   std::vector<bool> all(static_cast<size_t>(nl + nr), false);
@@ -465,7 +460,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 
 [[gnu::noinline]] Pruned PruneSort(const LogicalPlanPtr& plan, std::vector<bool> required,
                                    int /*n*/) {
-  const auto& sort = As<SortNode>(*plan);
+  const auto& sort = plan->As<SortNode>();
   for (const exec::SortKey& key : sort.Keys()) {
     MarkColumns(*key.expression, &required);
   }
@@ -485,7 +480,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 
 [[gnu::noinline]] Pruned PruneGenerate(const LogicalPlanPtr& plan, std::vector<bool> required,
                                        int n) {
-  const auto& generate = As<GenerateNode>(*plan);
+  const auto& generate = plan->As<GenerateNode>();
   const int inputs = plan->Input().Schema()->NumFields();
   std::vector<bool> child_required(required.begin(), required.begin() + inputs);
   MarkColumns(*generate.Spec().collection, &child_required);
