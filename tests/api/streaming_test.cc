@@ -51,17 +51,17 @@ std::string ReadText(const std::string& path) {
 // assertion in between does not leave the test runner's own output captured.
 class StdoutCapture {
  public:
-  StdoutCapture() { testing::internal::CaptureStdout(); }
+  StdoutCapture() { ::testing::internal::CaptureStdout(); }
   ~StdoutCapture() {
     if (!taken_) {
-      (void)testing::internal::GetCapturedStdout();
+      (void)::testing::internal::GetCapturedStdout();
     }
   }
   StdoutCapture(const StdoutCapture&) = delete;
   StdoutCapture& operator=(const StdoutCapture&) = delete;
   std::string Take() {
     taken_ = true;
-    return testing::internal::GetCapturedStdout();
+    return ::testing::internal::GetCapturedStdout();
   }
 
  private:
@@ -727,7 +727,7 @@ TEST_F(StreamingTest, ListenersReceiveStartedProgressAndTerminatedEvents) {
     ASSERT_EQ(listener->progress_events.size(), 2u);
     EXPECT_EQ(listener->progress_events[0].batch_id, 0);
     EXPECT_EQ(listener->progress_events[1].batch_id, 1);
-    EXPECT_EQ(listener->progress_events[1].Json(), query.LastProgress()->SortedJson());
+    EXPECT_EQ(listener->progress_events[1].Json(), query.LastProgress()->Json());
     ASSERT_EQ(listener->terminated.size(), 1u);
     EXPECT_EQ(listener->terminated[0].id, query.Id());
     EXPECT_EQ(listener->terminated[0].run_id, query.RunId());
