@@ -31,9 +31,8 @@
 
 namespace tributary {
 
-namespace {
-
-/// One CREATE STREAMING TABLE of the file.
+/// One CREATE STREAMING TABLE of the file. Outside the anonymous namespace: PipelineState,
+/// declared in the public header, holds them.
 struct StreamingTableDefinition {
   /// Lowercased, as the warehouse stores it.
   std::string name;
@@ -42,6 +41,8 @@ struct StreamingTableDefinition {
   /// Tables of the pipeline it reads (lowercased).
   std::vector<std::string> reads;
 };
+
+namespace {
 
 // Orders `tables` so each comes after the pipeline tables it reads; ties keep file order.
 Result<std::vector<StreamingTableDefinition>> DependencyOrder(
