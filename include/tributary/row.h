@@ -32,8 +32,8 @@ struct StructType {
   std::string TreeString() const;
 };
 
-/// One row of a result. Getters take the column index; the typed ones fail with
-/// InvalidArgument when the column's type does not fit.
+/// One row of a result. Getters take the column index and fail with InvalidArgument when the
+/// value is null (check IsNull first) or the column's type does not fit.
 ///
 /// Thread-safety: immutable; shares the result's memory.
 class Row {
@@ -49,7 +49,7 @@ class Row {
   Result<double> GetDouble(int i) const;
   /// string and binary as their bytes; any other type as its canonical JSON text
   /// (decimals "1.50", dates "2024-05-01", timestamps ISO-8601 in UTC, nested as JSON).
-  std::string GetString(int i) const;
+  Result<std::string> GetString(int i) const;
   /// The row as one canonical JSON object ({"a":1,"b":"x"}, as the test corpus writes rows).
   std::string ToJson() const;
 

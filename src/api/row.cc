@@ -109,8 +109,12 @@ Result<double> Row::GetDouble(int i) const {
   }
 }
 
-std::string Row::GetString(int i) const {
-  return columnar::ShowCellText(*batch_->ColumnAt(i), row_);
+Result<std::string> Row::GetString(int i) const {
+  const columnar::Column& column = *batch_->ColumnAt(i);
+  if (column.IsNull(row_)) {
+    return NullError(*batch_, i);
+  }
+  return columnar::ShowCellText(column, row_);
 }
 
 std::string Row::ToJson() const {

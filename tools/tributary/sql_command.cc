@@ -63,7 +63,11 @@ Status PrintResult(const DataFrame& frame, const std::string& format, std::ostre
     out << '\n';
     for (const Row& row : rows) {
       for (int c = 0; c < row.Size(); ++c) {
-        out << (c > 0 ? "," : "") << (row.IsNull(c) ? "" : CsvField(row.GetString(c)));
+        out << (c > 0 ? "," : "");
+        if (!row.IsNull(c)) {
+          TRIBUTARY_ASSIGN_OR_RAISE(const std::string text, row.GetString(c));
+          out << CsvField(text);
+        }
       }
       out << '\n';
     }
