@@ -61,7 +61,8 @@ struct SinkProgress {
   int64_t num_output_rows = -1;
 };
 
-/// One stateful operator's part (filled by the stateful operators of a later issue).
+/// One stateful operator's part (Spark's StateOperatorProgress). Queries run only stateless
+/// operators (append mode), so `StreamingQueryProgress::state_operators` is always empty.
 struct StateOperatorProgress {
   std::string operator_name;
   int64_t num_rows_total = 0;
