@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/calendar.h"
 #include "columnar/decimal.h"
 #include "common/ascii.h"
 #include "expr/expression.h"
@@ -125,7 +126,7 @@ Result<Scalar> DecimalLiteral(std::string_view text) {
 
 namespace {
 
-constexpr int64_t kMicrosPerSecond = 1000000;
+using columnar::kMicrosPerSecond;
 
 // Microseconds per unit, 0 for an unknown unit, -1 for a year-month unit.
 int64_t MicrosPerUnit(std::string unit) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/calendar.h"
 #include "common/ascii.h"
 
 namespace tributary::streaming {
@@ -16,7 +17,8 @@ struct Suffix {
   int64_t micros;
 };
 
-constexpr int64_t kMicrosPerSecond = 1'000'000;
+using columnar::kMicrosPerSecond;
+
 constexpr Suffix kSuffixes[] = {
     {"us", 1},
     {"ms", 1'000},
