@@ -18,11 +18,6 @@ namespace tributary::plan {
 
 namespace {
 
-template <typename T>
-const T& As(const LogicalPlan& plan) {
-  return static_cast<const T&>(plan);
-}
-
 std::vector<std::string> ColumnNames(const ScanNode& scan) {
   std::vector<std::string> names;
   for (int index : scan.Columns()) {
@@ -123,7 +118,7 @@ Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join) {
 int64_t EstimateRows(const LogicalPlan& plan) {
   switch (plan.Kind()) {
     case PlanKind::kScan: {
-      const ScanSource& source = As<ScanNode>(plan).Source();
+      const ScanSource& source = plan.As<ScanNode>().Source();
       int64_t rows = 0;
       switch (source.kind) {
         case ScanSource::Kind::kValues:
@@ -151,7 +146,7 @@ int64_t EstimateRows(const LogicalPlan& plan) {
       return EstimateRows(plan.Input());
     case PlanKind::kLimit: {
       const int64_t input = EstimateRows(plan.Input());
-      const int64_t limit = As<LimitNode>(plan).Limit();
+      const int64_t limit = plan.As<LimitNode>().Limit();
       return input < 0 ? limit : std::min(input, limit);
     }
     case PlanKind::kJoin:
@@ -178,39 +173,39 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
   };
   switch (plan.Kind()) {
     case PlanKind::kScan:
-      return PlanScan(As<ScanNode>(plan));
+      return PlanScan(plan.As<ScanNode>());
     case PlanKind::kFilter:
       return over_input([&](exec::PhysicalNodePtr input) {
         return std::make_shared<exec::FilterNode>(std::move(input),
-                                                  As<FilterNode>(plan).Condition());
+                                                  plan.As<FilterNode>().Condition());
       });
     case PlanKind::kProject:
       return over_input([&](exec::PhysicalNodePtr input) {
         return std::make_shared<exec::ProjectNode>(
-            std::move(input), As<ProjectNode>(plan).Expressions(), plan.Schema());
+            std::move(input), plan.As<ProjectNode>().Expressions(), plan.Schema());
       });
     case PlanKind::kAggregate:
       return over_input([&](exec::PhysicalNodePtr input) {
-        const auto& aggregate = As<AggregateNode>(plan);
+        const auto& aggregate = plan.As<AggregateNode>();
         return std::make_shared<exec::HashAggregateNode>(std::move(input), aggregate.Keys(),
                                                          aggregate.Aggregates(), plan.Schema());
       });
     case PlanKind::kJoin:
-      return PlanJoin(As<JoinNode>(plan));
+      return PlanJoin(plan.As<JoinNode>());
     case PlanKind::kSort:
       return over_input([&](exec::PhysicalNodePtr input) {
-        const auto& sort = As<SortNode>(plan);
+        const auto& sort = plan.As<SortNode>();
         return std::make_shared<exec::SortNode>(std::move(input), sort.Keys(), sort.Limit());
       });
     case PlanKind::kLimit:
       return over_input([&](exec::PhysicalNodePtr input) {
-        const auto& limit = As<LimitNode>(plan);
+        const auto& limit = plan.As<LimitNode>();
         return std::make_shared<exec::LimitNode>(std::move(input), limit.Limit(), limit.Offset());
       });
     case PlanKind::kGenerate:
       return over_input([&](exec::PhysicalNodePtr input) {
-        return std::make_shared<exec::GenerateNode>(std::move(input), As<GenerateNode>(plan).Spec(),
-                                                    plan.Schema());
+        return std::make_shared<exec::GenerateNode>(std::move(input),
+                                                    plan.As<GenerateNode>().Spec(), plan.Schema());
       });
     case PlanKind::kUnion: {
       std::vector<exec::PhysicalNodePtr> inputs;
