@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@ constexpr const char* kBlindAppendInfo = R"({"commitInfo":{"isBlindAppend":true}
 class TransactionTest : public testing::HandWrittenLogTest {
  protected:
   std::unique_ptr<Transaction> Begin(TransactionOptions options = {}) {
-    auto txn = Transaction::Begin(fs_, root_, options);
+    auto txn = Transaction::Begin(fs_, root_, std::move(options));
     EXPECT_TRUE(txn.ok()) << txn.status().ToString();
     return txn.ok() ? std::move(*txn) : nullptr;
   }
@@ -36,7 +37,7 @@ class TransactionTest : public testing::HandWrittenLogTest {
 
   // A transaction that read the whole table and removes every file of it (a DELETE).
   std::unique_ptr<Transaction> Deleter(TransactionOptions options = {}) {
-    auto txn = Begin(options);
+    auto txn = Begin(std::move(options));
     txn->ReadWholeTable();
     for (const delta::AddFile& add : txn->ReadSnapshot()->Files()) {
       delta::RemoveFile remove;

@@ -19,10 +19,14 @@
     EXPECT_TRUE(_st.ok()) << #expr << " failed: " << _st.ToString();          \
   } while (false)
 
+// `result_name` is a fresh identifier and `lhs` may be a declaration (`auto x`): neither can
+// be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define TRIBUTARY_TEST_ASSIGN_IMPL(result_name, lhs, rexpr)                       \
   auto&& result_name = (rexpr);                                                   \
   ASSERT_TRUE(result_name.ok()) << #rexpr << " failed: " << result_name.status(); \
   lhs = std::move(result_name).MoveValueUnsafe();
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// Asserts that `rexpr` (a Result) holds a value and assigns it to `lhs`.
 #define ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
