@@ -193,7 +193,7 @@ namespace {
 LogicalPlanPtr AddHiddenColumn(const LogicalPlanPtr& plan, const std::string& name) {
   switch (plan->Kind()) {
     case PlanKind::kScan: {
-      const auto& scan = static_cast<const ScanNode&>(*plan);
+      const auto& scan = plan->As<ScanNode>();
       const ScanSource& source = scan.Source();
       const int num_fields = source.schema->NumFields();
       for (size_t hidden = 0; hidden < source.hidden_columns.size(); ++hidden) {
@@ -220,7 +220,7 @@ LogicalPlanPtr AddHiddenColumn(const LogicalPlanPtr& plan, const std::string& na
       if (input == nullptr) {
         return nullptr;
       }
-      const auto& project = static_cast<const ProjectNode&>(*plan);
+      const auto& project = plan->As<ProjectNode>();
       std::vector<BoundExprPtr> expressions = project.Expressions();
       std::vector<std::string> names;
       for (const columnar::Field& field : plan->Schema()->Fields()) {
