@@ -1,26 +1,50 @@
 #include "columnar/column_builder.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tributary::columnar {
 
+namespace {
+
+// The first allocation of a region: small, since many builders (one per output column of
+// every operator) finish only a few rows; doubling reaches batch sizes in a few steps.
+constexpr int64_t kMinRegionCapacity = 64;
+
+}  // namespace
+
 ColumnBuilder::ColumnBuilder(DataTypePtr type, MemoryPool* pool)
-    : type_(std::move(type)), pool_(pool) {
+    : type_(std::move(type)), pool_(pool), width_(type_->ByteWidth()) {
   switch (type_->Id()) {
+    case TypeId::kNull:
+      kind_ = Kind::kNull;
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+      kind_ = Kind::kBytes;
+      break;
+    case TypeId::kArray:
+      kind_ = Kind::kList;
+      children_.push_back(std::make_unique<ColumnBuilder>(type_->ElementType(), pool_));
+      break;
+    case TypeId::kMap:
+      kind_ = Kind::kList;
+      children_.push_back(std::make_unique<ColumnBuilder>(type_->KeyType(), pool_));
+      children_.push_back(std::make_unique<ColumnBuilder>(type_->ValueType(), pool_));
+      break;
     case TypeId::kStruct:
+      kind_ = Kind::kStruct;
       for (const Field& field : type_->Fields()) {
         children_.push_back(std::make_unique<ColumnBuilder>(field.Type(), pool_));
       }
       break;
-    case TypeId::kArray:
-      children_.push_back(std::make_unique<ColumnBuilder>(type_->ElementType(), pool_));
-      break;
-    case TypeId::kMap:
-      children_.push_back(std::make_unique<ColumnBuilder>(type_->KeyType(), pool_));
-      children_.push_back(std::make_unique<ColumnBuilder>(type_->ValueType(), pool_));
-      break;
     default:
+      kind_ = Kind::kFixed;
       break;
+  }
+  for (Region* region : {&validity_, &values_, &offsets_}) {
+    region->status = &status_;
+    region->pool = pool_;
   }
   Reset();
 }
@@ -30,187 +54,133 @@ ColumnBuilder::~ColumnBuilder() = default;
 void ColumnBuilder::Reset() {
   length_ = 0;
   null_count_ = 0;
-  validity_.reset();
-  values_.reset();
-  offsets_.reset();
-  const bool has_offsets =
-      type_->IsBinaryLike() || type_->Id() == TypeId::kArray || type_->Id() == TypeId::kMap;
-  if (has_offsets && Grow(offsets_, sizeof(int64_t))) {
-    offsets_->MutableDataAs<int64_t>()[0] = 0;
+  for (Region* region : {&validity_, &values_, &offsets_}) {
+    region->buffer.reset();
+    region->data = nullptr;
+    region->size = 0;
+    region->capacity = 0;
   }
-  if (type_->ByteWidth() > 0 || type_->IsBinaryLike()) {
-    Grow(values_, 0);
+  if (kind_ == Kind::kBytes || kind_ == Kind::kList) {
+    AppendOffset(0);
   }
 }
 
-bool ColumnBuilder::Grow(std::unique_ptr<Buffer>& buffer, int64_t new_size) {
-  if (!status_.ok()) {
+bool ColumnBuilder::Region::Grow(int64_t needed) {
+  if (!status->ok()) {
     return false;
   }
-  Status st;
-  if (buffer == nullptr) {
-    auto allocated = Buffer::Allocate(new_size, pool_);
-    if (allocated.ok()) {
-      buffer = allocated.MoveValueUnsafe();
-    } else {
-      st = allocated.status();
-    }
-  } else {
-    st = buffer->Resize(new_size);
-  }
-  if (!st.ok()) {
-    status_ = st.WithContext("building a " + type_->ToString() + " column");
+  Status grown = Reallocate(std::max<int64_t>({needed, capacity * 2, kMinRegionCapacity}));
+  if (!grown.ok()) {
+    *status = std::move(grown);
     return false;
   }
   return true;
 }
 
-void ColumnBuilder::Reserve(int64_t additional) {
-  if (values_ != nullptr && type_->ByteWidth() > 0) {
-    const int64_t size = values_->size();
-    const int64_t wanted = (length_ + additional) * type_->ByteWidth();
-    if (wanted > values_->Capacity() && Grow(values_, wanted)) {
-      // Reserve only changes capacity: shrink back to the bytes actually used.
-      status_ = values_->Resize(size);
-    }
+Status ColumnBuilder::Region::Reallocate(int64_t new_capacity) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Buffer> fresh,
+                            Buffer::AllocateUninitialized(new_capacity, pool));
+  if (size > 0) {
+    std::memcpy(fresh->mutable_data(), data, static_cast<size_t>(size));
+  }
+  buffer = std::move(fresh);
+  data = buffer->mutable_data();
+  capacity = new_capacity;
+  return Status::OK();
+}
+
+void ColumnBuilder::Region::ReserveCapacity(int64_t wanted) {
+  if (wanted <= capacity || !status->ok()) {
+    return;
+  }
+  Status reserved = Reallocate(wanted);
+  if (!reserved.ok()) {
+    *status = std::move(reserved);
   }
 }
 
-void ColumnBuilder::AppendValidity(bool valid) {
-  if (!valid) {
-    if (validity_ == nullptr) {
-      if (!Grow(validity_, BitmapBytes(length_ + 1))) {
-        return;
-      }
-      FillBitmap(validity_->mutable_data(), length_, true);
-    }
-    ++null_count_;
+void ColumnBuilder::Region::ReserveLikeSoFar(int64_t rows, int64_t rows_so_far) {
+  if (size == 0 || rows_so_far <= 0 || !status->ok()) {
+    return;
   }
-  if (validity_ != nullptr) {
-    if (!Grow(validity_, BitmapBytes(length_ + 1))) {
-      return;
-    }
-    SetBitTo(validity_->mutable_data(), length_, valid);
-  }
-  ++length_;
-}
-
-void ColumnBuilder::AppendOffset(int64_t end) {
-  if (Grow(offsets_, (length_ + 2) * static_cast<int64_t>(sizeof(int64_t)))) {
-    offsets_->MutableDataAs<int64_t>()[length_ + 1] = end;
+  // Per-row sizes vary (strings): 1/16 more than the average so far absorbs most of that, and
+  // an append past it grows the buffer as usual.
+  const int64_t expected = size * rows / rows_so_far;
+  const int64_t target = size + expected + expected / 16 + 64;
+  if (target > capacity) {
+    // Only a forecast: when it cannot be had, appends grow the buffer and report what fails.
+    Status ignored = Reallocate(target);
+    (void)ignored;
   }
 }
 
-template <typename T>
-void ColumnBuilder::AppendFixed(T value) {
-  if (Grow(values_, (length_ + 1) * static_cast<int64_t>(sizeof(T)))) {
-    std::memcpy(values_->mutable_data() + length_ * static_cast<int64_t>(sizeof(T)), &value,
-                sizeof(T));
-  }
-}
-
-void ColumnBuilder::AppendNull() {
-  switch (type_->Id()) {
-    case TypeId::kNull:
-      ++length_;
-      ++null_count_;
-      return;
-    case TypeId::kStruct:
-      for (auto& child : children_) {
-        child->AppendNull();
-      }
-      break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      AppendOffset(values_ ? values_->size() : 0);
-      break;
-    case TypeId::kArray:
-    case TypeId::kMap:
-      AppendOffset(children_[0]->Length());
-      break;
-    default:
-      Grow(values_, (length_ + 1) * type_->ByteWidth());
-      break;
-  }
-  AppendValidity(false);
-}
-
-void ColumnBuilder::AppendBoolean(bool value) {
-  AppendFixed<uint8_t>(value ? 1 : 0);
-  AppendValidity(true);
-}
-
-void ColumnBuilder::AppendInt(int64_t value) {
-  switch (type_->ByteWidth()) {
-    case 1:
-      AppendFixed(static_cast<int8_t>(value));
-      break;
-    case 2:
-      AppendFixed(static_cast<int16_t>(value));
-      break;
-    case 4:
-      AppendFixed(static_cast<int32_t>(value));
-      break;
-    default:
-      AppendFixed(value);
-      break;
-  }
-  AppendValidity(true);
-}
-
-void ColumnBuilder::AppendDouble(double value) {
-  if (type_->Id() == TypeId::kFloat32) {
-    AppendFixed(static_cast<float>(value));
+Result<BufferPtr> ColumnBuilder::Region::Take() {
+  if (buffer == nullptr) {
+    TRIBUTARY_ASSIGN_OR_RAISE(buffer, Buffer::Allocate(size, pool));
   } else {
-    AppendFixed(value);
+    TRIBUTARY_RETURN_NOT_OK(buffer->Resize(size));
   }
-  AppendValidity(true);
+  return BufferPtr(std::move(buffer));
 }
 
-void ColumnBuilder::AppendDecimal(Int128 unscaled) {
-  AppendFixed(unscaled);
-  AppendValidity(true);
-}
-
-void ColumnBuilder::AppendBytes(std::string_view bytes) {
-  const int64_t start = values_ ? values_->size() : 0;
-  const int64_t end = start + static_cast<int64_t>(bytes.size());
-  if (Grow(values_, end) && !bytes.empty()) {
-    std::memcpy(values_->mutable_data() + start, bytes.data(), bytes.size());
+void ColumnBuilder::Reserve(int64_t additional) {
+  if (kind_ != Kind::kFixed || additional <= 0) {
+    return;
   }
-  AppendOffset(end);
-  AppendValidity(true);
+  const int64_t rows = length_ + additional;
+  values_.ReserveCapacity(rows * width_);
+  validity_.ReserveCapacity(BitmapBytes(rows));
 }
 
-void ColumnBuilder::AppendStruct() {
-  AppendValidity(true);
-}
-
-void ColumnBuilder::AppendArray() {
-  AppendOffset(children_[0]->Length());
-  AppendValidity(true);
+void ColumnBuilder::ReserveRowsLikeSoFar(int64_t rows) {
+  if (rows <= 0 || length_ == 0 || !status_.ok()) {
+    return;
+  }
+  validity_.ReserveLikeSoFar(rows, length_);
+  values_.ReserveLikeSoFar(rows, length_);
+  offsets_.ReserveLikeSoFar(rows, length_);
+  for (auto& child : children_) {
+    // A struct's children have a row per row; a list's elements, per row as many as so far.
+    child->ReserveRowsLikeSoFar(kind_ == Kind::kStruct ? rows : child->Length() * rows / length_);
+  }
 }
 
 Result<ColumnPtr> ColumnBuilder::Finish() {
+  // This builder's own error comes first, then the first child's; each carries the type of
+  // the builder whose allocation was refused.
+  Status failed;
+  if (!status_.ok()) {
+    failed = status_.WithContext("building a " + type_->ToString() + " column");
+    status_ = Status::OK();
+  }
   std::vector<ColumnPtr> children;
   for (auto& child : children_) {
     auto finished = child->Finish();
-    if (!finished.ok() && status_.ok()) {
-      status_ = finished.status();
+    if (!finished.ok() && failed.ok()) {
+      failed = finished.status();
     }
     if (finished.ok()) {
       children.push_back(finished.MoveValueUnsafe());
     }
   }
-  if (!status_.ok()) {
-    Status failed = std::move(status_);
-    status_ = Status::OK();
+  if (!failed.ok()) {
     Reset();
     return failed;
   }
-  auto column = Column::Make(type_, length_, std::move(validity_), std::move(values_),
-                             std::move(offsets_), std::move(children));
-  status_ = Status::OK();
+  BufferPtr validity;
+  BufferPtr values;
+  BufferPtr offsets;
+  if (null_count_ > 0 && kind_ != Kind::kNull) {
+    TRIBUTARY_ASSIGN_OR_RAISE(validity, validity_.Take());
+  }
+  if (kind_ == Kind::kFixed || kind_ == Kind::kBytes) {
+    TRIBUTARY_ASSIGN_OR_RAISE(values, values_.Take());
+  }
+  if (kind_ == Kind::kBytes || kind_ == Kind::kList) {
+    TRIBUTARY_ASSIGN_OR_RAISE(offsets, offsets_.Take());
+  }
+  auto column = Column::Make(type_, length_, std::move(validity), std::move(values),
+                             std::move(offsets), std::move(children));
   Reset();
   return column;
 }

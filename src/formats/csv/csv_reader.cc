@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "columnar/column_builder.h"
 #include "common/ascii.h"
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
-#include "formats/text/column_sink.h"
 #include "formats/text/input_stream.h"
 #include "formats/text/line_reader.h"
 #include "formats/text/rescued_data.h"
@@ -22,11 +22,11 @@
 namespace tributary::csv {
 namespace {
 
+using columnar::ColumnBuilder;
 using columnar::DataType;
 using columnar::DataTypePtr;
 using columnar::Field;
 using columnar::TypeId;
-using text::ColumnSink;
 using text::ParseMode;
 
 // One field of a record: its text (unescaped) and whether it was quoted.
@@ -185,7 +185,7 @@ bool IsNull(const Token& token, const CsvReadOptions& options) {
 // parse). Returns whether it parsed.
 template <bool kAppend>
 bool Convert(const DataType& type, const Token& token, const CsvReadOptions& options,
-             const text::TemporalFormats& temporal, ColumnSink* sink) {
+             const text::TemporalFormats& temporal, ColumnBuilder* sink) {
   const TypeId id = type.Id();
   if (IsNull(token, options)) {
     if constexpr (kAppend) {
@@ -343,11 +343,11 @@ class CsvReaderImpl final : public CsvReader {
   text::RecordSink record_sink_;
 
   std::vector<Field> data_fields_;
-  std::vector<ColumnSink*> data_sinks_;
+  std::vector<ColumnBuilder*> data_sinks_;
   std::vector<int> targets_;
   std::vector<std::string> header_;
   bool header_read_ = false;
-  std::vector<std::unique_ptr<ColumnSink>> sinks_;
+  std::vector<std::unique_ptr<ColumnBuilder>> sinks_;
   bool rescue_ = false;
 
   std::vector<Token> tokens_;
@@ -359,8 +359,8 @@ Status CsvReaderImpl::Init(const columnar::Schema& data_schema,
                            const std::vector<std::string>& columns) {
   rescue_ = record_sink_.Rescue();
   const bool corrupt_column_set = record_sink_.CorruptColumnSet();
-  ColumnSink* rescued_sink = nullptr;
-  ColumnSink* corrupt_sink = nullptr;
+  ColumnBuilder* rescued_sink = nullptr;
+  ColumnBuilder* corrupt_sink = nullptr;
   for (const Field& field : data_schema.Fields()) {
     if ((rescue_ && field.Name() == options_.rescued_data_column) ||
         (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record)) {
@@ -393,8 +393,8 @@ Status CsvReaderImpl::Init(const columnar::Schema& data_schema,
   for (int i : indices) {
     const Field& field = output_schema_->FieldAt(i);
     projected.push_back(field);
-    sinks_.push_back(std::make_unique<ColumnSink>(field.Type(), pool_));
-    ColumnSink* sink = sinks_.back().get();
+    sinks_.push_back(std::make_unique<ColumnBuilder>(field.Type(), pool_));
+    ColumnBuilder* sink = sinks_.back().get();
     if (rescue_ && field.Name() == options_.rescued_data_column) {
       rescued_sink = sink;
       continue;
@@ -504,7 +504,7 @@ Status CsvReaderImpl::DecodeRecord(const text::Line& record) {
       continue;
     }
     filled_[static_cast<size_t>(target)] = 1;
-    ColumnSink* sink = data_sinks_[static_cast<size_t>(target)];
+    ColumnBuilder* sink = data_sinks_[static_cast<size_t>(target)];
     if (sink == nullptr) {
       continue;
     }

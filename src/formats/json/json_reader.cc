@@ -15,13 +15,13 @@
 #include <fmt/format.h>
 
 #include "columnar/canonical_json.h"
+#include "columnar/column_builder.h"
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
 #include "formats/json/flat_record.h"
 #include "formats/json/json_error_position.h"
 #include "formats/json/json_value_text.h"
 #include "formats/json/lenient_json.h"
-#include "formats/text/column_sink.h"
 #include "formats/text/input_stream.h"
 #include "formats/text/line_reader.h"
 #include "formats/text/rescued_data.h"
@@ -31,6 +31,7 @@
 namespace tributary::json {
 namespace {
 
+using columnar::ColumnBuilder;
 using columnar::DataType;
 using columnar::DataTypePtr;
 using columnar::Field;
@@ -38,7 +39,6 @@ using columnar::Int128;
 using columnar::TypeId;
 using simdjson::dom::element;
 using simdjson::dom::element_type;
-using text::ColumnSink;
 using text::ParseMode;
 
 static_assert(text::kLinePadding >= simdjson::SIMDJSON_PADDING);
@@ -230,11 +230,11 @@ class JsonReaderImpl final : public JsonReader {
   // Converts `value` for `node`. With kAppend, appends exactly one value (null where it does
   // not fit) to `*builder`; without, only checks. Returns whether everything fit.
   template <bool kAppend>
-  bool Convert(TypeNode& node, element value, ColumnSink* builder);
+  bool Convert(TypeNode& node, element value, ColumnBuilder* builder);
   template <bool kAppend>
-  bool ConvertStruct(TypeNode& node, simdjson::dom::object object, ColumnSink* builder);
+  bool ConvertStruct(TypeNode& node, simdjson::dom::object object, ColumnBuilder* builder);
   template <bool kAppend>
-  bool ConvertLeafString(TypeNode& node, std::string_view text, ColumnSink* builder);
+  bool ConvertLeafString(TypeNode& node, std::string_view text, ColumnBuilder* builder);
 
   // Decodes one record (a parsed object) into the builders, or drops or fails it.
   Status DecodeRecord(simdjson::dom::object object, const text::Line& line);
@@ -283,7 +283,7 @@ class JsonReaderImpl final : public JsonReader {
   // reads it, a double or float column gets its value (Infinity for 1e400), a decimal or string
   // column its text; any other column rescues it.
   template <bool kAppend>
-  bool ConvertOverflowNumber(TypeNode& node, std::string_view text, ColumnSink* builder);
+  bool ConvertOverflowNumber(TypeNode& node, std::string_view text, ColumnBuilder* builder);
 
   // The text of the next number of the document (with exact_numbers_).
   std::string_view NextNumberText() {
@@ -354,9 +354,9 @@ class JsonReaderImpl final : public JsonReader {
   // Top-level data fields (the schema minus the special columns) and, per field, its output
   // builder or null when not projected.
   TypeNode top_;
-  std::vector<ColumnSink*> top_builders_;
+  std::vector<ColumnBuilder*> top_builders_;
   std::vector<int> projected_fields_;
-  std::vector<std::unique_ptr<ColumnSink>> builders_;
+  std::vector<std::unique_ptr<ColumnBuilder>> builders_;
   // Modes, special columns and accounting.
   text::RecordSink record_sink_;
   bool rescue_ = false;
@@ -379,12 +379,12 @@ class JsonReaderImpl final : public JsonReader {
   // projected); the projected columns the shape lacks, null in each of its records.
   struct ShapeColumn {
     TypeId id;
-    ColumnSink* sink;
+    ColumnBuilder* sink;
     TypeNode* node;
   };
   FlatRecordShape shape_;
   std::vector<ShapeColumn> shape_columns_;
-  std::vector<ColumnSink*> shape_absent_;
+  std::vector<ColumnBuilder*> shape_absent_;
   std::vector<FlatValue> shape_values_;
 
   std::string scratch_;
@@ -452,13 +452,13 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
     }
   }
   std::vector<Field> projected;
-  ColumnSink* rescued_builder = nullptr;
-  ColumnSink* corrupt_builder = nullptr;
+  ColumnBuilder* rescued_builder = nullptr;
+  ColumnBuilder* corrupt_builder = nullptr;
   for (int i : output_indices) {
     const Field& field = output_schema_->FieldAt(i);
     projected.push_back(field);
-    builders_.push_back(std::make_unique<ColumnSink>(field.Type(), pool_));
-    ColumnSink* builder = builders_.back().get();
+    builders_.push_back(std::make_unique<ColumnBuilder>(field.Type(), pool_));
+    ColumnBuilder* builder = builders_.back().get();
     if (rescue_ && field.Name() == options_.rescued_data_column) {
       rescued_builder = builder;
     } else if (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record) {
@@ -478,7 +478,7 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
     }
   }
   output_schema_ = std::make_shared<const columnar::Schema>(std::move(projected));
-  std::vector<ColumnSink*> data_builders;
+  std::vector<ColumnBuilder*> data_builders;
   for (int i : projected_fields_) {
     data_builders.push_back(top_builders_[static_cast<size_t>(i)]);
   }
@@ -502,7 +502,7 @@ bool IntegerFits(TypeId id, int64_t v) {
 
 template <bool kAppend>
 bool JsonReaderImpl::ConvertOverflowNumber(TypeNode& node, std::string_view text,
-                                           ColumnSink* builder) {
+                                           ColumnBuilder* builder) {
   switch (node.id) {
     case TypeId::kFloat32:
     case TypeId::kFloat64:
@@ -526,7 +526,8 @@ bool JsonReaderImpl::ConvertOverflowNumber(TypeNode& node, std::string_view text
 }
 
 template <bool kAppend>
-bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text, ColumnSink* builder) {
+bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text,
+                                       ColumnBuilder* builder) {
   switch (node.id) {
     case TypeId::kString:
       if constexpr (kAppend) {
@@ -594,7 +595,7 @@ bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text, Co
 
 template <bool kAppend>
 bool JsonReaderImpl::ConvertStruct(TypeNode& node, simdjson::dom::object object,
-                                   ColumnSink* builder) {
+                                   ColumnBuilder* builder) {
   const uint32_t generation = node.Begin();
   bool fits = true;
   for (auto it = object.begin(), end = object.end(); it != end; ++it) {
@@ -623,7 +624,7 @@ bool JsonReaderImpl::ConvertStruct(TypeNode& node, simdjson::dom::object object,
 }
 
 template <bool kAppend>
-bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnSink* builder) {
+bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnBuilder* builder) {
   const element_type type = value.type();
   std::string_view number_text;
   if (track_numbers_ && (type == element_type::INT64 || type == element_type::UINT64 ||
@@ -837,7 +838,7 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
       continue;
     }
     top_.seen[static_cast<size_t>(i)] = generation;
-    ColumnSink* builder = top_builders_[static_cast<size_t>(i)];
+    ColumnBuilder* builder = top_builders_[static_cast<size_t>(i)];
     if (builder == nullptr) {
       SkipValue(value);
       continue;
@@ -962,7 +963,7 @@ bool JsonReaderImpl::DecodeFlatRecord(const text::Line& line) {
   }
   record_sink_.Begin();
   for (size_t k = 0; k < shape_values_.size(); ++k) {
-    ColumnSink* sink = shape_columns_[k].sink;
+    ColumnBuilder* sink = shape_columns_[k].sink;
     if (sink == nullptr) {
       continue;
     }
@@ -993,7 +994,7 @@ bool JsonReaderImpl::DecodeFlatRecord(const text::Line& line) {
         break;
     }
   }
-  for (ColumnSink* sink : shape_absent_) {
+  for (ColumnBuilder* sink : shape_absent_) {
     sink->AppendNull();
   }
   record_sink_.Finish(/*fits=*/true, line.text);
@@ -1141,7 +1142,7 @@ void JsonReaderImpl::ReserveRestOfBatch(int64_t batch_bytes) {
     rest = std::min(rest, rows * kRowsBeforeReserve);
   }
   for (auto& builder : builders_) {
-    builder->Reserve(rest);
+    builder->ReserveRowsLikeSoFar(rest);
   }
 }
 

@@ -68,7 +68,7 @@ Status RecordSink::Corrupt(std::string_view raw, const Line& where, std::string_
     case ParseMode::kPermissive:
       break;
   }
-  for (ColumnSink* sink : data_) {
+  for (columnar::ColumnBuilder* sink : data_) {
     if (sink != nullptr) {
       sink->AppendNull();
     }

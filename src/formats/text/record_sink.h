@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/text/column_sink.h"
+#include "columnar/column_builder.h"
 #include "formats/text/line_reader.h"
 #include "formats/text/parse_mode.h"
 #include "formats/text/rescued_data.h"
@@ -61,7 +61,8 @@ class RecordSink {
 
   /// The output columns: projected data sinks (nullptr entries are skipped) and the rescued
   /// and corrupt-record sinks (nullptr when not projected).
-  void SetSinks(std::vector<ColumnSink*> data, ColumnSink* rescued, ColumnSink* corrupt) {
+  void SetSinks(std::vector<columnar::ColumnBuilder*> data, columnar::ColumnBuilder* rescued,
+                columnar::ColumnBuilder* corrupt) {
     data_ = std::move(data);
     rescued_sink_ = rescued;
     corrupt_sink_ = corrupt;
@@ -108,9 +109,9 @@ class RecordSink {
 
   const RecordSinkOptions options_;
   RecordCounts* const counts_;
-  std::vector<ColumnSink*> data_;
-  ColumnSink* rescued_sink_ = nullptr;
-  ColumnSink* corrupt_sink_ = nullptr;
+  std::vector<columnar::ColumnBuilder*> data_;
+  columnar::ColumnBuilder* rescued_sink_ = nullptr;
+  columnar::ColumnBuilder* corrupt_sink_ = nullptr;
   RescuedRecord rescued_;
   std::string scratch_;
   int64_t batch_rows_ = 0;
