@@ -18,6 +18,7 @@
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -78,13 +79,6 @@ nlohmann::json ReferenceStats(const std::vector<columnar::RecordBatchPtr>& batch
 
 class FileWriterStatsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/tributary-file-writer-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // Writes `batches` unpartitioned and checks the one file's stats against ReferenceStats.
   void ExpectStatsOfConcatenation(const std::vector<columnar::RecordBatchPtr>& batches) {
     ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(fs_, dir_ + "/t" + std::to_string(tables_++),
@@ -95,7 +89,8 @@ class FileWriterStatsTest : public ::testing::Test {
   }
 
   storage::LocalFileSystem fs_;
-  std::string dir_;
+  testing::TempDir temp_;
+  std::string dir_ = temp_.Path();
   int tables_ = 0;
 };
 

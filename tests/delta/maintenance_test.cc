@@ -25,6 +25,7 @@
 #include "storage/path.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::delta {
 namespace {
@@ -41,9 +42,6 @@ int64_t NowMs() {
 class MaintenanceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/tributary-maintenance-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
     root_ = dir_ + "/t";
     schema_ = testing::MakeSchema({Field("id", DataType::Int64()), Field("p", DataType::String())});
     // Ten appends of one row each: ten small files, five per partition.
@@ -57,14 +55,14 @@ class MaintenanceTest : public ::testing::Test {
       ASSERT_OK(WriteTable(fs_, root_, schema_, {batch}, options));
     }
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::vector<std::string> Rows(std::optional<int64_t> version = {}) {
     return testing::SortedRows(fs_, root_, version);
   }
 
   storage::LocalFileSystem fs_;
-  std::string dir_;
+  testing::TempDir temp_;
+  std::string dir_ = temp_.Path();
   std::string root_;
   columnar::SchemaPtr schema_;
 };

@@ -24,6 +24,7 @@
 #include "support/batch_from_json.h"
 #include "support/duckdb_oracle.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 #include "table_rows.h"
 
 namespace tributary::delta {
@@ -59,13 +60,7 @@ Result<std::vector<std::string>> Rows(storage::FileSystem& fs, const std::string
 
 class TableWritesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/tributary-delta-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    root_ = dir_ + "/events";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { root_ = dir_ + "/events"; }
 
   TableWriteOptions Options(SaveMode mode) {
     TableWriteOptions options;
@@ -75,7 +70,8 @@ class TableWritesTest : public ::testing::Test {
   }
 
   storage::LocalFileSystem fs_;
-  std::string dir_;
+  testing::TempDir temp_;
+  std::string dir_ = temp_.Path();
   std::string root_;
 };
 

@@ -19,6 +19,7 @@
 #include "streaming/trigger_text.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::streaming {
 namespace {
@@ -64,15 +65,11 @@ class RecordingSink final : public Sink {
 class StreamExecutionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "stream-exec-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     schema_ = testing::MakeSchema({Field("id", DataType::Int64()), Field("s", DataType::String())});
     stream_ = std::make_shared<MemoryStream>(schema_);
     definition_ = MemoryStream::Definition(stream_);
     shared_ = std::make_shared<RecordingSink::Shared>();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   void Add(std::string_view rows) {
     ASSERT_OK_AND_ASSIGN(auto batch, testing::BatchFromJson(schema_, rows));
@@ -102,7 +99,8 @@ class StreamExecutionTest : public ::testing::Test {
                                   std::move(options), fs_);
   }
 
-  std::string dir_;
+  testing::TempDir temp_;
+  std::string dir_ = temp_.Path();
   std::shared_ptr<storage::FileSystem> fs_ = std::make_shared<storage::LocalFileSystem>();
   columnar::SchemaPtr schema_;
   std::shared_ptr<MemoryStream> stream_;
