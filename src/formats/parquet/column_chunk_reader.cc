@@ -29,17 +29,15 @@ using columnar::ColumnPtr;
 using columnar::MemoryPool;
 using columnar::TypeId;
 
-namespace {
-
 // Decodes a column chunk page by page. A data page is decoded into its levels and physical
 // values (or dictionary indexes) once; Read then converts the slice each request takes into
 // that request's buffers, so a page may straddle two requests.
-class ChunkDecoder {
+class ColumnChunkReader::Decoder {
  public:
   // The chunk: `chunk_size` bytes of `file` from byte `chunk_offset`, read a page at a time.
-  ChunkDecoder(const storage::RandomAccessFile& file, int64_t chunk_offset, int64_t chunk_size,
-               int64_t num_values, CompressionCodec codec, const SchemaNode& leaf,
-               ChunkLocation location, MemoryPool* pool)
+  Decoder(const storage::RandomAccessFile& file, int64_t chunk_offset, int64_t chunk_size,
+          int64_t num_values, CompressionCodec codec, const SchemaNode& leaf,
+          ChunkLocation location, MemoryPool* pool)
       : leaf_(leaf),
         location_(std::move(location)),
         pool_(pool),
@@ -95,8 +93,8 @@ class ChunkDecoder {
   std::vector<ColumnPtr> pieces_;  // when the values cannot go to sink_
 };
 
-Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int64_t count,
-                                  int64_t offset) {
+Status ColumnChunkReader::Decoder::DecodeValues(Encoding encoding, std::string_view data,
+                                                int64_t count, int64_t offset) {
   page_values_ = PhysicalValues();
   page_kind_ = use_sink_ ? PageValues::kPhysical : PageValues::kColumn;
   page_column_.reset();
@@ -139,7 +137,7 @@ Status ChunkDecoder::DecodeValues(Encoding encoding, std::string_view data, int6
   return Status::OK();
 }
 
-Status ChunkDecoder::TakeValues(int64_t count, int64_t entries) {
+Status ColumnChunkReader::Decoder::TakeValues(int64_t count, int64_t entries) {
   switch (page_kind_) {
     case PageValues::kPhysical:
       TRIBUTARY_RETURN_NOT_OK(
@@ -174,14 +172,14 @@ Status ChunkDecoder::TakeValues(int64_t count, int64_t entries) {
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeDictionaryPage() {
+Status ColumnChunkReader::Decoder::DecodeDictionaryPage() {
   PhysicalValues values;
   TRIBUTARY_RETURN_NOT_OK(values_.DecodePlain(page_.data, page_.num_values, page_.offset, &values));
   TRIBUTARY_ASSIGN_OR_RAISE(dictionary_, converter_.Convert(values, page_.offset));
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodeDataPage() {
+Status ColumnChunkReader::Decoder::DecodeDataPage() {
   page_defs_.clear();
   page_reps_.clear();
   const int16_t max_def = leaf_.def_level;
@@ -227,7 +225,7 @@ Status ChunkDecoder::DecodeDataPage() {
   return Status::OK();
 }
 
-Status ChunkDecoder::LoadNextPage() {
+Status ColumnChunkReader::Decoder::LoadNextPage() {
   TRIBUTARY_RETURN_NOT_OK(pages_.Next(&page_));
   switch (page_.type) {
     case PageType::kDictionaryPage:
@@ -240,7 +238,7 @@ Status ChunkDecoder::LoadNextPage() {
   }
 }
 
-Result<LeafData> ChunkDecoder::Read(int64_t entries) {
+Result<LeafData> ColumnChunkReader::Decoder::Read(int64_t entries) {
   if (entries < 0 || entries > EntriesLeft()) {
     return Status::Internal(fmt::format("column {}: {} entries asked of the {} left",
                                         location_.column, entries, EntriesLeft()));
@@ -304,8 +302,6 @@ Result<LeafData> ChunkDecoder::Read(int64_t entries) {
   return out;
 }
 
-}  // namespace
-
 Result<ColumnPtr> DecodePlainValues(const SchemaNode& leaf, std::string_view data, int64_t count,
                                     const ChunkLocation& location, MemoryPool* pool) {
   PhysicalValues values;
@@ -313,11 +309,6 @@ Result<ColumnPtr> DecodePlainValues(const SchemaNode& leaf, std::string_view dat
   // No chunk: the values are sized as a chunk of no bytes would have them.
   return ValueConverter(leaf, location, pool, /*chunk_size=*/0).Convert(values, 0);
 }
-
-class ColumnChunkReader::Decoder : public ChunkDecoder {
- public:
-  using ChunkDecoder::ChunkDecoder;
-};
 
 ColumnChunkReader::ColumnChunkReader(std::unique_ptr<Decoder> decoder)
     : decoder_(std::move(decoder)) {}

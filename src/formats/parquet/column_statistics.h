@@ -42,7 +42,9 @@ std::string EncodeBound(const T& v, int32_t type_length) {
 template <typename T>
 class ValueBounds {
  public:
-  void Update(std::span<const T> values) {
+  // Always inlined into the chunk writer's loop, as it was when it lived in writer.cc: compiled
+  // apart it costs string columns a few percent more instructions per value.
+  [[gnu::always_inline]] void Update(std::span<const T> values) {
     if (values.empty()) {
       return;
     }
