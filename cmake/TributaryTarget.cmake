@@ -19,5 +19,11 @@ function(tributary_layer name)
   if(TRIBUTARY_UNITY_BUILD)
     # Batch size 0: the whole library in one unit, so a clash does not depend on file order.
     set_target_properties(tributary_${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      # g++ takes the files a unity unit includes for headers and warns when a class declared
+      # in a header (a pimpl's Impl) holds a type of the file's anonymous namespace. Its reason,
+      # a second definition in another unit, cannot arise: each file is compiled once.
+      target_compile_options(tributary_${name} PRIVATE -Wno-subobject-linkage)
+    endif()
   endif()
 endfunction()
