@@ -50,20 +50,19 @@ class Column {
   /// SQL-like text of the expression.
   std::string ToString() const;
 
-  /// Internal: the expression tree, alias and sort order.
+  /// Why this column cannot be built (a bad type name in Cast), or "" when it can; a
+  /// DataFrame given such a column carries this error.
+  const std::string& Error() const { return error_; }
+
+ private:
+  friend class ApiAccess;
+
+  explicit Column(std::shared_ptr<const expr::Expression> expr);
   const std::shared_ptr<const expr::Expression>& Expr() const { return expr_; }
   const std::string& AliasName() const { return alias_; }
   bool Ascending() const { return ascending_; }
   bool NullsFirst() const { return nulls_first_; }
-  /// Why this column cannot be built (a bad type name in Cast), or "" when it can; a
-  /// DataFrame given such a column carries this error.
-  const std::string& Error() const { return error_; }
-  /// Internal: this column carrying `error`.
   Column WithError(std::string error) const;
-  /// Internal: wraps an expression tree.
-  explicit Column(std::shared_ptr<const expr::Expression> expr);
-
- private:
   Column CastTo(std::string_view type, bool try_cast) const;
 
   std::shared_ptr<const expr::Expression> expr_;

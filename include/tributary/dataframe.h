@@ -93,11 +93,12 @@ class DataFrame {
   /// Whether the DataFrame reads a stream (from ReadStream or a MemoryStream).
   bool IsStreaming() const;
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit DataFrame(std::shared_ptr<const DataFrameState> state);
   const std::shared_ptr<const DataFrameState>& State() const { return state_; }
 
- private:
   std::shared_ptr<const DataFrameState> state_;
 };
 
@@ -108,10 +109,11 @@ class GroupedData {
   /// count(*) per group, as a column named "count".
   DataFrame Count() const;
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   GroupedData(DataFrame input, std::vector<Column> keys);
 
- private:
   DataFrame input_;
   std::vector<Column> keys_;
 };
@@ -132,10 +134,11 @@ class DataFrameWriter {
   /// Writes to the session's table `name` (<warehouse>/<name>).
   tributary::Status SaveAsTable(const std::string& name);
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit DataFrameWriter(DataFrame frame);
 
- private:
   DataFrame frame_;
   std::string format_ = "delta";
   std::string mode_ = "errorifexists";

@@ -112,10 +112,11 @@ class Pipeline {
   /// yet are not started.
   void Stop();
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit Pipeline(std::unique_ptr<PipelineState> state);
 
- private:
   std::unique_ptr<PipelineState> state_;
 };
 

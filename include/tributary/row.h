@@ -53,10 +53,11 @@ class Row {
   /// The row as one canonical JSON object ({"a":1,"b":"x"}, as the test corpus writes rows).
   std::string ToJson() const;
 
-  /// Internal: row `row` of `batch`.
+ private:
+  friend class ApiAccess;
+
   Row(std::shared_ptr<const columnar::RecordBatch> batch, int64_t row);
 
- private:
   std::shared_ptr<const columnar::RecordBatch> batch_;
   int64_t row_;
 };

@@ -61,11 +61,12 @@ class Session {
   const std::string& WarehouseDirectory() const;
   const std::string& TimeZoneName() const;
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit Session(std::shared_ptr<SessionState> state);
   const std::shared_ptr<SessionState>& State() const { return state_; }
 
- private:
   std::shared_ptr<SessionState> state_;
 };
 
@@ -84,10 +85,11 @@ class DataFrameReader {
   DataFrame Load(const std::string& path) const;
   DataFrame Table(const std::string& name) const;
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit DataFrameReader(std::shared_ptr<SessionState> session);
 
- private:
   std::shared_ptr<SessionState> session_;
   std::string format_ = "delta";
   std::map<std::string, std::string> options_;

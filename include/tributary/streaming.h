@@ -50,10 +50,11 @@ class DataStreamReader {
   DataFrame Load(const std::string& path = "") const;
   DataFrame Table(const std::string& name) const;
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit DataStreamReader(std::shared_ptr<SessionState> session);
 
- private:
   std::shared_ptr<SessionState> session_;
   std::string format_ = "delta";
   std::map<std::string, std::string> options_;
@@ -89,10 +90,11 @@ class StreamingQuery {
   tributary::Status Exception() const;
   StreamingQueryStatus Status() const;
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit StreamingQuery(std::shared_ptr<StreamingQueryHandle> handle);
 
- private:
   std::shared_ptr<StreamingQueryHandle> handle_;
 };
 
@@ -121,10 +123,11 @@ class DataStreamWriter {
   /// Starts the query writing to the warehouse table `name`.
   Result<StreamingQuery> ToTable(const std::string& name);
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   explicit DataStreamWriter(DataFrame frame);
 
- private:
   DataFrame frame_;
   std::string format_ = "delta";
   std::string output_mode_ = "append";
@@ -147,10 +150,11 @@ class MemoryStream {
   /// The streaming DataFrame over the stream.
   DataFrame ToDF() const;
 
-  /// Internal.
+ private:
+  friend class ApiAccess;
+
   MemoryStream(std::shared_ptr<SessionState> session, std::shared_ptr<MemoryStreamState> stream);
 
- private:
   std::shared_ptr<SessionState> session_;
   std::shared_ptr<MemoryStreamState> stream_;
 };

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/api_access.h"
 #include "columnar/record_batch.h"
 #include "plan/data_sources.h"
 #include "plan/logical_plan.h"

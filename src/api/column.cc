@@ -1,5 +1,6 @@
 #include "tributary/column.h"
 
+#include "api/api_access.h"
 #include "columnar/sql_type_parser.h"
 #include "expr/expression.h"
 
@@ -12,20 +13,20 @@ using expr::Op;
 
 // A column over `e`, carrying the first build error of the columns it was made from.
 Column Wrap(ExprPtr e, std::initializer_list<const Column*> from = {}) {
-  Column out(std::move(e));
+  Column out = ApiAccess::MakeColumn(std::move(e));
   for (const Column* source : from) {
     if (!source->Error().empty()) {
-      return out.WithError(source->Error());
+      return ApiAccess::WithError(out, source->Error());
     }
   }
   return out;
 }
 
 Column Wrap(ExprPtr e, const std::vector<Column>& from) {
-  Column out(std::move(e));
+  Column out = ApiAccess::MakeColumn(std::move(e));
   for (const Column& source : from) {
     if (!source.Error().empty()) {
-      return out.WithError(source.Error());
+      return ApiAccess::WithError(out, source.Error());
     }
   }
   return out;
@@ -35,7 +36,7 @@ std::vector<ExprPtr> Exprs(const std::vector<Column>& columns) {
   std::vector<ExprPtr> out;
   out.reserve(columns.size());
   for (const Column& c : columns) {
-    out.push_back(c.Expr());
+    out.push_back(ApiAccess::Expr(c));
   }
   return out;
 }
@@ -76,10 +77,11 @@ Column Column::IsNotNull() const {
 }
 Column Column::IsIn(const std::vector<Column>& values) const {
   Column out = Wrap(expr::In(expr_, Exprs(values)), values);
-  return error_.empty() ? out : out.WithError(error_);
+  return error_.empty() ? out : ApiAccess::WithError(out, error_);
 }
 Column Column::Between(const Column& low, const Column& high) const {
-  return Wrap(expr::Between(expr_, low.Expr(), high.Expr()), {this, &low, &high});
+  return Wrap(expr::Between(expr_, ApiAccess::Expr(low), ApiAccess::Expr(high)),
+              {this, &low, &high});
 }
 Column Column::Like(std::string_view pattern) const {
   return Wrap(expr::Function("like", {expr_, tributary::Lit(pattern).Expr()}), {this});
@@ -91,7 +93,7 @@ Column Column::GetField(std::string_view name) const {
   return Wrap(expr::GetField(expr_, std::string(name)), {this});
 }
 Column Column::operator[](const Column& key) const {
-  return Wrap(expr::Subscript(expr_, key.Expr()), {this, &key});
+  return Wrap(expr::Subscript(expr_, ApiAccess::Expr(key)), {this, &key});
 }
 
 Column Column::Asc() const {
@@ -153,52 +155,52 @@ Column LitNull() {
 }
 
 Column operator+(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kAdd, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kAdd, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator-(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kSubtract, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kSubtract, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator*(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kMultiply, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kMultiply, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator/(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kDivide, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kDivide, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator%(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kRemainder, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kRemainder, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator-(const Column& a) {
-  return Wrap(expr::Call(Op::kNegate, {a.Expr()}), {&a});
+  return Wrap(expr::Call(Op::kNegate, {ApiAccess::Expr(a)}), {&a});
 }
 Column operator==(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kEqual, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kEqual, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator!=(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kNotEqual, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kNotEqual, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator<(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kLess, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kLess, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator<=(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kLessEqual, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kLessEqual, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator>(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kGreater, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kGreater, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator>=(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kGreaterEqual, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kGreaterEqual, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 Column operator&&(const Column& a, const Column& b) {
-  return Wrap(expr::And(a.Expr(), b.Expr()), {&a, &b});
+  return Wrap(expr::And(ApiAccess::Expr(a), ApiAccess::Expr(b)), {&a, &b});
 }
 Column operator||(const Column& a, const Column& b) {
-  return Wrap(expr::Or(a.Expr(), b.Expr()), {&a, &b});
+  return Wrap(expr::Or(ApiAccess::Expr(a), ApiAccess::Expr(b)), {&a, &b});
 }
 Column operator!(const Column& a) {
-  return Wrap(expr::Not(a.Expr()), {&a});
+  return Wrap(expr::Not(ApiAccess::Expr(a)), {&a});
 }
 Column EqNullSafe(const Column& a, const Column& b) {
-  return Wrap(expr::Call(Op::kNullSafeEqual, {a.Expr(), b.Expr()}), {&a, &b});
+  return Wrap(expr::Call(Op::kNullSafeEqual, {ApiAccess::Expr(a), ApiAccess::Expr(b)}), {&a, &b});
 }
 
 Column CallFunction(std::string_view name, const std::vector<Column>& arguments) {
@@ -219,14 +221,16 @@ Column CaseBuilder::Build(const Column* otherwise) const {
   std::vector<std::pair<ExprPtr, ExprPtr>> branches;
   std::vector<Column> parts;
   for (const auto& [condition, result] : branches_) {
-    branches.emplace_back(condition.Expr(), result.Expr());
+    branches.emplace_back(ApiAccess::Expr(condition), ApiAccess::Expr(result));
     parts.push_back(condition);
     parts.push_back(result);
   }
   if (otherwise != nullptr) {
     parts.push_back(*otherwise);
   }
-  return Wrap(expr::CaseWhen(std::move(branches), otherwise ? otherwise->Expr() : nullptr), parts);
+  return Wrap(
+      expr::CaseWhen(std::move(branches), otherwise ? ApiAccess::Expr(*otherwise) : nullptr),
+      parts);
 }
 Column CaseBuilder::Otherwise(const Column& value) const {
   return Build(&value);

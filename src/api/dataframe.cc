@@ -68,7 +68,7 @@ Result<exec::JoinType> ParseJoinType(std::string_view how) {
 std::vector<plan::NamedExpr> NamedExprs(const std::vector<Column>& columns) {
   std::vector<plan::NamedExpr> items;
   for (const Column& column : columns) {
-    items.push_back({column.Expr(), column.AliasName()});
+    items.push_back({ApiAccess::Expr(column), ApiAccess::AliasName(column)});
   }
   return items;
 }
@@ -83,7 +83,7 @@ DataFrame MakeDataFrame(std::shared_ptr<SessionState> session, Result<LogicalPla
   } else {
     state->error = plan.status();
   }
-  return DataFrame(std::move(state));
+  return ApiAccess::MakeDataFrame(std::move(state));
 }
 
 int64_t NowMicros() {
@@ -139,7 +139,7 @@ std::vector<Row> ToRows(const std::vector<columnar::RecordBatchPtr>& batches) {
   std::vector<Row> rows;
   for (const columnar::RecordBatchPtr& batch : batches) {
     for (int64_t r = 0; r < batch->NumRows(); ++r) {
-      rows.emplace_back(batch, r);
+      rows.push_back(ApiAccess::MakeRow(batch, r));
     }
   }
   return rows;
@@ -224,7 +224,7 @@ DataFrame DataFrame::SelectExpr(const std::vector<std::string>& expressions) con
 DataFrame DataFrame::Filter(const Column& condition) const {
   return Transform(*state_, [&](const LogicalPlanPtr& input) -> Result<LogicalPlanPtr> {
     TRIBUTARY_RETURN_NOT_OK(ColumnsStatus({condition}));
-    return plan::Filter(input, condition.Expr());
+    return plan::Filter(input, ApiAccess::Expr(condition));
   });
 }
 
@@ -238,7 +238,7 @@ DataFrame DataFrame::Filter(std::string_view condition) const {
 DataFrame DataFrame::WithColumn(const std::string& name, const Column& value) const {
   return Transform(*state_, [&](const LogicalPlanPtr& input) -> Result<LogicalPlanPtr> {
     TRIBUTARY_RETURN_NOT_OK(ColumnsStatus({value}));
-    return plan::WithColumn(input, name, value.Expr());
+    return plan::WithColumn(input, name, ApiAccess::Expr(value));
   });
 }
 
@@ -258,11 +258,11 @@ DataFrame DataFrame::Drop(const std::vector<std::string>& names) const {
 }
 
 GroupedData DataFrame::GroupBy(const std::vector<Column>& keys) const {
-  return GroupedData(*this, keys);
+  return ApiAccess::MakeGroupedData(*this, keys);
 }
 
 DataFrame DataFrame::Agg(const std::vector<Column>& aggregates) const {
-  return GroupedData(*this, {}).Agg(aggregates);
+  return ApiAccess::MakeGroupedData(*this, {}).Agg(aggregates);
 }
 
 DataFrame DataFrame::Join(const DataFrame& other, const Column& on, std::string_view how) const {
@@ -272,7 +272,7 @@ DataFrame DataFrame::Join(const DataFrame& other, const Column& on, std::string_
   return Transform(*state_, [&](const LogicalPlanPtr& left) -> Result<LogicalPlanPtr> {
     TRIBUTARY_RETURN_NOT_OK(ColumnsStatus({on}));
     TRIBUTARY_ASSIGN_OR_RAISE(exec::JoinType type, ParseJoinType(how));
-    return plan::Join(left, other.state_->plan, type, on.Expr());
+    return plan::Join(left, other.state_->plan, type, ApiAccess::Expr(on));
   });
 }
 
@@ -301,7 +301,8 @@ DataFrame DataFrame::OrderBy(const std::vector<Column>& columns) const {
     TRIBUTARY_RETURN_NOT_OK(ColumnsStatus(columns));
     std::vector<plan::SortItem> items;
     for (const Column& column : columns) {
-      items.push_back({column.Expr(), column.Ascending(), column.NullsFirst()});
+      items.push_back(
+          {ApiAccess::Expr(column), ApiAccess::Ascending(column), ApiAccess::NullsFirst(column)});
     }
     return plan::OrderBy(input, items);
   });
@@ -337,7 +338,7 @@ Result<std::vector<Row>> DataFrame::Collect() const {
 
 Result<int64_t> DataFrame::Count() const {
   TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(*Agg({tributary::Count()}).State()));
-  Row row(batches.front(), 0);
+  Row row = ApiAccess::MakeRow(batches.front(), 0);
   return row.GetLong(0);
 }
 
@@ -371,21 +372,21 @@ Result<std::string> DataFrame::Explain() const {
 }
 
 DataFrameWriter DataFrame::Write() const {
-  return DataFrameWriter(*this);
+  return ApiAccess::MakeDataFrameWriter(*this);
 }
 
 GroupedData::GroupedData(DataFrame input, std::vector<Column> keys)
     : input_(std::move(input)), keys_(std::move(keys)) {}
 
 DataFrame GroupedData::Agg(const std::vector<Column>& aggregates) const {
-  const DataFrameState& state = *input_.State();
+  const DataFrameState& state = *ApiAccess::State(input_);
   return Transform(state, [&](const LogicalPlanPtr& input) -> Result<LogicalPlanPtr> {
     TRIBUTARY_RETURN_NOT_OK(ColumnsStatus(keys_));
     TRIBUTARY_RETURN_NOT_OK(ColumnsStatus(aggregates));
     std::vector<expr::ExprPtr> keys;
     std::vector<Column> outputs = keys_;
     for (const Column& key : keys_) {
-      keys.push_back(key.Expr());
+      keys.push_back(ApiAccess::Expr(key));
     }
     outputs.insert(outputs.end(), aggregates.begin(), aggregates.end());
     return plan::Aggregate(input, keys, NamedExprs(outputs), nullptr);
@@ -445,7 +446,7 @@ tributary::Status DataFrameWriter::Save(const std::string& path) {
     return tributary::Status::NotImplemented(
         fmt::format("DataFrameWriter format '{}': only delta is supported", format_));
   }
-  const DataFrameState& state = *frame_.State();
+  const DataFrameState& state = *ApiAccess::State(frame_);
   TRIBUTARY_RETURN_NOT_OK(state.error);
   delta::TableWriteOptions options;
   TRIBUTARY_ASSIGN_OR_RAISE(options.mode, ParseSaveMode(mode_));
@@ -490,7 +491,7 @@ tributary::Status DataFrameWriter::Save(const std::string& path) {
 }
 
 tributary::Status DataFrameWriter::SaveAsTable(const std::string& name) {
-  const DataFrameState& state = *frame_.State();
+  const DataFrameState& state = *ApiAccess::State(frame_);
   TRIBUTARY_RETURN_NOT_OK(state.error);
   TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(state.session->MakeCatalog(0), name));
   return Save(path);

@@ -12,7 +12,7 @@ namespace tributary {
 
 Result<DeltaTable> DeltaTable::ForPath(const Session& session, const std::string& path) {
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(path));
-  if (!delta::HasDeltaLog(*session.State()->fs, local)) {
+  if (!delta::HasDeltaLog(*ApiAccess::State(session)->fs, local)) {
     return Status::NotFound(fmt::format("{} is not a Delta table (no _delta_log)", path));
   }
   return DeltaTable(session, local);
@@ -20,7 +20,7 @@ Result<DeltaTable> DeltaTable::ForPath(const Session& session, const std::string
 
 Result<DeltaTable> DeltaTable::ForName(const Session& session, const std::string& name) {
   TRIBUTARY_ASSIGN_OR_RAISE(std::string path,
-                            plan::TablePath(session.State()->MakeCatalog(0), name));
+                            plan::TablePath(ApiAccess::State(session)->MakeCatalog(0), name));
   auto table = ForPath(session, path);
   if (!table.ok()) {
     return Status::NotFound(
@@ -36,14 +36,15 @@ DataFrame DeltaTable::ToDF() const {
 
 DataFrame DeltaTable::History(int64_t limit) const {
   return MakeDataFrame(
-      session_.State(),
-      plan::DescribeHistory(session_.State()->MakeCatalog(0), path_,
+      ApiAccess::State(session_),
+      plan::DescribeHistory(ApiAccess::State(session_)->MakeCatalog(0), path_,
                             limit > 0 ? std::optional<int64_t>(limit) : std::nullopt));
 }
 
 DataFrame DeltaTable::Detail() const {
-  return MakeDataFrame(session_.State(),
-                       plan::DescribeDetail(session_.State()->MakeCatalog(0), path_, name_));
+  return MakeDataFrame(
+      ApiAccess::State(session_),
+      plan::DescribeDetail(ApiAccess::State(session_)->MakeCatalog(0), path_, name_));
 }
 
 DataFrame DeltaTable::Optimize(const std::string& partition_filter) const {
@@ -52,18 +53,19 @@ DataFrame DeltaTable::Optimize(const std::string& partition_filter) const {
     if (!partition_filter.empty()) {
       TRIBUTARY_ASSIGN_OR_RAISE(filter, sql::ParseExpression(partition_filter));
     }
-    return plan::OptimizeTable(session_.State()->MakeCatalog(0), path_, filter);
+    return plan::OptimizeTable(ApiAccess::State(session_)->MakeCatalog(0), path_, filter);
   };
-  return MakeDataFrame(session_.State(), run());
+  return MakeDataFrame(ApiAccess::State(session_), run());
 }
 
 DataFrame DeltaTable::Vacuum(double retention_hours) const {
-  const auto& config = session_.State()->config;
+  const auto& config = ApiAccess::State(session_)->config;
   auto check = config.find("spark.databricks.delta.retentionDurationCheck.enabled");
   const bool force = check != config.end() && check->second == "false";
-  return MakeDataFrame(session_.State(),
-                       plan::VacuumTable(session_.State()->MakeCatalog(0), path_, retention_hours,
-                                         /*dry_run=*/false, force));
+  return MakeDataFrame(
+      ApiAccess::State(session_),
+      plan::VacuumTable(ApiAccess::State(session_)->MakeCatalog(0), path_, retention_hours,
+                        /*dry_run=*/false, force));
 }
 
 }  // namespace tributary

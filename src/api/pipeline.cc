@@ -115,7 +115,7 @@ struct PipelineState {
 
   Result<sql::BoundStatement> BindTable(const StreamingTableDefinition& table) const {
     TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(table.sql));
-    const SessionState& state = *session->State();
+    const SessionState& state = *ApiAccess::State(*session);
     auto bound = sql::Bind(statement, state.MakeCatalog(0), state.config, CheckpointOf(table.name));
     if (!bound.ok()) {
       return bound.status().WithContext(fmt::format("streaming table {}", table.name));
@@ -127,7 +127,7 @@ struct PipelineState {
   // unless it exists.
   Status CreateTable(const StreamingTableDefinition& table) {
     TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound, BindTable(table));
-    storage::FileSystem& fs = *session->State()->fs;
+    storage::FileSystem& fs = *ApiAccess::State(*session)->fs;
     if (delta::HasDeltaLog(fs, bound.path)) {
       return Status::OK();
     }
@@ -239,7 +239,7 @@ class TableListener final : public StreamingQueryListener {
 }  // namespace
 
 Status PipelineState::RunTable(const StreamingTableDefinition& table) {
-  const SessionState& state = *session->State();
+  const SessionState& state = *ApiAccess::State(*session);
   int restarts = 0;
   while (!StopRequested()) {
     TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound, BindTable(table));
@@ -365,7 +365,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Parse(std::shared_ptr<Session> sessi
     tables.push_back(std::move(table));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(state->tables, DependencyOrder(std::move(tables)));
-  return std::make_unique<Pipeline>(std::move(state));
+  // The constructor is private (users get pipelines from Parse only), out of make_unique's
+  // reach.
+  return std::unique_ptr<Pipeline>(new Pipeline(std::move(state)));
 }
 
 Result<std::unique_ptr<Pipeline>> Pipeline::ParseFile(std::shared_ptr<Session> session,
@@ -412,7 +414,8 @@ Status Pipeline::Run() {
         create->if_not_exists = true;
       }
     }
-    TRIBUTARY_RETURN_NOT_OK(RunStatement(state.session->State(), statement, text).status());
+    TRIBUTARY_RETURN_NOT_OK(
+        RunStatement(ApiAccess::State(*state.session), statement, text).status());
   }
   for (const StreamingTableDefinition& table : state.tables) {
     TRIBUTARY_RETURN_NOT_OK(state.CreateTable(table));

@@ -59,13 +59,13 @@ Result<std::shared_ptr<Session>> Session::Builder::Build() {
   }
   state->time_zone = std::move(*parsed);
   state->time_zone_name = zone;
-  return std::make_shared<Session>(std::move(state));
+  return ApiAccess::MakeSharedSession(std::move(state));
 }
 
 Session::Session(std::shared_ptr<SessionState> state) : state_(std::move(state)) {}
 
 DataFrameReader Session::Read() const {
-  return DataFrameReader(state_);
+  return ApiAccess::MakeDataFrameReader(state_);
 }
 
 DataFrame Session::Table(const std::string& name) const {
@@ -257,7 +257,7 @@ Result<plan::LogicalPlanPtr> RunStreamingTable(const std::shared_ptr<SessionStat
     }
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline,
-                            Pipeline::Parse(std::make_shared<Session>(session), text));
+                            Pipeline::Parse(ApiAccess::MakeSharedSession(session), text));
   TRIBUTARY_RETURN_NOT_OK(pipeline->Run());
   return done;
 }

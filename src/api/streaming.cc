@@ -225,7 +225,7 @@ DataStreamWriter& DataStreamWriter::ForeachBatch(
 }
 
 Result<StreamingQuery> DataStreamWriter::ToTable(const std::string& name) {
-  const std::shared_ptr<SessionState>& session = frame_.State()->session;
+  const std::shared_ptr<SessionState>& session = ApiAccess::State(frame_)->session;
   TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(session->MakeCatalog(0), name));
   if (format_ != "delta") {
     return Status::InvalidArgument(
@@ -236,7 +236,7 @@ Result<StreamingQuery> DataStreamWriter::ToTable(const std::string& name) {
 
 Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
   TRIBUTARY_RETURN_NOT_OK(frame_.Status());
-  const std::shared_ptr<SessionState>& session = frame_.State()->session;
+  const std::shared_ptr<SessionState>& session = ApiAccess::State(frame_)->session;
   if (output_mode_ != "append") {
     if (output_mode_ == "update" || output_mode_ == "complete") {
       return Status::NotImplemented(fmt::format(
@@ -328,8 +328,8 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
     std::lock_guard lock(session->streaming_mutex);
     options.listeners = session->listeners;
   }
-  auto execution = streaming::StreamExecution::Start(frame_.State()->plan, std::move(sink),
-                                                     std::move(options), session->fs);
+  auto execution = streaming::StreamExecution::Start(
+      ApiAccess::State(frame_)->plan, std::move(sink), std::move(options), session->fs);
   if (!execution.ok()) {
     if (!temporary.empty()) {
       std::error_code ignored;
@@ -337,7 +337,8 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
     }
     return execution.status();
   }
-  return StreamingQuery(std::make_shared<StreamingQueryHandle>(std::move(*execution), temporary));
+  return ApiAccess::MakeStreamingQuery(
+      std::make_shared<StreamingQueryHandle>(std::move(*execution), temporary));
 }
 
 Result<MemoryStream> MemoryStream::Make(const std::shared_ptr<Session>& session,
@@ -346,7 +347,7 @@ Result<MemoryStream> MemoryStream::Make(const std::shared_ptr<Session>& session,
   auto state = std::make_shared<MemoryStreamState>();
   state->stream = std::make_shared<streaming::MemoryStream>(std::move(schema));
   state->definition = streaming::MemoryStream::Definition(state->stream);
-  return MemoryStream(session->State(), std::move(state));
+  return ApiAccess::MakeMemoryStream(ApiAccess::State(*session), std::move(state));
 }
 
 MemoryStream::MemoryStream(std::shared_ptr<SessionState> session,
@@ -382,7 +383,7 @@ DataFrame MemoryStream::ToDF() const {
 }
 
 DataStreamReader Session::ReadStream() const {
-  return DataStreamReader(state_);
+  return ApiAccess::MakeDataStreamReader(state_);
 }
 
 void Session::AddStreamingListener(std::shared_ptr<StreamingQueryListener> listener) const {
@@ -391,7 +392,7 @@ void Session::AddStreamingListener(std::shared_ptr<StreamingQueryListener> liste
 }
 
 DataStreamWriter DataFrame::WriteStream() const {
-  return DataStreamWriter(*this);
+  return ApiAccess::MakeDataStreamWriter(*this);
 }
 
 bool DataFrame::IsStreaming() const {
