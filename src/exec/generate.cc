@@ -2,41 +2,13 @@
 
 #include "columnar/column_builder.h"
 #include "columnar/take.h"
+#include "exec/row_key.h"
 
 namespace tributary::exec {
 
 GenerateOperator::GenerateOperator(std::shared_ptr<const GenerateNode> node, OperatorPtr input,
                                    const ExecContext& context)
     : node_(std::move(node)), input_(std::move(input)), context_(context) {}
-
-namespace {
-
-// Take with -1 meaning null (the outer rows of explode_outer have no element).
-Result<columnar::ColumnPtr> TakeOrNull(const columnar::ColumnPtr& column,
-                                       const std::vector<int64_t>& indices,
-                                       columnar::MemoryPool* pool) {
-  bool any_missing = false;
-  for (int64_t index : indices) {
-    any_missing = any_missing || index < 0;
-  }
-  if (!any_missing) {
-    return columnar::Take(*column, indices, pool);
-  }
-  // Gather from the column with one null appended at its end.
-  TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr null_row,
-                            columnar::Column::MakeAllNull(column->Type(), 1, pool));
-  std::vector<columnar::ColumnPtr> parts = {column, null_row};
-  TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr extended, columnar::Concatenate(parts, pool));
-  std::vector<int64_t> adjusted = indices;
-  for (int64_t& index : adjusted) {
-    if (index < 0) {
-      index = column->Length();
-    }
-  }
-  return columnar::Take(*extended, adjusted, pool);
-}
-
-}  // namespace
 
 Result<RecordBatchPtr> GenerateOperator::Next() {
   while (true) {
@@ -89,7 +61,7 @@ Result<RecordBatchPtr> GenerateOperator::Next() {
       columns.push_back(std::move(pos));
     }
     for (const columnar::ColumnPtr& child : collection->Children()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr values, TakeOrNull(child, elements, pool));
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr values, TakeOrNull(*child, elements, pool));
       columns.push_back(std::move(values));
     }
     return columnar::RecordBatch::Make(node_->Schema(), static_cast<int64_t>(parents.size()),
