@@ -95,6 +95,47 @@ TEST(ColumnBuilderTest, PoolLimitSurfacesOnceAtFinishAndBuilderRecovers) {
   EXPECT_EQ(column->Length(), 1);
 }
 
+TEST(ColumnBuilderTest, NullSlotsHoldZeroAndReservingChangesNoValue) {
+  // Reserve (fixed width, known count) and ReserveRowsLikeSoFar (a forecast from the rows so
+  // far) only make room: the finished columns are the same as without them.
+  ColumnBuilder ints(DataType::Int64());
+  ints.Reserve(3);
+  ints.AppendInt(4);
+  ints.AppendNull();
+  ints.ReserveRowsLikeSoFar(1000);
+  ints.AppendInt(6);
+  ASSERT_OK_AND_ASSIGN(auto int_column, ints.Finish());
+  ASSERT_EQ(int_column->Length(), 3);
+  EXPECT_EQ(int_column->NullCount(), 1);
+  EXPECT_EQ(int_column->Values<int64_t>()[0], 4);
+  EXPECT_EQ(int_column->Values<int64_t>()[1], 0);
+  EXPECT_EQ(int_column->Values<int64_t>()[2], 6);
+
+  ColumnBuilder strings(DataType::Array(DataType::String()));
+  strings.Child(0).AppendBytes("ab");
+  strings.AppendArray();
+  strings.ReserveRowsLikeSoFar(100);
+  strings.AppendNull();
+  strings.Child(0).AppendBytes("c");
+  strings.Child(0).AppendBytes("d");
+  strings.AppendArray();
+  ASSERT_OK_AND_ASSIGN(auto list_column, strings.Finish());
+  ASSERT_OK(list_column->ValidateFull());
+  std::string text;
+  for (int64_t i = 0; i < list_column->Length(); ++i) {
+    AppendCanonicalJsonValue(*list_column, i, &text);
+    text += ";";
+  }
+  EXPECT_EQ(text, R"(["ab"];null;["c","d"];)");
+
+  ColumnBuilder nulls(DataType::Null());
+  nulls.AppendNull();
+  nulls.AppendNull();
+  ASSERT_OK_AND_ASSIGN(auto null_column, nulls.Finish());
+  EXPECT_EQ(null_column->Length(), 2);
+  EXPECT_EQ(null_column->NullCount(), 2);
+}
+
 TEST(ColumnTest, MakeRejectsBuffersThatDoNotFit) {
   ASSERT_OK_AND_ASSIGN(auto small, Buffer::Allocate(8));
   auto result = Column::Make(DataType::Int64(), 2, nullptr, BufferPtr(std::move(small)));
