@@ -66,7 +66,7 @@ Status RunToEnd(const std::string& table, StartQuery start) {
     }
     std::cout << table << ": " << query->RecentProgress().size() << " batch(es), " << rows
               << " rows written\n";
-    if (!finished.IsSchemaChanged()) {
+    if (!query->StoppedBySchemaChange()) {
       return finished;
     }
     std::cout << table << ": restarting with the new schema (" << finished.Message() << ")\n";

@@ -22,7 +22,8 @@
 //     dependency order; with ProcessingTime all at once until Stop().
 // Each table's checkpoint is <checkpoint root>/<table>; the sinks merge new columns into their
 // tables (mergeSchema). A stream stopped because an upstream table gained columns
-// (Status::IsSchemaChanged) is bound again from its SQL and restarted, which is reported.
+// (StreamingQuery::StoppedBySchemaChange) is bound again from its SQL and restarted, which is
+// reported.
 
 #pragma once
 

@@ -34,13 +34,21 @@ enum class StatusCode : int8_t {
   kCancelled,
   /// A bug: an invariant of tributary itself does not hold.
   kInternal,
-  /// A streaming query stopped because its source's schema grew (new columns): it recorded
-  /// the new schema first, and a restart of the same query continues with it.
-  kSchemaChanged,
 };
 
 /// The code's name as printed in messages, e.g. "Corruption".
 std::string_view StatusCodeName(StatusCode code);
+
+/// What a layer attaches to a Status so that its own callers can tell one failure from the
+/// others of the same code without reading the message (Arrow's StatusDetail): streaming's
+/// schema change (streaming/schema_change.h) is one. Callers test for their type with
+/// dynamic_cast. Immutable; shared by the copies of the status.
+class StatusDetail {
+ public:
+  virtual ~StatusDetail() = default;
+  /// Printed by Status::ToString in place of the code's name.
+  virtual std::string_view Name() const = 0;
+};
 
 /// The result of an operation that returns no value.
 ///
@@ -67,7 +75,6 @@ class [[nodiscard]] Status {
   static Status NotImplemented(std::string message);
   static Status Cancelled(std::string message);
   static Status Internal(std::string message);
-  static Status SchemaChanged(std::string message);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode Code() const { return state_ == nullptr ? StatusCode::kOk : state_->code; }
@@ -83,15 +90,18 @@ class [[nodiscard]] Status {
   bool IsCorruption() const { return Code() == StatusCode::kCorruption; }
   bool IsIOError() const { return Code() == StatusCode::kIOError; }
   bool IsNotImplemented() const { return Code() == StatusCode::kNotImplemented; }
-  bool IsSchemaChanged() const { return Code() == StatusCode::kSchemaChanged; }
+  /// The detail attached by WithDetail; null when none (and when OK).
+  const StatusDetail* Detail() const { return state_ == nullptr ? nullptr : state_->detail.get(); }
 
   /// A copy whose message is prefixed by `context` ("reading _delta_log/3.json: ...").
   /// OK stays OK.
   Status WithContext(std::string_view context) const;
   /// A copy with the retryable bit set to `retryable`. OK stays OK.
   Status WithRetryable(bool retryable) const;
+  /// A copy carrying `detail` (WithContext and WithRetryable keep it). OK stays OK.
+  Status WithDetail(std::shared_ptr<const StatusDetail> detail) const;
 
-  /// "Corruption: <message>", or "OK".
+  /// "Corruption: <message>", or "OK"; a detail's name replaces the code's.
   std::string ToString() const;
 
   /// Aborts the process with the message when not OK. For tests, tools and examples only.
@@ -102,6 +112,7 @@ class [[nodiscard]] Status {
     StatusCode code;
     bool retryable;
     std::string message;
+    std::shared_ptr<const StatusDetail> detail;
   };
   std::unique_ptr<State> state_;
 };

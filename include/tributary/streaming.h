@@ -88,6 +88,10 @@ class StreamingQuery {
   std::vector<StreamingQueryProgress> RecentProgress() const;
   /// The error that ended the query; OK while it runs or after a clean stop.
   tributary::Status Exception() const;
+  /// True once the query has ended because a source's schema changed (new columns): it
+  /// recorded the new schema first, and a restart of the same query continues with it. Its
+  /// error is then InvalidArgument, printed "SchemaChanged: <what changed>".
+  bool StoppedBySchemaChange() const;
   StreamingQueryStatus Status() const;
 
  private:

@@ -297,7 +297,7 @@ Status PipelineState::RunTable(const StreamingTableDefinition& table) {
       std::erase(running, execution);
     }
     const Status error = execution->Exception();
-    if (error.IsSchemaChanged() && !StopRequested()) {
+    if (execution->StoppedBySchemaChange() && !StopRequested()) {
       restarts = listener->Batches() > 0 ? 1 : restarts + 1;
       if (restarts > options.max_schema_restarts) {
         return error.WithContext(

@@ -174,6 +174,10 @@ tributary::Status StreamingQuery::Exception() const {
   return handle_->Execution().Exception();
 }
 
+bool StreamingQuery::StoppedBySchemaChange() const {
+  return handle_->Execution().StoppedBySchemaChange();
+}
+
 StreamingQueryStatus StreamingQuery::Status() const {
   return handle_->Execution().CurrentStatus();
 }

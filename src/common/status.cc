@@ -27,15 +27,13 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Cancelled";
     case StatusCode::kInternal:
       return "Internal";
-    case StatusCode::kSchemaChanged:
-      return "SchemaChanged";
   }
   return "Unknown";
 }
 
 Status::Status(StatusCode code, std::string message, bool retryable) {
   if (code != StatusCode::kOk) {
-    state_ = std::make_unique<State>(State{code, retryable, std::move(message)});
+    state_ = std::make_unique<State>(State{code, retryable, std::move(message), nullptr});
   }
 }
 
@@ -77,10 +75,6 @@ Status Status::Internal(std::string message) {
   return {StatusCode::kInternal, std::move(message)};
 }
 
-Status Status::SchemaChanged(std::string message) {
-  return {StatusCode::kSchemaChanged, std::move(message)};
-}
-
 const std::string& Status::Message() const {
   static const std::string kEmpty;
   return state_ ? state_->message : kEmpty;
@@ -93,21 +87,34 @@ Status Status::WithContext(std::string_view context) const {
   std::string message(context);
   message += ": ";
   message += state_->message;
-  return {state_->code, std::move(message), state_->retryable};
+  Status out(state_->code, std::move(message), state_->retryable);
+  out.state_->detail = state_->detail;
+  return out;
 }
 
 Status Status::WithRetryable(bool retryable) const {
   if (ok()) {
     return {};
   }
-  return {state_->code, state_->message, retryable};
+  Status out(*this);
+  out.state_->retryable = retryable;
+  return out;
+}
+
+Status Status::WithDetail(std::shared_ptr<const StatusDetail> detail) const {
+  if (ok()) {
+    return {};
+  }
+  Status out(*this);
+  out.state_->detail = std::move(detail);
+  return out;
 }
 
 std::string Status::ToString() const {
   if (ok()) {
     return "OK";
   }
-  std::string out(StatusCodeName(state_->code));
+  std::string out(state_->detail ? state_->detail->Name() : StatusCodeName(state_->code));
   if (state_->retryable) {
     out += " (retryable)";
   }

@@ -31,6 +31,7 @@
 #include "storage/path.h"
 #include "streaming/file_source.h"
 #include "streaming/metadata_log.h"
+#include "streaming/schema_change.h"
 
 namespace tributary::streaming {
 namespace {
@@ -330,8 +331,8 @@ class EvolutionHook {
       return written.WithContext("recording the evolved Auto Loader schema");
     }
     // One line (a pipeline prints it as it restarts): Databricks' UNKNOWN_FIELD_EXCEPTION.
-    // NEW_FIELDS_IN_RECORD_WITH_FILE_PATH, told by the SchemaChanged code rather than a prefix.
-    return Status::SchemaChanged(fmt::format(
+    // NEW_FIELDS_IN_RECORD_WITH_FILE_PATH, told by its SchemaChange detail rather than a prefix.
+    return SchemaChangedStatus(fmt::format(
         "Auto Loader found new columns {} ({}) and stored them as schema version {}; a restart "
         "re-reads this batch with them",
         JoinNames(new_fields), files, next.version));

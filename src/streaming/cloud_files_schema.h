@@ -8,9 +8,9 @@
 // module builds carries a hook that, at the end of a batch's scan, acts on them per mode:
 //   addNewColumns     writes the schema with the new fields appended at the end (existing types
 //                     unchanged) as the next `_schemas/N`, then fails the batch with
-//                     SchemaChanged naming them. The batch's offsets were logged, so a restart
-//                     (a new definition, which reads the latest stored schema) re-reads it
-//                     with the merged schema; the sink committed nothing of it.
+//                     a schema change (schema_change.h) naming them. The batch's offsets were
+//                     logged, so a restart (a new definition, which reads the latest stored schema)
+//                     re-reads it with the merged schema; the sink committed nothing of it.
 //   failOnNewColumns  fails the batch (InvalidArgument) naming them; the schema stays.
 //   rescue, none      no hook: the fields go to the rescued-data column (when there is one).
 

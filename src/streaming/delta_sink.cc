@@ -4,6 +4,7 @@
 
 #include "common/ascii.h"
 #include "formats/reader_options.h"
+#include "streaming/schema_change.h"
 
 namespace tributary::streaming {
 
@@ -124,7 +125,7 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
     // it; a schema change found while reading the batch passes through as it is, to be
     // reported in one line.
     if (!written.status().IsConflict() || attempt >= options_.conflict_retries) {
-      if (written.status().IsSchemaChanged()) {
+      if (IsSchemaChange(written.status())) {
         return written.status();
       }
       return written.status().WithContext(

@@ -29,6 +29,7 @@
 #include "expr/temporal_parsing.h"
 #include "formats/reader_options.h"
 #include "storage/path.h"
+#include "streaming/schema_change.h"
 
 namespace tributary::streaming {
 
@@ -536,7 +537,8 @@ class DeltaSource final : public Source {
   }
 
   // Whether the stream may read past `changes`' metaData action: OK when its schema can be read
-  // with the stream's, SchemaChanged when it only adds columns, InvalidArgument otherwise.
+  // with the stream's, a schema change (schema_change.h) when it only adds columns, InvalidArgument
+  // otherwise.
   Status CheckSchema(const CommitChanges& changes) const {
     auto schema = delta::ParseSchemaString(changes.metadata->schema_string);
     if (!schema.ok()) {
@@ -550,7 +552,7 @@ class DeltaSource final : public Source {
       return Status::OK();  // the same, or older columns the stream reads as nulls
     }
     if (diff.conflicts.empty() && diff.dropped.empty()) {
-      return Status::SchemaChanged(fmt::format(
+      return SchemaChangedStatus(fmt::format(
           "DeltaSource[{}]: the table's schema changed at version {} ({}): new columns {}. "
           "Restart the query to read them; it continues where it stopped",
           root_, changes.version, changes.operation, fmt::join(diff.added, ", ")));

@@ -53,7 +53,8 @@ class Source {
   /// up to. With `respect_limits` the source caps it by its rate limits (maxFilesPerTrigger,
   /// maxBytesPerTrigger, rowsPerSecond...); without, everything present is included (Trigger
   /// once). nullopt when the source has no data at all; a value equal to `start` means no new
-  /// data. SchemaChanged when the source's schema grew (after recording what a restart needs).
+  /// data. A schema change (schema_change.h) when the source's schema grew, after recording what
+  /// a restart needs.
   virtual Result<std::optional<Offset>> LatestOffset(const std::optional<Offset>& start,
                                                      bool respect_limits) = 0;
 

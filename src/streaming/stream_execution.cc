@@ -12,6 +12,7 @@
 #include "plan/physical_planner.h"
 #include "plan/plan_builder.h"
 #include "storage/local_path.h"
+#include "streaming/schema_change.h"
 
 namespace tributary::streaming {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 /// `status` with `context` prepended, except a schema change: that asks for a restart and is
 /// reported once, in its own one-line words (a pipeline prints it as it restarts the stream).
 Status ContextUnlessSchemaChanged(const Status& status, std::string_view context) {
-  return status.IsSchemaChanged() ? status : status.WithContext(context);
+  return IsSchemaChange(status) ? status : status.WithContext(context);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -318,6 +319,11 @@ std::vector<StreamingQueryProgress> StreamExecution::RecentProgress() const {
   return {recent_progress_.begin(), recent_progress_.end()};
 }
 
+bool StreamExecution::StoppedBySchemaChange() const {
+  std::lock_guard lock(mutex_);
+  return IsSchemaChange(exception_);
+}
+
 Status StreamExecution::Exception() const {
   std::lock_guard lock(mutex_);
   return exception_;
@@ -493,7 +499,7 @@ Result<plan::LogicalPlanPtr> StreamExecution::ReplaceSources(
         return node;
       }
       if (!cached->Schema()->Equals(*source.schema)) {
-        return Status::SchemaChanged(fmt::format(
+        return SchemaChangedStatus(fmt::format(
             "the static table {} joined with the stream changed its schema at version {}; "
             "restart the query to use the new schema",
             root, cached->Version()));

@@ -96,6 +96,9 @@ class StreamExecution {
   std::vector<StreamingQueryProgress> RecentProgress() const;
   /// The error that ended the query; OK while running or after a clean stop.
   Status Exception() const;
+  /// Whether the query ended because a source's schema changed (Exception() is then the
+  /// schema-change stop of schema_change.h): a restart continues with the new schema.
+  bool StoppedBySchemaChange() const;
   StreamingQueryStatus CurrentStatus() const;
 
  private:

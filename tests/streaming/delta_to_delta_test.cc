@@ -82,7 +82,7 @@ TEST_F(DeltaToDeltaTest, RestartsContinueAndASchemaChangeNeedsARestart) {
     EXPECT_EQ(history.size(), 2u);
 
     // While the query runs, a row arrives, then a commit that adds a column: the row is
-    // delivered, then the query stops with SchemaChanged.
+    // delivered, then the query stops for the schema change.
     ASSERT_OK(testing::AppendRows(fs_, source_, schema_, R"([[3, "a"]])"));
     auto wider = tributary::testing::MakeSchema({Field("id", DataType::Int64()),
                                                  Field("p", DataType::String()),
@@ -90,7 +90,8 @@ TEST_F(DeltaToDeltaTest, RestartsContinueAndASchemaChangeNeedsARestart) {
     ASSERT_OK(testing::AppendRows(fs_, source_, wider, R"([[4, "a", "new"]])", {},
                                   /*merge_schema=*/true));
     Status stopped = query.ProcessAllAvailable();
-    ASSERT_TRUE(stopped.IsSchemaChanged()) << stopped.ToString();
+    ASSERT_FALSE(stopped.ok());
+    ASSERT_TRUE(query.StoppedBySchemaChange()) << stopped.ToString();
     EXPECT_THAT(stopped.Message(), HasSubstr("note"));
     EXPECT_FALSE(query.IsActive());
   }
