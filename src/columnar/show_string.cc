@@ -45,6 +45,7 @@ void AppendShowString(const std::vector<std::string>& names,
     }
   }
   std::vector<size_t> widths;
+  widths.reserve(names.size());
   for (const std::string& name : names) {
     widths.push_back(std::max<size_t>(3, name.size()));
   }

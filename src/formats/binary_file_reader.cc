@@ -8,13 +8,13 @@
 namespace tributary::formats {
 
 columnar::SchemaPtr BinaryFileSchema() {
-  static const columnar::SchemaPtr schema =
+  static const columnar::SchemaPtr kSchema =
       std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{
           columnar::Field("path", columnar::DataType::String()),
           columnar::Field("modificationTime", columnar::DataType::Timestamp()),
           columnar::Field("length", columnar::DataType::Int64()),
           columnar::Field("content", columnar::DataType::Binary())});
-  return schema;
+  return kSchema;
 }
 
 Result<std::unique_ptr<FileReader>> OpenBinaryFile(storage::FileSystem& fs, const std::string& path,

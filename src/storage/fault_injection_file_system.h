@@ -49,6 +49,8 @@ class FaultInjectionFileSystem final : public FileSystem {
   /// Wraps `base`, which holds the files; no fault is armed.
   explicit FaultInjectionFileSystem(std::shared_ptr<FileSystem> base);
   ~FaultInjectionFileSystem() override;
+  FaultInjectionFileSystem(const FaultInjectionFileSystem&) = delete;
+  FaultInjectionFileSystem& operator=(const FaultInjectionFileSystem&) = delete;
 
   Result<std::unique_ptr<RandomAccessFile>> OpenForRead(const std::string& path) override;
   Result<FileInfo> GetFileInfo(const std::string& path) override;

@@ -27,7 +27,6 @@ using columnar::DataType;
 using columnar::DataTypePtr;
 using columnar::Field;
 using columnar::TypeId;
-using text::ParseMode;
 
 // One field of a record: its text (unescaped) and whether it was quoted.
 struct Token {

@@ -80,11 +80,14 @@ void GatherFixed(const Src* src, const Shredded& s, int64_t vb, int64_t ve, Dst*
   if (s.identity) {
     const Src* p = src + s.first_row + vb;
     for (int64_t i = 0; i < ve - vb; ++i) {
+      // An int8_t Src is a number, not a character: widening it must keep its sign.
+      // NOLINTNEXTLINE(bugprone-signed-char-misuse): see above
       out[i] = static_cast<Dst>(p[i]);
     }
   } else {
     const int64_t* idx = s.value_index.data() + vb;
     for (int64_t i = 0; i < ve - vb; ++i) {
+      // NOLINTNEXTLINE(bugprone-signed-char-misuse): int8_t values keep their sign, as above
       out[i] = static_cast<Dst>(src[idx[i]]);
     }
   }
@@ -376,7 +379,7 @@ class ChunkWriter {
   }
 
   // Builds the chunk's metadata, moves out its pages and resets the chunk state.
-  Status FinishChunk(std::string dictionary_body, int32_t dictionary_size, Statistics stats,
+  Status FinishChunk(const std::string& dictionary_body, int32_t dictionary_size, Statistics stats,
                      FinishedChunk* out) {
     out->pages.clear();
     out->has_dictionary = used_dictionary_;
@@ -505,7 +508,7 @@ class TypedChunkWriter final : public ChunkWriter {
       dictionary_body = dictionary_.PlainPage();
     }
     TRIBUTARY_RETURN_NOT_OK(
-        FinishChunk(std::move(dictionary_body), dictionary_.Size(), std::move(stats), out));
+        FinishChunk(dictionary_body, dictionary_.Size(), std::move(stats), out));
     file_bounds_.MergeFrom(bounds_);
     ResetChunk();
     return Status::OK();
@@ -606,7 +609,7 @@ class TypedChunkWriter final : public ChunkWriter {
     } else {
       plain_values = page_values_;
     }
-    const Status emitted =
+    Status emitted =
         EmitDataPage(dictionary_page ? Encoding::kRleDictionary : Encoding::kPlain, plain_values);
     page_values_.clear();
     page_indexes_.clear();
@@ -680,6 +683,8 @@ class ParquetWriter::Impl {
       (void)out_->Abort();
     }
   }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   Status Start() { return Fail(out_->Append(kMagic)); }
 

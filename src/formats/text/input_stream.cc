@@ -97,6 +97,8 @@ class GzipStream final : public DecompressingStream {
       inflateEnd(&stream_);
     }
   }
+  GzipStream(const GzipStream&) = delete;
+  GzipStream& operator=(const GzipStream&) = delete;
 
   Result<size_t> Read(std::span<char> out) override {
     if (!initialised_) {
@@ -162,6 +164,8 @@ class ZstdStream final : public DecompressingStream {
   explicit ZstdStream(std::unique_ptr<InputStream> source)
       : DecompressingStream(std::move(source)), stream_(ZSTD_createDStream()) {}
   ~ZstdStream() override { ZSTD_freeDStream(stream_); }
+  ZstdStream(const ZstdStream&) = delete;
+  ZstdStream& operator=(const ZstdStream&) = delete;
 
   Result<size_t> Read(std::span<char> out) override {
     if (stream_ == nullptr) {

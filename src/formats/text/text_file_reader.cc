@@ -9,9 +9,9 @@
 namespace tributary::text {
 
 columnar::SchemaPtr TextFileSchema() {
-  static const columnar::SchemaPtr schema = std::make_shared<const columnar::Schema>(
+  static const columnar::SchemaPtr kSchema = std::make_shared<const columnar::Schema>(
       std::vector<columnar::Field>{columnar::Field("value", columnar::DataType::String())});
-  return schema;
+  return kSchema;
 }
 
 Result<std::unique_ptr<formats::FileReader>> OpenTextFile(storage::FileSystem& fs,
