@@ -34,18 +34,24 @@ int64_t UnitMillis(std::string unit) {
   if (unit.size() > 1 && unit.back() == 's') {
     unit.pop_back();
   }
-  if (unit == "week")
+  if (unit == "week") {
     return 7LL * 24 * 3600 * 1000;
-  if (unit == "day")
+  }
+  if (unit == "day") {
     return 24LL * 3600 * 1000;
-  if (unit == "hour")
+  }
+  if (unit == "hour") {
     return 3600LL * 1000;
-  if (unit == "minute")
+  }
+  if (unit == "minute") {
     return 60LL * 1000;
-  if (unit == "second")
+  }
+  if (unit == "second") {
     return 1000;
-  if (unit == "millisecond")
+  }
+  if (unit == "millisecond") {
     return 1;
+  }
   return 0;
 }
 

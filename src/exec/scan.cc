@@ -52,8 +52,8 @@ SchemaPtr SelectFields(const columnar::Schema& schema, const std::vector<int>& i
 }  // namespace
 
 Result<OperatorPtr> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapshot> snapshot,
-                                            std::vector<std::string> columns, expr::ExprPtr filter,
-                                            const ExecContext& context) {
+                                            const std::vector<std::string>& columns,
+                                            expr::ExprPtr filter, const ExecContext& context) {
   if (context.fs == nullptr) {
     return Status::InvalidArgument("Delta scan without a file system");
   }
@@ -135,7 +135,7 @@ int PartitionIndex(const FileScanSpec& spec, const std::string& name) {
 }  // namespace
 
 columnar::DataTypePtr MetadataColumnType() {
-  static const columnar::DataTypePtr type = columnar::DataType::Struct({
+  static const columnar::DataTypePtr kType = columnar::DataType::Struct({
       columnar::Field("file_path", columnar::DataType::String()),
       columnar::Field("file_name", columnar::DataType::String()),
       columnar::Field("file_size", columnar::DataType::Int64()),
@@ -143,7 +143,7 @@ columnar::DataTypePtr MetadataColumnType() {
       columnar::Field("file_block_length", columnar::DataType::Int64()),
       columnar::Field("file_modification_time", columnar::DataType::Timestamp()),
   });
-  return type;
+  return kType;
 }
 
 Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage::FileSystem& fs,
@@ -182,7 +182,8 @@ Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage
   return std::make_shared<const columnar::Schema>(std::move(fields));
 }
 
-Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec, std::vector<std::string> columns,
+Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec,
+                                           const std::vector<std::string>& columns,
                                            const ExecContext& context) {
   if (context.fs == nullptr) {
     return Status::InvalidArgument("file scan without a file system");

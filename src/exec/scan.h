@@ -26,7 +26,7 @@ namespace tributary::exec {
 class DeltaScanOperator final : public Operator {
  public:
   static Result<OperatorPtr> Make(std::shared_ptr<const delta::Snapshot> snapshot,
-                                  std::vector<std::string> columns, expr::ExprPtr filter,
+                                  const std::vector<std::string>& columns, expr::ExprPtr filter,
                                   const ExecContext& context);
   const SchemaPtr& OutputSchema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override;
@@ -101,7 +101,7 @@ columnar::DataTypePtr MetadataColumnType();
 /// into each of its batches.
 class FileScanOperator final : public Operator {
  public:
-  static Result<OperatorPtr> Make(FileScanSpec spec, std::vector<std::string> columns,
+  static Result<OperatorPtr> Make(FileScanSpec spec, const std::vector<std::string>& columns,
                                   const ExecContext& context);
   /// The schema of the rows this spec reads (before column selection): the data columns
   /// (Parquet's file schema, or the JSON/CSV output schema including the rescued-data column),

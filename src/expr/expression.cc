@@ -250,15 +250,15 @@ ExprPtr Or(ExprPtr left, ExprPtr right) {
   return Make(Op::kOr, {std::move(left), std::move(right)});
 }
 
-ExprPtr Function(std::string name, std::vector<ExprPtr> args, bool distinct) {
+ExprPtr Function(const std::string& name, std::vector<ExprPtr> args, bool distinct) {
   return Make(Op::kFunction, std::move(args), AsciiLower(name), Scalar::Null(), nullptr, distinct);
 }
 
 ExprPtr CaseWhen(std::vector<std::pair<ExprPtr, ExprPtr>> branches, ExprPtr else_value) {
   std::vector<ExprPtr> children;
-  for (auto& [when, then] : branches) {
-    children.push_back(std::move(when));
-    children.push_back(std::move(then));
+  for (std::pair<ExprPtr, ExprPtr>& branch : branches) {
+    children.push_back(std::move(branch.first));
+    children.push_back(std::move(branch.second));
   }
   if (else_value != nullptr) {
     children.push_back(std::move(else_value));

@@ -128,7 +128,7 @@ ExprPtr Or(ExprPtr left, ExprPtr right);
 /// are calls too: LIKE is like(value, pattern[, escape]), RLIKE/REGEXP is rlike(value, regex),
 /// and COALESCE, IFNULL/NVL, NULLIF, IF are coalesce(...), ifnull(a, b), nullif(a, b), if(c, a,
 /// b).
-ExprPtr Function(std::string name, std::vector<ExprPtr> args, bool distinct = false);
+ExprPtr Function(const std::string& name, std::vector<ExprPtr> args, bool distinct = false);
 /// CASE WHEN branches[0].first THEN branches[0].second ... ELSE else_value END; `else_value`
 /// may be null (no ELSE: rows no branch matches are null).
 ExprPtr CaseWhen(std::vector<std::pair<ExprPtr, ExprPtr>> branches, ExprPtr else_value);

@@ -134,7 +134,7 @@ int64_t MicrosPerUnit(std::string unit) {
     unit.pop_back();
   }
   if (unit == "WEEK") {
-    return 7 * 86400 * kMicrosPerSecond;
+    return int64_t{7} * 86400 * kMicrosPerSecond;
   }
   if (unit == "DAY") {
     return 86400 * kMicrosPerSecond;

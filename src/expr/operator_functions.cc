@@ -14,9 +14,9 @@ namespace {
 
 // Binds `name(arguments...)` where `arguments` are already bound (their unbound forms are
 // `unbound`, for messages).
-Result<BoundExprPtr> BindAs(std::string name, const std::vector<ExprPtr>& unbound,
+Result<BoundExprPtr> BindAs(const std::string& name, const std::vector<ExprPtr>& unbound,
                             std::vector<BoundExprPtr> arguments) {
-  return BindFunction(*Function(std::move(name), unbound), std::move(arguments));
+  return BindFunction(*Function(name, unbound), std::move(arguments));
 }
 
 Result<BoundExprPtr> BindIlike(const Expression& call, std::vector<BoundExprPtr> args) {

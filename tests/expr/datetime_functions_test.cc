@@ -25,8 +25,9 @@ class DatetimeFunctionsTest : public BatchExpressionTest {
                  .ValueOrDie();
     los_angeles_.session_time_zone = TimeZone::Make("America/Los_Angeles").ValueOrDie();
   }
-  Strings Call1(std::string name, std::vector<ExprPtr> args, const EvalContext& context = {}) {
-    return Eval(Function(std::move(name), std::move(args)), context);
+  Strings Call1(const std::string& name, std::vector<ExprPtr> args,
+                const EvalContext& context = {}) {
+    return Eval(Function(name, std::move(args)), context);
   }
   EvalContext los_angeles_;
 };

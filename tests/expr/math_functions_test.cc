@@ -23,8 +23,8 @@ class MathFunctionsTest : public BatchExpressionTest {
       ])")
                  .ValueOrDie();
   }
-  Strings Call1(std::string name, std::vector<ExprPtr> args) {
-    return Eval(Function(std::move(name), std::move(args)));
+  Strings Call1(const std::string& name, std::vector<ExprPtr> args) {
+    return Eval(Function(name, std::move(args)));
   }
 };
 

@@ -19,8 +19,8 @@ class StringFunctionsTest : public BatchExpressionTest {
     batch_ = BatchFromJson(schema, R"([["Hello World", 1], ["ÄbÇ δ", -2], [null, 3], ["", 0]])")
                  .ValueOrDie();
   }
-  Strings Call1(std::string name, std::vector<ExprPtr> args) {
-    return Eval(Function(std::move(name), std::move(args)));
+  Strings Call1(const std::string& name, std::vector<ExprPtr> args) {
+    return Eval(Function(name, std::move(args)));
   }
 };
 
