@@ -302,6 +302,7 @@ Result<columnar::SchemaPtr> DiscoverPartitionColumns(const std::string& root,
   for (const std::string& file : files) {
     std::vector<exec::PartitionDirectory> directories = exec::PartitionDirectories(root, file);
     std::vector<std::string> file_keys;
+    file_keys.reserve(directories.size());
     for (const exec::PartitionDirectory& directory : directories) {
       file_keys.push_back(directory.key);
     }

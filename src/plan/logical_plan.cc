@@ -65,6 +65,7 @@ namespace {
 
 SchemaPtr ScanSchema(const ScanSource& source, const std::vector<int>& columns) {
   std::vector<columnar::Field> fields;
+  fields.reserve(columns.size());
   for (int index : columns) {
     fields.push_back(source.FieldAt(index));
   }
@@ -73,7 +74,7 @@ SchemaPtr ScanSchema(const ScanSource& source, const std::vector<int>& columns) 
 
 }  // namespace
 
-ScanNode::ScanNode(ScanSource source, std::vector<int> columns, std::string qualifier,
+ScanNode::ScanNode(ScanSource source, std::vector<int> columns, const std::string& qualifier,
                    ExprPtr pushed_filter, bool streaming)
     : LogicalPlan(PlanKind::kScan, ScanSchema(source, columns),
                   std::vector<std::string>(columns.size(), qualifier), {}),
@@ -146,7 +147,7 @@ SchemaPtr ProjectSchema(const std::vector<BoundExprPtr>& expressions,
 }  // namespace
 
 ProjectNode::ProjectNode(LogicalPlanPtr input, std::vector<BoundExprPtr> expressions,
-                         std::vector<std::string> names, std::vector<std::string> qualifiers)
+                         const std::vector<std::string>& names, std::vector<std::string> qualifiers)
     : LogicalPlan(PlanKind::kProject, ProjectSchema(expressions, names, *input->Schema()),
                   std::move(qualifiers), {input}),
       expressions_(std::move(expressions)) {}
@@ -323,7 +324,7 @@ SchemaPtr UnionSchema(const std::vector<LogicalPlanPtr>& inputs) {
 
 }  // namespace
 
-UnionNode::UnionNode(std::vector<LogicalPlanPtr> inputs)
+UnionNode::UnionNode(const std::vector<LogicalPlanPtr>& inputs)
     : LogicalPlan(PlanKind::kUnion, UnionSchema(inputs), {}, inputs) {}
 
 LogicalPlanPtr UnionNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {

@@ -134,7 +134,7 @@ std::string ExplainLogical(const LogicalPlan& plan);
 class ScanNode final : public LogicalPlan {
  public:
   /// Output columns are source.schema's fields at `columns`, qualified by `qualifier`.
-  ScanNode(ScanSource source, std::vector<int> columns, std::string qualifier,
+  ScanNode(ScanSource source, std::vector<int> columns, const std::string& qualifier,
            ExprPtr pushed_filter, bool streaming);
   const ScanSource& Source() const { return source_; }
   /// Indices into Source().schema, then its hidden columns (ScanSource::FieldAt).
@@ -171,7 +171,7 @@ class ProjectNode final : public LogicalPlan {
  public:
   /// `names[i]` names expressions[i]; `qualifiers[i]` is kept from a passed-through column.
   ProjectNode(LogicalPlanPtr input, std::vector<BoundExprPtr> expressions,
-              std::vector<std::string> names, std::vector<std::string> qualifiers);
+              const std::vector<std::string>& names, std::vector<std::string> qualifiers);
   const std::vector<BoundExprPtr>& Expressions() const { return expressions_; }
   std::string ToString() const override;
   LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
@@ -261,7 +261,7 @@ class LimitNode final : public LogicalPlan {
 class UnionNode final : public LogicalPlan {
  public:
   /// Inputs with identical column types; names from the first.
-  explicit UnionNode(std::vector<LogicalPlanPtr> inputs);
+  explicit UnionNode(const std::vector<LogicalPlanPtr>& inputs);
   std::string ToString() const override { return "Union"; }
   LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
 

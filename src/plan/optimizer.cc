@@ -216,11 +216,11 @@ LogicalPlanPtr PushFilter(const FilterNode& filter) {
       }
       for (const BoundExprPtr& c : conjuncts) {
         const auto [low, high] = ColumnRange(*c);
-        if (high < 0 || IsNondeterministic(*c)) {
-          kept.push_back(c);
-        } else if (high < nl && to_left) {
+        // A conjunct without columns, or a nondeterministic one, stays above the join.
+        const bool movable = high >= 0 && !IsNondeterministic(*c);
+        if (movable && high < nl && to_left) {
           left.push_back(c);
-        } else if (low >= nl && to_right) {
+        } else if (movable && low >= nl && to_right) {
           right.push_back(RemapColumns(c, shift));
         } else {
           kept.push_back(c);
@@ -385,8 +385,8 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
           std::move(mapping)};
 }
 
-[[gnu::noinline]] Pruned PruneAggregate(const LogicalPlanPtr& plan, std::vector<bool> /*required*/,
-                                        int n) {
+[[gnu::noinline]] Pruned PruneAggregate(const LogicalPlanPtr& plan,
+                                        const std::vector<bool>& /*required*/, int n) {
   const auto& aggregate = plan->As<AggregateNode>();
   std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()), false);
   for (const BoundExprPtr& key : aggregate.Keys()) {
@@ -441,7 +441,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
   }
   for (int j = 0; j < nr; ++j) {
     const int m = right.mapping[static_cast<size_t>(j)];
-    combined[static_cast<size_t>(nl + j)] = m < 0 ? -1 : new_nl + m;
+    combined[static_cast<size_t>(nl) + static_cast<size_t>(j)] = m < 0 ? -1 : new_nl + m;
   }
   std::vector<BoundExprPtr> left_keys;
   std::vector<BoundExprPtr> right_keys;
@@ -474,7 +474,7 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 
 [[gnu::noinline]] Pruned PruneLimit(const LogicalPlanPtr& plan, std::vector<bool> required,
                                     int /*n*/) {
-  Pruned child = Prune(plan->Inputs()[0], required);
+  Pruned child = Prune(plan->Inputs()[0], std::move(required));
   return {plan->WithInputs({child.plan}), child.mapping};
 }
 
@@ -494,8 +494,8 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
           std::move(mapping)};
 }
 
-[[gnu::noinline]] Pruned PruneUnion(const LogicalPlanPtr& plan, std::vector<bool> /*required*/,
-                                    int n) {
+[[gnu::noinline]] Pruned PruneUnion(const LogicalPlanPtr& plan,
+                                    const std::vector<bool>& /*required*/, int n) {
   // Inputs line up by position: they keep every column (their insides still prune).
   std::vector<LogicalPlanPtr> inputs;
   for (const LogicalPlanPtr& input : plan->Inputs()) {
@@ -515,7 +515,7 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
     case PlanKind::kProject:
       return PruneProject(plan, std::move(required), n);
     case PlanKind::kAggregate:
-      return PruneAggregate(plan, std::move(required), n);
+      return PruneAggregate(plan, required, n);
     case PlanKind::kJoin:
       return PruneJoin(plan, std::move(required), n);
     case PlanKind::kSort:
@@ -525,7 +525,7 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
     case PlanKind::kGenerate:
       return PruneGenerate(plan, std::move(required), n);
     case PlanKind::kUnion:
-      return PruneUnion(plan, std::move(required), n);
+      return PruneUnion(plan, required, n);
   }
   return {plan, Identity(n)};
 }

@@ -70,7 +70,12 @@ Result<int> UniqueColumn(const LogicalPlan& plan, const std::string* qualifier,
     std::string candidates;
     for (int index : matches) {
       const std::string& q = plan.Qualifiers()[static_cast<size_t>(index)];
-      candidates += (candidates.empty() ? "" : ", ") + (q.empty() ? "" : q + ".") + name;
+      candidates += candidates.empty() ? "" : ", ";
+      if (!q.empty()) {
+        candidates += q;
+        candidates += '.';
+      }
+      candidates += name;
     }
     return Status::InvalidArgument(
         fmt::format("column reference '{}' is ambiguous: it could be any of [{}]; qualify it",
@@ -147,6 +152,7 @@ ExprPtr ExactColumn(const std::string& name) {
 
 SchemaPtr ResolutionSchema(const LogicalPlan& plan) {
   std::vector<columnar::Field> fields;
+  fields.reserve(static_cast<size_t>(plan.Schema()->NumFields()));
   for (int i = 0; i < plan.Schema()->NumFields(); ++i) {
     fields.push_back(plan.Schema()->FieldAt(i).WithName(InternalName(plan, i)));
   }
@@ -176,13 +182,13 @@ Result<BoundExprPtr> Resolve(const Expression& e, const LogicalPlan& input) {
   return bound;
 }
 
-LogicalPlanPtr Scan(ScanSource source, std::string qualifier, bool streaming) {
+LogicalPlanPtr Scan(ScanSource source, const std::string& qualifier, bool streaming) {
   std::vector<int> columns(static_cast<size_t>(source.schema->NumFields()));
   for (size_t i = 0; i < columns.size(); ++i) {
     columns[i] = static_cast<int>(i);
   }
-  return std::make_shared<ScanNode>(std::move(source), std::move(columns), std::move(qualifier),
-                                    nullptr, streaming);
+  return std::make_shared<ScanNode>(std::move(source), std::move(columns), qualifier, nullptr,
+                                    streaming);
 }
 
 namespace {
@@ -427,6 +433,7 @@ namespace {
 
 std::vector<const Expression*> ItemExpressions(const std::vector<NamedExpr>& items) {
   std::vector<const Expression*> exprs;
+  exprs.reserve(items.size());
   for (const NamedExpr& item : items) {
     exprs.push_back(item.expr.get());
   }
@@ -785,6 +792,7 @@ Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec
 Result<LogicalPlanPtr> OrderBy(LogicalPlanPtr input, const std::vector<SortItem>& items) {
   const int visible = input->Schema()->NumFields();
   std::vector<const Expression*> referencing;
+  referencing.reserve(items.size());
   for (const SortItem& item : items) {
     referencing.push_back(item.expr.get());
   }
@@ -863,6 +871,7 @@ Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct) 
 
 Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input) {
   std::vector<BoundExprPtr> keys;
+  keys.reserve(static_cast<size_t>(input->Schema()->NumFields()));
   for (int i = 0; i < input->Schema()->NumFields(); ++i) {
     keys.push_back(ColumnRef(*input, i));
   }
@@ -940,6 +949,7 @@ Result<LogicalPlanPtr> Rename(LogicalPlanPtr input, const std::vector<std::strin
                                                new_names.size(), input->Schema()->NumFields()));
   }
   std::vector<BoundExprPtr> outputs;
+  outputs.reserve(static_cast<size_t>(input->Schema()->NumFields()));
   for (int i = 0; i < input->Schema()->NumFields(); ++i) {
     outputs.push_back(ColumnRef(*input, i));
   }

@@ -49,7 +49,7 @@ BoundExprPtr ColumnRef(const LogicalPlan& plan, int index);
 SchemaPtr ResolutionSchema(const LogicalPlan& plan);
 
 /// A scan of `source`, every column, qualified by `qualifier` (a table name; may be "").
-LogicalPlanPtr Scan(ScanSource source, std::string qualifier, bool streaming = false);
+LogicalPlanPtr Scan(ScanSource source, const std::string& qualifier, bool streaming = false);
 
 Result<LogicalPlanPtr> Filter(LogicalPlanPtr input, const ExprPtr& condition);
 
