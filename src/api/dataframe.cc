@@ -67,6 +67,7 @@ Result<exec::JoinType> ParseJoinType(std::string_view how) {
 
 std::vector<plan::NamedExpr> NamedExprs(const std::vector<Column>& columns) {
   std::vector<plan::NamedExpr> items;
+  items.reserve(columns.size());
   for (const Column& column : columns) {
     items.push_back({ApiAccess::Expr(column), ApiAccess::AliasName(column)});
   }
@@ -185,6 +186,7 @@ DataFrame DataFrame::Select(const std::vector<Column>& columns) const {
 
 DataFrame DataFrame::Select(const std::vector<std::string>& names) const {
   std::vector<Column> columns;
+  columns.reserve(names.size());
   for (const std::string& name : names) {
     columns.push_back(Col(name));
   }
@@ -300,6 +302,7 @@ DataFrame DataFrame::OrderBy(const std::vector<Column>& columns) const {
   return Transform(*state_, [&](const LogicalPlanPtr& input) -> Result<LogicalPlanPtr> {
     TRIBUTARY_RETURN_NOT_OK(ColumnsStatus(columns));
     std::vector<plan::SortItem> items;
+    items.reserve(columns.size());
     for (const Column& column : columns) {
       items.push_back(
           {ApiAccess::Expr(column), ApiAccess::Ascending(column), ApiAccess::NullsFirst(column)});

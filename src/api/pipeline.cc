@@ -61,6 +61,7 @@ Result<std::vector<StreamingTableDefinition>> DependencyOrder(
     });
     if (ready == tables.end()) {
       std::vector<std::string> names;
+      names.reserve(tables.size());
       for (const StreamingTableDefinition& table : tables) {
         names.push_back(table.name);
       }

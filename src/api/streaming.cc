@@ -379,7 +379,7 @@ tributary::Status MemoryStream::AddJson(const std::vector<std::string>& rows) co
     }
     batches.push_back(std::move(batch));
   }
-  return stream_->stream->AddData(std::move(batches)).status();
+  return stream_->stream->AddData(batches).status();
 }
 
 DataFrame MemoryStream::ToDF() const {

@@ -421,7 +421,8 @@ std::string_view SchemaEvolutionModeName(SchemaEvolutionMode mode) {
   return "none";
 }
 
-CloudFilesSchemaStore::CloudFilesSchemaStore(storage::FileSystem& fs, std::string schema_location)
+CloudFilesSchemaStore::CloudFilesSchemaStore(storage::FileSystem& fs,
+                                             const std::string& schema_location)
     : fs_(fs), dir_(storage::JoinPath(schema_location, "_schemas")) {}
 
 std::string CloudFilesSchemaStore::VersionPath(int64_t version) const {

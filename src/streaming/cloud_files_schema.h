@@ -53,7 +53,7 @@ struct StoredSchema {
 /// Thread-safety: none needed; every method is one file-system operation or a read.
 class CloudFilesSchemaStore {
  public:
-  CloudFilesSchemaStore(storage::FileSystem& fs, std::string schema_location);
+  CloudFilesSchemaStore(storage::FileSystem& fs, const std::string& schema_location);
 
   /// The newest version, or nullopt when none was written. Corruption names a damaged file.
   Result<std::optional<StoredSchema>> Latest();

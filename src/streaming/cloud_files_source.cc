@@ -159,6 +159,8 @@ class TreeWatcher {
       close(fd_);
     }
   }
+  TreeWatcher(const TreeWatcher&) = delete;
+  TreeWatcher& operator=(const TreeWatcher&) = delete;
 
   /// Watches `root` and every directory below it. NotFound when `root` does not exist.
   static Result<std::unique_ptr<TreeWatcher>> Watch(const std::string& root) {
@@ -195,7 +197,7 @@ class TreeWatcher {
         break;
       }
       for (ssize_t at = 0; at < n;) {
-        inotify_event event;
+        inotify_event event{};
         std::memcpy(&event, buffer + at, sizeof(event));
         const std::string_view name =
             event.len > 0 ? std::string_view(buffer + at + sizeof(inotify_event)) : "";
@@ -272,7 +274,7 @@ class CloudFilesSource final : public LoggedFileSource {
         options_(definition.Options()),
         selection_(definition.Path(), definition.Options()),
         clock_(std::move(clock)),
-        tracker_(static_cast<RocksDbFileTracker*>(&LoggedFileSource::tracker())) {}
+        tracker_(static_cast<RocksDbFileTracker*>(&LoggedFileSource::Tracker())) {}
 
   /// includeExistingFiles on the first start of the checkpoint.
   Status StartOnce() {
@@ -301,7 +303,7 @@ class CloudFilesSource final : public LoggedFileSource {
  protected:
   Result<std::vector<storage::FileInfo>> ListAll() override {
     tracker_->SetClockMs(clock_());
-    return selection_.List(fs());
+    return selection_.List(SourceFileSystem());
   }
 
   Result<std::vector<storage::FileInfo>> Discover() override {
@@ -317,7 +319,7 @@ class CloudFilesSource final : public LoggedFileSource {
         if (watcher.status().IsNotFound()) {
           return std::vector<storage::FileInfo>{};
         }
-        return watcher.status().WithContext(description());
+        return watcher.status().WithContext(DescriptionForErrors());
       }
       watcher_ = std::move(*watcher);
       full_listing = true;
@@ -337,16 +339,17 @@ class CloudFilesSource final : public LoggedFileSource {
       pending_.insert(std::move(path));
     }
     for (const std::string& dir : events.new_directories) {
-      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> listed, ListSourceFiles(fs(), dir));
+      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::FileInfo> listed,
+                                ListSourceFiles(SourceFileSystem(), dir));
       for (storage::FileInfo& file : listed) {
         pending_.insert(std::move(file.path));
       }
     }
     std::vector<storage::FileInfo> files;
     for (auto it = pending_.begin(); it != pending_.end();) {
-      auto info = fs().GetFileInfo(*it);
+      auto info = SourceFileSystem().GetFileInfo(*it);
       if (!info.ok() && !info.status().IsNotFound()) {
-        return info.status().WithContext(description());
+        return info.status().WithContext(DescriptionForErrors());
       }
       if (!info.ok() || info->is_directory || !selection_.Accepts(*info) ||
           !tracker_->IsNew(*info)) {
@@ -364,7 +367,7 @@ class CloudFilesSource final : public LoggedFileSource {
       return Status::OK();
     }
     for (int64_t id = tracker_->LastBatchQueuedForClean() + 1; id <= end_batch; ++id) {
-      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<FileEntry> entries, log().Read(id));
+      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<FileEntry> entries, Log().Read(id));
       TRIBUTARY_RETURN_NOT_OK(tracker_->QueueForClean(entries, id));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(
@@ -373,10 +376,10 @@ class CloudFilesSource final : public LoggedFileSource {
     for (const CleanCandidate& file : due) {
       Status cleaned;
       if (options_.clean_source == CleanSourceMode::kDelete) {
-        cleaned = fs().DeleteFile(file.path);
+        cleaned = SourceFileSystem().DeleteFile(file.path);
       } else {
         const std::string_view relative = RelativeTo(selection_.Globbed().base, file.path);
-        cleaned = fs().Rename(
+        cleaned = SourceFileSystem().Rename(
             file.path,
             storage::JoinPath(options_.move_destination,
                               relative.empty() ? storage::BaseName(file.path) : relative));
@@ -591,7 +594,7 @@ CloudFilesSourceDefinition::CloudFilesSourceDefinition(std::string path, CloudFi
       clock_(std::move(clock)) {}
 
 Result<std::shared_ptr<const CloudFilesSourceDefinition>> CloudFilesSourceDefinition::Make(
-    storage::FileSystem& fs, std::string path, formats::OptionMap options,
+    storage::FileSystem& fs, std::string path, const formats::OptionMap& options,
     columnar::SchemaPtr schema, const std::map<std::string, std::string>& session_config,
     const expr::EvalContext& eval, CloudFilesClock clock) {
   TRIBUTARY_ASSIGN_OR_RAISE(CloudFilesOptions cloud_options,

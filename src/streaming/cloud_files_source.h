@@ -92,7 +92,7 @@ class CloudFilesSourceDefinition final : public SourceDefinition {
   /// glob components such as "/landing/*/2024-*") with `options`. `schema` null means
   /// inferred (see ChooseSchema in the .cc). `clock` null is the system clock.
   static Result<std::shared_ptr<const CloudFilesSourceDefinition>> Make(
-      storage::FileSystem& fs, std::string path, formats::OptionMap options,
+      storage::FileSystem& fs, std::string path, const formats::OptionMap& options,
       columnar::SchemaPtr schema, const std::map<std::string, std::string>& session_config,
       const expr::EvalContext& eval, CloudFilesClock clock = nullptr);
 

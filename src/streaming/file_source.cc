@@ -68,7 +68,9 @@ class PlainFileSource final : public LoggedFileSource {
         path_(definition.Path()) {}
 
  protected:
-  Result<std::vector<storage::FileInfo>> ListAll() override { return ListSourceFiles(fs(), path_); }
+  Result<std::vector<storage::FileInfo>> ListAll() override {
+    return ListSourceFiles(SourceFileSystem(), path_);
+  }
 
  private:
   std::string path_;
@@ -430,8 +432,9 @@ FileSourceDefinition::FileSourceDefinition(std::string format, std::string path,
       scan_template_(std::move(scan_template)) {}
 
 Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
-    storage::FileSystem& fs, std::string_view format, std::string path, formats::OptionMap options,
-    columnar::SchemaPtr schema, const std::map<std::string, std::string>& session_config) {
+    storage::FileSystem& fs, std::string_view format, std::string path,
+    const formats::OptionMap& options, columnar::SchemaPtr schema,
+    const std::map<std::string, std::string>& session_config) {
   const std::string format_name = AsciiLower(format);
   TRIBUTARY_ASSIGN_OR_RAISE(const formats::FileFormat file_format,
                             formats::FileFormatFromName(format_name));
@@ -456,6 +459,7 @@ Result<std::shared_ptr<const FileSourceDefinition>> FileSourceDefinition::Make(
     }
     SortForIngestion(files, false);
     std::vector<std::string> paths;
+    paths.reserve(files.size());
     for (storage::FileInfo& file : files) {
       paths.push_back(std::move(file.path));
     }

@@ -92,7 +92,7 @@ class InMemoryFileTracker final : public FileTracker {
   bool file_name_only_;
   /// Hashes std::string and string_view alike, so a lookup does not copy the listed path.
   struct KeyHash {
-    using is_transparent = void;
+    using is_transparent = void;  // NOLINT(readability-identifier-naming): the std protocol name
     size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
   };
   std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>> seen_;
@@ -181,10 +181,11 @@ class LoggedFileSource : public Source {
     return Status::OK();
   }
 
-  storage::FileSystem& fs() { return fs_; }
-  FileSourceLog& log() { return log_; }
-  FileTracker& tracker() { return *tracker_; }
-  const std::string& description() const { return description_; }
+  storage::FileSystem& SourceFileSystem() { return fs_; }
+  FileSourceLog& Log() { return log_; }
+  FileTracker& Tracker() { return *tracker_; }
+  /// The `description` given at construction, which names the source in errors.
+  const std::string& DescriptionForErrors() const { return description_; }
 
  private:
   Status LogNewFiles(bool respect_limits);
@@ -273,7 +274,7 @@ class FileSourceDefinition final : public SourceDefinition {
   /// nullable (Spark's fileSource.schema.forceNullable). `fs` is used for that inference only.
   static Result<std::shared_ptr<const FileSourceDefinition>> Make(
       storage::FileSystem& fs, std::string_view format, std::string path,
-      formats::OptionMap options, columnar::SchemaPtr schema,
+      const formats::OptionMap& options, columnar::SchemaPtr schema,
       const std::map<std::string, std::string>& session_config);
 
   columnar::SchemaPtr Schema() const override { return scan_template_.schema; }

@@ -151,7 +151,7 @@ class MemoryStreamDefinition final : public SourceDefinition {
 
 MemoryStream::MemoryStream(columnar::SchemaPtr schema) : schema_(std::move(schema)) {}
 
-Result<Offset> MemoryStream::AddData(std::vector<columnar::RecordBatchPtr> batches) {
+Result<Offset> MemoryStream::AddData(const std::vector<columnar::RecordBatchPtr>& batches) {
   std::vector<columnar::RecordBatchPtr> block;
   block.reserve(batches.size());
   for (const columnar::RecordBatchPtr& batch : batches) {

@@ -29,7 +29,7 @@ class MemoryStream {
   /// Appends `batches` as one block and returns its offset. InvalidArgument naming the column
   /// when a batch's columns differ from the schema (names, types, or nulls in a column declared
   /// NOT NULL); nothing is added then.
-  Result<Offset> AddData(std::vector<columnar::RecordBatchPtr> batches);
+  Result<Offset> AddData(const std::vector<columnar::RecordBatchPtr>& batches);
 
   /// Index of the newest block, nullopt while there is none.
   std::optional<int64_t> LatestBlock() const;

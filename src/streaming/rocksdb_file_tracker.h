@@ -50,6 +50,8 @@ class RocksDbFileTracker final : public FileTracker {
   static Result<std::unique_ptr<RocksDbFileTracker>> Open(const std::string& dir,
                                                           RocksDbFileTrackerOptions options);
   ~RocksDbFileTracker() override;
+  RocksDbFileTracker(const RocksDbFileTracker&) = delete;
+  RocksDbFileTracker& operator=(const RocksDbFileTracker&) = delete;
 
   bool IsNew(const storage::FileInfo& file) const override;
   /// Records `files` and the batch in one atomic, synced write.

@@ -23,8 +23,8 @@ class SchemaChange final : public StatusDetail {
 
 /// The status that stops a query for a schema change; `message` names what changed.
 inline Status SchemaChangedStatus(std::string message) {
-  static const std::shared_ptr<const SchemaChange> detail = std::make_shared<SchemaChange>();
-  return Status::InvalidArgument(std::move(message)).WithDetail(detail);
+  static const std::shared_ptr<const SchemaChange> kDetail = std::make_shared<SchemaChange>();
+  return Status::InvalidArgument(std::move(message)).WithDetail(kDetail);
 }
 
 /// Whether `status` is a schema-change stop (SchemaChangedStatus, with any context added).

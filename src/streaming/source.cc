@@ -5,14 +5,14 @@
 namespace tributary::streaming {
 
 plan::LogicalPlanPtr StreamScan(std::shared_ptr<const SourceDefinition> definition,
-                                std::string qualifier) {
+                                const std::string& qualifier) {
   plan::ScanSource source;
   source.kind = plan::ScanSource::Kind::kStream;
   source.schema = definition->Schema();
   source.hidden_columns = definition->HiddenColumns();
   source.description = definition->Description();
   source.stream = std::move(definition);
-  return plan::Scan(std::move(source), std::move(qualifier), /*streaming=*/true);
+  return plan::Scan(std::move(source), qualifier, /*streaming=*/true);
 }
 
 }  // namespace tributary::streaming

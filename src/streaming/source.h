@@ -96,6 +96,6 @@ class SourceDefinition : public plan::StreamingRelation {
 
 /// A streaming scan of `definition`, its columns qualified by `qualifier`.
 plan::LogicalPlanPtr StreamScan(std::shared_ptr<const SourceDefinition> definition,
-                                std::string qualifier = "");
+                                const std::string& qualifier = "");
 
 }  // namespace tributary::streaming

@@ -55,9 +55,8 @@ class CloudFilesSourceTest : public testing::SourceTest {
     options.emplace("cloudFiles.format", "json");
     auto schema = plan::ParseSchemaDdl("id INT");
     EXPECT_TRUE(schema.ok());
-    auto definition =
-        CloudFilesSourceDefinition::Make(fs_, path.empty() ? input_ : path, std::move(options),
-                                         *schema, {}, {}, [this] { return now_ms_; });
+    auto definition = CloudFilesSourceDefinition::Make(fs_, path.empty() ? input_ : path, options,
+                                                       *schema, {}, {}, [this] { return now_ms_; });
     EXPECT_TRUE(definition.ok()) << definition.status().ToString();
     return definition.ok() ? *definition : nullptr;
   }
@@ -683,9 +682,9 @@ TEST_F(CloudFilesSourceTest, IgnoreCorruptFilesAlsoSkipsThemInSchemaInference) {
 TEST_F(CloudFilesSourceTest, TextAndBinaryFileFormats) {
   WriteFile("in/a.txt", "first\r\nsecond\n\nlast", kBase);
   WriteFile("in/b.txt", "", kBase + 1);
-  const auto read = [&](formats::OptionMap options, const std::string& source_dir) {
-    auto definition = CloudFilesSourceDefinition::Make(fs_, input_, std::move(options), nullptr, {},
-                                                       {}, [this] { return now_ms_; });
+  const auto read = [&](const formats::OptionMap& options, const std::string& source_dir) {
+    auto definition = CloudFilesSourceDefinition::Make(fs_, input_, options, nullptr, {}, {},
+                                                       [this] { return now_ms_; });
     EXPECT_OK(definition.status());
     std::unique_ptr<Source> source;
     auto batch = FirstBatch(**definition, source_dir, &source);
