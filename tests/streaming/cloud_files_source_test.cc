@@ -32,9 +32,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using ::testing::UnorderedElementsAre;
 
-constexpr int64_t kDay = 24 * 3600 * 1000;
+constexpr int64_t kDay = int64_t{24} * 3600 * 1000;
 // 2026-01-01T00:00:00Z: a fixed base for modification times.
 constexpr int64_t kBase = 1'767'225'600'000;
 
@@ -61,7 +60,7 @@ class CloudFilesSourceTest : public testing::SourceTest {
     return definition.ok() ? *definition : nullptr;
   }
 
-  void WriteInput(const std::string& name, std::vector<int> ids, int64_t mtime_ms = kBase) {
+  void WriteInput(const std::string& name, const std::vector<int>& ids, int64_t mtime_ms = kBase) {
     std::string text;
     for (int id : ids) {
       text += "{\"id\":" + std::to_string(id) + "}\n";
@@ -198,7 +197,8 @@ TEST_F(CloudFilesSourceTest, InferenceSamplesOnlyTheFilesTheSourceIngests) {
   WriteFile("in/y/2026/too-late.json", "{\"late\":1}\n", kBase + 2 * kDay);
   WriteFile("in/y/2026/first.json", "{\"a\":1}\n", kBase);
   WriteFile("in/y/2026/second.json", "{\"b\":1}\n", kBase + 1000);
-  const auto infer = [&](const std::string& location, std::map<std::string, std::string> config) {
+  const auto infer = [&](const std::string& location,
+                         const std::map<std::string, std::string>& config) {
     auto definition =
         CloudFilesSourceDefinition::Make(fs_, input_ + "/y/*",
                                          {{"cloudFiles.format", "json"},
@@ -355,6 +355,7 @@ TEST_F(CloudFilesSourceTest, MaxFileAgeDeletesExpiredEntriesAndNeverReingests) {
       auto tracker, RocksDbFileTracker::Open(
                         dir_ + "/bounded", {.max_file_age_ms = kDay, .max_expired_per_purge = 2}));
   std::vector<FileEntry> entries;
+  entries.reserve(5);
   for (int i = 0; i < 5; ++i) {
     entries.push_back({"/l/f" + std::to_string(i), kBase + i, 0, 9});
   }
@@ -419,6 +420,7 @@ TEST_F(CloudFilesSourceTest, FullDiskFailsTheTrackerWithAnIOErrorAndClosesItWith
       }
       for (int64_t batch = 0; batch < 10000; ++batch) {
         std::vector<FileEntry> entries;
+        entries.reserve(20);
         for (int i = 0; i < 20; ++i) {
           entries.push_back(
               {fmt::format("{}/landing/{:0>200}", dir_, batch * 20 + i), kBase + i, batch, 1000});
