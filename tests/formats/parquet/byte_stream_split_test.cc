@@ -8,18 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/parquet/encoded_bytes.h"
 #include "support/status_matchers.h"
 
 namespace tributary::parquet {
 namespace {
 
-std::string Bytes(std::initializer_list<int> bytes) {
-  std::string out;
-  for (int b : bytes) {
-    out.push_back(static_cast<char>(b));
-  }
-  return out;
-}
+using testing::Bytes;
 
 TEST(ByteStreamSplitTest, MatchesTheSpecExample) {
   const std::string plain =

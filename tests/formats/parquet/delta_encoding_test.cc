@@ -8,23 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/parquet/encoded_bytes.h"
 #include "formats/parquet/rle_encoding.h"
 #include "support/status_matchers.h"
 
 namespace tributary::parquet {
 namespace {
 
-std::string Bytes(std::initializer_list<int> bytes) {
-  std::string out;
-  for (int b : bytes) {
-    out.push_back(static_cast<char>(b));
-  }
-  return out;
-}
-
-void ExpectMessageHas(const Status& st, std::string_view text) {
-  EXPECT_NE(st.Message().find(text), std::string::npos) << st;
-}
+using testing::Bytes;
+using testing::ExpectMessageHas;
 
 template <typename T>
 std::vector<T> DecodeAll(std::string_view data, int64_t* consumed = nullptr) {
@@ -211,6 +203,7 @@ TEST(DeltaBinaryPackedTest, DecodesInt32MiniblocksThirtyThreeBitsWide) {
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   constexpr int kValues = 41;  // 40 deltas: two miniblocks of 32, the second partly used
   std::vector<int32_t> expected;
+  expected.reserve(kValues);
   std::vector<uint64_t> packed;
   for (int i = 0; i < kValues; ++i) {
     expected.push_back(static_cast<int32_t>(i % 2 == 0 ? kMin : kMax));

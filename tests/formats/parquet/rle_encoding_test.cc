@@ -7,22 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/parquet/encoded_bytes.h"
 #include "support/status_matchers.h"
 
 namespace tributary::parquet {
 namespace {
 
-std::string Bytes(std::initializer_list<int> bytes) {
-  std::string out;
-  for (int b : bytes) {
-    out.push_back(static_cast<char>(b));
-  }
-  return out;
-}
-
-void ExpectMessageHas(const Status& st, std::string_view text) {
-  EXPECT_NE(st.Message().find(text), std::string::npos) << st;
-}
+using testing::Bytes;
+using testing::ExpectMessageHas;
 
 /// Runs of repeats of random length mixed with random values below 2^bit_width.
 std::vector<int32_t> RandomLevels(int bit_width, size_t count, uint32_t seed) {
@@ -86,7 +78,7 @@ TEST(BitPackingTest, RoundTripsEveryWidthWithTightBuffers) {
   std::mt19937_64 rng(42);
   for (int width = 0; width <= 64; ++width) {
     const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-    std::vector<uint64_t> values(64 * 3);
+    std::vector<uint64_t> values(size_t{64} * 3);
     for (uint64_t& v : values) {
       v = rng() & mask;
     }
@@ -241,6 +233,7 @@ TEST(RleBitPackedTest, SkipsAcrossRunsAndGroups) {
 
 TEST(RleBitPackedTest, BooleansUseBitWidthOne) {
   std::vector<int32_t> bits;
+  bits.reserve(777);
   std::mt19937 rng(1);
   for (int i = 0; i < 777; ++i) {
     bits.push_back(i % 100 < 50 ? 1 : static_cast<int32_t>(rng() & 1));
