@@ -49,7 +49,17 @@ for path in $changed; do
       path=src/api/$name.cc
       [ -f "$path" ] || path=src/common/$name.cc
       ;;
-    *.h) path=${path%.h}.cc ;;
+    *.h)
+      # Else the first .cc that includes it: a header without a .cc of its own (a template
+      # library, a test fixture) is still checked.
+      header=$path
+      path=${header%.h}.cc
+      if [ ! -f "$path" ]; then
+        include=${header#src/}
+        include=${include#tests/}
+        path=$(git grep -l -F "#include \"$include\"" -- 'src/*.cc' 'tests/*.cc' | head -n 1 || true)
+      fi
+      ;;
   esac
   [ -f "$path" ] || continue
   if ! grep -q "\"file\": \"$PWD/$path\"" "$build/compile_commands.json"; then
