@@ -11,12 +11,12 @@
 
 #include <gtest/gtest.h>
 
-#include "columnar/canonical_json.h"
 #include "formats/csv/csv_reader.h"
 #include "formats/parquet/compression.h"
 #include "formats/text/schema_hints.h"
 #include "storage/local_file_system.h"
 #include "support/duckdb_oracle.h"
+#include "support/file_reader_rows.h"
 #include "support/status_matchers.h"
 
 namespace tributary::csv {
@@ -46,7 +46,7 @@ class CsvGenerator {
     field(std::to_string(static_cast<int>(Pick(65536)) - 32768));
     field(std::to_string(static_cast<int64_t>(rng_()) - 2147483648LL));
     field(std::to_string(static_cast<int64_t>((uint64_t{rng_()} << 32) | rng_())));
-    static const char* kFloats[] = {"1.5", "-0.25", "3", "1e10", "0.5", "-7.75e-3"};
+    static const char* const kFloats[] = {"1.5", "-0.25", "3", "1e10", "0.5", "-7.75e-3"};
     field(kFloats[Pick(6)]);
     char text[64];
     std::snprintf(text, sizeof(text), "%.17g",
@@ -57,7 +57,7 @@ class CsvGenerator {
     field(String());
     const std::string date = Date();
     field(date);
-    static const char* kZones[] = {"Z", "+02:00", "-05:30", "+00:00"};
+    static const char* const kZones[] = {"Z", "+02:00", "-05:30", "+00:00"};
     field(date + "T" + Time() + kZones[Pick(4)]);
     field(Date() + " " + Time(), true);
     return out;
@@ -69,8 +69,8 @@ class CsvGenerator {
   // A quoted string (never empty: DuckDB and Spark disagree on "" versus null) with separators,
   // doubled quotes, unicode and, with multiLine, line breaks inside.
   std::string String() {
-    static const char* kPieces[] = {"plain", "caf\u00e9",      "\u4e2d\u6587", "\U0001F600",
-                                    "a,b",   "say \"\"hi\"\"", "x;y",          "tab\there"};
+    static const char* const kPieces[] = {"plain", "caf\u00e9",      "\u4e2d\u6587", "\U0001F600",
+                                          "a,b",   "say \"\"hi\"\"", "x;y",          "tab\there"};
     std::string s = "\"v";
     for (uint32_t i = 0, n = Pick(4); i < n; ++i) {
       s += kPieces[Pick(8)];
@@ -146,19 +146,7 @@ TEST_P(CsvInteropTest, GeneratedDataMatchesDuckDBReadCsv) {
       CsvReader::Open(fs, path,
                       *text::ApplySchemaHints(columnar::Schema({}), *text::ParseSchemaHints(kDdl)),
                       options));
-  std::vector<std::string> ours;
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
-    if (batch == nullptr) {
-      break;
-    }
-    for (const auto& column : batch->Columns()) {
-      ASSERT_OK(column->ValidateFull());
-    }
-    for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
-      ours.push_back(std::move(row));
-    }
-  }
+  ASSERT_OK_AND_ASSIGN(const std::vector<std::string> ours, testing::ReadAllRows(*reader));
   EXPECT_EQ(reader->Metrics().num_rows_written, 2000);
   ASSERT_OK_AND_ASSIGN(auto expected,
                        testing::OracleQuery("SELECT * FROM read_csv('" + path +

@@ -12,13 +12,13 @@
 
 #include <gtest/gtest.h>
 
-#include "columnar/canonical_json.h"
 #include "columnar/column.h"
 #include "formats/json/json_reader.h"
 #include "formats/parquet/compression.h"
 #include "formats/text/schema_hints.h"
 #include "storage/local_file_system.h"
 #include "support/duckdb_oracle.h"
+#include "support/file_reader_rows.h"
 #include "support/status_matchers.h"
 
 namespace tributary::json {
@@ -44,22 +44,11 @@ struct ReadOutcome {
 };
 
 Result<ReadOutcome> ReadWithTributary(const std::string& path, const std::string& ddl,
-                                      JsonReadOptions options) {
+                                      const JsonReadOptions& options) {
   storage::LocalFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(auto reader, JsonReader::Open(fs, path, Ddl(ddl), options));
   ReadOutcome outcome;
-  while (true) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->Next());
-    if (batch == nullptr) {
-      break;
-    }
-    for (const auto& column : batch->Columns()) {
-      TRIBUTARY_RETURN_NOT_OK(column->ValidateFull());
-    }
-    for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
-      outcome.rows.push_back(std::move(row));
-    }
-  }
+  TRIBUTARY_ASSIGN_OR_RAISE(outcome.rows, testing::ReadAllRows(*reader));
   outcome.metrics = reader->Metrics();
   return outcome;
 }
@@ -120,7 +109,8 @@ class CleanGenerator {
   uint32_t Pick(uint32_t n) { return static_cast<uint32_t>(rng_() % n); }
 
   std::string Float() {
-    static const char* kValues[] = {"1.5", "-0.25", "3", "1e10", "0.1", "123.456", "-7.75e-3"};
+    static const char* const kValues[] = {"1.5", "-0.25",   "3",       "1e10",
+                                          "0.1", "123.456", "-7.75e-3"};
     return kValues[Pick(7)];
   }
   std::string Double() {
@@ -135,18 +125,18 @@ class CleanGenerator {
     return text;
   }
   std::string String() {
-    static const char* kPieces[] = {"plain",
-                                    "caf\u00e9",
-                                    "\u4e2d\u6587",
-                                    "\U0001F600",
-                                    "\\\"quoted\\\"",
-                                    "tab\\tnew\\nline",
-                                    "back\\\\slash",
-                                    "\\u00e9\\u4e2d",
-                                    "\\ud83d\\ude00",
-                                    "ctl\\u0001",
-                                    " ",
-                                    ""};
+    static const char* const kPieces[] = {"plain",
+                                          "caf\u00e9",
+                                          "\u4e2d\u6587",
+                                          "\U0001F600",
+                                          "\\\"quoted\\\"",
+                                          "tab\\tnew\\nline",
+                                          "back\\\\slash",
+                                          "\\u00e9\\u4e2d",
+                                          "\\ud83d\\ude00",
+                                          "ctl\\u0001",
+                                          " ",
+                                          ""};
     std::string s = "\"";
     for (uint32_t i = 0, n = Pick(4); i < n; ++i) {
       s += kPieces[Pick(12)];
@@ -170,7 +160,7 @@ class CleanGenerator {
     return t;
   }
   std::string Zone() {
-    static const char* kZones[] = {"Z", "+02:00", "-05:30", "+00:00"};
+    static const char* const kZones[] = {"Z", "+02:00", "-05:30", "+00:00"};
     return kZones[Pick(4)];
   }
 

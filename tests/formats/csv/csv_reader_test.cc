@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "columnar/canonical_json.h"
 #include "formats/text/schema_hints.h"
+#include "support/file_reader_rows.h"
 #include "support/status_matchers.h"
 
 namespace tributary::csv {
@@ -25,23 +25,13 @@ struct ReadResult {
   CsvReadMetrics metrics;
 };
 
-Result<ReadResult> Read(std::string_view data, const std::string& ddl, CsvReadOptions options = {},
+Result<ReadResult> Read(std::string_view data, const std::string& ddl,
+                        const CsvReadOptions& options = {},
                         const std::vector<std::string>& columns = {}) {
   TRIBUTARY_ASSIGN_OR_RAISE(auto reader,
                             CsvReader::Make("in.csv", data, Ddl(ddl), options, columns));
   ReadResult result;
-  while (true) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->Next());
-    if (batch == nullptr) {
-      break;
-    }
-    for (const auto& column : batch->Columns()) {
-      TRIBUTARY_RETURN_NOT_OK(column->ValidateFull());
-    }
-    for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
-      result.rows.push_back(std::move(row));
-    }
-  }
+  TRIBUTARY_ASSIGN_OR_RAISE(result.rows, testing::ReadAllRows(*reader));
   result.metrics = reader->Metrics();
   const CsvReadMetrics& m = result.metrics;
   if (m.num_records != m.num_rows_written + m.num_rows_rescued + m.num_rows_dropped) {
@@ -182,7 +172,7 @@ TEST(CsvReaderTest, ProjectionAndBadOptions) {
   ASSERT_RAISES(InvalidArgument, Read("", "a INT", options));
 }
 
-std::string Infer(const std::vector<std::string_view>& files, CsvReadOptions options) {
+std::string Infer(const std::vector<std::string_view>& files, const CsvReadOptions& options) {
   auto schema = InferCsvSchemaFromText(files, options);
   return schema.ok() ? (*schema)->AsStruct()->ToString() : schema.status().ToString();
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "columnar/canonical_json.h"
@@ -20,6 +21,7 @@
 #include "formats/text/line_reader.h"
 #include "formats/text/schema_hints.h"
 #include "storage/local_file_system.h"
+#include "support/file_reader_rows.h"
 #include "support/status_matchers.h"
 
 namespace tributary::json {
@@ -43,25 +45,14 @@ struct ReadResult {
   int batches = 0;
 };
 
-Result<ReadResult> Read(std::string_view data, const std::string& ddl, JsonReadOptions options = {},
+Result<ReadResult> Read(std::string_view data, const std::string& ddl,
+                        const JsonReadOptions& options = {},
                         const std::vector<std::string>& columns = {},
                         const std::string& path = "in.json") {
   TRIBUTARY_ASSIGN_OR_RAISE(auto reader, JsonReader::Make(path, data, Ddl(ddl), options, columns));
   ReadResult result;
   result.schema = reader->OutputSchema();
-  while (true) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, reader->Next());
-    if (batch == nullptr) {
-      break;
-    }
-    ++result.batches;
-    for (const auto& column : batch->Columns()) {
-      TRIBUTARY_RETURN_NOT_OK(column->ValidateFull());
-    }
-    for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
-      result.rows.push_back(std::move(row));
-    }
-  }
+  TRIBUTARY_ASSIGN_OR_RAISE(result.rows, testing::ReadAllRows(*reader, &result.batches));
   result.metrics = reader->Metrics();
   return result;
 }
@@ -854,7 +845,8 @@ TEST(JsonReaderTest, RecordsOfARepeatedFlatShapeReadAsAloneThroughTheDom) {
   for (const Setup& setup : setups) {
     for (const std::string& line : lines) {
       SCOPED_TRACE(setup.ddl + " | " + line);
-      auto both = Read(first + "\n" + line + "\n", setup.ddl, setup.options, setup.columns);
+      auto both =
+          Read(fmt::format("{}\n{}\n", first, line), setup.ddl, setup.options, setup.columns);
       auto alone_first = Read(first + "\n", setup.ddl, setup.options, setup.columns);
       auto alone = Read(line + "\n", setup.ddl, setup.options, setup.columns);
       if (!alone_first.ok()) {
@@ -954,9 +946,9 @@ TEST(JsonReaderTest, FlatRecordsAcrossBatchesAndShapeChanges) {
           "\",\"b\":null,\"_rescued_data\":\"{\\\"i\\\":\\\"bad\\\",\\\"_file_path\\\":"
           "\\\"in.json\\\"}\"}");
     } else {
-      data += "{\"i\":" + i + ",\"s\":\"v" + i + "\"}\n";
-      expected.push_back("{\"i\":" + i + ",\"s\":\"v" + i +
-                         "\",\"b\":null,\"_rescued_data\":null}");
+      data += fmt::format("{{\"i\":{0},\"s\":\"v{0}\"}}\n", i);
+      expected.push_back(
+          fmt::format("{{\"i\":{0},\"s\":\"v{0}\",\"b\":null,\"_rescued_data\":null}}", i));
     }
   }
   for (const int64_t batch_size : {1, 3, 64, 8192}) {
@@ -981,7 +973,7 @@ TEST(LineReaderTest, SplitsLinesAcrossBufferRefillsAndGrowth) {
     data += line + (i % 3 == 0 ? "\r\n" : "\n");
   }
   data += "tail";
-  expected.push_back("tail");
+  expected.emplace_back("tail");
   for (size_t chunk : {64, 100, 255, 4096}) {
     text::LineReader reader(
         text::InputStream::FromBuffer("mem", data, text::InputCompression::kNone), chunk);
