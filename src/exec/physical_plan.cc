@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "exec/event_time_watermark.h"
 #include "exec/generate.h"
 #include "exec/hash_aggregate.h"
 #include "exec/hash_join.h"
 #include "exec/relational_operators.h"
+#include "exec/scan.h"
 #include "exec/sort.h"
 
 namespace tributary::exec {
@@ -49,14 +51,18 @@ std::string LimitNode::ToString() const {
                      : fmt::format("Limit({})", limit_);
 }
 
-std::string HashAggregateNode::ToString() const {
-  std::string out = "HashAggregate(keys=[";
-  for (size_t k = 0; k < keys_.size(); ++k) {
-    out += (k > 0 ? ", " : "") + keys_[k]->ToString();
+namespace {
+
+// "keys=[a], aggs=[sum(b)]": the aggregation nodes' EXPLAIN body.
+std::string DescribeAggregation(const std::vector<expr::BoundExprPtr>& keys,
+                                const std::vector<AggregateCall>& aggregates) {
+  std::string out = "keys=[";
+  for (size_t k = 0; k < keys.size(); ++k) {
+    out += (k > 0 ? ", " : "") + keys[k]->ToString();
   }
   out += "], aggs=[";
-  for (size_t a = 0; a < aggregates_.size(); ++a) {
-    const AggregateCall& call = aggregates_[a];
+  for (size_t a = 0; a < aggregates.size(); ++a) {
+    const AggregateCall& call = aggregates[a];
     out += (a > 0 ? ", " : "") + call.function + "(" + (call.distinct ? "DISTINCT " : "");
     if (call.arguments.empty()) {
       out += "*";
@@ -66,7 +72,34 @@ std::string HashAggregateNode::ToString() const {
     }
     out += ")";
   }
-  return out + "])";
+  return out + "]";
+}
+
+}  // namespace
+
+std::string HashAggregateNode::ToString() const {
+  return "HashAggregate(" + DescribeAggregation(keys_, aggregates_) + ")";
+}
+
+std::string StatefulAggregateNode::ToString() const {
+  std::string out = "StatefulAggregate(" + DescribeAggregation(keys_, aggregates_);
+  if (event_time_key_) {
+    out += ", eventTime=" + keys_[static_cast<size_t>(*event_time_key_)]->ToString();
+  }
+  return out + ")";
+}
+
+std::string StreamingDeduplicateNode::ToString() const {
+  std::string out = within_watermark_ ? "StreamingDeduplicateWithinWatermark(keys=["
+                                      : "StreamingDeduplicate(keys=[";
+  for (size_t k = 0; k < key_columns_.size(); ++k) {
+    out += fmt::format("{}#{}", k > 0 ? ", " : "", key_columns_[k]);
+  }
+  out += "]";
+  if (event_time_column_) {
+    out += fmt::format(", eventTime=#{}", *event_time_column_);
+  }
+  return out + ")";
 }
 
 std::string_view JoinTypeName(JoinType type) {
@@ -167,14 +200,16 @@ Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const Exec
     case PhysicalNodeKind::kGenerate:
       return OperatorPtr(std::make_unique<GenerateOperator>(As<GenerateNode>(plan),
                                                             std::move(inputs[0]), context));
-    case PhysicalNodeKind::kFileScan: {
-      const auto& scan = static_cast<const FileScanNode&>(*plan);
-      return FileScanOperator::Make(scan.Spec(), scan.Columns(), context);
-    }
-    case PhysicalNodeKind::kDeltaScan: {
-      const auto& scan = static_cast<const DeltaScanNode&>(*plan);
-      return DeltaScanOperator::Make(scan.Snapshot(), scan.Columns(), scan.Filter(), context);
-    }
+    case PhysicalNodeKind::kFileScan:
+      return FileScanOperator::Make(As<FileScanNode>(plan), context);
+    case PhysicalNodeKind::kDeltaScan:
+      return DeltaScanOperator::Make(As<DeltaScanNode>(plan), context);
+    case PhysicalNodeKind::kEventTimeWatermark:
+      return OperatorPtr(std::make_unique<EventTimeWatermarkOperator>(
+          As<EventTimeWatermarkNode>(plan), std::move(inputs[0])));
+    case PhysicalNodeKind::kStatefulAggregate:
+    case PhysicalNodeKind::kStreamingDeduplicate:
+      return Status::NotImplemented("stateful streaming operators are being added");
   }
   return Status::Internal("unknown physical plan node");
 }

@@ -20,10 +20,13 @@
 #include <string_view>
 #include <vector>
 
+#include "delta/snapshot.h"
 #include "exec/aggregate/aggregate_function.h"
+#include "exec/file_scan_spec.h"
 #include "exec/operator.h"
-#include "exec/scan.h"
+#include "exec/stateful_operator.h"
 #include "expr/bound_expression.h"
+#include "expr/expression.h"
 
 namespace tributary::exec {
 
@@ -45,6 +48,9 @@ enum class PhysicalNodeKind {
   kGenerate,
   kFileScan,
   kDeltaScan,
+  kStatefulAggregate,
+  kStreamingDeduplicate,
+  kEventTimeWatermark,
 };
 
 /// One node of a physical plan. Immutable after construction; thread-safe to read.
@@ -261,48 +267,153 @@ class GenerateNode final : public PhysicalNode {
   SchemaPtr schema_;
 };
 
-/// Files read by FileScanOperator: `spec`, output `columns` (empty: all).
+/// Files read by FileScanOperator, resolved at planning (FileScanNode::Make): the spec, the
+/// columns its readers decode and where each output column comes from.
 class FileScanNode final : public PhysicalNode {
  public:
-  FileScanNode(FileScanSpec spec, std::vector<std::string> columns)
-      : PhysicalNode(PhysicalNodeKind::kFileScan, {}),
-        spec_(std::move(spec)),
-        columns_(std::move(columns)) {}
+  /// Where an output column's values come from: the readers' column `index`, partition
+  /// column `index` of the spec, or the file's metadata.
+  struct OutputColumn {
+    enum class Kind : uint8_t { kRead, kPartition, kMetadata } kind = Kind::kRead;
+    int index = 0;
+  };
+
+  /// The scan of `spec` with output `columns` selected by name, in order (empty: all but the
+  /// hidden `_metadata`; FileScanOperator::ScanSchema). A Parquet spec without a schema takes
+  /// the first file's, read from its footer through `context.fs`. Defined in scan.cc.
+  static Result<std::shared_ptr<const FileScanNode>> Make(FileScanSpec spec,
+                                                          const std::vector<std::string>& columns,
+                                                          const ExecContext& context);
+
+  /// The spec as the readers take it: Parquet's schema filled in, and the JSON and CSV readers
+  /// asked for unknown fields when the spec listens for them.
   const FileScanSpec& Spec() const { return spec_; }
-  const std::vector<std::string>& Columns() const { return columns_; }
-  /// "FileScan": the operator's line names what it opened.
-  std::string ToString() const override { return "FileScan"; }
+  /// The columns the readers decode, by their names.
+  const std::vector<std::string>& ReadColumns() const { return read_columns_; }
+  /// One per output column.
+  const std::vector<OutputColumn>& Outputs() const { return outputs_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  /// Whether some output is a partition or metadata column, made once per file.
+  bool HasFileConstants() const { return has_file_constants_; }
+  /// "FileScan(parquet, files=3)".
+  std::string ToString() const override;
 
  private:
+  FileScanNode(FileScanSpec spec, std::vector<std::string> read_columns,
+               std::vector<OutputColumn> outputs, SchemaPtr schema);
+
   FileScanSpec spec_;
-  std::vector<std::string> columns_;
+  std::vector<std::string> read_columns_;
+  std::vector<OutputColumn> outputs_;
+  SchemaPtr schema_;
+  bool has_file_constants_;
 };
 
-/// The live rows of a Delta snapshot, files pruned by `filter` (may be null); output
-/// `columns` (empty: all).
+/// The live rows of a Delta snapshot, resolved at planning (DeltaScanNode::Make): the output
+/// columns and the files left after pruning with the pushed filter.
 class DeltaScanNode final : public PhysicalNode {
  public:
-  DeltaScanNode(std::shared_ptr<const delta::Snapshot> snapshot, std::vector<std::string> columns,
-                expr::ExprPtr filter)
-      : PhysicalNode(PhysicalNodeKind::kDeltaScan, {}),
-        snapshot_(std::move(snapshot)),
-        columns_(std::move(columns)),
-        filter_(std::move(filter)) {}
+  /// The scan of `snapshot`'s output `columns` (by name, in order; empty: all), its files
+  /// pruned with `filter` (may be null; partition values and min/max/nullCount statistics).
+  /// The filter is NOT applied to rows: the planner keeps a FilterNode above the scan. Defined
+  /// in scan.cc.
+  static Result<std::shared_ptr<const DeltaScanNode>> Make(
+      std::shared_ptr<const delta::Snapshot> snapshot, const std::vector<std::string>& columns,
+      expr::ExprPtr filter, const ExecContext& context);
+
   const std::shared_ptr<const delta::Snapshot>& Snapshot() const { return snapshot_; }
-  const std::vector<std::string>& Columns() const { return columns_; }
+  /// The snapshot schema's indices of the output columns.
+  const std::vector<int>& ColumnIndices() const { return column_indices_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  /// The snapshot's files left after pruning, in the snapshot's order.
+  const std::vector<const delta::AddFile*>& Files() const { return files_; }
   const expr::ExprPtr& Filter() const { return filter_; }
-  /// "DeltaScan": the operator's line names the files it kept after pruning.
-  std::string ToString() const override { return "DeltaScan"; }
+  /// "DeltaScan(/t v3, files=2/10, pushed=(country = 'DE'))": files left after pruning, and
+  /// before.
+  std::string ToString() const override;
 
  private:
+  DeltaScanNode(std::shared_ptr<const delta::Snapshot> snapshot, std::vector<int> column_indices,
+                SchemaPtr schema, std::vector<const delta::AddFile*> files, expr::ExprPtr filter);
+
   std::shared_ptr<const delta::Snapshot> snapshot_;
-  std::vector<std::string> columns_;
+  std::vector<int> column_indices_;
+  SchemaPtr schema_;
+  std::vector<const delta::AddFile*> files_;
   expr::ExprPtr filter_;
 };
 
+/// A streaming GROUP BY: HashAggregateNode's keys, aggregates and schema, with the groups'
+/// accumulator states kept in the runtime's state stores across micro-batches, emitted by the
+/// runtime's output mode (exec/stateful_aggregate.h). `event_time_key`, when set, is the index
+/// in `keys` of the event-time key the watermark applies to: a timestamp, or a window struct
+/// <start, end> (judged by its end).
+class StatefulAggregateNode final : public PhysicalNode {
+ public:
+  StatefulAggregateNode(PhysicalNodePtr input, std::vector<expr::BoundExprPtr> keys,
+                        std::vector<AggregateCall> aggregates, SchemaPtr schema,
+                        std::optional<int> event_time_key,
+                        std::shared_ptr<StatefulOperatorRuntime> runtime)
+      : PhysicalNode(PhysicalNodeKind::kStatefulAggregate, {std::move(input)}),
+        keys_(std::move(keys)),
+        aggregates_(std::move(aggregates)),
+        schema_(std::move(schema)),
+        event_time_key_(event_time_key),
+        runtime_(std::move(runtime)) {}
+  const std::vector<expr::BoundExprPtr>& Keys() const { return keys_; }
+  const std::vector<AggregateCall>& Aggregates() const { return aggregates_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  const std::optional<int>& EventTimeKey() const { return event_time_key_; }
+  /// Changed by the streaming layer between batches and by the operator (metrics).
+  const std::shared_ptr<StatefulOperatorRuntime>& Runtime() const { return runtime_; }
+  /// "StatefulAggregate(keys=[a], aggs=[sum(b)], eventTime=a)".
+  std::string ToString() const override;
+
+ private:
+  std::vector<expr::BoundExprPtr> keys_;
+  std::vector<AggregateCall> aggregates_;
+  SchemaPtr schema_;
+  std::optional<int> event_time_key_;
+  std::shared_ptr<StatefulOperatorRuntime> runtime_;
+};
+
+/// Spark's dropDuplicates on a stream: the first row of each key (the values of input columns
+/// `key_columns`) passes, later ones are dropped (exec/streaming_deduplicate.h). Without
+/// `within_watermark`, `event_time_column` (an input column index) is set when the event-time
+/// column is one of the keys: state older than the watermark is then evicted. With
+/// `within_watermark` (dropDuplicatesWithinWatermark) it is always set and not a key: a key
+/// is remembered until its first row's event time + `delay_micros` passes the watermark.
+/// Output schema: the input's.
+class StreamingDeduplicateNode final : public PhysicalNode {
+ public:
+  StreamingDeduplicateNode(PhysicalNodePtr input, std::vector<int> key_columns,
+                           std::optional<int> event_time_column, bool within_watermark,
+                           int64_t delay_micros, std::shared_ptr<StatefulOperatorRuntime> runtime)
+      : PhysicalNode(PhysicalNodeKind::kStreamingDeduplicate, {std::move(input)}),
+        key_columns_(std::move(key_columns)),
+        event_time_column_(event_time_column),
+        within_watermark_(within_watermark),
+        delay_micros_(delay_micros),
+        runtime_(std::move(runtime)) {}
+  const std::vector<int>& KeyColumns() const { return key_columns_; }
+  const std::optional<int>& EventTimeColumn() const { return event_time_column_; }
+  bool WithinWatermark() const { return within_watermark_; }
+  int64_t DelayMicros() const { return delay_micros_; }
+  const std::shared_ptr<StatefulOperatorRuntime>& Runtime() const { return runtime_; }
+  /// "StreamingDeduplicate(keys=[#0, #2])" or "StreamingDeduplicateWithinWatermark(...)".
+  std::string ToString() const override;
+
+ private:
+  std::vector<int> key_columns_;
+  std::optional<int> event_time_column_;
+  bool within_watermark_;
+  int64_t delay_micros_;
+  std::shared_ptr<StatefulOperatorRuntime> runtime_;
+};
+
 /// A fresh operator tree computing `plan`, each operator with empty state. `context` must
-/// outlive the operators; the operators keep their nodes alive. Errors are those of the scans'
-/// Make (a file that cannot be opened, a snapshot that cannot be read).
+/// outlive the operators; the operators keep their nodes alive. InvalidArgument for a scan
+/// when `context` has no file system; files are opened by the scans' Next.
 Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const ExecContext& context);
 
 }  // namespace tributary::exec
