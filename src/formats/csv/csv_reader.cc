@@ -18,6 +18,8 @@
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
 #include "formats/text/temporal_formats.h"
+#include "formats/text/text_reader_factory.h"
+#include "formats/text/value_conversion.h"
 
 namespace tributary::csv {
 namespace {
@@ -243,37 +245,15 @@ bool Convert(const DataType& type, const Token& token, const CsvReadOptions& opt
       }
       break;
     }
-    case TypeId::kDecimal: {
-      columnar::Int128 v;
-      if (expr::ParseDecimal(text, type.Precision(), type.Scale(), &v)) {
-        if constexpr (kAppend) {
-          sink->AppendDecimal(v);
-        }
-        return true;
-      }
-      break;
-    }
-    case TypeId::kDate: {
-      int32_t days;
-      if (temporal.ParseDate(text, &days)) {
-        if constexpr (kAppend) {
-          sink->AppendInt(days);
-        }
-        return true;
-      }
-      break;
-    }
+    case TypeId::kDecimal:
+    case TypeId::kDate:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: {
-      int64_t micros;
-      if (temporal.ParseTimestamp(text, id == TypeId::kTimestampNtz, &micros)) {
-        if constexpr (kAppend) {
-          sink->AppendInt(micros);
-        }
+    case TypeId::kTimestampNtz:
+      if (text::ConvertTextValue<kAppend>(id, type.Precision(), type.Scale(), text, temporal,
+                                          sink)) {
         return true;
       }
       break;
-    }
     default:
       break;
   }
@@ -715,15 +695,9 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Make(std::string path, std::string
                                                    const CsvReadOptions& options,
                                                    const std::vector<std::string>& columns,
                                                    columnar::MemoryPool* pool) {
-  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, CsvOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
-  auto input =
-      text::InputStream::FromString(path, std::string(data), text::InputCompression::kNone);
-  auto reader = std::make_unique<CsvReaderImpl>(
-      std::move(path), std::move(input), static_cast<int64_t>(data.size()), std::move(output),
-      options, std::move(temporal), pool);
-  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
-  return std::unique_ptr<CsvReader>(std::move(reader));
+  return text::MakeTextReader<CsvReader, CsvReaderImpl>(std::move(path), text::CopiedInput(data),
+                                                        schema, options, columns, pool,
+                                                        CsvOutputSchema, "CSV reader");
 }
 
 Result<std::unique_ptr<CsvReader>> CsvReader::Open(storage::FileSystem& fs, const std::string& path,
@@ -731,14 +705,8 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Open(storage::FileSystem& fs, cons
                                                    const CsvReadOptions& options,
                                                    const std::vector<std::string>& columns,
                                                    columnar::MemoryPool* pool) {
-  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, CsvOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal, MakeTemporalFormats(options));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::SizedInput input, text::OpenSizedInput(fs, path));
-  auto reader =
-      std::make_unique<CsvReaderImpl>(path, std::move(input.stream), input.size_hint,
-                                      std::move(output), options, std::move(temporal), pool);
-  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
-  return std::unique_ptr<CsvReader>(std::move(reader));
+  return text::MakeTextReader<CsvReader, CsvReaderImpl>(
+      path, text::FileInput(fs), schema, options, columns, pool, CsvOutputSchema, "CSV reader");
 }
 
 Result<columnar::SchemaPtr> InferCsvSchemaFromText(const std::vector<std::string_view>& files,

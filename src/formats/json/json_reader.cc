@@ -27,6 +27,8 @@
 #include "formats/text/rescued_data.h"
 #include "formats/text/schema_inference.h"
 #include "formats/text/temporal_formats.h"
+#include "formats/text/text_reader_factory.h"
+#include "formats/text/value_conversion.h"
 
 namespace tributary::json {
 namespace {
@@ -35,7 +37,6 @@ using columnar::ColumnBuilder;
 using columnar::DataType;
 using columnar::DataTypePtr;
 using columnar::Field;
-using columnar::Int128;
 using columnar::TypeId;
 using simdjson::dom::element;
 using simdjson::dom::element_type;
@@ -545,16 +546,6 @@ bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text,
       }
       break;
     }
-    case TypeId::kDecimal: {
-      Int128 unscaled;
-      if (expr::ParseDecimal(text, node.precision, node.scale, &unscaled)) {
-        if constexpr (kAppend) {
-          builder->AppendDecimal(unscaled);
-        }
-        return true;
-      }
-      break;
-    }
     case TypeId::kBinary:
       if (DecodeBase64(text, &bytes_scratch_)) {
         if constexpr (kAppend) {
@@ -563,27 +554,15 @@ bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text,
         return true;
       }
       break;
-    case TypeId::kDate: {
-      int32_t days;
-      if (temporal_.ParseDate(text, &days)) {
-        if constexpr (kAppend) {
-          builder->AppendInt(days);
-        }
-        return true;
-      }
-      break;
-    }
+    case TypeId::kDecimal:
+    case TypeId::kDate:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: {
-      int64_t micros;
-      if (temporal_.ParseTimestamp(text, node.id == TypeId::kTimestampNtz, &micros)) {
-        if constexpr (kAppend) {
-          builder->AppendInt(micros);
-        }
+    case TypeId::kTimestampNtz:
+      if (text::ConvertTextValue<kAppend>(node.id, node.precision, node.scale, text, temporal_,
+                                          builder)) {
         return true;
       }
       break;
-    }
     default:
       break;
   }
@@ -686,26 +665,22 @@ bool JsonReaderImpl::Convert(TypeNode& node, element value, ColumnBuilder* build
       if (!number_text.empty()) {
         return ConvertLeafString<kAppend>(node, number_text, builder);
       }
-      if (type == element_type::INT64 || type == element_type::UINT64) {
-        char digits[24];
-        const auto end =
-            type == element_type::INT64
-                ? std::to_chars(digits, digits + sizeof(digits), value.get_int64().value_unsafe())
-                : std::to_chars(digits, digits + sizeof(digits), value.get_uint64().value_unsafe());
-        return ConvertLeafString<kAppend>(
-            node, std::string_view(digits, static_cast<size_t>(end.ptr - digits)), builder);
-      }
-      if (type == element_type::DOUBLE) {
-        char digits[32];
-        const auto end =
-            std::to_chars(digits, digits + sizeof(digits), value.get_double().value_unsafe());
-        return ConvertLeafString<kAppend>(
-            node, std::string_view(digits, static_cast<size_t>(end.ptr - digits)), builder);
-      }
       if (type == element_type::STRING) {
         return ConvertLeafString<kAppend>(node, value.get_string().value_unsafe(), builder);
       }
-      break;
+      char digits[32];
+      char* end = digits + sizeof(digits);
+      if (type == element_type::INT64) {
+        end = std::to_chars(digits, end, value.get_int64().value_unsafe()).ptr;
+      } else if (type == element_type::UINT64) {
+        end = std::to_chars(digits, end, value.get_uint64().value_unsafe()).ptr;
+      } else if (type == element_type::DOUBLE) {
+        end = std::to_chars(digits, end, value.get_double().value_unsafe()).ptr;
+      } else {
+        break;
+      }
+      return ConvertLeafString<kAppend>(
+          node, std::string_view(digits, static_cast<size_t>(end - digits)), builder);
     }
     case TypeId::kString:
       if (type == element_type::STRING) {
@@ -1192,16 +1167,9 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Make(std::string path, std::stri
                                                      const JsonReadOptions& options,
                                                      const std::vector<std::string>& columns,
                                                      columnar::MemoryPool* pool) {
-  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal,
-                            text::MakeTemporalFormats(options, "JSON reader"));
-  auto input =
-      text::InputStream::FromString(path, std::string(data), text::InputCompression::kNone);
-  auto reader = std::make_unique<JsonReaderImpl>(
-      std::move(path), std::move(input), static_cast<int64_t>(data.size()), std::move(output),
-      options, std::move(temporal), pool);
-  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
-  return std::unique_ptr<JsonReader>(std::move(reader));
+  return text::MakeTextReader<JsonReader, JsonReaderImpl>(std::move(path), text::CopiedInput(data),
+                                                          schema, options, columns, pool,
+                                                          JsonOutputSchema, "JSON reader");
 }
 
 Result<std::unique_ptr<JsonReader>> JsonReader::Open(storage::FileSystem& fs,
@@ -1210,15 +1178,8 @@ Result<std::unique_ptr<JsonReader>> JsonReader::Open(storage::FileSystem& fs,
                                                      const JsonReadOptions& options,
                                                      const std::vector<std::string>& columns,
                                                      columnar::MemoryPool* pool) {
-  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr output, JsonOutputSchema(*schema, options));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::TemporalFormats temporal,
-                            text::MakeTemporalFormats(options, "JSON reader"));
-  TRIBUTARY_ASSIGN_OR_RAISE(text::SizedInput input, text::OpenSizedInput(fs, path));
-  auto reader =
-      std::make_unique<JsonReaderImpl>(path, std::move(input.stream), input.size_hint,
-                                       std::move(output), options, std::move(temporal), pool);
-  TRIBUTARY_RETURN_NOT_OK(reader->Init(*schema, columns));
-  return std::unique_ptr<JsonReader>(std::move(reader));
+  return text::MakeTextReader<JsonReader, JsonReaderImpl>(
+      path, text::FileInput(fs), schema, options, columns, pool, JsonOutputSchema, "JSON reader");
 }
 
 }  // namespace tributary::json
