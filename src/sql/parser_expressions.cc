@@ -1,0 +1,633 @@
+// The SQL parser's scalar expressions, loosest operator first (OR down to primaries: literals,
+// CASE, CAST, function calls, subqueries, names), and its types (parser_internal.h).
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "columnar/sql_type_parser.h"
+#include "common/ascii.h"
+#include "common/closest_match.h"
+#include "formats/text/schema_hints.h"
+#include "sql/keywords.h"
+#include "sql/number_literal.h"
+#include "sql/parser_internal.h"
+
+namespace tributary::sql::internal {
+
+// ---- types ----
+
+// A type is one word, then a balanced (...) for decimal/varchar/char or <...> for
+// array/map/struct; its text goes to the one Spark type parser (formats/text/schema_hints).
+Result<columnar::DataTypePtr> Parser::ParseType() {
+  const Token& first = Peek();
+  if (first.kind != TokenKind::kWord && first.kind != TokenKind::kQuotedWord) {
+    return Unexpected("a type");
+  }
+  Next();
+  const std::string_view open =
+      OneOf(first.text, {"array", "map", "struct"})                         ? "<"
+      : OneOf(first.text, {"decimal", "dec", "numeric", "varchar", "char"}) ? "("
+                                                                            : "";
+  if (!open.empty() && Peek().IsOperator(open)) {
+    const std::string_view close = open == "<" ? ">" : ")";
+    int depth = 0;
+    do {
+      const Token& token = Peek();
+      if (token.kind == TokenKind::kEnd) {
+        return ErrorAt(first, fmt::format("unterminated type: no '{}' closes it", close));
+      }
+      if (token.IsOperator(open)) {
+        ++depth;
+      } else if (token.IsOperator(close)) {
+        --depth;
+      }
+      Next();
+    } while (depth > 0);
+  }
+  const Token& last = tokens_[pos_ - 1];
+  const std::string_view text = std::string_view(*source_).substr(
+      first.position.offset, last.position.offset + last.length - first.position.offset);
+  auto type = columnar::ParseSqlType(text);
+  if (type.ok()) {
+    return type;
+  }
+  const std::string_view match = ClosestMatch(first.text, kTypeNames);
+  const bool known = std::any_of(kTypeNames.begin(), kTypeNames.end(), [&](std::string_view n) {
+    return EqualsIgnoreAsciiCase(n, first.text);
+  });
+  if (!known && !match.empty()) {
+    return ErrorAt(first, fmt::format("unknown type '{}' (did you mean {}?)", first.text, match));
+  }
+  return ErrorAt(first, type.status().Message());
+}
+
+// ---- expressions ----
+
+Result<ExprPtr> Parser::ParseExpr() {
+  DepthGuard guard(&depth_);
+  TRIBUTARY_RETURN_NOT_OK(CheckDepth());
+  const SourcePosition position = Peek().position;
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr result, ParseOr());
+  return CheckHeight(std::move(result), position);
+}
+
+Result<ExprPtr> Parser::ParseOr() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseAnd());
+  while (Peek().IsKeyword("OR")) {
+    const SourcePosition position = Next().position;
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseAnd());
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        left, CheckHeight(Track(expr::Or(std::move(left), std::move(right)), position), position));
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseAnd() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseNot());
+  while (Peek().IsKeyword("AND")) {
+    const SourcePosition position = Next().position;
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseNot());
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        left, CheckHeight(Track(expr::And(std::move(left), std::move(right)), position), position));
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseNot() {
+  const Token& token = Peek();
+  if (token.IsKeyword("NOT") || token.IsOperator("!")) {
+    DepthGuard guard(&depth_);
+    TRIBUTARY_RETURN_NOT_OK(CheckDepth());
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr operand, ParseNot());
+    return Track(expr::Not(std::move(operand)), token.position);
+  }
+  if (token.IsKeyword("EXISTS") && Peek(1).IsOperator("(")) {
+    Next();
+    return SubqueryCall(kExistsFunction, {}, token);
+  }
+  return ParsePredicate();
+}
+
+// `(query)` after the cursor's "(" as a placeholder call `name(args)` (ast.h).
+Result<ExprPtr> Parser::SubqueryCall(std::string_view name, std::vector<ExprPtr> args,
+                                     const Token& at) {
+  if (!allow_subqueries_) {
+    return ErrorAt(at, "subqueries are not allowed in a standalone expression");
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+  TRIBUTARY_ASSIGN_OR_RAISE(QueryPtr query, ParseQuery());
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+  ExprPtr call = Track(expr::Function(std::string(name), std::move(args)), at.position);
+  sources_->subqueries.emplace(call.get(), std::move(query));
+  return call;
+}
+
+Result<ExprPtr> Parser::ParsePredicate() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseComparison());
+  const Token& token = Peek();
+  const bool negated =
+      token.IsKeyword("NOT") &&
+      (Peek(1).IsKeyword("BETWEEN") || Peek(1).IsKeyword("IN") || Peek(1).IsKeyword("LIKE") ||
+       Peek(1).IsKeyword("RLIKE") || Peek(1).IsKeyword("REGEXP") || Peek(1).IsKeyword("ILIKE"));
+  if (negated) {
+    Next();
+  }
+  const Token& op = Peek();
+  ExprPtr result;
+  if (op.IsKeyword("BETWEEN")) {
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr low, ParseComparison());
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AND"));
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr high, ParseComparison());
+    result = expr::Between(std::move(value), std::move(low), std::move(high));
+  } else if (op.IsKeyword("IN")) {
+    Next();
+    if (IsQueryStart(1) && Peek().IsOperator("(")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(result, SubqueryCall(kInSubqueryFunction, {value}, op));
+    } else {
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+      std::vector<ExprPtr> list;
+      do {
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr item, ParseExpr());
+        list.push_back(std::move(item));
+      } while (AcceptOperator(","));
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      result = expr::In(std::move(value), std::move(list));
+    }
+  } else if (op.IsKeyword("LIKE") || op.IsKeyword("ILIKE") || op.IsKeyword("RLIKE") ||
+             op.IsKeyword("REGEXP")) {
+    Next();
+    if (Peek().IsKeyword("ANY") || Peek().IsKeyword("ALL") || Peek().IsKeyword("SOME")) {
+      return ErrorAt(Peek(), fmt::format("{} {} is not supported", AsciiUpper(op.text),
+                                         AsciiUpper(Peek().text)));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr pattern, ParseComparison());
+    std::vector<ExprPtr> args = {std::move(value), std::move(pattern)};
+    const bool is_like = op.IsKeyword("LIKE") || op.IsKeyword("ILIKE");
+    if (is_like && Peek().IsKeyword("ESCAPE")) {
+      const Token& escape = Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string escape_char, StringLiteral("an escape string"));
+      if (escape_char.size() != 1) {
+        return ErrorAt(escape, "the ESCAPE string must be one character");
+      }
+      args.push_back(Track(expr::Lit(Scalar::String(escape_char)), escape.position));
+    }
+    const std::string name = op.IsKeyword("LIKE")    ? "like"
+                             : op.IsKeyword("ILIKE") ? "ilike"
+                                                     : "rlike";
+    result = expr::Function(name, std::move(args));
+  } else if (op.IsKeyword("IS") && !negated) {
+    Next();
+    const bool is_not = AcceptKeyword("NOT");
+    if (AcceptKeyword("NULL")) {
+      result = is_not ? expr::IsNotNull(std::move(value)) : expr::IsNull(std::move(value));
+    } else if (Peek().IsKeyword("TRUE") || Peek().IsKeyword("FALSE")) {
+      const Token& truth = Next();
+      ExprPtr literal = Track(expr::Lit(Scalar::Boolean(truth.IsKeyword("TRUE"))), truth.position);
+      result = expr::Call(Op::kNullSafeEqual, {std::move(value), std::move(literal)});
+      if (is_not) {
+        result = expr::Not(Track(std::move(result), op.position));
+      }
+    } else if (AcceptKeyword("DISTINCT")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("FROM"));
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr other, ParseComparison());
+      result = expr::Call(Op::kNullSafeEqual, {std::move(value), std::move(other)});
+      if (!is_not) {
+        result = expr::Not(Track(std::move(result), op.position));
+      }
+    } else {
+      return Unexpected("NULL, TRUE, FALSE or DISTINCT FROM",
+                        {"NULL", "TRUE", "FALSE", "DISTINCT"});
+    }
+  } else {
+    return value;
+  }
+  result = Track(std::move(result), op.position);
+  if (negated) {
+    result = Track(expr::Not(std::move(result)), token.position);
+  }
+  return result;
+}
+
+// Left-associative binary levels, tightest last.
+Result<ExprPtr> Parser::ParseComparison() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseBitOr());
+  while (true) {
+    const Token& token = Peek();
+    Op op = Op::kEqual;
+    if (token.IsOperator("=") || token.IsOperator("==")) {
+      op = Op::kEqual;
+    } else if (token.IsOperator("<>") || token.IsOperator("!=")) {
+      op = Op::kNotEqual;
+    } else if (token.IsOperator("<")) {
+      op = Op::kLess;
+    } else if (token.IsOperator("<=")) {
+      op = Op::kLessEqual;
+    } else if (token.IsOperator(">")) {
+      op = Op::kGreater;
+    } else if (token.IsOperator(">=")) {
+      op = Op::kGreaterEqual;
+    } else if (token.IsOperator("<=>")) {
+      op = Op::kNullSafeEqual;
+    } else {
+      return left;
+    }
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseBitOr());
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        left,
+        CheckHeight(Track(expr::Call(op, {std::move(left), std::move(right)}), token.position),
+                    token.position));
+  }
+}
+
+// One level of operators that are function calls: `symbol` -> Function(`name`).
+Result<ExprPtr> Parser::ParseFunctionOperator(std::string_view symbol, std::string_view name,
+                                              Result<ExprPtr> (Parser::*next_level)()) {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, (this->*next_level)());
+  while (Peek().IsOperator(symbol)) {
+    const SourcePosition position = Next().position;
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, (this->*next_level)());
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        left,
+        CheckHeight(
+            Track(expr::Function(std::string(name), {std::move(left), std::move(right)}), position),
+            position));
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseBitOr() {
+  return ParseFunctionOperator("|", "|", &Parser::ParseBitXor);
+}
+
+Result<ExprPtr> Parser::ParseBitXor() {
+  return ParseFunctionOperator("^", "^", &Parser::ParseBitAnd);
+}
+
+Result<ExprPtr> Parser::ParseBitAnd() {
+  return ParseFunctionOperator("&", "&", &Parser::ParseAdditive);
+}
+
+Result<ExprPtr> Parser::ParseAdditive() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseMultiplicative());
+  while (true) {
+    const Token& token = Peek();
+    if (!token.IsOperator("+") && !token.IsOperator("-") && !token.IsOperator("||")) {
+      return left;
+    }
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseMultiplicative());
+    left = token.IsOperator("||") ? expr::Function("concat", {std::move(left), std::move(right)})
+                                  : expr::Call(token.IsOperator("+") ? Op::kAdd : Op::kSubtract,
+                                               {std::move(left), std::move(right)});
+    TRIBUTARY_ASSIGN_OR_RAISE(left,
+                              CheckHeight(Track(std::move(left), token.position), token.position));
+  }
+}
+
+Result<ExprPtr> Parser::ParseMultiplicative() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseUnary());
+  while (true) {
+    const Token& token = Peek();
+    if (!token.IsOperator("*") && !token.IsOperator("/") && !token.IsOperator("%") &&
+        !token.IsKeyword("DIV")) {
+      return left;
+    }
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseUnary());
+    if (token.IsKeyword("DIV")) {
+      left = expr::Function("div", {std::move(left), std::move(right)});
+    } else {
+      const Op op = token.IsOperator("*")   ? Op::kMultiply
+                    : token.IsOperator("/") ? Op::kDivide
+                                            : Op::kRemainder;
+      left = expr::Call(op, {std::move(left), std::move(right)});
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(left,
+                              CheckHeight(Track(std::move(left), token.position), token.position));
+  }
+}
+
+Result<ExprPtr> Parser::ParseUnary() {
+  const Token& token = Peek();
+  const bool negative_number = token.IsOperator("-") && Peek(1).kind == TokenKind::kNumber;
+  if (!negative_number &&
+      (token.IsOperator("-") || token.IsOperator("+") || token.IsOperator("~"))) {
+    DepthGuard guard(&depth_);
+    TRIBUTARY_RETURN_NOT_OK(CheckDepth());
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr operand, ParseUnary());
+    if (token.IsOperator("+")) {
+      return operand;
+    }
+    return Track(token.IsOperator("-") ? expr::Call(Op::kNegate, {std::move(operand)})
+                                       : expr::Function("~", {std::move(operand)}),
+                 token.position);
+  }
+  return ParsePostfix();
+}
+
+Result<ExprPtr> Parser::ParsePostfix() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParsePrimary());
+  while (true) {
+    const Token& token = Peek();
+    if (token.IsOperator("[")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr key, ParseExpr());
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator("]"));
+      value = Track(expr::Subscript(std::move(value), std::move(key)), token.position);
+    } else if (token.IsOperator(".") &&
+               (Peek(1).kind == TokenKind::kWord || Peek(1).kind == TokenKind::kQuotedWord)) {
+      Next();
+      value = Track(expr::GetField(std::move(value), Next().text), token.position);
+    } else if (token.IsOperator("::")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(columnar::DataTypePtr type, ParseType());
+      value = Track(expr::Cast(std::move(value), std::move(type)), token.position);
+    } else {
+      return value;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(value, CheckHeight(std::move(value), token.position));
+  }
+}
+
+// The value of a literal function's Result, or a syntax error at `at` with its message.
+template <typename T>
+Result<T> Parser::LiteralOrError(Result<T> result, const Token& at) {
+  if (!result.ok()) {
+    return ErrorAt(at, result.status().Message());
+  }
+  return result;
+}
+
+// INTERVAL (value unit)+ | INTERVAL value unit TO unit | INTERVAL 'n unit ...'; a value is
+// a number, -number or a string. The text goes to expr's interval literal parser.
+Result<ExprPtr> Parser::IntervalLiteral(const Token& keyword) {
+  std::vector<std::pair<std::string, std::string>> parts;
+  while (true) {
+    const bool minus = Peek().IsOperator("-");
+    const Token& value = Peek(minus ? 1 : 0);
+    const Token& unit = Peek(minus ? 2 : 1);
+    if ((value.kind != TokenKind::kNumber && value.kind != TokenKind::kString) ||
+        (minus && value.kind != TokenKind::kNumber) || !IsIntervalUnit(unit)) {
+      break;
+    }
+    pos_ += minus ? 3 : 2;
+    parts.emplace_back((minus ? "-" : "") + value.text, AsciiUpper(unit.text));
+  }
+  std::string value;
+  std::string unit;
+  if (parts.empty()) {
+    if (Peek().kind != TokenKind::kString) {
+      return Unexpected("an interval value and unit (INTERVAL '10' MINUTE)", kIntervalUnits);
+    }
+    value = Next().text;
+  } else if (parts.size() == 1) {
+    value = parts[0].first;
+    unit = parts[0].second;
+    if (AcceptKeyword("TO")) {
+      if (!IsIntervalUnit(Peek())) {
+        return Unexpected("an interval unit", kIntervalUnits);
+      }
+      unit += " TO " + AsciiUpper(Next().text);
+    }
+  } else {
+    for (const auto& [part_value, part_unit] : parts) {
+      value += fmt::format("{}{} {}", value.empty() ? "" : " ", part_value, part_unit);
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(Scalar interval,
+                            LiteralOrError(expr::ParseIntervalLiteral(value, unit), keyword));
+  return expr::Lit(std::move(interval));
+}
+
+Result<ExprPtr> Parser::ParsePrimary() {
+  const Token& token = Peek();
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr result, ParsePrimaryUntracked());
+  if (sources_->positions.count(result.get()) == 0) {
+    sources_->positions.emplace(result.get(), token.position);
+  }
+  return result;
+}
+
+Result<ExprPtr> Parser::ParsePrimaryUntracked() {
+  const Token& token = Peek();
+  switch (token.kind) {
+    case TokenKind::kNumber:
+      Next();
+      return LiteralOrError(NumberLiteral(token), token);
+    case TokenKind::kString: {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string value, StringLiteral("a string"));
+      return expr::Lit(Scalar::String(std::move(value)));
+    }
+    case TokenKind::kBinary: {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(Scalar value,
+                                LiteralOrError(expr::BinaryLiteral(token.text), token));
+      return expr::Lit(std::move(value));
+    }
+    case TokenKind::kQuotedWord:
+      Next();
+      return expr::Col(QuoteIdentifier(token.text));
+    case TokenKind::kOperator:
+      if (token.IsOperator("(")) {
+        return Parenthesized();
+      }
+      if (token.IsOperator("-") && Peek(1).kind == TokenKind::kNumber) {
+        // -9223372036854775808 is one literal (a bigint), as Spark's grammar reads a
+        // minus sign directly before a number.
+        Next();
+        const Token& number = Next();
+        return LiteralOrError(NumberLiteral(number, /*negative=*/true), token);
+      }
+      return Unexpected("an expression");
+    case TokenKind::kEnd:
+      return Unexpected("an expression");
+    case TokenKind::kWord:
+      break;
+  }
+  const Token& after = Peek(1);
+  if (token.IsKeyword("NULL")) {
+    Next();
+    return expr::Lit(Scalar::Null());
+  }
+  if (token.IsKeyword("TRUE") || token.IsKeyword("FALSE")) {
+    Next();
+    return expr::Lit(Scalar::Boolean(token.IsKeyword("TRUE")));
+  }
+  if (token.IsKeyword("CASE")) {
+    return CaseExpression();
+  }
+  if ((token.IsKeyword("CAST") || token.IsKeyword("TRY_CAST")) && after.IsOperator("(")) {
+    Next();
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::DataTypePtr type, ParseType());
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return token.IsKeyword("CAST") ? expr::Cast(std::move(value), std::move(type))
+                                   : expr::TryCast(std::move(value), std::move(type));
+  }
+  if (after.kind == TokenKind::kString) {
+    if (token.IsKeyword("DATE")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string text, StringLiteral("a date"));
+      TRIBUTARY_ASSIGN_OR_RAISE(Scalar value, LiteralOrError(expr::DateLiteral(text), token));
+      return expr::Lit(std::move(value));
+    }
+    if (token.IsKeyword("TIMESTAMP") || token.IsKeyword("TIMESTAMP_LTZ")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string text, StringLiteral("a timestamp"));
+      return LiteralOrError(expr::TimestampLiteral(text), token);
+    }
+    if (token.IsKeyword("TIMESTAMP_NTZ")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string text, StringLiteral("a timestamp"));
+      TRIBUTARY_ASSIGN_OR_RAISE(Scalar value,
+                                LiteralOrError(expr::TimestampNtzLiteral(text), token));
+      return expr::Lit(std::move(value));
+    }
+  }
+  if (token.IsKeyword("INTERVAL") && (after.kind == TokenKind::kString ||
+                                      after.kind == TokenKind::kNumber || after.IsOperator("-"))) {
+    Next();
+    return IntervalLiteral(token);
+  }
+  if ((token.IsKeyword("CURRENT_DATE") || token.IsKeyword("CURRENT_TIMESTAMP")) &&
+      !after.IsOperator("(")) {
+    Next();
+    return expr::Function(AsciiLower(token.text), {});
+  }
+  if (token.IsKeyword("EXTRACT") && after.IsOperator("(")) {
+    Next();
+    Next();
+    const Token& field = Peek();
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string field_name, Identifier("a field (YEAR, MONTH, ...)"));
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("FROM"));
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr source, ParseExpr());
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    ExprPtr field_literal =
+        Track(expr::Lit(Scalar::String(AsciiUpper(field_name))), field.position);
+    return expr::Function("date_part", {std::move(field_literal), std::move(source)});
+  }
+  if (after.IsOperator("(") &&
+      (!IsReservedWord(token.text) || token.IsKeyword("LEFT") || token.IsKeyword("RIGHT"))) {
+    return FunctionCall();
+  }
+  if (IsReservedWord(token.text)) {
+    return Unexpected("an expression");
+  }
+  Next();
+  return expr::Col(QuoteIdentifier(token.text));
+}
+
+Result<ExprPtr> Parser::Parenthesized() {
+  const Token& open = Peek();
+  if (IsQueryStart(1) && !Failed(failed_scalar_subquery_, pos_)) {
+    const size_t save = pos_;
+    auto subquery = SubqueryCall(kScalarSubqueryFunction, {}, open);
+    if (subquery.ok() || !tokens_[save + 1].IsOperator("(")) {
+      return subquery;
+    }
+    // ((SELECT 1) + 1): an expression that starts with a subquery; remembered as above.
+    MarkFailed(&failed_scalar_subquery_, save);
+    pos_ = save;
+  }
+  Next();
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr first, ParseExpr());
+  if (AcceptOperator(")")) {
+    return first;
+  }
+  std::vector<ExprPtr> fields = {std::move(first)};
+  while (AcceptOperator(",")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr field, ParseExpr());
+    fields.push_back(std::move(field));
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+  return expr::Function("struct", std::move(fields));
+}
+
+Result<ExprPtr> Parser::CaseExpression() {
+  Next();
+  ExprPtr operand;
+  if (!Peek().IsKeyword("WHEN")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(operand, ParseExpr());
+  }
+  std::vector<std::pair<ExprPtr, ExprPtr>> branches;
+  while (Peek().IsKeyword("WHEN")) {
+    const Token& when = Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr condition, ParseExpr());
+    if (operand != nullptr) {
+      condition = Track(expr::Call(Op::kEqual, {operand, std::move(condition)}), when.position);
+    }
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("THEN"));
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr then, ParseExpr());
+    branches.emplace_back(std::move(condition), std::move(then));
+  }
+  if (branches.empty()) {
+    return Unexpected("WHEN", {"WHEN"});
+  }
+  ExprPtr else_value;
+  if (AcceptKeyword("ELSE")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(else_value, ParseExpr());
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("END"));
+  return expr::CaseWhen(std::move(branches), std::move(else_value));
+}
+
+Result<ExprPtr> Parser::FunctionCall() {
+  const Token& name = Next();
+  Next();
+  bool distinct = false;
+  std::vector<ExprPtr> args;
+  if (Peek().IsOperator("*") && Peek(1).IsOperator(")")) {
+    if (!name.IsKeyword("count")) {
+      return ErrorAt(Peek(), fmt::format("'*' is only an argument of count, not of {}",
+                                         AsciiLower(name.text)));
+    }
+    Next();
+  } else if (!Peek().IsOperator(")")) {
+    if (AcceptKeyword("DISTINCT")) {
+      distinct = true;
+    } else {
+      AcceptKeyword("ALL");
+    }
+    do {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr arg, ParseExpr());
+      args.push_back(std::move(arg));
+    } while (AcceptOperator(","));
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+  if (Peek().IsKeyword("OVER") || Peek().IsKeyword("FILTER")) {
+    return ErrorAt(
+        Peek(), fmt::format("{} after a function call is not supported", AsciiUpper(Peek().text)));
+  }
+  if (name.IsKeyword("from_json") && args.size() == 2 && args[1]->GetOp() == expr::Op::kLiteral &&
+      !args[1]->Literal().IsNull() &&
+      args[1]->Literal().Type()->Id() == columnar::TypeId::kString) {
+    // from_json(json, 'a INT, b STRING' | 'struct<...>'): the schema text becomes the type.
+    auto type = FromJsonSchema(args[1]->Literal().BytesValue());
+    if (!type.ok()) {
+      return ErrorAt(name, fmt::format("from_json schema: {}", type.status().Message()));
+    }
+    return expr::FromJson(std::move(args[0]), *type);
+  }
+  return expr::Function(name.text, std::move(args), distinct);
+}
+
+// A type name ("struct<a:int>", "array<string>") or a DDL column list ("a INT, b STRING").
+Result<columnar::DataTypePtr> Parser::FromJsonSchema(const std::string& text) {
+  auto type = columnar::ParseSqlType(text);
+  if (type.ok()) {
+    return type;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<text::SchemaHint> hints, text::ParseSchemaHints(text));
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr schema,
+                            text::ApplySchemaHints(columnar::Schema({}), hints));
+  return schema->AsStruct();
+}
+
+}  // namespace tributary::sql::internal

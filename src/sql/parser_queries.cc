@@ -1,0 +1,571 @@
+// The SQL parser's queries and relations: SELECT, VALUES, UNION, WITH, ORDER BY and LIMIT; the
+// FROM clause's tables, STREAM sources, subqueries, joins and table functions; and the limits
+// on nesting depth and tree height every part of the parser checks (parser_internal.h).
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/ascii.h"
+#include "sql/keywords.h"
+#include "sql/parser_internal.h"
+
+namespace tributary::sql::internal {
+
+// ---- queries ----
+
+// SELECT, WITH, VALUES, or "(" leading to one of them.
+bool Parser::IsQueryStart(size_t ahead) const {
+  size_t i = ahead;
+  while (Peek(i).IsOperator("(")) {
+    ++i;
+  }
+  const Token& token = Peek(i);
+  return token.IsKeyword("SELECT") || token.IsKeyword("WITH") || token.IsKeyword("VALUES");
+}
+
+// A query wrapped as SELECT * FROM (query), so ORDER BY/LIMIT/WITH can apply on top of
+// one that already has its own.
+std::shared_ptr<Query> Parser::WrapInSelect(QueryPtr inner) {
+  auto relation = std::make_shared<Relation>();
+  relation->kind = RelationKind::kSubquery;
+  relation->position = inner->position;
+  relation->subquery = inner;
+  auto outer = std::make_shared<Query>();
+  outer->position = inner->position;
+  outer->select.push_back(SelectItem{nullptr, "", {}, inner->position});
+  outer->from = std::move(relation);
+  return outer;
+}
+
+Result<QueryPtr> Parser::ParseQuery() {
+  DepthGuard guard(&depth_);
+  TRIBUTARY_RETURN_NOT_OK(CheckDepth());
+  const SourcePosition position = Peek().position;
+  std::vector<CommonTableExpression> with;
+  WithScope scope(&with_heights_);
+  if (AcceptKeyword("WITH")) {
+    do {
+      CommonTableExpression cte;
+      cte.position = Peek().position;
+      TRIBUTARY_ASSIGN_OR_RAISE(cte.name, Identifier("a name for the WITH query"));
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+      TRIBUTARY_ASSIGN_OR_RAISE(cte.query, ParseQuery());
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      with_heights_.back()[AsciiLower(cte.name)] = QueryHeight(cte.query);
+      with.push_back(std::move(cte));
+    } while (AcceptOperator(","));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Query> query, ParseQueryTerm());
+  while (true) {
+    const Token& op = Peek();
+    if (op.IsKeyword("EXCEPT") || op.IsKeyword("INTERSECT") || op.IsKeyword("MINUS")) {
+      return ErrorAt(op, fmt::format("{} is not supported; only UNION is", AsciiUpper(op.text)));
+    }
+    if (!op.IsKeyword("UNION")) {
+      break;
+    }
+    Next();
+    auto set = std::make_shared<Query>();
+    set->kind = QueryKind::kUnion;
+    set->position = op.position;
+    set->union_all = AcceptKeyword("ALL");
+    if (!set->union_all) {
+      AcceptKeyword("DISTINCT");
+    }
+    set->left = std::move(query);
+    TRIBUTARY_ASSIGN_OR_RAISE(set->right, ParseQueryTerm());
+    TRIBUTARY_RETURN_NOT_OK(CheckQueryHeight(set, op.position));
+    query = std::move(set);
+  }
+  const bool has_order = Peek().IsKeyword("ORDER");
+  const bool has_limit = Peek().IsKeyword("LIMIT");
+  if ((has_order || has_limit) && (!query->order_by.empty() || query->limit != nullptr)) {
+    query = WrapInSelect(std::move(query));
+  }
+  if (AcceptKeyword("ORDER")) {
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+    do {
+      OrderItem item;
+      TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
+      if (AcceptKeyword("DESC")) {
+        item.ascending = false;
+      } else {
+        AcceptKeyword("ASC");
+      }
+      item.nulls_first = item.ascending;
+      if (AcceptKeyword("NULLS")) {
+        if (AcceptKeyword("FIRST")) {
+          item.nulls_first = true;
+        } else if (AcceptKeyword("LAST")) {
+          item.nulls_first = false;
+        } else {
+          return Unexpected("FIRST or LAST", {"FIRST", "LAST"});
+        }
+      }
+      query->order_by.push_back(std::move(item));
+    } while (AcceptOperator(","));
+  }
+  if (AcceptKeyword("LIMIT")) {
+    if (!AcceptKeyword("ALL")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(query->limit, ParseExpr());
+    }
+  }
+  if (!with.empty()) {
+    if (!query->with.empty()) {
+      query = WrapInSelect(std::move(query));
+    }
+    query->with = std::move(with);
+    query->position = position;
+  }
+  TRIBUTARY_RETURN_NOT_OK(CheckQueryHeight(query, position));
+  return QueryPtr(std::move(query));
+}
+
+Result<std::shared_ptr<Query>> Parser::ParseQueryTerm() {
+  if (AcceptOperator("(")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(QueryPtr inner, ParseQuery());
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return std::make_shared<Query>(*inner);
+  }
+  if (Peek().IsKeyword("VALUES")) {
+    return ParseValues();
+  }
+  if (!Peek().IsKeyword("SELECT")) {
+    return Unexpected("SELECT, VALUES or '('", {"SELECT", "VALUES", "WITH"});
+  }
+  return ParseSelect();
+}
+
+Result<std::shared_ptr<Query>> Parser::ParseValues() {
+  auto query = std::make_shared<Query>();
+  query->kind = QueryKind::kValues;
+  query->position = Next().position;
+  do {
+    std::vector<ExprPtr> row;
+    if (AcceptOperator("(")) {
+      do {
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
+        row.push_back(std::move(value));
+      } while (AcceptOperator(","));
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
+      row.push_back(std::move(value));
+    }
+    if (!query->rows.empty() && row.size() != query->rows.front().size()) {
+      return ErrorAt(tokens_[pos_ - 1],
+                     fmt::format("VALUES rows must have the same number of values: this row "
+                                 "has {}, the first has {}",
+                                 row.size(), query->rows.front().size()));
+    }
+    query->rows.push_back(std::move(row));
+  } while (AcceptOperator(","));
+  return query;
+}
+
+// How many tokens a `name {"." name} "." "*"` star starts here (0 when it is not one).
+size_t Parser::QualifiedStarLength() const {
+  size_t i = 0;
+  while (Peek(i).kind == TokenKind::kWord || Peek(i).kind == TokenKind::kQuotedWord) {
+    if (!Peek(i + 1).IsOperator(".")) {
+      return 0;
+    }
+    if (Peek(i + 2).IsOperator("*")) {
+      return i + 3;
+    }
+    i += 2;
+  }
+  return 0;
+}
+
+Result<std::shared_ptr<Query>> Parser::ParseSelect() {
+  auto query = std::make_shared<Query>();
+  query->position = Next().position;
+  if (AcceptKeyword("DISTINCT")) {
+    query->distinct = true;
+  } else {
+    AcceptKeyword("ALL");
+  }
+  do {
+    SelectItem item;
+    item.position = Peek().position;
+    if (AcceptOperator("*")) {
+      query->select.push_back(std::move(item));
+      continue;
+    }
+    if (const size_t length = QualifiedStarLength(); length > 0) {
+      for (size_t i = 0; i + 2 < length; i += 2) {
+        item.star_qualifier.push_back(Peek(i).text);
+      }
+      pos_ += length;
+      query->select.push_back(std::move(item));
+      continue;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
+    TRIBUTARY_ASSIGN_OR_RAISE(item.alias, OptionalAlias());
+    query->select.push_back(std::move(item));
+  } while (AcceptOperator(","));
+  if (AcceptKeyword("FROM")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(query->from, ParseRelation());
+    while (Peek().IsOperator(",")) {
+      const SourcePosition position = Next().position;
+      TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr right, ParseRelation());
+      auto join = std::make_shared<Relation>();
+      join->kind = RelationKind::kJoin;
+      join->position = position;
+      join->join_kind = JoinKind::kCross;
+      join->left = std::move(query->from);
+      join->right = std::move(right);
+      TRIBUTARY_RETURN_NOT_OK(CheckRelationHeight(join, position));
+      query->from = std::move(join);
+    }
+  }
+  if (AcceptKeyword("WHERE")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(query->where, ParseExpr());
+  }
+  if (AcceptKeyword("GROUP")) {
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+    do {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr key, ParseExpr());
+      query->group_by.push_back(std::move(key));
+    } while (AcceptOperator(","));
+  }
+  if (AcceptKeyword("HAVING")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(query->having, ParseExpr());
+  }
+  return query;
+}
+
+// ---- relations ----
+
+// The join keywords at the cursor: the kind and how many tokens they take (0: no join).
+std::pair<JoinKind, size_t> Parser::PeekJoin() const {
+  size_t n = 0;
+  JoinKind kind = JoinKind::kInner;
+  if (Peek().IsKeyword("INNER")) {
+    n = 1;
+  } else if (Peek().IsKeyword("CROSS")) {
+    kind = JoinKind::kCross;
+    n = 1;
+  } else if (Peek().IsKeyword("LEFT")) {
+    kind = JoinKind::kLeft;
+    n = 1;
+    if (Peek(1).IsKeyword("OUTER")) {
+      n = 2;
+    } else if (Peek(1).IsKeyword("SEMI")) {
+      kind = JoinKind::kLeftSemi;
+      n = 2;
+    } else if (Peek(1).IsKeyword("ANTI")) {
+      kind = JoinKind::kLeftAnti;
+      n = 2;
+    }
+  } else if (Peek().IsKeyword("RIGHT") || Peek().IsKeyword("FULL")) {
+    kind = Peek().IsKeyword("RIGHT") ? JoinKind::kRight : JoinKind::kFull;
+    n = Peek(1).IsKeyword("OUTER") ? 2 : 1;
+  } else if (Peek().IsKeyword("SEMI")) {
+    kind = JoinKind::kLeftSemi;
+    n = 1;
+  } else if (Peek().IsKeyword("ANTI")) {
+    kind = JoinKind::kLeftAnti;
+    n = 1;
+  }
+  if (Peek(n).IsKeyword("JOIN")) {
+    return {kind, n + 1};
+  }
+  return {kind, 0};
+}
+
+Result<RelationPtr> Parser::ParseRelation() {
+  TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr left, ParsePrimaryRelation());
+  while (true) {
+    if (Peek().IsKeyword("NATURAL")) {
+      return ErrorAt(Peek(), "NATURAL JOIN is not supported; use JOIN ... USING (...)");
+    }
+    const auto [kind, length] = PeekJoin();
+    if (length == 0) {
+      if (Peek().IsKeyword("LEFT") || Peek().IsKeyword("RIGHT") || Peek().IsKeyword("FULL") ||
+          Peek().IsKeyword("INNER") || Peek().IsKeyword("CROSS")) {
+        pos_ += 1;
+        if (Peek().IsKeyword("OUTER") || Peek().IsKeyword("SEMI") || Peek().IsKeyword("ANTI")) {
+          pos_ += 1;
+        }
+        return Unexpected("JOIN", {"JOIN", "OUTER", "SEMI", "ANTI"});
+      }
+      return left;
+    }
+    auto join = std::make_shared<Relation>();
+    join->kind = RelationKind::kJoin;
+    join->position = Peek().position;
+    join->join_kind = kind;
+    pos_ += length;
+    join->left = std::move(left);
+    TRIBUTARY_ASSIGN_OR_RAISE(join->right, ParsePrimaryRelation());
+    if (AcceptKeyword("ON")) {
+      if (kind == JoinKind::kCross) {
+        return ErrorAt(tokens_[pos_ - 1], "CROSS JOIN takes no ON condition");
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(join->condition, ParseExpr());
+    } else if (Peek().IsKeyword("USING")) {
+      if (kind == JoinKind::kCross) {
+        return ErrorAt(Peek(), "CROSS JOIN takes no USING columns");
+      }
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(join->using_columns, ParenthesizedNames());
+    }
+    TRIBUTARY_RETURN_NOT_OK(CheckRelationHeight(join, join->position));
+    left = std::move(join);
+  }
+}
+
+Result<RelationPtr> Parser::ParsePrimaryRelation() {
+  DepthGuard guard(&depth_);
+  TRIBUTARY_RETURN_NOT_OK(CheckDepth());
+  auto relation = std::make_shared<Relation>();
+  relation->position = Peek().position;
+  if (Peek().IsKeyword("STREAM") && Peek(1).kind != TokenKind::kEnd && !Peek(1).IsOperator(",") &&
+      !Peek(1).IsOperator(")") && !Peek(1).IsOperator(";") && !IsReservedWord(Peek(1).text)) {
+    Next();
+    relation->stream = true;
+    if (AcceptOperator("(")) {
+      relation->kind = RelationKind::kTable;
+      TRIBUTARY_ASSIGN_OR_RAISE(relation->table, ParseTableName(false));
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+      return RelationPtr(relation);
+    }
+  } else if (Peek().IsOperator("(")) {
+    const size_t save = pos_;
+    if (IsQueryStart(1) && !Failed(failed_relation_subquery_, save)) {
+      Next();
+      auto query = ParseQuery();
+      if (query.ok() && AcceptOperator(")")) {
+        relation->kind = RelationKind::kSubquery;
+        relation->subquery = *std::move(query);
+        TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+        return RelationPtr(relation);
+      }
+      if (!tokens_[save + 1].IsOperator("(")) {
+        return query.ok() ? Unexpected("')'") : query.status();
+      }
+      // ((SELECT ...) t JOIN u ON ...): a parenthesized join. Remember the failed attempt:
+      // retrying it from every enclosing '(' would take time exponential in the nesting.
+      MarkFailed(&failed_relation_subquery_, save);
+      pos_ = save;
+    }
+    Next();
+    TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr inner, ParseRelation());
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return inner;
+  }
+  if ((Peek().kind == TokenKind::kWord || Peek().kind == TokenKind::kQuotedWord) &&
+      Peek(1).IsOperator("(")) {
+    relation->kind = RelationKind::kTableFunction;
+    relation->function_name = AsciiLower(Next().text);
+    Next();
+    if (!AcceptOperator(")")) {
+      do {
+        TableFunctionArgument argument;
+        if (AtIdentifier(true) && Peek(1).IsOperator("=>")) {
+          argument.name = Next().text;
+          Next();
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(argument.value, ParseExpr());
+        relation->arguments.push_back(std::move(argument));
+      } while (AcceptOperator(","));
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    }
+  } else {
+    relation->kind = RelationKind::kTable;
+    TRIBUTARY_ASSIGN_OR_RAISE(relation->table, ParseTableName(false));
+    if (Peek().IsKeyword("VERSION") && Peek(1).IsKeyword("AS")) {
+      Next();
+      Next();
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("OF"));
+      TRIBUTARY_ASSIGN_OR_RAISE(relation->version_as_of, NonNegativeInteger("VERSION AS OF"));
+    } else if (Peek().IsKeyword("TIMESTAMP") && Peek(1).IsKeyword("AS")) {
+      Next();
+      Next();
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("OF"));
+      TRIBUTARY_ASSIGN_OR_RAISE(relation->timestamp_as_of, ParseExpr());
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+  return RelationPtr(relation);
+}
+
+// ---- nesting and height limits ----
+
+Status Parser::CheckDepth() const {
+  if (depth_ > kMaxDepth) {
+    return ErrorAt(Peek(), fmt::format("nested more than {} levels deep", kMaxDepth));
+  }
+  return Status::OK();
+}
+
+// The height of `node`'s tree (a leaf is 1; a subquery placeholder is above its query),
+// memoized: every chain step asks for the new top only. Entries keep their nodes alive so an
+// address is never reused for another node while parsing.
+int Parser::Height(const ExprPtr& node) {
+  if (auto found = expr_heights_.find(node.get()); found != expr_heights_.end()) {
+    return found->second.second;
+  }
+  int below = 0;
+  for (const ExprPtr& child : node->Children()) {
+    below = std::max(below, Height(child));
+  }
+  if (auto sub = sources_->subqueries.find(node.get()); sub != sources_->subqueries.end()) {
+    below = std::max(below, QueryHeight(sub->second));
+  }
+  expr_heights_.emplace(node.get(), std::make_pair(node, below + 1));
+  return below + 1;
+}
+
+Status Parser::TooDeep(const SourcePosition& at, std::string_view what) const {
+  const std::string_view hint = what == "expression"
+                                    ? "split it up; a long chain of ORs can be an IN list"
+                                    : "split it into several statements or tables";
+  return SyntaxError(
+      *source_, at,
+      fmt::format("{} too deep: more than {} nested operations ({})", what, kMaxHeight, hint));
+}
+
+// `node`, or an error at `at` when its tree is higher than kMaxHeight.
+Result<ExprPtr> Parser::CheckHeight(ExprPtr node, const SourcePosition& at) {
+  if (Height(node) > kMaxHeight) {
+    return TooDeep(at, "expression");
+  }
+  return node;
+}
+
+// A query's height (its plan nodes over the highest of its inputs, or its highest expression),
+// memoized: CheckQueryHeight recomputes a query that grew after it was first measured.
+int Parser::QueryHeight(const QueryPtr& query) {
+  if (auto found = query_heights_.find(query.get()); found != query_heights_.end()) {
+    return found->second.second;
+  }
+  const Query& q = *query;
+  int below = 0;
+  // An expression is as high as it is; the query around it is no level above it.
+  int expressions = 0;
+  auto expression = [&](const ExprPtr& e) {
+    if (e != nullptr) {
+      expressions = std::max(expressions, Height(e));
+    }
+  };
+  for (const CommonTableExpression& cte : q.with) {
+    below = std::max(below, QueryHeight(cte.query));
+  }
+  for (const SelectItem& item : q.select) {
+    expression(item.expr);
+  }
+  if (q.from != nullptr) {
+    below = std::max(below, RelationHeight(q.from));
+  }
+  expression(q.where);
+  for (const ExprPtr& key : q.group_by) {
+    expression(key);
+  }
+  expression(q.having);
+  if (q.left != nullptr) {
+    below = std::max(below, QueryHeight(q.left));
+  }
+  if (q.right != nullptr) {
+    below = std::max(below, QueryHeight(q.right));
+  }
+  for (const std::vector<ExprPtr>& row : q.rows) {
+    for (const ExprPtr& value : row) {
+      expression(value);
+    }
+  }
+  for (const OrderItem& order : q.order_by) {
+    expression(order.expr);
+  }
+  expression(q.limit);
+  const int height = std::max(below + OwnLevels(q), expressions);
+  query_heights_.emplace(query.get(), std::make_pair(query, height));
+  return height;
+}
+
+// The plan nodes a query puts over its inputs, as the binder builds them: a projection or a
+// union, a filter, an aggregation, DISTINCT's aggregation and projection (a UNION without
+// ALL has them too), a sort, a limit.
+int Parser::OwnLevels(const Query& q) {
+  int levels = 1;
+  if (q.distinct || (q.kind == QueryKind::kUnion && !q.union_all)) {
+    levels += 2;
+  }
+  if (q.where != nullptr) {
+    ++levels;
+  }
+  if (!q.group_by.empty() || q.having != nullptr) {
+    ++levels;
+  }
+  if (!q.order_by.empty()) {
+    ++levels;
+  }
+  if (q.limit != nullptr) {
+    ++levels;
+  }
+  return levels;
+}
+
+// A relation's height: a table is 1 (a WITH name its query's height + 1), a join is above
+// its sides, a subquery above its query.
+int Parser::RelationHeight(const RelationPtr& relation) {
+  if (auto found = relation_heights_.find(relation.get()); found != relation_heights_.end()) {
+    return found->second.second;
+  }
+  const Relation& r = *relation;
+  int below = 0;
+  int expressions = 0;
+  if (r.kind == RelationKind::kTable && r.table.parts.size() == 1) {
+    // A WITH query's name stands for its plan, which the binder puts here.
+    const std::string name = AsciiLower(r.table.parts[0]);
+    for (auto scope = with_heights_.rbegin(); scope != with_heights_.rend(); ++scope) {
+      if (auto found = scope->find(name); found != scope->end()) {
+        below = found->second;
+        break;
+      }
+    }
+  }
+  for (const TableFunctionArgument& argument : r.arguments) {
+    expressions = std::max(expressions, Height(argument.value));
+  }
+  for (const ExprPtr& e : {r.condition, r.timestamp_as_of}) {
+    if (e != nullptr) {
+      expressions = std::max(expressions, Height(e));
+    }
+  }
+  if (r.subquery != nullptr) {
+    below = std::max(below, QueryHeight(r.subquery));
+  }
+  if (r.left != nullptr) {
+    below = std::max(below, RelationHeight(r.left));
+  }
+  if (r.right != nullptr) {
+    below = std::max(below, RelationHeight(r.right));
+  }
+  const int height = std::max(below + 1, expressions);
+  relation_heights_.emplace(relation.get(), std::make_pair(relation, height));
+  return height;
+}
+
+// `query` (complete: nothing is added to it later), or an error at `at` when too high.
+Status Parser::CheckQueryHeight(const QueryPtr& query, const SourcePosition& at) {
+  query_heights_.erase(query.get());
+  if (QueryHeight(query) > kMaxHeight) {
+    return TooDeep(at, "query");
+  }
+  return Status::OK();
+}
+
+Status Parser::CheckRelationHeight(const RelationPtr& relation, const SourcePosition& at) {
+  if (RelationHeight(relation) > kMaxHeight) {
+    return TooDeep(at, "query");
+  }
+  return Status::OK();
+}
+
+}  // namespace tributary::sql::internal
