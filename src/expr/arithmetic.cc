@@ -83,6 +83,18 @@ Result<int64_t> FirstFailedValidRow(const std::vector<uint8_t>& failed, const Co
   return int64_t{-1};
 }
 
+// Sets out[i] from x[i] and y[i] for every row through `row`, which returns whether the row
+// failed (f[i]); returns whether any did. A template so that `row` inlines into the loop.
+template <typename T, typename Row>
+uint8_t FlaggedLoop(const T* x, const T* y, T* out, int64_t n, uint8_t* f, Row row) {
+  uint8_t any = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f[i] = row(x[i], y[i], &out[i]);
+    any |= f[i];
+  }
+  return any;
+}
+
 template <typename T>
 Status IntegerLoop(Op op, const T* x, const T* y, T* out, int64_t n, std::vector<uint8_t>* failed,
                    bool* any_failed) {
@@ -90,31 +102,23 @@ Status IntegerLoop(Op op, const T* x, const T* y, T* out, int64_t n, std::vector
   uint8_t* f = failed->data();
   switch (op) {
     case Op::kAdd:
-      for (int64_t i = 0; i < n; ++i) {
-        f[i] = __builtin_add_overflow(x[i], y[i], &out[i]);
-        any |= f[i];
-      }
+      any = FlaggedLoop(x, y, out, n, f,
+                        [](T a, T b, T* r) -> uint8_t { return __builtin_add_overflow(a, b, r); });
       break;
     case Op::kSubtract:
-      for (int64_t i = 0; i < n; ++i) {
-        f[i] = __builtin_sub_overflow(x[i], y[i], &out[i]);
-        any |= f[i];
-      }
+      any = FlaggedLoop(x, y, out, n, f,
+                        [](T a, T b, T* r) -> uint8_t { return __builtin_sub_overflow(a, b, r); });
       break;
     case Op::kMultiply:
-      for (int64_t i = 0; i < n; ++i) {
-        f[i] = __builtin_mul_overflow(x[i], y[i], &out[i]);
-        any |= f[i];
-      }
+      any = FlaggedLoop(x, y, out, n, f,
+                        [](T a, T b, T* r) -> uint8_t { return __builtin_mul_overflow(a, b, r); });
       break;
     case Op::kRemainder:
-      for (int64_t i = 0; i < n; ++i) {
-        const T d = y[i];
-        f[i] = d == 0;
-        any |= f[i];
+      any = FlaggedLoop(x, y, out, n, f, [](T a, T d, T* r) -> uint8_t {
         // x % -1 is 0; computing it would trap for the most negative x.
-        out[i] = (d == 0 || d == -1) ? T{0} : static_cast<T>(x[i] % d);
-      }
+        *r = (d == 0 || d == -1) ? T{0} : static_cast<T>(a % d);
+        return d == 0;
+      });
       break;
     default:
       return Status::Internal(fmt::format("integer kernel for {}", OpName(op)));
@@ -145,18 +149,16 @@ void FloatLoop(Op op, const T* x, const T* y, T* out, int64_t n, std::vector<uin
       }
       break;
     case Op::kDivide:
-      for (int64_t i = 0; i < n; ++i) {
-        f[i] = y[i] == 0;
-        any |= f[i];
-        out[i] = x[i] / y[i];
-      }
+      any = FlaggedLoop(x, y, out, n, f, [](T a, T b, T* r) -> uint8_t {
+        *r = a / b;
+        return b == 0;
+      });
       break;
     default:
-      for (int64_t i = 0; i < n; ++i) {
-        f[i] = y[i] == 0;
-        any |= f[i];
-        out[i] = std::fmod(x[i], y[i]);
-      }
+      any = FlaggedLoop(x, y, out, n, f, [](T a, T b, T* r) -> uint8_t {
+        *r = std::fmod(a, b);
+        return b == 0;
+      });
       break;
   }
   *any_failed = any != 0;

@@ -89,15 +89,19 @@ DataTypePtr WiderNumeric(const DataTypePtr& a, const DataTypePtr& b) {
   return Rank(a->Id()) >= Rank(b->Id()) ? a : b;
 }
 
-DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
-  const TypeId x = a->Id();
-  const TypeId y = b->Id();
-  if (x == TypeId::kNull) {
+DataTypePtr OtherIfNullType(const DataTypePtr& a, const DataTypePtr& b) {
+  if (a->Id() == TypeId::kNull) {
     return b;
   }
-  if (y == TypeId::kNull) {
-    return a;
+  return b->Id() == TypeId::kNull ? a : nullptr;
+}
+
+DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
+  if (DataTypePtr other = OtherIfNullType(a, b)) {
+    return other;
   }
+  const TypeId x = a->Id();
+  const TypeId y = b->Id();
   if (a->IsNumeric() && b->IsNumeric()) {
     return WiderNumeric(a, b);
   }
@@ -122,14 +126,11 @@ DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
 namespace {
 
 DataTypePtr WiderOfTwo(const DataTypePtr& a, const DataTypePtr& b) {
+  if (DataTypePtr other = OtherIfNullType(a, b)) {
+    return other;
+  }
   const TypeId x = a->Id();
   const TypeId y = b->Id();
-  if (x == TypeId::kNull) {
-    return b;
-  }
-  if (y == TypeId::kNull) {
-    return a;
-  }
   if (a->IsNumeric() && b->IsNumeric()) {
     return WiderNumeric(a, b);
   }

@@ -28,6 +28,9 @@ DataTypePtr AdjustedDecimal(int precision, int scale);
 
 /// The type two numeric operands are compared or combined in (Spark's findWiderTypeForTwo).
 DataTypePtr WiderNumeric(const DataTypePtr& a, const DataTypePtr& b);
+/// The first rule of every widening of two types: where one is the null type, the other one
+/// (`b` when both are); null when neither is.
+DataTypePtr OtherIfNullType(const DataTypePtr& a, const DataTypePtr& b);
 /// The common type of two comparison operands, or null when they cannot be compared.
 DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b);
 /// The type values of all `types` can be returned as (CASE branches, coalesce, greatest,

@@ -551,6 +551,39 @@ re2::StringPiece Piece(std::string_view s) {
   return {s.data(), s.size()};
 }
 
+// BuildBytes for a function whose args[1] is `regex`: `row(i, regex_of_row_i, out, status)`
+// makes row i's string; it returns false with `*status` set to fail the call.
+template <typename Row>
+Result<ColumnPtr> BuildBytesWithRegex(const RegexArgument& regex, const BoundExpression& call,
+                                      const std::vector<ColumnPtr>& args,
+                                      const EvalContext& context, Row row) {
+  RegexCache cache;
+  Status status;
+  auto result = BuildBytes(call.Type(), args, context.pool, [&](int64_t i, std::string* out) {
+    auto compiled = regex.At(*args[1], i, &cache);
+    if (!compiled.ok()) {
+      status = compiled.status();
+      return false;
+    }
+    return row(i, **compiled, out, &status);
+  });
+  TRIBUTARY_RETURN_NOT_OK(status);
+  return result;
+}
+
+// Binds a `Function` whose args[1] is a regular expression: `call` takes from `min_args` to
+// arg_types.size() arguments, coerced to `arg_types`.
+template <typename Function>
+Result<BoundExprPtr> BindRegexCall(const Expression& call, std::vector<BoundExprPtr> args,
+                                   size_t min_args, const std::vector<DataTypePtr>& arg_types,
+                                   DataTypePtr result_type) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, min_args, arg_types.size()));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, arg_types));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto regex, RegexArgument::Make(*args[1], "regular expression"));
+  return MakeFunctionCall(call.Name(), std::move(result_type), std::move(args),
+                          std::make_shared<const Function>(std::move(regex)));
+}
+
 class RlikeFunction final : public EagerFunction {
  public:
   explicit RlikeFunction(RegexArgument regex) : regex_(std::move(regex)) {}
@@ -575,11 +608,7 @@ class RlikeFunction final : public EagerFunction {
 };
 
 Result<BoundExprPtr> BindRlike(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
-  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(2)));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto regex, RegexArgument::Make(*args[1], "regular expression"));
-  return MakeFunctionCall(call.Name(), DataType::Boolean(), std::move(args),
-                          std::make_shared<const RlikeFunction>(std::move(regex)));
+  return BindRegexCall<RlikeFunction>(call, std::move(args), 2, Strings(2), DataType::Boolean());
 }
 
 // LIKE pattern -> an anchored RE2 pattern: '_' one character, '%' any run, `escape` makes the
@@ -685,35 +714,28 @@ class RegexpExtractFunction final : public EagerFunction {
   explicit RegexpExtractFunction(RegexArgument regex) : regex_(std::move(regex)) {}
   Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
                             const EvalContext& context) const override {
-    RegexCache cache;
-    Status status;
-    auto result = BuildBytes(call.Type(), args, context.pool, [&](int64_t i, std::string* out) {
-      auto regex = regex_.At(*args[1], i, &cache);
-      if (!regex.ok()) {
-        status = regex.status();
-        return false;
-      }
-      const int64_t group = args.size() > 2 ? IntAt(*args[2], i) : 1;
-      const int groups = (*regex)->NumberOfCapturingGroups();
-      if (group < 0 || group > groups) {
-        status = Status::InvalidArgument(fmt::format(
-            "row {}: regexp_extract group {} does not exist: the regex '{}' has {} groups", i,
-            group, (*regex)->pattern(), groups));
-        return false;
-      }
-      std::vector<re2::StringPiece> matches(static_cast<size_t>(group + 1));
-      const std::string_view s = args[0]->BytesAt(i);
-      if ((*regex)->Match(Piece(s), 0, s.size(), RE2::UNANCHORED, matches.data(),
+    return BuildBytesWithRegex(
+        regex_, call, args, context,
+        [&](int64_t i, const RE2& regex, std::string* out, Status* status) {
+          const int64_t group = args.size() > 2 ? IntAt(*args[2], i) : 1;
+          const int groups = regex.NumberOfCapturingGroups();
+          if (group < 0 || group > groups) {
+            *status = Status::InvalidArgument(fmt::format(
+                "row {}: regexp_extract group {} does not exist: the regex '{}' has {} groups", i,
+                group, regex.pattern(), groups));
+            return false;
+          }
+          std::vector<re2::StringPiece> matches(static_cast<size_t>(group + 1));
+          const std::string_view s = args[0]->BytesAt(i);
+          if (regex.Match(Piece(s), 0, s.size(), RE2::UNANCHORED, matches.data(),
                           static_cast<int>(group + 1))) {
-        const re2::StringPiece& m = matches[static_cast<size_t>(group)];
-        if (m.data() != nullptr) {
-          out->assign(m.data(), m.size());
-        }
-      }
-      return true;
-    });
-    TRIBUTARY_RETURN_NOT_OK(status);
-    return result;
+            const re2::StringPiece& m = matches[static_cast<size_t>(group)];
+            if (m.data() != nullptr) {
+              out->assign(m.data(), m.size());
+            }
+          }
+          return true;
+        });
   }
 
  private:
@@ -721,12 +743,9 @@ class RegexpExtractFunction final : public EagerFunction {
 };
 
 Result<BoundExprPtr> BindRegexpExtract(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
-  TRIBUTARY_RETURN_NOT_OK(
-      CoerceArgs(call, &args, {DataType::String(), DataType::String(), DataType::Int32()}));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto regex, RegexArgument::Make(*args[1], "regular expression"));
-  return MakeFunctionCall(call.Name(), DataType::String(), std::move(args),
-                          std::make_shared<const RegexpExtractFunction>(std::move(regex)));
+  return BindRegexCall<RegexpExtractFunction>(
+      call, std::move(args), 2, {DataType::String(), DataType::String(), DataType::Int32()},
+      DataType::String());
 }
 
 // Java's replacement syntax ($1, ${name} not supported, \$ literal) -> RE2's (\1).
@@ -760,30 +779,23 @@ class RegexpReplaceFunction final : public EagerFunction {
   explicit RegexpReplaceFunction(RegexArgument regex) : regex_(std::move(regex)) {}
   Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
                             const EvalContext& context) const override {
-    RegexCache cache;
-    Status status;
-    auto result = BuildBytes(call.Type(), args, context.pool, [&](int64_t i, std::string* out) {
-      auto regex = regex_.At(*args[1], i, &cache);
-      if (!regex.ok()) {
-        status = regex.status();
-        return false;
-      }
-      const std::string_view s = args[0]->BytesAt(i);
-      const int64_t position = args.size() > 3 ? IntAt(*args[3], i) : 1;
-      if (position < 1) {
-        status = Status::InvalidArgument(
-            fmt::format("row {}: regexp_replace position must be at least 1, got {}", i, position));
-        return false;
-      }
-      const size_t from = ByteOffsetOfChar(s, position - 1);
-      std::string tail(s.substr(from));
-      RE2::GlobalReplace(&tail, **regex, JavaReplacementToRe2(args[2]->BytesAt(i)));
-      out->assign(s.substr(0, from));
-      out->append(tail);
-      return true;
-    });
-    TRIBUTARY_RETURN_NOT_OK(status);
-    return result;
+    return BuildBytesWithRegex(
+        regex_, call, args, context,
+        [&](int64_t i, const RE2& regex, std::string* out, Status* status) {
+          const std::string_view s = args[0]->BytesAt(i);
+          const int64_t position = args.size() > 3 ? IntAt(*args[3], i) : 1;
+          if (position < 1) {
+            *status = Status::InvalidArgument(fmt::format(
+                "row {}: regexp_replace position must be at least 1, got {}", i, position));
+            return false;
+          }
+          const size_t from = ByteOffsetOfChar(s, position - 1);
+          std::string tail(s.substr(from));
+          RE2::GlobalReplace(&tail, regex, JavaReplacementToRe2(args[2]->BytesAt(i)));
+          out->assign(s.substr(0, from));
+          out->append(tail);
+          return true;
+        });
   }
 
  private:
@@ -791,13 +803,10 @@ class RegexpReplaceFunction final : public EagerFunction {
 };
 
 Result<BoundExprPtr> BindRegexpReplace(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 4));
-  TRIBUTARY_RETURN_NOT_OK(
-      CoerceArgs(call, &args,
-                 {DataType::String(), DataType::String(), DataType::String(), DataType::Int32()}));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto regex, RegexArgument::Make(*args[1], "regular expression"));
-  return MakeFunctionCall(call.Name(), DataType::String(), std::move(args),
-                          std::make_shared<const RegexpReplaceFunction>(std::move(regex)));
+  return BindRegexCall<RegexpReplaceFunction>(
+      call, std::move(args), 3,
+      {DataType::String(), DataType::String(), DataType::String(), DataType::Int32()},
+      DataType::String());
 }
 
 // split(str, regex[, limit = -1]) as Java's String.split with that limit: trailing empty
@@ -859,12 +868,9 @@ class SplitFunction final : public EagerFunction {
 };
 
 Result<BoundExprPtr> BindSplit(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
-  TRIBUTARY_RETURN_NOT_OK(
-      CoerceArgs(call, &args, {DataType::String(), DataType::String(), DataType::Int32()}));
-  TRIBUTARY_ASSIGN_OR_RAISE(auto regex, RegexArgument::Make(*args[1], "regular expression"));
-  return MakeFunctionCall(call.Name(), DataType::Array(DataType::String(), false), std::move(args),
-                          std::make_shared<const SplitFunction>(std::move(regex)));
+  return BindRegexCall<SplitFunction>(call, std::move(args), 2,
+                                      {DataType::String(), DataType::String(), DataType::Int32()},
+                                      DataType::Array(DataType::String(), false));
 }
 
 }  // namespace

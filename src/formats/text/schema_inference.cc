@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "columnar/decimal.h"
+#include "expr/coercion.h"
 
 namespace tributary::text {
 namespace {
@@ -43,14 +44,11 @@ std::vector<Field> MergeFields(const std::vector<Field>& a, const std::vector<Fi
 }  // namespace
 
 DataTypePtr WidenInferredTypes(const DataTypePtr& a, const DataTypePtr& b) {
+  if (DataTypePtr other = expr::OtherIfNullType(a, b)) {
+    return other;
+  }
   const TypeId x = a->Id();
   const TypeId y = b->Id();
-  if (x == TypeId::kNull) {
-    return b;
-  }
-  if (y == TypeId::kNull) {
-    return a;
-  }
   if (x == TypeId::kStruct && y == TypeId::kStruct) {
     return DataType::Struct(MergeFields(a->Fields(), b->Fields()));
   }
