@@ -12,6 +12,7 @@
 #include "columnar/decimal.h"
 #include "common/ascii.h"
 #include "expr/expression.h"
+#include "expr/interval_text.h"
 #include "expr/temporal_parsing.h"
 
 namespace tributary::expr {
@@ -321,6 +322,55 @@ Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view uni
     total += part;
   }
   return IntervalResult(total, value, unit);
+}
+
+Result<int64_t> ParseIntervalMicros(std::string_view text) {
+  auto parsed = ParseIntervalLiteral(text, "");
+  if (!parsed.ok()) {
+    if (parsed.status().IsNotImplemented()) {
+      return parsed.status();
+    }
+    return Status::InvalidArgument(
+        fmt::format("[INVALID_INTERVAL_FORMAT] Error parsing '{}' to interval: {}", text,
+                    parsed.status().Message()));
+  }
+  return parsed->IntValue();
+}
+
+std::string IntervalText(int64_t micros) {
+  if (micros == 0) {
+    return "0 seconds";
+  }
+  constexpr int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
+  constexpr int64_t kMicrosPerHour = 60 * kMicrosPerMinute;
+  constexpr int64_t kMicrosPerDay = 24 * kMicrosPerHour;
+  std::string out;
+  auto append = [&](int64_t value, std::string_view unit) {
+    if (value != 0) {
+      out += fmt::format("{}{} {}", out.empty() ? "" : " ", value, unit);
+    }
+  };
+  int64_t rest = micros;
+  append(rest / kMicrosPerDay, "days");
+  rest %= kMicrosPerDay;
+  append(rest / kMicrosPerHour, "hours");
+  rest %= kMicrosPerHour;
+  append(rest / kMicrosPerMinute, "minutes");
+  rest %= kMicrosPerMinute;
+  if (rest != 0) {
+    // Seconds with the fraction's trailing zeros stripped, as BigDecimal.stripTrailingZeros.
+    const int64_t magnitude = rest < 0 ? -rest : rest;
+    std::string seconds = fmt::format("{}{}.{:06d}", rest < 0 ? "-" : "",
+                                      magnitude / kMicrosPerSecond, magnitude % kMicrosPerSecond);
+    while (seconds.back() == '0') {
+      seconds.pop_back();
+    }
+    if (seconds.back() == '.') {
+      seconds.pop_back();
+    }
+    out += (out.empty() ? "" : " ") + seconds + " seconds";
+  }
+  return out;
 }
 
 }  // namespace tributary::expr

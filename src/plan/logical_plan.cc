@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "expr/interval_text.h"
+
 namespace tributary::plan {
 
 namespace {
@@ -371,6 +373,34 @@ LogicalPlanPtr GenerateNode::With(LogicalPlanPtr input, BoundExprPtr collection)
 
 std::shared_ptr<LogicalPlan> GenerateNode::Clone() const {
   return std::make_shared<GenerateNode>(*this);
+}
+
+// ---- Watermark
+
+WatermarkNode::WatermarkNode(LogicalPlanPtr input, int event_time, int64_t delay_micros)
+    : LogicalPlan(PlanKind::kWatermark, input->Schema(), input->Qualifiers(), {input}),
+      event_time_(event_time),
+      delay_micros_(delay_micros) {}
+
+const std::string& WatermarkNode::EventTimeColumn() const {
+  return Schema()->FieldAt(event_time_).Name();
+}
+
+std::string WatermarkNode::ToString() const {
+  return fmt::format("EventTimeWatermark {}, {}", EventTimeColumn(),
+                     expr::IntervalText(delay_micros_));
+}
+
+LogicalPlanPtr WatermarkNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<WatermarkNode>(std::move(inputs.at(0)), event_time_, delay_micros_);
+}
+
+LogicalPlanPtr WatermarkNode::With(LogicalPlanPtr input, int event_time) const {
+  return std::make_shared<WatermarkNode>(std::move(input), event_time, delay_micros_);
+}
+
+std::shared_ptr<LogicalPlan> WatermarkNode::Clone() const {
+  return std::make_shared<WatermarkNode>(*this);
 }
 
 }  // namespace tributary::plan

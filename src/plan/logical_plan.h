@@ -45,6 +45,7 @@ enum class PlanKind : uint8_t {
   kLimit,      // at most N rows after skipping an offset
   kUnion,      // all rows of every input (UNION ALL)
   kGenerate,   // explode: a row per element of an array or map, input columns alongside
+  kWatermark,  // rows unchanged; names the event-time column and the delay of a watermark
 };
 
 /// An unbounded source as a query names it (format, path, options, schema). The streaming
@@ -287,6 +288,35 @@ class GenerateNode final : public LogicalPlan {
  private:
   exec::GenerateSpec spec_;
   std::vector<columnar::Field> generated_;
+};
+
+/// Spark's EventTimeWatermark (Dataset.withWatermark, SQL `WATERMARK ts DELAY OF ...`): its rows
+/// are the input's, unchanged; it marks a top-level input column as the event time (a timestamp,
+/// or a window struct<start, end> whose end is the event time) and how far behind the maximum
+/// event time seen the watermark trails. Batch queries plan straight through it, as Spark
+/// ignores withWatermark in batch; streaming tracks the event time and drops late rows with it.
+/// The optimizer keeps the event-time column and pushes only filters that do not read it below.
+class WatermarkNode final : public LogicalPlan {
+ public:
+  /// `event_time`: an output column index of `input`; `delay_micros` >= 0.
+  WatermarkNode(LogicalPlanPtr input, int event_time, int64_t delay_micros);
+  /// The event-time column's name in the input (and output) schema.
+  const std::string& EventTimeColumn() const;
+  /// The event-time column's index in the input (and output) schema.
+  int EventTimeIndex() const { return event_time_; }
+  int64_t DelayMicros() const { return delay_micros_; }
+  /// "EventTimeWatermark ts, 10 minutes", as Spark's EXPLAIN.
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+  /// The node over another input in which the event-time column is at `event_time`.
+  LogicalPlanPtr With(LogicalPlanPtr input, int event_time) const;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  int event_time_;
+  int64_t delay_micros_;
 };
 
 }  // namespace tributary::plan

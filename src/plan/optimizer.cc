@@ -256,6 +256,21 @@ LogicalPlanPtr PushFilter(const FilterNode& filter) {
       }
       return std::make_shared<FilterNode>(qualified, filter.Condition());
     }
+    case PlanKind::kWatermark: {
+      // Spark pushes a filter below EventTimeWatermark only where it does not read the event
+      // time: the watermark must see every event time the input has.
+      const auto& watermark = input->As<WatermarkNode>();
+      std::vector<BoundExprPtr> below;
+      std::vector<BoundExprPtr> kept;
+      for (const BoundExprPtr& c : conjuncts) {
+        std::vector<bool> used(static_cast<size_t>(input->Schema()->NumFields()), false);
+        MarkColumns(*c, &used);
+        const bool reads_event_time = used[static_cast<size_t>(watermark.EventTimeIndex())];
+        (reads_event_time || IsNondeterministic(*c) ? kept : below).push_back(c);
+      }
+      LogicalPlanPtr moved = watermark.WithInputs({FilterWith(input->Inputs()[0], below)});
+      return kept.empty() ? moved : std::make_shared<FilterNode>(moved, Conjoin(kept));
+    }
     default:
       return std::make_shared<FilterNode>(PushDown(input), filter.Condition());
   }
@@ -494,6 +509,16 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
           std::move(mapping)};
 }
 
+[[gnu::noinline]] Pruned PruneWatermark(const LogicalPlanPtr& plan, std::vector<bool> required,
+                                        int /*n*/) {
+  // The event-time column stays, read or not: the watermark is computed from it.
+  const auto& watermark = plan->As<WatermarkNode>();
+  required[static_cast<size_t>(watermark.EventTimeIndex())] = true;
+  Pruned child = Prune(plan->Inputs()[0], std::move(required));
+  const int event_time = child.mapping[static_cast<size_t>(watermark.EventTimeIndex())];
+  return {watermark.With(child.plan, event_time), child.mapping};
+}
+
 [[gnu::noinline]] Pruned PruneUnion(const LogicalPlanPtr& plan,
                                     const std::vector<bool>& /*required*/, int n) {
   // Inputs line up by position: they keep every column (their insides still prune).
@@ -526,6 +551,8 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
       return PruneGenerate(plan, std::move(required), n);
     case PlanKind::kUnion:
       return PruneUnion(plan, required, n);
+    case PlanKind::kWatermark:
+      return PruneWatermark(plan, std::move(required), n);
   }
   return {plan, Identity(n)};
 }

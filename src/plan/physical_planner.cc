@@ -143,6 +143,7 @@ int64_t EstimateRows(const LogicalPlan& plan) {
     case PlanKind::kSort:
     case PlanKind::kAggregate:
     case PlanKind::kGenerate:
+    case PlanKind::kWatermark:
       return EstimateRows(plan.Input());
     case PlanKind::kLimit: {
       const int64_t input = EstimateRows(plan.Input());
@@ -207,6 +208,9 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
         return std::make_shared<exec::GenerateNode>(std::move(input),
                                                     plan.As<GenerateNode>().Spec(), plan.Schema());
       });
+    case PlanKind::kWatermark:
+      // Spark ignores withWatermark in batch queries: the rows pass straight through.
+      return BuildPhysicalPlan(plan.Input());
     case PlanKind::kUnion: {
       std::vector<exec::PhysicalNodePtr> inputs;
       for (const LogicalPlanPtr& input : plan.Inputs()) {

@@ -217,7 +217,8 @@ LogicalPlanPtr AddHiddenColumn(const LogicalPlanPtr& plan, const std::string& na
     }
     case PlanKind::kFilter:
     case PlanKind::kSort:
-    case PlanKind::kLimit: {
+    case PlanKind::kLimit:
+    case PlanKind::kWatermark: {
       LogicalPlanPtr input = AddHiddenColumn(plan->Inputs()[0], name);
       return input == nullptr ? nullptr : plan->WithInputs({std::move(input)});
     }
@@ -956,6 +957,37 @@ Result<LogicalPlanPtr> Rename(LogicalPlanPtr input, const std::vector<std::strin
   std::vector<std::string> qualifiers = input->Qualifiers();
   return LogicalPlanPtr(std::make_shared<ProjectNode>(std::move(input), std::move(outputs),
                                                       new_names, std::move(qualifiers)));
+}
+
+Result<LogicalPlanPtr> Watermark(LogicalPlanPtr input, const std::string& event_time,
+                                 int64_t delay_micros, std::string_view delay_text) {
+  if (delay_micros < 0) {
+    return Status::InvalidArgument(
+        fmt::format("delay threshold ({}) should not be negative.", delay_text));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr column, Resolve(*expr::Col(event_time), *input));
+  const columnar::DataTypePtr& type = column->Type();
+  bool on_timestamp = type->Id() == columnar::TypeId::kTimestamp;
+  if (type->Id() == columnar::TypeId::kStruct) {
+    for (const columnar::Field& field : type->Fields()) {
+      on_timestamp = on_timestamp ||
+                     (field.Name() == "end" && field.Type()->Id() == columnar::TypeId::kTimestamp);
+    }
+  }
+  if (!on_timestamp) {
+    return Status::InvalidArgument(fmt::format(
+        "[EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE] The event time `{}` has the invalid type \"{}\", "
+        "but expected \"TIMESTAMP\".",
+        event_time, AsciiUpper(type->ToString())));
+  }
+  if (column->GetOp() != Op::kColumn) {
+    return Status::InvalidArgument(fmt::format(
+        "the event time of a watermark must be a top-level column, not the field `{}`; add it as "
+        "a column first (withColumn)",
+        event_time));
+  }
+  return LogicalPlanPtr(
+      std::make_shared<WatermarkNode>(std::move(input), column->Index(), delay_micros));
 }
 
 }  // namespace tributary::plan

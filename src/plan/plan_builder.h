@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plan/logical_plan.h"
@@ -84,5 +85,13 @@ Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name,
 Result<LogicalPlanPtr> Drop(LogicalPlanPtr input, const std::vector<std::string>& names);
 /// The input's columns renamed to `names` (same count).
 Result<LogicalPlanPtr> Rename(LogicalPlanPtr input, const std::vector<std::string>& names);
+
+/// withWatermark(event_time, delay): a WatermarkNode over `input` marking the top-level column
+/// `event_time` (optionally qualified), which must be a timestamp or a struct whose `end` field
+/// is one (a window), with `delay_micros` >= 0. Errors as Spark's: the column's resolution
+/// error, EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE, and "delay threshold (...) should not be
+/// negative." (`delay_text` is the delay as the user wrote it, for that message).
+Result<LogicalPlanPtr> Watermark(LogicalPlanPtr input, const std::string& event_time,
+                                 int64_t delay_micros, std::string_view delay_text);
 
 }  // namespace tributary::plan

@@ -1,0 +1,28 @@
+// Durations written as Spark's interval strings ("10 minutes", "1 hour 30 seconds",
+// "INTERVAL 10 MINUTES"), as withWatermark's delay, window()'s sizes and the WATERMARK clause
+// take them, and back to Spark's text for EXPLAIN. Implemented in literals.cc over the same
+// unit table as INTERVAL literals (ParseIntervalLiteral), so every layer reads them alike.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tributary/result.h"
+
+namespace tributary::expr {
+
+/// Microseconds of `text`: "[INTERVAL] <number> <unit> [<number> <unit>...]" (any case; units
+/// WEEK, DAY, HOUR, MINUTE, SECOND with a fraction, MILLISECOND, MICROSECOND, singular or
+/// plural; numbers may be signed), as Spark's IntervalUtils.stringToInterval. Year and month
+/// units are NotImplemented (their length in microseconds depends on the calendar). Text that
+/// does not parse is InvalidArgument "[INVALID_INTERVAL_FORMAT] Error parsing '<text>' to
+/// interval: ...".
+Result<int64_t> ParseIntervalMicros(std::string_view text);
+
+/// Spark's CalendarInterval text of a day-time duration: "10 minutes", "1 days 2 hours",
+/// "1.5 seconds", "0 seconds".
+std::string IntervalText(int64_t micros);
+
+}  // namespace tributary::expr

@@ -1,0 +1,58 @@
+// Spark's interval strings as durations (interval_text.h): the delays of withWatermark and the
+// sizes of window(), and their text in EXPLAIN.
+
+#include "expr/interval_text.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "support/status_matchers.h"
+
+namespace tributary::expr {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kSecond = 1000000;
+
+// The microseconds of `text`, or INT64_MIN (with a failure) when it does not parse.
+int64_t Parsed(std::string_view text) {
+  auto parsed = ParseIntervalMicros(text);
+  EXPECT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+  return parsed.ok() ? *parsed : INT64_MIN;
+}
+
+TEST(IntervalTextTest, ReadsSparkIntervalStrings) {
+  EXPECT_EQ(Parsed("10 minutes"), 600 * kSecond);
+  EXPECT_EQ(Parsed("1 hour 30 seconds"), 3630 * kSecond);
+  EXPECT_EQ(Parsed("10 seconds"), 10 * kSecond);
+  EXPECT_EQ(Parsed("INTERVAL 10 MINUTES"), 600 * kSecond);
+  EXPECT_EQ(Parsed("interval 1 day"), 86400 * kSecond);
+  EXPECT_EQ(Parsed("  2 Weeks "), 14 * 86400 * kSecond);
+  EXPECT_EQ(Parsed("1.5 seconds"), 1500000);
+  EXPECT_EQ(Parsed("250 milliseconds 7 microseconds"), 250007);
+  EXPECT_EQ(Parsed("-5 seconds"), -5 * kSecond);
+}
+
+TEST(IntervalTextTest, RejectsTextThatIsNotAnInterval) {
+  for (const char* text : {"", "10", "minutes", "10 minuts", "ten minutes", "1 hour 30"}) {
+    auto parsed = ParseIntervalMicros(text);
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_TRUE(parsed.status().IsInvalidArgument()) << text;
+    EXPECT_THAT(parsed.status().Message(), HasSubstr("[INVALID_INTERVAL_FORMAT]")) << text;
+  }
+  // A month has no fixed length in microseconds.
+  EXPECT_TRUE(ParseIntervalMicros("1 month").status().IsNotImplemented());
+}
+
+TEST(IntervalTextTest, PrintsSparkCalendarIntervalText) {
+  EXPECT_EQ(IntervalText(600 * kSecond), "10 minutes");
+  EXPECT_EQ(IntervalText(3630 * kSecond), "1 hours 30 seconds");
+  EXPECT_EQ(IntervalText(86400 * kSecond + 7200 * kSecond), "1 days 2 hours");
+  EXPECT_EQ(IntervalText(1500000), "1.5 seconds");
+  EXPECT_EQ(IntervalText(-5 * kSecond), "-5 seconds");
+  EXPECT_EQ(IntervalText(0), "0 seconds");
+}
+
+}  // namespace
+}  // namespace tributary::expr
