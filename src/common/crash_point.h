@@ -20,6 +20,9 @@
 //                               (data files, and Delta checkpoints written as Parquet)
 //   delta.after_commit          a Delta commit _delta_log/<v>.json is published, before the
 //                               transaction writes a checkpoint or returns
+//   state.after_changelog       a state partition's <v>.changelog is written (the batch's
+//                               state is not all committed, commits/N is not written)
+//   state.after_snapshot        a state partition's <v>.snapshot is written, before the purge
 //   streaming.before_commit_log the sink returned; commits/N is not yet written
 //   streaming.after_commit_log  commits/N is written; sources not yet told, no progress yet
 //

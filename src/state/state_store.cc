@@ -1,19 +1,53 @@
-// The RocksDB state store: see state_store.h for versions and the checkpoint layout.
+// The RocksDB state store: see state_store.h for versions and the checkpoint layout, and
+// state_files.cc for the changelog and snapshot format.
+//
+// The local cache of a partition is one RocksDB store with two column families: "default"
+// holds the state's keys and values as they are, "tributary_meta" one key, "version", whose
+// value records what the data is (written in the same WriteBatch as the data it describes, so
+// after any crash the two agree):
+//
+//   version value = version:i64 num_keys:i64 source:u8 (0 none | 1 changelog | 2 snapshot)
+//                   checksum:u32          (little-endian)
+//
+// `source` and `checksum` name the checkpoint file that produced the version (version 0 has
+// none); Load reuses the cache only while that file is still the one in the checkpoint, so a
+// cache never outlives a rewrite of the version it holds. A cache without the key (being
+// rebuilt when the process died) is rebuilt.
+//
+// A batch's writes stay in memory (an ordered map) until Commit: reads look there first, then
+// in RocksDB, which holds version V unchanged until the changelog of V+1 is durable. Commit
+// then applies the writes and the new version record in one WriteBatch.
 
 #include "state/state_store.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <set>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
 
+#include "common/crash_point.h"
+#include "exec/row_key.h"
+#include "state/rocksdb_options.h"
+#include "state/state_files.h"
 #include "storage/path.h"
 
 namespace tributary::state {
 
 namespace {
+
+constexpr const char* kMetaFamily = "tributary_meta";
+constexpr std::string_view kVersionKey = "version";
+/// Bytes of a rebuild's WriteBatch before it is written (a snapshot may exceed memory).
+constexpr size_t kRebuildBatchBytes = 4 << 20;
 
 /// The positive integer `settings[key]`, or nullopt when absent.
 Result<std::optional<int64_t>> PositiveSetting(const std::map<std::string, std::string>& settings,
@@ -31,6 +65,60 @@ Result<std::optional<int64_t>> PositiveSetting(const std::map<std::string, std::
   }
   return std::optional<int64_t>(value);
 }
+
+/// What the local cache holds (its "version" record).
+struct CacheVersion {
+  enum class Source : uint8_t { kNone = 0, kChangelog = 1, kSnapshot = 2 };
+  int64_t version = 0;
+  int64_t num_keys = 0;
+  Source source = Source::kNone;
+  uint32_t checksum = 0;
+};
+
+std::string EncodeCacheVersion(const CacheVersion& cached) {
+  std::string out;
+  const auto append = [&out](uint64_t value, size_t width) {
+    for (size_t i = 0; i < width; ++i) {
+      out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+    }
+  };
+  append(static_cast<uint64_t>(cached.version), 8);
+  append(static_cast<uint64_t>(cached.num_keys), 8);
+  append(static_cast<uint64_t>(cached.source), 1);
+  append(cached.checksum, 4);
+  return out;
+}
+
+std::optional<CacheVersion> DecodeCacheVersion(std::string_view bytes) {
+  if (bytes.size() != 21) {
+    return std::nullopt;
+  }
+  const auto read = [bytes](size_t offset, size_t width) {
+    uint64_t value = 0;
+    for (size_t i = 0; i < width; ++i) {
+      value |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[offset + i])) << (8 * i);
+    }
+    return value;
+  };
+  CacheVersion cached;
+  cached.version = static_cast<int64_t>(read(0, 8));
+  cached.num_keys = static_cast<int64_t>(read(8, 8));
+  cached.source = static_cast<CacheVersion::Source>(read(16, 1));
+  cached.checksum = static_cast<uint32_t>(read(17, 4));
+  return cached;
+}
+
+std::string DefaultLocalRoot() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string base = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  return storage::JoinPath(base, "tributary-state");
+}
+
+/// The versions of the changelogs and snapshots in a partition's checkpoint directory.
+struct CheckpointFiles {
+  std::set<int64_t> changelogs;
+  std::set<int64_t> snapshots;
+};
 
 }  // namespace
 
@@ -63,43 +151,565 @@ std::string StatePartitionDir(const std::string& checkpoint, int64_t operator_id
       std::to_string(partition_id));
 }
 
+// ---------------------------------------------------------------------------------------------
+
 class StateStoreProvider::Impl {
  public:
-  std::string checkpoint_dir;
-  std::string local_dir;
+  Impl(storage::FileSystem* fs, std::string checkpoint_dir, std::string local_dir,
+       StateStoreConf conf)
+      : fs_(fs),
+        checkpoint_dir_(std::move(checkpoint_dir)),
+        local_dir_(std::move(local_dir)),
+        conf_(std::move(conf)),
+        block_cache_(rocksdb::NewLRUCache(static_cast<size_t>(conf_.block_cache_bytes))) {}
+
+  ~Impl() { CloseDb(); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  Result<std::unique_ptr<VersionedStateStore>> Load(int64_t version);
+
+  /// What the store of a loaded version calls.
+  Result<std::optional<std::string>> GetCommitted(std::string_view key) const;
+  Status ForEachCommitted(
+      const std::map<std::string, std::optional<std::string>, std::less<>>& pending,
+      const std::function<Status(std::string_view, std::string_view)>& visit) const;
+  Status Commit(int64_t version,
+                const std::map<std::string, std::optional<std::string>, std::less<>>& pending,
+                int64_t num_keys);
+  void EndStore() { store_open_ = false; }
+  int64_t MemoryUsedBytes() const;
+
+  const std::string& CheckpointDir() const { return checkpoint_dir_; }
+  const std::string& LocalDir() const { return local_dir_; }
+
+ private:
+  std::string Context(std::string_view what) const {
+    return fmt::format("state store {} (local cache {}): {}", checkpoint_dir_, local_dir_, what);
+  }
+  Status OpenDb();
+  void CloseDb();
+  Status DestroyDb();
+  Result<std::optional<CacheVersion>> ReadCacheVersion() const;
+  Result<CheckpointFiles> ListCheckpointFiles() const;
+  /// Whether the file the cache's version came from is still the checkpoint's.
+  Result<bool> CacheMatchesCheckpoint(const CacheVersion& cached) const;
+  Status Rebuild(int64_t version, const CheckpointFiles& files);
+  /// Writes the records of a checkpoint file into the cache, then its version record.
+  Status Replay(StateFileKind kind, int64_t version);
+  Status WriteSnapshot(int64_t version, int64_t num_keys);
+  Status Purge(int64_t newest);
+
+  storage::FileSystem* fs_;
+  std::string checkpoint_dir_;
+  std::string local_dir_;
+  StateStoreConf conf_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;
+  std::unique_ptr<rocksdb::DB> db_;
+  rocksdb::ColumnFamilyHandle* data_ = nullptr;
+  rocksdb::ColumnFamilyHandle* meta_ = nullptr;
+  /// What the cache holds; nullopt when it must be rebuilt.
+  std::optional<CacheVersion> cached_;
+  bool store_open_ = false;
 };
+
+namespace {
+
+/// One loaded version; see VersionedStateStore.
+class RocksDbStateStore final : public VersionedStateStore {
+ public:
+  RocksDbStateStore(StateStoreProvider::Impl* provider, int64_t version, int64_t num_keys)
+      : provider_(provider), version_(version), num_keys_(num_keys) {}
+  ~RocksDbStateStore() override { Abort(); }
+  RocksDbStateStore(const RocksDbStateStore&) = delete;
+  RocksDbStateStore& operator=(const RocksDbStateStore&) = delete;
+
+  Result<std::optional<std::string>> Get(std::string_view key) override {
+    TRIBUTARY_RETURN_NOT_OK(CheckOpen());
+    const auto found = pending_.find(key);
+    if (found != pending_.end()) {
+      return found->second;
+    }
+    return provider_->GetCommitted(key);
+  }
+
+  Status Put(std::string_view key, std::string_view value) override {
+    TRIBUTARY_ASSIGN_OR_RAISE(const auto existing, Get(key));
+    if (!existing.has_value()) {
+      ++num_keys_;
+    }
+    const auto found = pending_.find(key);
+    if (found != pending_.end()) {
+      pending_bytes_ -= found->second.has_value() ? static_cast<int64_t>(found->second->size()) : 0;
+      found->second = std::string(value);
+    } else {
+      pending_bytes_ += static_cast<int64_t>(key.size());
+      pending_.emplace(std::string(key), std::string(value));
+    }
+    pending_bytes_ += static_cast<int64_t>(value.size());
+    return Status::OK();
+  }
+
+  Status Remove(std::string_view key) override {
+    TRIBUTARY_ASSIGN_OR_RAISE(const auto existing, Get(key));
+    if (!existing.has_value()) {
+      return Status::OK();
+    }
+    --num_keys_;
+    const auto found = pending_.find(key);
+    if (found != pending_.end()) {
+      pending_bytes_ -= static_cast<int64_t>(found->second->size());
+      found->second = std::nullopt;
+    } else {
+      pending_bytes_ += static_cast<int64_t>(key.size());
+      pending_.emplace(std::string(key), std::nullopt);
+    }
+    return Status::OK();
+  }
+
+  Status ForEach(
+      const std::function<Status(std::string_view key, std::string_view value)>& visit) override {
+    TRIBUTARY_RETURN_NOT_OK(CheckOpen());
+    // A copy, so writes `visit` makes are not seen by this iteration.
+    const auto pending = pending_;
+    return provider_->ForEachCommitted(pending, visit);
+  }
+
+  int64_t NumKeys() const override { return num_keys_; }
+
+  int64_t MemoryUsedBytes() const override { return provider_->MemoryUsedBytes() + pending_bytes_; }
+
+  int64_t Version() const override { return version_; }
+
+  Status Commit() override {
+    TRIBUTARY_RETURN_NOT_OK(CheckOpen());
+    Status committed = provider_->Commit(version_, pending_, num_keys_);
+    Finish();
+    return committed;
+  }
+
+  void Abort() override { Finish(); }
+
+ private:
+  Status CheckOpen() const {
+    if (finished_) {
+      return Status::InvalidArgument(
+          fmt::format("state store version {} was already committed or aborted", version_));
+    }
+    return Status::OK();
+  }
+
+  void Finish() {
+    if (!finished_) {
+      finished_ = true;
+      pending_.clear();
+      provider_->EndStore();
+    }
+  }
+
+  StateStoreProvider::Impl* provider_;
+  int64_t version_;
+  int64_t num_keys_;
+  /// This batch's writes: a value, or nullopt for a removal.
+  std::map<std::string, std::optional<std::string>, std::less<>> pending_;
+  int64_t pending_bytes_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+Status StateStoreProvider::Impl::OpenDb() {
+  std::error_code error;
+  std::filesystem::create_directories(local_dir_, error);
+  if (error) {
+    return Status::IOError(
+        Context(fmt::format("cannot create the directory: {}", error.message())));
+  }
+  rocksdb::Options options = BoundedMemoryRocksDbOptions(block_cache_);
+  options.create_missing_column_families = true;
+  const rocksdb::ColumnFamilyOptions family_options(options);
+  const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, family_options}, {kMetaFamily, family_options}};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  TRIBUTARY_RETURN_NOT_OK(FromRocksDbStatus(
+      rocksdb::DB::Open(rocksdb::DBOptions(options), local_dir_, families, &handles, &raw),
+      Context("open")));
+  db_.reset(raw);
+  data_ = handles[0];
+  meta_ = handles[1];
+  return Status::OK();
+}
+
+void StateStoreProvider::Impl::CloseDb() {
+  if (db_ == nullptr) {
+    return;
+  }
+  // The outcome is ignored: the cache is rebuilt whenever it does not match the checkpoint.
+  (void)db_->DestroyColumnFamilyHandle(data_);
+  (void)db_->DestroyColumnFamilyHandle(meta_);
+  (void)db_->Close();
+  db_.reset();
+  data_ = nullptr;
+  meta_ = nullptr;
+  cached_.reset();
+}
+
+Status StateStoreProvider::Impl::DestroyDb() {
+  CloseDb();
+  std::error_code error;
+  std::filesystem::remove_all(local_dir_, error);
+  if (error) {
+    return Status::IOError(Context(fmt::format("cannot delete the cache: {}", error.message())));
+  }
+  return Status::OK();
+}
+
+Result<std::optional<CacheVersion>> StateStoreProvider::Impl::ReadCacheVersion() const {
+  std::string value;
+  const rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), meta_, kVersionKey, &value);
+  if (got.IsNotFound()) {
+    return std::optional<CacheVersion>();
+  }
+  TRIBUTARY_RETURN_NOT_OK(FromRocksDbStatus(got, Context("reading the cached version")));
+  return DecodeCacheVersion(value);
+}
+
+Result<CheckpointFiles> StateStoreProvider::Impl::ListCheckpointFiles() const {
+  CheckpointFiles files;
+  auto listed = fs_->List(checkpoint_dir_, storage::ListOptions());
+  if (!listed.ok() && listed.status().IsNotFound()) {
+    return files;
+  }
+  TRIBUTARY_RETURN_NOT_OK(listed.status());
+  for (const storage::FileInfo& info : *listed) {
+    if (info.is_directory) {
+      continue;
+    }
+    const auto parsed = ParseStateFileName(storage::BaseName(info.path));
+    if (!parsed.has_value()) {
+      continue;
+    }
+    (parsed->kind == StateFileKind::kChangelog ? files.changelogs : files.snapshots)
+        .insert(parsed->version);
+  }
+  return files;
+}
+
+Result<bool> StateStoreProvider::Impl::CacheMatchesCheckpoint(const CacheVersion& cached) const {
+  if (cached.source == CacheVersion::Source::kNone) {
+    return cached.version == 0;
+  }
+  const StateFileKind kind = cached.source == CacheVersion::Source::kChangelog
+                                 ? StateFileKind::kChangelog
+                                 : StateFileKind::kSnapshot;
+  auto checksum = ReadStateFileChecksum(fs_, StateFilePath(checkpoint_dir_, kind, cached.version));
+  if (!checksum.ok()) {
+    if (checksum.status().IsNotFound() || checksum.status().IsCorruption()) {
+      return false;
+    }
+    return checksum.status();
+  }
+  return *checksum == cached.checksum;
+}
+
+Result<std::unique_ptr<VersionedStateStore>> StateStoreProvider::Impl::Load(int64_t version) {
+  if (store_open_) {
+    return Status::InvalidArgument(Context(
+        "a loaded version was neither committed nor aborted; end it before loading another"));
+  }
+  if (version < 0) {
+    return Status::InvalidArgument(Context(fmt::format("no state version {}", version)));
+  }
+  if (db_ == nullptr) {
+    Status opened = OpenDb();
+    if (opened.IsCorruption()) {
+      // A damaged cache is only a cache.
+      TRIBUTARY_RETURN_NOT_OK(DestroyDb());
+      opened = OpenDb();
+    }
+    TRIBUTARY_RETURN_NOT_OK(opened);
+    TRIBUTARY_ASSIGN_OR_RAISE(cached_, ReadCacheVersion());
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(const CheckpointFiles files, ListCheckpointFiles());
+  bool reuse = cached_.has_value() && cached_->version <= version;
+  if (reuse) {
+    TRIBUTARY_ASSIGN_OR_RAISE(reuse, CacheMatchesCheckpoint(*cached_));
+  }
+  for (int64_t v = reuse ? cached_->version + 1 : version + 1; v <= version && reuse; ++v) {
+    reuse = files.changelogs.count(v) > 0;
+  }
+  if (reuse) {
+    for (int64_t v = cached_->version + 1; v <= version; ++v) {
+      TRIBUTARY_RETURN_NOT_OK(Replay(StateFileKind::kChangelog, v));
+    }
+  } else {
+    TRIBUTARY_RETURN_NOT_OK(Rebuild(version, files));
+  }
+  store_open_ = true;
+  return std::unique_ptr<VersionedStateStore>(
+      new RocksDbStateStore(this, version, cached_->num_keys));
+}
+
+Status StateStoreProvider::Impl::Rebuild(int64_t version, const CheckpointFiles& files) {
+  // The newest snapshot at or below the version, then every changelog after it.
+  int64_t base = 0;
+  const auto above = files.snapshots.upper_bound(version);
+  if (above != files.snapshots.begin()) {
+    base = *std::prev(above);
+  }
+  for (int64_t v = base + 1; v <= version; ++v) {
+    if (files.changelogs.count(v) == 0) {
+      return Status::NotFound(fmt::format(
+          "state file {} is missing: version {} of the state in {} needs {} and the changelogs "
+          "{}..{} (the checkpoint lost files, or they were purged by "
+          "spark.sql.streaming.minBatchesToRetain)",
+          StateFilePath(checkpoint_dir_, StateFileKind::kChangelog, v), version, checkpoint_dir_,
+          base == 0 ? std::string("no snapshot")
+                    : fmt::format("snapshot {}",
+                                  StateFilePath(checkpoint_dir_, StateFileKind::kSnapshot, base)),
+          base + 1, version));
+    }
+  }
+  TRIBUTARY_RETURN_NOT_OK(DestroyDb());
+  TRIBUTARY_RETURN_NOT_OK(OpenDb());
+  if (base > 0) {
+    TRIBUTARY_RETURN_NOT_OK(Replay(StateFileKind::kSnapshot, base));
+  } else {
+    const CacheVersion empty;
+    TRIBUTARY_RETURN_NOT_OK(FromRocksDbStatus(
+        db_->Put(rocksdb::WriteOptions(), meta_, kVersionKey, EncodeCacheVersion(empty)),
+        Context("recording version 0")));
+    cached_ = empty;
+  }
+  for (int64_t v = base + 1; v <= version; ++v) {
+    TRIBUTARY_RETURN_NOT_OK(Replay(StateFileKind::kChangelog, v));
+  }
+  return Status::OK();
+}
+
+Status StateStoreProvider::Impl::Replay(StateFileKind kind, int64_t version) {
+  const std::string path = StateFilePath(checkpoint_dir_, kind, version);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto reader, StateFileReader::Open(fs_, path, kind, version));
+  // A changelog goes in one WriteBatch with the version record, so the cache moves from
+  // version-1 to version at once. A snapshot, which may exceed memory, goes into an empty
+  // cache in several writes; the version record comes with the last.
+  const size_t flush_bytes =
+      kind == StateFileKind::kSnapshot ? kRebuildBatchBytes : std::numeric_limits<size_t>::max();
+  rocksdb::WriteBatch batch;
+  StateFileRecord record;
+  while (true) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const bool more, reader->Next(&record));
+    if (!more) {
+      break;
+    }
+    const rocksdb::Slice key(record.key.data(), record.key.size());
+    if (record.is_delete) {
+      batch.Delete(data_, key);
+    } else {
+      batch.Put(data_, key, rocksdb::Slice(record.value.data(), record.value.size()));
+    }
+    if (batch.GetDataSize() >= flush_bytes) {
+      TRIBUTARY_RETURN_NOT_OK(FromRocksDbStatus(db_->Write(rocksdb::WriteOptions(), &batch),
+                                                Context(fmt::format("loading {}", path))));
+      batch.Clear();
+    }
+  }
+  const CacheVersion replayed{version, reader->Header().num_keys,
+                              kind == StateFileKind::kSnapshot ? CacheVersion::Source::kSnapshot
+                                                               : CacheVersion::Source::kChangelog,
+                              reader->Checksum()};
+  batch.Put(meta_, kVersionKey, EncodeCacheVersion(replayed));
+  const rocksdb::Status written = db_->Write(rocksdb::WriteOptions(), &batch);
+  if (!written.ok()) {
+    cached_.reset();
+    return FromRocksDbStatus(written, Context(fmt::format("loading {}", path)));
+  }
+  cached_ = replayed;
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> StateStoreProvider::Impl::GetCommitted(
+    std::string_view key) const {
+  std::string value;
+  const rocksdb::Status got =
+      db_->Get(rocksdb::ReadOptions(), data_, rocksdb::Slice(key.data(), key.size()), &value);
+  if (got.IsNotFound()) {
+    return std::optional<std::string>();
+  }
+  TRIBUTARY_RETURN_NOT_OK(FromRocksDbStatus(got, Context("get")));
+  return std::optional<std::string>(std::move(value));
+}
+
+Status StateStoreProvider::Impl::ForEachCommitted(
+    const std::map<std::string, std::optional<std::string>, std::less<>>& pending,
+    const std::function<Status(std::string_view, std::string_view)>& visit) const {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), data_));
+  it->SeekToFirst();
+  auto next_pending = pending.begin();
+  // A merge of the committed keys and this batch's writes, both in byte order; a pending write
+  // of a key replaces (or, as a removal, hides) the committed one.
+  while (it->Valid() || next_pending != pending.end()) {
+    int order = 0;
+    if (!it->Valid()) {
+      order = 1;
+    } else if (next_pending == pending.end()) {
+      order = -1;
+    } else {
+      order = it->key().compare(rocksdb::Slice(next_pending->first));
+      order = order < 0 ? -1 : (order > 0 ? 1 : 0);
+    }
+    if (order < 0) {
+      TRIBUTARY_RETURN_NOT_OK(visit(std::string_view(it->key().data(), it->key().size()),
+                                    std::string_view(it->value().data(), it->value().size())));
+      it->Next();
+      continue;
+    }
+    if (next_pending->second.has_value()) {
+      TRIBUTARY_RETURN_NOT_OK(visit(next_pending->first, *next_pending->second));
+    }
+    if (order == 0) {
+      it->Next();
+    }
+    ++next_pending;
+  }
+  return FromRocksDbStatus(it->status(), Context("iterating"));
+}
+
+Status StateStoreProvider::Impl::Commit(
+    int64_t version, const std::map<std::string, std::optional<std::string>, std::less<>>& pending,
+    int64_t num_keys) {
+  const int64_t next = version + 1;
+  // 1. The changelog, durable and atomic: it replaces the one a failed run of this batch left.
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto writer,
+      StateFileWriter::Open(fs_, StateFilePath(checkpoint_dir_, StateFileKind::kChangelog, next),
+                            {StateFileKind::kChangelog, next, num_keys}));
+  for (const auto& [key, value] : pending) {
+    TRIBUTARY_RETURN_NOT_OK(value.has_value() ? writer->Put(key, *value) : writer->Delete(key));
+  }
+  TRIBUTARY_RETURN_NOT_OK(writer->Finish());
+  CrashPoint("state.after_changelog");
+  // 2. The local cache moves to the new version in one write.
+  rocksdb::WriteBatch batch;
+  for (const auto& [key, value] : pending) {
+    if (value.has_value()) {
+      batch.Put(data_, key, *value);
+    } else {
+      batch.Delete(data_, key);
+    }
+  }
+  const CacheVersion committed{next, num_keys, CacheVersion::Source::kChangelog,
+                               writer->Checksum()};
+  batch.Put(meta_, kVersionKey, EncodeCacheVersion(committed));
+  const rocksdb::Status written = db_->Write(rocksdb::WriteOptions(), &batch);
+  if (!written.ok()) {
+    cached_.reset();
+    return FromRocksDbStatus(written, Context(fmt::format("applying version {}", next)));
+  }
+  cached_ = committed;
+  // 3. A snapshot when due, then the files retention no longer needs. Version `next` is
+  // durable by now, so a failed purge does not fail the commit (the next one deletes them).
+  if (next % conf_.min_deltas_for_snapshot == 0) {
+    TRIBUTARY_RETURN_NOT_OK(WriteSnapshot(next, num_keys));
+    CrashPoint("state.after_snapshot");
+  }
+  (void)Purge(next);
+  return Status::OK();
+}
+
+Status StateStoreProvider::Impl::WriteSnapshot(int64_t version, int64_t num_keys) {
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      auto writer,
+      StateFileWriter::Open(fs_, StateFilePath(checkpoint_dir_, StateFileKind::kSnapshot, version),
+                            {StateFileKind::kSnapshot, version, num_keys}));
+  rocksdb::ReadOptions read_options;
+  // A scan reads every block once: keep it from evicting the blocks point reads need.
+  read_options.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options, data_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    TRIBUTARY_RETURN_NOT_OK(writer->Put(std::string_view(it->key().data(), it->key().size()),
+                                        std::string_view(it->value().data(), it->value().size())));
+  }
+  TRIBUTARY_RETURN_NOT_OK(FromRocksDbStatus(it->status(), Context("writing a snapshot")));
+  return writer->Finish();
+}
+
+Status StateStoreProvider::Impl::Purge(int64_t newest) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const CheckpointFiles files, ListCheckpointFiles());
+  // Loading the oldest retained version needs the newest snapshot at or below it and every
+  // changelog after that snapshot; older files are not needed by any retained version. Files
+  // above `newest` are left by runs whose batch never committed: no version loads them. The
+  // version before `newest` is always kept: until the streaming layer writes commits/N, a
+  // crash re-runs the batch from it.
+  const int64_t oldest = newest - std::max<int64_t>(conf_.min_batches_to_retain, 2) + 1;
+  int64_t base = -1;
+  const auto above = files.snapshots.upper_bound(oldest);
+  if (oldest > 0 && above != files.snapshots.begin()) {
+    base = *std::prev(above);
+  }
+  const auto remove = [this](StateFileKind kind, int64_t v) -> Status {
+    const Status deleted = fs_->DeleteFile(StateFilePath(checkpoint_dir_, kind, v));
+    return deleted.IsNotFound() ? Status::OK() : deleted;
+  };
+  for (const int64_t v : files.snapshots) {
+    if (v < base || v > newest) {
+      TRIBUTARY_RETURN_NOT_OK(remove(StateFileKind::kSnapshot, v));
+    }
+  }
+  for (const int64_t v : files.changelogs) {
+    if (v <= base || v > newest) {
+      TRIBUTARY_RETURN_NOT_OK(remove(StateFileKind::kChangelog, v));
+    }
+  }
+  return Status::OK();
+}
+
+int64_t StateStoreProvider::Impl::MemoryUsedBytes() const {
+  uint64_t memtables = 0;
+  uint64_t readers = 0;
+  if (db_ != nullptr) {
+    db_->GetIntProperty(data_, rocksdb::DB::Properties::kCurSizeAllMemTables, &memtables);
+    db_->GetIntProperty(data_, rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
+  }
+  return static_cast<int64_t>(block_cache_->GetUsage() + memtables + readers);
+}
+
+// ---------------------------------------------------------------------------------------------
 
 StateStoreProvider::StateStoreProvider(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 StateStoreProvider::~StateStoreProvider() = default;
 
 Result<std::unique_ptr<StateStoreProvider>> StateStoreProvider::Open(
-    storage::FileSystem* /*fs*/, std::string checkpoint_location, int64_t operator_id,
-    int32_t partition_id, StateStoreConf /*conf*/) {
-  auto impl = std::make_unique<Impl>();
-  impl->checkpoint_dir = StatePartitionDir(checkpoint_location, operator_id, partition_id);
-  return std::unique_ptr<StateStoreProvider>(new StateStoreProvider(std::move(impl)));
+    storage::FileSystem* fs, std::string checkpoint_location, int64_t operator_id,
+    int32_t partition_id, StateStoreConf conf) {
+  if (conf.min_deltas_for_snapshot <= 0 || conf.min_batches_to_retain <= 0 ||
+      conf.block_cache_bytes <= 0) {
+    return Status::InvalidArgument(
+        "state store: minDeltasForSnapshot, minBatchesToRetain and the block cache size must be "
+        "positive");
+  }
+  const std::string root = conf.local_dir.empty() ? DefaultLocalRoot() : conf.local_dir;
+  const uint64_t hash = exec::HashBytes(
+      reinterpret_cast<const uint8_t*>(checkpoint_location.data()), checkpoint_location.size());
+  std::string local_dir =
+      storage::JoinPath(storage::JoinPath(storage::JoinPath(root, fmt::format("{:016x}", hash)),
+                                          std::to_string(operator_id)),
+                        std::to_string(partition_id));
+  std::string checkpoint_dir = StatePartitionDir(checkpoint_location, operator_id, partition_id);
+  return std::unique_ptr<StateStoreProvider>(new StateStoreProvider(std::make_unique<Impl>(
+      fs, std::move(checkpoint_dir), std::move(local_dir), std::move(conf))));
 }
 
-Result<std::unique_ptr<VersionedStateStore>> StateStoreProvider::Load(int64_t /*version*/) {
-  return Status::NotImplemented("state store: Load is being written");
+Result<std::unique_ptr<VersionedStateStore>> StateStoreProvider::Load(int64_t version) {
+  return impl_->Load(version);
 }
 
 const std::string& StateStoreProvider::CheckpointDir() const {
-  return impl_->checkpoint_dir;
+  return impl_->CheckpointDir();
 }
 const std::string& StateStoreProvider::LocalDir() const {
-  return impl_->local_dir;
-}
-
-Status WriteOperatorMetadata(storage::FileSystem* /*fs*/, const std::string& /*checkpoint*/,
-                             const OperatorStateMetadata& /*metadata*/) {
-  return Status::NotImplemented("state store: operator metadata is being written");
-}
-
-Result<std::optional<OperatorStateMetadata>> ReadOperatorMetadata(storage::FileSystem* /*fs*/,
-                                                                  const std::string& /*checkpoint*/,
-                                                                  int64_t /*operator_id*/) {
-  return Status::NotImplemented("state store: operator metadata is being written");
+  return impl_->LocalDir();
 }
 
 }  // namespace tributary::state

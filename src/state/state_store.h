@@ -38,7 +38,8 @@ struct StateStoreConf {
   /// `spark.sql.streaming.stateStore.minDeltasForSnapshot`: a snapshot every this many
   /// versions. Default: 10.
   int64_t min_deltas_for_snapshot = 10;
-  /// `spark.sql.streaming.minBatchesToRetain`: the newest this many versions stay loadable.
+  /// `spark.sql.streaming.minBatchesToRetain`: the newest this many versions stay loadable
+  /// (at least 2: a batch whose commits/N was not written re-runs from the version before).
   /// Default: 100.
   int64_t min_batches_to_retain = 100;
   /// `spark.sql.streaming.stateStore.rocksdb.blockCacheSizeMB` (in bytes here): the RocksDB
@@ -73,8 +74,10 @@ class VersionedStateStore : public exec::StateStore {
   virtual int64_t Version() const = 0;
   /// Makes version V+1 durable: writes `<V+1>.changelog` (replacing one a failed run left),
   /// applies the writes to the local cache, writes `<V+1>.snapshot` when due, then deletes the
-  /// files retention no longer needs. On error version V+1 may or may not exist; version V is
-  /// intact either way and a re-run of the batch overwrites V+1.
+  /// files retention no longer needs (a failed deletion is retried by the next commit, not
+  /// reported). On error version V+1 may or may not exist; version V is intact either way and
+  /// a re-run of the batch overwrites V+1. Crash points `state.after_changelog` and
+  /// `state.after_snapshot`.
   virtual Status Commit() = 0;
   /// Discards the writes; version V+1 is not written.
   virtual void Abort() = 0;
@@ -104,8 +107,10 @@ class StateStoreProvider {
   /// The local RocksDB cache directory of this partition.
   const std::string& LocalDir() const;
 
- private:
+  /// Defined in state_store.cc (the loaded stores call back into it).
   class Impl;
+
+ private:
   explicit StateStoreProvider(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

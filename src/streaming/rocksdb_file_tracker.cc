@@ -32,16 +32,15 @@
 #include "streaming/rocksdb_file_tracker.h"
 
 #include <algorithm>
-#include <cstdarg>
 #include <cstring>
 #include <limits>
 
 #include <fmt/format.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
-#include <rocksdb/filter_policy.h>
-#include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+
+#include "state/rocksdb_options.h"
 
 namespace tributary::streaming {
 
@@ -117,34 +116,8 @@ int64_t TimeOfKey(std::string_view key) {
   return mtime;
 }
 
-/// RocksDB's info log, discarded. Its default writes a LOG file into the store, which on a full
-/// disk fails, and Debian's RocksDB (built with assertions) then aborts the process as the store
-/// closes; every failure that matters reaches us as a Status anyway.
-class DiscardingLogger final : public rocksdb::Logger {
- public:
-  DiscardingLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::HEADER_LEVEL) {}
-  using rocksdb::Logger::Logv;
-  void Logv(const char* /*format*/, va_list /*ap*/) override {}
-  void Logv(const rocksdb::InfoLogLevel /*level*/, const char* /*format*/,
-            va_list /*ap*/) override {}
-  void LogHeader(const char* /*format*/, va_list /*ap*/) override {}
-};
-
 Status FromRocks(const rocksdb::Status& status, std::string_view what, const std::string& dir) {
-  if (status.ok()) {
-    return Status::OK();
-  }
-  const std::string message =
-      fmt::format("file tracking store {}: {}: {}", dir, what, status.ToString());
-  if (status.IsCorruption()) {
-    return Status::Corruption(message);
-  }
-  if (status.IsNoSpace()) {
-    return Status::IOError(message +
-                           " (the disk is full: free space and run again; the stream "
-                           "resumes where it stopped)");
-  }
-  return Status::IOError(message);
+  return state::FromRocksDbStatus(status, fmt::format("file tracking store {}: {}", dir, what));
 }
 
 }  // namespace
@@ -164,22 +137,9 @@ RocksDbFileTracker::~RocksDbFileTracker() {
 
 Result<std::unique_ptr<RocksDbFileTracker>> RocksDbFileTracker::Open(
     const std::string& dir, RocksDbFileTrackerOptions options) {
-  rocksdb::Options db_options;
-  db_options.create_if_missing = true;
-  // Bounded memory: a small memtable and block cache, a bloom filter per table so a lookup of
-  // a path never seen mostly reads no block, and a capped number of open table files.
-  db_options.write_buffer_size = 4 << 20;
-  db_options.max_write_buffer_number = 2;
-  db_options.max_open_files = 64;
-  db_options.keep_log_file_num = 2;
-  db_options.max_background_jobs = 1;
-  db_options.info_log = std::make_shared<DiscardingLogger>();
-  rocksdb::BlockBasedTableOptions table_options;
-  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  table_options.block_cache = rocksdb::NewLRUCache(8 << 20);
-  table_options.cache_index_and_filter_blocks = true;
-  table_options.pin_l0_filter_and_index_blocks_in_cache = true;
-  db_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  // Bounded memory: an 8 MiB block cache; a lookup of a path never seen mostly reads no block.
+  const rocksdb::Options db_options =
+      state::BoundedMemoryRocksDbOptions(rocksdb::NewLRUCache(8 << 20));
   rocksdb::DB* raw = nullptr;
   const rocksdb::Status opened = rocksdb::DB::Open(db_options, dir, &raw);
   TRIBUTARY_RETURN_NOT_OK(FromRocks(opened, "open", dir));
