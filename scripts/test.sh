@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-fuzz_seconds=${TRIBUTARY_FUZZ_SECONDS:-30}
+fuzz_seconds=${TRIBUTARY_FUZZ_SECONDS:-15}
 
 echo "== structure checks"
 ./scripts/check_layers.sh
