@@ -274,11 +274,7 @@ class CsvReaderImpl final : public CsvReader {
         pool_(pool),
         output_schema_(std::move(output_schema)),
         records_(std::move(input), options_, size_hint),
-        record_sink_(text::RecordSinkOptions{"CSV", path_, options.mode,
-                                             !options.rescued_data_column.empty(),
-                                             !options.column_name_of_corrupt_record.empty(),
-                                             options.rescued_data_file_path},
-                     &metrics_) {}
+        record_sink_(text::RecordSinkOptions::Of("CSV", path_, options), &metrics_) {}
 
   Status Init(const columnar::Schema& data_schema, const std::vector<std::string>& columns);
   const columnar::SchemaPtr& OutputSchema() const override { return output_schema_; }
@@ -326,7 +322,6 @@ class CsvReaderImpl final : public CsvReader {
   std::vector<int> targets_;
   std::vector<std::string> header_;
   bool header_read_ = false;
-  std::vector<std::unique_ptr<ColumnBuilder>> sinks_;
   bool rescue_ = false;
 
   std::vector<Token> tokens_;
@@ -337,64 +332,26 @@ class CsvReaderImpl final : public CsvReader {
 Status CsvReaderImpl::Init(const columnar::Schema& data_schema,
                            const std::vector<std::string>& columns) {
   rescue_ = record_sink_.Rescue();
-  const bool corrupt_column_set = record_sink_.CorruptColumnSet();
-  ColumnBuilder* rescued_sink = nullptr;
-  ColumnBuilder* corrupt_sink = nullptr;
-  for (const Field& field : data_schema.Fields()) {
-    if ((rescue_ && field.Name() == options_.rescued_data_column) ||
-        (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record)) {
-      continue;
-    }
+  for (Field& field : record_sink_.DataFields(data_schema)) {
     if (field.Type()->IsNested()) {
       return Status::NotImplemented(
           fmt::format("CSV reader: column '{}' has nested type {}: CSV holds only flat columns",
                       field.Name(), field.Type()->ToString()));
     }
-    data_fields_.push_back(field);
+    data_fields_.push_back(std::move(field));
   }
   data_sinks_.assign(data_fields_.size(), nullptr);
-  std::vector<int> indices;
-  if (columns.empty()) {
-    for (int i = 0; i < output_schema_->NumFields(); ++i) {
-      indices.push_back(i);
-    }
-  } else {
-    for (const std::string& name : columns) {
-      const int i = output_schema_->FieldIndex(name);
-      if (i < 0) {
-        return Status::InvalidArgument(
-            fmt::format("CSV reader of {}: no column '{}' in schema", path_, name));
-      }
-      indices.push_back(i);
-    }
-  }
-  std::vector<Field> projected;
-  for (int i : indices) {
-    const Field& field = output_schema_->FieldAt(i);
-    projected.push_back(field);
-    sinks_.push_back(std::make_unique<ColumnBuilder>(field.Type(), pool_));
-    ColumnBuilder* sink = sinks_.back().get();
-    if (rescue_ && field.Name() == options_.rescued_data_column) {
-      rescued_sink = sink;
-      continue;
-    }
-    if (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record) {
-      corrupt_sink = sink;
-      continue;
-    }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<text::DataColumnSink> data,
+                            record_sink_.MakeColumns(*output_schema_, columns, pool_));
+  for (const text::DataColumnSink& sink : data) {
     for (size_t d = 0; d < data_fields_.size(); ++d) {
-      if (data_fields_[d].Name() == field.Name()) {
-        if (data_sinks_[d] != nullptr) {
-          return Status::InvalidArgument(
-              fmt::format("CSV reader of {}: column '{}' selected twice", path_, field.Name()));
-        }
-        data_sinks_[d] = sink;
+      if (data_fields_[d].Name() == sink.name) {
+        data_sinks_[d] = sink.builder;
       }
     }
   }
-  output_schema_ = std::make_shared<const columnar::Schema>(std::move(projected));
+  output_schema_ = record_sink_.OutputSchema();
   filled_.assign(data_fields_.size(), 0);
-  record_sink_.SetSinks(data_sinks_, rescued_sink, corrupt_sink);
   return Status::OK();
 }
 
@@ -533,15 +490,7 @@ Result<columnar::RecordBatchPtr> CsvReaderImpl::Next() {
   if (record_sink_.BatchRows() == 0) {
     return nullptr;
   }
-  std::vector<columnar::ColumnPtr> columns;
-  for (auto& sink : sinks_) {
-    auto column = sink->Finish();
-    if (!column.ok()) {
-      return column.status().WithContext("reading " + path_);
-    }
-    columns.push_back(column.MoveValueUnsafe());
-  }
-  return columnar::RecordBatch::Make(output_schema_, record_sink_.BatchRows(), std::move(columns));
+  return record_sink_.FinishBatch();
 }
 
 Status ValidateOptions(const CsvReadOptions& options) {

@@ -215,11 +215,7 @@ class JsonReaderImpl final : public JsonReader {
         pool_(pool),
         lines_(std::move(input), LineBufferSize(size_hint),
                text::LineOptions{options.line_sep, static_cast<size_t>(options.max_record_bytes)}),
-        record_sink_(text::RecordSinkOptions{"JSON", path_, options.mode,
-                                             !options.rescued_data_column.empty(),
-                                             !options.column_name_of_corrupt_record.empty(),
-                                             options.rescued_data_file_path},
-                     &metrics_) {}
+        record_sink_(text::RecordSinkOptions::Of("JSON", path_, options), &metrics_) {}
 
   Status Init(const columnar::Schema& data_schema, const std::vector<std::string>& columns);
 
@@ -259,7 +255,6 @@ class JsonReaderImpl final : public JsonReader {
   Status DecodeMultiLine();
   // Decodes the pending objects of a top-level array until the batch is full.
   Status DrainPending();
-  Result<columnar::RecordBatchPtr> FinishBatch();
   // Sizes the builders for the rest of the batch: batch_size rows, or fewer when the rest of the
   // file (at the bytes per row of the `batch_bytes` read so far) holds fewer.
   void ReserveRestOfBatch(int64_t batch_bytes);
@@ -357,7 +352,6 @@ class JsonReaderImpl final : public JsonReader {
   TypeNode top_;
   std::vector<ColumnBuilder*> top_builders_;
   std::vector<int> projected_fields_;
-  std::vector<std::unique_ptr<ColumnBuilder>> builders_;
   // Modes, special columns and accounting.
   text::RecordSink record_sink_;
   bool rescue_ = false;
@@ -395,20 +389,12 @@ class JsonReaderImpl final : public JsonReader {
 Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
                             const std::vector<std::string>& columns) {
   rescue_ = record_sink_.Rescue();
-  const bool corrupt_column_set = record_sink_.CorruptColumnSet();
   if (parser_.allocate(simdjson::dom::MINIMAL_DOCUMENT_CAPACITY,
                        static_cast<size_t>(options_.max_nesting_depth)) != simdjson::SUCCESS) {
     return Status::Internal("cannot allocate the JSON parser");
   }
 
-  std::vector<Field> data_fields;
-  for (const Field& field : data_schema.Fields()) {
-    if ((rescue_ && field.Name() == options_.rescued_data_column) ||
-        (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record)) {
-      continue;
-    }
-    data_fields.push_back(field);
-  }
+  const std::vector<Field> data_fields = record_sink_.DataFields(data_schema);
   for (const Field& field : data_fields) {
     std::vector<const DataType*> stack = {field.Type().get()};
     while (!stack.empty()) {
@@ -436,54 +422,18 @@ Status JsonReaderImpl::Init(const columnar::Schema& data_schema,
   }
   top_builders_.assign(data_fields.size(), nullptr);
 
-  std::vector<int> output_indices;
-  if (columns.empty()) {
-    for (int i = 0; i < output_schema_->NumFields(); ++i) {
-      output_indices.push_back(i);
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<text::DataColumnSink> data,
+                            record_sink_.MakeColumns(*output_schema_, columns, pool_));
+  for (const text::DataColumnSink& sink : data) {
+    const int data_index = top_.Find(sink.name);
+    top_.next_hint = 0;
+    if (data_index < 0) {
+      return Status::Internal("projected column missing from the data schema");
     }
-  } else {
-    for (const std::string& name : columns) {
-      const int i = output_schema_->FieldIndex(name);
-      if (i < 0) {
-        return Status::InvalidArgument(
-            fmt::format("JSON reader of {}: no column '{}' in schema [{}]", path_, name,
-                        output_schema_->ToString()));
-      }
-      output_indices.push_back(i);
-    }
+    top_builders_[static_cast<size_t>(data_index)] = sink.builder;
+    projected_fields_.push_back(data_index);
   }
-  std::vector<Field> projected;
-  ColumnBuilder* rescued_builder = nullptr;
-  ColumnBuilder* corrupt_builder = nullptr;
-  for (int i : output_indices) {
-    const Field& field = output_schema_->FieldAt(i);
-    projected.push_back(field);
-    builders_.push_back(std::make_unique<ColumnBuilder>(field.Type(), pool_));
-    ColumnBuilder* builder = builders_.back().get();
-    if (rescue_ && field.Name() == options_.rescued_data_column) {
-      rescued_builder = builder;
-    } else if (corrupt_column_set && field.Name() == options_.column_name_of_corrupt_record) {
-      corrupt_builder = builder;
-    } else {
-      const int data_index = top_.Find(field.Name());
-      top_.next_hint = 0;
-      if (data_index < 0) {
-        return Status::Internal("projected column missing from the data schema");
-      }
-      if (top_builders_[static_cast<size_t>(data_index)] != nullptr) {
-        return Status::InvalidArgument(
-            fmt::format("JSON reader of {}: column '{}' selected twice", path_, field.Name()));
-      }
-      top_builders_[static_cast<size_t>(data_index)] = builder;
-      projected_fields_.push_back(data_index);
-    }
-  }
-  output_schema_ = std::make_shared<const columnar::Schema>(std::move(projected));
-  std::vector<ColumnBuilder*> data_builders;
-  for (int i : projected_fields_) {
-    data_builders.push_back(top_builders_[static_cast<size_t>(i)]);
-  }
-  record_sink_.SetSinks(std::move(data_builders), rescued_builder, corrupt_builder);
+  output_schema_ = record_sink_.OutputSchema();
   return Status::OK();
 }
 
@@ -1103,7 +1053,7 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
     // Reading stops early only on a full batch, so an empty one means the input has ended.
     return nullptr;
   }
-  return FinishBatch();
+  return record_sink_.FinishBatch();
 }
 
 void JsonReaderImpl::ReserveRestOfBatch(int64_t batch_bytes) {
@@ -1116,22 +1066,7 @@ void JsonReaderImpl::ReserveRestOfBatch(int64_t batch_bytes) {
     // Compressed input has no size to bound a large batch_size by: reserve a bounded step.
     rest = std::min(rest, rows * kRowsBeforeReserve);
   }
-  for (auto& builder : builders_) {
-    builder->ReserveRowsLikeSoFar(rest);
-  }
-}
-
-Result<columnar::RecordBatchPtr> JsonReaderImpl::FinishBatch() {
-  std::vector<columnar::ColumnPtr> columns;
-  columns.reserve(builders_.size());
-  for (auto& builder : builders_) {
-    auto column = builder->Finish();
-    if (!column.ok()) {
-      return column.status().WithContext("reading " + path_);
-    }
-    columns.push_back(column.MoveValueUnsafe());
-  }
-  return columnar::RecordBatch::Make(output_schema_, record_sink_.BatchRows(), std::move(columns));
+  record_sink_.ReserveRowsLikeSoFar(rest);
 }
 
 Status ValidateOptions(const JsonReadOptions& options) {

@@ -5,14 +5,19 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "columnar/column_builder.h"
+#include "columnar/memory_pool.h"
+#include "columnar/record_batch.h"
+#include "columnar/schema.h"
 #include "formats/text/line_reader.h"
 #include "formats/text/parse_mode.h"
 #include "formats/text/rescued_data.h"
+#include "formats/text/text_read_options.h"
 #include "tributary/status.h"
 
 namespace tributary::text {
@@ -46,11 +51,27 @@ struct RecordSinkOptions {
   bool corrupt_column_set = false;
   /// Add `_file_path` to rescued objects.
   bool rescued_file_path = true;
+  /// The rescued-data column's name ("" when `rescue` is false).
+  std::string rescued_column;
+  /// The corrupt-record column's name ("" when `corrupt_column_set` is false).
+  std::string corrupt_column;
+
+  /// The options of a `format` reader of `path` with the shared text reader `options`.
+  static RecordSinkOptions Of(std::string_view format, std::string path,
+                              const TextReadOptions& options);
 };
 
-/// Finishes records into the output columns and counts them. The reader appends the data
-/// columns of a decoded record itself, then calls Finish; a record that does not parse goes to
-/// Corrupt, one that the check pass found not to fit (without a rescued-data column) to Unfit.
+/// A projected data column of a reader's output: its name and the builder the reader appends
+/// its values to.
+struct DataColumnSink {
+  std::string name;
+  columnar::ColumnBuilder* builder = nullptr;
+};
+
+/// Owns the output columns and finishes records into them, counting them. The reader appends
+/// the data columns of a decoded record itself, then calls Finish; a record that does not parse
+/// goes to Corrupt, one that the check pass found not to fit (without a rescued-data column) to
+/// Unfit.
 ///
 /// Thread-safety: none.
 class RecordSink {
@@ -59,14 +80,23 @@ class RecordSink {
   RecordSink(RecordSinkOptions options, RecordCounts* counts)
       : options_(std::move(options)), counts_(counts) {}
 
-  /// The output columns: projected data sinks (nullptr entries are skipped) and the rescued
-  /// and corrupt-record sinks (nullptr when not projected).
-  void SetSinks(std::vector<columnar::ColumnBuilder*> data, columnar::ColumnBuilder* rescued,
-                columnar::ColumnBuilder* corrupt) {
-    data_ = std::move(data);
-    rescued_sink_ = rescued;
-    corrupt_sink_ = corrupt;
-  }
+  /// The data columns of `schema`: all but the rescued-data and corrupt-record columns.
+  std::vector<columnar::Field> DataFields(const columnar::Schema& schema) const;
+  /// Makes the output columns: a builder for each column of `output` named in `columns` (all of
+  /// `output` when empty), in that order; the rescued-data and corrupt-record columns are
+  /// filled here. Returns the other, data, columns in output order for the reader to fill.
+  /// InvalidArgument naming the file for a name `output` lacks or a data column named twice.
+  Result<std::vector<DataColumnSink>> MakeColumns(const columnar::Schema& output,
+                                                  const std::vector<std::string>& columns,
+                                                  columnar::MemoryPool* pool);
+  /// The schema of the columns MakeColumns made.
+  const columnar::SchemaPtr& OutputSchema() const { return schema_; }
+  /// Reserves room for `rows` more rows in every output column (ColumnBuilder's
+  /// ReserveRowsLikeSoFar).
+  void ReserveRowsLikeSoFar(int64_t rows);
+  /// The rows appended since StartBatch as a batch of OutputSchema(), the builders emptied for
+  /// the next one; errors name the file.
+  Result<columnar::RecordBatchPtr> FinishBatch();
 
   bool Rescue() const { return options_.rescue; }
   bool CorruptColumnSet() const { return options_.corrupt_column_set; }
@@ -105,10 +135,13 @@ class RecordSink {
  private:
   enum class Outcome : int8_t { kWritten, kRescued, kDropped };
   void Account(Outcome outcome);
+  bool IsSpecialColumn(const std::string& name) const;
   void AppendSpecialColumns(bool rescued, std::string_view corrupt_text);
 
   const RecordSinkOptions options_;
   RecordCounts* const counts_;
+  columnar::SchemaPtr schema_;
+  std::vector<std::unique_ptr<columnar::ColumnBuilder>> builders_;
   std::vector<columnar::ColumnBuilder*> data_;
   columnar::ColumnBuilder* rescued_sink_ = nullptr;
   columnar::ColumnBuilder* corrupt_sink_ = nullptr;
