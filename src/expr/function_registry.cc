@@ -23,6 +23,7 @@ const std::vector<FunctionEntry>& Registry() {
     AddJsonFunctions(&entries);
     AddMathFunctions(&entries);
     AddOperatorFunctions(&entries);
+    AddTimeWindowFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;

@@ -28,7 +28,7 @@ TEST(IntervalTextTest, ReadsSparkIntervalStrings) {
   EXPECT_EQ(Parsed("10 seconds"), 10 * kSecond);
   EXPECT_EQ(Parsed("INTERVAL 10 MINUTES"), 600 * kSecond);
   EXPECT_EQ(Parsed("interval 1 day"), 86400 * kSecond);
-  EXPECT_EQ(Parsed("  2 Weeks "), 14 * 86400 * kSecond);
+  EXPECT_EQ(Parsed("  2 Weeks "), kSecond * 14 * 86400);
   EXPECT_EQ(Parsed("1.5 seconds"), 1500000);
   EXPECT_EQ(Parsed("250 milliseconds 7 microseconds"), 250007);
   EXPECT_EQ(Parsed("-5 seconds"), -5 * kSecond);
