@@ -68,7 +68,17 @@ class DataFrame {
   DataFrame OrderBy(const std::vector<Column>& columns) const;
   DataFrame Sort(const std::vector<Column>& columns) const { return OrderBy(columns); }
   DataFrame Limit(int64_t n) const;
+  /// The distinct rows. On a stream, Spark's distinct(): DropDuplicates() of every column.
   DataFrame Distinct() const;
+  /// The first row of each distinct value of `columns` (all columns when empty). On a stream
+  /// the keys seen are kept in state: include the event-time column (with a watermark) to let
+  /// old keys go, or use DropDuplicatesWithinWatermark.
+  DataFrame DropDuplicates(const std::vector<std::string>& columns = {}) const;
+  /// On a stream with a watermark, drops rows whose key was seen within the watermark delay
+  /// even when their event times differ (Spark 3.5's dropDuplicatesWithinWatermark); a key is
+  /// forgotten once its first event time + the delay passes the watermark. In batch, as
+  /// DropDuplicates.
+  DataFrame DropDuplicatesWithinWatermark(const std::vector<std::string>& columns = {}) const;
   /// Rows of both, by position (UNION ALL), as Spark's union.
   DataFrame Union(const DataFrame& other) const;
   /// The columns qualified by `alias`, for joins: df.Alias("a") then Col("a.id").

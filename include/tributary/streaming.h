@@ -108,7 +108,8 @@ class DataStreamWriter {
   /// "delta" (default), "console", "memory" (a table named by QueryName, read with
   /// session.Table(name) or SQL), "foreachBatch" (set by ForeachBatch).
   DataStreamWriter& Format(std::string_view format);
-  /// "append" only for now; "update" and "complete" come with stateful aggregations.
+  /// "append" (default: rows that will never change), "update" (the aggregation groups a
+  /// batch changed) or "complete" (the whole aggregation result each batch), as Spark.
   DataStreamWriter& OutputMode(std::string_view mode);
   /// checkpointLocation; mergeSchema, txn options and delta.* table properties for the Delta
   /// sink; numRows and truncate for the console sink.

@@ -64,11 +64,25 @@ struct SinkProgress {
 /// One stateful operator's part (Spark's StateOperatorProgress). Queries run only stateless
 /// operators (append mode), so `StreamingQueryProgress::state_operators` is always empty.
 struct StateOperatorProgress {
+  /// "stateStoreSave" (aggregation), "dedupe", "dedupeWithinWatermark".
   std::string operator_name;
+  /// State rows (keys) after the batch, over every partition.
   int64_t num_rows_total = 0;
   int64_t num_rows_updated = 0;
-  int64_t num_rows_dropped_by_watermark = 0;
+  int64_t all_updates_time_ms = 0;
+  /// State rows evicted by the watermark.
+  int64_t num_rows_removed = 0;
+  int64_t all_removals_time_ms = 0;
+  /// Time to commit the operator's state stores.
+  int64_t commit_time_ms = 0;
   int64_t memory_used_bytes = 0;
+  /// Input rows older than the watermark, dropped.
+  int64_t num_rows_dropped_by_watermark = 0;
+  /// State partitions, and the stores opened for them.
+  int64_t num_shuffle_partitions = 0;
+  int64_t num_state_store_instances = 0;
+  /// The state store's own metrics (Spark's customMetrics).
+  std::map<std::string, int64_t> custom_metrics;
 };
 
 /// The record of one micro-batch (Spark's StreamingQueryProgress).

@@ -316,7 +316,23 @@ DataFrame DataFrame::Limit(int64_t n) const {
 }
 
 DataFrame DataFrame::Distinct() const {
-  return Transform(*state_, [&](const LogicalPlanPtr& input) { return plan::Distinct(input); });
+  return Transform(*state_, [&](const LogicalPlanPtr& input) {
+    // Spark's Dataset.distinct is dropDuplicates(): on a stream, a deduplication with state.
+    return input->IsStreaming() ? plan::DropDuplicates(input, {}, /*within_watermark=*/false)
+                                : plan::Distinct(input);
+  });
+}
+
+DataFrame DataFrame::DropDuplicates(const std::vector<std::string>& columns) const {
+  return Transform(*state_, [&](const LogicalPlanPtr& input) {
+    return plan::DropDuplicates(input, columns, /*within_watermark=*/false);
+  });
+}
+
+DataFrame DataFrame::DropDuplicatesWithinWatermark(const std::vector<std::string>& columns) const {
+  return Transform(*state_, [&](const LogicalPlanPtr& input) {
+    return plan::DropDuplicates(input, columns, /*within_watermark=*/true);
+  });
 }
 
 DataFrame DataFrame::Union(const DataFrame& other) const {

@@ -241,15 +241,13 @@ Result<StreamingQuery> DataStreamWriter::ToTable(const std::string& name) {
 Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
   TRIBUTARY_RETURN_NOT_OK(frame_.Status());
   const std::shared_ptr<SessionState>& session = ApiAccess::State(frame_)->session;
-  if (output_mode_ != "append") {
-    if (output_mode_ == "update" || output_mode_ == "complete") {
-      return Status::NotImplemented(fmt::format(
-          "output mode '{}' needs stateful aggregations, which are not implemented yet; use "
-          "append",
-          output_mode_));
-    }
+  TRIBUTARY_ASSIGN_OR_RAISE(const exec::OutputMode output_mode,
+                            streaming::ParseOutputMode(output_mode_));
+  if (format_ == "delta" && output_mode == exec::OutputMode::kUpdate) {
+    // Delta's own refusal: a table cannot take changed rows without a MERGE (foreachBatch).
     return Status::InvalidArgument(
-        fmt::format("unknown output mode '{}' (append, update, complete)", output_mode_));
+        "Data source delta does not support Update output mode (use append or complete, or "
+        "foreachBatch with a MERGE)");
   }
 
   std::unique_ptr<streaming::Sink> sink;
@@ -315,6 +313,7 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
   options.name = query_name_;
   options.checkpoint_location = checkpoint;
   options.trigger = trigger_;
+  options.output_mode = output_mode;
   options.session_config = session->config;
   options.eval = session->MakeCatalog(0).eval;
   if (auto it = session->config.find("spark.sql.streaming.minBatchesToRetain");

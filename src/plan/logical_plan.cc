@@ -202,6 +202,65 @@ std::shared_ptr<LogicalPlan> AggregateNode::Clone() const {
   return std::make_shared<AggregateNode>(*this);
 }
 
+// ---- Deduplicate
+
+DeduplicateNode::DeduplicateNode(LogicalPlanPtr input, std::vector<int> key_columns,
+                                 bool within_watermark, std::optional<StatefulExecution> execution)
+    : LogicalPlan(PlanKind::kDeduplicate, input->Schema(), input->Qualifiers(), {input}),
+      key_columns_(std::move(key_columns)),
+      within_watermark_(within_watermark),
+      execution_(std::move(execution)) {}
+
+LogicalPlanPtr DeduplicateNode::WithExecution(StatefulExecution execution) const {
+  return std::make_shared<DeduplicateNode>(Inputs()[0], key_columns_, within_watermark_,
+                                           std::move(execution));
+}
+
+std::string DeduplicateNode::ToString() const {
+  std::string out = within_watermark_ ? "DeduplicateWithinWatermark [" : "Deduplicate [";
+  for (size_t i = 0; i < key_columns_.size(); ++i) {
+    out += (i > 0 ? ", " : "") + Schema()->FieldAt(key_columns_[i]).Name();
+  }
+  out += "]";
+  if (execution_) {
+    out += fmt::format(" state={}", execution_->runtime->operator_id);
+  }
+  return out;
+}
+
+LogicalPlanPtr DeduplicateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<DeduplicateNode>(std::move(inputs.at(0)), key_columns_, within_watermark_,
+                                           execution_);
+}
+
+std::shared_ptr<LogicalPlan> DeduplicateNode::Clone() const {
+  return std::make_shared<DeduplicateNode>(*this);
+}
+
+// ---- StatefulAggregate
+
+StatefulAggregateNode::StatefulAggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
+                                             std::vector<exec::AggregateCall> aggregates,
+                                             SchemaPtr schema, StatefulExecution execution)
+    : LogicalPlan(PlanKind::kStatefulAggregate, std::move(schema), {}, {std::move(input)}),
+      keys_(std::move(keys)),
+      aggregates_(std::move(aggregates)),
+      execution_(std::move(execution)) {}
+
+std::string StatefulAggregateNode::ToString() const {
+  return fmt::format("StatefulAggregate keys=[{}] state={}", JoinBound(keys_),
+                     execution_.runtime->operator_id);
+}
+
+LogicalPlanPtr StatefulAggregateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<StatefulAggregateNode>(std::move(inputs.at(0)), keys_, aggregates_,
+                                                 Schema(), execution_);
+}
+
+std::shared_ptr<LogicalPlan> StatefulAggregateNode::Clone() const {
+  return std::make_shared<StatefulAggregateNode>(*this);
+}
+
 // ---- Join
 
 namespace {
@@ -392,11 +451,21 @@ std::string WatermarkNode::ToString() const {
 }
 
 LogicalPlanPtr WatermarkNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
-  return std::make_shared<WatermarkNode>(std::move(inputs.at(0)), event_time_, delay_micros_);
+  auto node = std::make_shared<WatermarkNode>(std::move(inputs.at(0)), event_time_, delay_micros_);
+  node->stats_ = stats_;
+  return node;
 }
 
 LogicalPlanPtr WatermarkNode::With(LogicalPlanPtr input, int event_time) const {
-  return std::make_shared<WatermarkNode>(std::move(input), event_time, delay_micros_);
+  auto node = std::make_shared<WatermarkNode>(std::move(input), event_time, delay_micros_);
+  node->stats_ = stats_;
+  return node;
+}
+
+LogicalPlanPtr WatermarkNode::WithStats(std::shared_ptr<exec::EventTimeStats> stats) const {
+  auto node = std::make_shared<WatermarkNode>(*this);
+  node->stats_ = std::move(stats);
+  return node;
 }
 
 std::shared_ptr<LogicalPlan> WatermarkNode::Clone() const {

@@ -23,8 +23,13 @@
 #include "exec/hash_join.h"
 #include "exec/scan.h"
 #include "exec/sort.h"
+#include "exec/stateful_operator.h"
 #include "expr/bound_expression.h"
 #include "expr/expression.h"
+
+namespace tributary::exec {
+class EventTimeStats;
+}  // namespace tributary::exec
 
 namespace tributary::plan {
 
@@ -46,6 +51,8 @@ enum class PlanKind : uint8_t {
   kUnion,      // all rows of every input (UNION ALL)
   kGenerate,   // explode: a row per element of an array or map, input columns alongside
   kWatermark,  // rows unchanged; names the event-time column and the delay of a watermark
+  kDeduplicate,        // the first row of each key (dropDuplicates)
+  kStatefulAggregate,  // a started stream's aggregation, its groups kept in state stores
 };
 
 /// An unbounded source as a query names it (format, path, options, schema). The streaming
@@ -202,6 +209,66 @@ class AggregateNode final : public LogicalPlan {
   std::vector<exec::AggregateCall> aggregates_;
 };
 
+/// How a started streaming query runs one of its stateful operators: the runtime it fills per
+/// batch and the event-time column the watermark applies to. Set by the streaming layer at
+/// Start (streaming/stateful_plan.h); absent in batch plans.
+struct StatefulExecution {
+  std::shared_ptr<exec::StatefulOperatorRuntime> runtime;
+  /// An aggregation: the index among its keys of the event-time key (a timestamp column or a
+  /// window struct of it). A deduplication: the input column of the event time.
+  std::optional<int> event_time;
+  /// The watermark delay of that event-time column (dropDuplicatesWithinWatermark keeps a key
+  /// until its first event time + the delay passes the watermark).
+  int64_t delay_micros = 0;
+};
+
+/// Spark's Deduplicate: the first row of each distinct value of `key_columns` (input column
+/// indices; all of them for distinct()). A batch query plans it as an aggregation keeping the
+/// first row per key (Spark's ReplaceDeduplicateWithAggregate); a stream keeps the keys seen in
+/// state. `within_watermark`: dropDuplicatesWithinWatermark. Output: the input's columns.
+class DeduplicateNode final : public LogicalPlan {
+ public:
+  DeduplicateNode(LogicalPlanPtr input, std::vector<int> key_columns, bool within_watermark,
+                  std::optional<StatefulExecution> execution = std::nullopt);
+  const std::vector<int>& KeyColumns() const { return key_columns_; }
+  bool WithinWatermark() const { return within_watermark_; }
+  const std::optional<StatefulExecution>& Execution() const { return execution_; }
+  /// The same node run as a started stream's stateful operator.
+  LogicalPlanPtr WithExecution(StatefulExecution execution) const;
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<int> key_columns_;
+  bool within_watermark_;
+  std::optional<StatefulExecution> execution_;
+};
+
+/// An AggregateNode of a started stream (keys, aggregates and schema the same), its groups'
+/// accumulators kept in state stores across micro-batches and emitted by the output mode.
+class StatefulAggregateNode final : public LogicalPlan {
+ public:
+  StatefulAggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
+                        std::vector<exec::AggregateCall> aggregates, SchemaPtr schema,
+                        StatefulExecution execution);
+  const std::vector<BoundExprPtr>& Keys() const { return keys_; }
+  const std::vector<exec::AggregateCall>& Aggregates() const { return aggregates_; }
+  const StatefulExecution& Execution() const { return execution_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<BoundExprPtr> keys_;
+  std::vector<exec::AggregateCall> aggregates_;
+  StatefulExecution execution_;
+};
+
 class JoinNode final : public LogicalPlan {
  public:
   /// Equi-join keys (left_keys[i] = right_keys[i], over each side's columns, same types) and
@@ -310,6 +377,10 @@ class WatermarkNode final : public LogicalPlan {
   LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
   /// The node over another input in which the event-time column is at `event_time`.
   LogicalPlanPtr With(LogicalPlanPtr input, int event_time) const;
+  /// A started stream's statistics of the event times passing here (null in batch plans and
+  /// before Start): the physical plan then gathers them (exec/event_time_watermark.h).
+  const std::shared_ptr<exec::EventTimeStats>& Stats() const { return stats_; }
+  LogicalPlanPtr WithStats(std::shared_ptr<exec::EventTimeStats> stats) const;
 
  protected:
   std::shared_ptr<LogicalPlan> Clone() const override;
@@ -317,6 +388,7 @@ class WatermarkNode final : public LogicalPlan {
  private:
   int event_time_;
   int64_t delay_micros_;
+  std::shared_ptr<exec::EventTimeStats> stats_;
 };
 
 }  // namespace tributary::plan

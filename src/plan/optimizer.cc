@@ -553,6 +553,10 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
       return PruneUnion(plan, required, n);
     case PlanKind::kWatermark:
       return PruneWatermark(plan, std::move(required), n);
+    case PlanKind::kDeduplicate:
+    case PlanKind::kStatefulAggregate:
+      // A row's key (and a stateful operator's state schema) needs every input column.
+      return PruneUnion(plan, required, n);
   }
   return {plan, Identity(n)};
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/event_time_watermark.h"
 #include "exec/physical_plan.h"
 #include "plan/bound_rewrites.h"
 #include "plan/plan_builder.h"
@@ -65,6 +66,48 @@ Result<exec::PhysicalNodePtr> PlanScan(const ScanNode& scan) {
   }
   return exec::PhysicalNodePtr(
       std::make_shared<exec::RowCountingNode>(std::move(node), scan.Source().rows_read));
+}
+
+/// A batch query's dropDuplicates, as Spark's ReplaceDeduplicateWithAggregate: group by the
+/// keys, first() of every other column (nulls kept), then the input's column order back.
+exec::PhysicalNodePtr PlanBatchDeduplicate(const DeduplicateNode& dedup,
+                                           exec::PhysicalNodePtr input) {
+  const LogicalPlan& child = dedup.Input();
+  const int n = child.Schema()->NumFields();
+  std::vector<bool> is_key(static_cast<size_t>(n), false);
+  // Where each input column lands in the aggregate's output: keys first, then the others.
+  std::vector<int> position(static_cast<size_t>(n));
+  std::vector<BoundExprPtr> keys;
+  std::vector<columnar::Field> fields;
+  for (int key : dedup.KeyColumns()) {
+    if (!is_key[static_cast<size_t>(key)]) {
+      is_key[static_cast<size_t>(key)] = true;
+      position[static_cast<size_t>(key)] = static_cast<int>(fields.size());
+      keys.push_back(ColumnRef(child, key));
+      fields.push_back(child.Schema()->FieldAt(key));
+    }
+  }
+  std::vector<exec::AggregateCall> firsts;
+  for (int c = 0; c < n; ++c) {
+    if (!is_key[static_cast<size_t>(c)]) {
+      position[static_cast<size_t>(c)] = static_cast<int>(fields.size());
+      firsts.push_back({"first", {ColumnRef(child, c)}, false});
+      fields.push_back(child.Schema()->FieldAt(c));
+    }
+  }
+  auto schema = std::make_shared<columnar::Schema>(std::move(fields));
+  auto aggregate = std::make_shared<exec::HashAggregateNode>(std::move(input), std::move(keys),
+                                                             std::move(firsts), schema);
+  std::vector<BoundExprPtr> restore;
+  restore.reserve(static_cast<size_t>(n));
+  for (int c = 0; c < n; ++c) {
+    const int from = position[static_cast<size_t>(c)];
+    restore.push_back(std::make_shared<expr::BoundExpression>(
+        expr::Op::kColumn, schema->FieldAt(from).Type(), std::vector<BoundExprPtr>{}, from,
+        expr::Scalar::Null(), schema->FieldAt(from).Name()));
+  }
+  return std::make_shared<exec::ProjectNode>(std::move(aggregate), std::move(restore),
+                                             dedup.Schema());
 }
 
 Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join) {
@@ -144,6 +187,8 @@ int64_t EstimateRows(const LogicalPlan& plan) {
     case PlanKind::kAggregate:
     case PlanKind::kGenerate:
     case PlanKind::kWatermark:
+    case PlanKind::kDeduplicate:
+    case PlanKind::kStatefulAggregate:
       return EstimateRows(plan.Input());
     case PlanKind::kLimit: {
       const int64_t input = EstimateRows(plan.Input());
@@ -208,9 +253,37 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
         return std::make_shared<exec::GenerateNode>(std::move(input),
                                                     plan.As<GenerateNode>().Spec(), plan.Schema());
       });
-    case PlanKind::kWatermark:
-      // Spark ignores withWatermark in batch queries: the rows pass straight through.
-      return BuildPhysicalPlan(plan.Input());
+    case PlanKind::kWatermark: {
+      // Spark ignores withWatermark in batch queries: the rows pass straight through. A
+      // started stream gathers the event times for its watermark.
+      const auto& watermark = plan.As<WatermarkNode>();
+      if (watermark.Stats() == nullptr) {
+        return BuildPhysicalPlan(plan.Input());
+      }
+      return over_input([&](exec::PhysicalNodePtr input) {
+        return std::make_shared<exec::EventTimeWatermarkNode>(
+            std::move(input), watermark.EventTimeIndex(), watermark.DelayMicros(),
+            watermark.Stats());
+      });
+    }
+    case PlanKind::kDeduplicate:
+      return over_input([&](exec::PhysicalNodePtr input) -> exec::PhysicalNodePtr {
+        const auto& dedup = plan.As<DeduplicateNode>();
+        if (!dedup.Execution()) {
+          return PlanBatchDeduplicate(dedup, std::move(input));
+        }
+        const StatefulExecution& execution = *dedup.Execution();
+        return std::make_shared<exec::StreamingDeduplicateNode>(
+            std::move(input), dedup.KeyColumns(), execution.event_time, dedup.WithinWatermark(),
+            execution.delay_micros, execution.runtime);
+      });
+    case PlanKind::kStatefulAggregate:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        const auto& aggregate = plan.As<StatefulAggregateNode>();
+        return std::make_shared<exec::StatefulAggregateNode>(
+            std::move(input), aggregate.Keys(), aggregate.Aggregates(), plan.Schema(),
+            aggregate.Execution().event_time, aggregate.Execution().runtime);
+      });
     case PlanKind::kUnion: {
       std::vector<exec::PhysicalNodePtr> inputs;
       for (const LogicalPlanPtr& input : plan.Inputs()) {

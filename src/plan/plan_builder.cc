@@ -890,6 +890,38 @@ Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input) {
                                                       std::move(out_names), std::move(qualifiers)));
 }
 
+Result<LogicalPlanPtr> DropDuplicates(LogicalPlanPtr input, const std::vector<std::string>& names,
+                                      bool within_watermark) {
+  const columnar::Schema& schema = *input->Schema();
+  std::vector<int> keys;
+  if (names.empty()) {
+    for (int i = 0; i < schema.NumFields(); ++i) {
+      keys.push_back(i);
+    }
+  }
+  for (const std::string& name : names) {
+    bool found = false;
+    for (int i = 0; i < schema.NumFields(); ++i) {
+      if (EqualsIgnoreAsciiCase(schema.FieldAt(i).Name(), name)) {
+        found = true;
+        if (std::find(keys.begin(), keys.end(), i) == keys.end()) {
+          keys.push_back(i);
+        }
+      }
+    }
+    if (!found) {
+      std::string columns;
+      for (int i = 0; i < schema.NumFields(); ++i) {
+        columns += (i > 0 ? ", " : "") + schema.FieldAt(i).Name();
+      }
+      return Status::InvalidArgument(
+          fmt::format("Cannot resolve column name \"{}\" among ({})", name, columns));
+    }
+  }
+  return LogicalPlanPtr(
+      std::make_shared<DeduplicateNode>(std::move(input), std::move(keys), within_watermark));
+}
+
 Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name, const ExprPtr& e) {
   if (ContainsAggregate(*e)) {
     return Status::InvalidArgument(

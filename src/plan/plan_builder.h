@@ -78,6 +78,12 @@ Result<LogicalPlanPtr> Limit(LogicalPlanPtr input, int64_t limit, int64_t offset
 /// type; names come from the first input.
 Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct);
 Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input);
+/// dropDuplicates(names) (`within_watermark`: dropDuplicatesWithinWatermark): a
+/// DeduplicateNode keyed by every column named (case-insensitive, every column of that name
+/// after a join, as Spark's resolver); no names: all columns. InvalidArgument naming the
+/// columns for an unknown name, as Spark's "Cannot resolve column name".
+Result<LogicalPlanPtr> DropDuplicates(LogicalPlanPtr input, const std::vector<std::string>& names,
+                                      bool within_watermark);
 /// The input's columns plus `name` = `expr` (replacing a column of that name, as Spark).
 Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name,
                                   const ExprPtr& expr);

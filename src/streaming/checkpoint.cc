@@ -165,6 +165,13 @@ Result<OffsetSeq> Checkpoint::ReadOffsets(int64_t batch_id) const {
   if (metadata.is_object()) {
     seq.batch_watermark_ms = metadata.value("batchWatermarkMs", int64_t{0});
     seq.batch_timestamp_ms = metadata.value("batchTimestampMs", int64_t{0});
+    if (metadata.contains("conf") && metadata["conf"].is_object()) {
+      for (const auto& [key, value] : metadata["conf"].items()) {
+        if (value.is_string()) {
+          seq.conf[key] = value.get<std::string>();
+        }
+      }
+    }
   }
   for (size_t i = 2; i < lines.size(); ++i) {
     if (lines[i] == "-") {
@@ -184,6 +191,9 @@ Status Checkpoint::WriteOffsets(int64_t batch_id, const OffsetSeq& offsets) cons
   metadata["batchWatermarkMs"] = offsets.batch_watermark_ms;
   metadata["batchTimestampMs"] = offsets.batch_timestamp_ms;
   metadata["conf"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : offsets.conf) {
+    metadata["conf"][key] = value;
+  }
   text += metadata.dump();
   for (const std::optional<Offset>& offset : offsets.offsets) {
     text += '\n';

@@ -6,7 +6,7 @@
 //   <checkpoint>/offsets/<N>     write-ahead log: batch N's end offsets, written before it runs
 //   <checkpoint>/commits/<N>     batch N is in the sink
 //   <checkpoint>/sources/<n>/    source n's own metadata (file lists, pinned starts)
-//   <checkpoint>/state/          stateful operators (later issues)
+//   <checkpoint>/state/<op>/     stateful operators' state (state/state_store.h)
 //   <checkpoint>/progress.jsonl  one progress record per batch (tributary's addition)
 //   <checkpoint>/.lock           held (flock) by the one live query using the checkpoint
 //
@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct OffsetSeq {
   int64_t batch_watermark_ms = 0;
   /// The batch's current_timestamp(), kept so a re-run batch computes the same values.
   int64_t batch_timestamp_ms = 0;
+  /// Session settings fixed for the checkpoint's life (spark.sql.shuffle.partitions: the
+  /// number of state partitions), as Spark records them.
+  std::map<std::string, std::string> conf;
   /// Per source, its end offset for this batch (nullopt: the source had no data yet, "-").
   std::vector<std::optional<Offset>> offsets;
 };

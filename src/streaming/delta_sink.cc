@@ -73,14 +73,17 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
         fmt::format("{}: batch {} comes without a file system", Description(), batch.batch_id));
   }
   delta::TableWriteOptions write;
-  write.mode = delta::SaveMode::kAppend;
+  // Complete output mode: the batch's rows are the whole result, replacing the table's rows in
+  // the same commit as the batch's txn (Spark's DeltaSink truncates and adds at once).
+  const bool complete = batch.output_mode == exec::OutputMode::kComplete;
+  write.mode = complete ? delta::SaveMode::kOverwrite : delta::SaveMode::kAppend;
   write.partition_by = options_.partition_by;
   write.properties = options_.properties;
   write.merge_schema = options_.merge_schema;
   write.txn = std::make_pair(batch.query_id, batch.batch_id);
   // DeltaOperations.StreamingUpdate, as Spark's DeltaSink records it.
   write.operation = "STREAMING UPDATE";
-  write.operation_parameters = {{"outputMode", "Append"},
+  write.operation_parameters = {{"outputMode", complete ? "Complete" : "Append"},
                                 {"queryId", batch.query_id},
                                 {"epochId", std::to_string(batch.batch_id)}};
   for (int attempt = 0;; ++attempt) {

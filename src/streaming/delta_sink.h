@@ -49,7 +49,8 @@ class DeltaSink final : public Sink {
 
   /// Executes the batch and commits its rows with txn(query id, batch id) and commitInfo
   /// operation "STREAMING UPDATE" (outputMode, queryId, epochId), creating the table on the
-  /// first batch. Returns the rows written, 0 for a batch the table already holds.
+  /// first batch; in complete output mode the commit also removes every file the table had
+  /// (an overwrite). Returns the rows written, 0 for a batch the table already holds.
   Result<int64_t> AddBatch(const MicroBatch& batch) override;
   /// "DeltaSink[<table root>]".
   std::string Description() const override;

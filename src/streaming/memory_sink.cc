@@ -5,13 +5,16 @@
 namespace tributary::streaming {
 
 bool MemoryTables::Append(const std::string& name, int64_t batch_id, columnar::SchemaPtr schema,
-                          const std::vector<columnar::RecordBatchPtr>& rows) {
+                          const std::vector<columnar::RecordBatchPtr>& rows, bool replace) {
   std::lock_guard lock(mutex_);
   MemoryTable& table = tables_[name];
   if (batch_id <= table.last_batch_id) {
     return false;
   }
   table.schema = std::move(schema);
+  if (replace) {
+    table.batches.clear();
+  }
   table.batches.insert(table.batches.end(), rows.begin(), rows.end());
   table.last_batch_id = batch_id;
   return true;
@@ -35,7 +38,8 @@ Result<int64_t> MemorySink::AddBatch(const MicroBatch& batch) {
   for (const auto& b : rows) {
     count += b->NumRows();
   }
-  if (!tables_->Append(table_, batch.batch_id, batch.plan->Schema(), rows)) {
+  if (!tables_->Append(table_, batch.batch_id, batch.plan->Schema(), rows,
+                       batch.output_mode == exec::OutputMode::kComplete)) {
     return 0;  // a re-run batch: already appended
   }
   return count;

@@ -29,10 +29,11 @@ struct MemoryTable {
 /// Thread-safety: every member may be called from any thread.
 class MemoryTables {
  public:
-  /// Appends `rows` (in `schema`) to table `name` as batch `batch_id`, unless a batch up to that
-  /// id was appended already (a re-run batch). Whether the rows were appended.
+  /// Appends `rows` (in `schema`) to table `name` as batch `batch_id` (`replace`: they become
+  /// the whole table, complete output mode), unless a batch up to that id was written already
+  /// (a re-run batch). Whether the rows were written.
   bool Append(const std::string& name, int64_t batch_id, columnar::SchemaPtr schema,
-              const std::vector<columnar::RecordBatchPtr>& rows);
+              const std::vector<columnar::RecordBatchPtr>& rows, bool replace = false);
   /// A copy of table `name` (its batches shared), or nullopt when no sink wrote it.
   std::optional<MemoryTable> Find(const std::string& name) const;
 
@@ -41,7 +42,8 @@ class MemoryTables {
   std::map<std::string, MemoryTable> tables_;
 };
 
-/// Appends every batch to table `table` of `tables`.
+/// Appends every batch to table `table` of `tables`; in complete output mode each batch
+/// replaces the table.
 class MemorySink final : public Sink {
  public:
   MemorySink(std::shared_ptr<MemoryTables> tables, std::string table);

@@ -42,12 +42,24 @@ ordered_json ToJson(const StreamingQueryProgress& progress) {
   }
   out["stateOperators"] = ordered_json::array();
   for (const StateOperatorProgress& state : progress.state_operators) {
-    out["stateOperators"].push_back(
-        {{"operatorName", state.operator_name},
-         {"numRowsTotal", state.num_rows_total},
-         {"numRowsUpdated", state.num_rows_updated},
-         {"numRowsDroppedByWatermark", state.num_rows_dropped_by_watermark},
-         {"memoryUsedBytes", state.memory_used_bytes}});
+    // Spark's StateOperatorProgress.jsonValue order.
+    ordered_json item;
+    item["operatorName"] = state.operator_name;
+    item["numRowsTotal"] = state.num_rows_total;
+    item["numRowsUpdated"] = state.num_rows_updated;
+    item["allUpdatesTimeMs"] = state.all_updates_time_ms;
+    item["numRowsRemoved"] = state.num_rows_removed;
+    item["allRemovalsTimeMs"] = state.all_removals_time_ms;
+    item["commitTimeMs"] = state.commit_time_ms;
+    item["memoryUsedBytes"] = state.memory_used_bytes;
+    item["numRowsDroppedByWatermark"] = state.num_rows_dropped_by_watermark;
+    item["numShufflePartitions"] = state.num_shuffle_partitions;
+    item["numStateStoreInstances"] = state.num_state_store_instances;
+    item["customMetrics"] = ordered_json::object();
+    for (const auto& [key, value] : state.custom_metrics) {
+      item["customMetrics"][key] = value;
+    }
+    out["stateOperators"].push_back(std::move(item));
   }
   out["sources"] = ordered_json::array();
   for (const SourceProgress& source : progress.sources) {

@@ -14,6 +14,7 @@
 
 #include "columnar/record_batch.h"
 #include "exec/operator.h"
+#include "exec/stateful_operator.h"
 #include "plan/logical_plan.h"
 #include "tributary/result.h"
 
@@ -29,6 +30,9 @@ struct MicroBatch {
   plan::LogicalPlanPtr plan;
   /// File system, session time zone, and the batch timestamp as current_timestamp().
   const exec::ExecContext* context = nullptr;
+  /// Complete: the rows are the whole result, replacing what the sink holds; append and
+  /// update: rows to add.
+  exec::OutputMode output_mode = exec::OutputMode::kAppend;
 
   /// Optimizes and plans `plan`: the root operator to pull the rows from.
   Result<exec::OperatorPtr> Execute() const;

@@ -2,10 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <ctime>
 
 #include <fmt/format.h>
 
+#include "columnar/calendar.h"
+#include "common/ascii.h"
 #include "common/crash_point.h"
 #include "common/uuid.h"
 #include "delta/snapshot.h"
@@ -65,6 +69,15 @@ std::string HostName() {
   return name;
 }
 
+/// "a: bigint, b: string", for one-line messages.
+std::string FieldList(const columnar::Schema& schema) {
+  std::string out;
+  for (const columnar::Field& field : schema.Fields()) {
+    out += (out.empty() ? "" : ", ") + field.Name() + ": " + field.Type()->ToString();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatIsoTimestamp(int64_t epoch_ms) {
@@ -74,63 +87,6 @@ std::string FormatIsoTimestamp(int64_t epoch_ms) {
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
                      utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
                      epoch_ms % 1000);
-}
-
-Status CheckStreamingPlan(const plan::LogicalPlan& plan) {
-  if (!plan.IsStreaming()) {
-    return Status::InvalidArgument(
-        "WriteStream can be called only on a streaming DataFrame (from ReadStream); use Write "
-        "for a batch DataFrame");
-  }
-  // Static inputs (the table of a stream-static join) may hold anything a batch query may.
-  for (const plan::LogicalPlanPtr& input : plan.Inputs()) {
-    if (input->IsStreaming()) {
-      TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*input));
-    }
-  }
-  const auto streaming_input = [&](size_t i) {
-    return plan.Input(i).IsStreaming();
-  };
-  switch (plan.Kind()) {
-    case plan::PlanKind::kAggregate:
-      return Status::NotImplemented(
-          "Append output mode not supported when there are streaming aggregations (or "
-          "DISTINCT) on a streaming DataFrame: stateful aggregations with watermarks and the "
-          "update/complete output modes are not implemented yet");
-    case plan::PlanKind::kSort:
-      return Status::InvalidArgument(
-          "Sorting is not supported on a streaming DataFrame (only after an aggregation in "
-          "complete output mode)");
-    case plan::PlanKind::kLimit:
-      return Status::InvalidArgument("LIMIT is not supported on a streaming DataFrame");
-    case plan::PlanKind::kJoin: {
-      const auto& join = static_cast<const plan::JoinNode&>(plan);
-      const bool left = streaming_input(0);
-      const bool right = streaming_input(1);
-      if (left && right) {
-        return Status::NotImplemented(
-            "stream-stream joins need state and watermarks, which are not implemented yet");
-      }
-      const exec::JoinType type = join.Type();
-      const bool left_preserved_only =
-          type == exec::JoinType::kInner || type == exec::JoinType::kCross ||
-          type == exec::JoinType::kLeft || type == exec::JoinType::kLeftSemi ||
-          type == exec::JoinType::kLeftAnti;
-      const bool right_preserved_only = type == exec::JoinType::kInner ||
-                                        type == exec::JoinType::kCross ||
-                                        type == exec::JoinType::kRight;
-      if ((left && !left_preserved_only) || (right && !right_preserved_only)) {
-        return Status::InvalidArgument(fmt::format(
-            "{} join with a streaming DataFrame on the {} side and a static one on the other "
-            "is not supported (the static side's unmatched rows would depend on the whole "
-            "stream)",
-            exec::JoinTypeName(type), left ? "left" : "right"));
-      }
-      return Status::OK();
-    }
-    default:
-      return Status::OK();
-  }
 }
 
 StreamExecution::StreamExecution(plan::LogicalPlanPtr plan, std::unique_ptr<Sink> sink,
@@ -147,7 +103,8 @@ StreamExecution::StreamExecution(plan::LogicalPlanPtr plan, std::unique_ptr<Sink
 Result<std::shared_ptr<StreamExecution>> StreamExecution::Start(
     plan::LogicalPlanPtr plan, std::unique_ptr<Sink> sink, QueryOptions options,
     std::shared_ptr<storage::FileSystem> fs) {
-  TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*plan));
+  // Every check at the start, never at batch 57 (Spark's UnsupportedOperationChecker).
+  TRIBUTARY_RETURN_NOT_OK(CheckStreamingPlan(*plan, options.output_mode));
   if (options.checkpoint_location.empty()) {
     return Status::InvalidArgument("a streaming query needs a checkpointLocation");
   }
@@ -179,6 +136,8 @@ Status StreamExecution::Open() {
           location, fmt::format("{} (run {}), pid {} on {}, since {}", who, run_id_, ::getpid(),
                                 HostName(), FormatIsoTimestamp(NowMs()))));
   lock_.emplace(std::move(lock));
+  TRIBUTARY_ASSIGN_OR_RAISE(stateful_, PlanStatefulOperators(plan_, options_.output_mode));
+  plan_ = stateful_.plan;
 
   std::vector<std::shared_ptr<const SourceDefinition>> definitions;
   CollectStreams(*plan_, definitions);
@@ -236,7 +195,7 @@ Status StreamExecution::Open() {
   TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> latest_commit, checkpoint_.LatestCommitBatch());
   if (!latest_offsets) {
     next_batch_id_ = 0;
-    return Status::OK();
+    return OpenState(std::nullopt);
   }
   const int64_t last = *latest_offsets;
   TRIBUTARY_ASSIGN_OR_RAISE(OffsetSeq last_offsets, checkpoint_.ReadOffsets(last));
@@ -249,6 +208,9 @@ Status StreamExecution::Open() {
   if (latest_commit && *latest_commit >= last) {
     committed_ = last_offsets.offsets;
     next_batch_id_ = last + 1;
+    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t next_watermark, checkpoint_.ReadCommitWatermark(last));
+    watermark_ms_ = std::max(last_offsets.batch_watermark_ms, next_watermark);
+    last_batch_watermark_ms_ = last_offsets.batch_watermark_ms;
   } else {
     if (last > 0) {
       auto previous = checkpoint_.ReadOffsets(last - 1);
@@ -259,16 +221,169 @@ Status StreamExecution::Open() {
             location, last, last - 1));
       }
       committed_ = previous->offsets;
+      last_batch_watermark_ms_ = previous->batch_watermark_ms;
     }
+    // The re-run batch uses the watermark it recorded.
+    watermark_ms_ = last_offsets.batch_watermark_ms;
     next_batch_id_ = last;
-    pending_batch_ = std::move(last_offsets);
+    pending_batch_ = last_offsets;
   }
   for (size_t i = 0; i < sources_.size(); ++i) {
     if (committed_[i]) {
       TRIBUTARY_RETURN_NOT_OK(sources_[i].source->Commit(*committed_[i]));
     }
   }
+  return OpenState(last_offsets);
+}
+
+Status StreamExecution::OpenState(const std::optional<OffsetSeq>& recorded) {
+  const std::map<std::string, std::string>& session = options_.session_config;
+  if (auto it = session.find(std::string(kMultipleWatermarkPolicyKey)); it != session.end()) {
+    const std::string policy = AsciiLower(it->second);
+    if (policy != "min" && policy != "max") {
+      return Status::InvalidArgument(fmt::format("{} must be 'min' or 'max', got '{}'",
+                                                 kMultipleWatermarkPolicyKey, it->second));
+    }
+    max_watermark_policy_ = policy == "max";
+  }
+  if (auto it = session.find(std::string(kNoDataMicroBatchesKey)); it != session.end()) {
+    no_data_batches_ = AsciiLower(it->second) != "false";
+  }
+  point_watermarks_ms_.assign(stateful_.watermarks.size(), std::nullopt);
+  if (stateful_.operators.empty()) {
+    return Status::OK();
+  }
+  // The number of state partitions is the checkpoint's for its whole life (Spark restores
+  // the offset log's conf over the session's): every key's state lives in one of them.
+  std::string partitions_text = kDefaultStatePartitions;
+  if (recorded && recorded->conf.count(std::string(kShufflePartitionsKey)) > 0) {
+    partitions_text = recorded->conf.at(std::string(kShufflePartitionsKey));
+  } else if (auto it = session.find(std::string(kShufflePartitionsKey)); it != session.end()) {
+    partitions_text = it->second;
+  }
+  int32_t partitions = 0;
+  const auto [end, error] = std::from_chars(
+      partitions_text.data(), partitions_text.data() + partitions_text.size(), partitions);
+  if (error != std::errc() || end != partitions_text.data() + partitions_text.size() ||
+      partitions <= 0) {
+    return Status::InvalidArgument(fmt::format("{} must be a positive integer, got '{}'",
+                                               kShufflePartitionsKey, partitions_text));
+  }
+  num_state_partitions_ = partitions;
+  TRIBUTARY_ASSIGN_OR_RAISE(state::StateStoreConf conf,
+                            state::StateStoreConf::FromSessionConfig(session));
+  const std::string& location = options_.checkpoint_location;
+  providers_.clear();
+  for (size_t id = 0; id < stateful_.operators.size(); ++id) {
+    const StatefulOperator& op = stateful_.operators[id];
+    const auto operator_id = static_cast<int64_t>(id);
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<state::OperatorStateMetadata> existing,
+                              state::ReadOperatorMetadata(fs_.get(), location, operator_id));
+    if (existing) {
+      if (existing->operator_name != op.name || existing->num_partitions != partitions ||
+          existing->key_schema->NumFields() != op.key_schema->NumFields() ||
+          existing->value_schema->NumFields() != op.value_schema->NumFields()) {
+        return Status::InvalidArgument(fmt::format(
+            "checkpoint {}: stateful operator {} was {} over {} partitions with key ({}) and "
+            "value ({}); this query has {} over {} partitions with key ({}) and value ({}). "
+            "A query's stateful operators cannot change for the life of its checkpoint: use a "
+            "new checkpointLocation",
+            location, operator_id, existing->operator_name, existing->num_partitions,
+            FieldList(*existing->key_schema), FieldList(*existing->value_schema), op.name,
+            partitions, FieldList(*op.key_schema), FieldList(*op.value_schema)));
+      }
+    } else {
+      state::OperatorStateMetadata metadata;
+      metadata.operator_id = operator_id;
+      metadata.operator_name = op.name;
+      metadata.num_partitions = partitions;
+      metadata.key_schema = op.key_schema;
+      metadata.value_schema = op.value_schema;
+      TRIBUTARY_RETURN_NOT_OK(state::WriteOperatorMetadata(fs_.get(), location, metadata));
+    }
+    std::vector<std::unique_ptr<state::StateStoreProvider>> partition_providers;
+    for (int32_t p = 0; p < partitions; ++p) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          std::unique_ptr<state::StateStoreProvider> provider,
+          state::StateStoreProvider::Open(fs_.get(), location, operator_id, p, conf));
+      partition_providers.push_back(std::move(provider));
+    }
+    providers_.push_back(std::move(partition_providers));
+  }
   return Status::OK();
+}
+
+Status StreamExecution::LoadState(
+    int64_t batch_id, const OffsetSeq& offsets,
+    std::vector<std::vector<std::unique_ptr<state::VersionedStateStore>>>* stores) {
+  const bool has_watermark = !stateful_.watermarks.empty();
+  for (WatermarkPoint& point : stateful_.watermarks) {
+    point.stats->Reset();
+  }
+  stores->clear();
+  for (size_t id = 0; id < stateful_.operators.size(); ++id) {
+    exec::StatefulOperatorRuntime& runtime = *stateful_.operators[id].runtime;
+    std::vector<std::unique_ptr<state::VersionedStateStore>> loaded;
+    runtime.partitions.clear();
+    for (const auto& provider : providers_[id]) {
+      auto store = provider->Load(batch_id);
+      if (!store.ok()) {
+        return store.status().WithContext(
+            fmt::format("batch {}, loading the state of operator {}", batch_id, id));
+      }
+      runtime.partitions.push_back(store->get());
+      loaded.push_back(std::move(*store));
+    }
+    stores->push_back(std::move(loaded));
+    runtime.output_mode = options_.output_mode;
+    runtime.metrics = {};
+    // Spark 3.5: late rows are judged by the previous batch's watermark, state is evicted by
+    // this batch's.
+    runtime.late_rows_watermark_micros.reset();
+    runtime.eviction_watermark_micros.reset();
+    if (has_watermark) {
+      if (last_batch_watermark_ms_) {
+        runtime.late_rows_watermark_micros = *last_batch_watermark_ms_ * 1000;
+      }
+      runtime.eviction_watermark_micros = offsets.batch_watermark_ms * 1000;
+    }
+  }
+  return Status::OK();
+}
+
+int64_t StreamExecution::AdvanceWatermark() {
+  std::optional<int64_t> combined;
+  for (size_t i = 0; i < stateful_.watermarks.size(); ++i) {
+    const WatermarkPoint& point = stateful_.watermarks[i];
+    const exec::EventTimeStats::Snapshot seen = point.stats->Get();
+    if (seen.count > 0) {
+      // Spark works in milliseconds: max event time (ms) - delay (ms).
+      const int64_t candidate =
+          columnar::FloorDiv(seen.max, 1000) - columnar::FloorDiv(point.delay_micros, 1000);
+      std::optional<int64_t>& current = point_watermarks_ms_[i];
+      current = current ? std::max(*current, candidate) : candidate;
+    }
+    // Points that never saw a row do not hold the others back (Spark's WatermarkTracker).
+    if (point_watermarks_ms_[i]) {
+      const int64_t value = *point_watermarks_ms_[i];
+      combined = !combined               ? value
+                 : max_watermark_policy_ ? std::max(*combined, value)
+                                         : std::min(*combined, value);
+    }
+  }
+  if (combined && *combined > watermark_ms_) {
+    watermark_ms_ = *combined;
+  }
+  return watermark_ms_;
+}
+
+bool StreamExecution::NeedsNoDataBatch() const {
+  if (!no_data_batches_ || !last_batch_watermark_ms_ ||
+      watermark_ms_ <= *last_batch_watermark_ms_) {
+    return false;
+  }
+  return std::any_of(stateful_.operators.begin(), stateful_.operators.end(),
+                     [](const StatefulOperator& op) { return op.uses_watermark; });
 }
 
 bool StreamExecution::IsActive() const {
@@ -448,12 +563,17 @@ Result<bool> StreamExecution::RunNextBatch() {
     }
   }
   durations["latestOffset"] = ElapsedMs(trigger_start);
-  if (!has_new_data) {
+  if (!has_new_data && !NeedsNoDataBatch()) {
     return false;
   }
   OffsetSeq offsets;
   offsets.batch_timestamp_ms = NowMs();
-  offsets.offsets = latest;
+  offsets.batch_watermark_ms = watermark_ms_;
+  if (num_state_partitions_ > 0) {
+    offsets.conf[std::string(kShufflePartitionsKey)] = std::to_string(num_state_partitions_);
+  }
+  // A no-data batch ends where the last one did.
+  offsets.offsets = has_new_data ? latest : committed_;
   const Clock::time_point wal_start = Clock::now();
   const int64_t batch_id = next_batch_id_;
   tributary::Status written = checkpoint_.WriteOffsets(batch_id, offsets);
@@ -560,8 +680,27 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   memory->Attach(&context);
   durations["queryPlanning"] = ElapsedMs(planning_start);
 
+  // Stores of version batch_id, one per (operator, partition); destroyed uncommitted (aborted)
+  // on any error below.
+  std::vector<std::vector<std::unique_ptr<state::VersionedStateStore>>> stores;
+  TRIBUTARY_RETURN_NOT_OK(LoadState(batch_id, offsets, &stores));
+
   const Clock::time_point add_start = Clock::now();
-  MicroBatch micro_batch{id_, batch_id, batch_plan, &context};
+  MicroBatch micro_batch{id_, batch_id, batch_plan, &context, options_.output_mode};
+  if (!stateful_.operators.empty()) {
+    // The state must advance exactly once per batch whatever the sink does (a sink skips a
+    // batch it already wrote): run the plan here, hand the sink its rows.
+    auto rows = micro_batch.Collect();
+    if (!rows.ok()) {
+      return ContextUnlessSchemaChanged(rows.status(), fmt::format("batch {}", batch_id));
+    }
+    plan::ScanSource result;
+    result.kind = plan::ScanSource::Kind::kValues;
+    result.schema = batch_plan->Schema();
+    result.batches = std::move(*rows);
+    result.description = fmt::format("batch {}", batch_id);
+    micro_batch.plan = plan::Scan(std::move(result), "");
+  }
   CrashPoint("streaming.before_add_batch");
   auto written = sink_->AddBatch(micro_batch);
   if (!written.ok()) {
@@ -571,8 +710,53 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   durations["addBatch"] = ElapsedMs(add_start);
 
   const Clock::time_point commit_start = Clock::now();
+  std::vector<StateOperatorProgress> state_progress;
+  for (size_t id = 0; id < stores.size(); ++id) {
+    const Clock::time_point operator_commit_start = Clock::now();
+    StateOperatorProgress progress;
+    progress.memory_used_bytes = 0;
+    for (auto& store : stores[id]) {
+      progress.num_rows_total += store->NumKeys();
+      progress.memory_used_bytes += store->MemoryUsedBytes();
+      TRIBUTARY_RETURN_NOT_OK(store->Commit().WithContext(
+          fmt::format("batch {}, committing the state of operator {}", batch_id, id)));
+    }
+    const StatefulOperator& op = stateful_.operators[id];
+    const exec::StateOperatorMetrics& metrics = op.runtime->metrics;
+    progress.operator_name = op.name;
+    progress.num_rows_updated = metrics.num_rows_updated;
+    progress.num_rows_removed = metrics.num_rows_removed;
+    progress.num_rows_dropped_by_watermark = metrics.num_rows_dropped_by_watermark;
+    progress.all_updates_time_ms = metrics.all_updates_time_ms;
+    progress.all_removals_time_ms = metrics.all_removals_time_ms;
+    progress.commit_time_ms = ElapsedMs(operator_commit_start);
+    progress.num_shuffle_partitions = num_state_partitions_;
+    progress.num_state_store_instances = num_state_partitions_;
+    state_progress.push_back(std::move(progress));
+  }
+  if (!stores.empty()) {
+    CrashPoint("streaming.after_state_commit");
+  }
+  // Event times of this batch: the next batch's watermark, and progress `eventTime`.
+  std::optional<exec::EventTimeStats::Snapshot> seen;
+  for (const WatermarkPoint& point : stateful_.watermarks) {
+    const exec::EventTimeStats::Snapshot stats = point.stats->Get();
+    if (stats.count == 0) {
+      continue;
+    }
+    if (!seen) {
+      seen = stats;
+    } else {
+      seen->min = std::min(seen->min, stats.min);
+      seen->max = std::max(seen->max, stats.max);
+      seen->sum += stats.sum;
+      seen->count += stats.count;
+    }
+  }
+  const int64_t next_watermark_ms = AdvanceWatermark();
   CrashPoint("streaming.before_commit_log");
-  TRIBUTARY_RETURN_NOT_OK(checkpoint_.WriteCommit(batch_id, offsets.batch_watermark_ms));
+  TRIBUTARY_RETURN_NOT_OK(checkpoint_.WriteCommit(batch_id, next_watermark_ms));
+  last_batch_watermark_ms_ = offsets.batch_watermark_ms;
   CrashPoint("streaming.after_commit_log");
   const std::vector<std::optional<Offset>> started_from = committed_;
   committed_ = offsets.offsets;
@@ -621,6 +805,16 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   progress.processed_rows_per_second =
       static_cast<double>(progress.num_input_rows) / execution_seconds;
   progress.duration_ms = std::move(durations);
+  progress.state_operators = std::move(state_progress);
+  if (!stateful_.watermarks.empty()) {
+    if (seen) {
+      progress.event_time["min"] = FormatIsoTimestamp(columnar::FloorDiv(seen->min, 1000));
+      progress.event_time["max"] = FormatIsoTimestamp(columnar::FloorDiv(seen->max, 1000));
+      progress.event_time["avg"] = FormatIsoTimestamp(
+          static_cast<int64_t>(seen->sum / static_cast<double>(seen->count) / 1000.0));
+    }
+    progress.event_time["watermark"] = FormatIsoTimestamp(offsets.batch_watermark_ms);
+  }
   progress.sink.description = sink_->Description();
   progress.sink.num_output_rows = *written;
   ReportProgress(std::move(progress));

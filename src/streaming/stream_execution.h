@@ -8,12 +8,22 @@
 //   3. getBatch       each source's rows between batch N-1's offsets and N's
 //   4. queryPlanning  the query's plan with each source replaced by those rows
 //   5. addBatch       the sink writes the rows, idempotently per (query id, N)
-//   6. commitOffsets  commits/N; sources may forget data before N's offsets
+//   6. commitOffsets  state version N+1 of every stateful operator, then commits/N (with the
+//                     watermark for N+1); sources may forget data before N's offsets
 // then a progress record (kept in memory, appended to progress.jsonl, sent to listeners).
 //
 // Recovery on start (L = latest offsets/, C = latest commits/): nothing -> batch 0; C == L ->
 // continue with L + 1; C < L -> batch L is re-run with the offsets and timestamp recorded in
 // offsets/L, starting from offsets/L-1, and the sink skips it if it had already written it.
+//
+// Stateful queries (streaming/stateful_plan.h): batch N loads version N of each operator's
+// state partitions, runs the plan to completion (so the state is updated even when the sink
+// skips a batch it already wrote), hands the rows to the sink, and commits version N+1 of every
+// partition only after the sink succeeded; a failure aborts them, so a re-run of N starts from
+// version N again. The watermark batch N uses is recorded in offsets/N (batchWatermarkMs); the
+// one after it, from the event times N saw, in commits/N (nextBatchWatermarkMs). When the
+// watermark moved and an operator could emit or evict by it, a batch runs without new data
+// (Spark's no-data batch, spark.sql.streaming.noDataMicroBatches.enabled).
 
 #pragma once
 
@@ -26,17 +36,31 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "plan/logical_plan.h"
+#include "state/state_store.h"
 #include "storage/file_system.h"
 #include "streaming/checkpoint.h"
 #include "streaming/sink.h"
 #include "streaming/source.h"
+#include "streaming/stateful_plan.h"
 #include "tributary/streaming_query.h"
 
 namespace tributary::streaming {
+
+/// Session settings the engine reads (Spark's names).
+inline constexpr std::string_view kShufflePartitionsKey = "spark.sql.shuffle.partitions";
+inline constexpr std::string_view kMultipleWatermarkPolicyKey =
+    "spark.sql.streaming.multipleWatermarkPolicy";
+inline constexpr std::string_view kNoDataMicroBatchesKey =
+    "spark.sql.streaming.noDataMicroBatches.enabled";
+/// State partitions of a new checkpoint when spark.sql.shuffle.partitions is unset: each is a
+/// RocksDB instance on one machine (Spark's 200 would be 200 of them), and more than one so
+/// that partitions can run in parallel.
+inline constexpr const char* kDefaultStatePartitions = "4";
 
 struct QueryOptions {
   /// queryName; may be empty.
@@ -44,6 +68,8 @@ struct QueryOptions {
   /// Required: where the offset and commit logs live (a local directory).
   std::string checkpoint_location;
   Trigger trigger;
+  /// What the sink receives of a stateful query's result each batch. Default: append.
+  exec::OutputMode output_mode = exec::OutputMode::kAppend;
   /// spark.sql.streaming.minBatchesToRetain: offsets/commits kept. Default 100.
   int64_t min_batches_to_retain = 100;
   /// How long to wait before looking again when no data arrived (default trigger).
@@ -57,12 +83,6 @@ struct QueryOptions {
   expr::EvalContext eval;
   std::vector<std::shared_ptr<StreamingQueryListener>> listeners;
 };
-
-/// Checks that `plan` can run as an append-mode streaming query today: it reads a stream, and
-/// has no aggregation, sort, limit or stream-stream join (stateful operators arrive later);
-/// stream-static joins keep the stream on the preserved side. InvalidArgument/NotImplemented
-/// with Spark's wording otherwise.
-Status CheckStreamingPlan(const plan::LogicalPlan& plan);
 
 /// One running streaming query. Thread-safety: every method may be called from any thread
 /// (except Stop and AwaitTermination from a listener callback).
@@ -119,6 +139,19 @@ class StreamExecution {
                              const std::vector<std::optional<Offset>>& latest,
                              std::map<std::string, int64_t> durations,
                              std::chrono::steady_clock::time_point trigger_start);
+  /// The state partitions (the checkpoint's, or the session's for a new one), operator
+  /// metadata and providers; `recorded` is the latest offsets/N, if any.
+  tributary::Status OpenState(const std::optional<OffsetSeq>& recorded);
+  /// Loads version `batch_id` of every operator's partitions into `stores` and fills the
+  /// operators' runtimes for a batch using `offsets`' watermark.
+  tributary::Status LoadState(
+      int64_t batch_id, const OffsetSeq& offsets,
+      std::vector<std::vector<std::unique_ptr<state::VersionedStateStore>>>* stores);
+  /// The watermark after a batch, from what the withWatermark points saw in it.
+  int64_t AdvanceWatermark();
+  /// Whether a batch without new data would let an operator emit or evict (the watermark
+  /// moved past the one the last batch used).
+  bool NeedsNoDataBatch() const;
   Result<plan::LogicalPlanPtr> ReplaceSources(const plan::LogicalPlanPtr& node,
                                               std::vector<plan::ScanSource>& batch_sources);
   void ReportProgress(StreamingQueryProgress progress);
@@ -143,6 +176,23 @@ class StreamExecution {
   /// Latest snapshot per static Delta table root, for stream-static joins.
   std::map<std::string, std::shared_ptr<const delta::Snapshot>> static_tables_;
   std::chrono::steady_clock::time_point last_trigger_start_{};
+
+  /// The stateful operators and withWatermark points of the plan (plan_ is its plan).
+  StatefulPlan stateful_;
+  /// spark.sql.shuffle.partitions as the checkpoint fixed it (0 without stateful operators).
+  int32_t num_state_partitions_ = 0;
+  /// [operator id][partition id].
+  std::vector<std::vector<std::unique_ptr<state::StateStoreProvider>>> providers_;
+  /// spark.sql.streaming.multipleWatermarkPolicy is "max" (default "min").
+  bool max_watermark_policy_ = false;
+  /// spark.sql.streaming.noDataMicroBatches.enabled (default true).
+  bool no_data_batches_ = true;
+  /// The watermark the next batch uses (ms; Spark's 0 before any event time was seen).
+  int64_t watermark_ms_ = 0;
+  /// Per withWatermark point, max event time seen - delay (ms), once it saw a row.
+  std::vector<std::optional<int64_t>> point_watermarks_ms_;
+  /// The watermark the last batch used, for late rows in the next (none before batch 0).
+  std::optional<int64_t> last_batch_watermark_ms_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

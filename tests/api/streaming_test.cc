@@ -883,17 +883,28 @@ TEST_F(StreamingTest, UnsupportedUriSchemesAreErrorsAndFileUrisAreLocalPaths) {
   EXPECT_TRUE(std::filesystem::exists(dir_.Join("cp/offsets/0")));
 }
 
-TEST_F(StreamingTest, UpdateAndCompleteOutputModesAreClearErrors) {
-  for (const char* mode : {"update", "complete", "Complete"}) {
+TEST_F(StreamingTest, OutputModesTheQueryOrSinkCannotTakeAreRefusedAtStart) {
+  // Delta takes no changed rows (Delta's own error); complete needs an aggregation (Spark's).
+  auto update = Events()
+                    .WriteStream()
+                    .OutputMode("update")
+                    .Option("checkpointLocation", dir_.Join("cp"))
+                    .Start(dir_.Join("table"));
+  ASSERT_FALSE(update.ok());
+  EXPECT_TRUE(update.status().IsInvalidArgument()) << update.status().ToString();
+  EXPECT_THAT(update.status().Message(),
+              HasSubstr("Data source delta does not support Update output mode"));
+  for (const char* mode : {"complete", "Complete"}) {
     auto query = Events()
                      .WriteStream()
                      .OutputMode(mode)
                      .Option("checkpointLocation", dir_.Join("cp"))
                      .Start(dir_.Join("table"));
     ASSERT_FALSE(query.ok()) << mode;
-    EXPECT_TRUE(query.status().IsNotImplemented()) << query.status().ToString();
-    EXPECT_THAT(query.status().Message(), HasSubstr("output mode"));
-    EXPECT_THAT(query.status().Message(), HasSubstr("append"));
+    EXPECT_TRUE(query.status().IsInvalidArgument()) << query.status().ToString();
+    EXPECT_THAT(query.status().Message(),
+                HasSubstr("Complete output mode not supported when there are no streaming "
+                          "aggregations"));
   }
   auto unknown = Events()
                      .WriteStream()
@@ -912,14 +923,12 @@ TEST_F(StreamingTest, StatefulAndBatchOnlyOperationsOnAStreamAreRefused) {
         .Option("checkpointLocation", dir_.Join("cp"))
         .Start(dir_.Join("table"));
   };
+  // Append mode: an aggregation needs a watermark on an event-time key (Spark's rule).
   auto aggregated = start(Events().GroupBy({Col("status")}).Count());
   ASSERT_FALSE(aggregated.ok());
-  EXPECT_TRUE(aggregated.status().IsNotImplemented());
+  EXPECT_TRUE(aggregated.status().IsInvalidArgument());
   EXPECT_THAT(aggregated.status().Message(), HasSubstr("aggregations"));
-
-  auto distinct = start(Events().Distinct());
-  ASSERT_FALSE(distinct.ok());
-  EXPECT_THAT(distinct.status().Message(), HasSubstr("DISTINCT"));
+  EXPECT_THAT(aggregated.status().Message(), HasSubstr("without watermark"));
 
   auto sorted = start(Events().OrderBy({Col("id")}));
   ASSERT_FALSE(sorted.ok());

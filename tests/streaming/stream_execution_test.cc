@@ -11,6 +11,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "plan/plan_builder.h"
@@ -264,13 +265,20 @@ TEST_F(StreamExecutionTest, OldLogEntriesArePurgedBeyondMinBatchesToRetain) {
   EXPECT_EQ(shared_->values.size(), 5U);
 }
 
-TEST(CheckStreamingPlanTest, RefusesStatefulOperatorsAndBatchPlans) {
+TEST(CheckStreamingPlanTest, AggregationsByOutputModeAndBatchPlans) {
   auto schema = testing::MakeSchema({Field("id", DataType::Int64())});
   auto stream = std::make_shared<MemoryStream>(schema);
   auto scan = StreamScan(MemoryStream::Definition(stream));
   ASSERT_OK_AND_ASSIGN(auto aggregated, plan::Aggregate(scan, {expr::Col("id")},
                                                         {{expr::Col("id"), "id"}}, nullptr));
-  EXPECT_TRUE(CheckStreamingPlan(*aggregated).IsNotImplemented());
+  // Append mode needs a watermark on an event-time key; update and complete take any keys.
+  const Status append = CheckStreamingPlan(*aggregated);
+  EXPECT_TRUE(append.IsInvalidArgument());
+  EXPECT_THAT(append.Message(), ::testing::HasSubstr("Append output mode not supported when "
+                                                     "there are streaming aggregations"));
+  EXPECT_OK(CheckStreamingPlan(*aggregated, exec::OutputMode::kUpdate));
+  EXPECT_OK(CheckStreamingPlan(*aggregated, exec::OutputMode::kComplete));
+  EXPECT_TRUE(CheckStreamingPlan(*scan, exec::OutputMode::kComplete).IsInvalidArgument());
   ASSERT_OK_AND_ASSIGN(auto limited, plan::Limit(scan, 1, 0));
   EXPECT_TRUE(CheckStreamingPlan(*limited).IsInvalidArgument());
   plan::ScanSource values;
