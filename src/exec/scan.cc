@@ -1,6 +1,9 @@
 #include "exec/scan.h"
 
 #include <algorithm>
+#include <optional>
+#include <span>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -17,8 +20,8 @@ namespace tributary::exec {
 namespace {
 
 // Indices of `columns` in `schema` (Spark's case-insensitive resolution); all when empty.
-Result<std::vector<int>> ColumnIndices(const columnar::Schema& schema,
-                                       const std::vector<std::string>& columns) {
+Result<std::vector<int>> ResolveColumns(const columnar::Schema& schema,
+                                        const std::vector<std::string>& columns) {
   std::vector<int> indices;
   if (columns.empty()) {
     for (int i = 0; i < schema.NumFields(); ++i) {
@@ -49,15 +52,21 @@ SchemaPtr SelectFields(const columnar::Schema& schema, const std::vector<int>& i
   return std::make_shared<columnar::Schema>(std::move(fields));
 }
 
+// Whether `context` lets a scan open files.
+Status CheckFileSystem(const ExecContext& context, std::string_view scan) {
+  if (context.fs == nullptr) {
+    return Status::InvalidArgument(fmt::format("{} scan without a file system", scan));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
-Result<OperatorPtr> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapshot> snapshot,
-                                            const std::vector<std::string>& columns,
-                                            expr::ExprPtr filter, const ExecContext& context) {
-  if (context.fs == nullptr) {
-    return Status::InvalidArgument("Delta scan without a file system");
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ColumnIndices(*snapshot->Schema(), columns));
+Result<std::shared_ptr<const DeltaScanNode>> DeltaScanNode::Make(
+    std::shared_ptr<const delta::Snapshot> snapshot, const std::vector<std::string>& columns,
+    expr::ExprPtr filter, const ExecContext& context) {
+  TRIBUTARY_RETURN_NOT_OK(CheckFileSystem(context, "Delta"));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ResolveColumns(*snapshot->Schema(), columns));
   std::vector<const delta::AddFile*> files;
   if (filter != nullptr) {
     TRIBUTARY_ASSIGN_OR_RAISE(files, delta::PruneFiles(*snapshot, *filter, context.eval));
@@ -67,52 +76,62 @@ Result<OperatorPtr> DeltaScanOperator::Make(std::shared_ptr<const delta::Snapsho
     }
   }
   SchemaPtr schema = SelectFields(*snapshot->Schema(), indices);
-  return OperatorPtr(new DeltaScanOperator(std::move(snapshot), std::move(indices),
-                                           std::move(schema), std::move(files), std::move(filter),
-                                           context));
+  return std::shared_ptr<const DeltaScanNode>(
+      new DeltaScanNode(std::move(snapshot), std::move(indices), std::move(schema),
+                        std::move(files), std::move(filter)));
 }
 
-DeltaScanOperator::DeltaScanOperator(std::shared_ptr<const delta::Snapshot> snapshot,
-                                     std::vector<int> indices, SchemaPtr schema,
-                                     std::vector<const delta::AddFile*> files, expr::ExprPtr filter,
-                                     const ExecContext& context)
-    : snapshot_(std::move(snapshot)),
-      indices_(std::move(indices)),
+DeltaScanNode::DeltaScanNode(std::shared_ptr<const delta::Snapshot> snapshot,
+                             std::vector<int> column_indices, SchemaPtr schema,
+                             std::vector<const delta::AddFile*> files, expr::ExprPtr filter)
+    : PhysicalNode(PhysicalNodeKind::kDeltaScan, {}),
+      snapshot_(std::move(snapshot)),
+      column_indices_(std::move(column_indices)),
       schema_(std::move(schema)),
       files_(std::move(files)),
-      filter_(std::move(filter)),
-      context_(context) {}
+      filter_(std::move(filter)) {}
 
-Result<RecordBatchPtr> DeltaScanOperator::Next() {
-  while (true) {
-    if (file_reader_ == nullptr) {
-      if (next_file_ >= files_.size()) {
-        return RecordBatchPtr{};
-      }
-      delta::TableReadOptions options;
-      options.session_time_zone = context_.eval.session_time_zone;
-      options.pool = context_.eval.pool;
-      // Only the scan's columns are decoded from each file.
-      options.columns = indices_;
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          file_reader_,
-          delta::DataFileReader::Open(*context_.fs, *snapshot_, *files_[next_file_++], options));
-    }
-    TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, file_reader_->Next());
-    if (batch != nullptr) {
-      return batch;
-    }
-    file_reader_.reset();
-  }
-}
-
-std::string DeltaScanOperator::ToString() const {
+std::string DeltaScanNode::ToString() const {
   std::string out = fmt::format("DeltaScan({} v{}, files={}/{}", snapshot_->TableRoot(),
                                 snapshot_->Version(), files_.size(), snapshot_->Files().size());
   if (filter_ != nullptr) {
     out += ", pushed=" + filter_->ToString();
   }
   return out + ")";
+}
+
+Result<OperatorPtr> DeltaScanOperator::Make(std::shared_ptr<const DeltaScanNode> node,
+                                            const ExecContext& context) {
+  TRIBUTARY_RETURN_NOT_OK(CheckFileSystem(context, "Delta"));
+  return OperatorPtr(new DeltaScanOperator(std::move(node), context));
+}
+
+DeltaScanOperator::DeltaScanOperator(std::shared_ptr<const DeltaScanNode> node,
+                                     const ExecContext& context)
+    : node_(std::move(node)), context_(context) {}
+
+Result<RecordBatchPtr> DeltaScanOperator::Next() {
+  const std::vector<const delta::AddFile*>& files = node_->Files();
+  while (true) {
+    if (state_.file_reader == nullptr) {
+      if (state_.next_file >= files.size()) {
+        return RecordBatchPtr{};
+      }
+      delta::TableReadOptions options;
+      options.session_time_zone = context_.eval.session_time_zone;
+      options.pool = context_.eval.pool;
+      // Only the scan's columns are decoded from each file.
+      options.columns = node_->ColumnIndices();
+      TRIBUTARY_ASSIGN_OR_RAISE(state_.file_reader,
+                                delta::DataFileReader::Open(*context_.fs, *node_->Snapshot(),
+                                                            *files[state_.next_file++], options));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, state_.file_reader->Next());
+    if (batch != nullptr) {
+      return batch;
+    }
+    state_.file_reader.reset();
+  }
 }
 
 namespace {
@@ -182,23 +201,21 @@ Result<SchemaPtr> FileScanOperator::ScanSchema(const FileScanSpec& spec, storage
   return std::make_shared<const columnar::Schema>(std::move(fields));
 }
 
-Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec,
-                                           const std::vector<std::string>& columns,
-                                           const ExecContext& context) {
-  if (context.fs == nullptr) {
-    return Status::InvalidArgument("file scan without a file system");
-  }
+Result<std::shared_ptr<const FileScanNode>> FileScanNode::Make(
+    FileScanSpec spec, const std::vector<std::string>& columns, const ExecContext& context) {
+  TRIBUTARY_RETURN_NOT_OK(CheckFileSystem(context, "file"));
   TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr reader_schema, ReaderSchema(spec, *context.fs));
   if (spec.format == formats::FileFormat::kParquet) {
     spec.schema = reader_schema;
   }
   int num_hidden = 0;
-  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full, ScanSchema(spec, *context.fs, &num_hidden));
+  TRIBUTARY_ASSIGN_OR_RAISE(SchemaPtr full,
+                            FileScanOperator::ScanSchema(spec, *context.fs, &num_hidden));
   if (spec.on_unknown_fields) {
     spec.options.json.report_unknown_fields = true;
     spec.options.csv.report_unknown_fields = true;
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ColumnIndices(*full, columns));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<int> indices, ResolveColumns(*full, columns));
   if (columns.empty() && num_hidden > 0) {
     // All columns are the visible ones.
     indices.resize(indices.size() - static_cast<size_t>(num_hidden));
@@ -224,29 +241,56 @@ Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec,
     read_names.push_back(reader_schema->FieldAt(0).Name());
   }
   SchemaPtr schema = SelectFields(*full, indices);
-  return OperatorPtr(new FileScanOperator(std::move(spec), std::move(read_names),
-                                          std::move(outputs), std::move(schema), context));
+  return std::shared_ptr<const FileScanNode>(new FileScanNode(
+      std::move(spec), std::move(read_names), std::move(outputs), std::move(schema)));
 }
 
-FileScanOperator::FileScanOperator(FileScanSpec spec, std::vector<std::string> columns,
-                                   std::vector<OutputColumn> outputs, SchemaPtr schema,
-                                   const ExecContext& context)
-    : spec_(std::move(spec)),
-      columns_(std::move(columns)),
+FileScanNode::FileScanNode(FileScanSpec spec, std::vector<std::string> read_columns,
+                           std::vector<OutputColumn> outputs, SchemaPtr schema)
+    : PhysicalNode(PhysicalNodeKind::kFileScan, {}),
+      spec_(std::move(spec)),
+      read_columns_(std::move(read_columns)),
       outputs_(std::move(outputs)),
       schema_(std::move(schema)),
-      context_(context) {}
+      has_file_constants_(std::any_of(
+          outputs_.begin(), outputs_.end(),
+          [](const OutputColumn& output) { return output.kind != OutputColumn::Kind::kRead; })) {}
+
+std::string FileScanNode::ToString() const {
+  return fmt::format("FileScan({}, files={})", formats::FileFormatName(spec_.format),
+                     spec_.paths.size());
+}
+
+Result<OperatorPtr> FileScanOperator::Make(std::shared_ptr<const FileScanNode> node,
+                                           const ExecContext& context) {
+  TRIBUTARY_RETURN_NOT_OK(CheckFileSystem(context, "file"));
+  return OperatorPtr(new FileScanOperator(std::move(node), context));
+}
+
+Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec,
+                                           const std::vector<std::string>& columns,
+                                           const ExecContext& context) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<const FileScanNode> node,
+                            FileScanNode::Make(std::move(spec), columns, context));
+  return Make(std::move(node), context);
+}
+
+FileScanOperator::FileScanOperator(std::shared_ptr<const FileScanNode> node,
+                                   const ExecContext& context)
+    : node_(std::move(node)), context_(context) {}
 
 Status FileScanOperator::MakeFileConstants(const std::string& path) {
-  file_constants_.assign(outputs_.size(), nullptr);
+  const FileScanSpec& spec = node_->Spec();
+  const std::vector<OutputColumn>& outputs = node_->Outputs();
+  state_.file_constants.assign(outputs.size(), nullptr);
   std::optional<std::vector<PartitionDirectory>> directories;
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    const OutputColumn& output = outputs_[i];
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputColumn& output = outputs[i];
     if (output.kind == OutputColumn::Kind::kPartition) {
       if (!directories.has_value()) {
-        directories = PartitionDirectories(spec_.partition_root, path);
+        directories = PartitionDirectories(spec.partition_root, path);
       }
-      const columnar::Field& field = spec_.partition_schema->FieldAt(output.index);
+      const columnar::Field& field = spec.partition_schema->FieldAt(output.index);
       std::optional<std::string> value;
       for (const PartitionDirectory& directory : *directories) {
         if (EqualsIgnoreAsciiCase(directory.key, field.Name())) {
@@ -254,7 +298,7 @@ Status FileScanOperator::MakeFileConstants(const std::string& path) {
           break;
         }
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(file_constants_[i],
+      TRIBUTARY_ASSIGN_OR_RAISE(state_.file_constants[i],
                                 PartitionValueColumn(value, field.Type(), context_.eval));
     } else if (output.kind == OutputColumn::Kind::kMetadata) {
       auto info = context_.fs->GetFileInfo(path);
@@ -269,97 +313,100 @@ Status FileScanOperator::MakeFileConstants(const std::string& path) {
       builder.Child(4).AppendInt(info->size);
       builder.Child(5).AppendInt(info->modification_time_ms * 1000);
       builder.AppendStruct();
-      TRIBUTARY_ASSIGN_OR_RAISE(file_constants_[i], builder.Finish());
+      TRIBUTARY_ASSIGN_OR_RAISE(state_.file_constants[i], builder.Finish());
     }
   }
   return Status::OK();
 }
 
 Result<RecordBatchPtr> FileScanOperator::Assemble(const RecordBatchPtr& read) {
-  if (read->NumColumns() != static_cast<int>(columns_.size())) {
+  const SchemaPtr& schema = node_->Schema();
+  const std::vector<OutputColumn>& outputs = node_->Outputs();
+  if (read->NumColumns() != static_cast<int>(node_->ReadColumns().size())) {
     return Status::InvalidArgument(fmt::format("file {} has {} columns where the scan expects {}",
-                                               spec_.paths[next_file_ - 1], read->NumColumns(),
-                                               columns_.size()));
+                                               node_->Spec().paths[state_.next_file - 1],
+                                               read->NumColumns(), node_->ReadColumns().size()));
   }
   const int64_t rows = read->NumRows();
-  if (file_constants_.empty()) {
+  if (state_.file_constants.empty()) {
     // Only read columns, in the scan's order.
-    return read->Schema()->Equals(*schema_)
+    return read->Schema()->Equals(*schema)
                ? read
-               : columnar::RecordBatch::Make(schema_, rows, read->Columns());
+               : columnar::RecordBatch::Make(schema, rows, read->Columns());
   }
   std::vector<columnar::ColumnPtr> columns;
-  columns.reserve(outputs_.size());
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (outputs_[i].kind == OutputColumn::Kind::kRead) {
-      columns.push_back(read->ColumnAt(outputs_[i].index));
+  columns.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].kind == OutputColumn::Kind::kRead) {
+      columns.push_back(read->ColumnAt(outputs[i].index));
       continue;
     }
-    if (zeros_.size() < static_cast<size_t>(rows)) {
-      zeros_.resize(static_cast<size_t>(rows), 0);
+    if (state_.zeros.size() < static_cast<size_t>(rows)) {
+      state_.zeros.resize(static_cast<size_t>(rows), 0);
     }
     TRIBUTARY_ASSIGN_OR_RAISE(
         columnar::ColumnPtr repeated,
-        columnar::Take(*file_constants_[i],
-                       std::span<const int64_t>(zeros_.data(), static_cast<size_t>(rows)),
+        columnar::Take(*state_.file_constants[i],
+                       std::span<const int64_t>(state_.zeros.data(), static_cast<size_t>(rows)),
                        context_.eval.pool));
     columns.push_back(std::move(repeated));
   }
-  return columnar::RecordBatch::Make(schema_, rows, std::move(columns));
+  return columnar::RecordBatch::Make(schema, rows, std::move(columns));
 }
 
 Status FileScanOperator::OpenNextFile() {
-  const std::string& path = spec_.paths[next_file_++];
-  if (std::any_of(outputs_.begin(), outputs_.end(), [](const OutputColumn& output) {
-        return output.kind != OutputColumn::Kind::kRead;
-      })) {
+  const FileScanSpec& spec = node_->Spec();
+  const std::string& path = spec.paths[state_.next_file++];
+  if (node_->HasFileConstants()) {
     TRIBUTARY_RETURN_NOT_OK(MakeFileConstants(path));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(reader_,
-                            formats::OpenFileReader(spec_.format, *context_.fs, path, spec_.schema,
-                                                    spec_.options, columns_, context_.eval.pool));
-  if (spec_.on_unknown_fields) {
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      state_.reader,
+      formats::OpenFileReader(spec.format, *context_.fs, path, spec.schema, spec.options,
+                              node_->ReadColumns(), context_.eval.pool));
+  if (spec.on_unknown_fields) {
     // Parquet knows its file's unknown fields from the footer, before any row is read.
-    NoteUnknownFields(reader_->UnknownFields());
+    NoteUnknownFields(state_.reader->UnknownFields());
   }
   return Status::OK();
 }
 
 Result<RecordBatchPtr> FileScanOperator::Next() {
+  const FileScanSpec& spec = node_->Spec();
   while (true) {
     RecordBatchPtr batch;
     Status failed;
-    if (reader_ != nullptr) {
-      auto read = reader_->Next();
+    if (state_.reader != nullptr) {
+      auto read = state_.reader->Next();
       if (!read.ok()) {
         failed = read.status();
       } else if (*read != nullptr) {
         batch = std::move(*read);
       } else {
-        if (spec_.on_unknown_fields) {
-          NoteUnknownFields(reader_->UnknownFields());
+        if (spec.on_unknown_fields) {
+          NoteUnknownFields(state_.reader->UnknownFields());
         }
-        reader_.reset();
+        state_.reader.reset();
       }
-    } else if (next_file_ < spec_.paths.size()) {
+    } else if (state_.next_file < spec.paths.size()) {
       failed = OpenNextFile();
       if (failed.ok()) {
         continue;
       }
     } else {
-      if (!unknown_fields_.empty() && !unknown_fields_reported_) {
-        unknown_fields_reported_ = true;
-        TRIBUTARY_RETURN_NOT_OK(spec_.on_unknown_fields(unknown_fields_, spec_.paths));
+      if (!state_.unknown_fields.empty() && !state_.unknown_fields_reported) {
+        state_.unknown_fields_reported = true;
+        TRIBUTARY_RETURN_NOT_OK(spec.on_unknown_fields(state_.unknown_fields, spec.paths));
       }
       return RecordBatchPtr{};
     }
     if (!failed.ok()) {
-      const bool skippable = spec_.on_corrupt_file && !failed.IsNotFound() && !failed.IsRetryable();
+      const bool skippable = spec.on_corrupt_file && !failed.IsNotFound() && !failed.IsRetryable();
       if (!skippable) {
         return failed;
       }
-      spec_.on_corrupt_file(spec_.paths[next_file_ - 1], failed);
-      reader_.reset();
+      spec.on_corrupt_file(spec.paths[state_.next_file - 1], failed);
+      state_.reader.reset();
       continue;
     }
     if (batch != nullptr && batch->NumRows() > 0) {
@@ -371,16 +418,12 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
 }
 
 void FileScanOperator::NoteUnknownFields(const std::vector<std::string>& names) {
+  std::vector<std::string>& known = state_.unknown_fields;
   for (const std::string& name : names) {
-    if (std::find(unknown_fields_.begin(), unknown_fields_.end(), name) == unknown_fields_.end()) {
-      unknown_fields_.push_back(name);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      known.push_back(name);
     }
   }
-}
-
-std::string FileScanOperator::ToString() const {
-  return fmt::format("FileScan({}, files={})", formats::FileFormatName(spec_.format),
-                     spec_.paths.size());
 }
 
 }  // namespace tributary::exec

@@ -27,15 +27,21 @@ std::vector<std::string> ColumnNames(const ScanNode& scan) {
   return names;
 }
 
-Result<exec::PhysicalNodePtr> PlanSourceScan(const ScanNode& scan) {
+Result<exec::PhysicalNodePtr> PlanSourceScan(const ScanNode& scan,
+                                             const exec::ExecContext& context) {
   const ScanSource& source = scan.Source();
   switch (source.kind) {
-    case ScanSource::Kind::kDelta:
-      return exec::PhysicalNodePtr(std::make_shared<exec::DeltaScanNode>(
-          source.snapshot, ColumnNames(scan), scan.PushedFilter()));
-    case ScanSource::Kind::kFiles:
-      return exec::PhysicalNodePtr(
-          std::make_shared<exec::FileScanNode>(source.files, ColumnNames(scan)));
+    case ScanSource::Kind::kDelta: {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<const exec::DeltaScanNode> node,
+                                exec::DeltaScanNode::Make(source.snapshot, ColumnNames(scan),
+                                                          scan.PushedFilter(), context));
+      return exec::PhysicalNodePtr(std::move(node));
+    }
+    case ScanSource::Kind::kFiles: {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<const exec::FileScanNode> node,
+                                exec::FileScanNode::Make(source.files, ColumnNames(scan), context));
+      return exec::PhysicalNodePtr(std::move(node));
+    }
     case ScanSource::Kind::kValues: {
       std::vector<columnar::RecordBatchPtr> batches;
       for (const columnar::RecordBatchPtr& batch : source.batches) {
@@ -59,8 +65,8 @@ Result<exec::PhysicalNodePtr> PlanSourceScan(const ScanNode& scan) {
   return Status::Internal("unknown scan source");
 }
 
-Result<exec::PhysicalNodePtr> PlanScan(const ScanNode& scan) {
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr node, PlanSourceScan(scan));
+Result<exec::PhysicalNodePtr> PlanScan(const ScanNode& scan, const exec::ExecContext& context) {
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr node, PlanSourceScan(scan, context));
   if (scan.Source().rows_read == nullptr) {
     return node;
   }
@@ -110,9 +116,9 @@ exec::PhysicalNodePtr PlanBatchDeduplicate(const DeduplicateNode& dedup,
                                              dedup.Schema());
 }
 
-Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join) {
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr left, BuildPhysicalPlan(join.Input(0)));
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr right, BuildPhysicalPlan(join.Input(1)));
+Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join, const exec::ExecContext& context) {
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr left, BuildPhysicalPlan(join.Input(0), context));
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr right, BuildPhysicalPlan(join.Input(1), context));
   const int64_t left_rows = EstimateRows(join.Input(0));
   const int64_t right_rows = EstimateRows(join.Input(1));
   // The operator builds its hash table on the right input; for inner joins, put the smaller
@@ -211,15 +217,17 @@ int64_t EstimateRows(const LogicalPlan& plan) {
   return -1;
 }
 
-Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
+Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
+                                                const exec::ExecContext& context) {
   // The node over the plan's single input.
   auto over_input = [&](auto make) -> Result<exec::PhysicalNodePtr> {
-    TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr input, BuildPhysicalPlan(plan.Input()));
+    TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr input,
+                              BuildPhysicalPlan(plan.Input(), context));
     return exec::PhysicalNodePtr(make(std::move(input)));
   };
   switch (plan.Kind()) {
     case PlanKind::kScan:
-      return PlanScan(plan.As<ScanNode>());
+      return PlanScan(plan.As<ScanNode>(), context);
     case PlanKind::kFilter:
       return over_input([&](exec::PhysicalNodePtr input) {
         return std::make_shared<exec::FilterNode>(std::move(input),
@@ -237,7 +245,7 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
                                                          aggregate.Aggregates(), plan.Schema());
       });
     case PlanKind::kJoin:
-      return PlanJoin(plan.As<JoinNode>());
+      return PlanJoin(plan.As<JoinNode>(), context);
     case PlanKind::kSort:
       return over_input([&](exec::PhysicalNodePtr input) {
         const auto& sort = plan.As<SortNode>();
@@ -258,7 +266,7 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
       // started stream gathers the event times for its watermark.
       const auto& watermark = plan.As<WatermarkNode>();
       if (watermark.Stats() == nullptr) {
-        return BuildPhysicalPlan(plan.Input());
+        return BuildPhysicalPlan(plan.Input(), context);
       }
       return over_input([&](exec::PhysicalNodePtr input) {
         return std::make_shared<exec::EventTimeWatermarkNode>(
@@ -287,7 +295,7 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
     case PlanKind::kUnion: {
       std::vector<exec::PhysicalNodePtr> inputs;
       for (const LogicalPlanPtr& input : plan.Inputs()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr node, BuildPhysicalPlan(*input));
+        TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr node, BuildPhysicalPlan(*input, context));
         inputs.push_back(std::move(node));
       }
       return exec::PhysicalNodePtr(std::make_shared<exec::UnionAllNode>(std::move(inputs)));
@@ -298,7 +306,7 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan) {
 
 Result<exec::OperatorPtr> CreatePhysicalPlan(const LogicalPlan& plan,
                                              const exec::ExecContext& context) {
-  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr physical, BuildPhysicalPlan(plan));
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr physical, BuildPhysicalPlan(plan, context));
   return exec::InstantiateOperators(physical, context);
 }
 

@@ -59,9 +59,11 @@ class QueryMemory {
 };
 
 /// The physical plan computing `plan` (immutable; instantiate it with
-/// exec::InstantiateOperators, once or once per micro-batch). InvalidArgument for a streaming
-/// source, which only a started stream reads.
-Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan);
+/// exec::InstantiateOperators, once or once per micro-batch). The scans are resolved here
+/// through `context`: file schemas read through its file system, Delta files pruned with its
+/// eval context. InvalidArgument for a streaming source, which only a started stream reads.
+Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
+                                                const exec::ExecContext& context);
 
 /// Operators computing `plan`: BuildPhysicalPlan, then exec::InstantiateOperators. `context`
 /// must outlive them.
