@@ -76,6 +76,20 @@ struct TableFunctionArgument {
 
 enum class RelationKind : uint8_t { kTable, kTableFunction, kSubquery, kJoin };
 
+/// `WATERMARK event_time [AS name] DELAY OF INTERVAL ...` after a FROM item (Databricks' clause,
+/// Spark's withWatermark): which timestamp is the event time and how late rows may be.
+struct WatermarkClause {
+  SourcePosition position;
+  /// A column of the relation, or an expression the clause adds as column `name`.
+  expr::ExprPtr event_time;
+  /// `AS name`; empty when `event_time` is a column reference.
+  std::string name;
+  /// The delay: a day-time interval literal.
+  expr::ExprPtr delay;
+  /// The delay as written ("INTERVAL 10 MINUTES"), for messages.
+  std::string delay_text;
+};
+
 /// A FROM item. Immutable once parsed.
 struct Relation {
   RelationKind kind = RelationKind::kTable;
@@ -100,6 +114,8 @@ struct Relation {
   /// kTable: `VERSION AS OF n` / `TIMESTAMP AS OF <expr>` (at most one is set).
   std::optional<int64_t> version_as_of;
   expr::ExprPtr timestamp_as_of;
+  /// kTable, kTableFunction and kSubquery: the WATERMARK clause, before the alias.
+  std::optional<WatermarkClause> watermark;
   /// `[AS] alias`; empty when none.
   std::string alias;
 };

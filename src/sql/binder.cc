@@ -158,6 +158,14 @@ class Binder {
   }
 
   Result<LogicalPlanPtr> Relation(const sql::Relation& relation) {
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, RelationWithoutWatermark(relation));
+    if (!relation.watermark.has_value()) {
+      return plan;
+    }
+    return Watermark(std::move(plan), relation);
+  }
+
+  Result<LogicalPlanPtr> RelationWithoutWatermark(const sql::Relation& relation) {
     switch (relation.kind) {
       case RelationKind::kTable:
         return Table(relation);
@@ -171,6 +179,36 @@ class Binder {
         return Join(relation);
     }
     return Status::Internal("unknown relation kind");
+  }
+
+  // WATERMARK event_time [AS name] DELAY OF interval: Spark's withWatermark on that column of
+  // the relation. An expression (or a column renamed by AS) is first added as column `name`,
+  // as Databricks' clause adds it, under the relation's qualifier.
+  Result<LogicalPlanPtr> Watermark(LogicalPlanPtr plan, const sql::Relation& relation) {
+    const WatermarkClause& clause = *relation.watermark;
+    const expr::Expression& event_time = *clause.event_time;
+    // The column as plan::Watermark reads a name: a path, quoted where needed.
+    std::string column = event_time.ToString();
+    if (!clause.name.empty() || event_time.GetOp() != Op::kColumn) {
+      const std::string name = clause.name.empty() ? plan::DerivedName(event_time) : clause.name;
+      column = QuoteIdentifier(name);
+      auto added = plan::WithColumn(plan, name, clause.event_time);
+      if (!added.ok()) {
+        return At(added.status(), event_time);
+      }
+      plan = *added;
+      const std::string qualifier =
+          !relation.alias.empty() ? relation.alias
+          : relation.kind == RelationKind::kTable && !relation.table.IsPath()
+              ? relation.table.parts.back()
+              : "";
+      if (!qualifier.empty()) {
+        plan = plan->WithAlias(qualifier);
+      }
+    }
+    auto watermarked = plan::Watermark(std::move(plan), column, clause.delay->Literal().IntValue(),
+                                       clause.delay_text);
+    return watermarked.ok() ? watermarked : At(watermarked.status(), event_time);
   }
 
   Result<LogicalPlanPtr> Table(const sql::Relation& relation) {

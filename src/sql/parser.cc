@@ -442,6 +442,13 @@ Result<StatementBody> Parser::ParseDropTable() {
   return drop;
 }
 
+// The source text from `first` through the last token read.
+std::string_view Parser::TextFrom(const Token& first) const {
+  const Token& last = tokens_[pos_ - 1];
+  return std::string_view(*source_).substr(
+      first.position.offset, last.position.offset + last.length - first.position.offset);
+}
+
 bool Parser::Failed(const std::vector<bool>& failed, size_t at) {
   return at < failed.size() && failed[at];
 }

@@ -32,9 +32,10 @@
 //   join       = [INNER | CROSS | LEFT [OUTER | SEMI | ANTI] | RIGHT [OUTER] | FULL [OUTER]
 //                | SEMI | ANTI] JOIN primary [ON expr | USING "(" name {"," name} ")"]
 //   primary    = [STREAM] (table | "(" table ")" | name "(" [arg {"," arg}] ")")
-//                  [VERSION AS OF integer | TIMESTAMP AS OF expr] [[AS] alias]
-//              | "(" query ")" [[AS] alias] | "(" relation ")"
+//                  [VERSION AS OF integer | TIMESTAMP AS OF expr] [watermark] [[AS] alias]
+//              | "(" query ")" [watermark] [[AS] alias] | "(" relation ")"
 //   arg        = name "=>" expr | expr
+//   watermark  = WATERMARK expr [AS name] DELAY OF INTERVAL ...   ; Databricks' clause
 //
 // Expressions, loosest first (Spark's precedence):
 //   OR;  AND;  NOT, !, EXISTS;  predicates ([NOT] BETWEEN, [NOT] IN, [NOT] LIKE | RLIKE |

@@ -45,10 +45,7 @@ Result<columnar::DataTypePtr> Parser::ParseType() {
       Next();
     } while (depth > 0);
   }
-  const Token& last = tokens_[pos_ - 1];
-  const std::string_view text = std::string_view(*source_).substr(
-      first.position.offset, last.position.offset + last.length - first.position.offset);
-  auto type = columnar::ParseSqlType(text);
+  auto type = columnar::ParseSqlType(TextFrom(first));
   if (type.ok()) {
     return type;
   }
@@ -513,11 +510,13 @@ Result<ExprPtr> Parser::ParsePrimaryUntracked() {
         Track(expr::Lit(Scalar::String(AsciiUpper(field_name))), field.position);
     return expr::Function("date_part", {std::move(field_literal), std::move(source)});
   }
-  if (after.IsOperator("(") &&
-      (!IsReservedWord(token.text) || token.IsKeyword("LEFT") || token.IsKeyword("RIGHT"))) {
+  if (after.IsOperator("(") && (!IsReservedWord(token.text) || token.IsKeyword("LEFT") ||
+                                token.IsKeyword("RIGHT") || token.IsKeyword("WINDOW"))) {
     return FunctionCall();
   }
-  if (IsReservedWord(token.text)) {
+  // WINDOW is reserved for the WINDOW clause, but in an expression it is a name, as in Spark
+  // (the column `window` that GROUP BY window(ts, '1 minute') makes, window.start).
+  if (IsReservedWord(token.text) && !token.IsKeyword("WINDOW")) {
     return Unexpected("an expression");
   }
   Next();

@@ -73,6 +73,7 @@ class Parser {
   ExprPtr Track(ExprPtr node, const SourcePosition& position);
   Result<std::string> StringLiteral(std::string_view what);
   Result<int64_t> NonNegativeInteger(std::string_view what);
+  std::string_view TextFrom(const Token& first) const;
   static bool Failed(const std::vector<bool>& failed, size_t at);
   static void MarkFailed(std::vector<bool>* failed, size_t at);
 
@@ -102,6 +103,8 @@ class Parser {
   std::pair<JoinKind, size_t> PeekJoin() const;
   Result<RelationPtr> ParseRelation();
   Result<RelationPtr> ParsePrimaryRelation();
+  bool AtWatermarkClause() const;
+  Status ParseWatermarkClause(Relation* relation);
 
   // ---- nesting and height limits (parser_queries.cc) ----
 

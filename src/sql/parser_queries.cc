@@ -332,6 +332,7 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
       relation->kind = RelationKind::kTable;
       TRIBUTARY_ASSIGN_OR_RAISE(relation->table, ParseTableName(false));
       TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
       TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
       return RelationPtr(relation);
     }
@@ -343,6 +344,7 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
       if (query.ok() && AcceptOperator(")")) {
         relation->kind = RelationKind::kSubquery;
         relation->subquery = *std::move(query);
+        TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
         TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
         return RelationPtr(relation);
       }
@@ -391,8 +393,46 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
       TRIBUTARY_ASSIGN_OR_RAISE(relation->timestamp_as_of, ParseExpr());
     }
   }
+  TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
   TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
   return RelationPtr(relation);
+}
+
+// WATERMARK is not reserved (FROM t watermark keeps being t's alias): it starts the clause only
+// when an event time follows it, a name or a function call.
+bool Parser::AtWatermarkClause() const {
+  if (!Peek().IsKeyword("WATERMARK")) {
+    return false;
+  }
+  const Token& next = Peek(1);
+  return next.kind == TokenKind::kQuotedWord ||
+         (next.kind == TokenKind::kWord && (!IsReservedWord(next.text) || Peek(2).IsOperator("(")));
+}
+
+// WATERMARK event_time [AS name] DELAY OF INTERVAL ..., Databricks' clause between a FROM item
+// and its alias; nothing when the cursor is not at one.
+Status Parser::ParseWatermarkClause(Relation* relation) {
+  if (!AtWatermarkClause()) {
+    return Status::OK();
+  }
+  WatermarkClause clause;
+  clause.position = Next().position;
+  TRIBUTARY_ASSIGN_OR_RAISE(clause.event_time, ParseExpr());
+  if (AcceptKeyword("AS")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(clause.name, Identifier("a name for the event time", true));
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("DELAY"));
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("OF"));
+  const Token& interval = Peek();
+  if (!interval.IsKeyword("INTERVAL")) {
+    return Unexpected("an interval for the watermark delay (INTERVAL 10 MINUTES)", {"INTERVAL"});
+  }
+  Next();
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr delay, IntervalLiteral(interval));
+  clause.delay = Track(std::move(delay), interval.position);
+  clause.delay_text = std::string(TextFrom(interval));
+  relation->watermark = std::move(clause);
+  return Status::OK();
 }
 
 // ---- nesting and height limits ----
@@ -533,7 +573,8 @@ int Parser::RelationHeight(const RelationPtr& relation) {
   for (const TableFunctionArgument& argument : r.arguments) {
     expressions = std::max(expressions, Height(argument.value));
   }
-  for (const ExprPtr& e : {r.condition, r.timestamp_as_of}) {
+  const ExprPtr event_time = r.watermark.has_value() ? r.watermark->event_time : nullptr;
+  for (const ExprPtr& e : {r.condition, r.timestamp_as_of, event_time}) {
     if (e != nullptr) {
       expressions = std::max(expressions, Height(e));
     }

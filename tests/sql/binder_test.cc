@@ -365,6 +365,105 @@ TEST_F(BinderTest, StreamingTableErrorsNameTheCause) {
             std::string::npos);
 }
 
+// The first WatermarkNode of `node`'s tree, or null.
+const plan::WatermarkNode* FindWatermark(const plan::LogicalPlan& node) {
+  if (node.Kind() == plan::PlanKind::kWatermark) {
+    return &node.As<plan::WatermarkNode>();
+  }
+  for (const plan::LogicalPlanPtr& input : node.Inputs()) {
+    if (const plan::WatermarkNode* found = FindWatermark(*input)) {
+      return found;
+    }
+  }
+  return nullptr;
+}
+
+TEST_F(BinderTest, WatermarkClauseMarksTheEventTimeAndDelay) {
+  ASSERT_OK(Run("CREATE TABLE clicks (id BIGINT, ts TIMESTAMP, raw STRING) USING DELTA"));
+  ASSERT_OK(
+      Run("INSERT INTO clicks VALUES (1, TIMESTAMP '2024-05-01 10:00:00', "
+          "'2024-05-01 10:00:05'), (2, TIMESTAMP '2024-05-01 11:00:00', 'x')"));
+  const auto bind = [&](const std::string& text) -> Result<plan::LogicalPlanPtr> {
+    TRIBUTARY_ASSIGN_OR_RAISE(Statement statement, ParseStatement(text));
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundStatement bound, Bind(statement, catalog_));
+    return bound.plan;
+  };
+
+  // A column of the table, the alias after the clause qualifying it.
+  const std::string by_column =
+      "SELECT c.id FROM clicks WATERMARK ts DELAY OF INTERVAL 10 MINUTES AS c ORDER BY c.id";
+  ASSERT_OK_AND_ASSIGN(plan::LogicalPlanPtr plan, bind(by_column));
+  const plan::WatermarkNode* watermark = FindWatermark(*plan);
+  ASSERT_NE(watermark, nullptr);
+  EXPECT_EQ(watermark->EventTimeColumn(), "ts");
+  EXPECT_EQ(watermark->DelayMicros(), int64_t{10} * 60 * 1000 * 1000);
+  // A batch query plans straight through it, as Spark ignores withWatermark in batch.
+  ASSERT_OK_AND_ASSIGN(Rows rows, Run(by_column));
+  EXPECT_EQ(rows, (Rows{R"j({"id":1})j", R"j({"id":2})j"}));
+
+  // An expression becomes the named column, which the query can read.
+  const std::string by_expression =
+      "SELECT id, event FROM clicks WATERMARK to_timestamp(raw) AS event DELAY OF INTERVAL '1' "
+      "HOUR WHERE clicks.event IS NOT NULL";
+  ASSERT_OK_AND_ASSIGN(plan, bind(by_expression));
+  watermark = FindWatermark(*plan);
+  ASSERT_NE(watermark, nullptr);
+  EXPECT_EQ(watermark->EventTimeColumn(), "event");
+  EXPECT_EQ(watermark->DelayMicros(), int64_t{3600} * 1000 * 1000);
+  EXPECT_EQ(watermark->Input().Schema()->FieldAt(watermark->EventTimeIndex()).Type()->Id(),
+            columnar::TypeId::kTimestamp);
+
+  // After a subquery, with a delay of several units.
+  ASSERT_OK_AND_ASSIGN(plan, bind("SELECT * FROM (SELECT ts FROM clicks) WATERMARK ts DELAY OF "
+                                  "INTERVAL 1 MINUTE 30 SECONDS q"));
+  watermark = FindWatermark(*plan);
+  ASSERT_NE(watermark, nullptr);
+  EXPECT_EQ(watermark->DelayMicros(), int64_t{90} * 1000 * 1000);
+
+  // In a streaming table, over STREAM(name) and STREAM read_files(...).
+  const std::string landing = dir_ + "/landing";
+  std::filesystem::create_directories(landing);
+  ASSERT_OK_AND_ASSIGN(plan, bind("CREATE STREAMING TABLE late AS SELECT s.id FROM STREAM(clicks) "
+                                  "WATERMARK ts DELAY OF INTERVAL 10 MINUTES AS s"));
+  EXPECT_TRUE(plan->IsStreaming());
+  watermark = FindWatermark(*plan);
+  ASSERT_NE(watermark, nullptr);
+  EXPECT_EQ(watermark->EventTimeColumn(), "ts");
+  EXPECT_EQ(watermark->DelayMicros(), int64_t{10} * 60 * 1000 * 1000);
+  ASSERT_OK_AND_ASSIGN(plan, bind("CREATE STREAMING TABLE landed AS SELECT * FROM STREAM "
+                                  "read_files('" +
+                                  landing +
+                                  "', format => 'json', schema => 'id BIGINT, at TIMESTAMP') "
+                                  "WATERMARK at DELAY OF INTERVAL 5 SECONDS"));
+  watermark = FindWatermark(*plan);
+  ASSERT_NE(watermark, nullptr);
+  EXPECT_EQ(watermark->EventTimeColumn(), "at");
+  EXPECT_EQ(watermark->DelayMicros(), int64_t{5} * 1000 * 1000);
+
+  // Errors, placed at the event time: a column the relation lacks, one that is no timestamp, a
+  // negative delay.
+  const std::string missing =
+      ErrorOf("SELECT * FROM clicks WATERMARK nope DELAY OF INTERVAL 1 MINUTE");
+  EXPECT_NE(missing.find("nope"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("line 1, column 32"), std::string::npos) << missing;
+  const std::string not_timestamp =
+      ErrorOf("SELECT * FROM clicks WATERMARK raw DELAY OF INTERVAL 1 MINUTE");
+  EXPECT_NE(not_timestamp.find("[EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE] The event time `raw` has "
+                               "the invalid type \"STRING\", but expected \"TIMESTAMP\"."),
+            std::string::npos)
+      << not_timestamp;
+  EXPECT_NE(not_timestamp.find("line 1, column 32"), std::string::npos) << not_timestamp;
+  EXPECT_NE(ErrorOf("SELECT * FROM clicks WATERMARK id + 1 AS n DELAY OF INTERVAL 1 MINUTE")
+                .find("EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("SELECT * FROM clicks WATERMARK ts DELAY OF INTERVAL -1 MINUTE")
+                .find("should not be negative"),
+            std::string::npos);
+  // A bad interval is the parser's error.
+  EXPECT_NE(ErrorOf("SELECT * FROM clicks WATERMARK ts DELAY OF INTERVAL 1 MONTH").find("MONTH"),
+            std::string::npos);
+}
+
 TEST_F(BinderTest, ReferencedTablesSkipWithNamesAndSeeSubqueries) {
   ASSERT_OK_AND_ASSIGN(
       Statement statement,

@@ -182,7 +182,7 @@ TEST(ParserTest, IntervalLiteralsAreDayTimeIntervals) {
   const std::vector<std::pair<std::string, int64_t>> cases = {
       {"INTERVAL '10' MINUTE", 10 * kMinute},
       {"INTERVAL 10 MINUTES", 10 * kMinute},
-      {"INTERVAL 1 DAY 2 HOURS 1.5 SECONDS", (24 + 2) * 60 * kMinute + 1'500'000},
+      {"INTERVAL 1 DAY 2 HOURS 1.5 SECONDS", (int64_t{24} + 2) * 60 * kMinute + 1'500'000},
       {"INTERVAL '1 day 30 minutes'", (24 * 60 + 30) * kMinute},
       {"INTERVAL -3 HOURS", -180 * kMinute},
       {"INTERVAL '1 10:30:00' DAY TO SECOND", (34 * 60 + 30) * kMinute},
@@ -286,6 +286,58 @@ TEST(ParserTest, TimeTravel) {
   EXPECT_EQ(Error("SELECT * FROM t VERSION AS OF 'x'"),
             "expected an integer for VERSION AS OF, found string 'x' at line 1, column 31:\n"
             "SELECT * FROM t VERSION AS OF 'x'\n                              ^");
+}
+
+// Databricks' WATERMARK clause: after a table, STREAM(name), a table function or a subquery,
+// before the alias; the delay is any INTERVAL literal form.
+TEST(ParserTest, WatermarkClause) {
+  EXPECT_EQ(Sql("SELECT * FROM STREAM src WATERMARK ts DELAY OF INTERVAL 10 MINUTES AS s"),
+            "SELECT * FROM STREAM src WATERMARK ts DELAY OF INTERVAL 10 MINUTES AS s");
+  EXPECT_EQ(Sql("SELECT * FROM STREAM(db.src) WATERMARK ts DELAY OF INTERVAL '10' MINUTE s"),
+            "SELECT * FROM STREAM db.src WATERMARK ts DELAY OF INTERVAL '10' MINUTE AS s");
+  EXPECT_EQ(Sql("SELECT * FROM STREAM read_files('/in', format => 'json') "
+                "WATERMARK to_timestamp(t) AS ts DELAY OF INTERVAL 1 HOUR 30 SECONDS"),
+            "SELECT * FROM STREAM read_files('/in', format => 'json') WATERMARK to_timestamp(t) "
+            "AS ts DELAY OF INTERVAL 1 HOUR 30 SECONDS");
+  EXPECT_EQ(Sql("SELECT * FROM (SELECT ts FROM t) WATERMARK `ts` DELAY OF INTERVAL '5 seconds' q"),
+            "SELECT * FROM (SELECT ts FROM t) WATERMARK ts DELAY OF INTERVAL '5 seconds' AS q");
+  EXPECT_EQ(Sql("SELECT * FROM events WATERMARK ts DELAY OF INTERVAL 2 DAYS JOIN d ON x"),
+            "SELECT * FROM (events WATERMARK ts DELAY OF INTERVAL 2 DAYS INNER JOIN d ON x)");
+
+  auto statement = ParseStatement(
+      "SELECT * FROM STREAM src WATERMARK ts DELAY OF INTERVAL 10 "
+      "MINUTES AS s");
+  ASSERT_OK(statement.status());
+  const Relation& from = *std::get<QueryPtr>(statement->body)->from;
+  ASSERT_TRUE(from.watermark.has_value());
+  EXPECT_EQ(from.watermark->event_time->ToString(), "ts");
+  EXPECT_EQ(from.watermark->delay->Literal().IntValue(), int64_t{10} * 60 * 1000 * 1000);
+  EXPECT_EQ(from.watermark->position, (SourcePosition{1, 26, 25}));
+  EXPECT_EQ(from.alias, "s");
+
+  // WATERMARK is no reserved word: without an event time after it, it is an alias.
+  EXPECT_EQ(Sql("SELECT * FROM t watermark"), "SELECT * FROM t AS watermark");
+  EXPECT_EQ(Sql("SELECT watermark.a FROM t watermark JOIN u ON true"),
+            "SELECT watermark.a FROM (t AS watermark INNER JOIN u ON true)");
+
+  EXPECT_EQ(Error("SELECT * FROM t WATERMARK ts DELAY 10"),
+            "expected OF, found '10' at line 1, column 36:\n"
+            "SELECT * FROM t WATERMARK ts DELAY 10\n                                   ^");
+  EXPECT_NE(Error("SELECT * FROM t WATERMARK ts DELAY OF '10 minutes'")
+                .find("expected an interval for the watermark delay (INTERVAL 10 MINUTES)"),
+            std::string::npos);
+  EXPECT_NE(Error("SELECT * FROM t WATERMARK ts DELAY OF INTERVAL 10 FORTNIGHTS")
+                .find("expected an interval value and unit"),
+            std::string::npos);
+  EXPECT_NE(Error("SELECT * FROM t WATERMARK ts OF INTERVAL 1 MINUTE").find("expected DELAY"),
+            std::string::npos);
+}
+
+// WINDOW is reserved for the WINDOW clause but is a function and a column name in expressions.
+TEST(ParserTest, WindowFunctionAndColumn) {
+  EXPECT_EQ(Sql("SELECT window.start, window.end, count(*) FROM t GROUP BY window(ts, '1 minute')"),
+            "SELECT window.start, window.end, count() FROM t GROUP BY window(ts, '1 minute')");
+  EXPECT_EQ(Expr("window"), "window");
 }
 
 TEST(ParserTest, JoinKinds) {
