@@ -19,6 +19,7 @@
 #include "parquet_commands.h"
 #include "run_command.h"
 #include "sql_command.h"
+#include "state_command.h"
 #include "table_commands.h"
 
 namespace {
@@ -173,6 +174,25 @@ int main(int argc, char** argv) {
                   "available-now (default), once, or processing-time=INTERVAL (0, 10s, 1m, "
                   "'10 seconds')");
 
+  auto* state = app.add_subcommand(
+      "state", "What a streaming query remembers: its stateful operators, or one's rows");
+  state->fallthrough();
+  tributary::tools::StateCommandOptions state_options;
+  int64_t state_operator = -1;
+  int64_t state_batch = -1;
+  state->add_option("CHECKPOINT", state_options.checkpoint, "The query's checkpoint location")
+      ->required();
+  auto* state_operator_option =
+      state
+          ->add_option("--operator", state_operator,
+                       "Print the rows of this operator's state as JSON lines")
+          ->check(kNotNegative);
+  state
+      ->add_option("--batch", state_batch,
+                   "The state after this batch (default: the last committed)")
+      ->check(kNotNegative)
+      ->needs(state_operator_option);
+
   auto* version = app.add_subcommand("version", "Print the version");
 
   CLI11_PARSE(app, argc, argv);
@@ -207,6 +227,20 @@ int main(int argc, char** argv) {
     }
     if (!st.ok()) {
       std::cerr << "tributary parquet: " << st.ToString() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (state->parsed()) {
+    if (state_operator >= 0) {
+      state_options.operator_id = state_operator;
+    }
+    if (state_batch >= 0) {
+      state_options.batch = state_batch;
+    }
+    const tributary::Status st = tributary::tools::StateCommand(state_options, std::cout);
+    if (!st.ok()) {
+      std::cerr << "tributary state: " << st.ToString() << "\n";
       return 1;
     }
     return 0;
