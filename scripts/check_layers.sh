@@ -28,6 +28,10 @@ for header in include/tributary/*.h; do
   if grep -nE '#include *<' "$header" | grep -E '<[a-z_]+/' >/dev/null; then
     echo "public header $header includes a third-party header"; status=1
   fi
+  if grep -nE '^ *namespace ' "$header" | grep -vE 'namespace (tributary|internal) \{'; then
+    echo "public header $header names an internal namespace (hide the type behind an Impl)"
+    status=1
+  fi
   if ! echo "#include \"tributary/$(basename "$header")\"" |
       ${CXX:-g++} -std=c++20 -Wall -Wextra -fsyntax-only -Iinclude -x c++ -; then
     echo "public header $header does not compile on its own"; status=1

@@ -15,10 +15,6 @@
 
 namespace tributary {
 
-namespace expr {
-class Expression;
-}
-
 /// An unresolved expression, with an optional output alias and sort direction.
 ///
 /// Thread-safety: immutable value type.
@@ -52,24 +48,20 @@ class Column {
 
   /// Why this column cannot be built (a bad type name in Cast), or "" when it can; a
   /// DataFrame given such a column carries this error.
-  const std::string& Error() const { return error_; }
+  const std::string& Error() const;
 
  private:
   friend class ApiAccess;
+  /// The expression, its alias, sort direction and error; shared by the copies of a column
+  /// and never changed, so copying a Column copies one pointer.
+  struct Impl;
 
-  explicit Column(std::shared_ptr<const expr::Expression> expr);
-  const std::shared_ptr<const expr::Expression>& Expr() const { return expr_; }
-  const std::string& AliasName() const { return alias_; }
-  bool Ascending() const { return ascending_; }
-  bool NullsFirst() const { return nulls_first_; }
+  explicit Column(std::shared_ptr<const Impl> impl);
   Column WithError(std::string error) const;
+  Column WithOrder(bool ascending, bool nulls_first) const;
   Column CastTo(std::string_view type, bool try_cast) const;
 
-  std::shared_ptr<const expr::Expression> expr_;
-  std::string error_;
-  std::string alias_;
-  bool ascending_ = true;
-  bool nulls_first_ = true;
+  std::shared_ptr<const Impl> impl_;
 };
 
 /// A column by name: "a", "t.a" (qualified), "s.field", "`name.with.dots`", "*".

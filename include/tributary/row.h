@@ -11,10 +11,6 @@
 
 namespace tributary {
 
-namespace columnar {
-class RecordBatch;
-}
-
 /// One column of a result schema. `type` is Spark's SQL spelling ("bigint",
 /// "decimal(10,2)", "array<string>", "struct<a:int,b:string>").
 struct StructField {
@@ -56,9 +52,12 @@ class Row {
  private:
   friend class ApiAccess;
 
-  Row(std::shared_ptr<const columnar::RecordBatch> batch, int64_t row);
+  /// The result's batch of rows this row is one of, shared by all of them.
+  struct Impl;
 
-  std::shared_ptr<const columnar::RecordBatch> batch_;
+  Row(std::shared_ptr<const Impl> rows, int64_t row);
+
+  std::shared_ptr<const Impl> rows_;
   int64_t row_;
 };
 

@@ -1,6 +1,7 @@
-// What src/api and the CLI reach inside the public API objects: their constructors from
-// internal state and their internal accessors, kept out of the public headers (as RocksDB's
-// WriteBatchInternal). The public classes name ApiAccess their friend; nothing else may.
+// What src/api reaches inside the public API objects: their constructors from internal state,
+// their internal accessors, and the Impl behind a Column and a Row, kept out of the public
+// headers (as RocksDB's WriteBatchInternal). The public classes name ApiAccess their friend;
+// nothing else may.
 
 #pragma once
 
@@ -10,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "columnar/record_batch.h"
+#include "expr/expression.h"
 #include "tributary/column.h"
 #include "tributary/dataframe.h"
 #include "tributary/pipeline.h"
@@ -18,6 +21,22 @@
 #include "tributary/streaming.h"
 
 namespace tributary {
+
+/// Never changed once a Column holds it: a changed column gets a changed copy.
+struct Column::Impl {
+  expr::ExprPtr expr;
+  /// Why the column cannot be built, or "".
+  std::string error;
+  /// Output name in Select/Agg, or "".
+  std::string alias;
+  bool ascending = true;
+  bool nulls_first = true;
+};
+
+/// One per result batch, shared by its rows.
+struct Row::Impl {
+  columnar::RecordBatchPtr batch;
+};
 
 class ApiAccess {
  public:
@@ -39,20 +58,28 @@ class ApiAccess {
   }
 
   /// Row `row` of `batch`.
-  static Row MakeRow(std::shared_ptr<const columnar::RecordBatch> batch, int64_t row) {
-    return Row(std::move(batch), row);
+  static Row MakeRow(columnar::RecordBatchPtr batch, int64_t row) {
+    return Row(std::make_shared<const Row::Impl>(Row::Impl{std::move(batch)}), row);
+  }
+  /// Appends the rows of `batch` to `rows`; they share one Row::Impl.
+  static void AppendRows(columnar::RecordBatchPtr batch, std::vector<Row>* rows) {
+    const int64_t num_rows = batch->NumRows();
+    auto shared = std::make_shared<const Row::Impl>(Row::Impl{std::move(batch)});
+    for (int64_t r = 0; r < num_rows; ++r) {
+      rows->push_back(Row(shared, r));
+    }
   }
 
   /// A column wrapping the expression tree `expr`.
-  static Column MakeColumn(std::shared_ptr<const expr::Expression> expr) {
-    return Column(std::move(expr));
+  static Column MakeColumn(expr::ExprPtr expr) {
+    auto impl = std::make_shared<Column::Impl>();
+    impl->expr = std::move(expr);
+    return Column(std::move(impl));
   }
-  static const std::shared_ptr<const expr::Expression>& Expr(const Column& column) {
-    return column.Expr();
-  }
-  static const std::string& AliasName(const Column& column) { return column.AliasName(); }
-  static bool Ascending(const Column& column) { return column.Ascending(); }
-  static bool NullsFirst(const Column& column) { return column.NullsFirst(); }
+  static const expr::ExprPtr& Expr(const Column& column) { return column.impl_->expr; }
+  static const std::string& AliasName(const Column& column) { return column.impl_->alias; }
+  static bool Ascending(const Column& column) { return column.impl_->ascending; }
+  static bool NullsFirst(const Column& column) { return column.impl_->nulls_first; }
   /// `column` carrying `error`.
   static Column WithError(const Column& column, std::string error) {
     return column.WithError(std::move(error));

@@ -43,24 +43,38 @@ std::vector<ExprPtr> Exprs(const std::vector<Column>& columns) {
 
 }  // namespace
 
+Column::Column(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+const std::string& Column::Error() const {
+  return impl_->error;
+}
+
+Column Column::WithError(std::string error) const {
+  auto impl = std::make_shared<Impl>(*impl_);
+  impl->error = std::move(error);
+  return Column(std::move(impl));
+}
+
+Column Column::WithOrder(bool ascending, bool nulls_first) const {
+  auto impl = std::make_shared<Impl>(*impl_);
+  impl->ascending = ascending;
+  impl->nulls_first = nulls_first;
+  return Column(std::move(impl));
+}
+
 Column Column::CastTo(std::string_view type, bool try_cast) const {
   auto parsed = columnar::ParseSqlType(type);
   if (!parsed.ok()) {
-    Column out = *this;
-    out.error_ = "Cast: " + parsed.status().ToString();
-    return out;
+    return WithError("Cast: " + parsed.status().ToString());
   }
-  Column out(try_cast ? expr::TryCast(expr_, *parsed) : expr::Cast(expr_, *parsed));
-  out.error_ = error_;
-  return out;
+  const ExprPtr& e = impl_->expr;
+  return Wrap(try_cast ? expr::TryCast(e, *parsed) : expr::Cast(e, *parsed), {this});
 }
 
-Column::Column(std::shared_ptr<const expr::Expression> e) : expr_(std::move(e)) {}
-
 Column Column::Alias(std::string name) const {
-  Column out = *this;
-  out.alias_ = std::move(name);
-  return out;
+  auto impl = std::make_shared<Impl>(*impl_);
+  impl->alias = std::move(name);
+  return Column(std::move(impl));
 }
 
 Column Column::Cast(std::string_view type) const {
@@ -70,63 +84,49 @@ Column Column::TryCast(std::string_view type) const {
   return CastTo(type, true);
 }
 Column Column::IsNull() const {
-  return Wrap(expr::IsNull(expr_), {this});
+  return Wrap(expr::IsNull(impl_->expr), {this});
 }
 Column Column::IsNotNull() const {
-  return Wrap(expr::IsNotNull(expr_), {this});
+  return Wrap(expr::IsNotNull(impl_->expr), {this});
 }
 Column Column::IsIn(const std::vector<Column>& values) const {
-  Column out = Wrap(expr::In(expr_, Exprs(values)), values);
-  return error_.empty() ? out : ApiAccess::WithError(out, error_);
+  Column out = Wrap(expr::In(impl_->expr, Exprs(values)), values);
+  return impl_->error.empty() ? out : out.WithError(impl_->error);
 }
 Column Column::Between(const Column& low, const Column& high) const {
-  return Wrap(expr::Between(expr_, ApiAccess::Expr(low), ApiAccess::Expr(high)),
+  return Wrap(expr::Between(impl_->expr, ApiAccess::Expr(low), ApiAccess::Expr(high)),
               {this, &low, &high});
 }
 Column Column::Like(std::string_view pattern) const {
-  return Wrap(expr::Function("like", {expr_, tributary::Lit(pattern).Expr()}), {this});
+  return Wrap(expr::Function("like", {impl_->expr, ApiAccess::Expr(tributary::Lit(pattern))}),
+              {this});
 }
 Column Column::RLike(std::string_view regex) const {
-  return Wrap(expr::Function("rlike", {expr_, tributary::Lit(regex).Expr()}), {this});
+  return Wrap(expr::Function("rlike", {impl_->expr, ApiAccess::Expr(tributary::Lit(regex))}),
+              {this});
 }
 Column Column::GetField(std::string_view name) const {
-  return Wrap(expr::GetField(expr_, std::string(name)), {this});
+  return Wrap(expr::GetField(impl_->expr, std::string(name)), {this});
 }
 Column Column::operator[](const Column& key) const {
-  return Wrap(expr::Subscript(expr_, ApiAccess::Expr(key)), {this, &key});
+  return Wrap(expr::Subscript(impl_->expr, ApiAccess::Expr(key)), {this, &key});
 }
 
 Column Column::Asc() const {
-  Column out = *this;
-  out.ascending_ = true;
-  out.nulls_first_ = true;
-  return out;
+  return WithOrder(/*ascending=*/true, /*nulls_first=*/true);
 }
 Column Column::AscNullsLast() const {
-  Column out = Asc();
-  out.nulls_first_ = false;
-  return out;
+  return WithOrder(/*ascending=*/true, /*nulls_first=*/false);
 }
 Column Column::Desc() const {
-  Column out = *this;
-  out.ascending_ = false;
-  out.nulls_first_ = false;
-  return out;
+  return WithOrder(/*ascending=*/false, /*nulls_first=*/false);
 }
 Column Column::DescNullsFirst() const {
-  Column out = Desc();
-  out.nulls_first_ = true;
-  return out;
+  return WithOrder(/*ascending=*/false, /*nulls_first=*/true);
 }
 
 std::string Column::ToString() const {
-  return expr_->ToString();
-}
-
-Column Column::WithError(std::string error) const {
-  Column out = *this;
-  out.error_ = std::move(error);
-  return out;
+  return impl_->expr->ToString();
 }
 
 Column Col(std::string_view name) {

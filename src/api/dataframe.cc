@@ -139,9 +139,7 @@ StructType ToStructType(const columnar::Schema& schema) {
 std::vector<Row> ToRows(const std::vector<columnar::RecordBatchPtr>& batches) {
   std::vector<Row> rows;
   for (const columnar::RecordBatchPtr& batch : batches) {
-    for (int64_t r = 0; r < batch->NumRows(); ++r) {
-      rows.push_back(ApiAccess::MakeRow(batch, r));
-    }
+    ApiAccess::AppendRows(batch, &rows);
   }
   return rows;
 }

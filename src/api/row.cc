@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/api_access.h"
 #include "columnar/canonical_json.h"
 #include "columnar/record_batch.h"
 #include "columnar/show_string.h"
@@ -28,15 +29,14 @@ std::string StructType::TreeString() const {
   return out;
 }
 
-Row::Row(std::shared_ptr<const columnar::RecordBatch> batch, int64_t row)
-    : batch_(std::move(batch)), row_(row) {}
+Row::Row(std::shared_ptr<const Impl> rows, int64_t row) : rows_(std::move(rows)), row_(row) {}
 
 int Row::Size() const {
-  return batch_->NumColumns();
+  return rows_->batch->NumColumns();
 }
 
 bool Row::IsNull(int i) const {
-  return batch_->ColumnAt(i)->IsNull(row_);
+  return rows_->batch->ColumnAt(i)->IsNull(row_);
 }
 
 namespace {
@@ -55,20 +55,20 @@ Status NullError(const columnar::RecordBatch& batch, int i) {
 }  // namespace
 
 Result<bool> Row::GetBoolean(int i) const {
-  const columnar::Column& column = *batch_->ColumnAt(i);
+  const columnar::Column& column = *rows_->batch->ColumnAt(i);
   if (column.Type()->Id() != TypeId::kBoolean) {
-    return TypeError(*batch_, i, "boolean");
+    return TypeError(*rows_->batch, i, "boolean");
   }
   if (column.IsNull(row_)) {
-    return NullError(*batch_, i);
+    return NullError(*rows_->batch, i);
   }
   return column.Values<uint8_t>()[row_] != 0;
 }
 
 Result<int64_t> Row::GetLong(int i) const {
-  const columnar::Column& column = *batch_->ColumnAt(i);
+  const columnar::Column& column = *rows_->batch->ColumnAt(i);
   if (column.IsNull(row_)) {
-    return NullError(*batch_, i);
+    return NullError(*rows_->batch, i);
   }
   switch (column.Type()->Id()) {
     case TypeId::kInt8:
@@ -83,14 +83,14 @@ Result<int64_t> Row::GetLong(int i) const {
     case TypeId::kTimestampNtz:
       return column.Values<int64_t>()[row_];
     default:
-      return TypeError(*batch_, i, "an integer");
+      return TypeError(*rows_->batch, i, "an integer");
   }
 }
 
 Result<double> Row::GetDouble(int i) const {
-  const columnar::Column& column = *batch_->ColumnAt(i);
+  const columnar::Column& column = *rows_->batch->ColumnAt(i);
   if (column.IsNull(row_)) {
-    return NullError(*batch_, i);
+    return NullError(*rows_->batch, i);
   }
   switch (column.Type()->Id()) {
     case TypeId::kFloat32:
@@ -105,21 +105,21 @@ Result<double> Row::GetDouble(int i) const {
       return static_cast<double>(value);
     }
     default:
-      return TypeError(*batch_, i, "a number");
+      return TypeError(*rows_->batch, i, "a number");
   }
 }
 
 Result<std::string> Row::GetString(int i) const {
-  const columnar::Column& column = *batch_->ColumnAt(i);
+  const columnar::Column& column = *rows_->batch->ColumnAt(i);
   if (column.IsNull(row_)) {
-    return NullError(*batch_, i);
+    return NullError(*rows_->batch, i);
   }
   return columnar::ShowCellText(column, row_);
 }
 
 std::string Row::ToJson() const {
   std::string out;
-  columnar::AppendCanonicalJsonRow(*batch_, row_, &out);
+  columnar::AppendCanonicalJsonRow(*rows_->batch, row_, &out);
   return out;
 }
 
