@@ -7,6 +7,8 @@
 
 #include "delta/actions.h"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -32,70 +34,28 @@ class Reader {
   }
 
   Status String(const char* field, std::string* out, bool required = true) const {
-    const json* value = Find(field);
-    if (value == nullptr) {
-      return required ? Fail(field, "is missing") : Status::OK();
-    }
-    if (!value->is_string()) {
-      return Fail(field, "is not a string");
-    }
-    *out = value->get<std::string>();
-    return Status::OK();
+    return Value(field, out, required);
   }
   Status OptionalString(const char* field, std::optional<std::string>* out) const {
-    const json* value = Find(field);
-    if (value == nullptr) {
-      return Status::OK();
-    }
-    if (!value->is_string()) {
-      return Fail(field, "is not a string");
-    }
-    *out = value->get<std::string>();
-    return Status::OK();
+    return Value(field, out, false);
   }
   template <typename T>
   Status Int(const char* field, T* out, bool required = true) const {
-    const json* value = Find(field);
-    if (value == nullptr) {
-      return required ? Fail(field, "is missing") : Status::OK();
-    }
-    if (!value->is_number_integer()) {
-      return Fail(field, "is not an integer");
-    }
-    *out = value->get<T>();
-    return Status::OK();
+    return Value(field, out, required);
   }
   template <typename T>
   Status OptionalInt(const char* field, std::optional<T>* out) const {
-    const json* value = Find(field);
-    if (value == nullptr) {
-      return Status::OK();
-    }
-    if (!value->is_number_integer()) {
-      return Fail(field, "is not an integer");
-    }
-    *out = value->get<T>();
-    return Status::OK();
+    return Value(field, out, false);
   }
   Status Bool(const char* field, bool* out, bool required = true) const {
-    const json* value = Find(field);
-    if (value == nullptr) {
-      return required ? Fail(field, "is missing") : Status::OK();
-    }
-    if (!value->is_boolean()) {
-      return Fail(field, "is not a boolean");
-    }
-    *out = value->get<bool>();
-    return Status::OK();
+    return Value(field, out, required);
   }
   Status StringMap(const char* field, std::map<std::string, std::string>* out,
                    bool required = false) const {
-    const json* value = Find(field);
+    const json* value = nullptr;
+    TRIBUTARY_RETURN_NOT_OK(Lookup(field, required, &json::is_object, "is not an object", &value));
     if (value == nullptr) {
-      return required ? Fail(field, "is missing") : Status::OK();
-    }
-    if (!value->is_object()) {
-      return Fail(field, "is not an object");
+      return Status::OK();
     }
     for (const auto& [key, v] : value->items()) {
       if (v.is_string()) {
@@ -107,12 +67,10 @@ class Reader {
     return Status::OK();
   }
   Status Partitions(const char* field, PartitionValues* out, bool required) const {
-    const json* value = Find(field);
+    const json* value = nullptr;
+    TRIBUTARY_RETURN_NOT_OK(Lookup(field, required, &json::is_object, "is not an object", &value));
     if (value == nullptr) {
-      return required ? Fail(field, "is missing") : Status::OK();
-    }
-    if (!value->is_object()) {
-      return Fail(field, "is not an object");
+      return Status::OK();
     }
     for (const auto& [key, v] : value->items()) {
       if (v.is_null()) {
@@ -126,12 +84,10 @@ class Reader {
     return Status::OK();
   }
   Status StringList(const char* field, std::vector<std::string>* out, bool required) const {
-    const json* value = Find(field);
+    const json* value = nullptr;
+    TRIBUTARY_RETURN_NOT_OK(Lookup(field, required, &json::is_array, "is not an array", &value));
     if (value == nullptr) {
-      return required ? Fail(field, "is missing") : Status::OK();
-    }
-    if (!value->is_array()) {
-      return Fail(field, "is not an array");
+      return Status::OK();
     }
     for (const auto& v : *value) {
       if (!v.is_string()) {
@@ -142,12 +98,11 @@ class Reader {
     return Status::OK();
   }
   Status DeletionVector(std::optional<DeletionVectorDescriptor>* out) const {
-    const json* value = Find("deletionVector");
+    const json* value = nullptr;
+    TRIBUTARY_RETURN_NOT_OK(
+        Lookup("deletionVector", false, &json::is_object, "is not an object", &value));
     if (value == nullptr) {
       return Status::OK();
-    }
-    if (!value->is_object()) {
-      return Fail("deletionVector", "is not an object");
     }
     Reader dv(*value, location_, "deletionVector");
     DeletionVectorDescriptor& d = out->emplace();
@@ -160,6 +115,51 @@ class Reader {
   }
 
  private:
+  // Sets `*value` to `field` when it is present (not null) and `is_type`; else nullptr, and a
+  // Corruption when it is of another type (`not_type` says what it is not) or missing and
+  // `required`.
+  template <typename IsType>
+  Status Lookup(const char* field, bool required, IsType is_type, std::string_view not_type,
+                const json** value) const {
+    *value = Find(field);
+    if (*value == nullptr) {
+      return required ? Fail(field, "is missing") : Status::OK();
+    }
+    if (!((**value).*is_type)()) {
+      *value = nullptr;
+      return Fail(field, not_type);
+    }
+    return Status::OK();
+  }
+  // Reads `field` into `*out` (a string, bool or integer, or an optional of one) when present.
+  template <typename T>
+  Status Value(const char* field, T* out, bool required) const {
+    using Wanted = typename OptionalValue<T>::Type;
+    const json* value = nullptr;
+    if constexpr (std::is_same_v<Wanted, std::string>) {
+      TRIBUTARY_RETURN_NOT_OK(Lookup(field, required, &json::is_string, "is not a string", &value));
+    } else if constexpr (std::is_same_v<Wanted, bool>) {
+      TRIBUTARY_RETURN_NOT_OK(
+          Lookup(field, required, &json::is_boolean, "is not a boolean", &value));
+    } else {
+      static_assert(std::is_integral_v<Wanted>);
+      TRIBUTARY_RETURN_NOT_OK(
+          Lookup(field, required, &json::is_number_integer, "is not an integer", &value));
+    }
+    if (value != nullptr) {
+      *out = value->get<Wanted>();
+    }
+    return Status::OK();
+  }
+  template <typename T>
+  struct OptionalValue {
+    using Type = T;
+  };
+  template <typename T>
+  struct OptionalValue<std::optional<T>> {
+    using Type = T;
+  };
+
   const json& object_;
   std::string_view location_;
   std::string_view action_;

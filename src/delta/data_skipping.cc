@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "delta/stats_parsed.h"
+#include "expr/backquoted_name.h"
 
 namespace tributary::delta {
 
@@ -86,16 +87,7 @@ class Rewriter {
 
  private:
   static ExprPtr True() { return expr::Lit(expr::Scalar::Boolean(true)); }
-  static std::string Quoted(const std::string& name) {
-    std::string out = "`";
-    for (char c : name) {
-      out.push_back(c);
-      if (c == '`') {
-        out.push_back('`');
-      }
-    }
-    return out + "`";
-  }
+  static std::string Quoted(const std::string& name) { return expr::BackquotedName(name); }
 
   bool IsPartition(const std::string& name) const {
     return std::find(partitions_.begin(), partitions_.end(), name) != partitions_.end();
@@ -235,6 +227,7 @@ Result<std::vector<const AddFile*>> PruneFiles(const Snapshot& snapshot,
   }
   {
     std::vector<std::optional<std::string>> records;
+    records.reserve(stats.size());
     for (const json& s : stats) {
       records.push_back(s.is_object() && s.contains("numRecords")
                             ? std::optional<std::string>(s["numRecords"].dump())

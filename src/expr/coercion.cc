@@ -96,15 +96,25 @@ DataTypePtr OtherIfNullType(const DataTypePtr& a, const DataTypePtr& b) {
   return b->Id() == TypeId::kNull ? a : nullptr;
 }
 
-DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
+namespace {
+
+// The rules comparison and widening start with (Spark's findTightestCommonType): a null type
+// takes the other type, two numbers widen; null when neither applies.
+DataTypePtr TightestOfNullOrNumeric(const DataTypePtr& a, const DataTypePtr& b) {
   if (DataTypePtr other = OtherIfNullType(a, b)) {
     return other;
   }
+  return a->IsNumeric() && b->IsNumeric() ? WiderNumeric(a, b) : nullptr;
+}
+
+}  // namespace
+
+DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
+  if (DataTypePtr tightest = TightestOfNullOrNumeric(a, b)) {
+    return tightest;
+  }
   const TypeId x = a->Id();
   const TypeId y = b->Id();
-  if (a->IsNumeric() && b->IsNumeric()) {
-    return WiderNumeric(a, b);
-  }
   if (a->SameShape(*b)) {
     return a;
   }
@@ -126,14 +136,11 @@ DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
 namespace {
 
 DataTypePtr WiderOfTwo(const DataTypePtr& a, const DataTypePtr& b) {
-  if (DataTypePtr other = OtherIfNullType(a, b)) {
-    return other;
+  if (DataTypePtr tightest = TightestOfNullOrNumeric(a, b)) {
+    return tightest;
   }
   const TypeId x = a->Id();
   const TypeId y = b->Id();
-  if (a->IsNumeric() && b->IsNumeric()) {
-    return WiderNumeric(a, b);
-  }
   if (x == TypeId::kArray && y == TypeId::kArray) {
     DataTypePtr element = WiderOfTwo(a->ElementType(), b->ElementType());
     return element ? DataType::Array(element, a->ContainsNull() || b->ContainsNull()) : nullptr;

@@ -7,6 +7,7 @@
 
 #include "common/ascii.h"
 #include "expr/aggregate_signatures.h"
+#include "expr/backquoted_name.h"
 
 namespace tributary::expr {
 
@@ -86,12 +87,7 @@ Expression::Expression(Op op, std::vector<ExprPtr> children, std::string name, S
       target_type_(std::move(target_type)),
       distinct_(distinct) {}
 
-namespace {
-
-std::string QuoteName(const std::string& name) {
-  if (name.find_first_of(".` ") == std::string::npos && !name.empty()) {
-    return name;
-  }
+std::string BackquotedName(std::string_view name) {
   std::string out = "`";
   for (char c : name) {
     out.push_back(c);
@@ -100,6 +96,15 @@ std::string QuoteName(const std::string& name) {
     }
   }
   return out + "`";
+}
+
+namespace {
+
+std::string QuoteName(const std::string& name) {
+  if (name.find_first_of(".` ") == std::string::npos && !name.empty()) {
+    return name;
+  }
+  return BackquotedName(name);
 }
 
 ExprPtr Make(Op op, std::vector<ExprPtr> children, std::string name = {},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "expr/backquoted_name.h"
 #include "sql/keywords.h"
 #include "sql/parser.h"
 
@@ -28,7 +29,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-std::string WithAlias(const std::string& text, const std::string& alias) {
+std::string WithAlias(std::string text, const std::string& alias) {
   return alias.empty() ? text : text + " AS " + QuoteIdentifier(alias);
 }
 
@@ -83,12 +84,6 @@ class Printer {
           out += " USING (" + JoinNames(relation.using_columns) + ")";
         }
         return out + ")";
-    }
-    if (relation.watermark.has_value()) {
-      const WatermarkClause& watermark = *relation.watermark;
-      out += " WATERMARK " + Expr(watermark.event_time);
-      out += watermark.name.empty() ? "" : " AS " + QuoteIdentifier(watermark.name);
-      out += " DELAY OF " + watermark.delay_text;
     }
     return WithAlias(relation.stream ? "STREAM " + out : out, relation.alias);
   }
@@ -169,17 +164,7 @@ std::string QuoteIdentifier(std::string_view name) {
   for (char c : name) {
     plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
   }
-  if (plain && !IsReservedWord(name)) {
-    return std::string(name);
-  }
-  std::string out = "`";
-  for (char c : name) {
-    out.push_back(c);
-    if (c == '`') {
-      out.push_back(c);
-    }
-  }
-  return out + "`";
+  return plain && !IsReservedWord(name) ? std::string(name) : expr::BackquotedName(name);
 }
 
 SourcePosition ExpressionSources::PositionOf(const expr::Expression& node) const {
