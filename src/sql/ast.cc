@@ -29,7 +29,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-std::string WithAlias(std::string text, const std::string& alias) {
+std::string WithAlias(const std::string& text, const std::string& alias) {
   return alias.empty() ? text : text + " AS " + QuoteIdentifier(alias);
 }
 
@@ -84,6 +84,12 @@ class Printer {
           out += " USING (" + JoinNames(relation.using_columns) + ")";
         }
         return out + ")";
+    }
+    if (relation.watermark.has_value()) {
+      const WatermarkClause& watermark = *relation.watermark;
+      out += " WATERMARK " + Expr(watermark.event_time);
+      out += watermark.name.empty() ? "" : " AS " + QuoteIdentifier(watermark.name);
+      out += " DELAY OF " + watermark.delay_text;
     }
     return WithAlias(relation.stream ? "STREAM " + out : out, relation.alias);
   }
