@@ -139,11 +139,12 @@ TEST_F(DataFrameTest, JoinsMatchDuckDb) {
     } else if (duck_how == "left anti") {
       duck_how = "anti";
     }
-    EXPECT_EQ(Sorted(Json(rows)),
-              Sorted(Duck("SELECT " + select + " FROM (SELECT * FROM " + DuckEvents() +
-                          " WHERE id < 20) e " + duck_how + " JOIN read_json('" + dir_.Path() +
-                          "/countries.json') c ON e.country = c.code")))
-        << how;
+    std::string duck_sql = "SELECT " + select;
+    duck_sql += " FROM (SELECT * FROM " + DuckEvents();
+    duck_sql += " WHERE id < 20) e " + duck_how;
+    duck_sql += " JOIN read_json('" + dir_.Path();
+    duck_sql += "/countries.json') c ON e.country = c.code";
+    EXPECT_EQ(Sorted(Json(rows)), Sorted(Duck(duck_sql))) << how;
   }
 }
 

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -79,7 +80,7 @@ class PipelineTest : public ::testing::Test {
   Status RunPipeline(const std::string& sql, std::vector<PipelineEvent>* events,
                      PipelineOptions options = {}) {
     TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<Pipeline> pipeline,
-                              Pipeline::Parse(session_, sql, options));
+                              Pipeline::Parse(session_, sql, std::move(options)));
     pipeline->OnEvent([events](const PipelineEvent& event) { events->push_back(event); });
     return pipeline->Run();
   }

@@ -72,30 +72,30 @@ class StdoutCapture {
 class RecordingListener final : public StreamingQueryListener {
  public:
   void OnQueryStarted(const QueryStartedEvent& event) override {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(mutex);
     started.push_back(event);
-    changed_.notify_all();
+    changed.notify_all();
   }
   void OnQueryProgress(const StreamingQueryProgress& progress) override {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(mutex);
     progress_events.push_back(progress);
-    changed_.notify_all();
+    changed.notify_all();
   }
   void OnQueryTerminated(const QueryTerminatedEvent& event) override {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(mutex);
     terminated.push_back(event);
-    changed_.notify_all();
+    changed.notify_all();
   }
   // The listener is called on the query's thread, possibly after AwaitTermination returned;
   // the minute is only a bound for a broken query, never reached by a passing test.
   bool WaitForTerminated(size_t count) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::minutes(1),
-                             [&] { return terminated.size() >= count; });
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, std::chrono::minutes(1),
+                            [&] { return terminated.size() >= count; });
   }
 
-  std::mutex mutex_;
-  std::condition_variable changed_;
+  std::mutex mutex;
+  std::condition_variable changed;
   std::vector<QueryStartedEvent> started;
   std::vector<StreamingQueryProgress> progress_events;
   std::vector<QueryTerminatedEvent> terminated;
@@ -719,7 +719,7 @@ TEST_F(StreamingTest, ListenersReceiveStartedProgressAndTerminatedEvents) {
   ASSERT_OK(query.AwaitTermination());
   ASSERT_TRUE(listener->WaitForTerminated(1));
   {
-    std::lock_guard lock(listener->mutex_);
+    std::lock_guard lock(listener->mutex);
     ASSERT_EQ(listener->started.size(), 1u);
     EXPECT_EQ(listener->started[0].id, query.Id());
     EXPECT_EQ(listener->started[0].run_id, query.RunId());
@@ -746,7 +746,7 @@ TEST_F(StreamingTest, ListenersReceiveStartedProgressAndTerminatedEvents) {
                                                    .Start(dir_.Join("table")));
   EXPECT_FALSE(failing.AwaitTermination().ok());
   ASSERT_TRUE(listener->WaitForTerminated(2));
-  std::lock_guard lock(listener->mutex_);
+  std::lock_guard lock(listener->mutex);
   ASSERT_TRUE(listener->terminated[1].exception.has_value());
   EXPECT_THAT(*listener->terminated[1].exception, HasSubstr("extra"));
 }
