@@ -57,9 +57,10 @@ struct Table {
 
 // Columns named `names`, each filled with formula(column, row) for rows 0..rows-1.
 template <typename Formula>
-Result<Table> MakeTable(std::vector<std::string> names, int64_t rows, Formula formula) {
+Result<Table> MakeTable(const std::vector<std::string>& names, int64_t rows, Formula formula) {
   Table table;
   std::vector<Field> fields;
+  fields.reserve(names.size());
   for (const std::string& name : names) {
     fields.emplace_back(name, DataType::Int64(), false);
   }
@@ -102,8 +103,8 @@ Result<Dataset> MakeDataset(int64_t rows) {
 }
 
 const Result<Dataset>& SharedDataset() {
-  static const Result<Dataset> dataset = MakeDataset(NumRows());
-  return dataset;
+  static const Result<Dataset> kDataset = MakeDataset(NumRows());
+  return kDataset;
 }
 
 expr::BoundExprPtr ColumnOf(const Table& table, std::string_view name) {
@@ -119,6 +120,7 @@ PhysicalNodePtr Scan(const Table& table) {
 Table Project(const Table& table, const std::vector<int>& indices) {
   Table out;
   std::vector<Field> fields;
+  fields.reserve(indices.size());
   for (int i : indices) {
     fields.push_back(table.schema->FieldAt(i));
   }
@@ -126,6 +128,7 @@ Table Project(const Table& table, const std::vector<int>& indices) {
   for (const RecordBatchPtr& batch : table.batches) {
     out.batches.push_back(*columnar::RecordBatch::Make(out.schema, batch->NumRows(), [&] {
       std::vector<ColumnPtr> columns;
+      columns.reserve(indices.size());
       for (int i : indices) {
         columns.push_back(batch->ColumnAt(i));
       }
@@ -178,7 +181,8 @@ Status Join(const Dataset& data, const ExecContext& context, int64_t* result) {
   return Status::OK();
 }
 
-void BM_Exec(benchmark::State& state,
+// Google Benchmark's BM_ prefix: scripts/bench.sh reads the runs as "BM_Exec/<case>".
+void BM_Exec(benchmark::State& state,  // NOLINT(readability-identifier-naming)
              Status (*run)(const Dataset&, const ExecContext&, int64_t* result)) {
   const Result<Dataset>& dataset = SharedDataset();
   if (!dataset.ok()) {

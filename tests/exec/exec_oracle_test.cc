@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "exec/hash_aggregate.h"
@@ -39,7 +40,7 @@ class ExecOracleTest : public ::testing::Test {
                       : std::optional<int64_t>(static_cast<int64_t>(rng() % 100000) - 50000));
       d.push_back(rng() % 9 == 0 ? std::nullopt
                                  : std::optional<double>(static_cast<double>(rng() % 1000) / 8.0));
-      id.push_back(i);
+      id.emplace_back(i);
     }
     t_schema_ = MakeSchema({Field("k", DataType::Int32()), Field("g", DataType::String()),
                             Field("v", DataType::Int64()), Field("d", DataType::Float64()),
@@ -54,7 +55,7 @@ class ExecOracleTest : public ::testing::Test {
     for (int64_t i = 0; i < 400; ++i) {
       uk.push_back(rng() % 20 == 0 ? std::nullopt
                                    : std::optional<int64_t>(static_cast<int64_t>(rng() % 80)));
-      w.push_back(std::to_string(i * 37 % 1000));
+      w.emplace_back(std::to_string(i * 37 % 1000));
     }
     u_schema_ = MakeSchema({Field("uk", DataType::Int32()), Field("w", DataType::String())});
     u_ = *columnar::RecordBatch::Make(u_schema_, 400,
@@ -139,8 +140,9 @@ TEST_F(ExecOracleTest, JoinsMatchDuckDb) {
     ASSERT_OK_AND_ASSIGN(auto ours, RowsOf(*op));
     const std::string select = type == JoinType::kLeftAnti ? "t.*" : "t.*, u.*";
     ASSERT_OK_AND_ASSIGN(
-        auto theirs, testing::OracleQuery("SELECT " + select + " FROM " + T() + " t " + sql_join +
-                                          " " + U() + " u ON t.k = u.uk AND t.v > -20000"));
+        auto theirs, testing::OracleQuery(
+                         fmt::format("SELECT {} FROM {} t {} {} u ON t.k = u.uk AND t.v > -20000",
+                                     select, T(), sql_join, U())));
     ASSERT_GT(theirs.size(), 1000u);
     EXPECT_EQ(Sorted(ours), Sorted(theirs));
   }

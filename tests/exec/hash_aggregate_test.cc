@@ -134,10 +134,12 @@ TEST(HashAggregateTest, RandomGroupByMatchesReference) {
       g.dsum += static_cast<double>(*v);
     }
     if (const auto& d = doubles[static_cast<size_t>(i)]) {
-      if (!g.has_d || SparkLess(*d, g.dlo))
+      if (!g.has_d || SparkLess(*d, g.dlo)) {
         g.dlo = *d;
-      if (!g.has_d || SparkLess(g.dhi, *d))
+      }
+      if (!g.has_d || SparkLess(g.dhi, *d)) {
         g.dhi = *d;
+      }
       g.has_d = true;
     }
   }
@@ -369,7 +371,7 @@ TEST(HashAggregateTest, ApproxCountDistinctTakesARelativeStandardDeviation) {
 }
 
 TEST(HashAggregateTest, ResultTypesFollowSpark) {
-  auto type_of = [](std::string_view function, std::vector<columnar::DataTypePtr> args) {
+  auto type_of = [](std::string_view function, const std::vector<columnar::DataTypePtr>& args) {
     auto type = AggregateResultType(function, args, false);
     return type.ok() ? (*type)->ToString() : "error";
   };

@@ -32,7 +32,7 @@ RandomRows MakeRandomRows(int64_t rows, uint64_t seed) {
     out.a.push_back(rng() % 9 == 0 ? std::nullopt
                                    : std::optional<int64_t>(static_cast<int64_t>(rng() % 30) - 15));
     out.b.push_back(rng() % 7 == 0 ? std::nullopt : std::optional<double>(specials[rng() % 6]));
-    out.id.push_back(i);
+    out.id.emplace_back(i);
   }
   return out;
 }
