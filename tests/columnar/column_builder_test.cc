@@ -142,7 +142,7 @@ TEST(ColumnTest, MakeRejectsBuffersThatDoNotFit) {
   ASSERT_RAISES(Corruption, result);
   EXPECT_NE(result.status().Message().find("values buffer holds 8 bytes, needs 16"),
             std::string::npos);
-  ASSERT_OK_AND_ASSIGN(auto offsets, Buffer::Allocate(3 * 8));
+  ASSERT_OK_AND_ASSIGN(auto offsets, Buffer::Allocate(int64_t{3} * 8));
   offsets->MutableDataAs<int64_t>()[1] = 10;
   offsets->MutableDataAs<int64_t>()[2] = 4;
   ASSERT_OK_AND_ASSIGN(auto bytes, Buffer::CopyOf("abcdefghij"));

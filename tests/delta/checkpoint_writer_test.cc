@@ -50,10 +50,10 @@ std::string Describe(const AddFile& add) {
       (add.base_row_id ? std::to_string(*add.base_row_id) : "-") + "|" +
       (add.default_row_commit_version ? std::to_string(*add.default_row_commit_version) : "-");
   for (const auto& [key, value] : add.partition_values) {
-    out += "|" + key + "=" + value.value_or("<null>");
+    out.append("|").append(key).append("=").append(value.value_or("<null>"));
   }
   for (const auto& [key, value] : add.tags) {
-    out += "|tag:" + key + "=" + value;
+    out.append("|tag:").append(key).append("=").append(value);
   }
   if (add.deletion_vector) {
     out += "|dv:" + std::to_string(add.deletion_vector->size_in_bytes) + ":" +

@@ -67,6 +67,7 @@ nlohmann::json ReferenceStats(const std::vector<columnar::RecordBatchPtr>& batch
       continue;
     }
     std::vector<columnar::ColumnPtr> pieces;
+    pieces.reserve(batches.size());
     for (const auto& b : batches) {
       pieces.push_back(b->ColumnAt(c));
     }
@@ -199,6 +200,7 @@ TEST_F(FileWriterStatsTest, PartitionsGetTheStatsOfTheirRows) {
         continue;
       }
       std::vector<columnar::ColumnPtr> columns;
+      columns.reserve(static_cast<size_t>(batch->NumColumns()));
       for (int c = 0; c < batch->NumColumns(); ++c) {
         columns.push_back(columnar::Take(*batch->ColumnAt(c), keep).ValueOrDie());
       }

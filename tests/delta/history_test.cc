@@ -25,7 +25,7 @@ using ::testing::HasSubstr;
 
 // 2024-05-01T10:00:00Z in milliseconds.
 constexpr int64_t kTenOClock = 1714557600000;
-constexpr int64_t kHour = 3600 * 1000;
+constexpr int64_t kHour = int64_t{3600} * 1000;
 
 class HistoryTest : public ::testing::Test {
  protected:

@@ -139,7 +139,8 @@ class LogCleanupTest : public ::testing::Test {
 TEST(IntervalTest, ParsesSparkIntervals) {
   EXPECT_EQ(ParseIntervalMillis("interval 30 days").ValueOrDie(), 30 * kDay);
   EXPECT_EQ(ParseIntervalMillis("interval 1 week").ValueOrDie(), 7 * kDay);
-  EXPECT_EQ(ParseIntervalMillis("INTERVAL 1 day 2 hours").ValueOrDie(), kDay + 2 * 3600000);
+  EXPECT_EQ(ParseIntervalMillis("INTERVAL 1 day 2 hours").ValueOrDie(),
+            kDay + int64_t{2} * 3600000);
   EXPECT_EQ(ParseIntervalMillis("45 minutes").ValueOrDie(), 45 * 60000);
   EXPECT_EQ(ParseIntervalMillis("interval 1500 microseconds").ValueOrDie(), 1);
   ASSERT_RAISES(InvalidArgument, ParseIntervalMillis("interval 1 month"));

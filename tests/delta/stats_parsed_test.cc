@@ -45,7 +45,7 @@ class StatsParsedTest : public ::testing::Test {
   }
 
   // Three appends of two rows, partitioned by p, then a checkpoint of version 2.
-  void MakeTable(std::map<std::string, std::string> properties = {}) {
+  void MakeTable(const std::map<std::string, std::string>& properties = {}) {
     auto schema =
         testing::MakeSchema({Field("id", DataType::Int64()), Field("p", DataType::String()),
                              Field("name", DataType::String()), Field("day", DataType::Date()),
@@ -92,6 +92,7 @@ TEST_F(StatsParsedTest, CheckpointsCarryTypedStatsAndPartitionValuesByDefault) {
           "CAST(json_extract(add.stats, '$.numRecords') AS BIGINT) AS json_n FROM read_parquet('" +
           Checkpoint(2) + "') WHERE add IS NOT NULL ORDER BY lo"));
   std::vector<std::string> expected;
+  expected.reserve(3);
   for (int i = 0; i < 3; ++i) {
     expected.push_back(fmt::format(
         R"({{"n":2,"lo":{0},"hi":{1},"name":"n{0}","day":"1970-01-{2:02}","x":{0},"nulls":1,)"
@@ -201,8 +202,8 @@ TEST(StatsParsedCorpusTest, TypedTimestampDateAndDecimalBoundsPruneFiles) {
       ASSERT_TRUE(add.stats.has_value()) << add.path;
       auto stats = nlohmann::json::parse(*add.stats);
       ASSERT_TRUE(stats["minValues"][column].is_string()) << *add.stats;
-      texts.push_back(stats["minValues"][column].get<std::string>());
-      texts.push_back(stats["maxValues"][column].get<std::string>());
+      texts.emplace_back(stats["minValues"][column].get<std::string>());
+      texts.emplace_back(stats["maxValues"][column].get<std::string>());
     }
     ASSERT_OK_AND_ASSIGN(auto values, ColumnFromTexts(texts, type));
     ASSERT_EQ(values->NullCount(), 0);

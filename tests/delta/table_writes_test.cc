@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -461,7 +462,7 @@ class ConflictTest : public TableWritesTest {
 
   // A transaction that appends one file (blind).
   std::unique_ptr<Transaction> Appender(TransactionOptions options = {}) {
-    auto txn = Transaction::Begin(fs_, root_, options).ValueOrDie();
+    auto txn = Transaction::Begin(fs_, root_, std::move(options)).ValueOrDie();
     auto adds =
         WriteDataFiles(fs_, root_, EventSchema(), {"country"}, {Events(R"([[2, "fr", 2, 2.0]])")})
             .ValueOrDie();
@@ -470,7 +471,7 @@ class ConflictTest : public TableWritesTest {
   }
   // A transaction that deletes every file it read.
   std::unique_ptr<Transaction> Deleter(TransactionOptions options = {}) {
-    auto txn = Transaction::Begin(fs_, root_, options).ValueOrDie();
+    auto txn = Transaction::Begin(fs_, root_, std::move(options)).ValueOrDie();
     txn->ReadWholeTable();
     for (const AddFile& add : txn->ReadSnapshot()->Files()) {
       RemoveFile remove;
