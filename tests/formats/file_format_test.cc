@@ -32,7 +32,7 @@ TEST(FileFormatTest, NamesRoundTripIgnoringCase) {
 class WholeFileReaderTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& name, std::string_view data) {
-    const std::string path = dir_.Join(name);
+    std::string path = dir_.Join(name);
     EXPECT_OK(fs_.WriteFile(path, data, storage::WriteMode::kReplace));
     return path;
   }

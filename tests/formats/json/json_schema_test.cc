@@ -67,7 +67,7 @@ TEST(SchemaInferenceRulesTest, WidensLikeSpark) {
             "string");
 }
 
-std::string Infer(const std::vector<std::string_view>& files, JsonReadOptions options) {
+std::string Infer(const std::vector<std::string_view>& files, const JsonReadOptions& options) {
   auto schema = InferJsonSchemaFromText(files, options);
   return schema.ok() ? SchemaText(**schema) : schema.status().ToString();
 }
@@ -192,9 +192,11 @@ TEST(JsonSchemaInferenceTest, RecordsOfARepeatedFlatShapeInferAsTheFirstRecordDo
     JsonReadOptions options = Typed();
     options.infer_timestamp = timestamps;
     for (const std::string& line : lines) {
-      EXPECT_EQ(Infer({first + "\n" + line + "\n"}, options),
-                Infer({line + "\n" + first + "\n"}, options))
-          << line;
+      std::string first_then_line = first + "\n";
+      first_then_line += line + "\n";
+      std::string line_then_first = line + "\n";
+      line_then_first += first + "\n";
+      EXPECT_EQ(Infer({first_then_line}, options), Infer({line_then_first}, options)) << line;
     }
   }
   JsonReadOptions options = Typed();

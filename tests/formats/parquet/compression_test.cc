@@ -20,7 +20,8 @@ namespace {
 /// Text-like bytes with repeats, so every codec actually compresses.
 std::string CompressibleBytes(size_t size, uint32_t seed) {
   std::mt19937 rng(seed);
-  const std::string words[] = {"alpha ", "beta ", "gamma ", "delta ", "1234567890", "\x00\x01"};
+  const std::string words[] = {"alpha ", "beta ",      "gamma ",
+                               "delta ", "1234567890", std::string("\x00\x01", 2)};
   std::string out;
   while (out.size() < size) {
     out += words[rng() % 6];

@@ -332,8 +332,9 @@ INSTANTIATE_TEST_SUITE_P(Codecs, ParquetDeclaredSizeTest,
 
 // A dictionary page of 8 bytes declaring 2^31-1 strings: each needs a 4-byte length at least.
 TEST_F(ParquetDeclaredSizeTest, RejectsDictionaryDeclaringHugeValueCount) {
-  const std::string pages = DictionaryPage(kHuge, Le32(2) + "ok") +
-                            DataPage(1, Encoding::kRleDictionary, DefLevels({1}) + "\x01\x02\x00");
+  const std::string pages =
+      DictionaryPage(kHuge, Le32(2) + "ok") +
+      DataPage(1, Encoding::kRleDictionary, DefLevels({1}) + std::string("\x01\x02\x00", 3));
   const std::string file =
       BuildFile(PhysicalType::kByteArray, pages, 1, 0, /*dictionary=*/true, /*string=*/true);
   EXPECT_EQ(ReadInChild(file, {"row group 0", "column x", std::to_string(kHuge)}),

@@ -40,7 +40,7 @@ class ParquetWriterTest : public ::testing::Test {
   // Writes `batches` to a new file and returns its path.
   std::string Write(const std::string& name, SchemaPtr schema,
                     const std::vector<RecordBatchPtr>& batches, ParquetWriterOptions options = {}) {
-    const std::string path = Path(name);
+    std::string path = Path(name);
     Status st = WriteParquetFile(fs_, path, batches, std::move(schema), std::move(options));
     EXPECT_TRUE(st.ok()) << st.ToString();
     return path;
@@ -95,7 +95,7 @@ class ParquetWriterTest : public ::testing::Test {
     }
     ParquetWriterOptions options;
     options.page_value_limit = 1000;
-    const std::string path = Write(name, std::move(schema), {*batch}, options);
+    std::string path = Write(name, std::move(schema), {*batch}, options);
     ExpectOracleRows(path, {*batch});
     return path;
   }
@@ -458,7 +458,7 @@ TEST_F(ParquetWriterTest, DictionaryFallsBackToPlainWhenItOutgrowsItsLimit) {
   json += "]";
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, BatchFromJson(schema, json));
   ParquetWriterOptions options;
-  options.dictionary_page_size_limit = 16 * 1024;
+  options.dictionary_page_size_limit = int64_t{16} * 1024;
   options.page_size_bytes = 4096;
   const std::string path = Write("fallback.parquet", schema, {batch}, options);
   ExpectOracleRows(path, {batch});
