@@ -120,7 +120,7 @@ class QueryGenerator {
                                       "CASE WHEN a > 0 THEN s ELSE 'neg' END AS c",
                                       "coalesce(b, a) AS cb"};
     std::shuffle(items.begin(), items.end(), random_);
-    items.resize(static_cast<size_t>(1 + Pick(4)));
+    items.resize(1 + static_cast<size_t>(Pick(4)));
     std::string sql = "SELECT ";
     for (size_t i = 0; i < items.size(); ++i) {
       sql += (i > 0 ? ", " : "") + items[i];
@@ -142,7 +142,7 @@ class QueryGenerator {
                                      "count(DISTINCT " + qualifier + "s) AS ds",
                                      "max(" + qualifier + "a) - min(" + qualifier + "a) AS spread"};
     std::shuffle(aggs.begin(), aggs.end(), random_);
-    aggs.resize(static_cast<size_t>(1 + Pick(4)));
+    aggs.resize(1 + static_cast<size_t>(Pick(4)));
     std::string out;
     for (size_t i = 0; i < aggs.size(); ++i) {
       out += (i > 0 ? ", " : "") + aggs[i];

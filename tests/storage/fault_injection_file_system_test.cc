@@ -24,6 +24,7 @@ using ::testing::HasSubstr;
 
 std::vector<std::string> Paths(const std::vector<FileInfo>& entries) {
   std::vector<std::string> paths;
+  paths.reserve(entries.size());
   for (const FileInfo& entry : entries) {
     paths.push_back(entry.path);
   }
@@ -259,6 +260,7 @@ TEST_F(FaultInjectionFileSystemTest, CountsWritesFromConcurrentThreads) {
   constexpr int kWritesEach = 25;
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kWritesEach; ++i) {

@@ -37,7 +37,7 @@ std::string RawRead(const std::string& path) {
 }
 
 bool RawExists(const std::string& path) {
-  struct stat st;
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
@@ -63,6 +63,7 @@ std::string Content(const std::string& tag, size_t size) {
 
 std::vector<std::string> Paths(const std::vector<FileInfo>& entries) {
   std::vector<std::string> paths;
+  paths.reserve(entries.size());
   for (const FileInfo& entry : entries) {
     paths.push_back(entry.path);
   }
@@ -150,9 +151,10 @@ TEST_F(LocalFileSystemTest, ServesConcurrentRangedReadsFromThreads) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<RandomAccessFile> file, fs_.OpenForRead(path));
   std::atomic<int> mismatches{0};
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      for (int64_t offset = t * 1000; offset + 4096 <= static_cast<int64_t>(data.size());
+      for (int64_t offset = int64_t{t} * 1000; offset + 4096 <= static_cast<int64_t>(data.size());
            offset += 65521) {
         Result<std::string> chunk = file->ReadAt(offset, 4096);
         if (!chunk.ok() || *chunk != data.substr(static_cast<size_t>(offset), 4096)) {
@@ -625,7 +627,7 @@ TEST_F(LocalFileSystemTest, PutIfAbsentRaceAcrossProcessesHasExactlyOneWinner) {
     // Small enough that the writers reach the publishing step together, large enough that a
     // torn or mixed file would show.
     auto content = [round](int child) {
-      return Content(fmt::format("[round {} child {}]", round, child), 16 * 1024);
+      return Content(fmt::format("[round {} child {}]", round, child), size_t{16} * 1024);
     };
     std::vector<int> codes = ForkedRace(kProcesses).Run([&](int child) {
       LocalFileSystem fs;
@@ -687,6 +689,7 @@ TEST_F(LocalFileSystemTest, PutIfAbsentRaceAcrossThreadsHasExactlyOneWinner) {
     std::atomic<bool> go{false};
     std::vector<StatusCode> codes(kThreads);
     std::vector<std::thread> threads;
+    threads.reserve(kThreads);
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         while (!go.load()) {
