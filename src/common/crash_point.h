@@ -23,6 +23,8 @@
 //   state.after_changelog       a state partition's <v>.changelog is written (the batch's
 //                               state is not all committed, commits/N is not written)
 //   state.after_snapshot        a state partition's <v>.snapshot is written, before the purge
+//   streaming.after_state_commit every stateful operator's state version N+1 is committed
+//                               (after the sink returned); commits/N is not yet written
 //   streaming.before_commit_log the sink returned; commits/N is not yet written
 //   streaming.after_commit_log  commits/N is written; sources not yet told, no progress yet
 //

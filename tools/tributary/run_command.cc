@@ -190,6 +190,23 @@ class ProgressPrinter {
     std::string line = fmt::format("{}: batch {}: {} rows read, {} written in {} ms", event.table,
                                    progress.batch_id, progress.num_input_rows,
                                    progress.sink.num_output_rows, progress.batch_duration);
+    // Stateful streams: the watermark the batch used and the rows their state holds.
+    if (auto watermark = progress.event_time.find("watermark");
+        watermark != progress.event_time.end()) {
+      line += fmt::format(", watermark {}", watermark->second);
+    }
+    if (!progress.state_operators.empty()) {
+      int64_t state_rows = 0;
+      int64_t dropped = 0;
+      for (const StateOperatorProgress& state : progress.state_operators) {
+        state_rows += state.num_rows_total;
+        dropped += state.num_rows_dropped_by_watermark;
+      }
+      line += fmt::format(", {} state rows", state_rows);
+      if (dropped > 0) {
+        line += fmt::format(", {} late rows dropped", dropped);
+      }
+    }
     if (event.backlog.has_value() && !bar_) {
       line += fmt::format(" ({}/{} {})", event.backlog->done, event.backlog->total,
                           event.backlog->unit);
