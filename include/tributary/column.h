@@ -137,4 +137,14 @@ Column Coalesce(const std::vector<Column>& columns);
 Column ToDate(const Column& column);
 Column ToTimestamp(const Column& column);
 
+/// Spark's window(): the event-time window of `time_column` (a timestamp) as a struct<start,
+/// end>. Durations are interval strings ("1 minute", "1 hour 30 seconds"). Tumbling windows
+/// (no slide) put each row in one window; sliding ones (slide shorter than the duration) in
+/// every window that contains its time, one row each, so use it in Select, GroupBy or
+/// WithColumn. Windows start at `start_time` plus multiples of the slide; rows with a null time
+/// are left out, as Spark. Group by it, then read Col("window.start").
+Column Window(const Column& time_column, std::string_view window_duration);
+Column Window(const Column& time_column, std::string_view window_duration,
+              std::string_view slide_duration, std::string_view start_time = "0 seconds");
+
 }  // namespace tributary

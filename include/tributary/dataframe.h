@@ -79,6 +79,12 @@ class DataFrame {
   /// forgotten once its first event time + the delay passes the watermark. In batch, as
   /// DropDuplicates.
   DataFrame DropDuplicatesWithinWatermark(const std::vector<std::string>& columns = {}) const;
+  /// Spark's withWatermark: `event_time` (a timestamp column, or a window struct) is the
+  /// query's event time, and the watermark trails the latest event time seen by
+  /// `delay_threshold` ("10 minutes", "1 hour 30 seconds"): a stateful operator drops rows
+  /// older than the watermark and emits and forgets the windows and keys it has passed. Rows
+  /// are unchanged; batch queries ignore it, as Spark.
+  DataFrame WithWatermark(std::string_view event_time, std::string_view delay_threshold) const;
   /// Rows of both, by position (UNION ALL), as Spark's union.
   DataFrame Union(const DataFrame& other) const;
   /// The columns qualified by `alias`, for joins: df.Alias("a") then Col("a.id").

@@ -295,4 +295,14 @@ Column ToTimestamp(const Column& column) {
   return CallFunction("to_timestamp", {column});
 }
 
+Column Window(const Column& time_column, std::string_view window_duration) {
+  return CallFunction("window", {time_column, Lit(window_duration)});
+}
+
+Column Window(const Column& time_column, std::string_view window_duration,
+              std::string_view slide_duration, std::string_view start_time) {
+  return CallFunction("window",
+                      {time_column, Lit(window_duration), Lit(slide_duration), Lit(start_time)});
+}
+
 }  // namespace tributary

@@ -11,6 +11,7 @@
 #include "common/ascii.h"
 #include "delta/table_writes.h"
 #include "exec/operator.h"
+#include "expr/interval_text.h"
 #include "formats/reader_options.h"
 #include "plan/optimizer.h"
 #include "plan/physical_planner.h"
@@ -330,6 +331,14 @@ DataFrame DataFrame::DropDuplicates(const std::vector<std::string>& columns) con
 DataFrame DataFrame::DropDuplicatesWithinWatermark(const std::vector<std::string>& columns) const {
   return Transform(*state_, [&](const LogicalPlanPtr& input) {
     return plan::DropDuplicates(input, columns, /*within_watermark=*/true);
+  });
+}
+
+DataFrame DataFrame::WithWatermark(std::string_view event_time,
+                                   std::string_view delay_threshold) const {
+  return Transform(*state_, [&](const LogicalPlanPtr& input) -> Result<LogicalPlanPtr> {
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t delay, expr::ParseIntervalMicros(delay_threshold));
+    return plan::Watermark(input, std::string(event_time), delay, delay_threshold);
   });
 }
 

@@ -443,9 +443,129 @@ std::vector<const Expression*> ItemExpressions(const std::vector<NamedExpr>& ite
 
 }  // namespace
 
-Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& items) {
+namespace {
+
+// ---- event-time windows (Spark's TimeWindowing analyzer rule)
+
+constexpr std::string_view kWindowColumn = "window";
+
+bool IsTimeWindowCall(const Expression& e) {
+  return e.GetOp() == Op::kFunction && e.Name() == kWindowColumn;
+}
+
+void CollectTimeWindows(const Expression& e, std::vector<const Expression*>* calls) {
+  if (IsTimeWindowCall(e)) {
+    if (std::none_of(calls->begin(), calls->end(),
+                     [&](const Expression* c) { return c->ToString() == e.ToString(); })) {
+      calls->push_back(&e);
+    }
+    return;
+  }
+  for (const ExprPtr& child : e.Children()) {
+    CollectTimeWindows(*child, calls);
+  }
+}
+
+// `e` with every window(...) call replaced by a reference to the window column.
+ExprPtr ReplaceTimeWindows(const ExprPtr& e) {
+  if (e == nullptr) {
+    return e;
+  }
+  if (IsTimeWindowCall(*e)) {
+    return ExactColumn(std::string(kWindowColumn));
+  }
+  std::vector<ExprPtr> children;
+  children.reserve(e->Children().size());
+  bool changed = false;
+  for (const ExprPtr& child : e->Children()) {
+    children.push_back(ReplaceTimeWindows(child));
+    changed = changed || children.back() != child;
+  }
+  return changed ? Rebuild(*e, std::move(children)) : e;
+}
+
+// When `exprs` call window(...): `input` with the column `window` appended, computed as Spark's
+// TimeWindowing rule does, and each call in `exprs` replaced by a reference to it. A tumbling
+// window is the scalar window() over the rows whose time is not null; a sliding one is one row
+// per window containing the time (explode of time_windows(...)). One distinct window per
+// operator, as Spark.
+Result<LogicalPlanPtr> PlanTimeWindow(LogicalPlanPtr input, const std::vector<ExprPtr*>& exprs) {
+  std::vector<const Expression*> calls;
+  for (const ExprPtr* e : exprs) {
+    if (*e != nullptr) {
+      CollectTimeWindows(**e, &calls);
+    }
+  }
+  if (calls.empty()) {
+    return input;
+  }
+  if (calls.size() > 1) {
+    return Status::InvalidArgument(fmt::format(
+        "Multiple time/session window expressions would result in a cartesian product of rows, "
+        "therefore they are currently not supported: '{}' and '{}'",
+        calls[0]->ToString(), calls[1]->ToString()));
+  }
+  const Expression& call = *calls.front();
+  // time_windows(time, duration, slide, start) checks the arguments as window() does.
+  std::vector<ExprPtr> arguments = call.Children();
+  if (arguments.size() >= 2 && arguments.size() <= 4) {
+    if (arguments.size() == 2) {
+      arguments.push_back(arguments[1]);
+    }
+    if (arguments.size() == 3) {
+      arguments.push_back(expr::Lit(expr::Scalar::Int64(0)));
+    }
+  }
+  auto resolved = Resolve(*expr::Function("time_windows", arguments), *input);
+  if (!resolved.ok()) {
+    // The same problem, named after the user's call.
+    TRIBUTARY_RETURN_NOT_OK(Resolve(call, *input).status());
+    return resolved.status();
+  }
+  BoundExprPtr windows = std::move(*resolved);
+  const bool tumbling =
+      windows->Child(1).Literal().IntValue() == windows->Child(2).Literal().IntValue();
+  LogicalPlanPtr windowed;
+  if (tumbling) {
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr present,
+                              Filter(input, expr::Call(Op::kIsNotNull, {call.Children().front()})));
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr window, Resolve(call, *present));
+    std::vector<BoundExprPtr> outputs;
+    std::vector<std::string> names;
+    for (int i = 0; i < present->Schema()->NumFields(); ++i) {
+      outputs.push_back(ColumnRef(*present, i));
+      names.push_back(present->Schema()->FieldAt(i).Name());
+    }
+    outputs.push_back(std::move(window));
+    names.emplace_back(kWindowColumn);
+    std::vector<std::string> qualifiers = present->Qualifiers();
+    qualifiers.emplace_back();
+    windowed =
+        std::make_shared<ProjectNode>(present, std::move(outputs), names, std::move(qualifiers));
+  } else {
+    exec::GenerateSpec spec;
+    spec.collection = windows;
+    std::vector<columnar::Field> generated = {
+        columnar::Field(std::string(kWindowColumn), windows->Type()->ElementType(), true)};
+    windowed = std::make_shared<GenerateNode>(input, std::move(spec), std::move(generated));
+  }
+  for (ExprPtr* e : exprs) {
+    *e = ReplaceTimeWindows(*e);
+  }
+  return windowed;
+}
+
+}  // namespace
+
+Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& original_items) {
   const int visible = input->Schema()->NumFields();
-  input = WithReferencedHiddenColumns(std::move(input), ItemExpressions(items));
+  input = WithReferencedHiddenColumns(std::move(input), ItemExpressions(original_items));
+  std::vector<NamedExpr> items = original_items;
+  std::vector<ExprPtr*> windowed;
+  for (NamedExpr& item : items) {
+    windowed.push_back(&item.expr);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(input, PlanTimeWindow(std::move(input), windowed));
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items, visible));
   std::optional<size_t> generator;
   for (size_t i = 0; i < expanded.size(); ++i) {
@@ -591,15 +711,27 @@ class AggregateRewriter {
 
 }  // namespace
 
-Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr>& keys,
-                                 const std::vector<NamedExpr>& items, const ExprPtr& having) {
+Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr>& original_keys,
+                                 const std::vector<NamedExpr>& original_items,
+                                 const ExprPtr& original_having) {
   const int visible = input->Schema()->NumFields();
-  std::vector<const Expression*> referencing = ItemExpressions(items);
-  for (const ExprPtr& key : keys) {
+  std::vector<const Expression*> referencing = ItemExpressions(original_items);
+  for (const ExprPtr& key : original_keys) {
     referencing.push_back(key.get());
   }
-  referencing.push_back(having.get());
+  referencing.push_back(original_having.get());
   input = WithReferencedHiddenColumns(std::move(input), referencing);
+  std::vector<ExprPtr> keys = original_keys;
+  std::vector<NamedExpr> items = original_items;
+  ExprPtr having = original_having;
+  std::vector<ExprPtr*> windowed = {&having};
+  for (ExprPtr& key : keys) {
+    windowed.push_back(&key);
+  }
+  for (NamedExpr& item : items) {
+    windowed.push_back(&item.expr);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(input, PlanTimeWindow(std::move(input), windowed));
   std::vector<BoundExprPtr> bound_keys;
   std::vector<std::string> key_names;
   std::vector<columnar::Field> fields;
@@ -922,13 +1054,16 @@ Result<LogicalPlanPtr> DropDuplicates(LogicalPlanPtr input, const std::vector<st
       std::make_shared<DeduplicateNode>(std::move(input), std::move(keys), within_watermark));
 }
 
-Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name, const ExprPtr& e) {
-  if (ContainsAggregate(*e)) {
+Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name,
+                                  const ExprPtr& original) {
+  if (ContainsAggregate(*original)) {
     return Status::InvalidArgument(
         fmt::format("withColumn('{}'): aggregate functions need groupBy/agg", name));
   }
   const int visible = input->Schema()->NumFields();
-  input = WithReferencedHiddenColumns(std::move(input), {e.get()});
+  input = WithReferencedHiddenColumns(std::move(input), {original.get()});
+  ExprPtr e = original;
+  TRIBUTARY_ASSIGN_OR_RAISE(input, PlanTimeWindow(std::move(input), {&e}));
   TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr value, Resolve(*e, *input));
   std::vector<BoundExprPtr> outputs;
   std::vector<std::string> names;

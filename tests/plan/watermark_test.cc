@@ -112,9 +112,9 @@ TEST_F(WatermarkTest, MarksTheEventTimeColumnAndKeepsTheInputsRows) {
 }
 
 TEST_F(WatermarkTest, RefusesWhatSparkRefuses) {
-  auto missing = Watermark(Values(), "time", kMinute, "1 minute");
+  auto missing = Watermark(Values(), "tss", kMinute, "1 minute");
   ASSERT_FALSE(missing.ok());
-  EXPECT_THAT(missing.status().Message(), HasSubstr("cannot resolve column 'time'"));
+  EXPECT_THAT(missing.status().Message(), HasSubstr("cannot resolve column 'tss'"));
   EXPECT_THAT(missing.status().Message(), HasSubstr("did you mean 'ts'"));
 
   auto not_time = Watermark(Values(), "s", kMinute, "1 minute");
