@@ -101,7 +101,7 @@ class CloudFilesSchemaTest : public testing::SourceTest {
   // A file below the landing folder, its modification time `order` seconds after a fixed
   // start, so ingestion order is the order of the calls.
   void Land(const std::string& name, const std::string& text) {
-    WriteFile("landing/" + name, text, 1'700'000'000'000 + 1000 * landed_++);
+    WriteFile("landing/" + name, text, 1'700'000'000'000 + int64_t{1000} * landed_++);
   }
 
   Result<CloudFilesSchema> Define(formats::OptionMap options,

@@ -161,6 +161,7 @@ TEST_F(DeltaSinkTest, NewColumnsNeedMergeSchemaAndTheErrorNamesThem) {
 TEST_F(DeltaSinkTest, QueriesAppendingToOneTableAtOnceAllCommit) {
   constexpr int kBatches = 15;
   std::vector<std::thread> threads;
+  threads.reserve(2);
   std::vector<Status> failures(2);
   for (int query = 0; query < 2; ++query) {
     threads.emplace_back([&, query] {

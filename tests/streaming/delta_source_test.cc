@@ -182,7 +182,8 @@ TEST_F(DeltaSourceTest, StartingTimestampStartsAtTheFirstCommitAtOrAfterIt) {
   for (int i = 0; i < 3; ++i) {
     Append("[[" + std::to_string(i) + ", \"a\"]]");
     // Commit i at 1000 * (i + 1) seconds after the epoch.
-    const timeval times[2] = {{1000 * (i + 1), 0}, {1000 * (i + 1), 0}};
+    const time_t seconds = time_t{1000} * (i + 1);
+    const timeval times[2] = {{seconds, 0}, {seconds, 0}};
     ASSERT_EQ(::utimes(delta::CommitPath(root_ + "/_delta_log", i).c_str(), times), 0);
   }
   auto at = Open({{"startingTimestamp", "1970-01-01 00:33:20"}}, "at");  // 2000 s: version 1

@@ -18,7 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-constexpr int64_t kDay = 24 * 3600 * 1000;
+constexpr int64_t kDay = int64_t{24} * 3600 * 1000;
 // 2026-01-01T00:00:00Z: a fixed base for modification times.
 constexpr int64_t kBase = 1'767'225'600'000;
 
@@ -30,7 +30,7 @@ class FileSourceTest : public testing::SourceTest {
     ASSERT_OK(fs_.CreateDir(input_));
   }
 
-  std::shared_ptr<const FileSourceDefinition> Define(formats::OptionMap options = {},
+  std::shared_ptr<const FileSourceDefinition> Define(const formats::OptionMap& options = {},
                                                      const std::string& schema = "id INT") {
     columnar::SchemaPtr parsed;
     if (!schema.empty()) {
@@ -38,14 +38,14 @@ class FileSourceTest : public testing::SourceTest {
       EXPECT_TRUE(ddl.ok()) << ddl.status().ToString();
       parsed = *ddl;
     }
-    auto definition = FileSourceDefinition::Make(fs_, "json", input_, std::move(options), parsed,
-                                                 session_config_);
+    auto definition =
+        FileSourceDefinition::Make(fs_, "json", input_, options, parsed, session_config_);
     EXPECT_TRUE(definition.ok()) << definition.status().ToString();
     return definition.ok() ? *definition : nullptr;
   }
 
   /// Writes in/<name> holding one row {"id": id} per id, with modification time `mtime_ms`.
-  void WriteInput(const std::string& name, std::vector<int> ids, int64_t mtime_ms = kBase) {
+  void WriteInput(const std::string& name, const std::vector<int>& ids, int64_t mtime_ms = kBase) {
     std::string text;
     for (int id : ids) {
       text += "{\"id\":" + std::to_string(id) + "}\n";

@@ -124,6 +124,7 @@ TEST_F(MemorySourceTest, ConcurrentAddDataGetsDistinctOffsets) {
   constexpr int kBlocksPerThread = 50;
   std::vector<std::vector<Offset>> offsets(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kBlocksPerThread; ++i) {

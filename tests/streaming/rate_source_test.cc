@@ -16,7 +16,7 @@ constexpr int64_t kStartMs = 1'767'225'600'000;
 
 class RateSourceTest : public testing::SourceTest {
  protected:
-  std::shared_ptr<const RateSourceDefinition> Define(formats::OptionMap options) {
+  std::shared_ptr<const RateSourceDefinition> Define(const formats::OptionMap& options) {
     auto definition = RateSourceDefinition::Make(options, [this] { return now_ms_; });
     EXPECT_TRUE(definition.ok()) << definition.status().ToString();
     return definition.ok() ? *definition : nullptr;

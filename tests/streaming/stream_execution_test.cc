@@ -95,7 +95,7 @@ class StreamExecutionTest : public ::testing::Test {
   }
 
   Result<std::shared_ptr<StreamExecution>> Start(QueryOptions options,
-                                                 std::string sink_name = "RecordingSink") {
+                                                 const std::string& sink_name = "RecordingSink") {
     return StreamExecution::Start(Plan(), std::make_unique<RecordingSink>(shared_, sink_name),
                                   std::move(options), fs_);
   }
