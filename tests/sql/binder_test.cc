@@ -464,6 +464,29 @@ TEST_F(BinderTest, WatermarkClauseMarksTheEventTimeAndDelay) {
             std::string::npos);
 }
 
+// GROUP BY window(ts, ...): Spark's TimeWindowing names the window column `window`, which the
+// SELECT list reads; a sliding window puts a row in each of its windows.
+TEST_F(BinderTest, GroupByTimeWindowReadsTheWindowColumn) {
+  ASSERT_OK(Run("CREATE TABLE clicks (id BIGINT, ts TIMESTAMP) USING DELTA"));
+  ASSERT_OK(
+      Run("INSERT INTO clicks VALUES (1, TIMESTAMP '2024-05-01 10:00:10'), "
+          "(2, TIMESTAMP '2024-05-01 10:00:50'), (3, TIMESTAMP '2024-05-01 10:01:05')"));
+  ASSERT_OK_AND_ASSIGN(Rows rows, Run("SELECT window, count(*) AS n FROM clicks GROUP BY "
+                                      "window(ts, '1 minute') ORDER BY window"));
+  EXPECT_EQ(
+      rows,
+      (Rows{
+          R"j({"window":{"start":"2024-05-01T10:00:00.000000Z","end":"2024-05-01T10:01:00.000000Z"},"n":2})j",
+          R"j({"window":{"start":"2024-05-01T10:01:00.000000Z","end":"2024-05-01T10:02:00.000000Z"},"n":1})j"}));
+  ASSERT_OK_AND_ASSIGN(rows, Run("SELECT w.window.start AS s, w.total FROM (SELECT window, sum(id) "
+                                 "AS total FROM clicks WATERMARK ts DELAY OF INTERVAL 1 MINUTE "
+                                 "GROUP BY window(ts, '1 minute', '30 seconds')) w ORDER BY s"));
+  EXPECT_EQ(rows, (Rows{R"j({"s":"2024-05-01T09:59:30.000000Z","total":1})j",
+                        R"j({"s":"2024-05-01T10:00:00.000000Z","total":3})j",
+                        R"j({"s":"2024-05-01T10:00:30.000000Z","total":5})j",
+                        R"j({"s":"2024-05-01T10:01:00.000000Z","total":3})j"}));
+}
+
 TEST_F(BinderTest, ReferencedTablesSkipWithNamesAndSeeSubqueries) {
   ASSERT_OK_AND_ASSIGN(
       Statement statement,
