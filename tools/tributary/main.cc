@@ -56,7 +56,9 @@ const CLI::Validator kNotNegative(
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// CLI11 reports bad arguments by exceptions, which CLI11_PARSE catches; what else it throws
+// (an option declared twice) is a programming error that should end the process.
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   CLI::App app{"tributary: a native lakehouse streaming engine (Delta Lake, Structured Streaming)"};
   app.require_subcommand(1);
   // Global options (--threads, --timezone) may also follow the subcommands.
