@@ -11,7 +11,11 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const HashAggregate
     : node_(std::move(node)), input_(std::move(input)), context_(context), state_(context.pool) {}
 
 std::string HashAggregateOperator::DescribeGroup(int32_t group) const {
-  const std::vector<expr::BoundExprPtr>& keys = node_->Keys();
+  return DescribeGroupingKey(node_->Keys(), state_.groups.KeyOf(group));
+}
+
+std::string DescribeGroupingKey(const std::vector<expr::BoundExprPtr>& keys,
+                                std::string_view encoded) {
   if (keys.empty()) {
     return "()";
   }
@@ -20,10 +24,10 @@ std::string HashAggregateOperator::DescribeGroup(int32_t group) const {
   for (const expr::BoundExprPtr& key : keys) {
     types.push_back(key->Type());
   }
-  const std::string_view key_bytes[] = {state_.groups.KeyOf(group)};
+  const std::string_view key_bytes[] = {encoded};
   auto columns = DecodeGroupingKeys(types, key_bytes, columnar::DefaultMemoryPool());
   if (!columns.ok()) {
-    return fmt::format("#{}", group);
+    return "(?)";
   }
   std::string out = "(";
   for (size_t k = 0; k < keys.size(); ++k) {

@@ -55,4 +55,8 @@ class HashAggregateOperator final : public Operator {
   State state_;
 };
 
+/// "(k=3, s=\"a\")": a group's grouping-encoded key `encoded` with the key expressions it holds,
+/// for error messages (an overflowing sum names its group).
+std::string DescribeGroupingKey(const std::vector<expr::BoundExprPtr>& keys, std::string_view key);
+
 }  // namespace tributary::exec

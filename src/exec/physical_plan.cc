@@ -9,6 +9,8 @@
 #include "exec/relational_operators.h"
 #include "exec/scan.h"
 #include "exec/sort.h"
+#include "exec/stateful_aggregate.h"
+#include "exec/streaming_deduplicate.h"
 
 namespace tributary::exec {
 
@@ -208,8 +210,11 @@ Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const Exec
       return OperatorPtr(std::make_unique<EventTimeWatermarkOperator>(
           As<EventTimeWatermarkNode>(plan), std::move(inputs[0])));
     case PhysicalNodeKind::kStatefulAggregate:
+      return OperatorPtr(std::make_unique<StatefulAggregateOperator>(
+          As<StatefulAggregateNode>(plan), std::move(inputs[0]), context));
     case PhysicalNodeKind::kStreamingDeduplicate:
-      return Status::NotImplemented("stateful streaming operators are being added");
+      return OperatorPtr(std::make_unique<StreamingDeduplicateOperator>(
+          As<StreamingDeduplicateNode>(plan), std::move(inputs[0]), context));
   }
   return Status::Internal("unknown physical plan node");
 }

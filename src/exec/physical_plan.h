@@ -378,12 +378,12 @@ class StatefulAggregateNode final : public PhysicalNode {
 };
 
 /// Spark's dropDuplicates on a stream: the first row of each key (the values of input columns
-/// `key_columns`) passes, later ones are dropped (exec/streaming_deduplicate.h). Without
-/// `within_watermark`, `event_time_column` (an input column index) is set when the event-time
-/// column is one of the keys: state older than the watermark is then evicted. With
-/// `within_watermark` (dropDuplicatesWithinWatermark) it is always set and not a key: a key
-/// is remembered until its first row's event time + `delay_micros` passes the watermark.
-/// Output schema: the input's.
+/// `key_columns`) passes, later ones are dropped (exec/streaming_deduplicate.h).
+/// `event_time_column` is the input's watermarked event-time column when it has one (late
+/// rows are dropped by it). Without `within_watermark`, state is evicted by the watermark only
+/// when that column is one of the keys. With `within_watermark` (dropDuplicatesWithinWatermark)
+/// it must be set: a key is remembered until its first row's event time + `delay_micros`
+/// passes the watermark. Output schema: the input's.
 class StreamingDeduplicateNode final : public PhysicalNode {
  public:
   StreamingDeduplicateNode(PhysicalNodePtr input, std::vector<int> key_columns,

@@ -71,6 +71,9 @@ int64_t GroupingValueSize(const Column& column, int64_t row) {
   }
 }
 
+// kNormalize: floats as grouping compares them (-0.0 -> 0.0, one NaN); without it their bits
+// as they are (EncodeValues).
+template <bool kNormalize>
 uint8_t* EncodeGroupingValue(const Column& column, int64_t row, uint8_t* out) {
   if (!column.IsValid(row)) {
     const int width = column.Type()->ByteWidth();
@@ -92,7 +95,7 @@ uint8_t* EncodeGroupingValue(const Column& column, int64_t row, uint8_t* out) {
     }
     case TypeId::kStruct:
       for (const ColumnPtr& child : column.Children()) {
-        out = EncodeGroupingValue(*child, row, out);
+        out = EncodeGroupingValue<kNormalize>(*child, row, out);
       }
       return out;
     case TypeId::kArray:
@@ -102,18 +105,20 @@ uint8_t* EncodeGroupingValue(const Column& column, int64_t row, uint8_t* out) {
       out += 4;
       for (int64_t k = offsets[row]; k < offsets[row + 1]; ++k) {
         for (const ColumnPtr& child : column.Children()) {
-          out = EncodeGroupingValue(*child, k, out);
+          out = EncodeGroupingValue<kNormalize>(*child, k, out);
         }
       }
       return out;
     }
     case TypeId::kFloat32: {
-      const float v = NormalizeFloat(column.Values<float>()[row]);
+      const float raw = column.Values<float>()[row];
+      const float v = kNormalize ? NormalizeFloat(raw) : raw;
       std::memcpy(out, &v, 4);
       return out + 4;
     }
     case TypeId::kFloat64: {
-      const double v = NormalizeDouble(column.Values<double>()[row]);
+      const double raw = column.Values<double>()[row];
+      const double v = kNormalize ? NormalizeDouble(raw) : raw;
       std::memcpy(out, &v, 8);
       return out + 8;
     }
@@ -158,6 +163,12 @@ void WriteFloatColumn(const Column& column, int64_t num_rows, uint8_t* bytes, in
   }
 }
 
+template <typename Float>
+inline Float SameFloat(Float v) {
+  return v;
+}
+
+template <bool kNormalize>
 void WriteGroupingColumn(const Column& column, int64_t num_rows, uint8_t* bytes, int64_t* cursor) {
   const DataType& type = *column.Type();
   switch (type.Id()) {
@@ -167,10 +178,12 @@ void WriteGroupingColumn(const Column& column, int64_t num_rows, uint8_t* bytes,
       }
       return;
     case TypeId::kFloat32:
-      WriteFloatColumn<float>(column, num_rows, bytes, cursor, NormalizeFloat);
+      WriteFloatColumn<float>(column, num_rows, bytes, cursor,
+                              kNormalize ? NormalizeFloat : SameFloat<float>);
       return;
     case TypeId::kFloat64:
-      WriteFloatColumn<double>(column, num_rows, bytes, cursor, NormalizeDouble);
+      WriteFloatColumn<double>(column, num_rows, bytes, cursor,
+                               kNormalize ? NormalizeDouble : SameFloat<double>);
       return;
     case TypeId::kString:
     case TypeId::kBinary: {
@@ -196,7 +209,7 @@ void WriteGroupingColumn(const Column& column, int64_t num_rows, uint8_t* bytes,
     case TypeId::kArray:
     case TypeId::kMap:
       for (int64_t i = 0; i < num_rows; ++i) {
-        cursor[i] = EncodeGroupingValue(column, i, bytes + cursor[i]) - bytes;
+        cursor[i] = EncodeGroupingValue<kNormalize>(column, i, bytes + cursor[i]) - bytes;
       }
       return;
     default:
@@ -568,7 +581,10 @@ uint64_t HashBytes(const uint8_t* data, size_t size) {
   return h;
 }
 
-void EncodeGroupingKeys(std::span<const ColumnPtr> columns, int64_t num_rows, EncodedKeys* out) {
+namespace {
+
+template <bool kNormalize>
+void EncodeRows(std::span<const ColumnPtr> columns, int64_t num_rows, EncodedKeys* out) {
   const auto n = static_cast<size_t>(num_rows);
   out->offsets.assign(n + 1, 0);
   int64_t* sizes = out->offsets.data() + 1;
@@ -577,7 +593,7 @@ void EncodeGroupingKeys(std::span<const ColumnPtr> columns, int64_t num_rows, En
   }
   std::vector<int64_t> cursor = LayOutRows(out);
   for (const ColumnPtr& column : columns) {
-    WriteGroupingColumn(*column, num_rows, out->bytes.data(), cursor.data());
+    WriteGroupingColumn<kNormalize>(*column, num_rows, out->bytes.data(), cursor.data());
     if (column->NullCount() > 0) {
       for (int64_t i = 0; i < num_rows; ++i) {
         out->has_null[static_cast<size_t>(i)] |= column->IsNull(i) ? 1 : 0;
@@ -591,6 +607,16 @@ void EncodeGroupingKeys(std::span<const ColumnPtr> columns, int64_t num_rows, En
     out->hashes[i] =
         HashBytes(bytes + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i]));
   }
+}
+
+}  // namespace
+
+void EncodeGroupingKeys(std::span<const ColumnPtr> columns, int64_t num_rows, EncodedKeys* out) {
+  EncodeRows<true>(columns, num_rows, out);
+}
+
+void EncodeValues(std::span<const ColumnPtr> columns, int64_t num_rows, EncodedKeys* out) {
+  EncodeRows<false>(columns, num_rows, out);
 }
 
 void EncodeOrderingKeys(std::span<const ColumnPtr> columns,
@@ -631,6 +657,98 @@ void EncodeOrderingKeys(std::span<const ColumnPtr> columns,
     }
   }
   out->hashes.clear();
+}
+
+Result<size_t> MeasureGroupingValue(const DataType& type, std::string_view bytes) {
+  const auto truncated = [&] {
+    return Status::Corruption(fmt::format("grouping-encoded {} value truncated ({} bytes left)",
+                                          type.ToString(), bytes.size()));
+  };
+  if (bytes.empty()) {
+    return truncated();
+  }
+  const auto fixed = [&](size_t width) -> Result<size_t> {
+    if (bytes.size() < 1 + width) {
+      return truncated();
+    }
+    return 1 + width;
+  };
+  if (bytes[0] == 0) {
+    return fixed(static_cast<size_t>(type.ByteWidth()));
+  }
+  if (bytes[0] != 1) {
+    return Status::Corruption(fmt::format("grouping-encoded {} value has null flag {}",
+                                          type.ToString(),
+                                          static_cast<int>(static_cast<uint8_t>(bytes[0]))));
+  }
+  switch (type.Id()) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+      return fixed(1);
+    case TypeId::kInt16:
+      return fixed(2);
+    case TypeId::kInt32:
+    case TypeId::kDate:
+    case TypeId::kFloat32:
+      return fixed(4);
+    case TypeId::kFloat64:
+      return fixed(8);
+    case TypeId::kDecimal:
+      return fixed(16);
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      if (bytes.size() < 5) {
+        return truncated();
+      }
+      const auto size = Load<uint32_t>(reinterpret_cast<const uint8_t*>(bytes.data()) + 1);
+      if (bytes.size() - 5 < size) {
+        return truncated();
+      }
+      return 5 + static_cast<size_t>(size);
+    }
+    case TypeId::kStruct: {
+      size_t used = 1;
+      for (const auto& field : type.Fields()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(size_t size,
+                                  MeasureGroupingValue(*field.Type(), bytes.substr(used)));
+        used += size;
+      }
+      return used;
+    }
+    case TypeId::kArray:
+    case TypeId::kMap: {
+      if (bytes.size() < 5) {
+        return truncated();
+      }
+      const auto count = Load<uint32_t>(reinterpret_cast<const uint8_t*>(bytes.data()) + 1);
+      size_t used = 5;
+      for (uint32_t k = 0; k < count; ++k) {
+        const DataTypePtr children[] = {
+            type.Id() == TypeId::kMap ? type.KeyType() : type.ElementType(), type.ValueType()};
+        for (int c = 0; c < (type.Id() == TypeId::kMap ? 2 : 1); ++c) {
+          TRIBUTARY_ASSIGN_OR_RAISE(size_t size,
+                                    MeasureGroupingValue(*children[c], bytes.substr(used)));
+          used += size;
+        }
+      }
+      return used;
+    }
+    default:
+      return fixed(8);
+  }
+}
+
+Status ValidateGroupingKey(std::span<const DataTypePtr> types, std::string_view key) {
+  size_t used = 0;
+  for (const DataTypePtr& type : types) {
+    TRIBUTARY_ASSIGN_OR_RAISE(size_t size, MeasureGroupingValue(*type, key.substr(used)));
+    used += size;
+  }
+  if (used != key.size()) {
+    return Status::Corruption(fmt::format("grouping-encoded key has {} bytes after its {} values",
+                                          key.size() - used, types.size()));
+  }
+  return Status::OK();
 }
 
 Result<std::vector<ColumnPtr>> DecodeGroupingKeys(std::span<const DataTypePtr> types,

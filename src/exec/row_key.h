@@ -88,6 +88,10 @@ struct EncodedKeys {
 /// with hashes and null flags. No key columns give every row the empty key.
 void EncodeGroupingKeys(std::span<const ColumnPtr> columns, int64_t num_rows, EncodedKeys* out);
 
+/// As EncodeGroupingKeys, but floats keep their bits (-0.0, NaN payloads): the encoding of
+/// values to be decoded back exactly (aggregate state), not compared as keys.
+void EncodeValues(std::span<const ColumnPtr> columns, int64_t num_rows, EncodedKeys* out);
+
 /// Direction of one ordering key.
 struct OrderingDirection {
   bool ascending = true;
@@ -104,6 +108,14 @@ void EncodeOrderingKeys(std::span<const ColumnPtr> columns,
 Result<std::vector<ColumnPtr>> DecodeGroupingKeys(std::span<const DataTypePtr> types,
                                                   std::span<const std::string_view> keys,
                                                   MemoryPool* pool);
+
+/// The size of the one grouping-encoded value of `type` at the start of `bytes`; Corruption
+/// when the bytes are not one (a bad null flag, a length past the end). For bytes read back
+/// from outside the process (state stores), before DecodeGroupingKeys, which trusts them.
+Result<size_t> MeasureGroupingValue(const columnar::DataType& type, std::string_view bytes);
+
+/// Corruption unless `key` is exactly one grouping-encoded value per type of `types`.
+Status ValidateGroupingKey(std::span<const DataTypePtr> types, std::string_view key);
 
 /// The rows of `column` at `indices`, where index -1 gives a null row (the missing side of an
 /// outer join, a group without a value).

@@ -64,6 +64,9 @@ struct StateOperatorMetrics {
   int64_t all_removals_time_ms = 0;
   /// Memory the partitions' stores report after the batch.
   int64_t memory_used_bytes = 0;
+  /// Deduplication: input rows dropped as duplicates (Spark's custom metric
+  /// numDroppedDuplicateRows).
+  int64_t num_dropped_duplicate_rows = 0;
 };
 
 /// What the streaming layer hands one stateful operator for one batch. Owned by the streaming

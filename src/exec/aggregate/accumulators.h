@@ -6,7 +6,10 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -31,14 +34,15 @@ std::unique_ptr<Accumulator> MakeCountAccumulator(AggregateKind kind, MemoryPool
 std::unique_ptr<Accumulator> MakeSumAccumulator(const DataType& input, bool average,
                                                 MemoryPool* pool);
 /// min or max of `type`: a typed loop for fixed-width types, ordering keys for the others.
-std::unique_ptr<Accumulator> MakeMinMaxAccumulator(const DataType& type, bool max,
+std::unique_ptr<Accumulator> MakeMinMaxAccumulator(const DataTypePtr& type, bool max,
                                                    MemoryPool* pool);
 /// first/last (kind kFirst or kLast) of any type; min/max (kMin, kMax) of types without a
-/// fixed width, by their ordering keys.
+/// fixed width, by their ordering keys. `type` is the argument's.
 std::unique_ptr<Accumulator> MakeSelectValueAccumulator(AggregateKind kind, bool ignore_nulls,
-                                                        MemoryPool* pool);
-/// collect_list, or collect_set when `set`.
-std::unique_ptr<Accumulator> MakeCollectAccumulator(bool set, MemoryPool* pool);
+                                                        DataTypePtr type, MemoryPool* pool);
+/// collect_list, or collect_set when `set`, of `element` values.
+std::unique_ptr<Accumulator> MakeCollectAccumulator(bool set, DataTypePtr element,
+                                                    MemoryPool* pool);
 /// approx_count_distinct with relative standard deviation `relative_sd`; InvalidArgument
 /// outside what HyperLogLog++ can address.
 Result<std::unique_ptr<Accumulator>> MakeApproxCountDistinctAccumulator(double relative_sd,
@@ -50,6 +54,56 @@ std::unique_ptr<Accumulator> MakeBooleanAccumulator(bool all, MemoryPool* pool);
 /// Passes only the first occurrence of each (group, arguments) to `inner`: DISTINCT.
 std::unique_ptr<Accumulator> MakeDistinctAccumulator(std::unique_ptr<Accumulator> inner,
                                                      MemoryPool* pool);
+
+// Appends the bytes of `value` (native byte order) to serialized state.
+template <typename T>
+inline void AppendRaw(std::string* out, const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out->append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+// Reads serialized accumulator state front to back, every read bounds-checked: Corruption
+// naming `what` when the bytes run out or (Finish) some are left over.
+class StateReader {
+ public:
+  StateReader(std::string_view bytes, std::string_view what) : rest_(bytes), what_(what) {}
+  template <typename T>
+  Status Read(T* value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    TRIBUTARY_RETURN_NOT_OK(Need(sizeof(T)));
+    std::memcpy(value, rest_.data(), sizeof(T));
+    rest_.remove_prefix(sizeof(T));
+    return Status::OK();
+  }
+  Status ReadBytes(size_t size, std::string_view* bytes) {
+    TRIBUTARY_RETURN_NOT_OK(Need(size));
+    *bytes = rest_.substr(0, size);
+    rest_.remove_prefix(size);
+    return Status::OK();
+  }
+  // u32 length + that many bytes.
+  Status ReadLengthPrefixed(std::string_view* bytes) {
+    uint32_t size = 0;
+    TRIBUTARY_RETURN_NOT_OK(Read(&size));
+    return ReadBytes(size, bytes);
+  }
+  // One grouping-encoded value of `type`.
+  Status ReadGroupingValue(const DataType& type, std::string_view* bytes);
+  Status Finish() const;
+  std::string_view Rest() const { return rest_; }
+
+ private:
+  Status Need(size_t size) const;
+
+  std::string_view rest_;
+  std::string_view what_;
+};
+
+// Appends u32 length + bytes.
+inline void AppendLengthPrefixed(std::string* out, std::string_view bytes) {
+  AppendRaw(out, static_cast<uint32_t>(bytes.size()));
+  out->append(bytes);
+}
 
 // Calls f(row, value) for every valid row of a numeric column, converted to double; one typed
 // loop per column type.

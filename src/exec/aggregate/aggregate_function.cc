@@ -62,15 +62,15 @@ Result<std::unique_ptr<Accumulator>> MakeForKind(AggregateKind kind, const Aggre
       return aggregate::MakeSumAccumulator(*types[0], kind == AggregateKind::kAvg, pool);
     case AggregateKind::kMin:
     case AggregateKind::kMax:
-      return aggregate::MakeMinMaxAccumulator(*types[0], kind == AggregateKind::kMax, pool);
+      return aggregate::MakeMinMaxAccumulator(types[0], kind == AggregateKind::kMax, pool);
     case AggregateKind::kFirst:
     case AggregateKind::kLast: {
       TRIBUTARY_ASSIGN_OR_RAISE(bool ignore_nulls, IgnoreNulls(call));
-      return aggregate::MakeSelectValueAccumulator(kind, ignore_nulls, pool);
+      return aggregate::MakeSelectValueAccumulator(kind, ignore_nulls, types[0], pool);
     }
     case AggregateKind::kCollectList:
     case AggregateKind::kCollectSet:
-      return aggregate::MakeCollectAccumulator(kind == AggregateKind::kCollectSet, pool);
+      return aggregate::MakeCollectAccumulator(kind == AggregateKind::kCollectSet, types[0], pool);
     case AggregateKind::kApproxCountDistinct: {
       double relative_sd = 0.05;
       if (call.arguments.size() == 2) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "columnar/column.h"
@@ -54,6 +55,16 @@ class Accumulator {
   /// One value per group, of `type`.
   virtual Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer& namer,
                                    MemoryPool* pool) = 0;
+  /// Appends the state of `group` to `out`, for a streaming aggregation to keep it in a state
+  /// store between micro-batches (one call per group saved; batch queries never call it). An
+  /// accumulator made from the same call reads it back with DeserializeState. The bytes of
+  /// each family are a grammar at the top of its file; values are in native byte order
+  /// (little-endian on every platform tributary builds for), values of any type in the
+  /// grouping encoding of exec/row_key.h.
+  virtual Status SerializeState(int32_t group, std::string* out) const = 0;
+  /// Sets the state of `group` (within Resize, not yet updated) to what SerializeState wrote;
+  /// Corruption when `bytes` are not exactly such a state.
+  virtual Status DeserializeState(int32_t group, std::string_view bytes) = 0;
 };
 
 /// The accumulator computing `call` (DISTINCT included), allocating from `pool`.

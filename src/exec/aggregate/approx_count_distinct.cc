@@ -1,3 +1,6 @@
+// approx_count_distinct's serialized state (Accumulator::SerializeState): the group's 2^p
+// registers, one byte each (p fixed by relativeSD, so the size is known to the reader).
+
 #include <bit>
 
 #include <fmt/format.h>
@@ -79,6 +82,29 @@ class ApproxCountDistinctAccumulator final : public Accumulator {
       estimates[static_cast<size_t>(g)] = std::llround(estimate);
     }
     return MakeFixedColumn<int64_t>(type, estimates.data(), nullptr, groups, pool);
+  }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    out->append(reinterpret_cast<const char*>(registers_.data() + group * registers_per_group_),
+                static_cast<size_t>(registers_per_group_));
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, "approx_count_distinct state");
+    std::string_view registers;
+    TRIBUTARY_RETURN_NOT_OK(
+        reader.ReadBytes(static_cast<size_t>(registers_per_group_), &registers));
+    TRIBUTARY_RETURN_NOT_OK(reader.Finish());
+    // A rank is at most 64 - p + 1 (the sentinel bit).
+    for (const char c : registers) {
+      if (static_cast<uint8_t>(c) > 65 - precision_) {
+        return Status::Corruption(
+            fmt::format("approx_count_distinct state: register value {} above {}",
+                        static_cast<uint8_t>(c), 65 - precision_));
+      }
+    }
+    std::memcpy(registers_.data() + group * registers_per_group_, registers.data(),
+                registers.size());
+    return Status::OK();
   }
 
  private:

@@ -1,3 +1,4 @@
+// bool_and/bool_or's serialized state (Accumulator::SerializeState): seen: u8, value: u8.
 
 #include "exec/aggregate/accumulators.h"
 
@@ -26,6 +27,17 @@ class BoolAccumulator final : public Accumulator {
   Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer&,
                            MemoryPool* pool) override {
     return MakeFixedColumn<uint8_t>(type, values_.data(), seen_.data(), groups, pool);
+  }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, seen_[group]);
+    AppendRaw(out, values_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, all_ ? "bool_and state" : "bool_or state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&seen_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&values_[group]));
+    return reader.Finish();
   }
 
  private:

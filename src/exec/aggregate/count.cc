@@ -1,3 +1,4 @@
+// count's serialized state (Accumulator::SerializeState): count: i64.
 
 #include "exec/aggregate/accumulators.h"
 
@@ -44,6 +45,15 @@ class CountAccumulator final : public Accumulator {
   Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer&,
                            MemoryPool* pool) override {
     return MakeFixedColumn<int64_t>(type, counts_.data(), nullptr, groups, pool);
+  }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, counts_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, "count state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&counts_[group]));
+    return reader.Finish();
   }
 
  private:

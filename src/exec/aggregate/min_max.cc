@@ -1,3 +1,5 @@
+// min/max's serialized state (Accumulator::SerializeState) for fixed-width types: seen: u8,
+// best: the value in its C++ type (1 to 16 bytes). Other types: first_last.cc.
 
 #include "exec/aggregate/accumulators.h"
 
@@ -31,6 +33,17 @@ class MinMaxAccumulator final : public Accumulator {
                            MemoryPool* pool) override {
     return MakeFixedColumn<T>(type, best_.data(), seen_.data(), groups, pool);
   }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, seen_[group]);
+    AppendRaw(out, best_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, max_ ? "max state" : "min state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&seen_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&best_[group]));
+    return reader.Finish();
+  }
 
  private:
   bool max_;
@@ -40,9 +53,9 @@ class MinMaxAccumulator final : public Accumulator {
 
 }  // namespace
 
-std::unique_ptr<Accumulator> MakeMinMaxAccumulator(const DataType& type, bool max,
+std::unique_ptr<Accumulator> MakeMinMaxAccumulator(const DataTypePtr& type, bool max,
                                                    MemoryPool* pool) {
-  switch (type.Id()) {
+  switch (type->Id()) {
     case TypeId::kBoolean:
       return std::make_unique<MinMaxAccumulator<uint8_t>>(max, pool);
     case TypeId::kInt8:
@@ -64,7 +77,7 @@ std::unique_ptr<Accumulator> MakeMinMaxAccumulator(const DataType& type, bool ma
       return std::make_unique<MinMaxAccumulator<Int128>>(max, pool);
     default:
       return MakeSelectValueAccumulator(max ? AggregateKind::kMax : AggregateKind::kMin, false,
-                                        pool);
+                                        type, pool);
   }
 }
 

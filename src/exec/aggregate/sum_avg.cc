@@ -1,3 +1,8 @@
+// sum/avg's serialized state (Accumulator::SerializeState), by input type:
+//   integer sum   seen: u8, sum: i64
+//   double        sum: f64, count: i64      (every avg but decimal's, floating-point sums)
+//   decimal       sum: i128, count: i64     (unscaled, the input's scale)
+
 #include <fmt/format.h>
 
 #include "exec/aggregate/accumulators.h"
@@ -37,6 +42,17 @@ class SumIntegerAccumulator final : public Accumulator {
                            MemoryPool* pool) override {
     return MakeFixedColumn<int64_t>(type, sums_.data(), seen_.data(), groups, pool);
   }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, seen_[group]);
+    AppendRaw(out, sums_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, "sum state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&seen_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&sums_[group]));
+    return reader.Finish();
+  }
 
  private:
   PoolArray<int64_t> sums_;
@@ -73,6 +89,17 @@ class SumDoubleAccumulator final : public Accumulator {
           average_ && n > 0 ? sums_[g] / static_cast<double>(n) : sums_[g];
     }
     return MakeFixedColumn<double>(type, values.data(), seen.data(), groups, pool);
+  }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, sums_[group]);
+    AppendRaw(out, counts_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, average_ ? "avg state" : "sum state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&sums_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&counts_[group]));
+    return reader.Finish();
   }
 
  private:
@@ -143,6 +170,17 @@ class SumDecimalAccumulator final : public Accumulator {
       values[static_cast<size_t>(g)] = value;
     }
     return MakeFixedColumn<Int128>(type, values.data(), seen.data(), groups, pool);
+  }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, sums_[group]);
+    AppendRaw(out, counts_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, average_ ? "decimal avg state" : "decimal sum state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&sums_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&counts_[group]));
+    return reader.Finish();
   }
 
  private:

@@ -1,5 +1,7 @@
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "columnar/take.h"
 #include "exec/aggregate/accumulators.h"
 
@@ -53,6 +55,29 @@ Result<std::vector<int64_t>> FirstOccurrences(GroupTable& seen, std::span<const 
     }
   }
   return selected;
+}
+
+Status StateReader::Need(size_t size) const {
+  if (rest_.size() < size) {
+    return Status::Corruption(
+        fmt::format("{}: needs {} more bytes, {} left", what_, size, rest_.size()));
+  }
+  return Status::OK();
+}
+
+Status StateReader::ReadGroupingValue(const DataType& type, std::string_view* bytes) {
+  Result<size_t> size = MeasureGroupingValue(type, rest_);
+  if (!size.ok()) {
+    return size.status().WithContext(what_);
+  }
+  return ReadBytes(*size, bytes);
+}
+
+Status StateReader::Finish() const {
+  if (!rest_.empty()) {
+    return Status::Corruption(fmt::format("{}: {} bytes left over", what_, rest_.size()));
+  }
+  return Status::OK();
 }
 
 Status ValueStore::Commit(const Column& column,

@@ -1,3 +1,5 @@
+// The variance family's serialized state (Accumulator::SerializeState): Welford's running
+// count: f64, mean: f64, m2: f64 (sum of squared deviations).
 
 #include "exec/aggregate/accumulators.h"
 
@@ -47,6 +49,19 @@ class VarianceAccumulator final : public Accumulator {
       seen[static_cast<size_t>(g)] = 1;
     }
     return MakeFixedColumn<double>(type, values.data(), seen.data(), groups, pool);
+  }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, counts_[group]);
+    AppendRaw(out, means_[group]);
+    AppendRaw(out, m2_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, "variance state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&counts_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&means_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&m2_[group]));
+    return reader.Finish();
   }
 
  private:
