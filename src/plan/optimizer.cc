@@ -134,16 +134,9 @@ LogicalPlanPtr FoldConstants(const LogicalPlanPtr& plan, const expr::EvalContext
 // unbound expression over the source's column names; null when nothing is usable.
 expr::ExprPtr ToSkippingPredicate(const BoundExpression& e, const ScanNode& scan) {
   switch (e.GetOp()) {
-    case Op::kColumn: {
-      std::string quoted = "`";
-      for (char c : scan.Source().FieldAt(scan.Columns()[static_cast<size_t>(e.Index())]).Name()) {
-        quoted += c;
-        if (c == '`') {
-          quoted += '`';
-        }
-      }
-      return expr::Col(quoted + "`");
-    }
+    case Op::kColumn:
+      return ExactColumn(
+          scan.Source().FieldAt(scan.Columns()[static_cast<size_t>(e.Index())]).Name());
     case Op::kLiteral:
       return expr::Lit(e.Literal());
     case Op::kCast: {

@@ -9,6 +9,7 @@
 #include "common/ascii.h"
 #include "common/closest_match.h"
 #include "expr/aggregate_signatures.h"
+#include "expr/backquoted_name.h"
 #include "expr/coercion.h"
 #include "plan/bound_rewrites.h"
 
@@ -140,14 +141,7 @@ bool IsColumnPath(const Expression& e) {
 }  // namespace
 
 ExprPtr ExactColumn(const std::string& name) {
-  std::string quoted = "`";
-  for (char c : name) {
-    quoted += c;
-    if (c == '`') {
-      quoted += '`';
-    }
-  }
-  return expr::Col(quoted + "`");
+  return expr::Col(expr::BackquotedName(name));
 }
 
 SchemaPtr ResolutionSchema(const LogicalPlan& plan) {
@@ -562,6 +556,7 @@ Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>
   input = WithReferencedHiddenColumns(std::move(input), ItemExpressions(original_items));
   std::vector<NamedExpr> items = original_items;
   std::vector<ExprPtr*> windowed;
+  windowed.reserve(items.size());
   for (NamedExpr& item : items) {
     windowed.push_back(&item.expr);
   }
