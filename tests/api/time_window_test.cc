@@ -98,6 +98,7 @@ class TimeWindowApiTest : public ::testing::Test {
       }
     }
     std::vector<std::string> rows;
+    rows.reserve(counts.size());
     for (const auto& [start, n] : counts) {
       rows.push_back(fmt::format(R"({{"start":"{}","end":"{}","n":{}}})", IsoText(start),
                                  IsoText(start + size), n));
