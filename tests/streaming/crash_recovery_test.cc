@@ -107,7 +107,8 @@ class CrashRecoveryTest : public ::testing::Test {
     const std::string staging = dir_.Join(name);
     {
       std::ofstream out(staging);
-      for (int64_t id = int64_t{index} * kRowsPerFile; id < (index + 1) * kRowsPerFile; ++id) {
+      for (int64_t id = int64_t{index} * kRowsPerFile; id < int64_t{index + 1} * kRowsPerFile;
+           ++id) {
         const char* status = id % 5 == 0 ? "cancelled" : id % 2 == 0 ? "active" : "pending";
         const int qty = static_cast<int>(id % 1000);
         out << fmt::format(R"({{"id":{},"status":"{}","qty":{},"note":"{}"}})", id, status, qty,
@@ -136,6 +137,9 @@ class CrashRecoveryTest : public ::testing::Test {
                                      "1",
                                      "--source",
                                      source_};
+    if (!query_.empty()) {
+      args.insert(args.end(), {"--query", query_});
+    }
     std::vector<std::string> environment;
     for (char** variable = environ; *variable != nullptr; ++variable) {
       if (!std::string_view(*variable).starts_with("TRIBUTARY_CRASH_AT=")) {
@@ -146,11 +150,13 @@ class CrashRecoveryTest : public ::testing::Test {
       environment.push_back("TRIBUTARY_CRASH_AT=" + crash_at);
     }
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& arg : args) {
       argv.push_back(arg.data());
     }
     argv.push_back(nullptr);
     std::vector<char*> envp;
+    envp.reserve(environment.size() + 1);
     for (std::string& variable : environment) {
       envp.push_back(variable.data());
     }
@@ -222,6 +228,7 @@ class CrashRecoveryTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(std::vector<Row> rows,
                          session->Read().Format("delta").Load(table_).Collect());
     std::vector<std::string> json_rows;
+    json_rows.reserve(rows.size());
     for (const Row& row : rows) {
       json_rows.push_back(row.ToJson());
     }
@@ -336,6 +343,8 @@ class CrashRecoveryTest : public ::testing::Test {
 
   /// The driver's --source: Spark's JSON file source, or Auto Loader ("cloudFiles").
   std::string source_ = "json";
+  /// stream_driver's --query; empty: the stateless filter and projection.
+  std::string query_;
   testing::TempDir dir_;
   std::string input_;
   std::string table_;
@@ -452,6 +461,56 @@ TEST_F(CrashRecoveryTest, AutoLoaderKilledWhileFilesKeepArrivingIngestsEachFileO
   ExpectTableRowsThroughDuckDb();
   // The schema inferred on the first start was kept: no second version.
   EXPECT_FALSE(fs::exists(checkpoint_ + "/schema/_schemas/1"));
+}
+
+TEST_F(CrashRecoveryTest, AWindowedAggregationKilledAtEachStateStepWritesTheUninterruptedOutput) {
+  query_ = "windowed";
+  for (int file = 0; file < 10; ++file) {
+    AddInputFile(file);
+  }
+  const auto table_rows = [&](const std::string& table) {
+    std::vector<std::string> rows;
+    auto session = Session::Builder().TimeZone("UTC").Build();
+    EXPECT_TRUE(session.ok());
+    auto collected = (*session)->Read().Format("delta").Load(table).Collect();
+    EXPECT_TRUE(collected.ok()) << collected.status().ToString();
+    if (collected.ok()) {
+      rows.reserve(collected->size());
+      for (const Row& row : *collected) {
+        rows.push_back(row.ToJson());
+      }
+    }
+    return Sorted(rows);
+  };
+  // The reference: one uninterrupted run on its own checkpoint and table.
+  const std::string killed_table = table_;
+  const std::string killed_checkpoint = checkpoint_;
+  table_ = dir_.Join("reference_table");
+  checkpoint_ = dir_.Join("reference_checkpoint");
+  const ChildResult reference = RunDriver("");
+  ASSERT_EQ(reference.exit_code, 0) << reference.Describe();
+  const std::vector<std::string> expected = table_rows(table_);
+  // 10 files of 400 seconds, 3 statuses; the last window never closes.
+  ASSERT_EQ(expected.size(), 39U * 3U);
+
+  table_ = killed_table;
+  checkpoint_ = killed_checkpoint;
+  // Each kill lands in a later batch of the run it interrupts; a state partition's changelog
+  // is written once per partition and batch (4 partitions).
+  int kills = 0;
+  for (const std::string point :
+       {"state.after_changelog:2", "streaming.after_state_commit:2", "state.after_changelog:5",
+        "streaming.before_commit_log:3", "delta.after_commit:2", "streaming.after_offsets:2",
+        "streaming.after_state_commit:1", "state.after_changelog:1"}) {
+    const ChildResult result = RunDriver(point);
+    ASSERT_TRUE(result.killed_by_sigkill || result.exit_code == 0)
+        << point << ": the driver " << result.Describe();
+    kills += result.killed_by_sigkill ? 1 : 0;
+  }
+  EXPECT_GE(kills, 6);
+  const ChildResult final_run = RunDriver("");
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+  EXPECT_EQ(table_rows(table_), expected);
 }
 
 TEST_F(CrashRecoveryTest, RepeatedCrashesAtTheSameStepAreRecoveredEachTime) {

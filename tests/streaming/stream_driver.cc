@@ -4,6 +4,7 @@
 // TRIBUTARY_CRASH_AT set (common/crash_point.h) and restarts it on the same checkpoint.
 //
 //   stream_driver --input DIR --table DIR --checkpoint DIR --max-files N [--source json|cloudFiles]
+//                 [--query windowed]
 //
 // `--source cloudFiles` reads through Auto Loader instead of Spark's JSON file source: the seen
 // files are tracked in RocksDB in the checkpoint and the schema is inferred (inferColumnTypes)
@@ -11,12 +12,16 @@
 // Exit status: 0 when the stream ended cleanly, 1 when it failed (the error on stderr), 2 for
 // bad arguments. The input rows are {"id":BIGINT,"status":STRING,"qty":INT,"note":STRING};
 // the table gets the rows whose status is not 'cancelled', as (id, qty, note, bucket = id % 7).
+// `--query windowed` instead appends (start, status, count): rows per status per 100-second
+// window of the event time CAST(id AS TIMESTAMP), with a watermark of no delay (state in
+// RocksDB in the checkpoint).
 
 #include <cstdio>
 #include <map>
 #include <string>
 #include <string_view>
 
+#include "tributary/column.h"
 #include "tributary/session.h"
 #include "tributary/streaming.h"
 
@@ -59,11 +64,26 @@ int main(int argc, char** argv) {
   } else {
     reader.Format("json").Schema("id BIGINT, status STRING, qty INT, note STRING");
   }
-  auto query = reader.Option("maxFilesPerTrigger", args["--max-files"])
-                   .Load(args["--input"])
-                   .Filter("status <> 'cancelled'")
-                   .SelectExpr({"id", "qty", "note", "id % 7 AS bucket"})
-                   .WriteStream()
+  tributary::DataFrame input =
+      reader.Option("maxFilesPerTrigger", args["--max-files"]).Load(args["--input"]);
+  tributary::DataFrame output =
+      input.Filter("status <> 'cancelled'").SelectExpr({"id", "qty", "note", "id % 7 AS bucket"});
+  const std::string query_kind = args.contains("--query") ? args["--query"] : "";
+  if (query_kind == "windowed") {
+    // Stateful: rows per status in 100-second windows of the event time id seconds after the
+    // epoch, appended as the watermark (no delay) passes each window.
+    output = input.SelectExpr({"status", "CAST(id AS TIMESTAMP) AS ts"})
+                 .WithWatermark("ts", "0 seconds")
+                 .GroupBy({tributary::Window(tributary::Col("ts"), "100 seconds"),
+                           tributary::Col("status")})
+                 .Count()
+                 .Select({tributary::Col("window.start").Alias("start"), tributary::Col("status"),
+                          tributary::Col("count")});
+  } else if (!query_kind.empty()) {
+    std::fprintf(stderr, "stream_driver: --query must be windowed\n");
+    return 2;
+  }
+  auto query = output.WriteStream()
                    .Format("delta")
                    .Option("checkpointLocation", args["--checkpoint"])
                    .Trigger(tributary::Trigger::AvailableNow())
