@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -624,11 +625,8 @@ class AggregateRewriter {
     if (!ContainsAggregate(*e) && e->GetOp() != Op::kLiteral) {
       auto bound = Resolve(*e, input_);
       if (bound.ok()) {
-        const std::string text = (*bound)->ToString();
-        for (size_t k = 0; k < keys_.size(); ++k) {
-          if (key_texts_[k] == text) {
-            return ExactColumn(fmt::format("{}#{}", key_names_[k], k));
-          }
+        if (std::optional<ExprPtr> key = KeyOrFieldOfKey(**bound)) {
+          return *key;
         }
       }
       if (IsColumnPath(*e)) {
@@ -653,6 +651,25 @@ class AggregateRewriter {
   const std::vector<columnar::Field>& CallFields() const { return call_fields_; }
 
  private:
+  /// The key column `bound` is, or a field path into a struct key (Spark reads
+  /// `window.start` of GROUP BY window(...), a field of a grouped struct column).
+  std::optional<ExprPtr> KeyOrFieldOfKey(const expr::BoundExpression& bound) const {
+    const std::string text = bound.ToString();
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      if (key_texts_[k] == text) {
+        return ExactColumn(fmt::format("{}#{}", key_names_[k], k));
+      }
+    }
+    if (bound.GetOp() != Op::kGetField) {
+      return std::nullopt;
+    }
+    std::optional<ExprPtr> base = KeyOrFieldOfKey(bound.Child(0));
+    if (!base) {
+      return std::nullopt;
+    }
+    return expr::GetField(std::move(*base), bound.Name());
+  }
+
   Result<ExprPtr> RegisterAggregate(const Expression& call) {
     exec::AggregateCall bound_call;
     bound_call.function = call.Name();

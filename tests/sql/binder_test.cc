@@ -485,6 +485,20 @@ TEST_F(BinderTest, GroupByTimeWindowReadsTheWindowColumn) {
                         R"j({"s":"2024-05-01T10:00:00.000000Z","total":3})j",
                         R"j({"s":"2024-05-01T10:00:30.000000Z","total":5})j",
                         R"j({"s":"2024-05-01T10:01:00.000000Z","total":3})j"}));
+  // Fields of the grouped window struct, as Spark reads them.
+  ASSERT_OK_AND_ASSIGN(rows,
+                       Run("SELECT window.start AS minute, window.end AS until, count(*) "
+                           "AS n FROM clicks GROUP BY window(ts, '1 minute') ORDER BY minute"));
+  EXPECT_EQ(
+      rows,
+      (Rows{
+          R"j({"minute":"2024-05-01T10:00:00.000000Z","until":"2024-05-01T10:01:00.000000Z","n":2})j",
+          R"j({"minute":"2024-05-01T10:01:00.000000Z","until":"2024-05-01T10:02:00.000000Z","n":1})j"}));
+  const auto ungrouped = Run("SELECT window.start, ts FROM clicks GROUP BY window(ts, '1 minute')");
+  ASSERT_FALSE(ungrouped.ok());
+  EXPECT_NE(ungrouped.status().Message().find("column 'ts' is neither in GROUP BY"),
+            std::string::npos)
+      << ungrouped.status().ToString();
 }
 
 TEST_F(BinderTest, ReferencedTablesSkipWithNamesAndSeeSubqueries) {
