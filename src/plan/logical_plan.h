@@ -41,16 +41,16 @@ class LogicalPlan;
 using LogicalPlanPtr = std::shared_ptr<const LogicalPlan>;
 
 enum class PlanKind : uint8_t {
-  kScan,       // a Delta snapshot, files, or in-memory batches
-  kFilter,     // rows where a condition holds
-  kProject,    // one expression per output column
-  kAggregate,  // group keys, then aggregate results
-  kJoin,       // two inputs joined on a condition
-  kSort,       // ordered rows, optionally only the first N
-  kLimit,      // at most N rows after skipping an offset
-  kUnion,      // all rows of every input (UNION ALL)
-  kGenerate,   // explode: a row per element of an array or map, input columns alongside
-  kWatermark,  // rows unchanged; names the event-time column and the delay of a watermark
+  kScan,               // a Delta snapshot, files, or in-memory batches
+  kFilter,             // rows where a condition holds
+  kProject,            // one expression per output column
+  kAggregate,          // group keys, then aggregate results
+  kJoin,               // two inputs joined on a condition
+  kSort,               // ordered rows, optionally only the first N
+  kLimit,              // at most N rows after skipping an offset
+  kUnion,              // all rows of every input (UNION ALL)
+  kGenerate,           // explode: a row per element of an array or map, input columns alongside
+  kWatermark,          // rows unchanged; names the event-time column and the delay of a watermark
   kDeduplicate,        // the first row of each key (dropDuplicates)
   kStatefulAggregate,  // a started stream's aggregation, its groups kept in state stores
 };
