@@ -2,12 +2,16 @@
 // the same JSON -> filter(status = 'active') -> Parquet work as one COPY statement over the
 // files `streaming_bench generate` wrote, with the same explicit columns, one thread.
 //
-// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T] [--infer]
+// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T] [--infer|--window]
 //   times COPY (SELECT * FROM read_json(DIR/logs/*.json, columns={...}) WHERE status =
 //   'active') TO DIR/duckdb_out.parquet (FORMAT parquet) R times (Default: 5) after one
 //   untimed warm-up, and counts the rows of its own output and, with --table, of tributary's
 //   Delta table T (its Parquet files, read by DuckDB: the independent check that tributary
-//   wrote every matching row). Prints one JSON object: duckdb_version, threads, times_ms,
+//   wrote every matching row). With --window it times the batch form of streaming_bench's
+//   windowed case instead, COPY (SELECT time_bucket(INTERVAL 1 minute, ts), country, count(*),
+//   avg(latency_ms) ... GROUP BY ALL) TO DIR/duckdb_out.parquet, and rows_out counts the windows
+//   a 1-minute watermark has closed at the end of the stream (window end <= max(ts) - 1 minute:
+//   what the streaming query writes in append mode). Prints one JSON object: duckdb_version, threads, times_ms,
 //   median_ms, rows_in, rows_out, tributary_table_rows.
 
 import { createRequire } from 'node:module';
@@ -24,6 +28,7 @@ const table = option('table', '');
 // --infer: read_json detects the columns and types itself, as tributary's Auto Loader pipeline
 // infers them (streaming_bench pipeline); else the explicit columns of streaming_bench's schema.
 const infer = args.includes('--infer');
+const window = args.includes('--window');
 const require = createRequire(path.resolve('build/oracle/package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
@@ -35,8 +40,16 @@ const source = infer
   columns={ts: 'TIMESTAMPTZ', user_id: 'BIGINT', status: 'VARCHAR', country: 'VARCHAR',
   latency_ms: 'DOUBLE', path: 'VARCHAR', bytes: 'BIGINT'})`;
 const out = `${dir}/duckdb_out.parquet`;
-const copy = `COPY (SELECT * FROM ${source} WHERE status = 'active') TO ${sqlPath(out)}
-  (FORMAT parquet)`;
+const query = window
+  ? `SELECT time_bucket(INTERVAL 1 minute, ts) AS minute, country, count(*) AS events,
+  avg(latency_ms) AS avg_latency_ms FROM ${source} GROUP BY ALL`
+  : `SELECT * FROM ${source} WHERE status = 'active'`;
+const copy = `COPY (${query}) TO ${sqlPath(out)} (FORMAT parquet)`;
+// The windows a 1-minute watermark closed: the window end (minute + 1 minute) at or before the
+// latest event time minus 1 minute.
+const closed = window
+  ? ` WHERE minute + INTERVAL 2 minute <= (SELECT max(ts) FROM ${source})`
+  : '';
 
 const db = await DuckDBInstance.create(':memory:', { threads: '1' });
 const con = await db.connect();
@@ -57,7 +70,7 @@ const result = {
   times_ms: times.map((t) => Number(t.toFixed(1))),
   median_ms: sorted[Math.floor(sorted.length / 2)],
   rows_in: await scalar(`SELECT count(*) FROM ${source}`),
-  rows_out: await scalar(`SELECT count(*) FROM read_parquet(${sqlPath(out)})`),
+  rows_out: await scalar(`SELECT count(*) FROM read_parquet(${sqlPath(out)})${closed}`),
   tributary_table_rows: table === ''
     ? null
     : await scalar(`SELECT count(*) FROM read_parquet(${sqlPath(`${path.resolve(table)}/*.parquet`)})`),

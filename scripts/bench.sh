@@ -399,6 +399,15 @@ echo "== tributary: streaming_bench throughput, $repetitions repetitions"
 echo "== duckdb: bench/duckdb_streaming.mjs, $repetitions repetitions"
 node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" \
   --table "$stream_dir/tributary_table" >"$out/duckdb_streaming.json" || disagree=1
+# (b2) Stateful throughput on the same files: a 1-minute window x country count/avg with a
+# 1-minute watermark into Delta (append mode, available-now: the state store, then the no-data
+# batch writing the closed windows) against DuckDB's batch GROUP BY time_bucket(...) COPY.
+echo "== tributary: streaming_bench window, $repetitions repetitions"
+"$out/streaming_bench" window --dir "$stream_dir" --repetitions "$repetitions" \
+  >"$out/window_bench.json" || disagree=1
+echo "== duckdb: bench/duckdb_streaming.mjs --window, $repetitions repetitions"
+node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --window \
+  --table "$stream_dir/tributary_window_table" >"$out/duckdb_window.json" || disagree=1
 # (c) The reference pipeline of issue 8 (README's main job) on the same files: Auto Loader with
 # inferred types -> raw_logs -> gold_active_logs, available-now, a fresh warehouse each run,
 # against DuckDB's COPY of read_json with its own type detection.
@@ -410,11 +419,12 @@ node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions"
   --table "$stream_dir/pipeline_warehouse/gold_active_logs" >"$out/duckdb_pipeline.json" ||
   disagree=1
 rm -rf "$stream_dir"
-# Prints one streaming case against DuckDB: compare_streaming CASE TRIBUTARY_JSON DUCKDB_JSON.
+# Prints one streaming case against DuckDB:
+# compare_streaming CASE TRIBUTARY_JSON DUCKDB_JSON [TARGET_RATIO (Default: 1.5)].
 compare_streaming() {
 node --input-type=module - "$@" <<'EOF'
 import { readFileSync } from 'node:fs';
-const [name, tributaryPath, duckdbPath] = process.argv.slice(2);
+const [name, tributaryPath, duckdbPath, target = '1.5'] = process.argv.slice(2);
 const tributary = JSON.parse(readFileSync(tributaryPath, 'utf8'));
 const duckdb = JSON.parse(readFileSync(duckdbPath, 'utf8'));
 let failed = false;
@@ -440,7 +450,7 @@ for (const row of rows) {
 }
 console.log(`rows/s: input rows per second; DuckDB ${duckdb.duckdb_version}, threads=1; times ` +
   `tributary ${tributary.times_ms.join('/')} ms, duckdb ${duckdb.times_ms.map((t) => t.toFixed(1)).join('/')} ms; ` +
-  'target ratio >= 1.5');
+  `target ratio >= ${target}`);
 process.exitCode = failed ? 1 : 0;
 EOF
 }
@@ -448,6 +458,14 @@ echo "== streaming JSON -> filter(status = 'active') -> Delta, available-now, 1 
 echo "   ratio: duckdb / tributary wall time (COPY ... WHERE status = 'active' TO parquet); > 1: tributary faster"
 compare_streaming json_filter_to_delta "$out/streaming_bench.json" "$out/duckdb_streaming.json" ||
   disagree=1
+echo "== windowed aggregation: JSON -> withWatermark(ts, 1 minute) -> GROUP BY window(ts, 1 minute),"
+echo "   country: count(*), avg(latency_ms) -> Delta (append), available-now, 1 thread, medians of"
+echo "   $repetitions repetitions, against COPY (SELECT time_bucket(INTERVAL 1 minute, ts), country,"
+echo "   count(*), avg(latency_ms) ... GROUP BY ALL) TO parquet; rows out: the windows the watermark"
+echo "   closed (DuckDB counts them in its result and in tributary's table)"
+echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
+compare_streaming window_count_avg_to_delta "$out/window_bench.json" "$out/duckdb_window.json" \
+  1.0 || disagree=1
 echo "== the reference pipeline: read_files(json, inferColumnTypes) -> raw_logs -> gold_active_logs,"
 echo "   available-now, fresh warehouse, 1 thread, medians of $repetitions repetitions, against"
 echo "   COPY (SELECT * FROM read_json(files) WHERE status = 'active') TO parquet (types detected)"

@@ -465,7 +465,11 @@ TEST_F(CrashRecoveryTest, AutoLoaderKilledWhileFilesKeepArrivingIngestsEachFileO
 
 TEST_F(CrashRecoveryTest, AWindowedAggregationKilledAtEachStateStepWritesTheUninterruptedOutput) {
   query_ = "windowed";
-  for (int file = 0; file < 10; ++file) {
+  // 60 files of one batch each (--max-files 1), each followed by a no-data batch when the
+  // watermark closes a window: about 120 batches, so 50 kills land in distinct batches and the
+  // state snapshots (every 10 versions) are written between kills too.
+  constexpr int kFiles = 60;
+  for (int file = 0; file < kFiles; ++file) {
     AddInputFile(file);
   }
   const auto table_rows = [&](const std::string& table) {
@@ -490,24 +494,28 @@ TEST_F(CrashRecoveryTest, AWindowedAggregationKilledAtEachStateStepWritesTheUnin
   const ChildResult reference = RunDriver("");
   ASSERT_EQ(reference.exit_code, 0) << reference.Describe();
   const std::vector<std::string> expected = table_rows(table_);
-  // 10 files of 400 seconds, 3 statuses; the last window never closes.
-  ASSERT_EQ(expected.size(), 39U * 3U);
+  // 60 files of 400 seconds in 100-second windows, 3 statuses; the last window never closes.
+  ASSERT_EQ(expected.size(), static_cast<size_t>(kFiles * 4 - 1) * 3U);
 
   table_ = killed_table;
   checkpoint_ = killed_checkpoint;
   // Each kill lands in a later batch of the run it interrupts; a state partition's changelog
   // is written once per partition and batch (4 partitions).
   int kills = 0;
-  for (const std::string point :
-       {"state.after_changelog:2", "streaming.after_state_commit:2", "state.after_changelog:5",
-        "streaming.before_commit_log:3", "delta.after_commit:2", "streaming.after_offsets:2",
-        "streaming.after_state_commit:1", "state.after_changelog:1"}) {
-    const ChildResult result = RunDriver(point);
-    ASSERT_TRUE(result.killed_by_sigkill || result.exit_code == 0)
-        << point << ": the driver " << result.Describe();
-    kills += result.killed_by_sigkill ? 1 : 0;
+  bool finished = false;
+  while (kills < 50 && !finished) {
+    for (const std::string point :
+         {"state.after_changelog:2", "streaming.after_state_commit:2", "state.after_changelog:5",
+          "streaming.before_commit_log:3", "delta.after_commit:2", "streaming.after_offsets:2",
+          "streaming.after_state_commit:1", "state.after_changelog:1", "state.after_snapshot:1"}) {
+      const ChildResult result = RunDriver(point);
+      ASSERT_TRUE(result.killed_by_sigkill || result.exit_code == 0)
+          << point << ": the driver " << result.Describe();
+      kills += result.killed_by_sigkill ? 1 : 0;
+      finished = finished || result.exit_code == 0;
+    }
   }
-  EXPECT_GE(kills, 6);
+  EXPECT_GE(kills, 50);
   const ChildResult final_run = RunDriver("");
   ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
   EXPECT_EQ(table_rows(table_), expected);
