@@ -200,19 +200,24 @@ Result<std::vector<int64_t>> SelectedRows(const Column& mask) {
   return selected;
 }
 
+Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, std::span<const int64_t> rows,
+                                MemoryPool* pool) {
+  std::vector<ColumnPtr> columns;
+  columns.reserve(static_cast<size_t>(batch.NumColumns()));
+  for (const ColumnPtr& column : batch.Columns()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto taken, Take(*column, rows, pool));
+    columns.push_back(std::move(taken));
+  }
+  return RecordBatch::Make(batch.Schema(), static_cast<int64_t>(rows.size()), std::move(columns));
+}
+
 Result<RecordBatchPtr> Filter(const RecordBatch& batch, const Column& mask, MemoryPool* pool) {
   if (mask.Length() != batch.NumRows()) {
     return Status::InvalidArgument(
         fmt::format("filter mask has {} rows, batch has {}", mask.Length(), batch.NumRows()));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(auto selected, SelectedRows(mask));
-  std::vector<ColumnPtr> columns;
-  for (const ColumnPtr& column : batch.Columns()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto taken, Take(*column, selected, pool));
-    columns.push_back(std::move(taken));
-  }
-  return RecordBatch::Make(batch.Schema(), static_cast<int64_t>(selected.size()),
-                           std::move(columns));
+  return TakeRows(batch, selected, pool);
 }
 
 Result<ColumnPtr> Concatenate(std::span<const ColumnPtr> columns, MemoryPool* pool) {

@@ -15,6 +15,11 @@ namespace tributary::columnar {
 Result<ColumnPtr> Take(const Column& column, std::span<const int64_t> indices,
                        MemoryPool* pool = DefaultMemoryPool());
 
+/// The rows `rows` of every column of `batch` (each in 0..NumRows()-1, may repeat), in that
+/// order, as a batch of the same schema.
+Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, std::span<const int64_t> rows,
+                                MemoryPool* pool = DefaultMemoryPool());
+
 /// The indices of rows where the boolean `mask` is true (null counts as false, as a filter).
 Result<std::vector<int64_t>> SelectedRows(const Column& mask);
 

@@ -41,14 +41,7 @@ Result<RecordBatchPtr> FilterOperator::Next() {
     // Empty results are dropped here so consumers see only batches with rows (the contract
     // allows an empty batch only at the end).
     if (rows > 0) {
-      std::vector<columnar::ColumnPtr> columns;
-      columns.reserve(batch->Columns().size());
-      for (const columnar::ColumnPtr& column : batch->Columns()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr taken,
-                                  columnar::Take(*column, selected, context_.eval.pool));
-        columns.push_back(std::move(taken));
-      }
-      return columnar::RecordBatch::Make(batch->Schema(), rows, std::move(columns));
+      return columnar::TakeRows(*batch, selected, context_.eval.pool);
     }
   }
 }

@@ -135,15 +135,7 @@ Status StatefulAggregateOperator::ConsumeInput() {
       EncodeGroupingKeys(late_keys, static_cast<int64_t>(dropped.size()), &encoded);
       group_ids.resize(dropped.size());
       TRIBUTARY_RETURN_NOT_OK(state_.late.FindOrInsert(encoded, group_ids.data()));
-      std::vector<ColumnPtr> columns;
-      for (const ColumnPtr& column : batch->Columns()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr taken,
-                                  columnar::Take(*column, kept, context_.eval.pool));
-        columns.push_back(std::move(taken));
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          batch, columnar::RecordBatch::Make(batch->Schema(), static_cast<int64_t>(kept.size()),
-                                             std::move(columns)));
+      TRIBUTARY_ASSIGN_OR_RAISE(batch, columnar::TakeRows(*batch, kept, context_.eval.pool));
       if (batch->NumRows() == 0) {
         continue;
       }

@@ -78,15 +78,7 @@ Result<RecordBatchPtr> StreamingDeduplicateOperator::Deduplicate(const RecordBat
           kept.push_back(i);
         }
       }
-      std::vector<ColumnPtr> columns;
-      for (const ColumnPtr& column : batch->Columns()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr taken,
-                                  columnar::Take(*column, kept, context_.eval.pool));
-        columns.push_back(std::move(taken));
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          batch, columnar::RecordBatch::Make(batch->Schema(), static_cast<int64_t>(kept.size()),
-                                             std::move(columns)));
+      TRIBUTARY_ASSIGN_OR_RAISE(batch, columnar::TakeRows(*batch, kept, context_.eval.pool));
     }
   }
   const int64_t rows = batch->NumRows();
@@ -137,13 +129,7 @@ Result<RecordBatchPtr> StreamingDeduplicateOperator::Deduplicate(const RecordBat
   if (static_cast<int64_t>(kept.size()) == rows) {
     return batch;
   }
-  std::vector<ColumnPtr> columns;
-  for (const ColumnPtr& column : batch->Columns()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr taken, columnar::Take(*column, kept, context_.eval.pool));
-    columns.push_back(std::move(taken));
-  }
-  return columnar::RecordBatch::Make(batch->Schema(), static_cast<int64_t>(kept.size()),
-                                     std::move(columns));
+  return columnar::TakeRows(*batch, kept, context_.eval.pool);
 }
 
 Status StreamingDeduplicateOperator::Evict() {

@@ -95,9 +95,11 @@ Status Split(PendingRows* pending, Keep keep, std::vector<int64_t>* taken_rows,
     return Status::OK();
   }
   if (!taken_positions.empty()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(*taken_batch, TakeRows(*pending->batch, taken_positions, pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(*taken_batch,
+                              columnar::TakeRows(*pending->batch, taken_positions, pool));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(pending->batch, TakeRows(*pending->batch, rest_positions, pool));
+  TRIBUTARY_ASSIGN_OR_RAISE(pending->batch,
+                            columnar::TakeRows(*pending->batch, rest_positions, pool));
   pending->rows = std::move(rest_rows);
   return Status::OK();
 }
@@ -113,7 +115,7 @@ Status LocateError(const BoundExpression& expr, const RecordBatch& batch,
   }
   for (size_t j = 0; j < rows.size(); ++j) {
     const int64_t position = static_cast<int64_t>(j);
-    auto one = TakeRows(batch, std::span<const int64_t>(&position, 1), context.pool);
+    auto one = columnar::TakeRows(batch, std::span<const int64_t>(&position, 1), context.pool);
     if (!one.ok()) {
       return error;
     }
@@ -179,7 +181,7 @@ class CoalesceFunction final : public ScalarFunction {
         TRIBUTARY_ASSIGN_OR_RAISE(auto kept, columnar::Take(*values, positions, context.pool));
         result.Add(std::move(kept), valid_rows);
         TRIBUTARY_ASSIGN_OR_RAISE(pending.batch,
-                                  TakeRows(*pending.batch, null_positions, context.pool));
+                                  columnar::TakeRows(*pending.batch, null_positions, context.pool));
         pending.rows = std::move(null_rows);
       }
     }
@@ -191,6 +193,7 @@ Result<BoundExprPtr> BindCoalesce(const Expression& call, std::vector<BoundExprP
   const bool two = call.Name() != "coalesce";
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, two ? 2 : 1, two ? 2 : SIZE_MAX));
   std::vector<DataTypePtr> types;
+  types.reserve(args.size());
   for (const auto& arg : args) {
     types.push_back(arg->Type());
   }
@@ -301,6 +304,7 @@ class ExtremumFunction final : public EagerFunction {
 Result<BoundExprPtr> BindExtremum(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, SIZE_MAX));
   std::vector<DataTypePtr> types;
+  types.reserve(args.size());
   for (const auto& arg : args) {
     types.push_back(arg->Type());
   }

@@ -69,19 +69,6 @@ void AppendValueFrom(const Column& column, int64_t row, ColumnBuilder* builder) 
   }
 }
 
-Result<columnar::RecordBatchPtr> TakeRows(const columnar::RecordBatch& batch,
-                                          std::span<const int64_t> rows,
-                                          columnar::MemoryPool* pool) {
-  std::vector<ColumnPtr> columns;
-  columns.reserve(static_cast<size_t>(batch.NumColumns()));
-  for (const ColumnPtr& column : batch.Columns()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*column, rows, pool));
-    columns.push_back(std::move(taken));
-  }
-  return columnar::RecordBatch::Make(batch.Schema(), static_cast<int64_t>(rows.size()),
-                                     std::move(columns));
-}
-
 Result<ColumnPtr> Interleave(const columnar::DataTypePtr& type, std::span<const ColumnPtr> sources,
                              std::span<const int32_t> source, std::span<const int64_t> source_row,
                              columnar::MemoryPool* pool) {

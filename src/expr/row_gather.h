@@ -15,11 +15,6 @@ namespace tributary::expr {
 /// Appends row `row` of `column` (same type as the builder; null rows too) to `builder`.
 void AppendValueFrom(const columnar::Column& column, int64_t row, columnar::ColumnBuilder* builder);
 
-/// The rows `rows` of every column of `batch`, as a batch of the same schema.
-Result<columnar::RecordBatchPtr> TakeRows(const columnar::RecordBatch& batch,
-                                          std::span<const int64_t> rows,
-                                          columnar::MemoryPool* pool);
-
 /// A column of `length` rows of `type`: row i is row `source_row[i]` of `sources[source[i]]`,
 /// or null where source[i] < 0. Every source has type `type`.
 Result<columnar::ColumnPtr> Interleave(const columnar::DataTypePtr& type,
