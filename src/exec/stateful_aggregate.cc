@@ -2,8 +2,12 @@
 // (StablePartition of the key bytes):
 //   key    = the group's grouping key (exec/row_key.h: the key columns, grouping-encoded)
 //   value  = format: u8 (kStateFormatVersion, 1) aggregate-state*
-//   aggregate-state = length: u32, then Accumulator::SerializeState's bytes for that aggregate
-//            (one per aggregate call of the node, in order; grammars in exec/aggregate/*.cc)
+//   aggregate-state = valid: u8 (1), length: u32, then Accumulator::SerializeState's bytes for
+//            that aggregate (one per aggregate call of the node, in order; grammars in
+//            exec/aggregate/*.cc)
+// After the format byte, a value is the grouping encoding (exec/row_key.h) of a row of one
+// non-null binary column per aggregate: the state schema the checkpoint's operator metadata
+// records, which is how `tributary state` prints it.
 // Integers are in native byte order (little-endian on every platform tributary builds for).
 
 #include "exec/stateful_aggregate.h"
@@ -54,11 +58,11 @@ Status StatefulAggregateOperator::Deserialize(
   value.remove_prefix(1);
   for (size_t a = 0; a < accumulators.size(); ++a) {
     uint32_t size = 0;
-    if (value.size() < sizeof(size)) {
-      return corrupt(fmt::format("truncated before aggregate {}", a));
+    if (value.size() < 1 + sizeof(size) || value[0] != 1) {
+      return corrupt(fmt::format("truncated or null before aggregate {}", a));
     }
-    std::memcpy(&size, value.data(), sizeof(size));
-    value.remove_prefix(sizeof(size));
+    std::memcpy(&size, value.data() + 1, sizeof(size));
+    value.remove_prefix(1 + sizeof(size));
     if (value.size() < size) {
       return corrupt(fmt::format("aggregate {} needs {} bytes, {} left", a, size, value.size()));
     }
@@ -186,6 +190,7 @@ Status StatefulAggregateOperator::SaveState() {
       TRIBUTARY_RETURN_NOT_OK(
           accumulator->SerializeState(static_cast<int32_t>(g), &aggregate_state));
       const auto size = static_cast<uint32_t>(aggregate_state.size());
+      value.push_back(1);  // valid: the binary column's null flag
       value.append(reinterpret_cast<const char*>(&size), sizeof(size));
       value.append(aggregate_state);
     }

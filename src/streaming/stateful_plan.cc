@@ -293,9 +293,12 @@ class StatefulRewriter {
         }
       }
       op.key_schema = FieldsAt(input_schema, dedup.KeyColumns());
-      op.value_schema = execution.event_time
-                            ? FieldsAt(input_schema, {*execution.event_time})
-                            : std::make_shared<columnar::Schema>(std::vector<columnar::Field>{});
+      // What exec/streaming_deduplicate.cc stores after the format byte: nothing, or for
+      // dropDuplicatesWithinWatermark the expiry (Spark's expiresAtMicros).
+      op.value_schema = std::make_shared<columnar::Schema>(
+          dedup.WithinWatermark() ? std::vector<columnar::Field>{columnar::Field(
+                                        "expiresAtMicros", columnar::DataType::Int64(), false)}
+                                  : std::vector<columnar::Field>{});
       op.uses_watermark = execution.event_time.has_value();
       return dedup.WithExecution(std::move(execution));
     }
@@ -316,7 +319,15 @@ class StatefulRewriter {
         (c < num_keys ? keys : values).push_back(c);
       }
       op.key_schema = FieldsAt(*current->Schema(), keys);
-      op.value_schema = FieldsAt(*current->Schema(), values);
+      // What exec/stateful_aggregate.cc stores after the format byte: each aggregate's
+      // serialized accumulator state, as a binary column named after the aggregate.
+      std::vector<columnar::Field> states;
+      states.reserve(values.size());
+      for (int c : values) {
+        states.emplace_back(current->Schema()->FieldAt(c).Name(), columnar::DataType::Binary(),
+                            false);
+      }
+      op.value_schema = std::make_shared<columnar::Schema>(std::move(states));
       // Complete mode keeps every group: the watermark only drops late rows.
       op.uses_watermark = execution.event_time.has_value() && mode_ != exec::OutputMode::kComplete;
       return plan::LogicalPlanPtr(std::make_shared<plan::StatefulAggregateNode>(

@@ -3,6 +3,7 @@
 // commits/N, kept across restarts, combined by spark.sql.streaming.multipleWatermarkPolicy),
 // progress eventTime, and dropDuplicates in batch queries.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "state/state_inspection.h"
+#include "storage/local_file_system.h"
 #include "support/row_json.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -34,6 +37,25 @@ nlohmann::json LogMetadata(const std::string& path) {
   std::getline(in, version);
   std::getline(in, metadata);
   return nlohmann::json::parse(metadata, nullptr, /*allow_exceptions=*/false);
+}
+
+/// The state rows of operator 0 at the checkpoint's last committed version, as JSON objects
+/// (what `tributary state CHECKPOINT --operator 0` prints).
+std::vector<nlohmann::json> StateRows(const std::string& checkpoint) {
+  storage::LocalFileSystem fs;
+  std::vector<nlohmann::json> rows;
+  const Result<std::optional<int64_t>> batch = state::LastCommittedBatch(&fs, checkpoint);
+  EXPECT_TRUE(batch.ok() && batch->has_value());
+  if (!batch.ok() || !batch->has_value()) {
+    return rows;
+  }
+  const Status read =
+      state::ReadStateRows(&fs, checkpoint, 0, **batch + 1, [&](std::string_view line) {
+        rows.push_back(nlohmann::json::parse(line));
+        return Status::OK();
+      });
+  EXPECT_TRUE(read.ok()) << read.ToString();
+  return rows;
 }
 
 class StatefulStreamingTest : public ::testing::Test {
@@ -266,6 +288,18 @@ TEST_F(StatefulStreamingTest, WindowedCountInAppendModeEmitsEachWindowOnceTheWat
   const std::string cp = dir_.Join("cp_minutes");
   EXPECT_EQ(LogMetadata(cp + "/offsets/0")["conf"]["spark.sql.shuffle.partitions"], "4");
   EXPECT_TRUE(std::filesystem::exists(cp + "/state/0/_metadata/metadata"));
+  // The groups still in state decode by the operator's metadata: the window and country key,
+  // the count's accumulator state as bytes.
+  const std::vector<nlohmann::json> state_rows = StateRows(cp);
+  ASSERT_EQ(static_cast<int64_t>(state_rows.size()),
+            query.RecentProgress().back().state_operators[0].num_rows_total);
+  ASSERT_FALSE(state_rows.empty());
+  for (const nlohmann::json& row : state_rows) {
+    EXPECT_TRUE(row["key"]["window"].contains("start")) << row.dump();
+    EXPECT_TRUE(row["key"]["country"].is_string()) << row.dump();
+    ASSERT_EQ(row["value"].size(), 1U) << row.dump();
+    EXPECT_TRUE(row["value"].begin()->is_string()) << row.dump();
+  }
 }
 
 TEST_F(StatefulStreamingTest, RestartingMidStreamGivesTheUninterruptedOutput) {
@@ -388,6 +422,14 @@ TEST_F(StatefulStreamingTest, DropDuplicatesOnAStreamPassesTheFirstRowOfEachKeyO
   ASSERT_EQ(last->state_operators.size(), 1U);
   EXPECT_EQ(last->state_operators[0].operator_name, "dedupe");
   EXPECT_EQ(last->state_operators[0].num_rows_total, 3);
+  // Each key seen once, with nothing stored beside it (no watermark).
+  std::vector<int64_t> ids;
+  for (const nlohmann::json& row : StateRows(dir_.Join("cp_dedup"))) {
+    ids.push_back(row["key"]["id"].get<int64_t>());
+    EXPECT_TRUE(row["value"].empty()) << row.dump();
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 3}));
 }
 
 TEST_F(StatefulStreamingTest, DropDuplicatesInBatchKeepsTheFirstRowOfEachKey) {
