@@ -17,6 +17,7 @@
 #include "plan/data_sources.h"
 #include "plan/physical_planner.h"
 #include "plan/plan_builder.h"
+#include "plan/plan_rows.h"
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
@@ -57,34 +58,10 @@ class OptimizerTest : public ::testing::Test {
       [1, "a", "fr"], [2, "b", "de"], [3, null, "fr"], [4, "d", "us"], [5, "e", "de"]])"));
   }
 
-  LogicalPlanPtr Values() const {
-    ScanSource source;
-    source.kind = ScanSource::Kind::kValues;
-    source.schema = schema_;
-    source.batches = {batch_};
-    source.description = "values";
-    return Scan(std::move(source), "v");
-  }
+  LogicalPlanPtr Values() const { return testing::ValuesPlan(schema_, batch_); }
 
   // The rows `plan` gives, as canonical JSON in output order.
-  std::vector<std::string> Run(const LogicalPlan& plan) {
-    exec::ExecContext context;
-    context.fs = &fs_;
-    auto root = CreatePhysicalPlan(plan, context);
-    EXPECT_TRUE(root.ok()) << root.status().ToString();
-    if (!root.ok()) {
-      return {};
-    }
-    auto batches = exec::Drain(**root);
-    EXPECT_TRUE(batches.ok()) << batches.status().ToString();
-    std::vector<std::string> rows;
-    for (const auto& batch : batches.ok() ? *batches : std::vector<columnar::RecordBatchPtr>{}) {
-      for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
-        rows.push_back(std::move(row));
-      }
-    }
-    return rows;
-  }
+  std::vector<std::string> Run(const LogicalPlan& plan) { return testing::RunPlan(plan, &fs_); }
 
   static std::vector<std::string> Sorted(std::vector<std::string> rows) {
     std::sort(rows.begin(), rows.end());

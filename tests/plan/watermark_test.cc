@@ -14,6 +14,7 @@
 #include "plan/optimizer.h"
 #include "plan/physical_planner.h"
 #include "plan/plan_builder.h"
+#include "plan/plan_rows.h"
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
@@ -58,33 +59,10 @@ class WatermarkTest : public ::testing::Test {
       [3, null, "c", null, 3]])"));
   }
 
-  LogicalPlanPtr Values() const {
-    ScanSource source;
-    source.kind = ScanSource::Kind::kValues;
-    source.schema = schema_;
-    source.batches = {batch_};
-    source.description = "values";
-    return Scan(std::move(source), "v");
-  }
+  LogicalPlanPtr Values() const { return testing::ValuesPlan(schema_, batch_); }
 
-  std::vector<std::string> Run(const LogicalPlan& plan) {
-    exec::ExecContext context;
-    context.fs = &fs_;
-    auto root = CreatePhysicalPlan(plan, context);
-    EXPECT_TRUE(root.ok()) << root.status().ToString();
-    if (!root.ok()) {
-      return {};
-    }
-    auto batches = exec::Drain(**root);
-    EXPECT_TRUE(batches.ok()) << batches.status().ToString();
-    std::vector<std::string> rows;
-    for (const auto& batch : batches.ok() ? *batches : std::vector<columnar::RecordBatchPtr>{}) {
-      for (std::string& row : columnar::CanonicalJsonRows(*batch)) {
-        rows.push_back(std::move(row));
-      }
-    }
-    return rows;
-  }
+  // The rows `plan` gives, as canonical JSON in output order.
+  std::vector<std::string> Run(const LogicalPlan& plan) { return testing::RunPlan(plan, &fs_); }
 
   columnar::SchemaPtr schema_;
   columnar::RecordBatchPtr batch_;
