@@ -179,10 +179,17 @@ std::shared_ptr<LogicalPlan> ProjectNode::Clone() const {
 // ---- Aggregate
 
 AggregateNode::AggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
-                             std::vector<exec::AggregateCall> aggregates, SchemaPtr schema)
+                             std::vector<exec::AggregateCall> aggregates, SchemaPtr schema,
+                             std::optional<StatefulExecution> execution)
     : LogicalPlan(PlanKind::kAggregate, std::move(schema), {}, {input}),
       keys_(std::move(keys)),
-      aggregates_(std::move(aggregates)) {}
+      aggregates_(std::move(aggregates)),
+      execution_(std::move(execution)) {}
+
+LogicalPlanPtr AggregateNode::WithExecution(StatefulExecution execution) const {
+  return std::make_shared<AggregateNode>(Inputs()[0], keys_, aggregates_, Schema(),
+                                         std::move(execution));
+}
 
 std::string AggregateNode::ToString() const {
   std::string out = "Aggregate keys=[" + JoinBound(keys_) + "] aggs=[";
@@ -191,11 +198,16 @@ std::string AggregateNode::ToString() const {
     out += (i > 0 ? ", " : "") + call.function + "(" + (call.distinct ? "DISTINCT " : "") +
            JoinBound(call.arguments) + ")";
   }
-  return out + "]";
+  out += "]";
+  if (execution_) {
+    out += fmt::format(" state={}", execution_->runtime->operator_id);
+  }
+  return out;
 }
 
 LogicalPlanPtr AggregateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
-  return std::make_shared<AggregateNode>(std::move(inputs.at(0)), keys_, aggregates_, Schema());
+  return std::make_shared<AggregateNode>(std::move(inputs.at(0)), keys_, aggregates_, Schema(),
+                                         execution_);
 }
 
 std::shared_ptr<LogicalPlan> AggregateNode::Clone() const {
@@ -235,30 +247,6 @@ LogicalPlanPtr DeduplicateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) c
 
 std::shared_ptr<LogicalPlan> DeduplicateNode::Clone() const {
   return std::make_shared<DeduplicateNode>(*this);
-}
-
-// ---- StatefulAggregate
-
-StatefulAggregateNode::StatefulAggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
-                                             std::vector<exec::AggregateCall> aggregates,
-                                             SchemaPtr schema, StatefulExecution execution)
-    : LogicalPlan(PlanKind::kStatefulAggregate, std::move(schema), {}, {std::move(input)}),
-      keys_(std::move(keys)),
-      aggregates_(std::move(aggregates)),
-      execution_(std::move(execution)) {}
-
-std::string StatefulAggregateNode::ToString() const {
-  return fmt::format("StatefulAggregate keys=[{}] state={}", JoinBound(keys_),
-                     execution_.runtime->operator_id);
-}
-
-LogicalPlanPtr StatefulAggregateNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
-  return std::make_shared<StatefulAggregateNode>(std::move(inputs.at(0)), keys_, aggregates_,
-                                                 Schema(), execution_);
-}
-
-std::shared_ptr<LogicalPlan> StatefulAggregateNode::Clone() const {
-  return std::make_shared<StatefulAggregateNode>(*this);
 }
 
 // ---- Join

@@ -41,18 +41,17 @@ class LogicalPlan;
 using LogicalPlanPtr = std::shared_ptr<const LogicalPlan>;
 
 enum class PlanKind : uint8_t {
-  kScan,               // a Delta snapshot, files, or in-memory batches
-  kFilter,             // rows where a condition holds
-  kProject,            // one expression per output column
-  kAggregate,          // group keys, then aggregate results
-  kJoin,               // two inputs joined on a condition
-  kSort,               // ordered rows, optionally only the first N
-  kLimit,              // at most N rows after skipping an offset
-  kUnion,              // all rows of every input (UNION ALL)
-  kGenerate,           // explode: a row per element of an array or map, input columns alongside
-  kWatermark,          // rows unchanged; names the event-time column and the delay of a watermark
-  kDeduplicate,        // the first row of each key (dropDuplicates)
-  kStatefulAggregate,  // a started stream's aggregation, its groups kept in state stores
+  kScan,         // a Delta snapshot, files, or in-memory batches
+  kFilter,       // rows where a condition holds
+  kProject,      // one expression per output column
+  kAggregate,    // group keys, then aggregate results
+  kJoin,         // two inputs joined on a condition
+  kSort,         // ordered rows, optionally only the first N
+  kLimit,        // at most N rows after skipping an offset
+  kUnion,        // all rows of every input (UNION ALL)
+  kGenerate,     // explode: a row per element of an array or map, input columns alongside
+  kWatermark,    // rows unchanged; names the event-time column and the delay of a watermark
+  kDeduplicate,  // the first row of each key (dropDuplicates)
 };
 
 /// An unbounded source as a query names it (format, path, options, schema). The streaming
@@ -191,24 +190,6 @@ class ProjectNode final : public LogicalPlan {
   std::vector<BoundExprPtr> expressions_;
 };
 
-class AggregateNode final : public LogicalPlan {
- public:
-  /// Output (`schema`): one column per key, then one per aggregate.
-  AggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
-                std::vector<exec::AggregateCall> aggregates, SchemaPtr schema);
-  const std::vector<BoundExprPtr>& Keys() const { return keys_; }
-  const std::vector<exec::AggregateCall>& Aggregates() const { return aggregates_; }
-  std::string ToString() const override;
-  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
-
- protected:
-  std::shared_ptr<LogicalPlan> Clone() const override;
-
- private:
-  std::vector<BoundExprPtr> keys_;
-  std::vector<exec::AggregateCall> aggregates_;
-};
-
 /// How a started streaming query runs one of its stateful operators: the runtime it fills per
 /// batch and the event-time column the watermark applies to. Set by the streaming layer at
 /// Start (streaming/stateful_plan.h); absent in batch plans.
@@ -220,6 +201,31 @@ struct StatefulExecution {
   /// The watermark delay of that event-time column (dropDuplicatesWithinWatermark keeps a key
   /// until its first event time + the delay passes the watermark).
   int64_t delay_micros = 0;
+};
+
+/// GROUP BY. In a started stream it carries its StatefulExecution: its groups' accumulators
+/// are kept in state stores across micro-batches and emitted by the output mode.
+class AggregateNode final : public LogicalPlan {
+ public:
+  /// Output (`schema`): one column per key, then one per aggregate.
+  AggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
+                std::vector<exec::AggregateCall> aggregates, SchemaPtr schema,
+                std::optional<StatefulExecution> execution = std::nullopt);
+  const std::vector<BoundExprPtr>& Keys() const { return keys_; }
+  const std::vector<exec::AggregateCall>& Aggregates() const { return aggregates_; }
+  const std::optional<StatefulExecution>& Execution() const { return execution_; }
+  /// The same node run as a started stream's stateful operator.
+  LogicalPlanPtr WithExecution(StatefulExecution execution) const;
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<BoundExprPtr> keys_;
+  std::vector<exec::AggregateCall> aggregates_;
+  std::optional<StatefulExecution> execution_;
 };
 
 /// Spark's Deduplicate: the first row of each distinct value of `key_columns` (input column
@@ -245,28 +251,6 @@ class DeduplicateNode final : public LogicalPlan {
   std::vector<int> key_columns_;
   bool within_watermark_;
   std::optional<StatefulExecution> execution_;
-};
-
-/// An AggregateNode of a started stream (keys, aggregates and schema the same), its groups'
-/// accumulators kept in state stores across micro-batches and emitted by the output mode.
-class StatefulAggregateNode final : public LogicalPlan {
- public:
-  StatefulAggregateNode(LogicalPlanPtr input, std::vector<BoundExprPtr> keys,
-                        std::vector<exec::AggregateCall> aggregates, SchemaPtr schema,
-                        StatefulExecution execution);
-  const std::vector<BoundExprPtr>& Keys() const { return keys_; }
-  const std::vector<exec::AggregateCall>& Aggregates() const { return aggregates_; }
-  const StatefulExecution& Execution() const { return execution_; }
-  std::string ToString() const override;
-  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
-
- protected:
-  std::shared_ptr<LogicalPlan> Clone() const override;
-
- private:
-  std::vector<BoundExprPtr> keys_;
-  std::vector<exec::AggregateCall> aggregates_;
-  StatefulExecution execution_;
 };
 
 class JoinNode final : public LogicalPlan {

@@ -533,6 +533,10 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
     case PlanKind::kProject:
       return PruneProject(plan, std::move(required), n);
     case PlanKind::kAggregate:
+      if (plan->As<AggregateNode>().Execution()) {
+        // A stateful aggregation keeps every aggregate: they are its state's schema.
+        return PruneUnion(plan, required, n);
+      }
       return PruneAggregate(plan, required, n);
     case PlanKind::kJoin:
       return PruneJoin(plan, std::move(required), n);
@@ -547,8 +551,7 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
     case PlanKind::kWatermark:
       return PruneWatermark(plan, std::move(required), n);
     case PlanKind::kDeduplicate:
-    case PlanKind::kStatefulAggregate:
-      // A row's key (and a stateful operator's state schema) needs every input column.
+      // A row's key needs every input column.
       return PruneUnion(plan, required, n);
   }
   return {plan, Identity(n)};

@@ -194,7 +194,6 @@ int64_t EstimateRows(const LogicalPlan& plan) {
     case PlanKind::kGenerate:
     case PlanKind::kWatermark:
     case PlanKind::kDeduplicate:
-    case PlanKind::kStatefulAggregate:
       return EstimateRows(plan.Input());
     case PlanKind::kLimit: {
       const int64_t input = EstimateRows(plan.Input());
@@ -239,8 +238,13 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
             std::move(input), plan.As<ProjectNode>().Expressions(), plan.Schema());
       });
     case PlanKind::kAggregate:
-      return over_input([&](exec::PhysicalNodePtr input) {
+      return over_input([&](exec::PhysicalNodePtr input) -> exec::PhysicalNodePtr {
         const auto& aggregate = plan.As<AggregateNode>();
+        if (const std::optional<StatefulExecution>& execution = aggregate.Execution()) {
+          return std::make_shared<exec::StatefulAggregateNode>(
+              std::move(input), aggregate.Keys(), aggregate.Aggregates(), plan.Schema(),
+              execution->event_time, execution->runtime);
+        }
         return std::make_shared<exec::HashAggregateNode>(std::move(input), aggregate.Keys(),
                                                          aggregate.Aggregates(), plan.Schema());
       });
@@ -284,13 +288,6 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
         return std::make_shared<exec::StreamingDeduplicateNode>(
             std::move(input), dedup.KeyColumns(), execution.event_time, dedup.WithinWatermark(),
             execution.delay_micros, execution.runtime);
-      });
-    case PlanKind::kStatefulAggregate:
-      return over_input([&](exec::PhysicalNodePtr input) {
-        const auto& aggregate = plan.As<StatefulAggregateNode>();
-        return std::make_shared<exec::StatefulAggregateNode>(
-            std::move(input), aggregate.Keys(), aggregate.Aggregates(), plan.Schema(),
-            aggregate.Execution().event_time, aggregate.Execution().runtime);
       });
     case PlanKind::kUnion: {
       std::vector<exec::PhysicalNodePtr> inputs;

@@ -65,7 +65,6 @@ bool IsStreamStreamJoin(const plan::LogicalPlan& node) {
 bool IsStatefulOnStream(const plan::LogicalPlan& node) {
   switch (node.Kind()) {
     case plan::PlanKind::kAggregate:
-    case plan::PlanKind::kStatefulAggregate:
     case plan::PlanKind::kDeduplicate:
       return node.Input().IsStreaming();
     case plan::PlanKind::kJoin:
@@ -77,9 +76,7 @@ bool IsStatefulOnStream(const plan::LogicalPlan& node) {
 
 /// Whether `node` or a streaming node below it aggregates.
 bool HasStreamingAggregate(const plan::LogicalPlan& node) {
-  if ((node.Kind() == plan::PlanKind::kAggregate ||
-       node.Kind() == plan::PlanKind::kStatefulAggregate) &&
-      node.Input().IsStreaming()) {
+  if (node.Kind() == plan::PlanKind::kAggregate && node.Input().IsStreaming()) {
     return true;
   }
   return std::any_of(node.Inputs().begin(), node.Inputs().end(),
@@ -330,9 +327,7 @@ class StatefulRewriter {
       op.value_schema = std::make_shared<columnar::Schema>(std::move(states));
       // Complete mode keeps every group: the watermark only drops late rows.
       op.uses_watermark = execution.event_time.has_value() && mode_ != exec::OutputMode::kComplete;
-      return plan::LogicalPlanPtr(std::make_shared<plan::StatefulAggregateNode>(
-          inputs.at(0), aggregate.Keys(), aggregate.Aggregates(), current->Schema(),
-          std::move(execution)));
+      return aggregate.WithExecution(std::move(execution));
     }
     return Status::NotImplemented(
         fmt::format("stateful operator {} on a stream", current->ToString()));
@@ -393,12 +388,9 @@ EventTimes EventTimeColumns(const plan::LogicalPlan& plan) {
       }
       return times;
     }
-    case plan::PlanKind::kAggregate:
-    case plan::PlanKind::kStatefulAggregate: {
+    case plan::PlanKind::kAggregate: {
       const EventTimes input = EventTimeColumns(plan.Input());
-      const std::vector<expr::BoundExprPtr>& keys =
-          plan.Kind() == plan::PlanKind::kAggregate ? plan.As<plan::AggregateNode>().Keys()
-                                                    : plan.As<plan::StatefulAggregateNode>().Keys();
+      const std::vector<expr::BoundExprPtr>& keys = plan.As<plan::AggregateNode>().Keys();
       EventTimes times(n);
       for (size_t k = 0; k < keys.size() && k < n; ++k) {
         times[k] = ExpressionEventTime(*keys[k], input);

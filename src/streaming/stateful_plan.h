@@ -77,8 +77,8 @@ struct StatefulPlan {
   std::vector<WatermarkPoint> watermarks;
 };
 
-/// Rewrites `plan` (checked) for `mode`: streaming aggregations become StatefulAggregateNodes
-/// and streaming deduplications get their execution, each with a new runtime; withWatermark
+/// Rewrites `plan` (checked) for `mode`: streaming aggregations and deduplications get their
+/// StatefulExecution, each with a new runtime; withWatermark
 /// points get statistics. Static subtrees are left alone.
 Result<StatefulPlan> PlanStatefulOperators(const plan::LogicalPlanPtr& plan, exec::OutputMode mode);
 
