@@ -11,6 +11,7 @@
 #include "exec/sort.h"
 #include "exec/stateful_aggregate.h"
 #include "exec/streaming_deduplicate.h"
+#include "exec/streaming_join.h"
 
 namespace tributary::exec {
 
@@ -139,6 +140,32 @@ std::string HashJoinNode::ToString() const {
   return out + ")";
 }
 
+std::string StreamingJoinNode::ToString() const {
+  std::string out = fmt::format("StreamingJoin({}", JoinTypeName(type_));
+  if (!left_keys_.empty()) {
+    out += ", keys=[";
+    for (size_t k = 0; k < left_keys_.size(); ++k) {
+      out += (k > 0 ? ", " : "") + left_keys_[k]->ToString() + " = " + right_keys_[k]->ToString();
+    }
+    out += "]";
+  }
+  if (residual_ != nullptr) {
+    out += ", residual=" + residual_->ToString();
+  }
+  constexpr std::array<std::string_view, 2> kSides = {"left", "right"};
+  for (size_t side = 0; side < 2; ++side) {
+    const JoinStateEviction& eviction = eviction_[side];
+    if (eviction.kind == JoinStateEviction::Kind::kKey) {
+      const std::vector<expr::BoundExprPtr>& keys = side == 0 ? left_keys_ : right_keys_;
+      out += fmt::format(", {}State=key {}", kSides[side],
+                         keys[static_cast<size_t>(eviction.column)]->ToString());
+    } else if (eviction.kind == JoinStateEviction::Kind::kValue) {
+      out += fmt::format(", {}State=value #{}", kSides[side], eviction.column);
+    }
+  }
+  return out + ")";
+}
+
 std::string SortNode::ToString() const {
   std::string out = limit_ ? "TopN(" : "Sort(";
   for (size_t k = 0; k < keys_.size(); ++k) {
@@ -215,6 +242,9 @@ Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const Exec
     case PhysicalNodeKind::kStreamingDeduplicate:
       return OperatorPtr(std::make_unique<StreamingDeduplicateOperator>(
           As<StreamingDeduplicateNode>(plan), std::move(inputs[0]), context));
+    case PhysicalNodeKind::kStreamingJoin:
+      return OperatorPtr(std::make_unique<StreamingJoinOperator>(
+          As<StreamingJoinNode>(plan), std::move(inputs[0]), std::move(inputs[1]), context));
   }
   return Status::Internal("unknown physical plan node");
 }

@@ -13,6 +13,7 @@
 
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -51,6 +52,7 @@ enum class PhysicalNodeKind {
   kStatefulAggregate,
   kStreamingDeduplicate,
   kEventTimeWatermark,
+  kStreamingJoin,
 };
 
 /// One node of a physical plan. Immutable after construction; thread-safe to read.
@@ -408,6 +410,69 @@ class StreamingDeduplicateNode final : public PhysicalNode {
   std::optional<int> event_time_column_;
   bool within_watermark_;
   int64_t delay_micros_;
+  std::shared_ptr<StatefulOperatorRuntime> runtime_;
+};
+
+/// How one side of a stream-stream join drops state when the watermark moves (Spark's
+/// JoinStateWatermarkPredicate): kKey, by an event-time join key (a timestamp, or a window
+/// struct judged by its end); kValue, by an event-time column of the side's rows. The state
+/// watermark itself is the runtime's join_state_watermark_micros of the side.
+struct JoinStateEviction {
+  enum class Kind { kNone, kKey, kValue };
+  Kind kind = Kind::kNone;
+  /// kKey: index among the side's join keys; kValue: the side's input column.
+  int column = -1;
+  /// kKey: the key is a window struct <start, end>.
+  bool window = false;
+};
+
+/// A stream-stream join (Spark's StreamingSymmetricHashJoinExec; exec/streaming_join.h): both
+/// inputs' rows are kept in the runtime's state stores across micro-batches and each new row
+/// is joined with the other side's state. Children: left, right. Keys, residual and output
+/// schema as HashJoinNode's (left ++ right; left only for kLeftSemi); types kInner, kLeft,
+/// kRight, kFull, kLeftSemi. `late_event_time_columns[side]` (0 left, 1 right): the side's
+/// input column carrying a watermark, whose rows older than the runtime's
+/// late_rows_watermark_micros are dropped, if any. `eviction[side]`: how the side's state is
+/// dropped by its join_state_watermark_micros.
+class StreamingJoinNode final : public PhysicalNode {
+ public:
+  StreamingJoinNode(PhysicalNodePtr left, PhysicalNodePtr right, JoinType type,
+                    std::vector<expr::BoundExprPtr> left_keys,
+                    std::vector<expr::BoundExprPtr> right_keys, expr::BoundExprPtr residual,
+                    SchemaPtr schema, std::array<std::optional<int>, 2> late_event_time_columns,
+                    std::array<JoinStateEviction, 2> eviction,
+                    std::shared_ptr<StatefulOperatorRuntime> runtime)
+      : PhysicalNode(PhysicalNodeKind::kStreamingJoin, {std::move(left), std::move(right)}),
+        type_(type),
+        left_keys_(std::move(left_keys)),
+        right_keys_(std::move(right_keys)),
+        residual_(std::move(residual)),
+        schema_(std::move(schema)),
+        late_event_time_columns_(late_event_time_columns),
+        eviction_(eviction),
+        runtime_(std::move(runtime)) {}
+  JoinType Type() const { return type_; }
+  const std::vector<expr::BoundExprPtr>& LeftKeys() const { return left_keys_; }
+  const std::vector<expr::BoundExprPtr>& RightKeys() const { return right_keys_; }
+  const expr::BoundExprPtr& Residual() const { return residual_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  const std::array<std::optional<int>, 2>& LateEventTimeColumns() const {
+    return late_event_time_columns_;
+  }
+  const std::array<JoinStateEviction, 2>& Eviction() const { return eviction_; }
+  /// Changed by the streaming layer between batches and by the operator (metrics).
+  const std::shared_ptr<StatefulOperatorRuntime>& Runtime() const { return runtime_; }
+  /// "StreamingJoin(left_outer, keys=[a = b], residual=..., leftState=value #2)".
+  std::string ToString() const override;
+
+ private:
+  JoinType type_;
+  std::vector<expr::BoundExprPtr> left_keys_;
+  std::vector<expr::BoundExprPtr> right_keys_;
+  expr::BoundExprPtr residual_;
+  SchemaPtr schema_;
+  std::array<std::optional<int>, 2> late_event_time_columns_;
+  std::array<JoinStateEviction, 2> eviction_;
   std::shared_ptr<StatefulOperatorRuntime> runtime_;
 };
 

@@ -15,6 +15,7 @@
 
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -87,6 +88,10 @@ struct StatefulOperatorRuntime {
   /// State whose event time is at or below this is emitted (append) and removed; none when
   /// unset.
   std::optional<int64_t> eviction_watermark_micros;
+  /// Stream-stream joins: per side (0 left, 1 right) the state watermark of this batch,
+  /// computed by the streaming layer from eviction_watermark_micros and the join condition;
+  /// state rows at or below it are removed. Unset: that side keeps its state.
+  std::array<std::optional<int64_t>, 2> join_state_watermark_micros;
   /// Filled by the operator; reset by the streaming layer before each batch.
   StateOperatorMetrics metrics;
 };
