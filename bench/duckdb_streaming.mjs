@@ -2,7 +2,8 @@
 // the same JSON -> filter(status = 'active') -> Parquet work as one COPY statement over the
 // files `streaming_bench generate` wrote, with the same explicit columns, one thread.
 //
-// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T] [--infer|--window]
+// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T]
+//   [--infer|--window|--join]
 //   times COPY (SELECT * FROM read_json(DIR/logs/*.json, columns={...}) WHERE status =
 //   'active') TO DIR/duckdb_out.parquet (FORMAT parquet) R times (Default: 5) after one
 //   untimed warm-up, and counts the rows of its own output and, with --table, of tributary's
@@ -11,7 +12,10 @@
 //   windowed case instead, COPY (SELECT time_bucket(INTERVAL 1 minute, ts), country, count(*),
 //   avg(latency_ms) ... GROUP BY ALL) TO DIR/duckdb_out.parquet, and rows_out counts the windows
 //   a 1-minute watermark has closed at the end of the stream (window end <= max(ts) - 1 minute:
-//   what the streaming query writes in append mode). Prints one JSON object: duckdb_version, threads, times_ms,
+//   what the streaming query writes in append mode). With --join it times the batch form of
+//   streaming_bench's join case over DIR/impressions and DIR/clicks (clicks joined with their
+//   impression within 10 minutes; no row is late for the streaming query's watermarks, so
+//   both write the same rows). Prints one JSON object: duckdb_version, threads, times_ms,
 //   median_ms, rows_in, rows_out, tributary_table_rows.
 
 import { createRequire } from 'node:module';
@@ -29,6 +33,7 @@ const table = option('table', '');
 // infers them (streaming_bench pipeline); else the explicit columns of streaming_bench's schema.
 const infer = args.includes('--infer');
 const window = args.includes('--window');
+const join = args.includes('--join');
 const require = createRequire(path.resolve('build/oracle/package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
@@ -39,8 +44,16 @@ const source = infer
   : `read_json(${sqlPath(`${dir}/logs/*.json`)}, format='newline_delimited',
   columns={ts: 'TIMESTAMPTZ', user_id: 'BIGINT', status: 'VARCHAR', country: 'VARCHAR',
   latency_ms: 'DOUBLE', path: 'VARCHAR', bytes: 'BIGINT'})`;
+const impressions = `read_json(${sqlPath(`${dir}/impressions/*.json`)}, format='newline_delimited',
+  columns={ad_id: 'BIGINT', impression_time: 'TIMESTAMPTZ', campaign: 'VARCHAR'})`;
+const clicks = `read_json(${sqlPath(`${dir}/clicks/*.json`)}, format='newline_delimited',
+  columns={click_ad_id: 'BIGINT', click_time: 'TIMESTAMPTZ', country: 'VARCHAR'})`;
 const out = `${dir}/duckdb_out.parquet`;
-const query = window
+const query = join
+  ? `SELECT i.ad_id, i.campaign, i.impression_time, c.click_time, c.country
+  FROM ${impressions} i JOIN ${clicks} c ON c.click_ad_id = i.ad_id
+  AND c.click_time BETWEEN i.impression_time AND i.impression_time + INTERVAL 10 minute`
+  : window
   ? `SELECT time_bucket(INTERVAL 1 minute, ts) AS minute, country, count(*) AS events,
   avg(latency_ms) AS avg_latency_ms FROM ${source} GROUP BY ALL`
   : `SELECT * FROM ${source} WHERE status = 'active'`;
@@ -69,7 +82,9 @@ const result = {
   threads: 1,
   times_ms: times.map((t) => Number(t.toFixed(1))),
   median_ms: sorted[Math.floor(sorted.length / 2)],
-  rows_in: await scalar(`SELECT count(*) FROM ${source}`),
+  rows_in: join
+    ? await scalar(`SELECT (SELECT count(*) FROM ${impressions}) + (SELECT count(*) FROM ${clicks})`)
+    : await scalar(`SELECT count(*) FROM ${source}`),
   rows_out: await scalar(`SELECT count(*) FROM read_parquet(${sqlPath(out)})${closed}`),
   tributary_table_rows: table === ''
     ? null

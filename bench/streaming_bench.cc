@@ -46,6 +46,17 @@
 //     With BENCH_PHASES set in the environment it also prints each micro-batch's table and
 //     durationMs phases on stderr, to tell the bronze and gold streams' times apart.
 //
+//   streaming_bench generate-join --dir DIR [--rows R] [--files F]
+//     Writes the join case's data: R impressions (Default: 1000000) and R clicks in F files
+//     each (Default: 100), DIR/impressions and DIR/clicks (see GenerateJoin).
+//
+//   streaming_bench join --dir DIR [--repetitions R]
+//     Stream-stream join throughput: the SQL pipeline of JoinPipeline (clicks joined with
+//     their impression within 10 minutes, both streams with watermarks, 10 files of each per
+//     micro-batch, state in RocksDB) run as the pipeline case runs, R times (Default: 5);
+//     prints the pipeline case's JSON (rows_in: both streams' rows; rows_out: the joined rows
+//     written; table DIR/join_warehouse/ad_clicks).
+//
 // Exit code 1 on any error or a wrong row count; speed never fails the program.
 
 #include <algorithm>
@@ -141,6 +152,47 @@ int Generate(const std::string& dir, int64_t rows, int64_t files) {
     }
     if (!out) {
       return Fail("cannot write " + path);
+    }
+  }
+  return 0;
+}
+
+// The join case's data: R impressions (ad_id i, one every 211 ms from 2025-11-29, a campaign)
+// and R clicks, each on one of the 4 latest ads (so some ads get several clicks and some none)
+// 0 to 15 minutes after its impression (so about two in three fall in the 10-minute bound), in
+// F files each, DIR/impressions/part-<i>.json and DIR/clicks/part-<i>.json, in event-time order
+// across files (no row is late for the watermarks of JoinPipeline).
+int GenerateJoin(const std::string& dir, int64_t rows, int64_t files) {
+  std::filesystem::create_directories(dir + "/impressions");
+  std::filesystem::create_directories(dir + "/clicks");
+  std::mt19937_64 rng(20261202);
+  const auto timestamp = [](int64_t micros) {
+    const int64_t seconds = micros / 1000000;
+    return fmt::format("2025-11-{:02}T{:02}:{:02}:{:02}.{:06}Z", 1 + seconds / 86400 % 28,
+                       seconds / 3600 % 24, seconds / 60 % 60, seconds % 60, micros % 1000000);
+  };
+  const auto impression_micros = [](int64_t ad) {
+    return 1764374400000000LL + ad * 211000;
+  };
+  int64_t i = 0;
+  for (int64_t f = 0; f < files; ++f) {
+    const std::string impressions = fmt::format("{}/impressions/part-{:03}.json", dir, f);
+    const std::string clicks = fmt::format("{}/clicks/part-{:03}.json", dir, f);
+    std::ofstream impression_out(impressions, std::ios::binary);
+    std::ofstream click_out(clicks, std::ios::binary);
+    for (const int64_t end = rows * (f + 1) / files; i < end; ++i) {
+      impression_out << fmt::format(R"({{"ad_id":{},"impression_time":"{}","campaign":"c{}"}})", i,
+                                    timestamp(impression_micros(i)), rng() % 500)
+                     << '\n';
+      const int64_t ad = std::max<int64_t>(0, i - static_cast<int64_t>(rng() % 4));
+      const int64_t delay = static_cast<int64_t>(rng() % 900000000ULL);  // 15 minutes
+      static constexpr const char* kCountry[] = {"US", "DE", "FR", "BR", "IN", "JP", "GB", "NG"};
+      click_out << fmt::format(R"({{"click_ad_id":{},"click_time":"{}","country":"{}"}})", ad,
+                               timestamp(impression_micros(ad) + delay), kCountry[rng() % 8])
+                << '\n';
+    }
+    if (!impression_out || !click_out) {
+      return Fail(fmt::format("cannot write {} or {}", impressions, clicks));
     }
   }
   return 0;
@@ -371,16 +423,49 @@ struct PipelineRun {
   int64_t rows_out = 0;
 };
 
-Result<PipelineRun> RunPipelineOnce(const std::string& dir) {
-  const std::string warehouse = dir + "/pipeline_warehouse";
+// A SQL pipeline run by the pipeline and join cases: its text, its warehouse, the table whose
+// input rows are rows_in and the table whose output rows are rows_out.
+struct PipelineCase {
+  std::string sql;
+  std::string warehouse;
+  std::string input_table;
+  std::string output_table;
+};
+
+// The reference pipeline of issue 8 over DIR/logs.
+PipelineCase ReferencePipeline(const std::string& dir) {
+  return {fmt::format("CREATE OR REFRESH STREAMING TABLE raw_logs AS SELECT * FROM STREAM "
+                      "read_files('{}/logs', format => 'json', inferColumnTypes => true);\n"
+                      "CREATE OR REFRESH STREAMING TABLE gold_active_logs AS SELECT * FROM "
+                      "STREAM(raw_logs) WHERE status = 'active';\n",
+                      dir),
+          dir + "/pipeline_warehouse", "raw_logs", "gold_active_logs"};
+}
+
+// The stream-stream join over DIR/impressions and DIR/clicks: clicks joined with the
+// impression they follow by at most 10 minutes, 10 files of each per micro-batch, impressions
+// with a 10-minute and clicks with a 20-minute watermark (Spark's ad-monetization example).
+PipelineCase JoinPipeline(const std::string& dir) {
+  return {
+      fmt::format("CREATE OR REFRESH STREAMING TABLE ad_clicks AS\n"
+                  "SELECT i.ad_id, i.campaign, i.impression_time, c.click_time, c.country\n"
+                  "FROM STREAM read_files('{0}/impressions', format => 'json', schema => 'ad_id "
+                  "BIGINT, impression_time TIMESTAMP, campaign STRING', maxFilesPerTrigger => 10)\n"
+                  "  WATERMARK impression_time DELAY OF INTERVAL 10 MINUTES AS i\n"
+                  "JOIN STREAM read_files('{0}/clicks', format => 'json', schema => 'click_ad_id "
+                  "BIGINT, click_time TIMESTAMP, country STRING', maxFilesPerTrigger => 10)\n"
+                  "  WATERMARK click_time DELAY OF INTERVAL 20 MINUTES AS c\n"
+                  "ON c.click_ad_id = i.ad_id AND c.click_time BETWEEN i.impression_time AND "
+                  "i.impression_time + INTERVAL 10 MINUTES;\n",
+                  dir),
+      dir + "/join_warehouse", "ad_clicks", "ad_clicks"};
+}
+
+Result<PipelineRun> RunPipelineOnce(const PipelineCase& spec) {
+  const std::string& warehouse = spec.warehouse;
   std::error_code ignored;
   std::filesystem::remove_all(warehouse, ignored);
-  const std::string sql = fmt::format(
-      "CREATE OR REFRESH STREAMING TABLE raw_logs AS SELECT * FROM STREAM read_files('{}/logs', "
-      "format => 'json', inferColumnTypes => true);\n"
-      "CREATE OR REFRESH STREAMING TABLE gold_active_logs AS SELECT * FROM STREAM(raw_logs) "
-      "WHERE status = 'active';\n",
-      dir);
+  const std::string& sql = spec.sql;
   const Clock::time_point start = Clock::now();
   const std::clock_t cpu_start = std::clock();
   TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Session> session,
@@ -400,9 +485,10 @@ Result<PipelineRun> RunPipelineOnce(const std::string& dir) {
       }
       std::fprintf(stderr, "%s\n", line.c_str());
     }
-    if (event.table == "raw_logs") {
+    if (event.table == spec.input_table) {
       run.rows_in += event.progress->num_input_rows;
-    } else {
+    }
+    if (event.table == spec.output_table) {
       run.rows_out += event.progress->sink.num_output_rows;
     }
   });
@@ -412,10 +498,10 @@ Result<PipelineRun> RunPipelineOnce(const std::string& dir) {
   return run;
 }
 
-int PipelineThroughput(const std::string& dir, int64_t repetitions) {
+int PipelineThroughput(const PipelineCase& spec, int64_t repetitions) {
   std::vector<PipelineRun> runs;
   for (int64_t r = 0; r <= repetitions; ++r) {
-    auto run = RunPipelineOnce(dir);
+    auto run = RunPipelineOnce(spec);
     if (!run.ok()) {
       return Fail(run.status().ToString());
     }
@@ -439,8 +525,7 @@ int PipelineThroughput(const std::string& dir, int64_t repetitions) {
       "{\"times_ms\":[%s],\"median_ms\":%.1f,\"cpu_ms\":%.1f,\"rows_in\":%lld,"
       "\"rows_out\":%lld,\"table\":\"%s\"}\n",
       times.c_str(), median.ms, median.cpu_ms, static_cast<long long>(median.rows_in),
-      static_cast<long long>(median.rows_out),
-      (dir + "/pipeline_warehouse/gold_active_logs").c_str());
+      static_cast<long long>(median.rows_out), (spec.warehouse + "/" + spec.output_table).c_str());
   return 0;
 }
 
@@ -454,13 +539,16 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   const auto dir = options.find("dir");
   if (dir == options.end() ||
       (command != "latency" && command != "generate" && command != "throughput" &&
-       command != "window" && command != "pipeline")) {
+       command != "window" && command != "pipeline" && command != "generate-join" &&
+       command != "join")) {
     std::fprintf(stderr,
                  "usage: streaming_bench latency --dir DIR [--batches N]\n"
                  "       streaming_bench generate --dir DIR [--rows R] [--files F]\n"
                  "       streaming_bench throughput --dir DIR [--repetitions R]\n"
                  "       streaming_bench window --dir DIR [--repetitions R]\n"
-                 "       streaming_bench pipeline --dir DIR [--repetitions R]\n");
+                 "       streaming_bench pipeline --dir DIR [--repetitions R]\n"
+                 "       streaming_bench generate-join --dir DIR [--rows R] [--files F]\n"
+                 "       streaming_bench join --dir DIR [--repetitions R]\n");
     return 2;
   }
   if (command == "latency") {
@@ -470,8 +558,14 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     return tributary::Generate(dir->second, tributary::IntOption(options, "rows", 1000000),
                                tributary::IntOption(options, "files", 100));
   }
-  if (command == "pipeline") {
-    return tributary::PipelineThroughput(dir->second,
+  if (command == "generate-join") {
+    return tributary::GenerateJoin(dir->second, tributary::IntOption(options, "rows", 1000000),
+                                   tributary::IntOption(options, "files", 100));
+  }
+  if (command == "pipeline" || command == "join") {
+    return tributary::PipelineThroughput(command == "join"
+                                             ? tributary::JoinPipeline(dir->second)
+                                             : tributary::ReferencePipeline(dir->second),
                                          tributary::IntOption(options, "repetitions", 5));
   }
   return tributary::Throughput(dir->second, tributary::IntOption(options, "repetitions", 5),

@@ -12,7 +12,8 @@
 # benchmark keeps its files, kept afterwards (Default: a temporary directory on /dev/shm when it
 # is writable, else under build/release/bench, removed at exit); TRIBUTARY_BENCH_STREAM_BATCHES,
 # micro-batches timed by the streaming latency benchmark (Default: 500);
-# TRIBUTARY_BENCH_STREAM_ROWS, rows of the streaming throughput data set (Default: 1000000).
+# TRIBUTARY_BENCH_STREAM_ROWS, rows of the streaming throughput data set and of each side of the
+# stream-stream join (Default: 1000000).
 # Both engines run on one thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -419,6 +420,23 @@ node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions"
   --table "$stream_dir/pipeline_warehouse/gold_active_logs" >"$out/duckdb_pipeline.json" ||
   disagree=1
 rm -rf "$stream_dir"
+# (d) A stream-stream join: 1M clicks joined with 1M impressions within a 10-minute bound, both
+# streams with watermarks, 10 files of each per micro-batch, state in RocksDB, against DuckDB's
+# batch join of the same files with the same condition.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  join_dir=$(mktemp -d /dev/shm/tributary-join-bench.XXXXXX)
+else
+  join_dir=$(mktemp -d "$PWD/$out/join.XXXXXX")
+fi
+echo "== tributary: generate impressions and clicks, $stream_rows rows each in 100 files, in $join_dir"
+"$out/streaming_bench" generate-join --dir "$join_dir" --rows "$stream_rows" --files 100
+echo "== tributary: streaming_bench join, $repetitions repetitions"
+"$out/streaming_bench" join --dir "$join_dir" --repetitions "$repetitions" \
+  >"$out/join_bench.json" || disagree=1
+echo "== duckdb: bench/duckdb_streaming.mjs --join, $repetitions repetitions"
+node bench/duckdb_streaming.mjs --dir "$join_dir" --repetitions "$repetitions" --join \
+  --table "$join_dir/join_warehouse/ad_clicks" >"$out/duckdb_join.json" || disagree=1
+rm -rf "$join_dir"
 # Prints one streaming case against DuckDB:
 # compare_streaming CASE TRIBUTARY_JSON DUCKDB_JSON [TARGET_RATIO (Default: 1.5)].
 compare_streaming() {
@@ -471,6 +489,13 @@ echo "   available-now, fresh warehouse, 1 thread, medians of $repetitions repet
 echo "   COPY (SELECT * FROM read_json(files) WHERE status = 'active') TO parquet (types detected)"
 echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
 compare_streaming reference_pipeline "$out/pipeline_bench.json" "$out/duckdb_pipeline.json" ||
+  disagree=1
+echo "== stream-stream join: impressions (watermark 10 minutes) JOIN clicks (watermark 20 minutes)"
+echo "   ON click_ad_id = ad_id AND click_time BETWEEN impression_time AND impression_time +"
+echo "   INTERVAL 10 MINUTES -> Delta, 10 files of each per micro-batch, available-now, 1 thread,"
+echo "   medians of $repetitions repetitions, against DuckDB's batch join COPY TO parquet"
+echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
+compare_streaming stream_stream_join "$out/join_bench.json" "$out/duckdb_join.json" 1.0 ||
   disagree=1
 
 exit "$disagree"
