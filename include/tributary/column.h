@@ -147,4 +147,13 @@ Column Window(const Column& time_column, std::string_view window_duration);
 Column Window(const Column& time_column, std::string_view window_duration,
               std::string_view slide_duration, std::string_view start_time = "0 seconds");
 
+/// Spark's session_window(): each row's session starts at `time_column` and lasts
+/// `gap_duration` (an interval string, "5 minutes"); grouped by it (with other keys), the
+/// sessions of a key merge while the next starts at or before the current one's end, and the
+/// group's key is the merged struct<start, end>, read as Col("session_window.start"). The gap
+/// may be a column (an interval string or a day-time interval per row); rows with a null
+/// time or a gap that is null or not positive are left out. A stream needs a key besides it.
+Column SessionWindow(const Column& time_column, std::string_view gap_duration);
+Column SessionWindow(const Column& time_column, const Column& gap_duration);
+
 }  // namespace tributary

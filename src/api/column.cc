@@ -305,4 +305,12 @@ Column Window(const Column& time_column, std::string_view window_duration,
                       {time_column, Lit(window_duration), Lit(slide_duration), Lit(start_time)});
 }
 
+Column SessionWindow(const Column& time_column, std::string_view gap_duration) {
+  return CallFunction("session_window", {time_column, Lit(gap_duration)});
+}
+
+Column SessionWindow(const Column& time_column, const Column& gap_duration) {
+  return CallFunction("session_window", {time_column, gap_duration});
+}
+
 }  // namespace tributary

@@ -8,6 +8,7 @@
 #include "exec/hash_join.h"
 #include "exec/relational_operators.h"
 #include "exec/scan.h"
+#include "exec/session_window.h"
 #include "exec/sort.h"
 #include "exec/stateful_aggregate.h"
 #include "exec/streaming_deduplicate.h"
@@ -90,6 +91,18 @@ std::string StatefulAggregateNode::ToString() const {
     out += ", eventTime=" + keys_[static_cast<size_t>(*event_time_key_)]->ToString();
   }
   return out + ")";
+}
+
+std::string UpdatingSessionsNode::ToString() const {
+  std::string out = "UpdatingSessions(keys=[";
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    out += (k > 0 ? ", " : "") + keys_[k]->ToString();
+  }
+  return out + "], session=" + session_->ToString() + ")";
+}
+
+std::string SessionWindowAggregateNode::ToString() const {
+  return "SessionWindowAggregate(" + DescribeAggregation(keys_, aggregates_) + ")";
 }
 
 std::string StreamingDeduplicateNode::ToString() const {
@@ -245,6 +258,12 @@ Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const Exec
     case PhysicalNodeKind::kStreamingJoin:
       return OperatorPtr(std::make_unique<StreamingJoinOperator>(
           As<StreamingJoinNode>(plan), std::move(inputs[0]), std::move(inputs[1]), context));
+    case PhysicalNodeKind::kUpdatingSessions:
+      return OperatorPtr(std::make_unique<UpdatingSessionsOperator>(As<UpdatingSessionsNode>(plan),
+                                                                    std::move(inputs[0]), context));
+    case PhysicalNodeKind::kSessionWindowAggregate:
+      return OperatorPtr(std::make_unique<SessionWindowAggregateOperator>(
+          As<SessionWindowAggregateNode>(plan), std::move(inputs[0]), context));
   }
   return Status::Internal("unknown physical plan node");
 }

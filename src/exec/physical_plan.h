@@ -53,6 +53,8 @@ enum class PhysicalNodeKind {
   kStreamingDeduplicate,
   kEventTimeWatermark,
   kStreamingJoin,
+  kUpdatingSessions,
+  kSessionWindowAggregate,
 };
 
 /// One node of a physical plan. Immutable after construction; thread-safe to read.

@@ -13,6 +13,15 @@
 // windows containing the time, latest first (the ceil(duration / slide) candidates that Spark's
 // Expand makes, minus those its filter drops), which `explode` spreads over rows; binding a
 // sliding window() as a scalar is an error.
+//
+// session_window(time, gapDuration) -> struct<start, end>: a row's initial session
+// [time, time + gap), as Spark's SessionWindowing rule computes it. The gap is an interval
+// string (literal or per row), or a day-time interval; a row whose time or gap is null, or
+// whose gap is not positive, has a null session, which the plan layer filters out (Spark
+// filters these rows). Merging the sessions of a key (start <= the current end) happens in the
+// aggregation (exec/session_window.h), not here.
+
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -211,10 +220,90 @@ Result<BoundExprPtr> BindTimeWindows(const Expression& call, std::vector<BoundEx
                           }));
 }
 
+// A session's gap in microseconds from a literal: an interval string or a day-time interval.
+Result<int64_t> LiteralGap(const Expression& call, const Scalar& literal) {
+  if (literal.Type()->Id() == TypeId::kDayTimeInterval) {
+    return literal.IntValue();
+  }
+  const std::string& text = literal.BytesValue();
+  auto micros = ParseIntervalMicros(text);
+  if (micros.status().IsNotImplemented()) {
+    return CallError(call,
+                     fmt::format("Intervals greater than a month is not supported ({}).", text));
+  }
+  if (!micros.ok()) {
+    return CallError(call, micros.status().Message());
+  }
+  return *micros;
+}
+
+Result<BoundExprPtr> BindSessionWindow(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  BoundExprPtr& time_argument = args[0];
+  const TypeId id = time_argument->Type()->Id();
+  if (id != TypeId::kTimestamp && id != TypeId::kTimestampNtz) {
+    if (id != TypeId::kString && id != TypeId::kDate && id != TypeId::kNull) {
+      return CallError(
+          call, "the time column must be a timestamp, got " + time_argument->Type()->ToString());
+    }
+    time_argument = CastTo(std::move(time_argument), DataType::Timestamp());
+  }
+  const BoundExpression& gap_argument = *args[1];
+  const TypeId gap_id = gap_argument.Type()->Id();
+  if (gap_id != TypeId::kString && gap_id != TypeId::kDayTimeInterval && gap_id != TypeId::kNull) {
+    return CallError(call, fmt::format("Gap duration expression used in session window must be "
+                                       "CalendarIntervalType, but got {}",
+                                       gap_argument.Type()->ToString()));
+  }
+  // A literal gap is parsed once (and a bad one is an error at planning, as Spark's analyzer
+  // reports it); a per-row string that does not parse is a null gap (Spark's cast to interval).
+  std::optional<int64_t> literal_gap;
+  if (gap_argument.GetOp() == Op::kLiteral && !gap_argument.Literal().IsNull()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(literal_gap, LiteralGap(call, gap_argument.Literal()));
+  }
+  DataTypePtr type = WindowType(args[0]->Type());
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([literal_gap](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                           MemoryPool* pool) -> Result<ColumnPtr> {
+        const Column& time = *a[0];
+        const Column& gaps = *a[1];
+        const int64_t n = time.Length();
+        ColumnBuilder builder(c.Type(), pool);
+        builder.Reserve(n);
+        const int64_t* values = time.Values<int64_t>();
+        const TypeId gap_type = gaps.Type()->Id();
+        for (int64_t i = 0; i < n; ++i) {
+          std::optional<int64_t> gap = literal_gap;
+          if (!gap && gap_type != TypeId::kNull && gaps.IsValid(i)) {
+            if (gap_type == TypeId::kDayTimeInterval) {
+              gap = gaps.Values<int64_t>()[i];
+            } else if (auto parsed = ParseIntervalMicros(gaps.BytesAt(i)); parsed.ok()) {
+              gap = *parsed;
+            }
+          }
+          int64_t end = 0;
+          if (time.IsNull(i) || !gap || *gap <= 0) {
+            builder.AppendNull();
+            continue;
+          }
+          if (__builtin_add_overflow(values[i], *gap, &end)) {
+            return WindowOverflow(i);
+          }
+          builder.Child(0).AppendInt(values[i]);
+          builder.Child(1).AppendInt(end);
+          builder.AppendStruct();
+        }
+        return builder.Finish();
+      }));
+}
+
 }  // namespace
 
 void AddTimeWindowFunctions(std::vector<FunctionEntry>* table) {
-  table->insert(table->end(), {{"window", BindWindow}, {"time_windows", BindTimeWindows}});
+  table->insert(table->end(), {{"window", BindWindow},
+                               {"time_windows", BindTimeWindows},
+                               {"session_window", BindSessionWindow}});
 }
 
 }  // namespace tributary::expr

@@ -12,6 +12,7 @@
 
 #include "exec/event_time_watermark.h"
 #include "exec/physical_plan.h"
+#include "exec/session_window.h"
 #include "plan/bound_rewrites.h"
 #include "plan/plan_builder.h"
 
@@ -114,6 +115,48 @@ exec::PhysicalNodePtr PlanBatchDeduplicate(const DeduplicateNode& dedup,
   }
   return std::make_shared<exec::ProjectNode>(std::move(aggregate), std::move(restore),
                                              dedup.Schema());
+}
+
+bool IsSessionWindowKey(const expr::BoundExpression& e) {
+  return e.GetOp() == expr::Op::kFunction && e.Name() == "session_window";
+}
+
+bool ContainsSessionWindow(const expr::BoundExpression& e) {
+  return IsSessionWindowKey(e) ||
+         std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const expr::BoundExprPtr& child) { return ContainsSessionWindow(*child); });
+}
+
+// A GROUP BY with a session_window(...) key (Spark's session window aggregation): a batch
+// gives each row the merged session of its other keys (UpdatingSessions, as Spark's
+// UpdatingSessionsExec) and groups by that; a started stream keeps the sessions in state.
+Result<exec::PhysicalNodePtr> PlanSessionAggregate(const AggregateNode& aggregate,
+                                                   exec::PhysicalNodePtr input, int session_key) {
+  const std::vector<BoundExprPtr>& keys = aggregate.Keys();
+  if (const std::optional<StatefulExecution>& execution = aggregate.Execution()) {
+    return exec::PhysicalNodePtr(std::make_shared<exec::SessionWindowAggregateNode>(
+        std::move(input), keys, session_key, aggregate.Aggregates(), aggregate.Schema(),
+        execution->runtime));
+  }
+  std::vector<BoundExprPtr> others;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (static_cast<int>(k) != session_key) {
+      others.push_back(keys[k]);
+    }
+  }
+  const columnar::Schema& input_schema = *aggregate.Input().Schema();
+  std::vector<columnar::Field> fields = input_schema.Fields();
+  const BoundExprPtr& session = keys[static_cast<size_t>(session_key)];
+  fields.emplace_back("session_window", session->Type(), true);
+  auto updated = std::make_shared<exec::UpdatingSessionsNode>(
+      std::move(input), std::move(others), session,
+      std::make_shared<columnar::Schema>(std::move(fields)));
+  std::vector<BoundExprPtr> grouping = keys;
+  grouping[static_cast<size_t>(session_key)] = std::make_shared<expr::BoundExpression>(
+      expr::Op::kColumn, session->Type(), std::vector<BoundExprPtr>{}, input_schema.NumFields(),
+      expr::Scalar::Null(), "session_window");
+  return exec::PhysicalNodePtr(std::make_shared<exec::HashAggregateNode>(
+      std::move(updated), std::move(grouping), aggregate.Aggregates(), aggregate.Schema()));
 }
 
 Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join, const exec::ExecContext& context) {
@@ -237,9 +280,21 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
         return std::make_shared<exec::ProjectNode>(
             std::move(input), plan.As<ProjectNode>().Expressions(), plan.Schema());
       });
-    case PlanKind::kAggregate:
+    case PlanKind::kAggregate: {
+      const auto& aggregate = plan.As<AggregateNode>();
+      for (size_t k = 0; k < aggregate.Keys().size(); ++k) {
+        const expr::BoundExpression& key = *aggregate.Keys()[k];
+        if (IsSessionWindowKey(key)) {
+          TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr input,
+                                    BuildPhysicalPlan(plan.Input(), context));
+          return PlanSessionAggregate(aggregate, std::move(input), static_cast<int>(k));
+        }
+        if (ContainsSessionWindow(key)) {
+          return Status::InvalidArgument(fmt::format(
+              "session_window must be a grouping key by itself, not within '{}'", key.ToString()));
+        }
+      }
       return over_input([&](exec::PhysicalNodePtr input) -> exec::PhysicalNodePtr {
-        const auto& aggregate = plan.As<AggregateNode>();
         if (const std::optional<StatefulExecution>& execution = aggregate.Execution()) {
           return std::make_shared<exec::StatefulAggregateNode>(
               std::move(input), aggregate.Keys(), aggregate.Aggregates(), plan.Schema(),
@@ -248,6 +303,7 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
         return std::make_shared<exec::HashAggregateNode>(std::move(input), aggregate.Keys(),
                                                          aggregate.Aggregates(), plan.Schema());
       });
+    }
     case PlanKind::kJoin:
       return PlanJoin(plan.As<JoinNode>(), context);
     case PlanKind::kSort:

@@ -164,6 +164,10 @@ std::string DerivedName(const Expression& e) {
   if (e.GetOp() == Op::kColumn || e.GetOp() == Op::kGetField) {
     return e.Name();
   }
+  if (e.GetOp() == Op::kFunction && e.Name() == "session_window") {
+    // Spark's SessionWindowing names the column so.
+    return e.Name();
+  }
   return e.ToString();
 }
 
@@ -461,6 +465,52 @@ void CollectTimeWindows(const Expression& e, std::vector<const Expression*>* cal
   }
 }
 
+bool IsSessionWindowCall(const Expression& e) {
+  return e.GetOp() == Op::kFunction && e.Name() == "session_window";
+}
+
+void CollectSessionWindows(const ExprPtr& e, std::vector<ExprPtr>* calls) {
+  if (IsSessionWindowCall(*e)) {
+    if (std::none_of(calls->begin(), calls->end(),
+                     [&](const ExprPtr& c) { return c->ToString() == e->ToString(); })) {
+      calls->push_back(e);
+    }
+    return;
+  }
+  for (const ExprPtr& child : e->Children()) {
+    CollectSessionWindows(child, calls);
+  }
+}
+
+// `e` with references to a `session_window` column (and its fields) read from `call`, for an
+// input without such a column: SELECT session_window.start ... GROUP BY session_window(...)
+// reads the key, as Spark's SessionWindowing names the session column so.
+ExprPtr ReadSessionColumnFromCall(const ExprPtr& e, const ExprPtr& call) {
+  if (e == nullptr || e == call) {
+    return e;
+  }
+  if (e->GetOp() == Op::kColumn) {
+    constexpr std::string_view kSession = "session_window";
+    const std::string& name = e->Name();
+    if (name == kSession) {
+      return call;
+    }
+    if (name.size() > kSession.size() + 1 && name.starts_with(kSession) &&
+        name[kSession.size()] == '.' && name.find('.', kSession.size() + 1) == std::string::npos) {
+      return expr::GetField(call, name.substr(kSession.size() + 1));
+    }
+    return e;
+  }
+  std::vector<ExprPtr> children;
+  children.reserve(e->Children().size());
+  bool changed = false;
+  for (const ExprPtr& child : e->Children()) {
+    children.push_back(ReadSessionColumnFromCall(child, call));
+    changed = changed || children.back() != child;
+  }
+  return changed ? Rebuild(*e, std::move(children)) : e;
+}
+
 // `e` with every window(...) call replaced by a reference to the window column.
 ExprPtr ReplaceTimeWindows(const ExprPtr& e) {
   if (e == nullptr) {
@@ -491,6 +541,15 @@ Result<LogicalPlanPtr> PlanTimeWindow(LogicalPlanPtr input, const std::vector<Ex
       CollectTimeWindows(**e, &calls);
     }
   }
+  std::vector<ExprPtr> sessions;
+  for (const ExprPtr* e : exprs) {
+    if (*e != nullptr) {
+      CollectSessionWindows(*e, &sessions);
+    }
+  }
+  for (const ExprPtr& session : sessions) {
+    calls.push_back(session.get());
+  }
   if (calls.empty()) {
     return input;
   }
@@ -499,6 +558,24 @@ Result<LogicalPlanPtr> PlanTimeWindow(LogicalPlanPtr input, const std::vector<Ex
         "Multiple time/session window expressions would result in a cartesian product of rows, "
         "therefore they are currently not supported: '{}' and '{}'",
         calls[0]->ToString(), calls[1]->ToString()));
+  }
+  if (!sessions.empty()) {
+    // Spark's SessionWindowing: the rows whose session exists (time not null, gap positive);
+    // the call stays where it is, and an aggregation grouped by it merges the sessions of
+    // each key (exec/session_window.h).
+    const ExprPtr& call = sessions.front();
+    const columnar::Schema& schema = *input->Schema();
+    bool has_session_column = false;
+    for (int i = 0; i < schema.NumFields(); ++i) {
+      has_session_column =
+          has_session_column || EqualsIgnoreAsciiCase(schema.FieldAt(i).Name(), "session_window");
+    }
+    if (!has_session_column) {
+      for (ExprPtr* e : exprs) {
+        *e = ReadSessionColumnFromCall(*e, call);
+      }
+    }
+    return Filter(input, expr::Call(Op::kIsNotNull, {call}));
   }
   const Expression& call = *calls.front();
   // time_windows(time, duration, slide, start) checks the arguments as window() does.
