@@ -281,13 +281,19 @@ std::vector<std::string> JoinQualifiers(const LogicalPlan& left, const LogicalPl
 
 JoinNode::JoinNode(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
                    std::vector<BoundExprPtr> left_keys, std::vector<BoundExprPtr> right_keys,
-                   BoundExprPtr residual)
+                   BoundExprPtr residual, std::optional<StreamJoinExecution> execution)
     : LogicalPlan(PlanKind::kJoin, JoinSchema(*left, *right, type),
                   JoinQualifiers(*left, *right, type), {left, right}),
       type_(type),
       left_keys_(std::move(left_keys)),
       right_keys_(std::move(right_keys)),
-      residual_(std::move(residual)) {}
+      residual_(std::move(residual)),
+      execution_(std::move(execution)) {}
+
+LogicalPlanPtr JoinNode::WithExecution(StreamJoinExecution execution) const {
+  return std::make_shared<JoinNode>(Inputs()[0], Inputs()[1], type_, left_keys_, right_keys_,
+                                    residual_, std::move(execution));
+}
 
 std::string JoinNode::ToString() const {
   std::string out = fmt::format("Join {}", exec::JoinTypeName(type_));
@@ -297,12 +303,15 @@ std::string JoinNode::ToString() const {
   if (residual_ != nullptr) {
     out += " residual=" + residual_->ToString();
   }
+  if (execution_) {
+    out += fmt::format(" state={}", execution_->runtime->operator_id);
+  }
   return out;
 }
 
 LogicalPlanPtr JoinNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
   return std::make_shared<JoinNode>(std::move(inputs.at(0)), std::move(inputs.at(1)), type_,
-                                    left_keys_, right_keys_, residual_);
+                                    left_keys_, right_keys_, residual_, execution_);
 }
 
 std::shared_ptr<LogicalPlan> JoinNode::Clone() const {

@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -253,17 +254,30 @@ class DeduplicateNode final : public LogicalPlan {
   std::optional<StatefulExecution> execution_;
 };
 
+/// How a started stream runs a stream-stream join (exec::StreamingJoinNode): its runtime, and
+/// per side (0 left, 1 right) the input column whose late rows are dropped and how its state is
+/// evicted. The state watermarks themselves are computed per batch by the streaming layer.
+struct StreamJoinExecution {
+  std::shared_ptr<exec::StatefulOperatorRuntime> runtime;
+  std::array<std::optional<int>, 2> late_event_time_columns;
+  std::array<exec::JoinStateEviction, 2> eviction;
+};
+
 class JoinNode final : public LogicalPlan {
  public:
   /// Equi-join keys (left_keys[i] = right_keys[i], over each side's columns, same types) and
-  /// a residual condition over left ++ right columns (may be null).
+  /// a residual condition over left ++ right columns (may be null). In a started stream, a join
+  /// of two streams carries its StreamJoinExecution.
   JoinNode(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
            std::vector<BoundExprPtr> left_keys, std::vector<BoundExprPtr> right_keys,
-           BoundExprPtr residual);
+           BoundExprPtr residual, std::optional<StreamJoinExecution> execution = std::nullopt);
   exec::JoinType Type() const { return type_; }
   const std::vector<BoundExprPtr>& LeftKeys() const { return left_keys_; }
   const std::vector<BoundExprPtr>& RightKeys() const { return right_keys_; }
   const BoundExprPtr& Residual() const { return residual_; }
+  const std::optional<StreamJoinExecution>& Execution() const { return execution_; }
+  /// The same node run as a started stream's stateful operator.
+  LogicalPlanPtr WithExecution(StreamJoinExecution execution) const;
   std::string ToString() const override;
   LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
 
@@ -275,6 +289,7 @@ class JoinNode final : public LogicalPlan {
   std::vector<BoundExprPtr> left_keys_;
   std::vector<BoundExprPtr> right_keys_;
   BoundExprPtr residual_;
+  std::optional<StreamJoinExecution> execution_;
 };
 
 class SortNode final : public LogicalPlan {

@@ -539,6 +539,10 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
       }
       return PruneAggregate(plan, required, n);
     case PlanKind::kJoin:
+      if (plan->As<JoinNode>().Execution()) {
+        // A stream-stream join keeps both inputs' columns: they are its state's rows.
+        return PruneUnion(plan, required, n);
+      }
       return PruneJoin(plan, std::move(required), n);
     case PlanKind::kSort:
       return PruneSort(plan, std::move(required), n);

@@ -162,6 +162,13 @@ Result<exec::PhysicalNodePtr> PlanSessionAggregate(const AggregateNode& aggregat
 Result<exec::PhysicalNodePtr> PlanJoin(const JoinNode& join, const exec::ExecContext& context) {
   TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr left, BuildPhysicalPlan(join.Input(0), context));
   TRIBUTARY_ASSIGN_OR_RAISE(exec::PhysicalNodePtr right, BuildPhysicalPlan(join.Input(1), context));
+  if (const std::optional<StreamJoinExecution>& execution = join.Execution()) {
+    // Both sides keep state: no build side to choose.
+    return exec::PhysicalNodePtr(std::make_shared<exec::StreamingJoinNode>(
+        std::move(left), std::move(right), join.Type(), join.LeftKeys(), join.RightKeys(),
+        join.Residual(), join.Schema(), execution->late_event_time_columns, execution->eviction,
+        execution->runtime));
+  }
   const int64_t left_rows = EstimateRows(join.Input(0));
   const int64_t right_rows = EstimateRows(join.Input(1));
   // The operator builds its hash table on the right input; for inner joins, put the smaller

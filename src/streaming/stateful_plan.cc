@@ -1,6 +1,8 @@
 #include "streaming/stateful_plan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -19,6 +21,16 @@ bool IsWindowType(const columnar::DataType& type) {
   const auto& fields = type.Fields();
   return fields[0].Name() == "start" && fields[1].Name() == "end" &&
          fields[1].Type()->Id() == columnar::TypeId::kTimestamp;
+}
+
+/// The first column carrying a watermark (Spark's `output.find(_.metadata.contains(delayKey))`).
+std::optional<int> FirstEventTime(const EventTimes& times) {
+  for (size_t c = 0; c < times.size(); ++c) {
+    if (times[c]) {
+      return static_cast<int>(c);
+    }
+  }
+  return std::nullopt;
 }
 
 void CollectColumns(const expr::BoundExpression& e, std::vector<int>* out) {
@@ -111,6 +123,252 @@ bool IsSessionWindow(const expr::BoundExpression& e) {
                      [](const expr::BoundExprPtr& child) { return IsSessionWindow(*child); });
 }
 
+/// Spark's JoinType names, as its messages print them.
+std::string_view SparkJoinTypeName(exec::JoinType type) {
+  switch (type) {
+    case exec::JoinType::kInner:
+      return "Inner";
+    case exec::JoinType::kLeft:
+      return "LeftOuter";
+    case exec::JoinType::kRight:
+      return "RightOuter";
+    case exec::JoinType::kFull:
+      return "FullOuter";
+    case exec::JoinType::kLeftSemi:
+      return "LeftSemi";
+    case exec::JoinType::kLeftAnti:
+      return "LeftAnti";
+    case exec::JoinType::kCross:
+      return "Cross";
+  }
+  return "Inner";
+}
+
+/// Spark's OutputMode names in messages.
+std::string_view SparkOutputModeName(exec::OutputMode mode) {
+  switch (mode) {
+    case exec::OutputMode::kAppend:
+      return "Append";
+    case exec::OutputMode::kUpdate:
+      return "Update";
+    case exec::OutputMode::kComplete:
+      return "Complete";
+  }
+  return "Append";
+}
+
+/// One term of a join condition's sum (Spark's StreamingJoinHelper.collectTerms): a column of
+/// left ++ right, or a constant in microseconds.
+struct TimeTerm {
+  std::optional<int> column;
+  double constant_micros = 0;
+  bool negated = false;
+};
+
+/// Appends the terms of `e` as a sum of columns and constants; false when it is not one
+/// (another function, a cast to a non-numeric type, a null).
+bool CollectTimeTerms(const expr::BoundExpression& e, bool negate, std::vector<TimeTerm>* out) {
+  switch (e.GetOp()) {
+    case expr::Op::kAdd:
+      return CollectTimeTerms(e.Child(0), negate, out) && CollectTimeTerms(e.Child(1), negate, out);
+    case expr::Op::kSubtract:
+      return CollectTimeTerms(e.Child(0), negate, out) &&
+             CollectTimeTerms(e.Child(1), !negate, out);
+    case expr::Op::kNegate:
+      return CollectTimeTerms(e.Child(0), !negate, out);
+    case expr::Op::kCast:
+    case expr::Op::kTryCast: {
+      const columnar::TypeId to = e.Type()->Id();
+      if (!e.Type()->IsNumeric() && to != columnar::TypeId::kTimestamp &&
+          to != columnar::TypeId::kTimestampNtz) {
+        return false;
+      }
+      return CollectTimeTerms(e.Child(0), negate, out);
+    }
+    case expr::Op::kColumn:
+      out->push_back({e.Index(), 0, negate});
+      return true;
+    case expr::Op::kLiteral: {
+      const expr::Scalar& literal = e.Literal();
+      if (literal.IsNull()) {
+        return false;
+      }
+      const columnar::DataType& type = *literal.Type();
+      double micros = 0;
+      if (type.Id() == columnar::TypeId::kDayTimeInterval ||
+          type.Id() == columnar::TypeId::kTimestamp ||
+          type.Id() == columnar::TypeId::kTimestampNtz) {
+        micros = static_cast<double>(literal.IntValue());
+      } else if (type.IsInteger()) {
+        // Spark reads a plain number as seconds.
+        micros = static_cast<double>(literal.IntValue()) * 1e6;
+      } else if (type.IsFloatingPoint()) {
+        micros = literal.DoubleValue() * 1e6;
+      } else {
+        return false;
+      }
+      out->push_back({std::nullopt, micros, negate});
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/// Solves `less < greater` (`<=` when `inclusive`) for the time of `side` (columns
+/// [begin, end) of left ++ right) from the other side's event-time columns `times` (Spark's
+/// getStateWatermarkFromLessThenPredicate): the side's column must appear once, on the
+/// greater side, the other side's at most once and with a watermark.
+std::optional<JoinValueBound> SolveLessThan(const expr::BoundExpression& less,
+                                            const expr::BoundExpression& greater, bool inclusive,
+                                            int begin, int end, const EventTimes& times) {
+  std::vector<TimeTerm> terms;
+  if (!CollectTimeTerms(less, false, &terms) || !CollectTimeTerms(greater, true, &terms)) {
+    return std::nullopt;
+  }
+  const TimeTerm* constraint = nullptr;
+  std::optional<int> other_column;
+  JoinValueBound bound;
+  bound.inclusive = inclusive;
+  for (const TimeTerm& term : terms) {
+    if (!term.column) {
+      bound.constant_micros += term.negated ? -term.constant_micros : term.constant_micros;
+      continue;
+    }
+    const int column = *term.column;
+    if (column >= begin && column < end) {
+      if (constraint != nullptr) {
+        return std::nullopt;
+      }
+      constraint = &term;
+      continue;
+    }
+    // The other side: one column, replaced by the watermark, so it must carry one.
+    if ((other_column && *other_column != column) || !times[static_cast<size_t>(column)]) {
+      return std::nullopt;
+    }
+    other_column = column;
+    bound.watermark_coefficient += term.negated ? -1.0 : 1.0;
+  }
+  // `-sideTime + rest < 0` bounds the side's time from below; `sideTime + rest < 0` does not.
+  if (constraint == nullptr || !constraint->negated) {
+    return std::nullopt;
+  }
+  return bound;
+}
+
+void SplitConjuncts(const expr::BoundExpression& e,
+                    std::vector<const expr::BoundExpression*>* out) {
+  if (e.GetOp() == expr::Op::kAnd) {
+    SplitConjuncts(e.Child(0), out);
+    SplitConjuncts(e.Child(1), out);
+    return;
+  }
+  out->push_back(&e);
+}
+
+/// The bounds the join condition puts on `side`'s time from the other side's watermark (Spark's
+/// getStateValueWatermark); none when the other side carries no watermark.
+std::vector<JoinValueBound> JoinValueBounds(const plan::JoinNode& join, int side) {
+  std::vector<JoinValueBound> bounds;
+  if (join.Residual() == nullptr) {
+    return bounds;
+  }
+  EventTimes times = EventTimeColumns(join.Input(0));
+  const EventTimes right = EventTimeColumns(join.Input(1));
+  const int num_left = static_cast<int>(times.size());
+  times.insert(times.end(), right.begin(), right.end());
+  const int begin = side == 0 ? 0 : num_left;
+  const int end = side == 0 ? num_left : static_cast<int>(times.size());
+  bool other_has_watermark = false;
+  for (int c = 0; c < static_cast<int>(times.size()); ++c) {
+    other_has_watermark =
+        other_has_watermark || ((c < begin || c >= end) && times[static_cast<size_t>(c)]);
+  }
+  if (!other_has_watermark) {
+    return bounds;
+  }
+  std::vector<const expr::BoundExpression*> conjuncts;
+  SplitConjuncts(*join.Residual(), &conjuncts);
+  for (const expr::BoundExpression* conjunct : conjuncts) {
+    std::optional<JoinValueBound> bound;
+    switch (conjunct->GetOp()) {
+      case expr::Op::kLess:
+        bound = SolveLessThan(conjunct->Child(0), conjunct->Child(1), false, begin, end, times);
+        break;
+      case expr::Op::kLessEqual:
+        bound = SolveLessThan(conjunct->Child(0), conjunct->Child(1), true, begin, end, times);
+        break;
+      case expr::Op::kGreater:
+        bound = SolveLessThan(conjunct->Child(1), conjunct->Child(0), false, begin, end, times);
+        break;
+      case expr::Op::kGreaterEqual:
+        bound = SolveLessThan(conjunct->Child(1), conjunct->Child(0), true, begin, end, times);
+        break;
+      default:
+        break;
+    }
+    if (bound) {
+      bounds.push_back(*bound);
+    }
+  }
+  return bounds;
+}
+
+/// The first join key (left keys first, then right) that is a column carrying a watermark
+/// (Spark's findJoinKeyOrdinalForWatermark).
+std::optional<int> WatermarkedJoinKey(const plan::JoinNode& join) {
+  for (int side = 0; side < 2; ++side) {
+    const EventTimes times = EventTimeColumns(join.Input(static_cast<size_t>(side)));
+    const std::vector<expr::BoundExprPtr>& keys = side == 0 ? join.LeftKeys() : join.RightKeys();
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (keys[k]->GetOp() == expr::Op::kColumn &&
+          times[static_cast<size_t>(keys[k]->Index())].has_value()) {
+        return static_cast<int>(k);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+/// Spark's checks of a join of two streams.
+Status CheckStreamStreamJoin(const plan::JoinNode& join, exec::OutputMode mode) {
+  if (mode != exec::OutputMode::kAppend) {
+    return Status::InvalidArgument(
+        fmt::format("Join between two streaming DataFrames/Datasets is not supported in {} "
+                    "output mode, only in Append output mode",
+                    SparkOutputModeName(mode)));
+  }
+  const exec::JoinType type = join.Type();
+  bool range = false;
+  switch (type) {
+    case exec::JoinType::kInner:
+    case exec::JoinType::kCross:
+      return Status::OK();
+    case exec::JoinType::kLeftAnti:
+      return Status::InvalidArgument(
+          "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported");
+    case exec::JoinType::kLeft:
+    case exec::JoinType::kLeftSemi:
+      range = !JoinValueBounds(join, 0).empty();
+      break;
+    case exec::JoinType::kRight:
+      range = !JoinValueBounds(join, 1).empty();
+      break;
+    case exec::JoinType::kFull:
+      range = !JoinValueBounds(join, 0).empty() || !JoinValueBounds(join, 1).empty();
+      break;
+  }
+  if (!range && !WatermarkedJoinKey(join)) {
+    return Status::InvalidArgument(fmt::format(
+        "Stream-stream {} join between two streaming DataFrame/Datasets is not supported "
+        "without a watermark in the join keys, or a watermark on the nullable side and an "
+        "appropriate range condition",
+        SparkJoinTypeName(type)));
+  }
+  return Status::OK();
+}
+
 /// The checks of one node whose own rules do not depend on the rest of the plan.
 Status CheckNode(const plan::LogicalPlan& plan, exec::OutputMode mode) {
   switch (plan.Kind()) {
@@ -169,8 +427,7 @@ Status CheckNode(const plan::LogicalPlan& plan, exec::OutputMode mode) {
       const bool left = plan.Input(0).IsStreaming();
       const bool right = plan.Input(1).IsStreaming();
       if (left && right) {
-        return Status::NotImplemented(
-            "stream-stream joins are not implemented yet (stream-static joins are)");
+        return CheckStreamStreamJoin(join, mode);
       }
       const exec::JoinType type = join.Type();
       const bool left_preserved_only =
@@ -265,6 +522,9 @@ class StatefulRewriter {
     op.runtime = std::make_shared<exec::StatefulOperatorRuntime>();
     op.runtime->operator_id = static_cast<int64_t>(*slot);
     op.runtime->output_mode = mode_;
+    if (current->Kind() == plan::PlanKind::kJoin) {
+      return PlanJoin(current->As<plan::JoinNode>(), &op);
+    }
     const EventTimes input_times = EventTimeColumns(current->Input());
     const columnar::Schema& input_schema = *current->Input().Schema();
     plan::StatefulExecution execution;
@@ -331,6 +591,37 @@ class StatefulRewriter {
     }
     return Status::NotImplemented(
         fmt::format("stateful operator {} on a stream", current->ToString()));
+  }
+
+  /// A join of two streams: the key its state is partitioned by, each side's rows as values.
+  static plan::LogicalPlanPtr PlanJoin(const plan::JoinNode& join, StatefulOperator* op) {
+    JoinWatermarks watermarks = PlanJoinWatermarks(join);
+    plan::StreamJoinExecution execution;
+    execution.runtime = op->runtime;
+    execution.eviction = watermarks.eviction;
+    for (size_t side = 0; side < 2; ++side) {
+      execution.late_event_time_columns[side] = FirstEventTime(EventTimeColumns(join.Input(side)));
+    }
+    std::vector<columnar::Field> keys;
+    keys.reserve(join.LeftKeys().size());
+    for (size_t k = 0; k < join.LeftKeys().size(); ++k) {
+      const expr::BoundExpression& key = *join.LeftKeys()[k];
+      keys.emplace_back(key.GetOp() == expr::Op::kColumn ? key.Name() : fmt::format("key{}", k),
+                        key.Type(), true);
+    }
+    op->key_schema = std::make_shared<columnar::Schema>(std::move(keys));
+    // What exec/streaming_join.cc stores per row (after its format and matched bytes): the
+    // side's input row.
+    op->value_schema = std::make_shared<columnar::Schema>(std::vector<columnar::Field>{
+        columnar::Field("left", columnar::DataType::Struct(join.Input(0).Schema()->Fields()), true),
+        columnar::Field("right", columnar::DataType::Struct(join.Input(1).Schema()->Fields()),
+                        true)});
+    op->uses_watermark = std::any_of(watermarks.eviction.begin(), watermarks.eviction.end(),
+                                     [](const exec::JoinStateEviction& eviction) {
+                                       return eviction.kind != exec::JoinStateEviction::Kind::kNone;
+                                     });
+    op->join = std::move(watermarks);
+    return join.WithExecution(std::move(execution));
   }
 
   StatefulPlan Take(plan::LogicalPlanPtr plan) {
@@ -458,6 +749,202 @@ Result<StatefulPlan> PlanStatefulOperators(const plan::LogicalPlanPtr& plan,
   StatefulRewriter rewriter(mode);
   TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr rewritten, rewriter.Rewrite(plan));
   return rewriter.Take(std::move(rewritten));
+}
+
+JoinWatermarks PlanJoinWatermarks(const plan::JoinNode& join) {
+  JoinWatermarks result;
+  const std::optional<int> key = WatermarkedJoinKey(join);
+  for (size_t side = 0; side < 2; ++side) {
+    exec::JoinStateEviction& eviction = result.eviction[side];
+    if (key) {
+      // A watermarked key bounds both sides: the other side's equal key is as old.
+      const std::vector<expr::BoundExprPtr>& keys = side == 0 ? join.LeftKeys() : join.RightKeys();
+      eviction.kind = exec::JoinStateEviction::Kind::kKey;
+      eviction.column = *key;
+      eviction.window = IsWindowType(*keys[static_cast<size_t>(*key)]->Type());
+      continue;
+    }
+    const EventTimes times = EventTimeColumns(join.Input(side));
+    const std::optional<int> column = FirstEventTime(times);
+    if (!column) {
+      continue;
+    }
+    std::vector<JoinValueBound> bounds = JoinValueBounds(join, static_cast<int>(side));
+    if (bounds.empty()) {
+      continue;
+    }
+    eviction.kind = exec::JoinStateEviction::Kind::kValue;
+    eviction.column = *column;
+    eviction.window = times[static_cast<size_t>(*column)]->window;
+    result.value_bounds[side] = std::move(bounds);
+  }
+  return result;
+}
+
+std::optional<int64_t> StateValueWatermarkMs(const std::vector<JoinValueBound>& bounds,
+                                             int64_t watermark_ms) {
+  std::optional<int64_t> result;
+  for (const JoinValueBound& bound : bounds) {
+    const double micros =
+        bound.watermark_coefficient * (static_cast<double>(watermark_ms) * 1000.0) +
+        bound.constant_micros;
+    // Scala's Double.toLong: toward zero, saturating.
+    const double truncated = std::trunc(micros / 1000.0);
+    int64_t ms = 0;
+    if (truncated >= 9.2233720368547758e18) {
+      ms = std::numeric_limits<int64_t>::max();
+    } else if (truncated <= -9.2233720368547758e18) {
+      ms = std::numeric_limits<int64_t>::min();
+    } else {
+      ms = static_cast<int64_t>(truncated);
+    }
+    // The state watermark removes rows at or below it: a bound a row may equal is one lower.
+    if (bound.inclusive && ms != std::numeric_limits<int64_t>::min()) {
+      --ms;
+    }
+    result = result ? std::min(*result, ms) : ms;
+  }
+  return result;
+}
+
+std::array<std::optional<int64_t>, 2> JoinStateWatermarksMs(const JoinWatermarks& join,
+                                                            int64_t input_watermark_ms) {
+  std::array<std::optional<int64_t>, 2> result;
+  for (size_t side = 0; side < 2; ++side) {
+    switch (join.eviction[side].kind) {
+      case exec::JoinStateEviction::Kind::kNone:
+        break;
+      case exec::JoinStateEviction::Kind::kKey:
+        result[side] = input_watermark_ms;
+        break;
+      case exec::JoinStateEviction::Kind::kValue:
+        result[side] = StateValueWatermarkMs(join.value_bounds[side], input_watermark_ms);
+        break;
+    }
+  }
+  return result;
+}
+
+namespace {
+
+/// PropagateWatermarks' walk, inputs before the node (Spark's post-order simulation).
+class WatermarkPropagation {
+ public:
+  WatermarkPropagation(const StatefulPlan& plan, int64_t global_ms)
+      : plan_(plan), global_ms_(global_ms), inputs_(plan.operators.size()) {}
+
+  /// The watermark `node` outputs; none when no watermark reaches it.
+  std::optional<int64_t> Output(const plan::LogicalPlan& node) {
+    if (!node.IsStreaming()) {
+      return std::nullopt;
+    }
+    std::optional<int64_t> input;
+    for (const plan::LogicalPlanPtr& child : node.Inputs()) {
+      const std::optional<int64_t> output = Output(*child);
+      if (output) {
+        input = input ? std::min(*input, *output) : *output;
+      }
+    }
+    if (node.Kind() == plan::PlanKind::kWatermark) {
+      return global_ms_;
+    }
+    const std::optional<int64_t> id = OperatorId(node);
+    if (!id || static_cast<size_t>(*id) >= inputs_.size()) {
+      return input;
+    }
+    inputs_[static_cast<size_t>(*id)] = input;
+    const StatefulOperator& op = plan_.operators[static_cast<size_t>(*id)];
+    if (!op.join || !input) {
+      return input;
+    }
+    std::optional<int64_t> output;
+    for (const std::optional<int64_t>& state : JoinStateWatermarksMs(*op.join, *input)) {
+      if (state) {
+        output = output ? std::min(*output, *state) : *state;
+      }
+    }
+    return output ? output : input;
+  }
+
+  std::vector<std::optional<int64_t>> Take() { return std::move(inputs_); }
+
+ private:
+  static std::optional<int64_t> OperatorId(const plan::LogicalPlan& node) {
+    const exec::StatefulOperatorRuntime* runtime = nullptr;
+    switch (node.Kind()) {
+      case plan::PlanKind::kAggregate:
+        if (const auto& execution = node.As<plan::AggregateNode>().Execution()) {
+          runtime = execution->runtime.get();
+        }
+        break;
+      case plan::PlanKind::kDeduplicate:
+        if (const auto& execution = node.As<plan::DeduplicateNode>().Execution()) {
+          runtime = execution->runtime.get();
+        }
+        break;
+      case plan::PlanKind::kJoin:
+        if (const auto& execution = node.As<plan::JoinNode>().Execution()) {
+          runtime = execution->runtime.get();
+        }
+        break;
+      default:
+        break;
+    }
+    return runtime == nullptr ? std::nullopt : std::optional<int64_t>(runtime->operator_id);
+  }
+
+  const StatefulPlan& plan_;
+  int64_t global_ms_;
+  std::vector<std::optional<int64_t>> inputs_;
+};
+
+}  // namespace
+
+std::vector<std::optional<int64_t>> PropagateWatermarks(const StatefulPlan& plan,
+                                                        int64_t global_ms) {
+  WatermarkPropagation propagation(plan, global_ms);
+  (void)propagation.Output(*plan.plan);
+  return propagation.Take();
+}
+
+void SetOperatorWatermarks(const StatefulPlan& plan, std::optional<int64_t> late_rows_ms,
+                           std::optional<int64_t> eviction_ms) {
+  const size_t n = plan.operators.size();
+  const std::vector<std::optional<int64_t>> late = late_rows_ms
+                                                       ? PropagateWatermarks(plan, *late_rows_ms)
+                                                       : std::vector<std::optional<int64_t>>(n);
+  const std::vector<std::optional<int64_t>> eviction = eviction_ms
+                                                           ? PropagateWatermarks(plan, *eviction_ms)
+                                                           : std::vector<std::optional<int64_t>>(n);
+  auto micros = [](std::optional<int64_t> ms) {
+    return ms ? std::optional<int64_t>(*ms * 1000) : std::nullopt;
+  };
+  for (size_t id = 0; id < n; ++id) {
+    const StatefulOperator& op = plan.operators[id];
+    exec::StatefulOperatorRuntime& runtime = *op.runtime;
+    runtime.late_rows_watermark_micros = micros(late[id]);
+    runtime.eviction_watermark_micros = micros(eviction[id]);
+    runtime.join_state_watermark_micros = {};
+    if (op.join && eviction[id]) {
+      const std::array<std::optional<int64_t>, 2> states =
+          JoinStateWatermarksMs(*op.join, *eviction[id]);
+      for (size_t side = 0; side < 2; ++side) {
+        runtime.join_state_watermark_micros[side] = micros(states[side]);
+      }
+    }
+  }
+}
+
+bool WatermarkAdvancesState(const StatefulPlan& plan, int64_t previous_ms, int64_t next_ms) {
+  const std::vector<std::optional<int64_t>> before = PropagateWatermarks(plan, previous_ms);
+  const std::vector<std::optional<int64_t>> after = PropagateWatermarks(plan, next_ms);
+  for (size_t id = 0; id < plan.operators.size(); ++id) {
+    if (plan.operators[id].uses_watermark && after[id] &&
+        (!before[id] || *after[id] > *before[id])) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace tributary::streaming

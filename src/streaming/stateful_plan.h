@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,16 +42,57 @@ std::vector<std::optional<EventTimeColumn>> EventTimeColumns(const plan::Logical
 /// run in update and complete mode, and in append mode only grouped by an event-time column
 /// with a watermark (or a window of it); complete mode needs an aggregation; sorting only
 /// after an aggregation in complete mode; several stateful operators only in append mode; no
-/// distinct aggregates, LIMIT, stream-stream joins or session windows (not implemented);
-/// stream-static joins keep the stream on the preserved side. InvalidArgument with Spark's
-/// wording, NotImplemented for what tributary lacks.
+/// distinct aggregates, LIMIT or session windows (not implemented); stream-static joins keep
+/// the stream on the preserved side; stream-stream joins run in append mode only, and an
+/// outer or semi one needs a watermarked join key or a time-range condition bounding the
+/// preserved side by the other side's watermark (Spark's checkForStreamStreamJoinWatermark).
+/// InvalidArgument with Spark's wording, NotImplemented for what tributary lacks.
 Status CheckStreamingPlan(const plan::LogicalPlan& plan,
                           exec::OutputMode mode = exec::OutputMode::kAppend);
+
+/// One conjunct of a stream-stream join's condition, `leftTime + c1 <op> rightTime + c2` (any
+/// arrangement of sums and differences of one column of each side and constants), solved for
+/// one side's time given the other side's watermark W (Spark's StreamingJoinHelper): the
+/// side's time must exceed coefficient * W + constant, so its state at or below that value
+/// can never match again.
+struct JoinValueBound {
+  /// How often the other side's watermark counts: 1, -1, or 0 when the conjunct bounds the
+  /// side by a constant.
+  double watermark_coefficient = 0;
+  double constant_micros = 0;
+  /// From `<=`/`>=`: a row exactly at the bound may still match.
+  bool inclusive = false;
+};
+
+/// How a stream-stream join's state watermarks follow from its input watermark (Spark's
+/// StreamingSymmetricHashJoinHelper.getStateWatermarkPredicates): when a join key carries a
+/// watermark, both sides evict by that key at the input watermark; otherwise a side with an
+/// event-time column evicts by it at the lowest value its condition bounds give.
+struct JoinWatermarks {
+  std::array<exec::JoinStateEviction, 2> eviction;
+  /// Per side, for kValue: the bounds the condition puts on the side's time.
+  std::array<std::vector<JoinValueBound>, 2> value_bounds;
+};
+
+/// The eviction of each side of `join` (a join of two streams).
+JoinWatermarks PlanJoinWatermarks(const plan::JoinNode& join);
+
+/// Spark's getStateValueWatermark for one side: the minimum over `bounds` of the value each
+/// gives for the other side's watermark `watermark_ms`, in milliseconds as Spark computes it
+/// (the sum in double microseconds, divided by 1000 and truncated toward zero; one less for an
+/// inclusive bound). None without bounds.
+std::optional<int64_t> StateValueWatermarkMs(const std::vector<JoinValueBound>& bounds,
+                                             int64_t watermark_ms);
+
+/// Spark's getStateWatermark: per side (0 left, 1 right) the state watermark (ms) for the
+/// join's input watermark; none for a side that keeps its state.
+std::array<std::optional<int64_t>, 2> JoinStateWatermarksMs(const JoinWatermarks& join,
+                                                            int64_t input_watermark_ms);
 
 /// One stateful operator of a started query.
 struct StatefulOperator {
   /// Spark's progress names: "stateStoreSave" (aggregation), "dedupe",
-  /// "dedupeWithinWatermark".
+  /// "dedupeWithinWatermark", "symmetricHashJoin".
   std::string name;
   std::shared_ptr<exec::StatefulOperatorRuntime> runtime;
   /// The schemas recorded in state/<id>/_metadata: the key columns, and the values kept per
@@ -60,6 +102,8 @@ struct StatefulOperator {
   /// Whether the operator's state can shrink or emit when the watermark moves (a no-data batch
   /// is then worth running).
   bool uses_watermark = false;
+  /// A stream-stream join: how its state watermarks follow from its input watermark.
+  std::optional<JoinWatermarks> join;
 };
 
 /// One withWatermark point of a started query.
@@ -78,8 +122,28 @@ struct StatefulPlan {
 };
 
 /// Rewrites `plan` (checked) for `mode`: streaming aggregations and deduplications get their
-/// StatefulExecution, each with a new runtime; withWatermark
-/// points get statistics. Static subtrees are left alone.
+/// StatefulExecution, joins of two streams their StreamJoinExecution, each with a new runtime;
+/// withWatermark points get statistics. Static subtrees are left alone.
 Result<StatefulPlan> PlanStatefulOperators(const plan::LogicalPlanPtr& plan, exec::OutputMode mode);
+
+/// Spark 3.5's watermark propagation between stateful operators (PropagateWatermarkSimulator)
+/// for a batch whose global watermark is `global_ms`: per operator (index = id), its input
+/// watermark, the minimum of what its inputs output. A withWatermark point outputs the global
+/// watermark; an aggregation or deduplication outputs its input watermark; a join the minimum
+/// of its state watermarks, or its input watermark when it has none; any other node the
+/// minimum over its inputs. None for an operator no watermark reaches.
+std::vector<std::optional<int64_t>> PropagateWatermarks(const StatefulPlan& plan,
+                                                        int64_t global_ms);
+
+/// Sets every operator's watermarks for a batch from the global ones, each propagated:
+/// late_rows_watermark_micros from `late_rows_ms` (the previous batch's; none before the
+/// first), eviction_watermark_micros from `eviction_ms` (this batch's), and a join's
+/// join_state_watermark_micros from its eviction input watermark.
+void SetOperatorWatermarks(const StatefulPlan& plan, std::optional<int64_t> late_rows_ms,
+                           std::optional<int64_t> eviction_ms);
+
+/// Whether moving the global watermark from `previous_ms` to `next_ms` raises the input
+/// watermark of an operator that emits or evicts by it (Spark's shouldRunAnotherBatch).
+bool WatermarkAdvancesState(const StatefulPlan& plan, int64_t previous_ms, int64_t next_ms);
 
 }  // namespace tributary::streaming

@@ -337,16 +337,13 @@ Status StreamExecution::LoadState(
     stores->push_back(std::move(loaded));
     runtime.output_mode = options_.output_mode;
     runtime.metrics = {};
-    // Spark 3.5: late rows are judged by the previous batch's watermark, state is evicted by
-    // this batch's.
-    runtime.late_rows_watermark_micros.reset();
-    runtime.eviction_watermark_micros.reset();
-    if (has_watermark) {
-      if (last_batch_watermark_ms_) {
-        runtime.late_rows_watermark_micros = *last_batch_watermark_ms_ * 1000;
-      }
-      runtime.eviction_watermark_micros = offsets.batch_watermark_ms * 1000;
-    }
+  }
+  // Spark 3.5: late rows are judged by the previous batch's watermark, state is evicted by
+  // this batch's, each propagated to the operator through the ones below it.
+  if (has_watermark) {
+    SetOperatorWatermarks(stateful_, last_batch_watermark_ms_, offsets.batch_watermark_ms);
+  } else {
+    SetOperatorWatermarks(stateful_, std::nullopt, std::nullopt);
   }
   return Status::OK();
 }
@@ -382,8 +379,7 @@ bool StreamExecution::NeedsNoDataBatch() const {
       watermark_ms_ <= *last_batch_watermark_ms_) {
     return false;
   }
-  return std::any_of(stateful_.operators.begin(), stateful_.operators.end(),
-                     [](const StatefulOperator& op) { return op.uses_watermark; });
+  return WatermarkAdvancesState(stateful_, *last_batch_watermark_ms_, watermark_ms_);
 }
 
 bool StreamExecution::IsActive() const {

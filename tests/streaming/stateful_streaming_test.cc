@@ -142,17 +142,19 @@ TEST_F(StatefulStreamingTest, OutputModesFollowSparksUnsupportedOperationChecker
   ASSERT_OK_AND_ASSIGN(StreamingQuery chained_append, StartMemory(chained, "append", "m2"));
   chained_append.Stop();
 
-  // Distinct aggregates, stream-stream joins, and dropDuplicatesWithinWatermark without a
-  // watermark are refused up front.
+  // Distinct aggregates, stream-stream joins outside append mode, and
+  // dropDuplicatesWithinWatermark without a watermark are refused up front.
   auto distinct = StartMemory(events.GroupBy({Col("country")}).Agg({CountDistinct({Col("id")})}),
                               "update", "d1");
   ASSERT_FALSE(distinct.ok());
   EXPECT_THAT(distinct.status().Message(), HasSubstr("Distinct aggregations are not supported"));
   ASSERT_OK_AND_ASSIGN(MemoryStream other, Events());
-  auto joined = StartMemory(events.Join(other.ToDF(), {"id"}), "append", "j1");
+  auto joined = StartMemory(events.Join(other.ToDF(), {"id"}), "update", "j1");
   ASSERT_FALSE(joined.ok());
-  EXPECT_TRUE(joined.status().IsNotImplemented());
-  EXPECT_THAT(joined.status().Message(), HasSubstr("stream-stream joins"));
+  EXPECT_TRUE(joined.status().IsInvalidArgument());
+  EXPECT_THAT(joined.status().Message(),
+              HasSubstr("Join between two streaming DataFrames/Datasets is not supported in "
+                        "Update output mode, only in Append output mode"));
   auto within = StartMemory(events.DropDuplicatesWithinWatermark({"id"}), "append", "w1");
   ASSERT_FALSE(within.ok());
   EXPECT_THAT(within.status().Message(), HasSubstr("without watermark"));
