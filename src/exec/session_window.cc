@@ -57,13 +57,13 @@ void MergeRuns(std::vector<size_t>& order, Start start, End end, std::vector<int
   }
 }
 
-DataTypePtr SessionsType(const DataTypePtr& time) {
+}  // namespace
+
+DataTypePtr SessionWindowStateType(const DataTypePtr& time) {
   return DataType::Array(
       DataType::Struct({columnar::Field("start", time, false), columnar::Field("end", time, false),
                         columnar::Field("rows", DataType::Array(DataType::Binary()))}));
 }
-
-}  // namespace
 
 // ---- batch: UpdatingSessionsOperator
 
@@ -441,7 +441,7 @@ Status SessionWindowAggregateOperator::Consume() {
   const DataTypePtr& session_type = node_->Schema()->FieldAt(node_->SessionKey()).Type();
   TRIBUTARY_RETURN_NOT_OK(CheckEventTimeType(
       *session_type, keys[static_cast<size_t>(node_->SessionKey())]->ToString()));
-  sessions_type_ = SessionsType(session_type->Fields()[0].Type());
+  sessions_type_ = SessionWindowStateType(session_type->Fields()[0].Type());
   for (const AggregateCall& call : node_->Aggregates()) {
     size_t value_arguments = 0;
     TRIBUTARY_RETURN_NOT_OK(MakeAccumulator(call, context_.pool, &value_arguments).status());

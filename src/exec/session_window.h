@@ -76,6 +76,11 @@ class UpdatingSessionsOperator final : public Operator {
   int64_t next_row_ = 0;
 };
 
+/// The type of the one column of a session window aggregation's state value (after its format
+/// byte), for sessions of `time` (timestamp or timestamp_ntz):
+/// array<struct<start, end, rows: array<binary>>> (grammar in session_window.cc).
+DataTypePtr SessionWindowStateType(const DataTypePtr& time);
+
 /// A streaming aggregation grouped by a session window: HashAggregateNode's keys, aggregates
 /// and schema, where key `session_key` is the session_window(...) call and the others (at
 /// least one, as Spark requires) pick the state row. Per batch, with the runtime:

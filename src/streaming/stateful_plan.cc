@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "exec/session_window.h"
 
 namespace tributary::streaming {
 namespace {
@@ -369,6 +370,16 @@ Status CheckStreamStreamJoin(const plan::JoinNode& join, exec::OutputMode mode) 
   return Status::OK();
 }
 
+/// The index of an aggregation's session_window(...) key, if it groups by one.
+std::optional<int> SessionWindowKey(const plan::AggregateNode& aggregate) {
+  for (size_t k = 0; k < aggregate.Keys().size(); ++k) {
+    if (IsSessionWindow(*aggregate.Keys()[k])) {
+      return static_cast<int>(k);
+    }
+  }
+  return std::nullopt;
+}
+
 /// The checks of one node whose own rules do not depend on the rest of the plan.
 Status CheckNode(const plan::LogicalPlan& plan, exec::OutputMode mode) {
   switch (plan.Kind()) {
@@ -384,11 +395,16 @@ Status CheckNode(const plan::LogicalPlan& plan, exec::OutputMode mode) {
               "Consider using approx_count_distinct() instead.");
         }
       }
-      for (const expr::BoundExprPtr& key : aggregate.Keys()) {
-        if (IsSessionWindow(*key)) {
-          return Status::NotImplemented(
-              "session windows on streaming DataFrames are not implemented yet (tumbling and "
-              "sliding window() are)");
+      if (SessionWindowKey(aggregate)) {
+        // Spark's UnsupportedOperationChecker, then its planner (AggUtils).
+        if (mode == exec::OutputMode::kUpdate) {
+          return Status::InvalidArgument(
+              "Update output mode not supported for session window on streaming "
+              "DataFrames/DataSets");
+        }
+        if (aggregate.Keys().size() == 1) {
+          return Status::InvalidArgument(
+              "Global aggregation with session window in streaming query is not supported.");
         }
       }
       if (mode == exec::OutputMode::kAppend && !HasEventTimeKey(aggregate)) {
@@ -467,6 +483,10 @@ std::string StatefulName(const plan::LogicalPlan& node) {
   }
   if (node.Kind() == plan::PlanKind::kJoin) {
     return "symmetricHashJoin";
+  }
+  if (node.Kind() == plan::PlanKind::kAggregate &&
+      SessionWindowKey(node.As<plan::AggregateNode>())) {
+    return "sessionWindowStateStoreSaveExec";
   }
   return "stateStoreSave";
 }
@@ -585,6 +605,17 @@ class StatefulRewriter {
                             false);
       }
       op.value_schema = std::make_shared<columnar::Schema>(std::move(states));
+      if (const std::optional<int> session = SessionWindowKey(aggregate)) {
+        // exec/session_window.cc keeps one state row per key besides the session: its open
+        // sessions with their rows' aggregate arguments.
+        keys.erase(keys.begin() + *session);
+        op.key_schema = FieldsAt(*current->Schema(), keys);
+        const columnar::DataTypePtr& session_type = current->Schema()->FieldAt(*session).Type();
+        op.value_schema =
+            std::make_shared<columnar::Schema>(std::vector<columnar::Field>{columnar::Field(
+                "sessions", exec::SessionWindowStateType(session_type->Fields()[0].Type()),
+                false)});
+      }
       // Complete mode keeps every group: the watermark only drops late rows.
       op.uses_watermark = execution.event_time.has_value() && mode_ != exec::OutputMode::kComplete;
       return aggregate.WithExecution(std::move(execution));
