@@ -8,8 +8,6 @@ namespace tributary::exec {
 
 using columnar::Column;
 
-namespace {
-
 SchemaPtr ConcatSchemas(const columnar::Schema& left, const columnar::Schema& right) {
   std::vector<columnar::Field> fields = left.Fields();
   fields.insert(fields.end(), right.Fields().begin(), right.Fields().end());
@@ -27,7 +25,30 @@ Result<std::vector<ColumnPtr>> EvaluateAll(const std::vector<expr::BoundExprPtr>
   return columns;
 }
 
-}  // namespace
+Status EvaluateJoinResidual(const expr::BoundExpression& residual, const SchemaPtr& pair_schema,
+                            const columnar::RecordBatch& left, std::span<const int64_t> left_rows,
+                            const columnar::RecordBatch& right, std::span<const int64_t> right_rows,
+                            const expr::EvalContext& context, std::vector<uint8_t>* passes) {
+  std::vector<ColumnPtr> columns;
+  for (const ColumnPtr& column : left.Columns()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr taken, columnar::Take(*column, left_rows, context.pool));
+    columns.push_back(std::move(taken));
+  }
+  for (const ColumnPtr& column : right.Columns()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr taken, columnar::Take(*column, right_rows, context.pool));
+    columns.push_back(std::move(taken));
+  }
+  const auto rows = static_cast<int64_t>(left_rows.size());
+  TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr pairs,
+                            columnar::RecordBatch::Make(pair_schema, rows, std::move(columns)));
+  TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr mask, expr::Evaluate(residual, *pairs, context));
+  const uint8_t* values = mask->Values<uint8_t>();
+  passes->resize(left_rows.size());
+  for (int64_t i = 0; i < rows; ++i) {
+    (*passes)[static_cast<size_t>(i)] = (values[i] != 0 && mask->IsValid(i)) ? 1 : 0;
+  }
+  return Status::OK();
+}
 
 HashJoinOperator::HashJoinOperator(std::shared_ptr<const HashJoinNode> node, OperatorPtr left,
                                    OperatorPtr right, const ExecContext& context)
@@ -152,27 +173,9 @@ Status HashJoinOperator::ProbeChunk() {
   }
   std::vector<uint8_t> passes(candidate_left.size(), 1);
   if (node_->Residual() != nullptr) {
-    std::vector<ColumnPtr> columns;
-    for (const ColumnPtr& column : state_.probe->Columns()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr taken,
-                                columnar::Take(*column, candidate_left, context_.eval.pool));
-      columns.push_back(std::move(taken));
-    }
-    for (const ColumnPtr& column : state_.build->Columns()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr taken,
-                                columnar::Take(*column, candidate_right, context_.eval.pool));
-      columns.push_back(std::move(taken));
-    }
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        RecordBatchPtr pairs,
-        columnar::RecordBatch::Make(pair_schema_, static_cast<int64_t>(candidate_left.size()),
-                                    std::move(columns)));
-    TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr mask,
-                              expr::Evaluate(*node_->Residual(), *pairs, context_.eval));
-    const uint8_t* values = mask->Values<uint8_t>();
-    for (size_t i = 0; i < passes.size(); ++i) {
-      passes[i] = (values[i] != 0 && mask->IsValid(static_cast<int64_t>(i))) ? 1 : 0;
-    }
+    TRIBUTARY_RETURN_NOT_OK(EvaluateJoinResidual(*node_->Residual(), pair_schema_, *state_.probe,
+                                                 candidate_left, *state_.build, candidate_right,
+                                                 context_.eval, &passes));
   }
   const bool marks_right = KeepsUnmatchedRight();
   for (size_t i = 0; i < passes.size(); ++i) {

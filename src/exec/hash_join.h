@@ -4,6 +4,7 @@
 
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,22 @@
 #include "expr/bound_expression.h"
 
 namespace tributary::exec {
+
+/// left ++ right: the schema a join's residual is bound against.
+SchemaPtr ConcatSchemas(const columnar::Schema& left, const columnar::Schema& right);
+
+/// Each of `expressions` evaluated over `batch` (a join's key columns).
+Result<std::vector<ColumnPtr>> EvaluateAll(const std::vector<expr::BoundExprPtr>& expressions,
+                                           const columnar::RecordBatch& batch,
+                                           const expr::EvalContext& context);
+
+/// Sets passes[i] to 1 where `residual` (boolean, bound against `pair_schema` = left ++ right)
+/// is true for row left_rows[i] of `left` paired with row right_rows[i] of `right`, else 0
+/// (NULL is false, as in ON). The pairs are gathered into one batch and evaluated at once.
+Status EvaluateJoinResidual(const expr::BoundExpression& residual, const SchemaPtr& pair_schema,
+                            const columnar::RecordBatch& left, std::span<const int64_t> left_rows,
+                            const columnar::RecordBatch& right, std::span<const int64_t> right_rows,
+                            const expr::EvalContext& context, std::vector<uint8_t>* passes);
 
 /// Joins `left` and `right` on the node's left_keys[i] = right_keys[i] (bound against each
 /// side's schema; the planner has coerced each pair to one type). A key with a NULL never

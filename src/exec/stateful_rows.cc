@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/take.h"
 #include "exec/row_key.h"
 
 namespace tributary::exec {
@@ -52,6 +53,28 @@ int64_t MarkLateRows(const Column& event_time, int64_t watermark_micros,
     }
   }
   return count;
+}
+
+Result<columnar::RecordBatchPtr> DropLateRows(columnar::RecordBatchPtr batch, int event_time_column,
+                                              StatefulOperatorRuntime& runtime,
+                                              columnar::MemoryPool* pool) {
+  if (!runtime.late_rows_watermark_micros) {
+    return batch;
+  }
+  std::vector<uint8_t> late;
+  const int64_t dropped = MarkLateRows(*batch->Columns()[static_cast<size_t>(event_time_column)],
+                                       *runtime.late_rows_watermark_micros, &late);
+  if (dropped == 0) {
+    return batch;
+  }
+  runtime.metrics.num_rows_dropped_by_watermark += dropped;
+  std::vector<int64_t> kept;
+  for (int64_t i = 0; i < batch->NumRows(); ++i) {
+    if (late[static_cast<size_t>(i)] == 0) {
+      kept.push_back(i);
+    }
+  }
+  return columnar::TakeRows(*batch, kept, pool);
 }
 
 Result<std::optional<int64_t>> EventTimeInKey(std::span<const columnar::DataTypePtr> key_types,

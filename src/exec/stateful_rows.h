@@ -1,4 +1,4 @@
-// What the stateful streaming operators (exec/stateful_aggregate.h,
+// What the stateful streaming operators (exec/stateful_aggregate.h, exec/streaming_join.h,
 // exec/streaming_deduplicate.h) share about rows and state: the state value format byte, event
 // times read from columns and from grouping-encoded state keys, Spark's lateness rule, and the
 // store metrics of a batch.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "columnar/column.h"
+#include "columnar/record_batch.h"
 #include "exec/stateful_operator.h"
 #include "tributary/result.h"
 
@@ -32,6 +33,13 @@ Status CheckEventTimeType(const columnar::DataType& type, std::string_view what)
 /// A null event time is never late (the comparison is null, so Spark keeps the row).
 int64_t MarkLateRows(const columnar::Column& event_time, int64_t watermark_micros,
                      std::vector<uint8_t>* late);
+
+/// `batch` without the rows of its column `event_time_column` that MarkLateRows finds late
+/// against the runtime's late_rows_watermark_micros, counted in num_rows_dropped_by_watermark;
+/// `batch` itself when there is no such watermark or no row is late.
+Result<columnar::RecordBatchPtr> DropLateRows(columnar::RecordBatchPtr batch, int event_time_column,
+                                              StatefulOperatorRuntime& runtime,
+                                              columnar::MemoryPool* pool);
 
 /// The event time in key column `index` of a grouping-encoded key of `key_types` (a window by
 /// its end); nullopt when null. Corruption when `key` is not such a key.

@@ -66,20 +66,9 @@ Status StreamingDeduplicateOperator::Start() {
 Result<RecordBatchPtr> StreamingDeduplicateOperator::Deduplicate(const RecordBatchPtr& input) {
   RecordBatchPtr batch = input;
   const std::optional<int>& event_time_column = node_->EventTimeColumn();
-  std::vector<uint8_t> late;
-  if (event_time_column && runtime_->late_rows_watermark_micros) {
-    const int64_t dropped = MarkLateRows(*batch->Columns()[static_cast<size_t>(*event_time_column)],
-                                         *runtime_->late_rows_watermark_micros, &late);
-    if (dropped > 0) {
-      runtime_->metrics.num_rows_dropped_by_watermark += dropped;
-      std::vector<int64_t> kept;
-      for (int64_t i = 0; i < batch->NumRows(); ++i) {
-        if (late[static_cast<size_t>(i)] == 0) {
-          kept.push_back(i);
-        }
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(batch, columnar::TakeRows(*batch, kept, context_.eval.pool));
-    }
+  if (event_time_column) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        batch, DropLateRows(std::move(batch), *event_time_column, *runtime_, context_.eval.pool));
   }
   const int64_t rows = batch->NumRows();
   std::vector<ColumnPtr> key_columns;

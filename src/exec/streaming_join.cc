@@ -1,15 +1,594 @@
+// State of a stream-stream join: the rows of both sides, in the store of their join key's
+// partition (StablePartition of the grouping-encoded join key, so the rows of both sides that
+// can match live together), as Spark's SymmetricHashJoinStateManager keeps them
+// (keyToNumValues + keyWithIndexToValue, format version 2 with the matched flag):
+//   count entry  key   = side: u8 (0 left, 1 right)  kind: u8 (0)  join key
+//                value = format: u8 (kStateFormatVersion, 1)  count: grouping-encoded bigint
+//                        (u8 1, i64 native order)
+//   row entry    key   = side: u8  kind: u8 (1)  join key  index: u64 big-endian
+//                value = format: u8 (1)  matched: u8 (0 or 1)  row: the side's input columns,
+//                        values-encoded (exec/row_key.h EncodeValues: floats keep their bits)
+// `join key` is the side's key columns grouping-encoded (exec/row_key.h); both sides' keys
+// have the same types, so equal keys are equal bytes. A key's rows have the indices
+// 0..count-1; removing one moves the last into its place (swap-last), so the indices stay
+// dense. Grouping-encoded keys of one type list are prefix-free, so in byte order the entries
+// of one side are its count entries, then its row entries grouped by key in index order.
+// `matched` is 1 once the row joined with a row of the other side; it is kept up to date for
+// the sides that read it (outer sides, and left semi's left side), elsewhere it records only
+// whether the row matched when it arrived.
+
 #include "exec/streaming_join.h"
 
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "columnar/take.h"
+#include "exec/hash_join.h"
+#include "exec/stateful_rows.h"
+
 namespace tributary::exec {
+
+using columnar::Column;
+
+namespace {
+
+constexpr char kCountEntry = 0;
+constexpr char kRowEntry = 1;
+// Side, kind.
+constexpr size_t kEntryPrefixSize = 2;
+constexpr size_t kIndexSize = sizeof(uint64_t);
+// Format, valid flag, count.
+constexpr size_t kCountValueSize = 2 + sizeof(int64_t);
+// Format, matched.
+constexpr size_t kRowValueHeaderSize = 2;
+
+void CountEntryKey(int side, std::string_view key, std::string* out) {
+  out->assign(1, static_cast<char>(side));
+  out->push_back(kCountEntry);
+  out->append(key);
+}
+
+void RowEntryKey(int side, std::string_view key, uint64_t index, std::string* out) {
+  out->assign(1, static_cast<char>(side));
+  out->push_back(kRowEntry);
+  out->append(key);
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((index >> shift) & 0xff));
+  }
+}
+
+std::string CountValue(int64_t count) {
+  std::string value(kCountValueSize, '\0');
+  value[0] = kStateFormatVersion;
+  value[1] = 1;
+  std::memcpy(value.data() + 2, &count, sizeof(count));
+  return value;
+}
+
+// The number of rows `side` holds for `key` in `store` (0 when none).
+Result<int64_t> ReadCount(StateStore& store, int side, std::string_view key, std::string* scratch) {
+  CountEntryKey(side, key, scratch);
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> value, store.Get(*scratch));
+  if (!value) {
+    return 0;
+  }
+  if (value->size() != kCountValueSize || (*value)[0] != kStateFormatVersion || (*value)[1] != 1) {
+    return Status::Corruption(fmt::format(
+        "stream-stream join count entry of {} bytes is not format 1 with a count", value->size()));
+  }
+  int64_t count = 0;
+  std::memcpy(&count, value->data() + 2, sizeof(count));
+  if (count < 0) {
+    return Status::Corruption(fmt::format("stream-stream join count entry holds {}", count));
+  }
+  return count;
+}
+
+Status CheckRowValue(std::string_view value) {
+  if (value.size() < kRowValueHeaderSize || value[0] != kStateFormatVersion ||
+      static_cast<uint8_t>(value[1]) > 1) {
+    return Status::Corruption(
+        fmt::format("stream-stream join row entry of {} bytes is not format 1 with a matched flag",
+                    value.size()));
+  }
+  return Status::OK();
+}
+
+// The side's rows `rows` (values-encoded, checked against `types`) decoded into a batch.
+Result<RecordBatchPtr> DecodeRows(const SchemaPtr& schema, std::span<const DataTypePtr> types,
+                                  std::span<const std::string_view> rows, MemoryPool* pool) {
+  for (const std::string_view row : rows) {
+    TRIBUTARY_RETURN_NOT_OK(ValidateGroupingKey(types, row));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> columns, DecodeGroupingKeys(types, rows, pool));
+  return columnar::RecordBatch::Make(schema, static_cast<int64_t>(rows.size()), std::move(columns));
+}
+
+}  // namespace
 
 StreamingJoinOperator::StreamingJoinOperator(std::shared_ptr<const StreamingJoinNode> node,
                                              OperatorPtr left, OperatorPtr right,
                                              const ExecContext& context)
-    : node_(std::move(node)), left_(std::move(left)), right_(std::move(right)), context_(context) {}
+    : node_(std::move(node)),
+      left_(std::move(left)),
+      right_(std::move(right)),
+      context_(context),
+      runtime_(node_->Runtime().get()),
+      pair_schema_(ConcatSchemas(*left_->OutputSchema(), *right_->OutputSchema())),
+      side_schemas_{left_->OutputSchema(), right_->OutputSchema()} {}
+
+bool StreamingJoinOperator::OuterSide(int side) const {
+  const JoinType type = node_->Type();
+  return type == JoinType::kFull ||
+         (side == 0 ? type == JoinType::kLeft : type == JoinType::kRight);
+}
+
+Status StreamingJoinOperator::Start() {
+  switch (node_->Type()) {
+    case JoinType::kInner:
+    case JoinType::kLeft:
+    case JoinType::kRight:
+    case JoinType::kFull:
+    case JoinType::kLeftSemi:
+      break;
+    default:
+      return Status::InvalidArgument(
+          fmt::format("a stream-stream join cannot be {}", JoinTypeName(node_->Type())));
+  }
+  if (runtime_ == nullptr || runtime_->partitions.empty()) {
+    return Status::InvalidArgument("no state partitions for this batch");
+  }
+  const std::vector<expr::BoundExprPtr>& left_keys = node_->LeftKeys();
+  const std::vector<expr::BoundExprPtr>& right_keys = node_->RightKeys();
+  if (left_keys.size() != right_keys.size() || left_keys.empty()) {
+    return Status::InvalidArgument(fmt::format("{} left keys but {} right keys (at least one)",
+                                               left_keys.size(), right_keys.size()));
+  }
+  for (size_t k = 0; k < left_keys.size(); ++k) {
+    if (!left_keys[k]->Type()->SameShape(*right_keys[k]->Type())) {
+      return Status::InvalidArgument(fmt::format(
+          "key {} = {} compares {} with {}", left_keys[k]->ToString(), right_keys[k]->ToString(),
+          left_keys[k]->Type()->ToString(), right_keys[k]->Type()->ToString()));
+    }
+    key_types_.push_back(left_keys[k]->Type());
+  }
+  for (size_t side = 0; side < 2; ++side) {
+    const columnar::Schema& schema = *side_schemas_[side];
+    for (int c = 0; c < schema.NumFields(); ++c) {
+      side_types_[side].push_back(schema.FieldAt(c).Type());
+    }
+    const auto check_column = [&](int column) -> Status {
+      if (column < 0 || column >= schema.NumFields()) {
+        return Status::InvalidArgument(fmt::format("no input column #{} on the {} side", column,
+                                                   side == 0 ? "left" : "right"));
+      }
+      return CheckEventTimeType(*schema.FieldAt(column).Type(), schema.FieldAt(column).Name());
+    };
+    if (const std::optional<int>& late = node_->LateEventTimeColumns()[side]) {
+      TRIBUTARY_RETURN_NOT_OK(check_column(*late));
+    }
+    const JoinStateEviction& eviction = node_->Eviction()[side];
+    if (eviction.kind == JoinStateEviction::Kind::kValue) {
+      TRIBUTARY_RETURN_NOT_OK(check_column(eviction.column));
+    } else if (eviction.kind == JoinStateEviction::Kind::kKey) {
+      if (eviction.column < 0 || static_cast<size_t>(eviction.column) >= key_types_.size()) {
+        return Status::InvalidArgument(fmt::format("no join key #{}", eviction.column));
+      }
+      TRIBUTARY_RETURN_NOT_OK(CheckEventTimeType(
+          *key_types_[static_cast<size_t>(eviction.column)],
+          (side == 0 ? left_keys : right_keys)[static_cast<size_t>(eviction.column)]->ToString()));
+    }
+  }
+  return Status::OK();
+}
+
+Status StreamingJoinOperator::QueueRows(const columnar::RecordBatch* left,
+                                        std::span<const int64_t> left_rows,
+                                        const columnar::RecordBatch* right,
+                                        std::span<const int64_t> right_rows) {
+  const auto rows = static_cast<int64_t>(left == nullptr ? right_rows.size() : left_rows.size());
+  if (rows == 0) {
+    return Status::OK();
+  }
+  std::vector<ColumnPtr> columns;
+  const auto append_side = [&](int side, const columnar::RecordBatch* batch,
+                               std::span<const int64_t> indices) -> Status {
+    for (size_t c = 0; c < side_types_[side].size(); ++c) {
+      ColumnPtr column;
+      if (batch == nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            column, Column::MakeAllNull(side_types_[side][c], rows, context_.eval.pool));
+      } else {
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            column, columnar::Take(*batch->Columns()[c], indices, context_.eval.pool));
+      }
+      columns.push_back(std::move(column));
+    }
+    return Status::OK();
+  };
+  TRIBUTARY_RETURN_NOT_OK(append_side(0, left, left_rows));
+  if (node_->Type() != JoinType::kLeftSemi) {
+    TRIBUTARY_RETURN_NOT_OK(append_side(1, right, right_rows));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                            columnar::RecordBatch::Make(node_->Schema(), rows, std::move(columns)));
+  state_.pending.push_back(std::move(out));
+  return Status::OK();
+}
+
+Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
+  const int other = 1 - side;
+  const bool left_semi = node_->Type() == JoinType::kLeftSemi;
+  StatefulOperatorRuntime& runtime = *runtime_;
+
+  // Late rows go first, before they touch any state (Spark's applyRemovingRowsOlderThanWatermark).
+  if (const std::optional<int>& late_column = node_->LateEventTimeColumns()[side]) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        batch, DropLateRows(std::move(batch), *late_column, runtime, context_.eval.pool));
+  }
+  const int64_t rows = batch->NumRows();
+  if (rows == 0) {
+    return Status::OK();
+  }
+
+  // The batch's join keys, and its distinct keys: the other side's state is read once per key.
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      std::vector<ColumnPtr> key_columns,
+      EvaluateAll(side == 0 ? node_->LeftKeys() : node_->RightKeys(), *batch, context_.eval));
+  EncodedKeys keys;
+  EncodeGroupingKeys(key_columns, rows, &keys);
+  GroupTable distinct(context_.pool);
+  std::vector<int32_t> group_of(static_cast<size_t>(rows));
+  TRIBUTARY_RETURN_NOT_OK(distinct.FindOrInsert(keys, group_of.data()));
+  const auto groups = static_cast<size_t>(distinct.NumGroups());
+  std::vector<int64_t> first_row(groups, -1);
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t& first = first_row[static_cast<size_t>(group_of[static_cast<size_t>(i)])];
+    if (first < 0) {
+      first = i;
+    }
+  }
+
+  // The other side's rows of each distinct key (a NULL in the key never matches): their
+  // values, and where each group's rows begin among them.
+  std::vector<std::string> fetched;
+  std::vector<int64_t> fetched_index;
+  std::vector<size_t> group_begin(groups + 1, 0);
+  std::string entry_key;
+  for (size_t g = 0; g < groups; ++g) {
+    group_begin[g] = fetched.size();
+    if (keys.has_null[static_cast<size_t>(first_row[g])] != 0) {
+      continue;
+    }
+    const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
+    StateStore& store = PartitionOfKey(runtime, key);
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t count, ReadCount(store, other, key, &entry_key));
+    for (int64_t index = 0; index < count; ++index) {
+      RowEntryKey(other, key, static_cast<uint64_t>(index), &entry_key);
+      TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> value, store.Get(entry_key));
+      if (!value) {
+        return Status::Corruption(
+            fmt::format("stream-stream join state lacks row {} of a key holding {}", index, count));
+      }
+      TRIBUTARY_RETURN_NOT_OK(CheckRowValue(*value));
+      fetched.push_back(std::move(*value));
+      fetched_index.push_back(index);
+    }
+  }
+  group_begin[groups] = fetched.size();
+  std::vector<std::string_view> fetched_rows;
+  std::vector<uint8_t> state_matched;
+  fetched_rows.reserve(fetched.size());
+  state_matched.reserve(fetched.size());
+  for (const std::string& value : fetched) {
+    fetched_rows.push_back(std::string_view(value).substr(kRowValueHeaderSize));
+    state_matched.push_back(static_cast<uint8_t>(value[1]));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      RecordBatchPtr state_rows,
+      DecodeRows(side_schemas_[other], side_types_[other], fetched_rows, context_.eval.pool));
+  std::vector<uint8_t> flag_changed(fetched.size(), 0);
+
+  // Candidate pairs (this row, state row) with equal keys, a chunk at a time, filtered by the
+  // residual. Left semi's right side skips left rows already matched (each is emitted once).
+  std::vector<uint8_t> this_matched(static_cast<size_t>(rows), 0);
+  const bool semi_right = left_semi && side == 1;
+  std::vector<int64_t> candidate_this;
+  std::vector<int64_t> candidate_state;
+  std::vector<uint8_t> passes;
+  std::vector<int64_t> out_this;
+  std::vector<int64_t> out_state;
+  const auto flush = [&]() -> Status {
+    if (candidate_this.empty()) {
+      return Status::OK();
+    }
+    passes.assign(candidate_this.size(), 1);
+    if (node_->Residual() != nullptr) {
+      if (side == 0) {
+        TRIBUTARY_RETURN_NOT_OK(EvaluateJoinResidual(*node_->Residual(), pair_schema_, *batch,
+                                                     candidate_this, *state_rows, candidate_state,
+                                                     context_.eval, &passes));
+      } else {
+        TRIBUTARY_RETURN_NOT_OK(EvaluateJoinResidual(*node_->Residual(), pair_schema_, *state_rows,
+                                                     candidate_state, *batch, candidate_this,
+                                                     context_.eval, &passes));
+      }
+    }
+    out_this.clear();
+    out_state.clear();
+    for (size_t p = 0; p < passes.size(); ++p) {
+      if (passes[p] == 0) {
+        continue;
+      }
+      const auto i = static_cast<size_t>(candidate_this[p]);
+      const auto j = static_cast<size_t>(candidate_state[p]);
+      this_matched[i] = 1;
+      const bool first_match = state_matched[j] == 0;
+      if (first_match) {
+        state_matched[j] = 1;
+        flag_changed[j] = 1;
+      }
+      if (semi_right) {
+        if (first_match) {
+          out_state.push_back(candidate_state[p]);
+        }
+      } else if (!left_semi) {
+        out_this.push_back(candidate_this[p]);
+        out_state.push_back(candidate_state[p]);
+      }
+    }
+    candidate_this.clear();
+    candidate_state.clear();
+    if (semi_right) {
+      return QueueRows(state_rows.get(), out_state, nullptr, {});
+    }
+    if (left_semi) {
+      return Status::OK();
+    }
+    return side == 0 ? QueueRows(batch.get(), out_this, state_rows.get(), out_state)
+                     : QueueRows(state_rows.get(), out_state, batch.get(), out_this);
+  };
+  for (int64_t i = 0; i < rows; ++i) {
+    const auto g = static_cast<size_t>(group_of[static_cast<size_t>(i)]);
+    for (size_t j = group_begin[g]; j < group_begin[g + 1]; ++j) {
+      if (semi_right && state_matched[j] != 0) {
+        continue;
+      }
+      candidate_this.push_back(i);
+      candidate_state.push_back(static_cast<int64_t>(j));
+      if (static_cast<int64_t>(candidate_this.size()) >= kTargetBatchRows) {
+        TRIBUTARY_RETURN_NOT_OK(flush());
+      }
+    }
+  }
+  TRIBUTARY_RETURN_NOT_OK(flush());
+  if (left_semi && side == 0) {
+    out_this.clear();
+    for (int64_t i = 0; i < rows; ++i) {
+      if (this_matched[static_cast<size_t>(i)] != 0) {
+        out_this.push_back(i);
+      }
+    }
+    TRIBUTARY_RETURN_NOT_OK(QueueRows(batch.get(), out_this, nullptr, {}));
+  }
+
+  // The other side's rows that matched for the first time, where their flag is read later.
+  if (OuterSide(other) || (left_semi && other == 0)) {
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t j = group_begin[g]; j < group_begin[g + 1]; ++j) {
+        if (flag_changed[j] == 0) {
+          continue;
+        }
+        const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
+        fetched[j][1] = 1;
+        RowEntryKey(other, key, static_cast<uint64_t>(fetched_index[j]), &entry_key);
+        TRIBUTARY_RETURN_NOT_OK(PartitionOfKey(runtime, key).Put(entry_key, fetched[j]));
+      }
+    }
+  }
+
+  // This batch's rows into this side's state (Spark 4.0's rule, SPARK-49829): a left row is
+  // stored even at or below the left state watermark, since this batch's right rows have not
+  // met it yet (eviction removes it at the end of the batch, emitting it if unmatched); a right
+  // row has met every left row it can, so it is stored only when it stays, or when it is an
+  // unmatched row of an outer right side that eviction must emit. A row whose key has a NULL
+  // never matches: it is kept only where unmatched rows are output. Left semi does not keep a
+  // left row that matched: it was emitted, and is never emitted again.
+  std::vector<uint8_t> leaves_now;
+  if (const std::optional<int64_t>& watermark = runtime.join_state_watermark_micros[side];
+      side == 1 && watermark && node_->Eviction()[side].kind != JoinStateEviction::Kind::kNone) {
+    const JoinStateEviction& eviction = node_->Eviction()[side];
+    const Column& event_time = eviction.kind == JoinStateEviction::Kind::kKey
+                                   ? *key_columns[static_cast<size_t>(eviction.column)]
+                                   : *batch->Columns()[static_cast<size_t>(eviction.column)];
+    MarkLateRows(event_time, *watermark, &leaves_now);
+  }
+  EncodedKeys values;
+  EncodeValues(batch->Columns(), rows, &values);
+  std::vector<int64_t> next_index(groups, -1);
+  std::string value;
+  for (int64_t i = 0; i < rows; ++i) {
+    const auto r = static_cast<size_t>(i);
+    const bool matched = this_matched[r] != 0;
+    if ((keys.has_null[r] != 0 && !OuterSide(side)) || (left_semi && side == 0 && matched) ||
+        (!leaves_now.empty() && leaves_now[r] != 0 && (matched || !OuterSide(side)))) {
+      continue;
+    }
+    const auto g = static_cast<size_t>(group_of[r]);
+    const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
+    StateStore& store = PartitionOfKey(runtime, key);
+    if (next_index[g] < 0) {
+      TRIBUTARY_ASSIGN_OR_RAISE(next_index[g], ReadCount(store, side, key, &entry_key));
+    }
+    value.assign(1, kStateFormatVersion);
+    value.push_back(matched ? 1 : 0);
+    value.append(values.Key(i));
+    RowEntryKey(side, key, static_cast<uint64_t>(next_index[g]), &entry_key);
+    TRIBUTARY_RETURN_NOT_OK(store.Put(entry_key, value));
+    ++next_index[g];
+    ++runtime.metrics.num_rows_updated;
+  }
+  for (size_t g = 0; g < groups; ++g) {
+    if (next_index[g] < 0) {
+      continue;
+    }
+    const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
+    CountEntryKey(side, key, &entry_key);
+    TRIBUTARY_RETURN_NOT_OK(PartitionOfKey(runtime, key).Put(entry_key, CountValue(next_index[g])));
+  }
+  return Status::OK();
+}
+
+Status StreamingJoinOperator::EvictSide(int side) {
+  const JoinStateEviction& eviction = node_->Eviction()[side];
+  const std::optional<int64_t>& watermark = runtime_->join_state_watermark_micros[side];
+  if (eviction.kind == JoinStateEviction::Kind::kNone || !watermark) {
+    return Status::OK();
+  }
+  const bool by_key = eviction.kind == JoinStateEviction::Kind::kKey;
+  const bool emits = OuterSide(side);
+  const auto column = static_cast<size_t>(eviction.column);
+  // Rows of removed entries that never matched, to emit with NULLs.
+  std::vector<std::string> unmatched;
+  std::string entry_key;
+  for (StateStore* store : runtime_->partitions) {
+    // The row entries of one key arrive together, in index order: each key is settled when
+    // the next begins (writes during the iteration are allowed and not seen by it).
+    std::string key;
+    std::vector<std::string> rows;
+    const auto settle = [&]() -> Status {
+      if (rows.empty()) {
+        return Status::OK();
+      }
+      const size_t count = rows.size();
+      // origin[i]: the index the row now at i had before (swap-last moves rows down).
+      std::vector<size_t> origin(count);
+      for (size_t i = 0; i < count; ++i) {
+        origin[i] = i;
+      }
+      std::optional<int64_t> key_time;
+      if (by_key) {
+        TRIBUTARY_ASSIGN_OR_RAISE(key_time, EventTimeInKey(key_types_, column, key));
+        if (!key_time || *key_time > *watermark) {
+          rows.clear();
+          return Status::OK();
+        }
+      }
+      size_t i = 0;
+      while (i < rows.size()) {
+        bool remove = by_key;
+        if (!by_key) {
+          TRIBUTARY_ASSIGN_OR_RAISE(
+              std::optional<int64_t> time,
+              EventTimeInKey(side_types_[side], column,
+                             std::string_view(rows[i]).substr(kRowValueHeaderSize)));
+          remove = time && *time <= *watermark;
+        }
+        if (!remove) {
+          ++i;
+          continue;
+        }
+        if (emits && rows[i][1] == 0) {
+          unmatched.push_back(rows[i].substr(kRowValueHeaderSize));
+        }
+        ++runtime_->metrics.num_rows_removed;
+        rows[i] = std::move(rows.back());
+        origin[i] = origin[rows.size() - 1];
+        rows.pop_back();
+        origin.pop_back();
+      }
+      if (rows.size() == count) {
+        rows.clear();
+        return Status::OK();
+      }
+      for (size_t index = 0; index < rows.size(); ++index) {
+        if (origin[index] != index) {
+          RowEntryKey(side, key, index, &entry_key);
+          TRIBUTARY_RETURN_NOT_OK(store->Put(entry_key, rows[index]));
+        }
+      }
+      for (size_t index = rows.size(); index < count; ++index) {
+        RowEntryKey(side, key, index, &entry_key);
+        TRIBUTARY_RETURN_NOT_OK(store->Remove(entry_key));
+      }
+      CountEntryKey(side, key, &entry_key);
+      TRIBUTARY_RETURN_NOT_OK(
+          rows.empty() ? store->Remove(entry_key)
+                       : store->Put(entry_key, CountValue(static_cast<int64_t>(rows.size()))));
+      rows.clear();
+      return Status::OK();
+    };
+    TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view entry, std::string_view value) {
+      if (entry.size() < kEntryPrefixSize + kIndexSize || entry[0] != static_cast<char>(side) ||
+          entry[1] != kRowEntry) {
+        return Status::OK();
+      }
+      TRIBUTARY_RETURN_NOT_OK(CheckRowValue(value));
+      const std::string_view entry_join_key =
+          entry.substr(kEntryPrefixSize, entry.size() - kEntryPrefixSize - kIndexSize);
+      if (entry_join_key != key) {
+        TRIBUTARY_RETURN_NOT_OK(settle());
+        key.assign(entry_join_key);
+      }
+      rows.emplace_back(value);
+      return Status::OK();
+    }));
+    TRIBUTARY_RETURN_NOT_OK(settle());
+  }
+  for (size_t begin = 0; begin < unmatched.size(); begin += static_cast<size_t>(kTargetBatchRows)) {
+    const size_t end = std::min(unmatched.size(), begin + static_cast<size_t>(kTargetBatchRows));
+    const std::vector<std::string_view> chunk(unmatched.begin() + static_cast<ptrdiff_t>(begin),
+                                              unmatched.begin() + static_cast<ptrdiff_t>(end));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        RecordBatchPtr rows,
+        DecodeRows(side_schemas_[side], side_types_[side], chunk, context_.eval.pool));
+    std::vector<int64_t> all(chunk.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      all[i] = static_cast<int64_t>(i);
+    }
+    TRIBUTARY_RETURN_NOT_OK(side == 0 ? QueueRows(rows.get(), all, nullptr, all)
+                                      : QueueRows(nullptr, all, rows.get(), all));
+  }
+  return Status::OK();
+}
 
 Result<RecordBatchPtr> StreamingJoinOperator::Next() {
-  (void)context_;
-  return Status::NotImplemented("stream-stream join operator");
+  if (!state_.started) {
+    state_.started = true;
+    TRIBUTARY_RETURN_NOT_OK(Start().WithContext("stream-stream join"));
+  }
+  while (true) {
+    if (state_.next_pending < state_.pending.size()) {
+      RecordBatchPtr out = std::move(state_.pending[state_.next_pending++]);
+      if (state_.next_pending == state_.pending.size()) {
+        state_.pending.clear();
+        state_.next_pending = 0;
+      }
+      return out;
+    }
+    if (state_.phase == Phase::kDone) {
+      return RecordBatchPtr();
+    }
+    const int side = state_.phase == Phase::kLeft ? 0 : 1;
+    TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, (side == 0 ? left_ : right_)->Next());
+    if (batch != nullptr) {
+      const auto updates_start = std::chrono::steady_clock::now();
+      TRIBUTARY_RETURN_NOT_OK(JoinBatch(side, std::move(batch)).WithContext("stream-stream join"));
+      runtime_->metrics.all_updates_time_ms += MillisSince(updates_start);
+      continue;
+    }
+    if (side == 0) {
+      state_.phase = Phase::kRight;
+      continue;
+    }
+    state_.phase = Phase::kDone;
+    const auto removals_start = std::chrono::steady_clock::now();
+    TRIBUTARY_RETURN_NOT_OK(EvictSide(0).WithContext("stream-stream join"));
+    TRIBUTARY_RETURN_NOT_OK(EvictSide(1).WithContext("stream-stream join"));
+    runtime_->metrics.all_removals_time_ms += MillisSince(removals_start);
+    RecordStoreMetrics(*runtime_);
+  }
 }
 
 }  // namespace tributary::exec

@@ -5,7 +5,9 @@
 
 #pragma once
 
+#include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,20 +23,25 @@ inline constexpr std::string_view kStreamingJoinOperatorName = "symmetricHashJoi
 
 /// One micro-batch of a stream-stream join (the node's kInner, kLeft, kRight, kFull or
 /// kLeftSemi; others are InvalidArgument). Per batch, with the node's runtime:
-///  - each side's rows whose late event-time column is older than late_rows_watermark_micros
+///  - each side's rows whose late event-time column is at or before late_rows_watermark_micros
 ///    are dropped first and counted in num_rows_dropped_by_watermark;
-///  - the left input is joined with the right state (key equality, NULL keys never match, then
-///    the residual over left ++ right); each row is stored with whether it matched, unless it
-///    is already at or below the left state watermark (or, left semi, it matched: it was
-///    emitted, once, at its first match);
-///  - the right input is joined likewise with the left state, which holds this batch's left
-///    rows; the state rows it matches are marked matched (left semi: a left row already
-///    matched is not emitted again);
+///  - the left input is joined with the right state: equal keys (a NULL in a key never
+///    matches), then the residual over left ++ right; the right state rows it matches are
+///    marked matched. Each left row is stored with whether it matched, even when already at
+///    or below the left state watermark (this batch's right rows have not met it yet; Spark
+///    4.0's rule, SPARK-49829), except that left semi emits a matched left row once, at once,
+///    and does not store it;
+///  - the right input is joined likewise with the left state, which now holds this batch's
+///    left rows (left semi: emits each left state row at its first match only). A right row
+///    is stored unless its state is removed in this batch, where an unmatched row of an outer
+///    right side is still stored so that the removal emits it;
 ///  - each side's state at or below its join_state_watermark_micros (by key or value, per the
 ///    node's eviction) is removed; an outer side's removed rows that never matched are emitted
 ///    with NULLs for the other side, each exactly once over the query's life.
+/// Rows with a NULL key are stored only on outer sides (they are emitted when evicted).
 /// Output: the node's schema; joined pairs of the left input, then of the right input, then
-/// the outer rows. Metrics: num_rows_total (state rows of both sides after the batch),
+/// the left side's outer rows, then the right side's. Metrics: num_rows_total (state entries of
+/// both sides after the batch, counts and rows, as Spark sums its four stores' keys),
 /// num_rows_updated (rows stored), num_rows_removed (rows evicted), dropped by watermark, times.
 /// Errors: InvalidArgument for a bad node or a runtime without partitions, Corruption for
 /// state it cannot read.
@@ -48,20 +55,39 @@ class StreamingJoinOperator final : public Operator {
   std::vector<const Operator*> Children() const override { return {left_.get(), right_.get()}; }
 
  private:
-  /// What changes during the batch: whether the inputs are done, and the rows waiting to be
-  /// returned.
+  /// Which input the batch is consuming.
+  enum class Phase { kLeft, kRight, kDone };
+  /// What changes during the batch: the phase and the output batches waiting to be returned.
   struct State {
     bool started = false;
-    bool left_done = false;
-    bool right_done = false;
-    bool evicted = false;
+    Phase phase = Phase::kLeft;
     std::vector<RecordBatchPtr> pending;
+    size_t next_pending = 0;
   };
+
+  Status Start();
+  /// Joins one input batch of `side` (0 left, 1 right) with the other side's state, updates
+  /// the matched flags, stores the batch's rows and queues the output.
+  Status JoinBatch(int side, RecordBatchPtr batch);
+  /// Removes the state of `side` at or below its state watermark, queueing the unmatched rows
+  /// removed when the side is an outer side.
+  Status EvictSide(int side);
+  /// Queues the rows left_rows[i] of `left` ++ right_rows[i] of `right` (null: NULLs; left
+  /// semi has no right columns).
+  Status QueueRows(const columnar::RecordBatch* left, std::span<const int64_t> left_rows,
+                   const columnar::RecordBatch* right, std::span<const int64_t> right_rows);
+  /// Whether unmatched rows of `side` are output (the outer sides).
+  bool OuterSide(int side) const;
 
   std::shared_ptr<const StreamingJoinNode> node_;
   OperatorPtr left_;
   OperatorPtr right_;
   const ExecContext& context_;
+  StatefulOperatorRuntime* runtime_;
+  SchemaPtr pair_schema_;
+  std::array<SchemaPtr, 2> side_schemas_;
+  std::array<std::vector<DataTypePtr>, 2> side_types_;
+  std::vector<DataTypePtr> key_types_;
   State state_;
 };
 

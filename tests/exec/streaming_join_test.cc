@@ -1,0 +1,515 @@
+// The stream-stream join operator over in-memory state stores that outlive the batches, as
+// committed state does: joins across micro-batches, NULL keys, residual (time-range)
+// conditions, late rows, matched flags, eviction by key and by value with the outer rows
+// emitted once, left semi's once-only output, swap-last removal, metrics, and a randomized
+// comparison with the batch hash join over the same rows.
+
+#include "exec/streaming_join.h"
+
+#include <random>
+#include <regex>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "exec/hash_join.h"
+#include "exec/in_memory_state_store.h"
+#include "exec/operator_io.h"
+
+namespace tributary::exec {
+namespace {
+
+using columnar::DataType;
+using columnar::Field;
+using testing::BatchFromJson;
+using testing::MakeSchema;
+
+constexpr int64_t kMinute = 60'000'000;
+
+columnar::SchemaPtr LeftSchema() {
+  return MakeSchema({Field("lk", DataType::Int64()), Field("lts", DataType::Timestamp()),
+                     Field("lend", DataType::Timestamp()), Field("lv", DataType::Int64())});
+}
+
+columnar::SchemaPtr RightSchema() {
+  return MakeSchema({Field("rk", DataType::Int64()), Field("rts", DataType::Timestamp()),
+                     Field("rv", DataType::Int64())});
+}
+
+std::string KeyText(std::optional<int64_t> key) {
+  return key ? std::to_string(*key) : "null";
+}
+
+// A left row: key, event time in minutes (lend = lts + 10 minutes), value (unique per row).
+std::string L(std::optional<int64_t> key, int64_t minute, int64_t value) {
+  return fmt::format(R"({{"lk": {}, "lts": {}, "lend": {}, "lv": {}}})", KeyText(key),
+                     minute * kMinute, (minute + 10) * kMinute, value);
+}
+
+std::string R(std::optional<int64_t> key, int64_t minute, int64_t value) {
+  return fmt::format(R"({{"rk": {}, "rts": {}, "rv": {}}})", KeyText(key), minute * kMinute, value);
+}
+
+RecordBatchPtr Rows(const columnar::SchemaPtr& schema, const std::vector<std::string>& rows) {
+  std::string json = "[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    json += (i > 0 ? "," : "") + rows[i];
+  }
+  auto batch = BatchFromJson(schema, json + "]");
+  EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+  return *batch;
+}
+
+// Output rows reduced to "lv/rv" ("3/null" for an unmatched left row), or "lv" for left semi.
+std::vector<std::string> Pairs(const std::vector<std::string>& rows) {
+  static const std::regex kLeft(R"re("lv":(-?\w+))re");
+  static const std::regex kRight(R"re("rv":(-?\w+))re");
+  std::vector<std::string> out;
+  for (const std::string& row : rows) {
+    std::smatch left;
+    std::smatch right;
+    const bool has_left = std::regex_search(row, left, kLeft);
+    EXPECT_TRUE(has_left) << row;
+    std::string pair = has_left ? left[1].str() : "?";
+    if (std::regex_search(row, right, kRight)) {
+      pair.push_back('/');
+      pair.append(right[1].str());
+    }
+    out.push_back(std::move(pair));
+  }
+  return Sorted(std::move(out));
+}
+
+columnar::SchemaPtr OutputSchema(JoinType type) {
+  std::vector<Field> fields;
+  const columnar::SchemaPtr left = LeftSchema();
+  const columnar::SchemaPtr right = RightSchema();
+  for (const Field& field : left->Fields()) {
+    fields.push_back(field.WithNullable(true));
+  }
+  if (type != JoinType::kLeftSemi) {
+    for (const Field& field : right->Fields()) {
+      fields.push_back(field.WithNullable(true));
+    }
+  }
+  return MakeSchema(fields);
+}
+
+// rts BETWEEN lts AND lend: Spark's time-range condition.
+expr::ExprPtr TimeRange() {
+  return expr::Between(expr::Col("rts"), expr::Col("lts"), expr::Col("lend"));
+}
+
+// Value eviction by each side's event time (lts #1, rts #1).
+std::array<JoinStateEviction, 2> ByEventTime() {
+  return {JoinStateEviction{JoinStateEviction::Kind::kValue, 1, false},
+          JoinStateEviction{JoinStateEviction::Kind::kValue, 1, false}};
+}
+
+struct Watermarks {
+  std::optional<int64_t> late_minutes;
+  std::optional<int64_t> left_state_minutes;
+  std::optional<int64_t> right_state_minutes;
+};
+
+std::optional<int64_t> Micros(std::optional<int64_t> minutes) {
+  return minutes ? std::optional<int64_t>(*minutes * kMinute) : std::nullopt;
+}
+
+// One stream-stream join on lk = rk (plus `keys_with_time`: lts = rts) over the partitions of
+// `state`; each RunBatch is one micro-batch.
+class StreamJoin {
+ public:
+  StreamJoin(InMemoryPartitions* state, JoinType type, expr::ExprPtr residual,
+             std::array<JoinStateEviction, 2> eviction = {},
+             std::array<std::optional<int>, 2> late_columns = {}, bool keys_with_time = false)
+      : state_(state),
+        type_(type),
+        residual_(std::move(residual)),
+        eviction_(eviction),
+        late_columns_(late_columns),
+        keys_with_time_(keys_with_time) {}
+
+  Result<std::vector<std::string>> RunBatch(std::vector<RecordBatchPtr> left,
+                                            std::vector<RecordBatchPtr> right,
+                                            Watermarks watermarks = {}) {
+    StatefulOperatorRuntime& runtime = *state_->runtime;
+    runtime.late_rows_watermark_micros = Micros(watermarks.late_minutes);
+    runtime.join_state_watermark_micros = {Micros(watermarks.left_state_minutes),
+                                           Micros(watermarks.right_state_minutes)};
+    runtime.metrics = {};
+    std::vector<expr::BoundExprPtr> left_keys = {ColumnRef(*LeftSchema(), "lk")};
+    std::vector<expr::BoundExprPtr> right_keys = {ColumnRef(*RightSchema(), "rk")};
+    if (keys_with_time_) {
+      left_keys.push_back(ColumnRef(*LeftSchema(), "lts"));
+      right_keys.push_back(ColumnRef(*RightSchema(), "rts"));
+    }
+    expr::BoundExprPtr residual;
+    if (residual_ != nullptr) {
+      std::vector<Field> fields = LeftSchema()->Fields();
+      const columnar::SchemaPtr right_schema = RightSchema();
+      for (const Field& field : right_schema->Fields()) {
+        fields.push_back(field);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(residual, expr::Bind(*residual_, *MakeSchema(fields)));
+    }
+    auto node = std::make_shared<StreamingJoinNode>(
+        Source(LeftSchema(), std::move(left)), Source(RightSchema(), std::move(right)), type_,
+        std::move(left_keys), std::move(right_keys), residual, OutputSchema(type_), late_columns_,
+        eviction_, state_->runtime);
+    ExecContext context;
+    TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr op, InstantiateOperators(node, context));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> rows, RowsOf(*op));
+    return Pairs(rows);
+  }
+
+  const StateOperatorMetrics& Metrics() const { return state_->runtime->metrics; }
+
+  // State entries over all partitions.
+  int64_t StateEntries() const {
+    int64_t entries = 0;
+    for (const InMemoryStateStore& store : state_->stores) {
+      entries += store.NumKeys();
+    }
+    return entries;
+  }
+
+ private:
+  InMemoryPartitions* state_;
+  JoinType type_;
+  expr::ExprPtr residual_;
+  std::array<JoinStateEviction, 2> eviction_;
+  std::array<std::optional<int>, 2> late_columns_;
+  bool keys_with_time_;
+};
+
+using V = std::vector<std::string>;
+
+TEST(StreamingJoinTest, InnerJoinMatchesRowsOfEarlierBatchesAndOfTheSameBatch) {
+  InMemoryPartitions state(3);
+  StreamJoin join(&state, JoinType::kInner, nullptr);
+  // Batch 0: left rows only; nothing to match yet.
+  ASSERT_OK_AND_ASSIGN(
+      auto first, join.RunBatch({Rows(LeftSchema(), {L(1, 0, 1), L(2, 0, 2), L(1, 1, 3)})}, {}));
+  EXPECT_EQ(first, V{});
+  EXPECT_EQ(join.Metrics().num_rows_updated, 3);
+  // Batch 1: a right row for key 1 meets both stored left rows; a left and a right row of key
+  // 3 arrive together and meet each other (the right input sees this batch's left rows).
+  ASSERT_OK_AND_ASSIGN(
+      auto second,
+      join.RunBatch({Rows(LeftSchema(), {L(3, 2, 4)})},
+                    {Rows(RightSchema(), {R(1, 2, 101), R(3, 2, 103), R(5, 2, 105)})}));
+  EXPECT_EQ(second, (V{"1/101", "3/101", "4/103"}));
+  // Batch 2: a later left row of key 1 meets the stored right row; several rows per key on both
+  // sides multiply.
+  ASSERT_OK_AND_ASSIGN(auto third,
+                       join.RunBatch({Rows(LeftSchema(), {L(1, 3, 5), L(5, 3, 6), L(5, 3, 7)})},
+                                     {Rows(RightSchema(), {R(5, 3, 106)})}));
+  EXPECT_EQ(third, (V{"5/101", "6/105", "6/106", "7/105", "7/106"}));
+  // Nothing is evicted without state watermarks: 7 left rows, 4 right rows, their counts.
+  EXPECT_EQ(join.Metrics().num_rows_removed, 0);
+  EXPECT_EQ(join.Metrics().num_rows_total, join.StateEntries());
+  EXPECT_EQ(join.StateEntries(), 7 + 4 + 4 /* left keys 1 2 3 5 */ + 3 /* right keys 1 3 5 */);
+}
+
+TEST(StreamingJoinTest, NullKeysNeverMatchAndOuterSidesEmitThemOnceWhenEvicted) {
+  InMemoryPartitions state(2);
+  StreamJoin inner_join(&state, JoinType::kInner, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto inner,
+                       inner_join.RunBatch({Rows(LeftSchema(), {L(std::nullopt, 1, 1)})},
+                                           {Rows(RightSchema(), {R(std::nullopt, 1, 101)})}));
+  EXPECT_EQ(inner, V{});
+  // An inner join keeps no row that can never match.
+  EXPECT_EQ(inner_join.StateEntries(), 0);
+
+  InMemoryPartitions full_state(2);
+  StreamJoin full(&full_state, JoinType::kFull, nullptr, ByEventTime());
+  ASSERT_OK_AND_ASSIGN(
+      auto stored, full.RunBatch({Rows(LeftSchema(), {L(std::nullopt, 1, 1), L(7, 1, 2)})},
+                                 {Rows(RightSchema(), {R(std::nullopt, 1, 101), R(7, 1, 102)})}));
+  EXPECT_EQ(stored, V{"2/102"});
+  ASSERT_OK_AND_ASSIGN(auto evicted, full.RunBatch({}, {}, {{}, 5, 5}));
+  EXPECT_EQ(evicted, (V{"1/null", "null/101"}));
+  EXPECT_EQ(full.Metrics().num_rows_removed, 4);
+  ASSERT_OK_AND_ASSIGN(auto again, full.RunBatch({}, {}, {{}, 50, 50}));
+  EXPECT_EQ(again, V{});
+  EXPECT_EQ(full.StateEntries(), 0);
+}
+
+TEST(StreamingJoinTest, ResidualTimeRangeDecidesMatches) {
+  InMemoryPartitions state(3);
+  StreamJoin join(&state, JoinType::kInner, TimeRange());
+  ASSERT_OK_AND_ASSIGN(
+      auto first,
+      join.RunBatch({Rows(LeftSchema(), {L(1, 0, 1), L(1, 20, 2)})},
+                    {Rows(RightSchema(), {R(1, 5, 101), R(1, 25, 102), R(1, 40, 103)})}));
+  EXPECT_EQ(first, (V{"1/101", "2/102"}));
+  ASSERT_OK_AND_ASSIGN(auto second, join.RunBatch({Rows(LeftSchema(), {L(1, 35, 3)})},
+                                                  {Rows(RightSchema(), {R(1, 10, 104)})}));
+  // 3 meets 103 (40 in [35, 45]); 104 (10) meets 1 (in [0, 10]) but not 2 or 3.
+  EXPECT_EQ(second, (V{"1/104", "3/103"}));
+}
+
+TEST(StreamingJoinTest, LateRowsOfEachSideAreDroppedAndCounted) {
+  InMemoryPartitions state(2);
+  StreamJoin join(&state, JoinType::kInner, nullptr, {}, {1, 1});
+  ASSERT_OK_AND_ASSIGN(
+      auto rows, join.RunBatch({Rows(LeftSchema(), {L(1, 4, 1), L(1, 5, 2), L(1, 6, 3)})},
+                               {Rows(RightSchema(), {R(1, 5, 101), R(1, 9, 102)})}, {5, {}, {}}));
+  // At or before the watermark (minute 5) is late: 1, 2 and 101 never join nor stay.
+  EXPECT_EQ(rows, V{"3/102"});
+  EXPECT_EQ(join.Metrics().num_rows_dropped_by_watermark, 3);
+  EXPECT_EQ(join.Metrics().num_rows_updated, 2);
+}
+
+TEST(StreamingJoinTest, LeftOuterEmitsEachUnmatchedRowOnceWhenItsStateIsEvicted) {
+  InMemoryPartitions state(3);
+  StreamJoin join(&state, JoinType::kLeft, TimeRange(), ByEventTime());
+  ASSERT_OK_AND_ASSIGN(
+      auto first,
+      join.RunBatch({Rows(LeftSchema(), {L(1, 0, 1), L(1, 2, 2), L(2, 3, 3), L(2, 30, 4)})}, {}));
+  EXPECT_EQ(first, V{});
+  // 101 matches 1 and 2 (5 in [0, 10] and [2, 12]): both are marked matched in state.
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       join.RunBatch({}, {Rows(RightSchema(), {R(1, 5, 101)})}, {{}, {}, {}}));
+  EXPECT_EQ(second, (V{"1/101", "2/101"}));
+  // The left state watermark passes 0, 2 and 3: 1 and 2 matched, only 3 comes out, once.
+  ASSERT_OK_AND_ASSIGN(auto third, join.RunBatch({}, {}, {{}, 3, 3}));
+  EXPECT_EQ(third, V{"3/null"});
+  EXPECT_EQ(join.Metrics().num_rows_removed, 3);  // the right row 101 (minute 5) stays
+  ASSERT_OK_AND_ASSIGN(auto fourth, join.RunBatch({}, {}, {{}, 3, 3}));
+  EXPECT_EQ(fourth, V{});
+  ASSERT_OK_AND_ASSIGN(auto fifth, join.RunBatch({}, {}, {{}, 60, 60}));
+  EXPECT_EQ(fifth, V{"4/null"});
+  EXPECT_EQ(join.StateEntries(), 0);
+  EXPECT_EQ(join.Metrics().num_rows_total, 0);
+}
+
+TEST(StreamingJoinTest, RightOuterEmitsUnmatchedRightRowsAndKeepsNoLeftRowBeyondItsWatermark) {
+  InMemoryPartitions state(3);
+  StreamJoin join(&state, JoinType::kRight, TimeRange(), ByEventTime());
+  ASSERT_OK_AND_ASSIGN(
+      auto first,
+      join.RunBatch({Rows(LeftSchema(), {L(1, 0, 1)})},
+                    {Rows(RightSchema(), {R(1, 5, 101), R(1, 50, 102), R(2, 5, 103)})}));
+  EXPECT_EQ(first, V{"1/101"});
+  ASSERT_OK_AND_ASSIGN(auto second, join.RunBatch({}, {}, {{}, 20, 20}));
+  EXPECT_EQ(second, V{"null/103"});
+  // A right row already at or below its state watermark: unmatched, it is stored only to be
+  // emitted by this batch's eviction; matched, it is not stored at all.
+  ASSERT_OK_AND_ASSIGN(
+      auto third,
+      join.RunBatch({Rows(LeftSchema(), {L(3, 15, 2)})},
+                    {Rows(RightSchema(), {R(3, 18, 104), R(4, 18, 105)})}, {{}, 20, 20}));
+  EXPECT_EQ(third, (V{"2/104", "null/105"}));
+  EXPECT_EQ(join.Metrics().num_rows_updated, 2);  // the left row 2 and the right row 105
+  ASSERT_OK_AND_ASSIGN(auto last, join.RunBatch({}, {}, {{}, 100, 100}));
+  EXPECT_EQ(last, V{"null/102"});
+  EXPECT_EQ(join.StateEntries(), 0);
+}
+
+TEST(StreamingJoinTest, LeftRowBelowItsStateWatermarkStillMeetsThisBatchsRightRows) {
+  // Spark 4.0 (SPARK-49829): the left row is stored before this batch's right rows are joined,
+  // then evicted; Spark 3.5 would have dropped it and missed the match.
+  InMemoryPartitions state(2);
+  StreamJoin join(&state, JoinType::kLeft, TimeRange(), ByEventTime());
+  ASSERT_OK_AND_ASSIGN(auto rows,
+                       join.RunBatch({Rows(LeftSchema(), {L(1, 2, 1), L(2, 2, 2)})},
+                                     {Rows(RightSchema(), {R(1, 11, 101)})}, {{}, 10, 10}));
+  EXPECT_EQ(rows, (V{"1/101", "2/null"}));
+  EXPECT_EQ(join.StateEntries(), 2);  // only the right row 101 (minute 11) and its count
+}
+
+TEST(StreamingJoinTest, FullOuterEmitsBothSidesUnmatchedRowsOnce) {
+  InMemoryPartitions state(4);
+  StreamJoin join(&state, JoinType::kFull, TimeRange(), ByEventTime());
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       join.RunBatch({Rows(LeftSchema(), {L(1, 0, 1), L(2, 0, 2)})},
+                                     {Rows(RightSchema(), {R(1, 3, 101), R(3, 3, 103)})}));
+  EXPECT_EQ(first, V{"1/101"});
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       join.RunBatch({}, {Rows(RightSchema(), {R(2, 30, 104)})}, {{}, 5, 5}));
+  EXPECT_EQ(second, (V{"2/null", "null/103"}));
+  ASSERT_OK_AND_ASSIGN(auto third, join.RunBatch({}, {}, {{}, 100, 100}));
+  EXPECT_EQ(third, V{"null/104"});
+  EXPECT_EQ(join.StateEntries(), 0);
+}
+
+TEST(StreamingJoinTest, LeftSemiEmitsEachLeftRowOnceAtItsFirstMatch) {
+  InMemoryPartitions state(3);
+  StreamJoin join(&state, JoinType::kLeftSemi, nullptr);
+  // Left 1 has no match yet; left 2 meets the right row of the same batch.
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       join.RunBatch({Rows(LeftSchema(), {L(1, 0, 1), L(2, 0, 2)})},
+                                     {Rows(RightSchema(), {R(2, 0, 101), R(2, 0, 102)})}));
+  EXPECT_EQ(first, V{"2"});
+  // Two right rows of key 1 in one batch and one more later: left 1 comes out once.
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       join.RunBatch({}, {Rows(RightSchema(), {R(1, 1, 103), R(1, 1, 104)})}));
+  EXPECT_EQ(second, V{"1"});
+  ASSERT_OK_AND_ASSIGN(auto third, join.RunBatch({}, {Rows(RightSchema(), {R(1, 2, 105)})}));
+  EXPECT_EQ(third, V{});
+  // A left row matching stored right rows on arrival is emitted and not stored.
+  ASSERT_OK_AND_ASSIGN(auto fourth, join.RunBatch({Rows(LeftSchema(), {L(1, 3, 3)})}, {}));
+  EXPECT_EQ(fourth, V{"3"});
+  EXPECT_EQ(join.Metrics().num_rows_updated, 0);
+}
+
+TEST(StreamingJoinTest, KeyEvictionRemovesWholeKeysByTheirEventTime) {
+  InMemoryPartitions state(3);
+  const std::array<JoinStateEviction, 2> by_key = {
+      JoinStateEviction{JoinStateEviction::Kind::kKey, 1, false},
+      JoinStateEviction{JoinStateEviction::Kind::kKey, 1, false}};
+  StreamJoin join(&state, JoinType::kLeft, nullptr, by_key, {}, /*keys_with_time=*/true);
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       join.RunBatch({Rows(LeftSchema(), {L(1, 1, 1), L(1, 1, 2), L(1, 8, 3)})},
+                                     {Rows(RightSchema(), {R(1, 8, 101), R(1, 9, 102)})}));
+  EXPECT_EQ(first, V{"3/101"});
+  ASSERT_OK_AND_ASSIGN(auto second, join.RunBatch({}, {}, {{}, 8, 8}));
+  EXPECT_EQ(second, (V{"1/null", "2/null"}));
+  EXPECT_EQ(join.Metrics().num_rows_removed, 4);  // left 1, 2, 3 and right 101
+  ASSERT_OK_AND_ASSIGN(auto third, join.RunBatch({Rows(LeftSchema(), {L(1, 9, 4)})}, {}));
+  EXPECT_EQ(third, V{"4/102"});
+}
+
+TEST(StreamingJoinTest, SwapLastRemovalKeepsEveryRemainingRowReachable) {
+  InMemoryPartitions state(2);
+  StreamJoin join(&state, JoinType::kLeft, nullptr, ByEventTime());
+  // Six rows of one key; eviction removes those at minutes <= 5, among them the first and the
+  // last, so later rows move into the holes.
+  ASSERT_OK_AND_ASSIGN(
+      auto first, join.RunBatch({Rows(LeftSchema(), {L(1, 1, 1), L(1, 7, 2), L(1, 3, 3), L(1, 9, 4),
+                                                     L(1, 8, 5), L(1, 5, 6)})},
+                                {}));
+  EXPECT_EQ(first, V{});
+  ASSERT_OK_AND_ASSIGN(auto evicted, join.RunBatch({}, {}, {{}, 5, 5}));
+  EXPECT_EQ(evicted, (V{"1/null", "3/null", "6/null"}));
+  EXPECT_EQ(join.StateEntries(), 4);  // three rows and the count
+  // Every remaining row is still found: a right row meets exactly those three.
+  ASSERT_OK_AND_ASSIGN(auto probe, join.RunBatch({}, {Rows(RightSchema(), {R(1, 10, 101)})}));
+  EXPECT_EQ(probe, (V{"2/101", "4/101", "5/101"}));
+  // Remove the first one (7 minutes) and add a row (it meets the stored right row 101):
+  // indices stay dense.
+  ASSERT_OK_AND_ASSIGN(auto more,
+                       join.RunBatch({Rows(LeftSchema(), {L(1, 20, 7)})}, {}, {{}, 7, 7}));
+  EXPECT_EQ(more, V{"7/101"});
+  ASSERT_OK_AND_ASSIGN(auto probe2, join.RunBatch({}, {Rows(RightSchema(), {R(1, 21, 102)})}));
+  EXPECT_EQ(probe2, (V{"4/102", "5/102", "7/102"}));
+  ASSERT_OK_AND_ASSIGN(auto rest, join.RunBatch({}, {}, {{}, 100, 100}));
+  EXPECT_EQ(rest, V{});
+  EXPECT_EQ(join.StateEntries(), 0);
+}
+
+TEST(StreamingJoinTest, RejectsUnsupportedJoinTypesAndBadColumns) {
+  InMemoryPartitions state(1);
+  StreamJoin anti(&state, JoinType::kLeftAnti, nullptr);
+  EXPECT_FALSE(anti.RunBatch({}, {}).ok());
+  StreamJoin bad(&state, JoinType::kInner, nullptr,
+                 {JoinStateEviction{JoinStateEviction::Kind::kValue, 3, false}, {}});
+  auto result = bad.RunBatch({}, {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().ToString().find("lv"), std::string::npos) << result.status().ToString();
+}
+
+TEST(StreamingJoinTest, ToStringShowsTypeKeysResidualAndEviction) {
+  const auto node = std::make_shared<StreamingJoinNode>(
+      Source(LeftSchema(), {}), Source(RightSchema(), {}), JoinType::kLeft,
+      std::vector<expr::BoundExprPtr>{ColumnRef(*LeftSchema(), "lk")},
+      std::vector<expr::BoundExprPtr>{ColumnRef(*RightSchema(), "rk")}, nullptr,
+      OutputSchema(JoinType::kLeft), std::array<std::optional<int>, 2>{1, 1}, ByEventTime(),
+      std::make_shared<StatefulOperatorRuntime>());
+  EXPECT_EQ(node->ToString(),
+            "StreamingJoin(left_outer, keys=[lk = rk], leftState=value #1, "
+            "rightState=value #1)");
+}
+
+// Random rows over few keys (some NULL) delivered over random micro-batches, each row to its
+// side's input of one batch; no watermark until a last batch that evicts everything. The
+// output over all batches equals the batch hash join of all rows, each outer row once.
+class StreamingJoinRandomTest : public ::testing::TestWithParam<std::tuple<JoinType, bool>> {};
+
+TEST_P(StreamingJoinRandomTest, EqualsTheBatchJoinOfAllRows) {
+  const auto [type, with_residual] = GetParam();
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    std::mt19937_64 rng(seed);
+    const int batches = 1 + static_cast<int>(rng() % 6);
+    std::vector<std::vector<std::string>> left(static_cast<size_t>(batches));
+    std::vector<std::vector<std::string>> right(static_cast<size_t>(batches));
+    std::vector<std::string> all_left;
+    std::vector<std::string> all_right;
+    const auto key = [&]() -> std::optional<int64_t> {
+      const int64_t k = static_cast<int64_t>(rng() % 9);
+      return k == 8 ? std::nullopt : std::optional<int64_t>(k);
+    };
+    for (int64_t i = 0; i < 60; ++i) {
+      const auto batch = static_cast<size_t>(rng() % static_cast<uint64_t>(batches));
+      if (rng() % 2 == 0) {
+        left[batch].push_back(L(key(), static_cast<int64_t>(rng() % 30), i));
+        all_left.push_back(left[batch].back());
+      } else {
+        right[batch].push_back(R(key(), static_cast<int64_t>(rng() % 30), 1000 + i));
+        all_right.push_back(right[batch].back());
+      }
+    }
+    InMemoryPartitions state(3);
+    StreamJoin join(&state, type, with_residual ? TimeRange() : nullptr, ByEventTime());
+    std::vector<std::string> streamed;
+    for (int b = 0; b <= batches; ++b) {
+      std::vector<RecordBatchPtr> left_input;
+      std::vector<RecordBatchPtr> right_input;
+      Watermarks watermarks;
+      if (b < batches) {
+        if (!left[static_cast<size_t>(b)].empty()) {
+          // Split so the operator sees several input batches per side.
+          left_input = Split(Rows(LeftSchema(), left[static_cast<size_t>(b)]), 4);
+        }
+        if (!right[static_cast<size_t>(b)].empty()) {
+          right_input = Split(Rows(RightSchema(), right[static_cast<size_t>(b)]), 3);
+        }
+      } else {
+        watermarks = {{}, 1000, 1000};
+      }
+      ASSERT_OK_AND_ASSIGN(auto rows, join.RunBatch(left_input, right_input, watermarks));
+      streamed.insert(streamed.end(), rows.begin(), rows.end());
+    }
+    EXPECT_EQ(join.StateEntries(), 0);
+
+    ExecContext context;
+    expr::BoundExprPtr residual;
+    if (with_residual) {
+      std::vector<Field> fields = LeftSchema()->Fields();
+      const columnar::SchemaPtr right_schema = RightSchema();
+      for (const Field& field : right_schema->Fields()) {
+        fields.push_back(field);
+      }
+      residual = BindOrDie(TimeRange(), *MakeSchema(fields));
+    }
+    std::vector<RecordBatchPtr> left_all;
+    std::vector<RecordBatchPtr> right_all;
+    if (!all_left.empty()) {
+      left_all.push_back(Rows(LeftSchema(), all_left));
+    }
+    if (!all_right.empty()) {
+      right_all.push_back(Rows(RightSchema(), all_right));
+    }
+    OperatorPtr batch_join =
+        Instantiate(std::make_shared<HashJoinNode>(
+                        Source(LeftSchema(), left_all), Source(RightSchema(), right_all), type,
+                        std::vector<expr::BoundExprPtr>{ColumnRef(*LeftSchema(), "lk")},
+                        std::vector<expr::BoundExprPtr>{ColumnRef(*RightSchema(), "rk")}, residual,
+                        OutputSchema(type)),
+                    context);
+    ASSERT_OK_AND_ASSIGN(auto expected, RowsOf(*batch_join));
+    EXPECT_EQ(Sorted(streamed), Pairs(expected));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, StreamingJoinRandomTest,
+                         ::testing::Combine(::testing::Values(JoinType::kInner, JoinType::kLeft,
+                                                              JoinType::kRight, JoinType::kFull,
+                                                              JoinType::kLeftSemi),
+                                            ::testing::Bool()));
+
+}  // namespace
+}  // namespace tributary::exec
