@@ -206,6 +206,17 @@ void WriteGroupingColumn(const Column& column, int64_t num_rows, uint8_t* bytes,
       return;
     }
     case TypeId::kStruct:
+      if (column.NullCount() == 0) {
+        // Every row valid: its flag, then each field column by column (a window struct).
+        for (int64_t i = 0; i < num_rows; ++i) {
+          bytes[cursor[i]++] = 1;
+        }
+        for (const ColumnPtr& child : column.Children()) {
+          WriteGroupingColumn<kNormalize>(*child, num_rows, bytes, cursor);
+        }
+        return;
+      }
+      [[fallthrough]];
     case TypeId::kArray:
     case TypeId::kMap:
       for (int64_t i = 0; i < num_rows; ++i) {
@@ -245,6 +256,13 @@ void AddGroupingSizes(const Column& column, int64_t num_rows, int64_t* sizes) {
     for (int64_t i = 0; i < num_rows; ++i) {
       const bool valid = validity == nullptr || columnar::GetBit(validity, i);
       sizes[i] += valid ? 5 + offsets[i + 1] - offsets[i] : 1;
+    }
+  } else if (type.Id() == TypeId::kStruct && column.NullCount() == 0) {
+    for (int64_t i = 0; i < num_rows; ++i) {
+      sizes[i] += 1;
+    }
+    for (const ColumnPtr& child : column.Children()) {
+      AddGroupingSizes(*child, num_rows, sizes);
     }
   } else if (type.IsNested()) {
     for (int64_t i = 0; i < num_rows; ++i) {

@@ -32,6 +32,14 @@ class StateStore {
   virtual Status Put(std::string_view key, std::string_view value) = 0;
   /// Removes `key`; removing an absent key is not an error.
   virtual Status Remove(std::string_view key) = 0;
+  /// As Put, for a caller that knows whether `key` holds a value in this version (it read it
+  /// earlier in this batch): a store may trust `exists` instead of looking the key up to keep
+  /// its key count. A wrong `exists` miscounts NumKeys.
+  virtual Status PutKnown(std::string_view key, std::string_view value, bool /*exists*/) {
+    return Put(key, value);
+  }
+  /// As Remove, for a key the caller knows holds a value (ForEach is visiting it).
+  virtual Status RemoveExisting(std::string_view key) { return Remove(key); }
   /// Calls `visit` on every key and value, in byte order of the keys; stops at the first error
   /// `visit` returns and returns it. Writes made by `visit` are allowed (eviction removes the
   /// key it is visiting) and are not seen by this iteration.

@@ -49,6 +49,10 @@ class StatefulAggregateOperator final : public Operator {
     explicit State(MemoryPool* pool) : touched(pool), late(pool) {}
     bool consumed = false;
     GroupTable touched;
+    /// Per touched group: the state partition of its key, and whether that partition held
+    /// state for it when the batch began (LoadState read it).
+    std::vector<int32_t> partition;
+    std::vector<uint8_t> existed;
     /// Distinct keys of the late rows dropped.
     GroupTable late;
     std::vector<std::unique_ptr<Accumulator>> accumulators;
@@ -66,7 +70,9 @@ class StatefulAggregateOperator final : public Operator {
                          const std::vector<std::string>& values);
   Status FinishTouched();
   /// Calls `visit(key, value)` for every state row at or before the eviction watermark and
-  /// removes it; none without a watermark or an event-time key.
+  /// removes it; none without a watermark or an event-time key, and none when the watermark
+  /// did not move since the last batch (that batch evicted everything at or below it, and
+  /// this batch dropped every row of a group at or below it as late).
   Status Evict(const std::function<void(std::string_view, std::string_view)>& visit);
   Result<std::vector<std::unique_ptr<Accumulator>>> MakeAccumulators() const;
   Status Deserialize(std::vector<std::unique_ptr<Accumulator>>& accumulators, int32_t group,

@@ -416,8 +416,10 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
       argument = RemapColumns(argument, child.mapping);
     }
   }
+  // Every aggregate is kept (a stateful aggregation's are its state's schema), and so is the
+  // stateful execution: its event-time key is an index among the keys, not input columns.
   return {std::make_shared<AggregateNode>(child.plan, std::move(keys), std::move(calls),
-                                          plan->Schema()),
+                                          plan->Schema(), aggregate.Execution()),
           Identity(n)};
 }
 
@@ -533,10 +535,6 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
     case PlanKind::kProject:
       return PruneProject(plan, std::move(required), n);
     case PlanKind::kAggregate:
-      if (plan->As<AggregateNode>().Execution()) {
-        // A stateful aggregation keeps every aggregate: they are its state's schema.
-        return PruneUnion(plan, required, n);
-      }
       return PruneAggregate(plan, required, n);
     case PlanKind::kJoin:
       if (plan->As<JoinNode>().Execution()) {
