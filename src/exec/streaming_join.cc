@@ -8,6 +8,9 @@
 //   row entry    key   = side: u8  kind: u8 (1)  join key  index: u64 big-endian
 //                value = format: u8 (1)  matched: u8 (0 or 1)  row: the side's input columns,
 //                        values-encoded (exec/row_key.h EncodeValues: floats keep their bits)
+//   rows entry   key   = u8 (2)
+//                value = format: u8 (1)  rows: grouping-encoded bigint: the partition's row
+//                        entries of both sides (absent when none), the state rows progress shows
 // `join key` is the side's key columns grouping-encoded (exec/row_key.h); both sides' keys
 // have the same types, so equal keys are equal bytes. A key's rows have the indices
 // 0..count-1; removing one moves the last into its place (swap-last), so the indices stay
@@ -35,6 +38,8 @@ namespace {
 
 constexpr char kCountEntry = 0;
 constexpr char kRowEntry = 1;
+// The one key of the rows entry.
+constexpr std::string_view kRowsEntryKey = "\x02";
 // Side, kind.
 constexpr size_t kEntryPrefixSize = 2;
 constexpr size_t kIndexSize = sizeof(uint64_t);
@@ -58,6 +63,7 @@ void RowEntryKey(int side, std::string_view key, uint64_t index, std::string* ou
   }
 }
 
+// A count entry's or the rows entry's value.
 std::string CountValue(int64_t count) {
   std::string value(kCountValueSize, '\0');
   value[0] = kStateFormatVersion;
@@ -66,10 +72,9 @@ std::string CountValue(int64_t count) {
   return value;
 }
 
-// The number of rows `side` holds for `key` in `store` (0 when none).
-Result<int64_t> ReadCount(StateStore& store, int side, std::string_view key, std::string* scratch) {
-  CountEntryKey(side, key, scratch);
-  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> value, store.Get(*scratch));
+// The count in the value of `entry` in `store` (0 when absent).
+Result<int64_t> ReadCountEntry(StateStore& store, std::string_view entry) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> value, store.Get(entry));
   if (!value) {
     return 0;
   }
@@ -83,6 +88,12 @@ Result<int64_t> ReadCount(StateStore& store, int side, std::string_view key, std
     return Status::Corruption(fmt::format("stream-stream join count entry holds {}", count));
   }
   return count;
+}
+
+// The number of rows `side` holds for `key` in `store` (0 when none).
+Result<int64_t> ReadCount(StateStore& store, int side, std::string_view key, std::string* scratch) {
+  CountEntryKey(side, key, scratch);
+  return ReadCountEntry(store, *scratch);
 }
 
 Status CheckRowValue(std::string_view value) {
@@ -139,6 +150,7 @@ Status StreamingJoinOperator::Start() {
   if (runtime_ == nullptr || runtime_->partitions.empty()) {
     return Status::InvalidArgument("no state partitions for this batch");
   }
+  state_.row_delta.assign(runtime_->partitions.size(), 0);
   const std::vector<expr::BoundExprPtr>& left_keys = node_->LeftKeys();
   const std::vector<expr::BoundExprPtr>& right_keys = node_->RightKeys();
   if (left_keys.size() != right_keys.size() || left_keys.empty()) {
@@ -417,7 +429,8 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
     }
     const auto g = static_cast<size_t>(group_of[r]);
     const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
-    StateStore& store = PartitionOfKey(runtime, key);
+    const size_t partition = PartitionIndex(key);
+    StateStore& store = *runtime.partitions[partition];
     if (next_index[g] < 0) {
       TRIBUTARY_ASSIGN_OR_RAISE(next_index[g], ReadCount(store, side, key, &entry_key));
     }
@@ -427,6 +440,7 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
     RowEntryKey(side, key, static_cast<uint64_t>(next_index[g]), &entry_key);
     TRIBUTARY_RETURN_NOT_OK(store.Put(entry_key, value));
     ++next_index[g];
+    ++state_.row_delta[partition];
     ++runtime.metrics.num_rows_updated;
   }
   for (size_t g = 0; g < groups; ++g) {
@@ -452,7 +466,8 @@ Status StreamingJoinOperator::EvictSide(int side) {
   // Rows of removed entries that never matched, to emit with NULLs.
   std::vector<std::string> unmatched;
   std::string entry_key;
-  for (StateStore* store : runtime_->partitions) {
+  for (size_t partition = 0; partition < runtime_->partitions.size(); ++partition) {
+    StateStore* store = runtime_->partitions[partition];
     // The row entries of one key arrive together, in index order: each key is settled when
     // the next begins (writes during the iteration are allowed and not seen by it).
     std::string key;
@@ -493,6 +508,7 @@ Status StreamingJoinOperator::EvictSide(int side) {
           unmatched.push_back(rows[i].substr(kRowValueHeaderSize));
         }
         ++runtime_->metrics.num_rows_removed;
+        --state_.row_delta[partition];
         rows[i] = std::move(rows.back());
         origin[i] = origin[rows.size() - 1];
         rows.pop_back();
@@ -587,8 +603,38 @@ Result<RecordBatchPtr> StreamingJoinOperator::Next() {
     TRIBUTARY_RETURN_NOT_OK(EvictSide(0).WithContext("stream-stream join"));
     TRIBUTARY_RETURN_NOT_OK(EvictSide(1).WithContext("stream-stream join"));
     runtime_->metrics.all_removals_time_ms += MillisSince(removals_start);
-    RecordStoreMetrics(*runtime_);
+    TRIBUTARY_RETURN_NOT_OK(FinishBatch().WithContext("stream-stream join"));
   }
+}
+
+size_t StreamingJoinOperator::PartitionIndex(std::string_view key) const {
+  return static_cast<size_t>(
+      StablePartition(key, static_cast<int32_t>(runtime_->partitions.size())));
+}
+
+Status StreamingJoinOperator::FinishBatch() {
+  RecordStoreMetrics(*runtime_);
+  // Spark's numRowsTotal counts the rows of both sides (keyWithIndexToValue's keys), not the
+  // counts: the partitions' rows entries, kept up to date here.
+  int64_t total = 0;
+  const std::string rows_key(kRowsEntryKey);
+  for (size_t partition = 0; partition < runtime_->partitions.size(); ++partition) {
+    StateStore& store = *runtime_->partitions[partition];
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t rows, ReadCountEntry(store, rows_key));
+    const int64_t delta = state_.row_delta[partition];
+    if (delta != 0) {
+      rows += delta;
+      if (rows < 0) {
+        return Status::Corruption(
+            fmt::format("stream-stream join partition {} would hold {} rows", partition, rows));
+      }
+      TRIBUTARY_RETURN_NOT_OK(rows == 0 ? store.Remove(rows_key)
+                                        : store.Put(rows_key, CountValue(rows)));
+    }
+    total += rows;
+  }
+  runtime_->metrics.num_rows_total = total;
+  return Status::OK();
 }
 
 }  // namespace tributary::exec

@@ -40,8 +40,8 @@ inline constexpr std::string_view kStreamingJoinOperatorName = "symmetricHashJoi
 ///    with NULLs for the other side, each exactly once over the query's life.
 /// Rows with a NULL key are stored only on outer sides (they are emitted when evicted).
 /// Output: the node's schema; joined pairs of the left input, then of the right input, then
-/// the left side's outer rows, then the right side's. Metrics: num_rows_total (state entries of
-/// both sides after the batch, counts and rows, as Spark sums its four stores' keys),
+/// the left side's outer rows, then the right side's. Metrics: num_rows_total (rows of both
+/// sides in state after the batch, as Spark counts keyWithIndexToValue's keys),
 /// num_rows_updated (rows stored), num_rows_removed (rows evicted), dropped by watermark, times.
 /// Errors: InvalidArgument for a bad node or a runtime without partitions, Corruption for
 /// state it cannot read.
@@ -63,6 +63,8 @@ class StreamingJoinOperator final : public Operator {
     Phase phase = Phase::kLeft;
     std::vector<RecordBatchPtr> pending;
     size_t next_pending = 0;
+    /// Per partition, rows stored minus rows removed by this batch.
+    std::vector<int64_t> row_delta;
   };
 
   Status Start();
@@ -76,6 +78,10 @@ class StreamingJoinOperator final : public Operator {
   /// semi has no right columns).
   Status QueueRows(const columnar::RecordBatch* left, std::span<const int64_t> left_rows,
                    const columnar::RecordBatch* right, std::span<const int64_t> right_rows);
+  /// Updates the partitions' row totals and the store metrics.
+  Status FinishBatch();
+  /// The partition of a grouping-encoded join key.
+  size_t PartitionIndex(std::string_view key) const;
   /// Whether unmatched rows of `side` are output (the outer sides).
   bool OuterSide(int side) const;
 
