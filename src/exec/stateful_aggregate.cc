@@ -82,6 +82,63 @@ Status StatefulAggregateOperator::Deserialize(
   return Status::OK();
 }
 
+Status StatefulAggregateOperator::CacheGroup(size_t partition, std::string_view key,
+                                             std::string_view value) {
+  std::optional<int64_t> event_time;
+  if (const std::optional<int>& event_time_key = node_->EventTimeKey()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        event_time, EventTimeInKey(key_types_, static_cast<size_t>(*event_time_key), key));
+  }
+  auto& groups = cache_->partitions[partition];
+  auto found = groups.find(key);
+  if (found == groups.end()) {
+    found = groups.emplace(std::string(key), AggregateStateCache::Group{}).first;
+    cache_->bytes += static_cast<int64_t>(key.size()) + AggregateStateCache::kGroupOverhead;
+  }
+  cache_->bytes +=
+      static_cast<int64_t>(value.size()) - static_cast<int64_t>(found->second.value.size());
+  found->second.event_time = event_time;
+  found->second.value.assign(value);
+  if (cache_->bytes > AggregateStateCache::kMaxBytes) {
+    cache_->disabled = true;
+    cache_->partitions.clear();
+    cache_->bytes = 0;
+    cache_ = nullptr;
+  }
+  return Status::OK();
+}
+
+Status StatefulAggregateOperator::TakeCache() {
+  cache_ = nullptr;
+  if (!runtime_->state_version) {
+    return Status::OK();
+  }
+  std::shared_ptr<AggregateStateCache>& cache = runtime_->aggregate_cache;
+  if (cache == nullptr) {
+    cache = std::make_shared<AggregateStateCache>();
+  }
+  if (cache->disabled) {
+    return Status::OK();
+  }
+  const bool valid = cache->version == *runtime_->state_version &&
+                     cache->partitions.size() == runtime_->partitions.size();
+  // Stale until this batch ends well: a failure leaves groups half updated.
+  cache->version = -1;
+  cache_ = cache.get();
+  if (valid) {
+    return Status::OK();
+  }
+  cache_->partitions.assign(runtime_->partitions.size(), {});
+  cache_->bytes = 0;
+  for (size_t p = 0; p < runtime_->partitions.size() && cache_ != nullptr; ++p) {
+    TRIBUTARY_RETURN_NOT_OK(
+        runtime_->partitions[p]->ForEach([&](std::string_view key, std::string_view value) {
+          return cache_ == nullptr ? Status::OK() : CacheGroup(p, key, value);
+        }));
+  }
+  return Status::OK();
+}
+
 Status StatefulAggregateOperator::LoadState(int64_t first_group) {
   const auto partitions = static_cast<int32_t>(runtime_->partitions.size());
   const auto groups = static_cast<size_t>(state_.touched.NumGroups());
@@ -91,6 +148,16 @@ Status StatefulAggregateOperator::LoadState(int64_t first_group) {
     const std::string_view key = state_.touched.KeyOf(static_cast<int64_t>(g));
     const int32_t partition = StablePartition(key, partitions);
     state_.partition[g] = partition;
+    if (cache_ != nullptr) {
+      const auto& cached = cache_->partitions[static_cast<size_t>(partition)];
+      const auto found = cached.find(key);
+      state_.existed[g] = found != cached.end() ? 1 : 0;
+      if (found != cached.end()) {
+        TRIBUTARY_RETURN_NOT_OK(
+            Deserialize(state_.accumulators, static_cast<int32_t>(g), key, found->second.value));
+      }
+      continue;
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> value,
                               runtime_->partitions[static_cast<size_t>(partition)]->Get(key));
     state_.existed[g] = value.has_value() ? 1 : 0;
@@ -213,8 +280,13 @@ Status StatefulAggregateOperator::SaveState() {
       value.append(reinterpret_cast<const char*>(&size), sizeof(size));
       value.append(aggregate_state);
     }
-    StateStore& store = *runtime_->partitions[static_cast<size_t>(state_.partition[g])];
-    TRIBUTARY_RETURN_NOT_OK(store.PutKnown(state_.touched.KeyOf(g), value, state_.existed[g] != 0));
+    const auto partition = static_cast<size_t>(state_.partition[g]);
+    const std::string_view key = state_.touched.KeyOf(g);
+    TRIBUTARY_RETURN_NOT_OK(
+        runtime_->partitions[partition]->PutKnown(key, value, state_.existed[g] != 0));
+    if (cache_ != nullptr) {
+      TRIBUTARY_RETURN_NOT_OK(CacheGroup(partition, key, value));
+    }
   }
   runtime_->metrics.num_rows_updated += state_.touched.NumGroups();
   return Status::OK();
@@ -282,6 +354,25 @@ Status StatefulAggregateOperator::Evict(
     // Spark 3.5: this batch's late-row watermark is the last batch's eviction watermark.
     return Status::OK();
   }
+  if (cache_ != nullptr) {
+    for (size_t p = 0; p < cache_->partitions.size(); ++p) {
+      auto& groups = cache_->partitions[p];
+      for (auto it = groups.begin(); it != groups.end();) {
+        const AggregateStateCache::Group& group = it->second;
+        if (!group.event_time || *group.event_time > watermark) {
+          ++it;
+          continue;
+        }
+        visit(it->first, group.value);
+        ++runtime_->metrics.num_rows_removed;
+        TRIBUTARY_RETURN_NOT_OK(runtime_->partitions[p]->RemoveExisting(it->first));
+        cache_->bytes -= static_cast<int64_t>(it->first.size() + group.value.size()) +
+                         AggregateStateCache::kGroupOverhead;
+        it = groups.erase(it);
+      }
+    }
+    return Status::OK();
+  }
   for (StateStore* store : runtime_->partitions) {
     TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view key, std::string_view value) {
       TRIBUTARY_ASSIGN_OR_RAISE(
@@ -323,6 +414,7 @@ Status StatefulAggregateOperator::Consume() {
     state_.accumulators.push_back(std::move(accumulator));
     value_arguments_.push_back(value_arguments);
   }
+  TRIBUTARY_RETURN_NOT_OK(TakeCache());
   const auto updates_start = std::chrono::steady_clock::now();
   TRIBUTARY_RETURN_NOT_OK(ConsumeInput());
   TRIBUTARY_RETURN_NOT_OK(SaveState());
@@ -337,12 +429,21 @@ Status StatefulAggregateOperator::Consume() {
     case OutputMode::kComplete: {
       std::vector<std::string> state_keys;
       std::vector<std::string> state_values;
-      for (StateStore* store : runtime_->partitions) {
-        TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view key, std::string_view value) {
-          state_keys.emplace_back(key);
-          state_values.emplace_back(value);
-          return Status::OK();
-        }));
+      if (cache_ != nullptr) {
+        for (const auto& groups : cache_->partitions) {
+          for (const auto& [key, group] : groups) {
+            state_keys.push_back(key);
+            state_values.push_back(group.value);
+          }
+        }
+      } else {
+        for (StateStore* store : runtime_->partitions) {
+          TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view key, std::string_view value) {
+            state_keys.emplace_back(key);
+            state_values.emplace_back(value);
+            return Status::OK();
+          }));
+        }
       }
       TRIBUTARY_RETURN_NOT_OK(FinishFromState(state_keys, state_values));
       break;
@@ -359,6 +460,10 @@ Status StatefulAggregateOperator::Consume() {
     }
   }
   runtime_->metrics.all_removals_time_ms += MillisSince(removals_start);
+  if (cache_ != nullptr) {
+    // What the stores hold once the streaming layer commits this batch.
+    cache_->version = *runtime_->state_version + 1;
+  }
   state_.accumulators.clear();
   RecordStoreMetrics(*runtime_);
   return Status::OK();

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,32 @@
 #include "exec/row_key.h"
 
 namespace tributary::exec {
+
+/// A streaming aggregation's state kept in memory from one micro-batch to the next (in its
+/// runtime), so a batch neither looks its groups up in the stores nor scans them for what the
+/// watermark evicts. It is a copy of the stores' content at one version, used only by the
+/// batch that loads that version: any other (a batch re-run after a failure, a restart)
+/// rebuilds it from the stores with one scan. Dropped for good once the state outgrows
+/// kMaxBytes: state larger than memory lives in the stores alone.
+struct AggregateStateCache {
+  struct Group {
+    /// The event time in the key (a window by its end); nullopt when null or not keyed by one.
+    std::optional<int64_t> event_time;
+    /// The state value, as stored.
+    std::string value;
+  };
+  static constexpr int64_t kMaxBytes = int64_t{64} << 20;
+  /// What a group costs beside its key and value bytes: a std::map node, two string headers.
+  static constexpr int64_t kGroupOverhead = 96;
+  /// The store version the groups are; -1 while a batch changes them (stale if it fails).
+  int64_t version = -1;
+  /// Set once the state outgrew kMaxBytes: never rebuilt again.
+  bool disabled = false;
+  /// Per partition: key -> group, in key byte order (the stores' ForEach order).
+  std::vector<std::map<std::string, Group, std::less<>>> partitions;
+  /// Keys, values and a node's overhead for each group.
+  int64_t bytes = 0;
+};
 
 /// One micro-batch of a streaming aggregation. Consumes the batch's input, then returns rows
 /// shaped as HashAggregateNode's (key columns, then one column per aggregate, by the node's
@@ -29,10 +57,11 @@ namespace tributary::exec {
 ///    without emitting the groups at or before eviction_watermark_micros; complete, every group
 ///    of every partition (partition order, then key byte order); append, removes and emits the
 ///    groups at or before eviction_watermark_micros (same order).
-/// Without keys the one group exists from the first batch on (an aggregate without GROUP BY
-/// has one row). Errors: those of HashAggregateOperator, InvalidArgument for append without
-/// an event-time key or a runtime without partitions, Corruption for state it cannot read.
-/// Accumulators and the group table are allocated from `context.pool`.
+/// With a runtime state_version the groups also live in runtime.aggregate_cache across
+/// batches (AggregateStateCache). Without keys the one group exists from the first batch on (an
+/// aggregate without GROUP BY has one row). Errors: those of HashAggregateOperator, InvalidArgument
+/// for append without an event-time key or a runtime without partitions, Corruption for state it
+/// cannot read. Accumulators and the group table are allocated from `context.pool`.
 class StatefulAggregateOperator final : public Operator {
  public:
   StatefulAggregateOperator(std::shared_ptr<const StatefulAggregateNode> node, OperatorPtr input,
@@ -62,6 +91,13 @@ class StatefulAggregateOperator final : public Operator {
   };
 
   Status Consume();
+  /// Sets cache_ to the runtime's cache made valid for this batch (rebuilt from the stores
+  /// when its version is not the one loaded) and marks it stale until the batch succeeds;
+  /// none without a state version or once disabled.
+  Status TakeCache();
+  /// Records `value` as the state of `key` in cache_ partition `partition`; drops the cache
+  /// when it outgrows its limit.
+  Status CacheGroup(size_t partition, std::string_view key, std::string_view value);
   Status ConsumeInput();
   Status LoadState(int64_t first_group);
   Status SaveState();
@@ -84,6 +120,8 @@ class StatefulAggregateOperator final : public Operator {
   StatefulOperatorRuntime* runtime_;
   std::vector<DataTypePtr> key_types_;
   std::vector<size_t> value_arguments_;
+  /// The runtime's cache while this batch may use it, else nullptr.
+  AggregateStateCache* cache_ = nullptr;
   State state_;
 };
 

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,8 @@
 #include "exec/state_store.h"
 
 namespace tributary::exec {
+
+struct AggregateStateCache;
 
 /// Spark's output modes (OutputMode.Append/Update/Complete).
 enum class OutputMode {
@@ -92,6 +95,12 @@ struct StatefulOperatorRuntime {
   /// computed by the streaming layer from eviction_watermark_micros and the join condition;
   /// state rows at or below it are removed. Unset: that side keeps its state.
   std::array<std::optional<int64_t>, 2> join_state_watermark_micros;
+  /// The version every store of `partitions` was loaded at (batch N loads version N) when the
+  /// stores are versioned: an operator may then keep its state in memory from one batch to the
+  /// next, valid for the version it was written as. Unset: nothing is kept across batches.
+  std::optional<int64_t> state_version;
+  /// A streaming aggregation's groups kept in memory across batches (exec/stateful_aggregate.h).
+  std::shared_ptr<AggregateStateCache> aggregate_cache;
   /// Filled by the operator; reset by the streaming layer before each batch.
   StateOperatorMetrics metrics;
 };

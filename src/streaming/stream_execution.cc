@@ -336,6 +336,8 @@ Status StreamExecution::LoadState(
     }
     stores->push_back(std::move(loaded));
     runtime.output_mode = options_.output_mode;
+    // Batch N loads version N: what an operator keeps in memory is valid for that version.
+    runtime.state_version = batch_id;
     runtime.metrics = {};
   }
   // Spark 3.5: late rows are judged by the previous batch's watermark, state is evicted by

@@ -338,6 +338,75 @@ TEST(StatefulAggregateTest, CorruptStateIsReported) {
   EXPECT_EQ(rows.status().Code(), StatusCode::kCorruption) << rows.status().ToString();
 }
 
+// The same batches with and without the groups kept in memory across batches (a runtime
+// state_version, as the streaming layer sets it): same rows, metrics and stores.
+TEST(StatefulAggregateTest, GroupsKeptInMemoryAcrossBatchesMatchTheStores) {
+  struct Batch {
+    std::vector<std::string> events;
+    OutputMode mode;
+    std::optional<int64_t> late;
+    std::optional<int64_t> eviction;
+  };
+  const std::vector<Batch> batches = {
+      {{Event(1, "a", 1), Event(9, "a", 2), Event(12, "b", 4)}, OutputMode::kAppend, {}, {}},
+      {{Event(5, "a", 8), Event(15, "a", 16)}, OutputMode::kAppend, {}, 10},
+      {{Event(2, "a", 100), Event(19, "b", 32), Event(31, "a", 1)}, OutputMode::kAppend, 10, 25},
+      {{}, OutputMode::kAppend, 25, 25},
+      {{Event(33, "c", 5)}, OutputMode::kUpdate, 25, 30},
+      {{Event(38, "a", 7)}, OutputMode::kComplete, 30, 40},
+      {{}, OutputMode::kAppend, 40, 45},
+  };
+  InMemoryPartitions plain(3);
+  InMemoryPartitions cached(3);
+  StreamingAggregation plain_aggregation(&plain, {"w", "k"}, CountAndSum(), 0);
+  StreamingAggregation cached_aggregation(&cached, {"w", "k"}, CountAndSum(), 0);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    SCOPED_TRACE(b);
+    const Batch& batch = batches[b];
+    const RecordBatchPtr input = batch.events.empty() ? nullptr : Events(batch.events);
+    cached.runtime->state_version = static_cast<int64_t>(b);
+    ASSERT_OK_AND_ASSIGN(auto expected,
+                         plain_aggregation.RunBatch(input, batch.mode, batch.late, batch.eviction));
+    ASSERT_OK_AND_ASSIGN(
+        auto actual, cached_aggregation.RunBatch(input, batch.mode, batch.late, batch.eviction));
+    EXPECT_EQ(actual, expected);
+    EXPECT_EQ(cached_aggregation.Metrics().num_rows_removed,
+              plain_aggregation.Metrics().num_rows_removed);
+    EXPECT_EQ(cached_aggregation.Metrics().num_rows_total,
+              plain_aggregation.Metrics().num_rows_total);
+    for (size_t p = 0; p < plain.stores.size(); ++p) {
+      EXPECT_EQ(cached.stores[p].Rows(), plain.stores[p].Rows());
+    }
+  }
+  ASSERT_NE(cached.runtime->aggregate_cache, nullptr);
+  EXPECT_EQ(cached.runtime->aggregate_cache->version, static_cast<int64_t>(batches.size()));
+}
+
+// The groups in memory stand for the version they were written as, and only for it: a batch
+// loading another version (a batch run again after a failure) reads the stores.
+TEST(StatefulAggregateTest, GroupsInMemoryServeOnlyTheVersionTheyWereWrittenAs) {
+  InMemoryPartitions state(1);
+  StreamingAggregation aggregation(&state, {"k"}, CountAndSum(), std::nullopt);
+  state.runtime->state_version = 0;
+  ASSERT_OK(aggregation.RunBatch(Events({Event(1, "a", 1)}), OutputMode::kUpdate).status());
+  ASSERT_EQ(state.stores[0].Rows().size(), 1u);
+  const std::string key = state.stores[0].Rows().begin()->first;
+  // Changed behind the operator's back: version 1 in memory is what the batch reads.
+  ASSERT_OK(state.stores[0].Put(key, std::string("\x02", 1)));
+  state.runtime->state_version = 1;
+  ASSERT_OK_AND_ASSIGN(auto rows,
+                       aggregation.RunBatch(Events({Event(2, "a", 1)}), OutputMode::kUpdate));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"k":"a","n":2,"total":2})"}));
+  // Version 1 again (a re-run): the groups in memory are version 2's, so the stores are read.
+  ASSERT_OK(state.stores[0].Put(key, std::string("\x02", 1)));
+  auto rerun = aggregation.RunBatch(Events({Event(2, "a", 1)}), OutputMode::kUpdate);
+  EXPECT_EQ(rerun.status().Code(), StatusCode::kCorruption) << rerun.status().ToString();
+  // That failed batch left nothing usable in memory: the next one reads the stores too.
+  state.runtime->state_version = 2;
+  auto after = aggregation.RunBatch(Events({Event(3, "a", 1)}), OutputMode::kUpdate);
+  EXPECT_EQ(after.status().Code(), StatusCode::kCorruption) << after.status().ToString();
+}
+
 TEST(StatePartitionTest, StablePartitionIsPinned) {
   // Which partition holds a key is recorded in every checkpoint: these must never change
   // (the values were computed independently of this code).
