@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -301,8 +302,13 @@ Status SessionWindowAggregateOperator::ConsumeInput() {
   std::vector<ColumnPtr> other_keys;
   std::vector<ColumnPtr> arguments;
   // This batch's rows: key, own session, encoded arguments (views into arenas_).
-  std::vector<int32_t> row_key;
-  std::vector<Session> row_sessions;
+  struct NewRow {
+    int32_t key;
+    int64_t start;
+    int64_t end;
+    std::string_view arguments;
+  };
+  std::vector<NewRow> new_rows;
   while (true) {
     TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
     if (batch == nullptr) {
@@ -360,9 +366,8 @@ Status SessionWindowAggregateOperator::ConsumeInput() {
     for (int64_t i = 0; i < rows; ++i) {
       const auto offset = static_cast<size_t>(encoded.offsets[static_cast<size_t>(i)]);
       const auto size = static_cast<size_t>(encoded.offsets[static_cast<size_t>(i) + 1]) - offset;
-      row_key.push_back(key_ids[static_cast<size_t>(i)]);
-      row_sessions.push_back(
-          Session{starts[i], ends[i], {std::string_view(arena).substr(offset, size)}});
+      new_rows.push_back(NewRow{key_ids[static_cast<size_t>(i)], starts[i], ends[i],
+                                std::string_view(arena).substr(offset, size)});
     }
   }
   const int64_t num_keys = touched.NumGroups();
@@ -383,21 +388,28 @@ Status SessionWindowAggregateOperator::ConsumeInput() {
   }
   std::vector<std::vector<Session>> stored_sessions;
   TRIBUTARY_RETURN_NOT_OK(DecodeSessions(stored, &stored_sessions));
-  std::vector<std::vector<Session>> items(static_cast<size_t>(num_keys));
+  // What merges, per key: stored sessions and new rows, each with its rows' arguments.
+  struct Item {
+    int64_t start;
+    int64_t end;
+    std::span<const std::string_view> rows;
+  };
+  std::vector<std::vector<Item>> items(static_cast<size_t>(num_keys));
   for (int64_t k = 0; k < num_keys; ++k) {
-    if (stored_of[static_cast<size_t>(k)] >= 0) {
-      items[static_cast<size_t>(k)] =
-          std::move(stored_sessions[static_cast<size_t>(stored_of[static_cast<size_t>(k)])]);
+    if (const int64_t s = stored_of[static_cast<size_t>(k)]; s >= 0) {
+      for (const Session& session : stored_sessions[static_cast<size_t>(s)]) {
+        items[static_cast<size_t>(k)].push_back(Item{session.start, session.end, session.rows});
+      }
     }
   }
-  for (size_t r = 0; r < row_sessions.size(); ++r) {
-    items[static_cast<size_t>(row_key[r])].push_back(std::move(row_sessions[r]));
+  for (const NewRow& row : new_rows) {
+    items[static_cast<size_t>(row.key)].push_back(Item{row.start, row.end, {&row.arguments, 1}});
   }
   std::vector<size_t> order;
   std::vector<int64_t> run_of;
   std::vector<std::pair<int64_t, int64_t>> runs;
   for (int64_t k = 0; k < num_keys; ++k) {
-    std::vector<Session>& key_items = items[static_cast<size_t>(k)];
+    const std::vector<Item>& key_items = items[static_cast<size_t>(k)];
     order.resize(key_items.size());
     std::iota(order.begin(), order.end(), 0);
     run_of.assign(key_items.size(), 0);

@@ -42,10 +42,11 @@ std::vector<std::optional<EventTimeColumn>> EventTimeColumns(const plan::Logical
 /// run in update and complete mode, and in append mode only grouped by an event-time column
 /// with a watermark (or a window of it); complete mode needs an aggregation; sorting only
 /// after an aggregation in complete mode; several stateful operators only in append mode; no
-/// distinct aggregates, LIMIT or session windows (not implemented); stream-static joins keep
-/// the stream on the preserved side; stream-stream joins run in append mode only, and an
-/// outer or semi one needs a watermarked join key or a time-range condition bounding the
-/// preserved side by the other side's watermark (Spark's checkForStreamStreamJoinWatermark).
+/// distinct aggregates or LIMIT; a session window needs another grouping key and append or
+/// complete mode; stream-static joins keep the stream on the preserved side; stream-stream
+/// joins run in append mode only, and an outer or semi one needs a watermarked join key or a
+/// time-range condition bounding the preserved side by the other side's watermark (Spark's
+/// checkForStreamStreamJoinWatermark).
 /// InvalidArgument with Spark's wording, NotImplemented for what tributary lacks.
 Status CheckStreamingPlan(const plan::LogicalPlan& plan,
                           exec::OutputMode mode = exec::OutputMode::kAppend);
@@ -92,7 +93,8 @@ std::array<std::optional<int64_t>, 2> JoinStateWatermarksMs(const JoinWatermarks
 /// One stateful operator of a started query.
 struct StatefulOperator {
   /// Spark's progress names: "stateStoreSave" (aggregation), "dedupe",
-  /// "dedupeWithinWatermark", "symmetricHashJoin".
+  /// "dedupeWithinWatermark", "symmetricHashJoin", "sessionWindowStateStoreSaveExec"
+  /// (an aggregation grouped by a session window).
   std::string name;
   std::shared_ptr<exec::StatefulOperatorRuntime> runtime;
   /// The schemas recorded in state/<id>/_metadata: the key columns, and the values kept per
