@@ -395,7 +395,8 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
         const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
         fetched[j][1] = 1;
         RowEntryKey(other, key, static_cast<uint64_t>(fetched_index[j]), &entry_key);
-        TRIBUTARY_RETURN_NOT_OK(PartitionOfKey(runtime, key).Put(entry_key, fetched[j]));
+        TRIBUTARY_RETURN_NOT_OK(
+            PartitionOfKey(runtime, key).PutKnown(entry_key, fetched[j], /*exists=*/true));
       }
     }
   }
@@ -418,6 +419,8 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
   }
   EncodedKeys values;
   EncodeValues(batch->Columns(), rows, &values);
+  // Per group: the count of this side's rows of the key before the batch, then the next index.
+  std::vector<int64_t> stored_count(groups, -1);
   std::vector<int64_t> next_index(groups, -1);
   std::string value;
   for (int64_t i = 0; i < rows; ++i) {
@@ -432,13 +435,14 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
     const size_t partition = PartitionIndex(key);
     StateStore& store = *runtime.partitions[partition];
     if (next_index[g] < 0) {
-      TRIBUTARY_ASSIGN_OR_RAISE(next_index[g], ReadCount(store, side, key, &entry_key));
+      TRIBUTARY_ASSIGN_OR_RAISE(stored_count[g], ReadCount(store, side, key, &entry_key));
+      next_index[g] = stored_count[g];
     }
     value.assign(1, kStateFormatVersion);
     value.push_back(matched ? 1 : 0);
     value.append(values.Key(i));
     RowEntryKey(side, key, static_cast<uint64_t>(next_index[g]), &entry_key);
-    TRIBUTARY_RETURN_NOT_OK(store.Put(entry_key, value));
+    TRIBUTARY_RETURN_NOT_OK(store.PutKnown(entry_key, value, /*exists=*/false));
     ++next_index[g];
     ++state_.row_delta[partition];
     ++runtime.metrics.num_rows_updated;
@@ -449,63 +453,79 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
     }
     const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
     CountEntryKey(side, key, &entry_key);
-    TRIBUTARY_RETURN_NOT_OK(PartitionOfKey(runtime, key).Put(entry_key, CountValue(next_index[g])));
+    TRIBUTARY_RETURN_NOT_OK(
+        PartitionOfKey(runtime, key)
+            .PutKnown(entry_key, CountValue(next_index[g]), /*exists=*/stored_count[g] > 0));
   }
   return Status::OK();
 }
 
-Status StreamingJoinOperator::EvictSide(int side) {
-  const JoinStateEviction& eviction = node_->Eviction()[side];
-  const std::optional<int64_t>& watermark = runtime_->join_state_watermark_micros[side];
-  if (eviction.kind == JoinStateEviction::Kind::kNone || !watermark) {
-    return Status::OK();
-  }
-  const bool by_key = eviction.kind == JoinStateEviction::Kind::kKey;
-  const bool emits = OuterSide(side);
-  const auto column = static_cast<size_t>(eviction.column);
-  // Rows of removed entries that never matched, to emit with NULLs.
-  std::vector<std::string> unmatched;
-  std::string entry_key;
-  for (size_t partition = 0; partition < runtime_->partitions.size(); ++partition) {
-    StateStore* store = runtime_->partitions[partition];
-    // The row entries of one key arrive together, in index order: each key is settled when
-    // the next begins (writes during the iteration are allowed and not seen by it).
+Status StreamingJoinOperator::Evict() {
+  // What one side removes: its eviction, the key whose row entries are being gathered and
+  // those entries, and the removed rows that never matched (outer sides emit them).
+  struct SideEviction {
+    bool active = false;
+    bool by_key = false;
+    size_t column = 0;
+    int64_t watermark = 0;
     std::string key;
     std::vector<std::string> rows;
-    const auto settle = [&]() -> Status {
+    std::vector<std::string> unmatched;
+  };
+  std::array<SideEviction, 2> sides;
+  for (size_t side = 0; side < 2; ++side) {
+    const JoinStateEviction& eviction = node_->Eviction()[side];
+    const std::optional<int64_t>& watermark = runtime_->join_state_watermark_micros[side];
+    sides[side].active = eviction.kind != JoinStateEviction::Kind::kNone && watermark.has_value();
+    sides[side].by_key = eviction.kind == JoinStateEviction::Kind::kKey;
+    sides[side].column = static_cast<size_t>(eviction.column);
+    sides[side].watermark = watermark.value_or(0);
+  }
+  if (!sides[0].active && !sides[1].active) {
+    return Status::OK();
+  }
+  std::string entry_key;
+  for (size_t partition = 0; partition < runtime_->partitions.size(); ++partition) {
+    StateStore& store = *runtime_->partitions[partition];
+    // Removes what the watermark passed among the gathered rows of one key (swap-last: the
+    // last row moves into a hole) and rewrites the moved rows, the tail and the count.
+    const auto settle = [&](int side) -> Status {
+      SideEviction& eviction = sides[static_cast<size_t>(side)];
+      std::vector<std::string>& rows = eviction.rows;
       if (rows.empty()) {
         return Status::OK();
       }
       const size_t count = rows.size();
-      // origin[i]: the index the row now at i had before (swap-last moves rows down).
-      std::vector<size_t> origin(count);
-      for (size_t i = 0; i < count; ++i) {
-        origin[i] = i;
-      }
-      std::optional<int64_t> key_time;
-      if (by_key) {
-        TRIBUTARY_ASSIGN_OR_RAISE(key_time, EventTimeInKey(key_types_, column, key));
-        if (!key_time || *key_time > *watermark) {
+      if (eviction.by_key) {
+        TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> key_time,
+                                  EventTimeInKey(key_types_, eviction.column, eviction.key));
+        if (!key_time || *key_time > eviction.watermark) {
           rows.clear();
           return Status::OK();
         }
       }
+      // origin[i]: the index the row now at i had before.
+      std::vector<size_t> origin(count);
+      for (size_t i = 0; i < count; ++i) {
+        origin[i] = i;
+      }
+      const bool emits = OuterSide(side);
       size_t i = 0;
       while (i < rows.size()) {
-        bool remove = by_key;
-        if (!by_key) {
+        bool remove = eviction.by_key;
+        if (!remove) {
           TRIBUTARY_ASSIGN_OR_RAISE(
               std::optional<int64_t> time,
-              EventTimeInKey(side_types_[side], column,
+              EventTimeInKey(side_types_[static_cast<size_t>(side)], eviction.column,
                              std::string_view(rows[i]).substr(kRowValueHeaderSize)));
-          remove = time && *time <= *watermark;
+          remove = time && *time <= eviction.watermark;
         }
         if (!remove) {
           ++i;
           continue;
         }
         if (emits && rows[i][1] == 0) {
-          unmatched.push_back(rows[i].substr(kRowValueHeaderSize));
+          eviction.unmatched.push_back(rows[i].substr(kRowValueHeaderSize));
         }
         ++runtime_->metrics.num_rows_removed;
         --state_.row_delta[partition];
@@ -514,57 +534,72 @@ Status StreamingJoinOperator::EvictSide(int side) {
         rows.pop_back();
         origin.pop_back();
       }
-      if (rows.size() == count) {
-        rows.clear();
-        return Status::OK();
-      }
-      for (size_t index = 0; index < rows.size(); ++index) {
-        if (origin[index] != index) {
-          RowEntryKey(side, key, index, &entry_key);
-          TRIBUTARY_RETURN_NOT_OK(store->Put(entry_key, rows[index]));
+      if (rows.size() < count) {
+        for (size_t index = 0; index < rows.size(); ++index) {
+          if (origin[index] != index) {
+            RowEntryKey(side, eviction.key, index, &entry_key);
+            TRIBUTARY_RETURN_NOT_OK(store.PutKnown(entry_key, rows[index], /*exists=*/true));
+          }
         }
+        for (size_t index = rows.size(); index < count; ++index) {
+          RowEntryKey(side, eviction.key, index, &entry_key);
+          TRIBUTARY_RETURN_NOT_OK(store.RemoveExisting(entry_key));
+        }
+        CountEntryKey(side, eviction.key, &entry_key);
+        TRIBUTARY_RETURN_NOT_OK(
+            rows.empty() ? store.RemoveExisting(entry_key)
+                         : store.PutKnown(entry_key, CountValue(static_cast<int64_t>(rows.size())),
+                                          /*exists=*/true));
       }
-      for (size_t index = rows.size(); index < count; ++index) {
-        RowEntryKey(side, key, index, &entry_key);
-        TRIBUTARY_RETURN_NOT_OK(store->Remove(entry_key));
-      }
-      CountEntryKey(side, key, &entry_key);
-      TRIBUTARY_RETURN_NOT_OK(
-          rows.empty() ? store->Remove(entry_key)
-                       : store->Put(entry_key, CountValue(static_cast<int64_t>(rows.size()))));
       rows.clear();
       return Status::OK();
     };
-    TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view entry, std::string_view value) {
-      if (entry.size() < kEntryPrefixSize + kIndexSize || entry[0] != static_cast<char>(side) ||
-          entry[1] != kRowEntry) {
+    // One pass over the partition: a key's row entries arrive together, in index order, so
+    // each key is settled when the next begins (writes made meanwhile are not seen by it).
+    TRIBUTARY_RETURN_NOT_OK(store.ForEach([&](std::string_view entry, std::string_view value) {
+      if (entry.size() < kEntryPrefixSize + kIndexSize || entry[1] != kRowEntry ||
+          static_cast<uint8_t>(entry[0]) > 1) {
+        return Status::OK();
+      }
+      const int side = static_cast<uint8_t>(entry[0]);
+      SideEviction& eviction = sides[static_cast<size_t>(side)];
+      if (!eviction.active) {
         return Status::OK();
       }
       TRIBUTARY_RETURN_NOT_OK(CheckRowValue(value));
-      const std::string_view entry_join_key =
+      const std::string_view join_key =
           entry.substr(kEntryPrefixSize, entry.size() - kEntryPrefixSize - kIndexSize);
-      if (entry_join_key != key) {
-        TRIBUTARY_RETURN_NOT_OK(settle());
-        key.assign(entry_join_key);
+      if (join_key != eviction.key) {
+        TRIBUTARY_RETURN_NOT_OK(settle(side));
+        eviction.key.assign(join_key);
       }
-      rows.emplace_back(value);
+      eviction.rows.emplace_back(value);
       return Status::OK();
     }));
-    TRIBUTARY_RETURN_NOT_OK(settle());
-  }
-  for (size_t begin = 0; begin < unmatched.size(); begin += static_cast<size_t>(kTargetBatchRows)) {
-    const size_t end = std::min(unmatched.size(), begin + static_cast<size_t>(kTargetBatchRows));
-    const std::vector<std::string_view> chunk(unmatched.begin() + static_cast<ptrdiff_t>(begin),
-                                              unmatched.begin() + static_cast<ptrdiff_t>(end));
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        RecordBatchPtr rows,
-        DecodeRows(side_schemas_[side], side_types_[side], chunk, context_.eval.pool));
-    std::vector<int64_t> all(chunk.size());
-    for (size_t i = 0; i < all.size(); ++i) {
-      all[i] = static_cast<int64_t>(i);
+    for (int side = 0; side < 2; ++side) {
+      TRIBUTARY_RETURN_NOT_OK(settle(side));
+      sides[static_cast<size_t>(side)].key.clear();
     }
-    TRIBUTARY_RETURN_NOT_OK(side == 0 ? QueueRows(rows.get(), all, nullptr, all)
-                                      : QueueRows(nullptr, all, rows.get(), all));
+  }
+  // The left side's unmatched rows, then the right side's, with NULLs for the other side.
+  for (int side = 0; side < 2; ++side) {
+    const std::vector<std::string>& unmatched = sides[static_cast<size_t>(side)].unmatched;
+    for (size_t begin = 0; begin < unmatched.size();
+         begin += static_cast<size_t>(kTargetBatchRows)) {
+      const size_t end = std::min(unmatched.size(), begin + static_cast<size_t>(kTargetBatchRows));
+      const std::vector<std::string_view> chunk(unmatched.begin() + static_cast<ptrdiff_t>(begin),
+                                                unmatched.begin() + static_cast<ptrdiff_t>(end));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          RecordBatchPtr rows,
+          DecodeRows(side_schemas_[static_cast<size_t>(side)],
+                     side_types_[static_cast<size_t>(side)], chunk, context_.eval.pool));
+      std::vector<int64_t> all(chunk.size());
+      for (size_t r = 0; r < all.size(); ++r) {
+        all[r] = static_cast<int64_t>(r);
+      }
+      TRIBUTARY_RETURN_NOT_OK(side == 0 ? QueueRows(rows.get(), all, nullptr, all)
+                                        : QueueRows(nullptr, all, rows.get(), all));
+    }
   }
   return Status::OK();
 }
@@ -600,8 +635,7 @@ Result<RecordBatchPtr> StreamingJoinOperator::Next() {
     }
     state_.phase = Phase::kDone;
     const auto removals_start = std::chrono::steady_clock::now();
-    TRIBUTARY_RETURN_NOT_OK(EvictSide(0).WithContext("stream-stream join"));
-    TRIBUTARY_RETURN_NOT_OK(EvictSide(1).WithContext("stream-stream join"));
+    TRIBUTARY_RETURN_NOT_OK(Evict().WithContext("stream-stream join"));
     runtime_->metrics.all_removals_time_ms += MillisSince(removals_start);
     TRIBUTARY_RETURN_NOT_OK(FinishBatch().WithContext("stream-stream join"));
   }
@@ -623,13 +657,14 @@ Status StreamingJoinOperator::FinishBatch() {
     TRIBUTARY_ASSIGN_OR_RAISE(int64_t rows, ReadCountEntry(store, rows_key));
     const int64_t delta = state_.row_delta[partition];
     if (delta != 0) {
+      const bool existed = rows > 0;
       rows += delta;
       if (rows < 0) {
         return Status::Corruption(
             fmt::format("stream-stream join partition {} would hold {} rows", partition, rows));
       }
-      TRIBUTARY_RETURN_NOT_OK(rows == 0 ? store.Remove(rows_key)
-                                        : store.Put(rows_key, CountValue(rows)));
+      TRIBUTARY_RETURN_NOT_OK(rows == 0 ? store.RemoveExisting(rows_key)
+                                        : store.PutKnown(rows_key, CountValue(rows), existed));
     }
     total += rows;
   }

@@ -71,9 +71,9 @@ class StreamingJoinOperator final : public Operator {
   /// Joins one input batch of `side` (0 left, 1 right) with the other side's state, updates
   /// the matched flags, stores the batch's rows and queues the output.
   Status JoinBatch(int side, RecordBatchPtr batch);
-  /// Removes the state of `side` at or below its state watermark, queueing the unmatched rows
-  /// removed when the side is an outer side.
-  Status EvictSide(int side);
+  /// Removes each side's state at or below its state watermark, in one pass over each
+  /// partition, queueing the unmatched rows removed from outer sides.
+  Status Evict();
   /// Queues the rows left_rows[i] of `left` ++ right_rows[i] of `right` (null: NULLs; left
   /// semi has no right columns).
   Status QueueRows(const columnar::RecordBatch* left, std::span<const int64_t> left_rows,
