@@ -11,8 +11,10 @@
 //
 // The local RocksDB directory of a partition is a cache: it records the version it holds and is
 // reused when that version can be rolled forward to the one asked for with the changelogs in
-// the checkpoint; otherwise (deleted, too new, damaged) it is rebuilt from the latest snapshot
-// at or below the version plus the changelogs after it.
+// the checkpoint; otherwise (deleted, too new, damaged, or left mid-batch by a crash) it is
+// rebuilt from the latest snapshot at or below the version plus the changelogs after it.
+// A batch's writes go into that cache as they come (its memory is the block cache and the
+// memtables, not the batch or the state), and an aborted batch is rolled back in place.
 //
 // `<checkpoint>/state/<operatorId>/_metadata/metadata` describes an operator's state (name,
 // partitions, key and value schemas) so tools can decode it (`tributary state`).
@@ -45,12 +47,26 @@ struct StateStoreConf {
   /// `spark.sql.streaming.stateStore.rocksdb.blockCacheSizeMB` (in bytes here): the RocksDB
   /// block cache of one store. Default: 8 MiB.
   int64_t block_cache_bytes = 8 << 20;
+  /// `spark.sql.streaming.stateStore.rocksdb.writeBufferSizeMB` (in bytes here): one memtable
+  /// of a store. Default: 4 MiB (Spark leaves RocksDB's 64 MiB; a query here has a store per
+  /// operator and partition on one machine).
+  int64_t write_buffer_bytes = 4 << 20;
+  /// `spark.sql.streaming.stateStore.rocksdb.maxWriteBufferNumber`: memtables a store keeps
+  /// before writes wait for a flush. Default: 2.
+  int64_t max_write_buffer_number = 2;
+  /// `spark.sql.streaming.stateStore.rocksdb.boundedMemoryUsage`: every store of the process
+  /// shares one block cache of max_memory_usage_bytes, which their memtables are charged to
+  /// too (up to half of it), instead of a cache and memtables each. Default: false.
+  bool bounded_memory_usage = false;
+  /// `spark.sql.streaming.stateStore.rocksdb.maxMemoryUsageMB` (in bytes here): that shared
+  /// budget. Default: 500 MiB.
+  int64_t max_memory_usage_bytes = int64_t{500} << 20;
   /// `tributary.state.localDir`: root of the local RocksDB caches (deletable at any time).
   /// Empty: `$TMPDIR/tributary-state` (or /tmp/tributary-state).
   std::string local_dir;
 
   /// The conf from session settings; keys absent keep the defaults. InvalidArgument naming the
-  /// key when a value is not a positive integer.
+  /// key when a value is not a positive integer (a boolean for boundedMemoryUsage).
   static Result<StateStoreConf> FromSessionConfig(
       const std::map<std::string, std::string>& settings);
 };
@@ -61,11 +77,21 @@ inline constexpr const char* kMinDeltasForSnapshotKey =
 inline constexpr const char* kMinBatchesToRetainKey = "spark.sql.streaming.minBatchesToRetain";
 inline constexpr const char* kBlockCacheSizeMbKey =
     "spark.sql.streaming.stateStore.rocksdb.blockCacheSizeMB";
+inline constexpr const char* kWriteBufferSizeMbKey =
+    "spark.sql.streaming.stateStore.rocksdb.writeBufferSizeMB";
+inline constexpr const char* kMaxWriteBufferNumberKey =
+    "spark.sql.streaming.stateStore.rocksdb.maxWriteBufferNumber";
+inline constexpr const char* kBoundedMemoryUsageKey =
+    "spark.sql.streaming.stateStore.rocksdb.boundedMemoryUsage";
+inline constexpr const char* kMaxMemoryUsageMbKey =
+    "spark.sql.streaming.stateStore.rocksdb.maxMemoryUsageMB";
 inline constexpr const char* kLocalDirKey = "tributary.state.localDir";
 
 /// One loaded version V of a partition's state, being updated into V+1 by one batch. Reads see
-/// version V plus this store's own writes. Exactly one of Commit or Abort ends its use (the
-/// destructor aborts); after either the store may not be used, and the provider may Load again.
+/// version V plus this store's own writes, which are written to the local cache (and a local
+/// changelog) at once; memory does not grow with them. Exactly one of Commit or Abort ends its use
+/// (the destructor aborts); after either the store may not be used, and the provider may Load
+/// again.
 ///
 /// Thread-safety: one thread at a time.
 class VersionedStateStore : public exec::StateStore {
@@ -73,13 +99,14 @@ class VersionedStateStore : public exec::StateStore {
   /// The version loaded (V).
   virtual int64_t Version() const = 0;
   /// Makes version V+1 durable: writes `<V+1>.changelog` (replacing one a failed run left),
-  /// applies the writes to the local cache, writes `<V+1>.snapshot` when due, then deletes the
-  /// files retention no longer needs (a failed deletion is retried by the next commit, not
-  /// reported). On error version V+1 may or may not exist; version V is intact either way and
-  /// a re-run of the batch overwrites V+1. Crash points `state.after_changelog` and
-  /// `state.after_snapshot`.
+  /// records V+1 as the local cache's version, writes `<V+1>.snapshot` when due, then deletes
+  /// the files retention no longer needs (a failed deletion is retried by the next commit, not
+  /// reported). On error version V+1 may or may not exist; version V is intact either way (the
+  /// cache is rolled back, or rebuilt by the next Load) and a re-run of the batch overwrites
+  /// V+1. Crash points `state.after_changelog` and `state.after_snapshot`.
   virtual Status Commit() = 0;
-  /// Discards the writes; version V+1 is not written.
+  /// Discards the writes (the cache puts back version V's values of the keys written, or is
+  /// rebuilt by the next Load when that fails); version V+1 is not written.
   virtual void Abort() = 0;
 };
 

@@ -100,11 +100,23 @@ TEST_F(StateStoreTest, ConfReadsSparksSessionKeys) {
                            {{"spark.sql.streaming.stateStore.minDeltasForSnapshot", "3"},
                             {"spark.sql.streaming.minBatchesToRetain", "7"},
                             {"spark.sql.streaming.stateStore.rocksdb.blockCacheSizeMB", "2"},
+                            {"spark.sql.streaming.stateStore.rocksdb.writeBufferSizeMB", "16"},
+                            {"spark.sql.streaming.stateStore.rocksdb.maxWriteBufferNumber", "3"},
+                            {"spark.sql.streaming.stateStore.rocksdb.boundedMemoryUsage", "TRUE"},
+                            {"spark.sql.streaming.stateStore.rocksdb.maxMemoryUsageMB", "64"},
                             {"tributary.state.localDir", "/x/y"}}));
   EXPECT_EQ(conf.min_deltas_for_snapshot, 3);
   EXPECT_EQ(conf.min_batches_to_retain, 7);
   EXPECT_EQ(conf.block_cache_bytes, 2 << 20);
+  EXPECT_EQ(conf.write_buffer_bytes, 16 << 20);
+  EXPECT_EQ(conf.max_write_buffer_number, 3);
+  EXPECT_TRUE(conf.bounded_memory_usage);
+  EXPECT_EQ(conf.max_memory_usage_bytes, 64 << 20);
   EXPECT_EQ(conf.local_dir, "/x/y");
+  EXPECT_FALSE(defaults.bounded_memory_usage);
+  ASSERT_RAISES(InvalidArgument,
+                StateStoreConf::FromSessionConfig(
+                    {{"spark.sql.streaming.stateStore.rocksdb.boundedMemoryUsage", "yes"}}));
   const auto bad =
       StateStoreConf::FromSessionConfig({{"spark.sql.streaming.minBatchesToRetain", "0"}});
   ASSERT_RAISES(InvalidArgument, bad);
@@ -132,7 +144,7 @@ TEST_F(StateStoreTest, PutGetRemoveIterateSeeOwnWrites) {
   EXPECT_EQ(ReadAll(store.get()), (Contents{{"a", "1"}, {"b", "22"}}));
   ASSERT_OK(store->Commit());
 
-  // Version 1 in RocksDB, version 2's writes pending: reads merge both, in key order.
+  // Version 1 and version 2's writes: reads see both, in key order.
   ASSERT_OK_AND_ASSIGN(store, provider->Load(1));
   EXPECT_EQ(store->NumKeys(), 2);
   ASSERT_OK(store->Put("0", "zero"));
@@ -165,6 +177,63 @@ TEST_F(StateStoreTest, PutGetRemoveIterateSeeOwnWrites) {
   EXPECT_EQ(ReadAll(store.get()), (Contents{{"a", "1"}, {"b", "22"}}));
   // One loaded version at a time.
   ASSERT_RAISES(InvalidArgument, provider->Load(1));
+}
+
+// A batch's writes go into RocksDB as they come (past the store's small write buffer, through
+// memtable flushes); Abort puts back the loaded version's values of every key written.
+TEST_F(StateStoreTest, AbortedBatchLargerThanTheWriteBufferIsRolledBack) {
+  constexpr int64_t kKeys = 300000;
+  ASSERT_OK_AND_ASSIGN(auto provider, Open(Conf()));
+  Contents version1;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, provider->Load(0));
+    for (int64_t i = 0; i < 1000; ++i) {
+      const std::string key = fmt::format("key-{:09}", i * 7);
+      ASSERT_OK(store->Put(key, "old"));
+      version1[key] = "old";
+    }
+    ASSERT_OK(store->Commit());
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    SCOPED_TRACE(attempt);
+    ASSERT_OK_AND_ASSIGN(auto store, provider->Load(1));
+    for (int64_t i = 0; i < kKeys; ++i) {
+      const std::string key = fmt::format("key-{:09}", i);
+      if (i % 11 == 0) {
+        ASSERT_OK(store->Remove(key));
+      } else {
+        ASSERT_OK(store->Put(key, fmt::format("new-{}-padding-padding", i)));
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(auto written, store->Get("key-000000001"));
+    EXPECT_EQ(written, std::optional<std::string>("new-1-padding-padding"));
+    if (attempt == 0) {
+      store->Abort();
+    } else {
+      store.reset();  // destroyed uncommitted: aborted
+    }
+    ASSERT_OK_AND_ASSIGN(store, provider->Load(1));
+    EXPECT_EQ(store->NumKeys(), 1000);
+    EXPECT_EQ(ReadAll(store.get()), version1);
+    store->Abort();
+  }
+  // A re-run commits version 2 from the rolled-back cache, and a fresh cache agrees.
+  Contents version2 = version1;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, provider->Load(1));
+    ASSERT_OK(store->Put("key-000000007", "rerun"));
+    ASSERT_OK(store->Remove("key-000000014"));
+    ASSERT_OK(store->Commit());
+  }
+  version2["key-000000007"] = "rerun";
+  version2.erase("key-000000014");
+  StateStoreConf fresh = Conf();
+  fresh.local_dir = dir_.Join("fresh");
+  ASSERT_OK_AND_ASSIGN(auto other, Open(fresh));
+  ASSERT_OK_AND_ASSIGN(auto reloaded, other->Load(2));
+  EXPECT_EQ(ReadAll(reloaded.get()), version2);
+  ASSERT_OK_AND_ASSIGN(auto store, provider->Load(2));
+  EXPECT_EQ(ReadAll(store.get()), version2);
 }
 
 TEST_F(StateStoreTest, CommitAndReloadEveryVersion) {
@@ -404,6 +473,33 @@ TEST_F(StateStoreTest, MissingOrDamagedFilesAreClearErrors) {
   EXPECT_EQ(ReadAll(store.get()), versions[3]);
   store->Abort();
   ASSERT_RAISES(NotFound, provider->Load(2));
+}
+
+// boundedMemoryUsage: every store of the process shares one cache, which memtables are
+// charged to.
+TEST_F(StateStoreTest, BoundedMemoryUsageSharesOneBudget) {
+  StateStoreConf conf = Conf();
+  conf.bounded_memory_usage = true;
+  conf.max_memory_usage_bytes = 16 << 20;
+  ASSERT_OK_AND_ASSIGN(auto first, Open(conf));
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       StateStoreProvider::Open(fs_.get(), Checkpoint(), /*operator_id=*/0,
+                                                /*partition_id=*/2, conf));
+  std::vector<std::unique_ptr<VersionedStateStore>> stores;
+  for (StateStoreProvider* provider : {first.get(), second.get()}) {
+    ASSERT_OK_AND_ASSIGN(auto store, provider->Load(0));
+    for (int64_t i = 0; i < 20000; ++i) {
+      ASSERT_OK(store->Put(fmt::format("key-{:09}", i), "value"));
+    }
+    stores.push_back(std::move(store));
+  }
+  // The memtables of both stores are charged to the one cache both report.
+  EXPECT_GT(stores[0]->MemoryUsedBytes(), 0);
+  for (auto& store : stores) {
+    ASSERT_OK(store->Commit());
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, second->Load(1));
+  EXPECT_EQ(store->NumKeys(), 20000);
 }
 
 TEST_F(StateStoreTest, LargeStoreWithATinyBlockCache) {
