@@ -21,24 +21,13 @@ namespace tributary {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::IsoText;
 using testing::Json;
+using testing::Sorted;
 
 constexpr int64_t kSecond = 1000000;
 // 2024-05-01T10:00:00Z
 constexpr int64_t kBase = 1714557600 * kSecond;
-
-std::vector<std::string> Sorted(std::vector<std::string> lines) {
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
-std::string IsoText(int64_t micros) {
-  const std::time_t seconds = static_cast<std::time_t>(micros / kSecond);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros % kSecond);
-}
 
 // "10:03" on 2024-05-01 as it prints.
 std::string At(std::string_view hh_mm) {

@@ -22,26 +22,14 @@ namespace tributary {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::IsoText;
 using testing::Json;
+using testing::Sorted;
 
 constexpr int64_t kSecond = 1000000;
 constexpr int64_t kMinute = 60 * kSecond;
 // 2024-05-01T10:00:00Z
 constexpr int64_t kBase = 1714557600 * kSecond;
-
-std::vector<std::string> Sorted(std::vector<std::string> lines) {
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
-// "2024-05-01T10:00:07.000000Z" for a microsecond timestamp.
-std::string IsoText(int64_t micros) {
-  const std::time_t seconds = static_cast<std::time_t>(micros / kSecond);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros % kSecond);
-}
 
 class TimeWindowApiTest : public ::testing::Test {
  protected:
