@@ -14,6 +14,7 @@
 #include "columnar/memory_pool.h"
 #include "columnar/record_batch.h"
 #include "exec/row_key.h"
+#include "exec/streaming_join.h"
 #include "state/state_files.h"
 #include "state/state_store.h"
 #include "storage/path.h"
@@ -184,6 +185,102 @@ class RowPrinter {
   std::vector<std::string> values_;
 };
 
+/// Decodes a stream-stream join's entries (exec/streaming_join.cc's layout): each stored row as
+/// `{"key":{join key},"value":{"side":"left"|"right","matched":bool,"row":{its columns}},
+/// "partition_id":p}`, as Spark's state reader shows a join side's rows. The row counts (per
+/// key, per partition) are bookkeeping and not shown. The metadata's value schema holds one struct
+/// per side.
+class JoinRowPrinter {
+ public:
+  JoinRowPrinter(const OperatorStateMetadata& metadata,
+                 const std::function<Status(std::string_view)>& emit)
+      : metadata_(metadata), emit_(emit) {
+    for (const columnar::Field& field : metadata.key_schema->Fields()) {
+      key_types_.push_back(field.Type());
+    }
+  }
+
+  Status Add(int32_t partition_id, std::string_view key, std::string_view value) {
+    if (key.size() == 1 && key[0] == 2) {
+      return Status::OK();  // the partition's number of rows
+    }
+    if (key.size() < 2 || static_cast<uint8_t>(key[0]) > 1 || static_cast<uint8_t>(key[1]) > 1) {
+      return Corrupt(partition_id, "an entry without its side and kind");
+    }
+    const size_t side = static_cast<uint8_t>(key[0]);
+    if (key[1] == 0) {
+      return Status::OK();
+    }
+    if (key.size() < 2 + sizeof(uint64_t) || value.size() < 2 ||
+        static_cast<uint8_t>(value[0]) != metadata_.format_version) {
+      return Corrupt(partition_id, "a row entry too short or of another format version");
+    }
+    const std::string_view key_bytes = key.substr(2, key.size() - 2 - sizeof(uint64_t));
+    const std::string_view row_bytes = value.substr(2);
+    if (metadata_.value_schema->NumFields() != 2) {
+      return Corrupt(partition_id, "metadata without a row schema per side");
+    }
+    const columnar::Field& side_field = metadata_.value_schema->FieldAt(static_cast<int>(side));
+    auto row_schema = std::make_shared<columnar::Schema>(side_field.Type()->Fields());
+    std::vector<columnar::DataTypePtr> row_types;
+    for (const columnar::Field& field : row_schema->Fields()) {
+      row_types.push_back(field.Type());
+    }
+    TRIBUTARY_RETURN_NOT_OK(exec::ValidateGroupingKey(key_types_, key_bytes));
+    TRIBUTARY_RETURN_NOT_OK(exec::ValidateGroupingKey(row_types, row_bytes));
+    const std::vector<std::string_view> keys{key_bytes};
+    const std::vector<std::string_view> rows{row_bytes};
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto key_columns,
+        exec::DecodeGroupingKeys(key_types_, keys, columnar::DefaultMemoryPool()));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto row_columns, exec::DecodeGroupingKeys(row_types, rows, columnar::DefaultMemoryPool()));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto key_batch, columnar::RecordBatch::Make(metadata_.key_schema, 1,
+                                                                          std::move(key_columns)));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto row_batch,
+                              columnar::RecordBatch::Make(row_schema, 1, std::move(row_columns)));
+    std::string line = "{\"key\":";
+    columnar::AppendCanonicalJsonRow(*key_batch, 0, &line);
+    line += fmt::format(",\"value\":{{\"side\":\"{}\",\"matched\":{},\"row\":",
+                        side == 0 ? "left" : "right", value[1] != 0 ? "true" : "false");
+    columnar::AppendCanonicalJsonRow(*row_batch, 0, &line);
+    line += fmt::format("}},\"partition_id\":{}}}", partition_id);
+    return emit_(line);
+  }
+
+  static Status Flush(int32_t /*partition_id*/) { return Status::OK(); }
+
+ private:
+  Status Corrupt(int32_t partition_id, std::string_view what) const {
+    return Status::Corruption(fmt::format("state of stream-stream join {} partition {}: {}",
+                                          metadata_.operator_id, partition_id, what));
+  }
+
+  const OperatorStateMetadata& metadata_;
+  const std::function<Status(std::string_view)>& emit_;
+  std::vector<columnar::DataTypePtr> key_types_;
+};
+
+/// Every partition's entries of `version` through `printer`.
+template <typename Printer>
+Status PrintPartitions(storage::FileSystem* fs, const std::string& checkpoint,
+                       const OperatorStateMetadata& metadata, int64_t version, Printer& printer) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const TemporaryDirectory local, TemporaryDirectory::Make());
+  StateStoreConf conf;
+  conf.local_dir = local.Path();
+  for (int32_t partition_id = 0; partition_id < metadata.num_partitions; ++partition_id) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto provider,
+        StateStoreProvider::Open(fs, checkpoint, metadata.operator_id, partition_id, conf));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto store, provider->Load(version));
+    TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view key, std::string_view value) {
+      return printer.Add(partition_id, key, value);
+    }));
+    TRIBUTARY_RETURN_NOT_OK(printer.Flush(partition_id));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::optional<int64_t>> LastCommittedBatch(storage::FileSystem* fs,
@@ -251,20 +348,12 @@ Status ReadStateRows(storage::FileSystem* fs, const std::string& checkpoint, int
         "its rows cannot be decoded",
         operator_id, checkpoint, operator_id));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(const TemporaryDirectory local, TemporaryDirectory::Make());
-  StateStoreConf conf;
-  conf.local_dir = local.Path();
-  RowPrinter printer(*metadata, emit);
-  for (int32_t partition_id = 0; partition_id < metadata->num_partitions; ++partition_id) {
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        auto provider, StateStoreProvider::Open(fs, checkpoint, operator_id, partition_id, conf));
-    TRIBUTARY_ASSIGN_OR_RAISE(auto store, provider->Load(version));
-    TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view key, std::string_view value) {
-      return printer.Add(partition_id, key, value);
-    }));
-    TRIBUTARY_RETURN_NOT_OK(printer.Flush(partition_id));
+  if (metadata->operator_name == exec::kStreamingJoinOperatorName) {
+    JoinRowPrinter printer(*metadata, emit);
+    return PrintPartitions(fs, checkpoint, *metadata, version, printer);
   }
-  return Status::OK();
+  RowPrinter printer(*metadata, emit);
+  return PrintPartitions(fs, checkpoint, *metadata, version, printer);
 }
 
 }  // namespace tributary::state

@@ -637,7 +637,9 @@ class StatefulRewriter {
     keys.reserve(join.LeftKeys().size());
     for (size_t k = 0; k < join.LeftKeys().size(); ++k) {
       const expr::BoundExpression& key = *join.LeftKeys()[k];
-      keys.emplace_back(key.GetOp() == expr::Op::kColumn ? key.Name() : fmt::format("key{}", k),
+      keys.emplace_back(key.GetOp() == expr::Op::kColumn
+                            ? join.Input(0).Schema()->FieldAt(key.Index()).Name()
+                            : fmt::format("key{}", k),
                         key.Type(), true);
     }
     op->key_schema = std::make_shared<columnar::Schema>(std::move(keys));

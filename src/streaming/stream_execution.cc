@@ -721,6 +721,10 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
     }
     const StatefulOperator& op = stateful_.operators[id];
     const exec::StateOperatorMetrics& metrics = op.runtime->metrics;
+    if (op.join) {
+      // A join's store also holds a row count per key: its rows are what the operator counted.
+      progress.num_rows_total = metrics.num_rows_total;
+    }
     progress.operator_name = op.name;
     progress.num_rows_updated = metrics.num_rows_updated;
     progress.num_rows_removed = metrics.num_rows_removed;

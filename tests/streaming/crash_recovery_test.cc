@@ -124,6 +124,23 @@ class CrashRecoveryTest : public ::testing::Test {
     input_names_.insert(name);
   }
 
+  /// The rows of the Delta table at `table`, as sorted JSON, read by our reader.
+  static std::vector<std::string> DeltaTableRows(const std::string& table) {
+    std::vector<std::string> rows;
+    auto session = Session::Builder().TimeZone("UTC").Build();
+    EXPECT_TRUE(session.ok());
+    auto collected = (*session)->Read().Format("delta").Load(table).Collect();
+    EXPECT_TRUE(collected.ok()) << collected.status().ToString();
+    if (collected.ok()) {
+      rows.reserve(collected->size());
+      for (const Row& row : *collected) {
+        rows.push_back(row.ToJson());
+      }
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
   /// Runs the driver to its end or to the crash point `crash_at` ("name:n"; empty: none).
   ChildResult RunDriver(const std::string& crash_at) {
     std::vector<std::string> args = {TRIBUTARY_STREAM_DRIVER,
@@ -472,20 +489,6 @@ TEST_F(CrashRecoveryTest, AWindowedAggregationKilledAtEachStateStepWritesTheUnin
   for (int file = 0; file < kFiles; ++file) {
     AddInputFile(file);
   }
-  const auto table_rows = [&](const std::string& table) {
-    std::vector<std::string> rows;
-    auto session = Session::Builder().TimeZone("UTC").Build();
-    EXPECT_TRUE(session.ok());
-    auto collected = (*session)->Read().Format("delta").Load(table).Collect();
-    EXPECT_TRUE(collected.ok()) << collected.status().ToString();
-    if (collected.ok()) {
-      rows.reserve(collected->size());
-      for (const Row& row : *collected) {
-        rows.push_back(row.ToJson());
-      }
-    }
-    return Sorted(rows);
-  };
   // The reference: one uninterrupted run on its own checkpoint and table.
   const std::string killed_table = table_;
   const std::string killed_checkpoint = checkpoint_;
@@ -493,7 +496,7 @@ TEST_F(CrashRecoveryTest, AWindowedAggregationKilledAtEachStateStepWritesTheUnin
   checkpoint_ = dir_.Join("reference_checkpoint");
   const ChildResult reference = RunDriver("");
   ASSERT_EQ(reference.exit_code, 0) << reference.Describe();
-  const std::vector<std::string> expected = table_rows(table_);
+  const std::vector<std::string> expected = DeltaTableRows(table_);
   // 60 files of 400 seconds in 100-second windows, 3 statuses; the last window never closes.
   ASSERT_EQ(expected.size(), static_cast<size_t>(kFiles * 4 - 1) * 3U);
 
@@ -518,7 +521,54 @@ TEST_F(CrashRecoveryTest, AWindowedAggregationKilledAtEachStateStepWritesTheUnin
   EXPECT_GE(kills, 50);
   const ChildResult final_run = RunDriver("");
   ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
-  EXPECT_EQ(table_rows(table_), expected);
+  EXPECT_EQ(DeltaTableRows(table_), expected);
+}
+
+TEST_F(CrashRecoveryTest, AStreamStreamJoinKilledAtEachStateStepWritesTheUninterruptedOutput) {
+  query_ = "joined";
+  // 30 files of one batch each: each batch joins its file's active rows with their pending
+  // neighbours and emits the active rows left unmatched by the batch before (the watermark
+  // passed them), so every kill interrupts a batch with join state to restore.
+  constexpr int kFiles = 30;
+  for (int file = 0; file < kFiles; ++file) {
+    AddInputFile(file);
+  }
+  const std::string killed_table = table_;
+  const std::string killed_checkpoint = checkpoint_;
+  table_ = dir_.Join("reference_table");
+  checkpoint_ = dir_.Join("reference_checkpoint");
+  const ChildResult reference = RunDriver("");
+  ASSERT_EQ(reference.exit_code, 0) << reference.Describe();
+  const std::vector<std::string> expected = DeltaTableRows(table_);
+  // Active ids are the even ones that are not multiples of 5: 160 per file, each once, with
+  // its pending neighbour unless id + 1 is a multiple of 5 (cancelled).
+  ASSERT_EQ(expected.size(), static_cast<size_t>(kFiles) * 160U);
+  EXPECT_EQ(std::count_if(expected.begin(), expected.end(),
+                          [](const std::string& row) {
+                            return row.find(R"("rqty":null)") != std::string::npos;
+                          }),
+            kFiles * 40);
+
+  table_ = killed_table;
+  checkpoint_ = killed_checkpoint;
+  int kills = 0;
+  bool finished = false;
+  while (kills < 20 && !finished) {
+    for (const std::string point :
+         {"state.after_changelog:3", "streaming.after_state_commit:2", "delta.after_commit:2",
+          "streaming.before_commit_log:2", "state.after_changelog:6", "streaming.after_offsets:2",
+          "state.after_snapshot:1"}) {
+      const ChildResult result = RunDriver(point);
+      ASSERT_TRUE(result.killed_by_sigkill || result.exit_code == 0)
+          << point << ": the driver " << result.Describe();
+      kills += result.killed_by_sigkill ? 1 : 0;
+      finished = finished || result.exit_code == 0;
+    }
+  }
+  EXPECT_GE(kills, 20);
+  const ChildResult final_run = RunDriver("");
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+  EXPECT_EQ(DeltaTableRows(table_), expected);
 }
 
 TEST_F(CrashRecoveryTest, RepeatedCrashesAtTheSameStepAreRecoveredEachTime) {

@@ -4,7 +4,7 @@
 // TRIBUTARY_CRASH_AT set (common/crash_point.h) and restarts it on the same checkpoint.
 //
 //   stream_driver --input DIR --table DIR --checkpoint DIR --max-files N [--source json|cloudFiles]
-//                 [--query windowed]
+//                 [--query windowed|joined]
 //
 // `--source cloudFiles` reads through Auto Loader instead of Spark's JSON file source: the seen
 // files are tracked in RocksDB in the checkpoint and the schema is inferred (inferColumnTypes)
@@ -15,6 +15,11 @@
 // `--query windowed` instead appends (start, status, count): rows per status per 100-second
 // window of the event time CAST(id AS TIMESTAMP), with a watermark of no delay (state in
 // RocksDB in the checkpoint).
+// `--query joined` instead appends (pair, qty, rqty): a left outer stream-stream join of the
+// input with itself, its active rows (event time id + 1 seconds after the epoch, watermark of no
+// delay) with the pending row of id + 1 at that same time (the time a watermarked join key, so
+// both sides' state is evicted as the watermark passes it); an active row whose id + 1 is not
+// pending comes out with a null rqty once the watermark passes it.
 
 #include <cstdio>
 #include <map>
@@ -79,8 +84,24 @@ int main(int argc, char** argv) {
                  .Count()
                  .Select({tributary::Col("window.start").Alias("start"), tributary::Col("status"),
                           tributary::Col("count")});
+  } else if (query_kind == "joined") {
+    const tributary::DataFrame active =
+        input.Filter("status = 'active'")
+            .SelectExpr({"id + 1 AS pair", "CAST(id + 1 AS TIMESTAMP) AS ts", "qty"})
+            .WithWatermark("ts", "0 seconds")
+            .Alias("l");
+    const tributary::DataFrame pending =
+        input.Filter("status = 'pending'")
+            .SelectExpr({"id AS pair", "CAST(id AS TIMESTAMP) AS rts", "qty AS rqty"})
+            .Alias("r");
+    output = active
+                 .Join(pending,
+                       tributary::Col("l.pair") == tributary::Col("r.pair") &&
+                           tributary::Col("l.ts") == tributary::Col("r.rts"),
+                       "left_outer")
+                 .Select({tributary::Col("l.pair"), tributary::Col("qty"), tributary::Col("rqty")});
   } else if (!query_kind.empty()) {
-    std::fprintf(stderr, "stream_driver: --query must be windowed\n");
+    std::fprintf(stderr, "stream_driver: --query must be windowed or joined\n");
     return 2;
   }
   auto query = output.WriteStream()
