@@ -966,7 +966,11 @@ int64_t StateStoreProvider::Impl::MemoryUsedBytes() const {
     db_->GetIntProperty(data_, rocksdb::DB::Properties::kCurSizeAllMemTables, &memtables);
     db_->GetIntProperty(data_, rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
   }
-  return static_cast<int64_t>(block_cache_->GetUsage() + memtables + readers);
+  if (write_buffers_ != nullptr) {
+    // boundedMemoryUsage: the memtables are charged to the shared cache already.
+    memtables = 0;
+  }
+  return static_cast<int64_t>(block_cache_->GetUsage() + memtables + readers + unapplied_bytes_);
 }
 
 // ---------------------------------------------------------------------------------------------
