@@ -424,6 +424,42 @@ TEST(StreamingJoinTest, ToStringShowsTypeKeysResidualAndEviction) {
             "rightState=value #1)");
 }
 
+// The batch hash join of `left` and `right` (rows as L and R write them) on lk = rk, with the
+// time range when `with_residual`, as Pairs.
+Result<std::vector<std::string>> BatchJoin(JoinType type, bool with_residual,
+                                           const std::vector<std::string>& left,
+                                           const std::vector<std::string>& right) {
+  ExecContext context;
+  expr::BoundExprPtr residual;
+  if (with_residual) {
+    std::vector<Field> fields = LeftSchema()->Fields();
+    const columnar::SchemaPtr right_schema = RightSchema();
+    for (const Field& field : right_schema->Fields()) {
+      fields.push_back(field);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(residual, expr::Bind(*TimeRange(), *MakeSchema(fields)));
+  }
+  std::vector<RecordBatchPtr> left_batches;
+  std::vector<RecordBatchPtr> right_batches;
+  if (!left.empty()) {
+    left_batches.push_back(Rows(LeftSchema(), left));
+  }
+  if (!right.empty()) {
+    right_batches.push_back(Rows(RightSchema(), right));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      OperatorPtr op,
+      InstantiateOperators(
+          std::make_shared<HashJoinNode>(
+              Source(LeftSchema(), left_batches), Source(RightSchema(), right_batches), type,
+              std::vector<expr::BoundExprPtr>{ColumnRef(*LeftSchema(), "lk")},
+              std::vector<expr::BoundExprPtr>{ColumnRef(*RightSchema(), "rk")}, residual,
+              OutputSchema(type)),
+          context));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> rows, RowsOf(*op));
+  return Pairs(rows);
+}
+
 // Random rows over few keys (some NULL) delivered over random micro-batches, each row to its
 // side's input of one batch; no watermark until a last batch that evicts everything. The
 // output over all batches equals the batch hash join of all rows, each outer row once.
@@ -476,34 +512,98 @@ TEST_P(StreamingJoinRandomTest, EqualsTheBatchJoinOfAllRows) {
     }
     EXPECT_EQ(join.StateEntries(), 0);
 
-    ExecContext context;
-    expr::BoundExprPtr residual;
-    if (with_residual) {
-      std::vector<Field> fields = LeftSchema()->Fields();
-      const columnar::SchemaPtr right_schema = RightSchema();
-      for (const Field& field : right_schema->Fields()) {
-        fields.push_back(field);
-      }
-      residual = BindOrDie(TimeRange(), *MakeSchema(fields));
-    }
-    std::vector<RecordBatchPtr> left_all;
-    std::vector<RecordBatchPtr> right_all;
-    if (!all_left.empty()) {
-      left_all.push_back(Rows(LeftSchema(), all_left));
-    }
-    if (!all_right.empty()) {
-      right_all.push_back(Rows(RightSchema(), all_right));
-    }
-    OperatorPtr batch_join =
-        Instantiate(std::make_shared<HashJoinNode>(
-                        Source(LeftSchema(), left_all), Source(RightSchema(), right_all), type,
-                        std::vector<expr::BoundExprPtr>{ColumnRef(*LeftSchema(), "lk")},
-                        std::vector<expr::BoundExprPtr>{ColumnRef(*RightSchema(), "rk")}, residual,
-                        OutputSchema(type)),
-                    context);
-    ASSERT_OK_AND_ASSIGN(auto expected, RowsOf(*batch_join));
-    EXPECT_EQ(Sorted(streamed), Pairs(expected));
+    ASSERT_OK_AND_ASSIGN(auto expected, BatchJoin(type, with_residual, all_left, all_right));
+    EXPECT_EQ(Sorted(streamed), expected);
   }
+}
+
+// Rows arriving roughly in event-time order with some late ones, watermarks as Spark moves
+// them (batch b: W(b) = the largest event time of the batches before b minus 5 minutes; rows
+// at or below W(b-1) are late; state watermarks W(b) - 10 minutes on the left and W(b) on the
+// right, as the time range rts BETWEEN lts AND lts + 10 minutes gives them), state evicted
+// while rows keep coming. The output equals the batch join of the rows that were not late
+// (computed here from the rule), each outer row once.
+class StreamingJoinWatermarkTest : public ::testing::TestWithParam<JoinType> {};
+
+TEST_P(StreamingJoinWatermarkTest, EqualsTheBatchJoinOfTheRowsNotLate) {
+  const JoinType type = GetParam();
+  // Over all seeds: rows were late and state was evicted before the last batch (the test
+  // exercises what it claims).
+  int64_t all_dropped = 0;
+  int64_t removed_before_last = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    std::mt19937_64 rng(seed * 7919);
+    const int batches = 3 + static_cast<int>(rng() % 6);
+    InMemoryPartitions state(3);
+    StreamJoin join(&state, type, TimeRange(), ByEventTime(), {1, 1});
+    std::vector<std::string> streamed;
+    std::vector<std::string> kept_left;
+    std::vector<std::string> kept_right;
+    std::optional<int64_t> previous_watermark;
+    std::optional<int64_t> max_time;
+    int64_t dropped = 0;
+    int64_t dropped_by_operator = 0;
+    int64_t value = 0;
+    for (int b = 0; b <= batches; ++b) {
+      const std::optional<int64_t> watermark =
+          max_time ? std::optional<int64_t>(*max_time - 5) : std::nullopt;
+      std::vector<std::string> left;
+      std::vector<std::string> right;
+      const int64_t rows = b < batches ? 4 + static_cast<int64_t>(rng() % 12) : 0;
+      std::optional<int64_t> batch_max;
+      for (int64_t i = 0; i < rows; ++i) {
+        // Mostly around 6 minutes per batch, some up to 15 minutes older.
+        const int64_t minute = 100 + b * 6 + static_cast<int64_t>(rng() % 8) -
+                               (rng() % 4 == 0 ? static_cast<int64_t>(rng() % 16) : 0);
+        const auto key = static_cast<int64_t>(rng() % 5);
+        const bool late = previous_watermark && minute <= *previous_watermark;
+        dropped += late ? 1 : 0;
+        if (rng() % 2 == 0) {
+          left.push_back(L(key, minute, value));
+          if (!late) {
+            kept_left.push_back(left.back());
+          }
+        } else {
+          right.push_back(R(key, minute, 1000 + value));
+          if (!late) {
+            kept_right.push_back(right.back());
+          }
+        }
+        ++value;
+        batch_max = std::max(batch_max.value_or(minute), minute);
+      }
+      // The last batch evicts everything.
+      const int64_t state_watermark = b == batches ? 100'000 : watermark.value_or(-1'000'000);
+      const Watermarks watermarks{previous_watermark, state_watermark - (b == batches ? 0 : 10),
+                                  state_watermark};
+      std::vector<RecordBatchPtr> left_input;
+      std::vector<RecordBatchPtr> right_input;
+      if (!left.empty()) {
+        left_input = Split(Rows(LeftSchema(), left), 3);
+      }
+      if (!right.empty()) {
+        right_input = Split(Rows(RightSchema(), right), 3);
+      }
+      ASSERT_OK_AND_ASSIGN(auto out, join.RunBatch(left_input, right_input, watermarks));
+      streamed.insert(streamed.end(), out.begin(), out.end());
+      dropped_by_operator += join.Metrics().num_rows_dropped_by_watermark;
+      if (b < batches) {
+        removed_before_last += join.Metrics().num_rows_removed;
+      }
+      previous_watermark = watermark;
+      if (batch_max) {
+        max_time = std::max(max_time.value_or(*batch_max), *batch_max);
+      }
+    }
+    EXPECT_EQ(join.StateEntries(), 0);
+    EXPECT_EQ(dropped_by_operator, dropped);
+    all_dropped += dropped;
+    ASSERT_OK_AND_ASSIGN(auto expected, BatchJoin(type, true, kept_left, kept_right));
+    EXPECT_EQ(Sorted(streamed), expected);
+  }
+  EXPECT_GT(all_dropped, 0);
+  EXPECT_GT(removed_before_last, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, StreamingJoinRandomTest,
@@ -511,6 +611,10 @@ INSTANTIATE_TEST_SUITE_P(Types, StreamingJoinRandomTest,
                                                               JoinType::kRight, JoinType::kFull,
                                                               JoinType::kLeftSemi),
                                             ::testing::Bool()));
+
+INSTANTIATE_TEST_SUITE_P(Types, StreamingJoinWatermarkTest,
+                         ::testing::Values(JoinType::kInner, JoinType::kLeft, JoinType::kRight,
+                                           JoinType::kFull, JoinType::kLeftSemi));
 
 }  // namespace
 }  // namespace tributary::exec
