@@ -298,6 +298,19 @@ TEST_F(StreamJoinTest, FullOuterJoinEmitsBothSidesUnmatchedRows) {
   EXPECT_THAT(emitted.OutputRows(), ElementsAre(1, 0, 1, 3, 0));
 }
 
+TEST_F(StreamJoinTest, RightOuterJoinEmitsTheRightSidesUnmatchedRows) {
+  Emitted emitted;
+  for (int step = 0; step < 3; ++step) {
+    WriteStep(step);
+    RunPipeline("right_outer", JoinSql("l.lv, r.id, r.rv", "RIGHT OUTER JOIN"), &emitted);
+  }
+  // z can no longer match at 10:10 (right rows at or below 10:10 - 1 ms go); y (10:21) waits.
+  EXPECT_THAT(TableRows("right_outer"),
+              ElementsAre(R"({"lv":"a","id":1,"rv":"x"})", R"({"lv":"d","id":4,"rv":"w"})",
+                          R"({"lv":null,"id":9,"rv":"z"})"));
+  EXPECT_THAT(emitted.OutputRows(), ElementsAre(1, 0, 1, 1, 0));
+}
+
 TEST_F(StreamJoinTest, LeftSemiJoinEmitsALeftRowOnceAtItsFirstMatch) {
   Emitted emitted;
   Write("left", {Left(1, "10:00:00", "a"), Left(2, "10:01:00", "b")});
