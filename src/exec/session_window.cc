@@ -8,6 +8,8 @@
 //            starts); `rows` holds, per input row of the session in arrival order, the
 //            encoding of that row's aggregate arguments (every call's evaluated arguments, in
 //            call order, as EncodeValues writes one row).
+// So the first session's end, the earliest of the key's, sits at a fixed offset: format (1),
+// array flag (1), count (u32), struct flag (1), start flag (1), start (8), end flag (1), end.
 // The checkpoint's operator metadata records that value schema, so `tributary state` prints
 // the sessions. Keeping the rows rather than accumulator states lets a batch whose row falls
 // between two stored sessions merge them: both row sets fold into one accumulator group.
@@ -15,6 +17,7 @@
 #include "exec/session_window.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <span>
 
@@ -56,6 +59,25 @@ void MergeRuns(std::vector<size_t>& order, Start start, End end, std::vector<int
     runs->emplace_back(run_start, run_end);
     i = j;
   }
+}
+
+// The earliest end among the sessions of state value `value` without decoding it (the
+// grammar above); nullopt when it does not have that shape (then the caller decodes it and
+// reports what is wrong).
+std::optional<int64_t> FirstSessionEnd(std::string_view value) {
+  constexpr size_t kEndOffset = 17;
+  uint32_t count = 0;
+  if (value.size() < kEndOffset + sizeof(int64_t) || value[1] != 1 || value[6] != 1 ||
+      value[16] != 1) {
+    return std::nullopt;
+  }
+  std::memcpy(&count, value.data() + 2, sizeof(count));
+  if (count == 0) {
+    return std::nullopt;
+  }
+  int64_t end = 0;
+  std::memcpy(&end, value.data() + kEndOffset, sizeof(end));
+  return end;
 }
 
 }  // namespace
@@ -473,6 +495,13 @@ Status SessionWindowAggregateOperator::Consume() {
   std::vector<std::string> values;
   for (StateStore* store : runtime_->partitions) {
     TRIBUTARY_RETURN_NOT_OK(store->ForEach([&](std::string_view key, std::string_view value) {
+      if (append) {
+        // Only keys with a session the watermark passed have something to emit.
+        const std::optional<int64_t> first_end = FirstSessionEnd(value);
+        if (!eviction || (first_end && *first_end > *eviction)) {
+          return Status::OK();
+        }
+      }
       keys_out.emplace_back(key);
       values.emplace_back(value);
       return Status::OK();
