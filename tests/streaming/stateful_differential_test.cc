@@ -11,7 +11,10 @@
 // of its window, per window) is at or below the watermark batch N-1 used; state is evicted
 // (and, in append mode, emitted) when its event time reaches the watermark of the batch. The
 // batch results come from DuckDB (tests/support/duckdb_oracle.h) over a JSON file of the rows
-// with the dropped windows marked. A failure names its seed; STATEFUL_DIFF_SEEDS=7,8 reruns
+// with the dropped windows marked. Stream-stream joins (a SQL pipeline of two file streams,
+// each with its own watermark, the query's the minimum) are checked the same way: the pairs
+// against DuckDB's join of the kept rows, each outer row without a pair once, in the batch
+// whose state watermark passes it. A failure names its seed; STATEFUL_DIFF_SEEDS=7,8 reruns
 // the cases with those seeds only.
 
 #include <algorithm>
@@ -39,6 +42,7 @@
 #include "support/temp_dir.h"
 #include "tributary/column.h"
 #include "tributary/dataframe.h"
+#include "tributary/pipeline.h"
 #include "tributary/session.h"
 #include "tributary/streaming.h"
 
@@ -141,6 +145,60 @@ std::vector<std::string> CountryNames(int keys) {
   return names;
 }
 
+/// A transit time in seconds: most rows arrive within seconds, some a minute late, a few ten
+/// minutes late (far below the newest time seen by then).
+int64_t DrawTransitSeconds(std::mt19937_64& rng) {
+  const auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const auto chance = [&](double p) {
+    return std::uniform_real_distribution<double>()(rng) < p;
+  };
+  int64_t transit = uniform(0, 5);
+  if (chance(0.05)) {
+    transit = uniform(60, 600);
+  } else if (chance(0.15)) {
+    transit = uniform(5, 60);
+  }
+  return transit;
+}
+
+/// Puts `drawn` (rows with their arrival times) into `scenario` in arrival order, numbered,
+/// in files of 1..`max_file_rows` rows; file f is read by batch f / maxFilesPerTrigger.
+void ArrangeArrivals(std::vector<std::pair<int64_t, Event>> drawn, int max_file_rows,
+                     std::mt19937_64& rng, Scenario* scenario) {
+  std::stable_sort(drawn.begin(), drawn.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [arrival, event] : drawn) {
+    event.seq = static_cast<int64_t>(scenario->events.size());
+    scenario->events.push_back(std::move(event));
+  }
+  size_t at = 0;
+  while (at < scenario->events.size()) {
+    const auto size = std::min<size_t>(
+        static_cast<size_t>(std::uniform_int_distribution<int64_t>(1, max_file_rows)(rng)),
+        scenario->events.size() - at);
+    const int64_t batch = static_cast<int64_t>(scenario->file_sizes.size()) / scenario->max_files;
+    for (size_t i = at; i < at + size; ++i) {
+      scenario->events[i].batch = batch;
+    }
+    scenario->file_sizes.push_back(static_cast<int>(size));
+    at += size;
+  }
+  scenario->data_batches = static_cast<int>(scenario->events.back().batch) + 1;
+}
+
+/// The largest event time (ms) of `events`' rows in `batch`, if any.
+std::optional<int64_t> MaxEventMillis(const std::vector<Event>& events, int64_t batch) {
+  std::optional<int64_t> max_ms;
+  for (const Event& event : events) {
+    if (event.batch == batch) {
+      max_ms = std::max(max_ms.value_or(FloorDiv(event.ts, 1000)), FloorDiv(event.ts, 1000));
+    }
+  }
+  return max_ms;
+}
+
 Scenario MakeScenario(uint64_t seed, const Shape& shape) {
   std::mt19937_64 rng(seed);
   const auto uniform = [&](int64_t lo, int64_t hi) {
@@ -159,8 +217,7 @@ Scenario MakeScenario(uint64_t seed, const Shape& shape) {
   scenario.max_files = static_cast<int>(uniform(1, 3));
   const std::vector<std::string> countries = CountryNames(shape.keys);
 
-  // Draw rows, then order them by event time plus a random transit time: most arrive within
-  // seconds, some a minute late, a few ten minutes late (far below the newest time seen).
+  // Draw rows, then order them by event time plus a random transit time.
   std::vector<std::pair<int64_t, Event>> drawn;
   for (int i = 0; i < shape.rows; ++i) {
     Event event;
@@ -182,45 +239,16 @@ Scenario MakeScenario(uint64_t seed, const Shape& shape) {
     if (!chance(0.1)) {
       event.v = uniform(-50, 1000);
     }
-    int64_t transit = uniform(0, 5);
-    if (chance(0.05)) {
-      transit = uniform(60, 600);
-    } else if (chance(0.15)) {
-      transit = uniform(5, 60);
-    }
-    drawn.emplace_back(event.ts + transit * kSecond, std::move(event));
+    drawn.emplace_back(event.ts + DrawTransitSeconds(rng) * kSecond, std::move(event));
   }
-  std::stable_sort(drawn.begin(), drawn.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [arrival, event] : drawn) {
-    event.seq = static_cast<int64_t>(scenario.events.size());
-    scenario.events.push_back(std::move(event));
-  }
-
-  // Files of 1..30 rows; file f is read by batch f / maxFilesPerTrigger.
-  size_t at = 0;
-  while (at < scenario.events.size()) {
-    const auto size =
-        std::min<size_t>(static_cast<size_t>(uniform(1, 30)), scenario.events.size() - at);
-    const int64_t batch = static_cast<int64_t>(scenario.file_sizes.size()) / scenario.max_files;
-    for (size_t i = at; i < at + size; ++i) {
-      scenario.events[i].batch = batch;
-    }
-    scenario.file_sizes.push_back(static_cast<int>(size));
-    at += size;
-  }
-  scenario.data_batches = static_cast<int>(scenario.events.back().batch) + 1;
+  ArrangeArrivals(std::move(drawn), 30, rng, &scenario);
 
   // Watermarks: batch 0 uses 0; batch N+1 uses max(watermark of N, max event time of batches
   // up to N in ms - delay).
   scenario.watermark_ms.assign(1, 0);
   int64_t max_ms = 0;
   for (int batch = 0; batch < scenario.data_batches; ++batch) {
-    for (const Event& event : scenario.events) {
-      if (event.batch == batch) {
-        max_ms = std::max(max_ms, FloorDiv(event.ts, 1000));
-      }
-    }
+    max_ms = std::max(max_ms, MaxEventMillis(scenario.events, batch).value_or(0));
     scenario.watermark_ms.push_back(
         std::max(scenario.watermark_ms.back(), max_ms - scenario.delay_seconds * 1000));
   }
@@ -233,6 +261,107 @@ std::string EventJson(const Event& event) {
   return fmt::format(R"({{"seq":{},"country":"{}","ts":"{}","v":{},"b":{}}})", event.seq,
                      event.country, IsoMicros(event.ts),
                      event.v ? std::to_string(*event.v) : std::string("null"), event.batch);
+}
+
+/// How far after a left row a right row of the same key joins it.
+constexpr int64_t kJoinRangeSeconds = 60;
+
+/// The two sides of a stream-stream join (each with its own delay, files and
+/// maxFilesPerTrigger) and the watermarks of the batches reading them.
+struct JoinScenario {
+  Scenario left;
+  Scenario right;
+  int data_batches = 0;
+  /// The watermark (ms) each batch uses, data batches then the final no-data batch.
+  std::vector<int64_t> watermark_ms;
+  bool no_data_batch = false;
+
+  int Batches() const { return data_batches + (no_data_batch ? 1 : 0); }
+  std::optional<int64_t> LateWatermarkMicros(int64_t batch) const {
+    if (batch == 0) {
+      return std::nullopt;
+    }
+    return watermark_ms[static_cast<size_t>(batch - 1)] * 1000;
+  }
+  int64_t WatermarkMicros(int64_t batch) const {
+    return watermark_ms[static_cast<size_t>(batch)] * 1000;
+  }
+};
+
+/// Impressions (left) and clicks (right) by key: most clicks within a minute after an
+/// impression of their key (some exactly at either end), some just outside, some anywhere.
+JoinScenario MakeJoinScenario(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const auto chance = [&](double p) {
+    return std::uniform_real_distribution<double>()(rng) < p;
+  };
+  // Every other seed on a 10-second grid, so that rows sit at the range's and the
+  // watermarks' edges.
+  const int64_t step = seed % 2 == 0 ? 10 : 1;
+  JoinScenario join;
+  for (Scenario* side : {&join.left, &join.right}) {
+    side->seed = seed;
+    side->delay_seconds = uniform(1, 3) * 10;
+    side->max_files = static_cast<int>(uniform(1, 3));
+  }
+  const auto any_key = [&] {
+    return fmt::format("k{}", uniform(0, 11));
+  };
+  const auto any_time = [&] {
+    return kBase + uniform(0, 600 / step) * step * kSecond;
+  };
+  std::vector<std::pair<int64_t, Event>> left;
+  for (int i = 0; i < 100; ++i) {
+    Event event;
+    event.country = any_key();
+    event.ts = any_time();
+    event.v = i;
+    left.emplace_back(event.ts + DrawTransitSeconds(rng) * kSecond, event);
+  }
+  std::vector<std::pair<int64_t, Event>> right;
+  for (int i = 0; i < 100; ++i) {
+    Event event;
+    if (chance(0.6)) {
+      const Event& impression = left[static_cast<size_t>(uniform(0, 99))].second;
+      event.country = impression.country;
+      event.ts = impression.ts + uniform(-20 / step, 80 / step) * step * kSecond;
+    } else {
+      event.country = any_key();
+      event.ts = any_time();
+    }
+    event.v = i;
+    right.emplace_back(event.ts + DrawTransitSeconds(rng) * kSecond, event);
+  }
+  ArrangeArrivals(std::move(left), 20, rng, &join.left);
+  ArrangeArrivals(std::move(right), 20, rng, &join.right);
+  join.data_batches = std::max(join.left.data_batches, join.right.data_batches);
+
+  // Each withWatermark point: max event time seen - its delay, never decreasing; points that
+  // saw no row yet do not count. The query's watermark: the minimum of the points (Spark's
+  // default multipleWatermarkPolicy), never decreasing.
+  std::optional<int64_t> points[2];
+  join.watermark_ms.assign(1, 0);
+  for (int batch = 0; batch < join.data_batches; ++batch) {
+    std::optional<int64_t> combined;
+    for (int side = 0; side < 2; ++side) {
+      const Scenario& events = side == 0 ? join.left : join.right;
+      if (const std::optional<int64_t> max_ms = MaxEventMillis(events.events, batch)) {
+        const int64_t candidate = *max_ms - events.delay_seconds * 1000;
+        points[side] = std::max(points[side].value_or(candidate), candidate);
+      }
+      if (points[side]) {
+        combined = std::min(combined.value_or(*points[side]), *points[side]);
+      }
+    }
+    join.watermark_ms.push_back(
+        std::max(join.watermark_ms.back(), combined.value_or(join.watermark_ms.back())));
+  }
+  join.no_data_batch = join.watermark_ms[static_cast<size_t>(join.data_batches)] >
+                       join.watermark_ms[static_cast<size_t>(join.data_batches - 1)];
+  return join;
 }
 
 const char* SeedsOverride() {
@@ -310,6 +439,15 @@ class StatefulDifferentialTest : public ::testing::Test {
   /// order, so the source takes them in that order) and returns the streaming DataFrame.
   DataFrame Stream(const Scenario& scenario, const std::string& name) {
     const std::string input = dir_.Join(name + "/in");
+    WriteFiles(scenario, input);
+    return session_->ReadStream()
+        .Format("json")
+        .Schema(kEventsDdl)
+        .Option("maxFilesPerTrigger", std::to_string(scenario.max_files))
+        .Load(input);
+  }
+
+  static void WriteFiles(const Scenario& scenario, const std::string& input) {
     std::filesystem::create_directories(input);
     const auto newest = std::filesystem::file_time_type::clock::now();
     size_t at = 0;
@@ -324,11 +462,6 @@ class StatefulDifferentialTest : public ::testing::Test {
       }
       std::filesystem::last_write_time(path, newest - std::chrono::seconds(files - f));
     }
-    return session_->ReadStream()
-        .Format("json")
-        .Schema(kEventsDdl)
-        .Option("maxFilesPerTrigger", std::to_string(scenario.max_files))
-        .Load(input);
   }
 
   /// Runs `frame` to completion with Trigger.AvailableNow into foreachBatch.
@@ -621,6 +754,128 @@ class StatefulDifferentialTest : public ::testing::Test {
     EXPECT_GT(reentered, 0);
   }
 
+  /// A stream-stream join `how` ("INNER", "LEFT OUTER", "RIGHT OUTER", "FULL OUTER") on the key
+  /// and `r.ts BETWEEN l.ts AND l.ts + 1 minute`, in SQL: the pairs against DuckDB's join of
+  /// the rows the watermark kept, each in the batch of its later row; each kept row of an outer
+  /// side without a pair once, with NULLs, in the first batch whose state watermark reaches it
+  /// (left: the watermark - 1 minute - 1 ms, right: the watermark - 1 ms, by the range).
+  void CheckTimeRangeJoin(uint64_t seed, const std::string& how) {
+    std::string name = fmt::format("join_{}_{}", how.substr(0, how.find(' ')), seed);
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    SCOPED_TRACE(fmt::format("{}: rerun with STATEFUL_DIFF_SEEDS={}", name, seed));
+    const JoinScenario join = MakeJoinScenario(seed);
+    const Scenario* sides[2] = {&join.left, &join.right};
+    std::string streams[2];
+    std::string kept_rows[2];
+    std::vector<Event> kept[2];
+    for (int side = 0; side < 2; ++side) {
+      const std::string label = side == 0 ? "left" : "right";
+      const std::string input = dir_.Join(fmt::format("{}/{}", name, label));
+      WriteFiles(*sides[side], input);
+      streams[side] = fmt::format(
+          "STREAM read_files('{}', format => 'json', schema => '{}', maxFilesPerTrigger => {}) "
+          "WATERMARK ts DELAY OF INTERVAL {} SECONDS AS {}",
+          input, kEventsDdl, sides[side]->max_files, sides[side]->delay_seconds,
+          side == 0 ? "l" : "r");
+      Scenario survivors = *sides[side];
+      std::erase_if(survivors.events, [&](const Event& event) {
+        const std::optional<int64_t> late = join.LateWatermarkMicros(event.batch);
+        edges_ += late && event.ts == *late ? 1 : 0;
+        return late && event.ts <= *late;
+      });
+      kept[side] = survivors.events;
+      const std::string oracle = fmt::format("{}/oracle_{}", name, label);
+      std::filesystem::create_directories(dir_.Join(oracle));
+      kept_rows[side] = OracleRows(
+          WriteOracleRows(survivors, oracle, [](const Event&) { return std::vector<int64_t>{}; }));
+    }
+    const std::string columns =
+        "l.seq AS lseq, l.country AS lk, l.ts AS lts, l.b AS lb, r.seq AS rseq, "
+        "r.country AS rk, r.ts AS rts, r.b AS rb";
+    // A SQL pipeline (STREAM reads with WATERMARK clauses, Spark's time-range condition),
+    // run to completion (available-now); per batch its Delta sink's progress says how many
+    // rows it wrote.
+    const std::string table = name;
+    const std::string sql = fmt::format(
+        "CREATE OR REFRESH STREAMING TABLE {} AS SELECT {} FROM {} {} JOIN {} ON l.country = "
+        "r.country AND r.ts BETWEEN l.ts AND l.ts + INTERVAL {} SECONDS;",
+        table, columns, streams[0], how, streams[1], kJoinRangeSeconds);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Pipeline> pipeline,
+                         Pipeline::Parse(session_, sql, PipelineOptions()));
+    std::vector<StreamingQueryProgress> progress;
+    pipeline->OnEvent([&progress](const PipelineEvent& event) {
+      if (event.kind == PipelineEvent::Kind::kBatch) {
+        progress.push_back(*event.progress);
+      }
+    });
+    ASSERT_OK(pipeline->Run());
+    ASSERT_EQ(static_cast<int>(progress.size()), join.Batches());
+    ASSERT_OK_AND_ASSIGN(std::vector<Row> rows, session_->Table(table).Collect());
+
+    ASSERT_OK_AND_ASSIGN(
+        std::vector<std::string> pairs,
+        testing::OracleQuery(fmt::format(
+            "SELECT {} FROM {} l JOIN {} r ON l.country = r.country AND r.ts BETWEEN l.ts AND "
+            "l.ts + INTERVAL {} SECOND",
+            columns, kept_rows[0], kept_rows[1], kJoinRangeSeconds)));
+    std::map<int64_t, std::vector<std::string>> expected;
+    std::set<int64_t> paired[2];
+    for (const std::string& line : pairs) {
+      const auto row = nlohmann::json::parse(line);
+      paired[0].insert(row["lseq"].get<int64_t>());
+      paired[1].insert(row["rseq"].get<int64_t>());
+      expected[std::max(row["lb"].get<int64_t>(), row["rb"].get<int64_t>())].push_back(line);
+    }
+    const bool outer[2] = {how == "LEFT OUTER" || how == "FULL OUTER",
+                           how == "RIGHT OUTER" || how == "FULL OUTER"};
+    int64_t unmatched = 0;
+    for (int side = 0; side < 2; ++side) {
+      if (!outer[side]) {
+        continue;
+      }
+      // The side's state watermark: the query's - the range on the left; for an inclusive
+      // bound (BETWEEN) one millisecond lower, as Spark's StreamingJoinHelper makes it.
+      const int64_t below = (side == 0 ? kJoinRangeSeconds * kSecond : 0) + 1000;
+      for (const Event& event : kept[side]) {
+        if (paired[side].contains(event.seq)) {
+          continue;
+        }
+        for (int64_t batch = event.batch; batch < join.Batches(); ++batch) {
+          if (event.ts <= join.WatermarkMicros(batch) - below) {
+            // This side's columns with the row's values, the other side's NULL.
+            const auto columns_of = [&](const char* prefix, bool null) {
+              if (null) {
+                return fmt::format(R"("{0}seq":null,"{0}k":null,"{0}ts":null,"{0}b":null)", prefix);
+              }
+              return fmt::format(R"("{0}seq":{1},"{0}k":"{2}","{0}ts":"{3}","{0}b":{4})", prefix,
+                                 event.seq, event.country, IsoMicros(event.ts), event.batch);
+            };
+            const std::string line =
+                "{" + columns_of("l", side != 0) + "," + columns_of("r", side != 1) + "}";
+            expected[batch].push_back(line);
+            ++unmatched;
+            break;
+          }
+        }
+      }
+    }
+    std::vector<std::string> all;
+    for (int64_t batch = 0; batch < join.Batches(); ++batch) {
+      const std::vector<std::string>& want = expected[batch];
+      all.insert(all.end(), want.begin(), want.end());
+      EXPECT_EQ(progress[static_cast<size_t>(batch)].sink.num_output_rows,
+                static_cast<int64_t>(want.size()))
+          << "batch " << batch << " of " << join.Batches();
+    }
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(Difference(testing::SortedJson(rows), all), "");
+    EXPECT_GT(pairs.size(), 0U);
+    if (outer[0] || outer[1]) {
+      EXPECT_GT(unmatched, 0);
+    }
+  }
+
   /// The default seeds were picked so that some row (window) of theirs sits exactly at the
   /// late-row watermark.
   void ExpectEdgesCovered() const {
@@ -683,6 +938,22 @@ TEST_F(StatefulDifferentialTest, DropDuplicatesWithinWatermarkPassesAKeyAgainAft
   for (const uint64_t seed : Seeds({21, 22, 23, 24})) {
     CheckDropDuplicatesWithinWatermark(seed);
   }
+}
+
+TEST_F(StatefulDifferentialTest, InnerTimeRangeJoinEmitsEachPairOfKeptRowsOnce) {
+  for (const uint64_t seed : Seeds({31, 32, 48, 68})) {
+    CheckTimeRangeJoin(seed, "INNER");
+  }
+  ExpectEdgesCovered();
+}
+
+TEST_F(StatefulDifferentialTest, OuterTimeRangeJoinsEmitEachUnmatchedKeptRowOnce) {
+  for (const uint64_t seed : Seeds({41, 42, 43, 44})) {
+    CheckTimeRangeJoin(seed, "LEFT OUTER");
+    CheckTimeRangeJoin(seed + 10, "RIGHT OUTER");
+    CheckTimeRangeJoin(seed + 20, "FULL OUTER");
+  }
+  ExpectEdgesCovered();
 }
 
 }  // namespace
