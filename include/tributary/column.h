@@ -75,6 +75,10 @@ Column Lit(std::string_view value);
 Column Lit(const char* value);
 /// NULL (of the null type; it takes the type its context needs).
 Column LitNull();
+/// A SQL expression (Spark's functions.expr): Expr("click_time BETWEEN impression_time AND
+/// impression_time + INTERVAL 10 MINUTES"). Text that does not parse fails where the column is
+/// used, with the parser's message.
+Column Expr(std::string_view sql);
 
 /// Operators as SQL: arithmetic is ANSI (overflow and division by zero are errors), AND/OR/NOT
 /// three-valued.

@@ -3,6 +3,7 @@
 #include "api/api_access.h"
 #include "columnar/sql_type_parser.h"
 #include "expr/expression.h"
+#include "sql/parser.h"
 
 namespace tributary {
 
@@ -152,6 +153,14 @@ Column Lit(const char* value) {
 }
 Column LitNull() {
   return Wrap(expr::Lit(expr::Scalar::Null()));
+}
+Column Expr(std::string_view sql) {
+  auto parsed = sql::ParseExpression(sql);
+  if (!parsed.ok()) {
+    return ApiAccess::WithError(Wrap(expr::Lit(expr::Scalar::Null())),
+                                "Expr: " + parsed.status().ToString());
+  }
+  return Wrap(*parsed);
 }
 
 Column operator+(const Column& a, const Column& b) {

@@ -196,6 +196,27 @@ TEST_F(DataFrameTest, WithColumnDropRenameAndCaseWhen) {
                                       R"({"id":2,"latency":74,"slow":"yes"})"));
 }
 
+TEST_F(DataFrameTest, ExprColumnsAreSqlExpressions) {
+  // Spark's functions.expr: a SQL expression where a Column goes, mixed with built columns.
+  DataFrame result =
+      Events()
+          .Filter(Expr("country IN ('DE', 'FR') AND latency_ms BETWEEN 100 AND 600"))
+          .Select({Col("id"),
+                   Expr("CASE WHEN status = 'ok' THEN bytes ELSE -bytes END").Alias("signed_bytes"),
+                   (Expr("id % 7") + Lit(1)).Alias("bucket")});
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> rows, result.Collect());
+  EXPECT_EQ(Sorted(Json(rows)),
+            Sorted(Duck("SELECT id, CASE WHEN status = 'ok' THEN bytes ELSE -bytes END AS "
+                        "signed_bytes, id % 7 + 1 AS bucket FROM " +
+                        DuckEvents() +
+                        " WHERE country IN ('DE', 'FR') AND latency_ms BETWEEN 100 AND 600")));
+  EXPECT_FALSE(rows.empty());
+  // Text that does not parse fails where the column is used, naming the function.
+  DataFrame bad = Events().Filter(Expr("id >"));
+  EXPECT_FALSE(bad.Status().ok());
+  EXPECT_THAT(bad.Status().ToString(), HasSubstr("Expr: "));
+}
+
 TEST_F(DataFrameTest, ErrorsNameTheColumnAndSurfaceAtTheAction) {
   DataFrame bad = Events().Filter(Col("contry") == Lit("DE")).Select({"id"});
   EXPECT_FALSE(bad.Status().ok());

@@ -405,6 +405,39 @@ TEST_F(StreamJoinTest, DataFrameJoinOnAWatermarkedKey) {
   EXPECT_THAT(emitted.Batch(2), ElementsAre(R"({"id":2,"lv":"b","rv":null})"));
 }
 
+TEST_F(StreamJoinTest, DataFrameTimeRangeJoinThroughExprMatchesTheSqlPipeline) {
+  // The time-range left outer join of LeftOuterJoinEmitsAnUnmatchedRowOnceTheWatermarkPasses
+  // It, written with the DataFrame API: the range condition as a SQL expression (Expr, Spark's
+  // functions.expr), each step one AvailableNow run on one checkpoint.
+  const auto read = [&](const std::string& side, const std::string& schema, const std::string& time,
+                        const std::string& alias) {
+    return session_->ReadStream()
+        .Format("json")
+        .Schema(schema)
+        .Option("maxFilesPerTrigger", "1")
+        .Load(dir_.Join(side))
+        .WithWatermark(time, "10 minutes")
+        .Alias(alias);
+  };
+  Emitted emitted;
+  for (int step = 0; step < 3; ++step) {
+    WriteStep(step);
+    const DataFrame left = read("left", "id BIGINT, lts TIMESTAMP, lv STRING", "lts", "l");
+    const DataFrame right = read("right", "id BIGINT, rts TIMESTAMP, rv STRING", "rts", "r");
+    const DataFrame joined =
+        left.Join(right,
+                  Col("l.id") == Col("r.id") &&
+                      Expr("r.rts BETWEEN l.lts AND l.lts + INTERVAL 5 MINUTES"),
+                  "left_outer")
+            .Select({Col("l.id"), Col("l.lv"), Col("r.rv")});
+    Run(joined, "expr_range", &emitted);
+  }
+  EXPECT_THAT(emitted.All(),
+              ElementsAre(R"({"id":1,"lv":"a","rv":"x"})", R"({"id":2,"lv":"b","rv":null})",
+                          R"({"id":3,"lv":"c","rv":null})", R"({"id":4,"lv":"d","rv":"w"})"));
+  EXPECT_EQ(emitted.DroppedByWatermark(), 1);
+}
+
 TEST_F(StreamJoinTest, RestartingMidStreamGivesTheUninterruptedOutput) {
   // Without no-data batches a run's batches are the same whether it stops between steps or
   // not: batch k reads step k's files.
