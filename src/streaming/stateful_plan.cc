@@ -44,16 +44,10 @@ void CollectColumns(const expr::BoundExpression& e, std::vector<int>* out) {
   }
 }
 
-/// The watermark an expression's value carries: a column passed through, or a window computed
-/// from event-time columns only.
-std::optional<EventTimeColumn> ExpressionEventTime(const expr::BoundExpression& e,
-                                                   const EventTimes& input) {
-  if (e.GetOp() == expr::Op::kColumn) {
-    return input[static_cast<size_t>(e.Index())];
-  }
-  if (!IsWindowType(*e.Type())) {
-    return std::nullopt;
-  }
+/// The event time of a window struct (or windows) computed from `e`'s columns: a window of the
+/// largest delay when every column `e` reads carries a watermark.
+std::optional<EventTimeColumn> WindowEventTime(const expr::BoundExpression& e,
+                                               const EventTimes& input) {
   std::vector<int> columns;
   CollectColumns(e, &columns);
   if (columns.empty()) {
@@ -68,6 +62,19 @@ std::optional<EventTimeColumn> ExpressionEventTime(const expr::BoundExpression& 
     window.delay_micros = std::max(window.delay_micros, source->delay_micros);
   }
   return window;
+}
+
+/// The watermark an expression's value carries: a column passed through, or a window computed
+/// from event-time columns only.
+std::optional<EventTimeColumn> ExpressionEventTime(const expr::BoundExpression& e,
+                                                   const EventTimes& input) {
+  if (e.GetOp() == expr::Op::kColumn) {
+    return input[static_cast<size_t>(e.Index())];
+  }
+  if (!IsWindowType(*e.Type())) {
+    return std::nullopt;
+  }
+  return WindowEventTime(e, input);
 }
 
 bool IsStreamStreamJoin(const plan::LogicalPlan& node) {
@@ -729,8 +736,17 @@ EventTimes EventTimeColumns(const plan::LogicalPlan& plan) {
       return times;
     }
     case plan::PlanKind::kGenerate: {
-      EventTimes times = EventTimeColumns(plan.Input());
+      const EventTimes input = EventTimeColumns(plan.Input());
+      EventTimes times = input;
       times.resize(n);
+      // A sliding window (explode of time_windows(ts, ...), plan_builder's TimeWindowing) has
+      // the watermark of its time column, as Spark's TimeWindowing marks it.
+      const expr::BoundExpression& collection = *plan.As<plan::GenerateNode>().Spec().collection;
+      for (size_t c = input.size(); c < n; ++c) {
+        if (IsWindowType(*plan.Schema()->FieldAt(static_cast<int>(c)).Type())) {
+          times[c] = WindowEventTime(collection, input);
+        }
+      }
       return times;
     }
     case plan::PlanKind::kUnion: {

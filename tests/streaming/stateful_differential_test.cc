@@ -913,13 +913,9 @@ TEST_F(StatefulDifferentialTest, CompleteModeEmitsTheWholeResultSoFarEveryBatch)
   }
 }
 
-// Disabled: a sliding window() of a watermarked column does not carry the watermark (the
-// explode of time_windows(...) loses it in streaming/stateful_plan.cc's EventTimeColumns,
-// kGenerate), so append mode is refused ("Append output mode not supported when there are
-// streaming aggregations ... without watermark") and update mode neither drops late rows nor
-// evicts nor runs the no-data batch. Spark's TimeWindowing gives the window column the time
-// column's watermark. Seed 101 reproduces both.
-TEST_F(StatefulDifferentialTest, DISABLED_SlidingWindowsDropLateRowsPerWindowInEveryMode) {
+// A sliding window() of a watermarked column carries the watermark (Spark's TimeWindowing):
+// a row is late per window, by each window's end, and append mode emits each closed window once.
+TEST_F(StatefulDifferentialTest, SlidingWindowsDropLateRowsPerWindowInEveryMode) {
   for (const uint64_t seed : Seeds({101, 102})) {
     for (const char* mode : {"append", "update", "complete"}) {
       CheckWindowedAggregation(seed, kSliding, mode);
