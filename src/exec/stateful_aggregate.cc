@@ -99,37 +99,16 @@ Status StatefulAggregateOperator::CacheGroup(size_t partition, std::string_view 
       static_cast<int64_t>(value.size()) - static_cast<int64_t>(found->second.value.size());
   found->second.event_time = event_time;
   found->second.value.assign(value);
-  if (cache_->bytes > AggregateStateCache::kMaxBytes) {
-    cache_->disabled = true;
-    cache_->partitions.clear();
-    cache_->bytes = 0;
-    cache_ = nullptr;
-  }
+  DropStateCacheIfTooLarge(&cache_);
   return Status::OK();
 }
 
 Status StatefulAggregateOperator::TakeCache() {
-  cache_ = nullptr;
-  if (!runtime_->state_version) {
+  bool rebuild = false;
+  cache_ = TakeStateCache(*runtime_, runtime_->aggregate_cache, &rebuild);
+  if (!rebuild) {
     return Status::OK();
   }
-  std::shared_ptr<AggregateStateCache>& cache = runtime_->aggregate_cache;
-  if (cache == nullptr) {
-    cache = std::make_shared<AggregateStateCache>();
-  }
-  if (cache->disabled) {
-    return Status::OK();
-  }
-  const bool valid = cache->version == *runtime_->state_version &&
-                     cache->partitions.size() == runtime_->partitions.size();
-  // Stale until this batch ends well: a failure leaves groups half updated.
-  cache->version = -1;
-  cache_ = cache.get();
-  if (valid) {
-    return Status::OK();
-  }
-  cache_->partitions.assign(runtime_->partitions.size(), {});
-  cache_->bytes = 0;
   for (size_t p = 0; p < runtime_->partitions.size() && cache_ != nullptr; ++p) {
     TRIBUTARY_RETURN_NOT_OK(
         runtime_->partitions[p]->ForEach([&](std::string_view key, std::string_view value) {

@@ -23,7 +23,7 @@ namespace tributary::exec {
 /// watermark evicts. It is a copy of the stores' content at one version, used only by the
 /// batch that loads that version: any other (a batch re-run after a failure, a restart)
 /// rebuilds it from the stores with one scan. Dropped for good once the state outgrows
-/// kMaxBytes: state larger than memory lives in the stores alone.
+/// kStateCacheMaxBytes: state larger than memory lives in the stores alone.
 struct AggregateStateCache {
   struct Group {
     /// The event time in the key (a window by its end); nullopt when null or not keyed by one.
@@ -31,12 +31,11 @@ struct AggregateStateCache {
     /// The state value, as stored.
     std::string value;
   };
-  static constexpr int64_t kMaxBytes = int64_t{64} << 20;
   /// What a group costs beside its key and value bytes: a std::map node, two string headers.
   static constexpr int64_t kGroupOverhead = 96;
   /// The store version the groups are; -1 while a batch changes them (stale if it fails).
   int64_t version = -1;
-  /// Set once the state outgrew kMaxBytes: never rebuilt again.
+  /// Set once the state outgrew kStateCacheMaxBytes: never rebuilt again.
   bool disabled = false;
   /// Per partition: key -> group, in key byte order (the stores' ForEach order).
   std::vector<std::map<std::string, Group, std::less<>>> partitions;

@@ -27,6 +27,11 @@
 namespace tributary::exec {
 
 struct AggregateStateCache;
+struct JoinStateCache;
+
+/// How much state an operator keeps in memory across micro-batches (an AggregateStateCache, a
+/// JoinStateCache) before dropping it for good: beyond, its state lives in the stores alone.
+inline constexpr int64_t kStateCacheMaxBytes = int64_t{64} << 20;
 
 /// Spark's output modes (OutputMode.Append/Update/Complete).
 enum class OutputMode {
@@ -101,6 +106,8 @@ struct StatefulOperatorRuntime {
   std::optional<int64_t> state_version;
   /// A streaming aggregation's groups kept in memory across batches (exec/stateful_aggregate.h).
   std::shared_ptr<AggregateStateCache> aggregate_cache;
+  /// A stream-stream join's rows kept in memory across batches (exec/streaming_join.h).
+  std::shared_ptr<JoinStateCache> join_cache;
   /// Filled by the operator; reset by the streaming layer before each batch.
   StateOperatorMetrics metrics;
 };

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -50,6 +51,47 @@ Result<std::optional<int64_t>> EventTimeInKey(std::span<const columnar::DataType
 inline StateStore& PartitionOfKey(const StatefulOperatorRuntime& runtime, std::string_view key) {
   const auto partitions = static_cast<int32_t>(runtime.partitions.size());
   return *runtime.partitions[static_cast<size_t>(StablePartition(key, partitions))];
+}
+
+/// An operator's state kept in memory across micro-batches (`cache`, its runtime's
+/// aggregate_cache or join_cache; created here when absent) for this batch: nullptr without a
+/// runtime state_version or once the cache was disabled. Else the cache, marked stale until
+/// the batch ends well (a failure leaves it half updated); `*rebuild` is set, and its
+/// partitions emptied, when it does not hold the version the batch loaded.
+template <typename Cache>
+Cache* TakeStateCache(const StatefulOperatorRuntime& runtime, std::shared_ptr<Cache>& cache,
+                      bool* rebuild) {
+  *rebuild = false;
+  if (!runtime.state_version) {
+    return nullptr;
+  }
+  if (cache == nullptr) {
+    cache = std::make_shared<Cache>();
+  }
+  if (cache->disabled) {
+    return nullptr;
+  }
+  const bool valid = cache->version == *runtime.state_version &&
+                     cache->partitions.size() == runtime.partitions.size();
+  cache->version = -1;
+  if (!valid) {
+    cache->partitions.assign(runtime.partitions.size(), {});
+    cache->bytes = 0;
+    *rebuild = true;
+  }
+  return cache.get();
+}
+
+/// Drops `*cache` for good (disabled, emptied, `*cache` set to nullptr) once it holds more than
+/// kStateCacheMaxBytes: beyond, the state lives in the stores alone.
+template <typename Cache>
+void DropStateCacheIfTooLarge(Cache** cache) {
+  if (*cache != nullptr && (*cache)->bytes > kStateCacheMaxBytes) {
+    (*cache)->disabled = true;
+    (*cache)->partitions.clear();
+    (*cache)->bytes = 0;
+    *cache = nullptr;
+  }
 }
 
 /// Sets the metrics that describe the stores after the batch: num_rows_total and

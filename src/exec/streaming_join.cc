@@ -23,6 +23,7 @@
 #include "exec/streaming_join.h"
 
 #include <cstring>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -192,6 +193,51 @@ Status StreamingJoinOperator::Start() {
           (side == 0 ? left_keys : right_keys)[static_cast<size_t>(eviction.column)]->ToString()));
     }
   }
+  return TakeCache();
+}
+
+Status StreamingJoinOperator::TakeCache() {
+  bool rebuild = false;
+  cache_ = TakeStateCache(*runtime_, runtime_->join_cache, &rebuild);
+  if (!rebuild) {
+    return Status::OK();
+  }
+  for (size_t p = 0; p < runtime_->partitions.size() && cache_ != nullptr; ++p) {
+    auto& keys = cache_->partitions[p];
+    // A key's row entries arrive together, in index order.
+    auto current = keys.end();
+    TRIBUTARY_RETURN_NOT_OK(runtime_->partitions[p]->ForEach([&](std::string_view entry,
+                                                                 std::string_view value) {
+      if (cache_ == nullptr || entry.size() < kEntryPrefixSize + kIndexSize ||
+          entry[1] != kRowEntry || static_cast<uint8_t>(entry[0]) > 1) {
+        return Status::OK();
+      }
+      TRIBUTARY_RETURN_NOT_OK(CheckRowValue(value));
+      const auto side = static_cast<size_t>(static_cast<uint8_t>(entry[0]));
+      const std::string_view key =
+          entry.substr(kEntryPrefixSize, entry.size() - kEntryPrefixSize - kIndexSize);
+      if (current == keys.end() || current->first != key) {
+        bool inserted = false;
+        std::tie(current, inserted) = keys.try_emplace(std::string(key));
+        if (inserted) {
+          cache_->bytes += static_cast<int64_t>(key.size()) + JoinStateCache::kKeyOverhead;
+        }
+      }
+      uint64_t index = 0;
+      for (size_t b = entry.size() - kIndexSize; b < entry.size(); ++b) {
+        index = (index << 8) | static_cast<uint8_t>(entry[b]);
+      }
+      std::vector<std::string>& rows = current->second[side];
+      if (index != rows.size()) {
+        return Status::Corruption(fmt::format(
+            "stream-stream join state holds row {} of a key after {} rows", index, rows.size()));
+      }
+      rows.emplace_back(value);
+      cache_->bytes += static_cast<int64_t>(value.size()) + JoinStateCache::kRowOverhead;
+      DropStateCacheIfTooLarge(&cache_);
+      return Status::OK();
+    }));
+  }
   return Status::OK();
 }
 
@@ -264,16 +310,31 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
 
   // The other side's rows of each distinct key (a NULL in the key never matches): their
   // values, and where each group's rows begin among them.
-  std::vector<std::string> fetched;
+  // `fetched` points into the cache, or into `read` when the rows come from the stores.
+  std::vector<std::string> read;
+  std::vector<std::string*> fetched;
   std::vector<int64_t> fetched_index;
   std::vector<size_t> group_begin(groups + 1, 0);
   std::string entry_key;
   for (size_t g = 0; g < groups; ++g) {
-    group_begin[g] = fetched.size();
+    group_begin[g] = cache_ != nullptr ? fetched.size() : read.size();
     if (keys.has_null[static_cast<size_t>(first_row[g])] != 0) {
       continue;
     }
     const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
+    if (cache_ != nullptr) {
+      auto& cached = cache_->partitions[PartitionIndex(key)];
+      const auto found = cached.find(key);
+      if (found == cached.end()) {
+        continue;
+      }
+      std::vector<std::string>& other_rows = found->second[static_cast<size_t>(other)];
+      for (size_t index = 0; index < other_rows.size(); ++index) {
+        fetched.push_back(&other_rows[index]);
+        fetched_index.push_back(static_cast<int64_t>(index));
+      }
+      continue;
+    }
     StateStore& store = PartitionOfKey(runtime, key);
     TRIBUTARY_ASSIGN_OR_RAISE(int64_t count, ReadCount(store, other, key, &entry_key));
     for (int64_t index = 0; index < count; ++index) {
@@ -284,8 +345,13 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
             fmt::format("stream-stream join state lacks row {} of a key holding {}", index, count));
       }
       TRIBUTARY_RETURN_NOT_OK(CheckRowValue(*value));
-      fetched.push_back(std::move(*value));
+      read.push_back(std::move(*value));
       fetched_index.push_back(index);
+    }
+  }
+  if (cache_ == nullptr) {
+    for (std::string& value : read) {
+      fetched.push_back(&value);
     }
   }
   group_begin[groups] = fetched.size();
@@ -293,9 +359,9 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
   std::vector<uint8_t> state_matched;
   fetched_rows.reserve(fetched.size());
   state_matched.reserve(fetched.size());
-  for (const std::string& value : fetched) {
-    fetched_rows.push_back(std::string_view(value).substr(kRowValueHeaderSize));
-    state_matched.push_back(static_cast<uint8_t>(value[1]));
+  for (const std::string* value : fetched) {
+    fetched_rows.push_back(std::string_view(*value).substr(kRowValueHeaderSize));
+    state_matched.push_back(static_cast<uint8_t>((*value)[1]));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(
       RecordBatchPtr state_rows,
@@ -393,10 +459,10 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
           continue;
         }
         const std::string_view key = distinct.KeyOf(static_cast<int64_t>(g));
-        fetched[j][1] = 1;
+        (*fetched[j])[1] = 1;
         RowEntryKey(other, key, static_cast<uint64_t>(fetched_index[j]), &entry_key);
         TRIBUTARY_RETURN_NOT_OK(
-            PartitionOfKey(runtime, key).PutKnown(entry_key, fetched[j], /*exists=*/true));
+            PartitionOfKey(runtime, key).PutKnown(entry_key, *fetched[j], /*exists=*/true));
       }
     }
   }
@@ -422,6 +488,8 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
   // Per group: the count of this side's rows of the key before the batch, then the next index.
   std::vector<int64_t> stored_count(groups, -1);
   std::vector<int64_t> next_index(groups, -1);
+  // Per group: this side's cached rows of the key.
+  std::vector<std::vector<std::string>*> cached_rows(cache_ != nullptr ? groups : 0, nullptr);
   std::string value;
   for (int64_t i = 0; i < rows; ++i) {
     const auto r = static_cast<size_t>(i);
@@ -435,7 +503,18 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
     const size_t partition = PartitionIndex(key);
     StateStore& store = *runtime.partitions[partition];
     if (next_index[g] < 0) {
-      TRIBUTARY_ASSIGN_OR_RAISE(stored_count[g], ReadCount(store, side, key, &entry_key));
+      if (cache_ != nullptr) {
+        auto& cached = cache_->partitions[partition];
+        auto found = cached.find(key);
+        if (found == cached.end()) {
+          found = cached.try_emplace(std::string(key)).first;
+          cache_->bytes += static_cast<int64_t>(key.size()) + JoinStateCache::kKeyOverhead;
+        }
+        cached_rows[g] = &found->second[static_cast<size_t>(side)];
+        stored_count[g] = static_cast<int64_t>(cached_rows[g]->size());
+      } else {
+        TRIBUTARY_ASSIGN_OR_RAISE(stored_count[g], ReadCount(store, side, key, &entry_key));
+      }
       next_index[g] = stored_count[g];
     }
     value.assign(1, kStateFormatVersion);
@@ -443,6 +522,10 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
     value.append(values.Key(i));
     RowEntryKey(side, key, static_cast<uint64_t>(next_index[g]), &entry_key);
     TRIBUTARY_RETURN_NOT_OK(store.PutKnown(entry_key, value, /*exists=*/false));
+    if (cache_ != nullptr) {
+      cache_->bytes += static_cast<int64_t>(value.size()) + JoinStateCache::kRowOverhead;
+      cached_rows[g]->push_back(value);
+    }
     ++next_index[g];
     ++state_.row_delta[partition];
     ++runtime.metrics.num_rows_updated;
@@ -457,6 +540,7 @@ Status StreamingJoinOperator::JoinBatch(int side, RecordBatchPtr batch) {
         PartitionOfKey(runtime, key)
             .PutKnown(entry_key, CountValue(next_index[g]), /*exists=*/stored_count[g] > 0));
   }
+  DropStateCacheIfTooLarge(&cache_);
   return Status::OK();
 }
 
@@ -489,18 +573,18 @@ Status StreamingJoinOperator::Evict() {
     StateStore& store = *runtime_->partitions[partition];
     // Removes what the watermark passed among the gathered rows of one key (swap-last: the
     // last row moves into a hole) and rewrites the moved rows, the tail and the count.
-    const auto settle = [&](int side) -> Status {
+    // `rows` are the key's rows in index order (the cache's, changed in place, or gathered).
+    const auto settle = [&](int side, std::string_view key,
+                            std::vector<std::string>& rows) -> Status {
       SideEviction& eviction = sides[static_cast<size_t>(side)];
-      std::vector<std::string>& rows = eviction.rows;
-      if (rows.empty()) {
+      if (rows.empty() || !eviction.active) {
         return Status::OK();
       }
       const size_t count = rows.size();
       if (eviction.by_key) {
         TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> key_time,
-                                  EventTimeInKey(key_types_, eviction.column, eviction.key));
+                                  EventTimeInKey(key_types_, eviction.column, key));
         if (!key_time || *key_time > eviction.watermark) {
-          rows.clear();
           return Status::OK();
         }
       }
@@ -529,6 +613,9 @@ Status StreamingJoinOperator::Evict() {
         }
         ++runtime_->metrics.num_rows_removed;
         --state_.row_delta[partition];
+        if (cache_ != nullptr) {
+          cache_->bytes -= static_cast<int64_t>(rows[i].size()) + JoinStateCache::kRowOverhead;
+        }
         rows[i] = std::move(rows.back());
         origin[i] = origin[rows.size() - 1];
         rows.pop_back();
@@ -537,23 +624,37 @@ Status StreamingJoinOperator::Evict() {
       if (rows.size() < count) {
         for (size_t index = 0; index < rows.size(); ++index) {
           if (origin[index] != index) {
-            RowEntryKey(side, eviction.key, index, &entry_key);
+            RowEntryKey(side, key, index, &entry_key);
             TRIBUTARY_RETURN_NOT_OK(store.PutKnown(entry_key, rows[index], /*exists=*/true));
           }
         }
         for (size_t index = rows.size(); index < count; ++index) {
-          RowEntryKey(side, eviction.key, index, &entry_key);
+          RowEntryKey(side, key, index, &entry_key);
           TRIBUTARY_RETURN_NOT_OK(store.RemoveExisting(entry_key));
         }
-        CountEntryKey(side, eviction.key, &entry_key);
+        CountEntryKey(side, key, &entry_key);
         TRIBUTARY_RETURN_NOT_OK(
             rows.empty() ? store.RemoveExisting(entry_key)
                          : store.PutKnown(entry_key, CountValue(static_cast<int64_t>(rows.size())),
                                           /*exists=*/true));
       }
-      rows.clear();
       return Status::OK();
     };
+    if (cache_ != nullptr) {
+      auto& keys = cache_->partitions[partition];
+      for (auto it = keys.begin(); it != keys.end();) {
+        JoinStateCache::KeyRows& rows = it->second;
+        TRIBUTARY_RETURN_NOT_OK(settle(0, it->first, rows[0]));
+        TRIBUTARY_RETURN_NOT_OK(settle(1, it->first, rows[1]));
+        if (!rows[0].empty() || !rows[1].empty()) {
+          ++it;
+          continue;
+        }
+        cache_->bytes -= static_cast<int64_t>(it->first.size()) + JoinStateCache::kKeyOverhead;
+        it = keys.erase(it);
+      }
+      continue;
+    }
     // One pass over the partition: a key's row entries arrive together, in index order, so
     // each key is settled when the next begins (writes made meanwhile are not seen by it).
     TRIBUTARY_RETURN_NOT_OK(store.ForEach([&](std::string_view entry, std::string_view value) {
@@ -570,15 +671,18 @@ Status StreamingJoinOperator::Evict() {
       const std::string_view join_key =
           entry.substr(kEntryPrefixSize, entry.size() - kEntryPrefixSize - kIndexSize);
       if (join_key != eviction.key) {
-        TRIBUTARY_RETURN_NOT_OK(settle(side));
+        TRIBUTARY_RETURN_NOT_OK(settle(side, eviction.key, eviction.rows));
+        eviction.rows.clear();
         eviction.key.assign(join_key);
       }
       eviction.rows.emplace_back(value);
       return Status::OK();
     }));
     for (int side = 0; side < 2; ++side) {
-      TRIBUTARY_RETURN_NOT_OK(settle(side));
-      sides[static_cast<size_t>(side)].key.clear();
+      SideEviction& eviction = sides[static_cast<size_t>(side)];
+      TRIBUTARY_RETURN_NOT_OK(settle(side, eviction.key, eviction.rows));
+      eviction.rows.clear();
+      eviction.key.clear();
     }
   }
   // The left side's unmatched rows, then the right side's, with NULLs for the other side.
@@ -638,6 +742,10 @@ Result<RecordBatchPtr> StreamingJoinOperator::Next() {
     TRIBUTARY_RETURN_NOT_OK(Evict().WithContext("stream-stream join"));
     runtime_->metrics.all_removals_time_ms += MillisSince(removals_start);
     TRIBUTARY_RETURN_NOT_OK(FinishBatch().WithContext("stream-stream join"));
+    if (cache_ != nullptr) {
+      // What the stores hold once the streaming layer commits this batch.
+      cache_->version = *runtime_->state_version + 1;
+    }
   }
 }
 

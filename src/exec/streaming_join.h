@@ -6,6 +6,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -20,6 +22,30 @@ namespace tributary::exec {
 
 /// Spark's progress name of the operator.
 inline constexpr std::string_view kStreamingJoinOperatorName = "symmetricHashJoin";
+
+/// A stream-stream join's state kept in memory from one micro-batch to the next (in its
+/// runtime), so a batch probes, appends and evicts rows without reading the stores; it still
+/// writes every change to them, entry for entry as without it. A copy of the stores' rows at
+/// one version, used only by the batch that loads that version: any other (a re-run after a
+/// failure, a restart) rebuilds it with one scan of each partition. Dropped for good once it
+/// outgrows kStateCacheMaxBytes.
+struct JoinStateCache {
+  /// Per side (0 left, 1 right): the key's row entries' values as stored (format, matched,
+  /// row), by index.
+  using KeyRows = std::array<std::vector<std::string>, 2>;
+  /// What a key costs beside its bytes: a std::map node and the vectors' headers.
+  static constexpr int64_t kKeyOverhead = 128;
+  /// What a row costs beside its value bytes: a string header.
+  static constexpr int64_t kRowOverhead = 32;
+  /// The store version the rows are; -1 while a batch changes them (stale if it fails).
+  int64_t version = -1;
+  /// Set once the state outgrew kStateCacheMaxBytes: never rebuilt again.
+  bool disabled = false;
+  /// Per partition: grouping-encoded join key -> its rows, in key byte order.
+  std::vector<std::map<std::string, KeyRows, std::less<>>> partitions;
+  /// Keys, values and overheads.
+  int64_t bytes = 0;
+};
 
 /// One micro-batch of a stream-stream join (the node's kInner, kLeft, kRight, kFull or
 /// kLeftSemi; others are InvalidArgument). Per batch, with the node's runtime:
@@ -43,6 +69,7 @@ inline constexpr std::string_view kStreamingJoinOperatorName = "symmetricHashJoi
 /// the left side's outer rows, then the right side's. Metrics: num_rows_total (rows of both
 /// sides in state after the batch, as Spark counts keyWithIndexToValue's keys),
 /// num_rows_updated (rows stored), num_rows_removed (rows evicted), dropped by watermark, times.
+/// With a runtime state_version the rows also live in runtime.join_cache across batches.
 /// Errors: InvalidArgument for a bad node or a runtime without partitions, Corruption for
 /// state it cannot read.
 class StreamingJoinOperator final : public Operator {
@@ -68,6 +95,10 @@ class StreamingJoinOperator final : public Operator {
   };
 
   Status Start();
+  /// Sets cache_ to the runtime's cache made valid for this batch (rebuilt from the stores
+  /// when its version is not the one loaded) and marks it stale until the batch succeeds;
+  /// none without a state version or once disabled.
+  Status TakeCache();
   /// Joins one input batch of `side` (0 left, 1 right) with the other side's state, updates
   /// the matched flags, stores the batch's rows and queues the output.
   Status JoinBatch(int side, RecordBatchPtr batch);
@@ -94,6 +125,8 @@ class StreamingJoinOperator final : public Operator {
   std::array<SchemaPtr, 2> side_schemas_;
   std::array<std::vector<DataTypePtr>, 2> side_types_;
   std::vector<DataTypePtr> key_types_;
+  /// The runtime's cache while this batch may use it, else nullptr.
+  JoinStateCache* cache_ = nullptr;
   State state_;
 };
 

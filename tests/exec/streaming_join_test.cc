@@ -606,6 +606,106 @@ TEST_P(StreamingJoinWatermarkTest, EqualsTheBatchJoinOfTheRowsNotLate) {
   EXPECT_GT(removed_before_last, 0);
 }
 
+// The same batches with and without the rows kept in memory across batches (a runtime
+// state_version, as the streaming layer sets it): same rows in the same order, same metrics,
+// same store entries, also when a batch loads a version the memory does not hold (from then
+// on the rows in memory are rebuilt from the stores).
+class StreamingJoinCacheTest : public ::testing::TestWithParam<JoinType> {};
+
+TEST_P(StreamingJoinCacheTest, RowsKeptInMemoryAcrossBatchesMatchTheStores) {
+  const JoinType type = GetParam();
+  int64_t removed = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    std::mt19937_64 rng(seed * 104729);
+    const int batches = 4 + static_cast<int>(rng() % 5);
+    InMemoryPartitions plain(3);
+    InMemoryPartitions cached(3);
+    StreamJoin plain_join(&plain, type, TimeRange(), ByEventTime(), {1, 1});
+    StreamJoin cached_join(&cached, type, TimeRange(), ByEventTime(), {1, 1});
+    // From batch `rebuild` on the versions jump (as a restart elsewhere would): rebuilt once.
+    const int rebuild = 2 + static_cast<int>(rng() % 2);
+    int64_t value = 0;
+    std::optional<int64_t> late;
+    for (int b = 0; b <= batches; ++b) {
+      SCOPED_TRACE(fmt::format("batch {}", b));
+      std::vector<std::string> left;
+      std::vector<std::string> right;
+      const int64_t rows = b < batches ? 6 + static_cast<int64_t>(rng() % 14) : 0;
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t minute = 100 + b * 6 + static_cast<int64_t>(rng() % 8) -
+                               (rng() % 4 == 0 ? static_cast<int64_t>(rng() % 16) : 0);
+        const auto key = static_cast<int64_t>(rng() % 5);
+        if (rng() % 2 == 0) {
+          left.push_back(L(key == 4 ? std::nullopt : std::optional<int64_t>(key), minute, value));
+        } else {
+          right.push_back(
+              R(key == 4 ? std::nullopt : std::optional<int64_t>(key), minute, 1000 + value));
+        }
+        ++value;
+      }
+      const int64_t state_watermark = b == batches ? 100'000 : 100 + (b - 1) * 6;
+      const Watermarks watermarks{late, state_watermark - 10, state_watermark};
+      late = 95 + (b + 1) * 6;
+      const std::vector<RecordBatchPtr> left_input =
+          left.empty() ? std::vector<RecordBatchPtr>{} : Split(Rows(LeftSchema(), left), 3);
+      const std::vector<RecordBatchPtr> right_input =
+          right.empty() ? std::vector<RecordBatchPtr>{} : Split(Rows(RightSchema(), right), 3);
+      cached.runtime->state_version = b < rebuild ? b : 100 + b;
+      ASSERT_OK_AND_ASSIGN(auto expected, plain_join.RunBatch(left_input, right_input, watermarks));
+      ASSERT_OK_AND_ASSIGN(auto actual, cached_join.RunBatch(left_input, right_input, watermarks));
+      EXPECT_EQ(actual, expected);
+      const StateOperatorMetrics& want = plain_join.Metrics();
+      const StateOperatorMetrics& got = cached_join.Metrics();
+      EXPECT_EQ(got.num_rows_total, want.num_rows_total);
+      EXPECT_EQ(got.num_rows_updated, want.num_rows_updated);
+      EXPECT_EQ(got.num_rows_removed, want.num_rows_removed);
+      EXPECT_EQ(got.num_rows_dropped_by_watermark, want.num_rows_dropped_by_watermark);
+      removed += want.num_rows_removed;
+      for (size_t p = 0; p < plain.stores.size(); ++p) {
+        EXPECT_EQ(cached.stores[p].Rows(), plain.stores[p].Rows());
+      }
+      ASSERT_NE(cached.runtime->join_cache, nullptr);
+      EXPECT_EQ(cached.runtime->join_cache->version, *cached.runtime->state_version + 1);
+    }
+    EXPECT_EQ(cached_join.StateEntries(), 0);
+  }
+  EXPECT_GT(removed, 0);
+}
+
+// The rows in memory stand for the version they were written as, and only for it: a batch
+// loading another version (a batch run again after a failure) reads the stores.
+TEST(StreamingJoinTest, RowsInMemoryServeOnlyTheVersionTheyWereWrittenAs) {
+  InMemoryPartitions state(1);
+  StreamJoin join(&state, JoinType::kInner, nullptr);
+  state.runtime->state_version = 0;
+  ASSERT_OK(join.RunBatch({Rows(LeftSchema(), {L(1, 10, 1)})}, {}).status());
+  // The left row's entry, changed behind the operator's back into one it cannot read.
+  std::string row_entry;
+  for (const auto& [entry, value] : state.stores[0].Rows()) {
+    if (entry.size() > 2 && entry[0] == 0 && entry[1] == 1) {
+      row_entry = entry;
+    }
+  }
+  ASSERT_FALSE(row_entry.empty());
+  ASSERT_OK(state.stores[0].Put(row_entry, std::string("\x07", 1)));
+  // Version 1 in memory is what the batch reads.
+  state.runtime->state_version = 1;
+  ASSERT_OK_AND_ASSIGN(auto rows, join.RunBatch({}, {Rows(RightSchema(), {R(1, 11, 2)})}));
+  EXPECT_EQ(rows.size(), 1u);
+  // Version 1 again (a re-run): the rows in memory are version 2's, so the stores are read.
+  auto rerun = join.RunBatch({}, {Rows(RightSchema(), {R(1, 11, 2)})});
+  EXPECT_EQ(rerun.status().Code(), StatusCode::kCorruption) << rerun.status().ToString();
+  // That failed batch left nothing usable in memory: the next one reads the stores too.
+  state.runtime->state_version = 2;
+  auto after = join.RunBatch({}, {Rows(RightSchema(), {R(1, 12, 3)})});
+  EXPECT_EQ(after.status().Code(), StatusCode::kCorruption) << after.status().ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, StreamingJoinCacheTest,
+                         ::testing::Values(JoinType::kInner, JoinType::kLeft, JoinType::kRight,
+                                           JoinType::kFull, JoinType::kLeftSemi));
+
 INSTANTIATE_TEST_SUITE_P(Types, StreamingJoinRandomTest,
                          ::testing::Combine(::testing::Values(JoinType::kInner, JoinType::kLeft,
                                                               JoinType::kRight, JoinType::kFull,
