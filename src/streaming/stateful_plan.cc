@@ -584,6 +584,7 @@ class StatefulRewriter {
                                         "expiresAtMicros", columnar::DataType::Int64(), false)}
                                   : std::vector<columnar::Field>{});
       op.uses_watermark = execution.event_time.has_value();
+      op.state_unbounded = !op.uses_watermark;
       return dedup.WithExecution(std::move(execution));
     }
     if (current->Kind() == plan::PlanKind::kAggregate) {
@@ -625,6 +626,7 @@ class StatefulRewriter {
       }
       // Complete mode keeps every group: the watermark only drops late rows.
       op.uses_watermark = execution.event_time.has_value() && mode_ != exec::OutputMode::kComplete;
+      op.state_unbounded = !op.uses_watermark;
       return aggregate.WithExecution(std::move(execution));
     }
     return Status::NotImplemented(
@@ -656,10 +658,14 @@ class StatefulRewriter {
         columnar::Field("left", columnar::DataType::Struct(join.Input(0).Schema()->Fields()), true),
         columnar::Field("right", columnar::DataType::Struct(join.Input(1).Schema()->Fields()),
                         true)});
-    op->uses_watermark = std::any_of(watermarks.eviction.begin(), watermarks.eviction.end(),
-                                     [](const exec::JoinStateEviction& eviction) {
-                                       return eviction.kind != exec::JoinStateEviction::Kind::kNone;
-                                     });
+    const auto evicts = [](const exec::JoinStateEviction& eviction) {
+      return eviction.kind != exec::JoinStateEviction::Kind::kNone;
+    };
+    op->uses_watermark =
+        std::any_of(watermarks.eviction.begin(), watermarks.eviction.end(), evicts);
+    // Spark's warning case: a side nothing evicts keeps every row it ever read.
+    op->state_unbounded =
+        !std::all_of(watermarks.eviction.begin(), watermarks.eviction.end(), evicts);
     op->join = std::move(watermarks);
     return join.WithExecution(std::move(execution));
   }

@@ -104,6 +104,12 @@ struct StatefulOperator {
   /// Whether the operator's state can shrink or emit when the watermark moves (a no-data batch
   /// is then worth running).
   bool uses_watermark = false;
+  /// Whether some of its state is never removed, so it grows with the input for as long as the
+  /// query runs: a deduplication or aggregation without an event-time key, an aggregation in
+  /// complete mode, a stream-stream join with a side no watermark evicts. Progress says so
+  /// (customMetrics stateGrowsWithoutBound = 1): unbounded state is easy to miss until memory
+  /// or disk runs out.
+  bool state_unbounded = false;
   /// A stream-stream join: how its state watermarks follow from its input watermark.
   std::optional<JoinWatermarks> join;
 };

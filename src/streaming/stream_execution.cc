@@ -734,6 +734,9 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
     progress.commit_time_ms = ElapsedMs(operator_commit_start);
     progress.num_shuffle_partitions = num_state_partitions_;
     progress.num_state_store_instances = num_state_partitions_;
+    if (op.state_unbounded) {
+      progress.custom_metrics["stateGrowsWithoutBound"] = 1;
+    }
     state_progress.push_back(std::move(progress));
   }
   if (!stores.empty()) {

@@ -438,6 +438,45 @@ TEST_F(StreamJoinTest, DataFrameTimeRangeJoinThroughExprMatchesTheSqlPipeline) {
   EXPECT_EQ(emitted.DroppedByWatermark(), 1);
 }
 
+TEST_F(StreamJoinTest, AnInnerJoinWithoutWatermarksSaysItsStateGrowsWithoutBound) {
+  // Without watermarks nothing is ever evicted: every row read stays in state, and progress
+  // says so; the time-range join of the other tests evicts both sides and does not.
+  Write("left", {Left(1, "10:00:00", "a"), Left(2, "10:01:00", "b")});
+  Write("right", {Right(1, "10:03:00", "x")});
+  Write("left", {Left(3, "11:00:00", "c")});
+  Write("right", {Right(3, "11:01:00", "z")});
+  const auto read = [&](const std::string& side, const std::string& schema,
+                        const std::string& alias) {
+    return session_->ReadStream()
+        .Format("json")
+        .Schema(schema)
+        .Option("maxFilesPerTrigger", "1")
+        .Load(dir_.Join(side))
+        .Alias(alias);
+  };
+  const DataFrame joined = read("left", "id BIGINT, lts TIMESTAMP, lv STRING", "l")
+                               .Join(read("right", "id BIGINT, rts TIMESTAMP, rv STRING", "r"),
+                                     Col("l.id") == Col("r.id"))
+                               .Select({Col("l.id"), Col("lv"), Col("rv")});
+  Emitted unbounded;
+  Run(joined, "unbounded", &unbounded);
+  EXPECT_THAT(unbounded.All(),
+              ElementsAre(R"({"id":1,"lv":"a","rv":"x"})", R"({"id":3,"lv":"c","rv":"z"})"));
+  ASSERT_EQ(unbounded.progress.size(), 2U);
+  for (const StreamingQueryProgress& progress : unbounded.progress) {
+    ASSERT_EQ(progress.state_operators.size(), 1U);
+    EXPECT_EQ(progress.state_operators[0].custom_metrics.count("stateGrowsWithoutBound"), 1U);
+  }
+  EXPECT_EQ(unbounded.progress.back().state_operators[0].num_rows_total, 5);
+
+  WriteStep(0);
+  Emitted bounded;
+  RunPipeline("bounded", JoinSql("l.id, l.lv, r.rv", "JOIN"), &bounded);
+  ASSERT_FALSE(bounded.progress.empty());
+  EXPECT_EQ(bounded.progress[0].state_operators[0].custom_metrics.count("stateGrowsWithoutBound"),
+            0U);
+}
+
 TEST_F(StreamJoinTest, RestartingMidStreamGivesTheUninterruptedOutput) {
   // Without no-data batches a run's batches are the same whether it stops between steps or
   // not: batch k reads step k's files.

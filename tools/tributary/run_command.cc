@@ -198,11 +198,16 @@ class ProgressPrinter {
     if (!progress.state_operators.empty()) {
       int64_t state_rows = 0;
       int64_t dropped = 0;
+      bool unbounded = false;
       for (const StateOperatorProgress& state : progress.state_operators) {
         state_rows += state.num_rows_total;
         dropped += state.num_rows_dropped_by_watermark;
+        unbounded = unbounded || state.custom_metrics.contains("stateGrowsWithoutBound");
       }
       line += fmt::format(", {} state rows", state_rows);
+      if (unbounded) {
+        line += " (growing without bound: no watermark evicts them)";
+      }
       if (dropped > 0) {
         line += fmt::format(", {} late rows dropped", dropped);
       }
