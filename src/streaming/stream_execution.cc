@@ -81,12 +81,14 @@ std::string FieldList(const columnar::Schema& schema) {
 }  // namespace
 
 std::string FormatIsoTimestamp(int64_t epoch_ms) {
-  const std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
+  // Floored, so an instant before 1970 (an event time, a watermark) keeps its second and a
+  // millisecond field in [0, 999].
+  const std::time_t seconds = static_cast<std::time_t>(columnar::FloorDiv(epoch_ms, 1000));
   std::tm utc{};
   ::gmtime_r(&seconds, &utc);
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
                      utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                     epoch_ms % 1000);
+                     columnar::FloorMod(epoch_ms, 1000));
 }
 
 StreamExecution::StreamExecution(plan::LogicalPlanPtr plan, std::unique_ptr<Sink> sink,

@@ -109,6 +109,15 @@ class StreamExecutionTest : public ::testing::Test {
   std::shared_ptr<RecordingSink::Shared> shared_;
 };
 
+TEST(FormatIsoTimestampTest, PrintsUtcMillisecondsBeforeAndAfter1970) {
+  EXPECT_EQ(FormatIsoTimestamp(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatIsoTimestamp(1764374400123), "2025-11-29T00:00:00.123Z");
+  // Event times and watermarks before 1970 (a watermark of the first rows minus the delay).
+  EXPECT_EQ(FormatIsoTimestamp(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatIsoTimestamp(-1500), "1969-12-31T23:59:58.500Z");
+  EXPECT_EQ(FormatIsoTimestamp(-86400000), "1969-12-31T00:00:00.000Z");
+}
+
 TEST_F(StreamExecutionTest, RunsABatchPerNewBlockAndWritesSparksCheckpointLayout) {
   Add(R"([{"id": 1, "s": "a"}, {"id": -1, "s": "dropped"}])");
   ASSERT_OK_AND_ASSIGN(auto query, Start(Options()));
