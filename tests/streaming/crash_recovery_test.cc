@@ -209,6 +209,42 @@ class CrashRecoveryTest : public ::testing::Test {
     return result;
   }
 
+  /// The rows of one uninterrupted run of the input on its own table and checkpoint; table_
+  /// and checkpoint_ are the killed run's again afterwards.
+  void RunReference(std::vector<std::string>* rows) {
+    const std::string killed_table = table_;
+    const std::string killed_checkpoint = checkpoint_;
+    table_ = dir_.Join("reference_table");
+    checkpoint_ = dir_.Join("reference_checkpoint");
+    const ChildResult reference = RunDriver("");
+    *rows = DeltaTableRows(table_);
+    table_ = killed_table;
+    checkpoint_ = killed_checkpoint;
+    ASSERT_EQ(reference.exit_code, 0) << reference.Describe();
+  }
+
+  /// Runs the driver killed at each of `points` in turn, round after round, until at least
+  /// `min_kills` kills or the run completes, then once more to its end: the table must hold
+  /// exactly `expected`, the uninterrupted run's rows.
+  void KillAtEachInTurnThenFinish(const std::vector<std::string>& points, int min_kills,
+                                  const std::vector<std::string>& expected) {
+    int kills = 0;
+    bool finished = false;
+    while (kills < min_kills && !finished) {
+      for (const std::string& point : points) {
+        const ChildResult result = RunDriver(point);
+        ASSERT_TRUE(result.killed_by_sigkill || result.exit_code == 0)
+            << point << ": the driver " << result.Describe();
+        kills += result.killed_by_sigkill ? 1 : 0;
+        finished = finished || result.exit_code == 0;
+      }
+    }
+    EXPECT_GE(kills, min_kills);
+    const ChildResult final_run = RunDriver("");
+    ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+    EXPECT_EQ(DeltaTableRows(table_), expected);
+  }
+
   /// The (id, path) of every log file in `dir` whose name is a decimal batch id.
   static std::map<int64_t, std::string> LogFiles(const std::string& dir) {
     std::map<int64_t, std::string> files;
@@ -489,39 +525,18 @@ TEST_F(CrashRecoveryTest, AWindowedAggregationKilledAtEachStateStepWritesTheUnin
   for (int file = 0; file < kFiles; ++file) {
     AddInputFile(file);
   }
-  // The reference: one uninterrupted run on its own checkpoint and table.
-  const std::string killed_table = table_;
-  const std::string killed_checkpoint = checkpoint_;
-  table_ = dir_.Join("reference_table");
-  checkpoint_ = dir_.Join("reference_checkpoint");
-  const ChildResult reference = RunDriver("");
-  ASSERT_EQ(reference.exit_code, 0) << reference.Describe();
-  const std::vector<std::string> expected = DeltaTableRows(table_);
+  std::vector<std::string> expected;
+  ASSERT_NO_FATAL_FAILURE(RunReference(&expected));
   // 60 files of 400 seconds in 100-second windows, 3 statuses; the last window never closes.
   ASSERT_EQ(expected.size(), static_cast<size_t>(kFiles * 4 - 1) * 3U);
 
-  table_ = killed_table;
-  checkpoint_ = killed_checkpoint;
   // Each kill lands in a later batch of the run it interrupts; a state partition's changelog
   // is written once per partition and batch (4 partitions).
-  int kills = 0;
-  bool finished = false;
-  while (kills < 50 && !finished) {
-    for (const std::string point :
-         {"state.after_changelog:2", "streaming.after_state_commit:2", "state.after_changelog:5",
-          "streaming.before_commit_log:3", "delta.after_commit:2", "streaming.after_offsets:2",
-          "streaming.after_state_commit:1", "state.after_changelog:1", "state.after_snapshot:1"}) {
-      const ChildResult result = RunDriver(point);
-      ASSERT_TRUE(result.killed_by_sigkill || result.exit_code == 0)
-          << point << ": the driver " << result.Describe();
-      kills += result.killed_by_sigkill ? 1 : 0;
-      finished = finished || result.exit_code == 0;
-    }
-  }
-  EXPECT_GE(kills, 50);
-  const ChildResult final_run = RunDriver("");
-  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
-  EXPECT_EQ(DeltaTableRows(table_), expected);
+  KillAtEachInTurnThenFinish(
+      {"state.after_changelog:2", "streaming.after_state_commit:2", "state.after_changelog:5",
+       "streaming.before_commit_log:3", "delta.after_commit:2", "streaming.after_offsets:2",
+       "streaming.after_state_commit:1", "state.after_changelog:1", "state.after_snapshot:1"},
+      50, expected);
 }
 
 TEST_F(CrashRecoveryTest, AStreamStreamJoinKilledAtEachStateStepWritesTheUninterruptedOutput) {
@@ -533,13 +548,8 @@ TEST_F(CrashRecoveryTest, AStreamStreamJoinKilledAtEachStateStepWritesTheUninter
   for (int file = 0; file < kFiles; ++file) {
     AddInputFile(file);
   }
-  const std::string killed_table = table_;
-  const std::string killed_checkpoint = checkpoint_;
-  table_ = dir_.Join("reference_table");
-  checkpoint_ = dir_.Join("reference_checkpoint");
-  const ChildResult reference = RunDriver("");
-  ASSERT_EQ(reference.exit_code, 0) << reference.Describe();
-  const std::vector<std::string> expected = DeltaTableRows(table_);
+  std::vector<std::string> expected;
+  ASSERT_NO_FATAL_FAILURE(RunReference(&expected));
   // Active ids are the even ones that are not multiples of 5: 160 per file, each once, with
   // its pending neighbour unless id + 1 is a multiple of 5 (cancelled).
   ASSERT_EQ(expected.size(), static_cast<size_t>(kFiles) * 160U);
@@ -549,26 +559,11 @@ TEST_F(CrashRecoveryTest, AStreamStreamJoinKilledAtEachStateStepWritesTheUninter
                           }),
             kFiles * 40);
 
-  table_ = killed_table;
-  checkpoint_ = killed_checkpoint;
-  int kills = 0;
-  bool finished = false;
-  while (kills < 20 && !finished) {
-    for (const std::string point :
-         {"state.after_changelog:3", "streaming.after_state_commit:2", "delta.after_commit:2",
-          "streaming.before_commit_log:2", "state.after_changelog:6", "streaming.after_offsets:2",
-          "state.after_snapshot:1"}) {
-      const ChildResult result = RunDriver(point);
-      ASSERT_TRUE(result.killed_by_sigkill || result.exit_code == 0)
-          << point << ": the driver " << result.Describe();
-      kills += result.killed_by_sigkill ? 1 : 0;
-      finished = finished || result.exit_code == 0;
-    }
-  }
-  EXPECT_GE(kills, 20);
-  const ChildResult final_run = RunDriver("");
-  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
-  EXPECT_EQ(DeltaTableRows(table_), expected);
+  KillAtEachInTurnThenFinish(
+      {"state.after_changelog:3", "streaming.after_state_commit:2", "delta.after_commit:2",
+       "streaming.before_commit_log:2", "state.after_changelog:6", "streaming.after_offsets:2",
+       "state.after_snapshot:1"},
+      20, expected);
 }
 
 TEST_F(CrashRecoveryTest, RepeatedCrashesAtTheSameStepAreRecoveredEachTime) {
