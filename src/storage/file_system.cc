@@ -45,6 +45,27 @@ std::string_view StagingTargetName(std::string_view name) {
   return IsHiddenName(target) ? std::string_view() : target;
 }
 
+StorageRequestCounts& StorageRequestCounts::operator+=(const StorageRequestCounts& other) {
+  list_requests += other.list_requests;
+  get_requests += other.get_requests;
+  put_requests += other.put_requests;
+  delete_requests += other.delete_requests;
+  bytes_read += other.bytes_read;
+  bytes_written += other.bytes_written;
+  return *this;
+}
+
+StorageRequestCounts StorageRequestCounts::operator-(const StorageRequestCounts& earlier) const {
+  StorageRequestCounts difference = *this;
+  difference.list_requests -= earlier.list_requests;
+  difference.get_requests -= earlier.get_requests;
+  difference.put_requests -= earlier.put_requests;
+  difference.delete_requests -= earlier.delete_requests;
+  difference.bytes_read -= earlier.bytes_read;
+  difference.bytes_written -= earlier.bytes_written;
+  return difference;
+}
+
 Result<std::string> RandomAccessFile::ReadAt(int64_t offset, int64_t length) const {
   if (offset < 0 || length < 0) {
     return Status::InvalidArgument(

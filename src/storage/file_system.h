@@ -78,6 +78,28 @@ struct ListOptions {
   bool include_staging_files = false;
 };
 
+/// Requests an object store served, cumulative since its FileSystem was made, so a caller can
+/// show what an interval cost (the difference of two readings). Retries count: they are billed.
+struct StorageRequestCounts {
+  /// ListObjectsV2 pages.
+  int64_t list_requests = 0;
+  /// GetObject (whole or ranged) and HeadObject.
+  int64_t get_requests = 0;
+  /// PutObject, CopyObject and the requests of a multipart upload.
+  int64_t put_requests = 0;
+  /// DeleteObject, and DeleteObjects once per batch.
+  int64_t delete_requests = 0;
+  /// Bytes of response bodies received by GETs.
+  int64_t bytes_read = 0;
+  /// Bytes of request bodies sent by PUTs.
+  int64_t bytes_written = 0;
+
+  StorageRequestCounts& operator+=(const StorageRequestCounts& other);
+  /// The requests made between reading `earlier` and reading this.
+  StorageRequestCounts operator-(const StorageRequestCounts& earlier) const;
+  bool operator==(const StorageRequestCounts& other) const = default;
+};
+
 /// How a whole-file write treats an existing file at its path.
 enum class WriteMode : int8_t {
   /// Fail with AlreadyExists when the path exists: commits, offsets, data files.
@@ -180,6 +202,9 @@ class FileSystem {
   /// directories. The stream does not depend on this object staying alive.
   virtual Result<std::unique_ptr<OutputStream>> OpenOutputStream(const std::string& path,
                                                                  WriteMode mode) = 0;
+
+  /// Requests made so far to an object store; all zero for the local disk.
+  virtual StorageRequestCounts RequestCounts() const { return {}; }
 
   /// The whole file at `path`. NotFound when it does not exist.
   Result<std::string> ReadFile(const std::string& path);
