@@ -198,12 +198,12 @@ Result<VacuumResult> Vacuum(storage::FileSystem& fs, const std::string& table_ro
     result.files.push_back(relative);
   }
   if (!options.dry_run) {
+    std::vector<std::string> paths;
+    paths.reserve(result.files.size());
     for (const std::string& relative : result.files) {
-      Status st = fs.DeleteFile(storage::JoinPath(root, relative));
-      if (!st.ok() && !st.IsNotFound()) {
-        return st.WithContext("VACUUM");
-      }
+      paths.push_back(storage::JoinPath(root, relative));
     }
+    TRIBUTARY_RETURN_NOT_OK(fs.DeleteFiles(paths).WithContext("VACUUM"));
   }
   return result;
 }

@@ -66,6 +66,16 @@ StorageRequestCounts StorageRequestCounts::operator-(const StorageRequestCounts&
   return difference;
 }
 
+Status FileSystem::DeleteFiles(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    Status deleted = DeleteFile(path);
+    if (!deleted.ok() && !deleted.IsNotFound()) {
+      return deleted;
+    }
+  }
+  return Status::OK();
+}
+
 Result<std::string> RandomAccessFile::ReadAt(int64_t offset, int64_t length) const {
   if (offset < 0 || length < 0) {
     return Status::InvalidArgument(

@@ -184,6 +184,11 @@ class FileSystem {
   /// Deletes the file at `path`. NotFound when it does not exist.
   virtual Status DeleteFile(const std::string& path) = 0;
 
+  /// Deletes every file in `paths`; a path already gone is no error (VACUUM, cleanup). Object
+  /// stores batch the requests (S3's DeleteObjects takes 1000 keys); the default deletes one by
+  /// one. On an error some of the files may be deleted.
+  virtual Status DeleteFiles(const std::vector<std::string>& paths);
+
   /// Deletes the directory at `path`: with `recursive` everything below it too, otherwise it
   /// must be empty. NotFound when it does not exist.
   virtual Status DeleteDir(const std::string& path, bool recursive) = 0;

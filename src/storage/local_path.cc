@@ -1,5 +1,7 @@
 #include "storage/local_path.h"
 
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -17,6 +19,64 @@ bool IsSchemeChar(char c) {
 
 bool IsFileScheme(std::string_view scheme) {
   return EqualsIgnoreAsciiCase(scheme, "file");
+}
+
+bool IsS3Scheme(std::string_view scheme) {
+  return EqualsIgnoreAsciiCase(scheme, "s3") || EqualsIgnoreAsciiCase(scheme, "s3a");
+}
+
+Status UnsupportedScheme(std::string_view scheme, std::string_view path) {
+  return Status::InvalidArgument(
+      fmt::format("unsupported URI scheme '{}' in '{}': tributary reads and writes local paths, "
+                  "file://, s3:// and s3a:// URIs",
+                  scheme, path));
+}
+
+// S3's rules for bucket names that a URI can carry: 3 to 63 lower-case letters, digits, '.'
+// and '-', starting and ending with a letter or digit.
+bool IsValidBucketName(std::string_view bucket) {
+  if (bucket.size() < 3 || bucket.size() > 63) {
+    return false;
+  }
+  for (char c : bucket) {
+    if (!(IsAsciiDigit(c) || (c >= 'a' && c <= 'z') || c == '.' || c == '-')) {
+      return false;
+    }
+  }
+  return bucket.front() != '.' && bucket.front() != '-' && bucket.back() != '.' &&
+         bucket.back() != '-';
+}
+
+// "s3a://b/x//y/" -> "s3a://b/x/y": scheme lower-cased, empty key segments dropped.
+Result<std::string> ObjectStorePath(std::string_view scheme, std::string_view path) {
+  std::string_view rest = path.substr(scheme.size() + 1);
+  if (!rest.starts_with("//")) {
+    return Status::InvalidArgument(fmt::format(
+        "object store URI '{}' has no bucket (give {}://bucket/key)", path, AsciiLower(scheme)));
+  }
+  rest.remove_prefix(2);
+  const size_t slash = rest.find('/');
+  const std::string_view bucket = rest.substr(0, slash);
+  if (!IsValidBucketName(bucket)) {
+    return Status::InvalidArgument(fmt::format(
+        "object store URI '{}': '{}' is not a valid bucket name (3 to 63 lower-case letters, "
+        "digits, '.' and '-')",
+        path, bucket));
+  }
+  std::string out = AsciiLower(scheme) + "://" + std::string(bucket);
+  std::string_view key = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  while (!key.empty()) {
+    const size_t start = key.find_first_not_of('/');
+    if (start == std::string_view::npos) {
+      break;
+    }
+    key.remove_prefix(start);
+    const size_t end = key.find('/');
+    out += '/';
+    out += key.substr(0, end);
+    key = end == std::string_view::npos ? std::string_view() : key.substr(end);
+  }
+  return out;
 }
 
 }  // namespace
@@ -40,11 +100,13 @@ Result<std::string> LocalPath(std::string_view path) {
   if (scheme.empty()) {
     return std::string(path);
   }
+  if (IsS3Scheme(scheme)) {
+    return Status::InvalidArgument(fmt::format(
+        "unsupported URI scheme '{}' in '{}' for the local file system: an object store URI",
+        scheme, path));
+  }
   if (!IsFileScheme(scheme)) {
-    return Status::InvalidArgument(
-        fmt::format("unsupported URI scheme '{}' in '{}': supported are file:// and local paths "
-                    "(object storage is not supported yet)",
-                    scheme, path));
+    return UnsupportedScheme(scheme, path);
   }
   std::string_view rest = path.substr(scheme.size() + 1);
   // file:///data -> /data; file://localhost/data -> /data; file:/data -> /data.
@@ -85,8 +147,35 @@ Result<std::string> LocalPath(std::string_view path) {
   return local;
 }
 
+bool IsObjectStorePath(std::string_view path) {
+  return IsS3Scheme(UriScheme(path));
+}
+
+Result<std::string> StoragePath(std::string_view path) {
+  const std::string_view scheme = UriScheme(path);
+  if (IsS3Scheme(scheme)) {
+    return ObjectStorePath(scheme, path);
+  }
+  return LocalPath(path);
+}
+
 Status CheckSupportedScheme(std::string_view path) {
-  return LocalPath(path).status();
+  return StoragePath(path).status();
+}
+
+std::string DefaultLocalRoot(std::string_view name) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string base = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  return base + "/" + std::string(name);
+}
+
+std::string LocalWorkingDir(std::string_view root, std::string_view location) {
+  // FNV-1a: stable across processes and builds, which std::hash is not promised to be.
+  uint64_t hash = 14695981039346656037ULL;
+  for (char c : location) {
+    hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ULL;
+  }
+  return fmt::format("{}/{:016x}", root, hash);
 }
 
 namespace {
@@ -103,6 +192,9 @@ std::string NormalSpelling(const std::filesystem::path& path) {
 }  // namespace
 
 Result<std::string> AbsolutePath(std::string_view path) {
+  if (IsObjectStorePath(path)) {
+    return StoragePath(path);
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string local, LocalPath(path));
   if (local.empty()) {
     return Status::InvalidArgument("cannot resolve an empty path");
@@ -116,6 +208,13 @@ Result<std::string> AbsolutePath(std::string_view path) {
 }
 
 Result<std::string> CanonicalPath(std::string_view path) {
+  if (IsObjectStorePath(path)) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string uri, StoragePath(path));
+    if (uri.starts_with("s3a://")) {
+      uri.erase(2, 1);
+    }
+    return uri;
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string absolute, AbsolutePath(path));
   std::error_code error;
   std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, error);

@@ -49,11 +49,51 @@ TEST(LocalPathTest, FileUrisMapToTheirPathAndOtherSchemesAreRefused) {
   Result<std::string> s3 = LocalPath("s3://bucket/land");
   ASSERT_RAISES(InvalidArgument, s3);
   EXPECT_THAT(s3.status().Message(),
-              HasSubstr("unsupported URI scheme 's3' in 's3://bucket/land': supported are "
-                        "file:// and local paths"));
+              HasSubstr("unsupported URI scheme 's3' in 's3://bucket/land' for the local file "
+                        "system"));
   ASSERT_RAISES(InvalidArgument, LocalPath("file://otherhost/data"));
+  Result<std::string> gs = LocalPath("gs://b/k");
+  ASSERT_RAISES(InvalidArgument, gs);
+  EXPECT_THAT(gs.status().Message(),
+              HasSubstr("unsupported URI scheme 'gs' in 'gs://b/k': tributary reads and writes "
+                        "local paths, file://, s3:// and s3a:// URIs"));
   ASSERT_RAISES(InvalidArgument, CheckSupportedScheme("gs://b/k"));
   ASSERT_OK(CheckSupportedScheme("/x"));
+  ASSERT_OK(CheckSupportedScheme("s3://bucket/x"));
+}
+
+TEST(LocalPathTest, StoragePathKeepsObjectStoreUrisNormalizedAndLocalPathsLocal) {
+  EXPECT_EQ(Text(StoragePath("file:///data/in")), "/data/in");
+  EXPECT_EQ(Text(StoragePath("land/in")), "land/in");
+  EXPECT_EQ(Text(StoragePath("s3://my-bucket/raw-logs/")), "s3://my-bucket/raw-logs");
+  EXPECT_EQ(Text(StoragePath("S3A://my.bucket//a///b c/")), "s3a://my.bucket/a/b c");
+  EXPECT_EQ(Text(StoragePath("s3://bucket")), "s3://bucket");
+  EXPECT_TRUE(IsObjectStorePath("s3a://b/x"));
+  EXPECT_FALSE(IsObjectStorePath("/s3/x"));
+  EXPECT_FALSE(IsObjectStorePath("file:///x"));
+  for (const std::string bad :
+       {"s3:/bucket/x", "s3://", "s3:///key", "s3://Upper/x", "s3://ab/x", "s3://-bucket/x"}) {
+    SCOPED_TRACE(bad);
+    Result<std::string> refused = StoragePath(bad);
+    ASSERT_RAISES(InvalidArgument, refused);
+    EXPECT_THAT(refused.status().Message(), HasSubstr(bad));
+  }
+  Result<std::string> gs = StoragePath("gs://b/k");
+  ASSERT_RAISES(InvalidArgument, gs);
+  EXPECT_THAT(gs.status().Message(), HasSubstr("unsupported URI scheme 'gs'"));
+  // s3:// and s3a:// name one object: compared in one spelling.
+  EXPECT_EQ(Text(CanonicalPath("s3a://bucket/a//b/")), "s3://bucket/a/b");
+  EXPECT_EQ(Text(AbsolutePath("s3a://bucket/a//b/")), "s3a://bucket/a/b");
+  EXPECT_EQ(Text(IsSameOrInside("s3a://bucket/land/archive", "s3://bucket/land")), "true");
+  EXPECT_EQ(Text(IsSameOrInside("s3://bucket/landing", "s3://bucket/land")), "false");
+}
+
+TEST(LocalPathTest, LocalWorkingDirIsStablePerLocation) {
+  const std::string a = LocalWorkingDir("/tmp/root", "s3://bucket/cp");
+  EXPECT_EQ(a, LocalWorkingDir("/tmp/root", "s3://bucket/cp"));
+  EXPECT_NE(a, LocalWorkingDir("/tmp/root", "s3://bucket/cp2"));
+  EXPECT_TRUE(a.starts_with("/tmp/root/"));
+  EXPECT_EQ(a.size(), std::string("/tmp/root/").size() + 16);
 }
 
 TEST(LocalPathTest, FileUriWithoutAPathIsRefusedNotTakenForTheRoot) {
@@ -113,7 +153,8 @@ TEST(LocalPathTest, IsSameOrInsideComparesCanonicalPaths) {
   EXPECT_EQ(Text(IsSameOrInside(dir.Join("x/land"), dir.Join("link"))), "true");
   EXPECT_EQ(Text(IsSameOrInside(dir.Join("x/landing"), dir.Join("x/land"))), "false");
   EXPECT_EQ(Text(IsSameOrInside(dir.Join("x"), dir.Join("x/land"))), "false");
-  ASSERT_RAISES(InvalidArgument, IsSameOrInside("s3://b/land/archive", dir.Join("x")));
+  ASSERT_RAISES(InvalidArgument, IsSameOrInside("gs://b/land/archive", dir.Join("x")));
+  EXPECT_EQ(Text(IsSameOrInside("s3://bucket/land/archive", dir.Join("x"))), "false");
 }
 
 }  // namespace
