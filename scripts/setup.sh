@@ -29,14 +29,19 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
-# The DuckDB test oracle: an independent Parquet/JSON/SQL reader, kept out of git.
+# The test oracles, kept out of git in $oracle_dir: npm package $1 at exactly version $2.
 oracle_dir=build/oracle
-duckdb_version=1.5.6-r.1
-if [ ! -f "$oracle_dir/node_modules/@duckdb/node-api/package.json" ] ||
-   ! grep -q "\"version\": \"$duckdb_version\"" "$oracle_dir/node_modules/@duckdb/node-api/package.json"; then
-  echo "setup: installing @duckdb/node-api@$duckdb_version into $oracle_dir"
-  mkdir -p "$oracle_dir"
-  [ -f "$oracle_dir/package.json" ] || echo '{"name":"tributary-oracle","private":true}' > "$oracle_dir/package.json"
-  (cd "$oracle_dir" && npm install --silent --no-audit --no-fund "@duckdb/node-api@$duckdb_version")
-fi
+install_oracle_package() {
+  local manifest="$oracle_dir/node_modules/$1/package.json"
+  if [ ! -f "$manifest" ] || ! grep -q "\"version\": \"$2\"" "$manifest"; then
+    echo "setup: installing $1@$2 into $oracle_dir"
+    mkdir -p "$oracle_dir"
+    [ -f "$oracle_dir/package.json" ] || echo '{"name":"tributary-oracle","private":true}' > "$oracle_dir/package.json"
+    (cd "$oracle_dir" && npm install --silent --no-audit --no-fund "$1@$2")
+  fi
+}
+# DuckDB: an independent Parquet/JSON/SQL reader.
+install_oracle_package @duckdb/node-api 1.5.6-r.1
+# The AWS SDK for JavaScript: an S3 client independent of tributary's, for the S3 tests.
+install_oracle_package @aws-sdk/client-s3 3.1175.0
 echo "setup: ok"

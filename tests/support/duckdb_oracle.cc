@@ -53,7 +53,7 @@ class Pipe {
 
   Status Open() {
     if (pipe2(fds_.data(), O_CLOEXEC) != 0) {
-      return Status::IOError("cannot create a pipe for the DuckDB oracle: " + ErrnoText(errno));
+      return Status::IOError("cannot create a pipe for a node oracle: " + ErrnoText(errno));
     }
     return Status::OK();
   }
@@ -83,7 +83,7 @@ Status DrainPipes(int out_fd, int err_fd, std::string* out, std::string* err) {
       if (errno == EINTR) {
         continue;
       }
-      return Status::IOError("cannot poll the DuckDB oracle's output: " + ErrnoText(errno));
+      return Status::IOError("cannot poll a node oracle's output: " + ErrnoText(errno));
     }
     for (size_t i = 0; i < polls.size(); ++i) {
       if (polls[i].fd < 0 || polls[i].revents == 0) {
@@ -162,7 +162,7 @@ Result<std::string> ReadWholeFile(const std::string& path) {
 // Appends `sql` to `args` as --sql, or for text longer than one argument may be (Linux allows
 // 128 KiB) as --sql-file in `dir`.
 Status AppendSqlArgs(const std::string& sql, TempDir* dir, std::vector<std::string>* args) {
-  constexpr size_t kMaxArgumentBytes = 64 * 1024;
+  constexpr size_t kMaxArgumentBytes = size_t{64} * 1024;
   if (sql.size() <= kMaxArgumentBytes) {
     args->push_back("--sql");
     args->push_back(sql);
@@ -187,8 +187,13 @@ std::string TestdataDir() {
 }
 
 Result<std::string> RunOracle(const std::vector<std::string>& args) {
-  std::vector<std::string> argv_text = {TRIBUTARY_NODE_EXECUTABLE, TRIBUTARY_ORACLE_SCRIPT,
-                                        "--modules", TRIBUTARY_ORACLE_NODE_MODULES};
+  return RunNodeOracle(TRIBUTARY_ORACLE_SCRIPT, "DuckDB oracle", args);
+}
+
+Result<std::string> RunNodeOracle(const std::string& script, const std::string& name,
+                                  const std::vector<std::string>& args) {
+  std::vector<std::string> argv_text = {TRIBUTARY_NODE_EXECUTABLE, script, "--modules",
+                                        TRIBUTARY_ORACLE_NODE_MODULES};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
   argv.reserve(argv_text.size() + 1);
@@ -211,8 +216,8 @@ Result<std::string> RunOracle(const std::vector<std::string>& args) {
   const int spawn_error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawn_error != 0) {
-    return Status::IOError(std::string("cannot start node for the DuckDB oracle (") +
-                           TRIBUTARY_NODE_EXECUTABLE + "): " + ErrnoText(spawn_error));
+    return Status::IOError("cannot start node for the " + name + " (" + TRIBUTARY_NODE_EXECUTABLE +
+                           "): " + ErrnoText(spawn_error));
   }
   out_pipe.CloseWrite();
   err_pipe.CloseWrite();
@@ -223,7 +228,7 @@ Result<std::string> RunOracle(const std::vector<std::string>& args) {
   int wait_status = 0;
   while (waitpid(pid, &wait_status, 0) < 0) {
     if (errno != EINTR) {
-      return Status::IOError("cannot wait for the DuckDB oracle: " + ErrnoText(errno));
+      return Status::IOError("cannot wait for the " + name + ": " + ErrnoText(errno));
     }
   }
   TRIBUTARY_RETURN_NOT_OK(drained);
@@ -236,14 +241,14 @@ Result<std::string> RunOracle(const std::vector<std::string>& args) {
     err.pop_back();
   }
   std::string command = args.empty() ? std::string() : args[0];
-  return Status::IOError("DuckDB oracle '" + command + "' failed (" + how + "): " + err);
+  return Status::IOError(name + " '" + command + "' failed (" + how + "): " + err);
 }
 
 Result<std::vector<std::string>> OracleCatParquet(const std::string& file,
                                                   const std::vector<std::string>& columns) {
   std::vector<std::string> args = {"cat-parquet", file};
   if (!columns.empty()) {
-    args.push_back("--columns");
+    args.emplace_back("--columns");
     args.push_back(JoinColumns(columns));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string out, RunOracle(args));
@@ -303,7 +308,7 @@ Status OracleWriteParquet(const std::string& out, const std::string& sql, const 
   std::vector<std::string> args = {"write-parquet", out, "--codec", codec};
   TRIBUTARY_RETURN_NOT_OK(AppendSqlArgs(sql, &dir, &args));
   if (row_group_size > 0) {
-    args.push_back("--row-group-size");
+    args.emplace_back("--row-group-size");
     args.push_back(std::to_string(row_group_size));
   }
   return RunOracle(args).status();

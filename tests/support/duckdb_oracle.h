@@ -28,6 +28,11 @@ std::string TestdataDir();
 /// exits non-zero.
 Result<std::string> RunOracle(const std::vector<std::string>& args);
 
+/// RunOracle for another node script of tests/support (`script`, an absolute path) that takes
+/// the oracle's node_modules folder as `--modules`; `name` names it in errors.
+Result<std::string> RunNodeOracle(const std::string& script, const std::string& name,
+                                  const std::vector<std::string>& args);
+
 /// The rows of the Parquet file `file` (hive partitioning off), in file order, as canonical
 /// JSON lines without newlines. `columns` selects and orders columns by name (names must not
 /// contain commas). Default: all columns in schema order.
