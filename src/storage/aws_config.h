@@ -38,7 +38,8 @@ struct S3Config {
   /// (then https://<bucket>.s3.<region>.amazonaws.com). Default: empty.
   std::string endpoint;
   /// Path-style addressing (http://endpoint/bucket/key) instead of virtual-hosted
-  /// (http://bucket.endpoint/key). Default: true when an endpoint is set, else false.
+  /// (http://bucket.endpoint/key). Default: true when an endpoint other than an AWS one
+  /// (*.amazonaws.com) is set, else false.
   bool path_style = false;
   /// Attempts of one request, the first included (Hadoop's fs.s3a.attempts.maximum).
   /// Default: 10.
@@ -64,14 +65,34 @@ using GetEnvFunction = std::function<std::optional<std::string>(const std::strin
 /// The process environment (std::getenv).
 std::optional<std::string> ProcessGetEnv(const std::string& name);
 
-/// The S3 settings from `options` (keys `fs.s3a.*` or `spark.hadoop.fs.s3a.*`; the short form
-/// wins when both are given), then the environment read through `getenv`, then the profile
-/// named by AWS_PROFILE (default "default") in AWS_SHARED_CREDENTIALS_FILE (default
-/// ~/.aws/credentials) and AWS_CONFIG_FILE (default ~/.aws/config, sections `[profile x]` and
-/// `[default]`). Credentials come as a whole from the first source that has an access key.
-/// Missing credentials are not an error (anonymous requests). InvalidArgument naming the key
-/// for an unparsable number or boolean or a part size below 5 MiB; IOError naming the file
-/// for an unreadable profile file that exists. No message carries a secret.
+/// The S3 settings from `options` (keys `fs.s3a.*` or `spark.hadoop.fs.s3a.*`, compared
+/// ignoring ASCII case; the short form wins when both are given), then the environment read
+/// through `getenv`, then the profile named by AWS_PROFILE (else AWS_DEFAULT_PROFILE, else
+/// "default") in AWS_SHARED_CREDENTIALS_FILE (default ~/.aws/credentials, sections `[x]`) and
+/// AWS_CONFIG_FILE (default ~/.aws/config, sections `[profile x]`, `[default]`).
+///
+///   credentials  fs.s3a.access.key/secret.key/session.token; AWS_ACCESS_KEY_ID/
+///                AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN; aws_access_key_id/
+///                aws_secret_access_key/aws_session_token of the profile in the credentials
+///                file, then in the config file. All three from the first source with an
+///                access key; none at all is not an error (anonymous requests).
+///   endpoint     fs.s3a.endpoint (a bare host gets https://, or http:// with
+///                fs.s3a.connection.ssl.enabled=false); AWS_ENDPOINT_URL_S3; AWS_ENDPOINT_URL;
+///                the profile's `s3 =` nested endpoint_url, then endpoint_url (all but the
+///                option ignored when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true).
+///   region       fs.s3a.endpoint.region; AWS_REGION; AWS_DEFAULT_REGION; the profile's region;
+///                the region of an AWS endpoint (s3.eu-west-1.amazonaws.com); us-east-1.
+///   path_style   fs.s3a.path.style.access, else true for a non-AWS endpoint.
+///   numbers      fs.s3a.attempts.maximum (0 means 1), fs.s3a.connection.establish.timeout,
+///                fs.s3a.connection.timeout (fs.s3a.connection.request.timeout wins when > 0;
+///                plain numbers are milliseconds, units ms/s/m/h/d accepted),
+///                fs.s3a.multipart.threshold, fs.s3a.multipart.size (bytes, suffixes K/M/G/T/P
+///                binary), fs.s3a.threads.max.
+///
+/// InvalidArgument naming the key for an unparsable number or boolean, a part size below
+/// 5 MiB, an access key without its secret, or an AWS_PROFILE found in neither file; IOError
+/// naming the file for a profile file that exists but cannot be read. No message carries a
+/// secret.
 Result<S3Config> ResolveS3Config(const std::map<std::string, std::string>& options,
                                  const GetEnvFunction& getenv = ProcessGetEnv);
 
