@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev libroaring-dev
   librocksdb-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  tzdata libre2-dev libxxhash-dev
+  tzdata libre2-dev libxxhash-dev libcurl4-openssl-dev libpugixml-dev
 )
 
 missing=()
