@@ -16,6 +16,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "storage/s3_client.h"
+#include "support/s3_test_server.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
@@ -222,7 +225,7 @@ struct BotocoreCase {
 };
 
 /// Runs `argv` with stdout and stderr into `log_path`; its exit status.
-int Run(const std::vector<std::string>& args, const std::string& log_path) {
+int RunProcess(const std::vector<std::string>& args, const std::string& log_path) {
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
   for (const std::string& arg : args) {
@@ -272,9 +275,9 @@ std::vector<std::string> AskBotocore(const nlohmann::json& cases) {
     std::ofstream(dir.Join("signer.py")) << kBotocoreSigner;
     std::ofstream(dir.Join("cases.json")) << cases.dump();
   }
-  const int status =
-      Run({"python3", dir.Join("signer.py"), dir.Join("cases.json"), dir.Join("answers.json")},
-          dir.Join("log"));
+  const int status = RunProcess(
+      {"python3", dir.Join("signer.py"), dir.Join("cases.json"), dir.Join("answers.json")},
+      dir.Join("log"));
   EXPECT_EQ(status, 0) << "python3 with botocore (pip install botocore, or awscli) failed:\n"
                        << ReadFile(dir.Join("log"));
   if (status != 0) {
@@ -398,6 +401,113 @@ TEST(SignV4Test, MatchesBotocoreOnTrickyRequests) {
   for (size_t i = 0; i < keys_to_encode.size(); ++i) {
     EXPECT_EQ(UriEncode(keys_to_encode[i], /*encode_slash=*/false), answers[cases.size() + i]);
   }
+}
+
+// The moto server checks signatures once its auth mode is on (POST /moto-api/reset-auth with
+// the number of requests still let through unchecked, here 0): against an IAM user's access
+// key, which it makes first. Its own check re-encodes the query string differently from AWS
+// (a '/', ' ', '+', '=' or non-ASCII byte in a query value or key fails even botocore's
+// requests), so the names here avoid them; MatchesBotocoreOnTrickyRequests covers those.
+constexpr const char* kMotoIamSetUp = R"PY(
+import json, sys
+import boto3
+endpoint, out_path = sys.argv[1], sys.argv[2]
+iam = boto3.client('iam', endpoint_url=endpoint, region_name='us-east-1',
+                   aws_access_key_id='testing', aws_secret_access_key='testing')
+iam.create_user(UserName='tributary-signer')
+iam.put_user_policy(UserName='tributary-signer', PolicyName='everything',
+                    PolicyDocument=json.dumps({'Version': '2012-10-17', 'Statement': [
+                        {'Effect': 'Allow', 'Action': '*', 'Resource': '*'}]}))
+key = iam.create_access_key(UserName='tributary-signer')['AccessKey']
+with open(out_path, 'w') as out:
+    out.write(key['AccessKeyId'] + '\n' + key['SecretAccessKey'] + '\n')
+)PY";
+
+/// Turns the moto server's signature checks on for its lifetime (off again at the end, so
+/// later tests of the process find the server as usual).
+class MotoAuthMode {
+ public:
+  explicit MotoAuthMode(std::shared_ptr<HttpTransport> transport)
+      : transport_(std::move(transport)) {
+    EXPECT_OK(SetUncheckedRequests("0"));
+  }
+  ~MotoAuthMode() { EXPECT_OK(SetUncheckedRequests("inf")); }
+  MotoAuthMode(const MotoAuthMode&) = delete;
+  MotoAuthMode& operator=(const MotoAuthMode&) = delete;
+
+ private:
+  Status SetUncheckedRequests(std::string_view count) {
+    const std::string url = testing::S3TestServer::Get().Endpoint() + "/moto-api/reset-auth";
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        const HttpResponse response,
+        transport_->Send({"POST", url, {{"Content-Type", "text/plain"}}, count}));
+    if (response.status != 200) {
+      return Status::IOError("moto reset-auth answered HTTP " + std::to_string(response.status) +
+                             ": " + response.body);
+    }
+    return Status::OK();
+  }
+
+  std::shared_ptr<HttpTransport> transport_;
+};
+
+TEST(SignV4Test, MotoInAuthModeAcceptsOurSignaturesAndRefusesAWrongSecret) {
+  testing::S3TestServer& server = testing::S3TestServer::Get();
+  server.Reset();
+  const std::string bucket = "sigv4-smoke";
+  server.CreateBucket(bucket);
+
+  const testing::TempDir dir;
+  std::ofstream(dir.Join("iam.py")) << kMotoIamSetUp;
+  ASSERT_EQ(RunProcess({"python3", dir.Join("iam.py"), server.Endpoint(), dir.Join("key")},
+                       dir.Join("log")),
+            0)
+      << "python3 with boto3 (pip install boto3, or awscli) failed:\n"
+      << ReadFile(dir.Join("log"));
+  std::istringstream key_lines(ReadFile(dir.Join("key")));
+  AwsCredentials credentials;
+  std::getline(key_lines, credentials.access_key_id);
+  std::getline(key_lines, credentials.secret_access_key);
+  ASSERT_FALSE(credentials.secret_access_key.empty());
+
+  S3Config config;
+  config.credentials = credentials;
+  config.region = "us-east-1";
+  config.endpoint = server.Endpoint();
+  config.path_style = true;
+  config.max_attempts = 1;
+  ASSERT_OK_AND_ASSIGN(const std::shared_ptr<HttpTransport> transport,
+                       MakeCurlHttpTransport(config.connect_timeout_ms, 30000));
+  ASSERT_OK_AND_ASSIGN(const std::shared_ptr<S3Client> client, S3Client::Make(config, transport));
+  for (const char* key : {"logs-2024.json", "logs-2025.json", "logs-2026_a~b.json", "other"}) {
+    ASSERT_OK(client->PutObject({bucket, key}, key, WriteMode::kReplace));
+  }
+
+  const MotoAuthMode auth_mode(transport);
+  // A signed PUT with a body, a ranged GET and a listing with prefix and start-after.
+  ASSERT_OK(client->PutObject({bucket, "signed-put.json"}, "{\"a\":1}\n", WriteMode::kPutIfAbsent));
+  std::string bytes(3, '\0');
+  ASSERT_OK(client->GetObjectRange({bucket, "signed-put.json"}, 2, bytes, ""));
+  EXPECT_EQ(bytes, "a\":");
+  S3ListRequest list;
+  list.prefix = "logs-";
+  list.start_after = "logs-2024.json";
+  ASSERT_OK_AND_ASSIGN(const S3ListPage page, client->ListObjectsV2(bucket, list));
+  std::vector<std::string> keys;
+  for (const S3ObjectInfo& object : page.objects) {
+    keys.push_back(object.key);
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{"logs-2025.json", "logs-2026_a~b.json"}));
+
+  S3Config wrong = config;
+  wrong.credentials.secret_access_key = "not-" + credentials.secret_access_key;
+  ASSERT_OK_AND_ASSIGN(const std::shared_ptr<S3Client> wrong_client,
+                       S3Client::Make(wrong, transport));
+  const Result<S3ListPage> refused = wrong_client->ListObjectsV2(bucket, list);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().ToString(), ::testing::HasSubstr("HTTP 403 SignatureDoesNotMatch"));
+  EXPECT_THAT(refused.status().ToString(),
+              ::testing::Not(::testing::HasSubstr(credentials.secret_access_key)));
 }
 
 }  // namespace
