@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "storage/local_path.h"
+#include "storage/output_stream_state.h"
 #include "storage/path.h"
 
 namespace tributary::storage {
@@ -23,7 +24,7 @@ namespace tributary::storage {
 namespace {
 
 /// Appends smaller than this are gathered before reaching write(2).
-constexpr size_t kStreamBufferSize = 64 * 1024;
+constexpr size_t kStreamBufferSize = size_t{64} * 1024;
 /// Attempts at a fresh staging name when a random one is taken.
 constexpr int kMaxStagingAttempts = 8;
 constexpr mode_t kFileMode = 0644;
@@ -135,7 +136,7 @@ Status MakeDirs(std::string_view dir) {
     }
     int err = errno;
     if (err == EEXIST) {
-      struct stat st;
+      struct stat st {};
       if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
         return Status::OK();
       }
@@ -186,7 +187,7 @@ class LocalRandomAccessFile final : public RandomAccessFile {
   const std::string& Path() const override { return path_; }
 
   Result<int64_t> Size() const override {
-    struct stat st;
+    struct stat st {};
     if (::fstat(fd_, &st) == -1) {
       return ErrnoStatus(errno, fmt::format("cannot stat '{}'", path_));
     }
@@ -281,7 +282,7 @@ class LocalOutputStream final : public OutputStream {
   }
 
   Status Close() override {
-    if (state_ == StreamState::kClosed) {
+    if (state_ == OutputStreamState::kClosed) {
       return Status::OK();
     }
     TRIBUTARY_RETURN_NOT_OK(CheckOpen("close"));
@@ -299,38 +300,23 @@ class LocalOutputStream final : public OutputStream {
     TRIBUTARY_RETURN_NOT_OK(MoveIntoPlace());
     // Published: from here on a failure leaves the file visible but perhaps not durable.
     Status synced = SyncDir(ParentPath(path_));
-    state_ = synced.ok() ? StreamState::kClosed : StreamState::kFailed;
+    state_ = synced.ok() ? OutputStreamState::kClosed : OutputStreamState::kFailed;
     return synced;
   }
 
   Status Abort() override {
-    if (state_ != StreamState::kClosed) {
+    if (state_ != OutputStreamState::kClosed) {
       Discard();
-      if (state_ == StreamState::kOpen) {
-        state_ = StreamState::kAborted;
+      if (state_ == OutputStreamState::kOpen) {
+        state_ = OutputStreamState::kAborted;
       }
     }
     return Status::OK();
   }
 
  private:
-  enum class StreamState : int8_t { kOpen, kClosed, kAborted, kFailed };
-
   Status CheckOpen(std::string_view operation) const {
-    switch (state_) {
-      case StreamState::kOpen:
-        return Status::OK();
-      case StreamState::kClosed:
-        return Status::InvalidArgument(
-            fmt::format("cannot {} output stream for '{}': it is closed", operation, path_));
-      case StreamState::kAborted:
-        return Status::InvalidArgument(
-            fmt::format("cannot {} output stream for '{}': it was aborted", operation, path_));
-      case StreamState::kFailed:
-        break;
-    }
-    return Status::InvalidArgument(fmt::format(
-        "cannot {} output stream for '{}': an earlier operation failed", operation, path_));
+    return CheckOutputStreamOpen(state_, operation, path_);
   }
 
   Status Flush() {
@@ -376,7 +362,7 @@ class LocalOutputStream final : public OutputStream {
   /// Discards the stream and returns `status`.
   Status Fail(Status status) {
     Discard();
-    state_ = StreamState::kFailed;
+    state_ = OutputStreamState::kFailed;
     return status;
   }
 
@@ -398,7 +384,7 @@ class LocalOutputStream final : public OutputStream {
   WriteMode mode_;
   int fd_;
   bool staging_exists_ = true;
-  StreamState state_ = StreamState::kOpen;
+  OutputStreamState state_ = OutputStreamState::kOpen;
   std::string buffer_;
   int64_t position_ = 0;
   int64_t written_ = 0;
@@ -433,7 +419,7 @@ Status ListInto(const std::string& root, const std::string& relative_dir,
         (!options.include_staging_files && IsStagingFileName(name))) {
       continue;
     }
-    struct stat st;
+    struct stat st {};
     if (::fstatat(fd, entry->d_name, &st, 0) == -1) {
       if (errno == ENOENT) {
         continue;  // Deleted while listing, or a dangling symbolic link.
@@ -486,7 +472,7 @@ Status RemoveTree(const std::string& dir) {
     if (name == "." || name == "..") {
       continue;
     }
-    struct stat st;
+    struct stat st {};
     if (::fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
       if (errno == ENOENT) {
         continue;
@@ -521,7 +507,7 @@ Result<std::unique_ptr<RandomAccessFile>> LocalFileSystem::OpenForRead(const std
   if (fd == -1) {
     return ErrnoStatus(errno, fmt::format("cannot open '{}' for reading", path));
   }
-  struct stat st;
+  struct stat st {};
   int err = ::fstat(fd, &st) == -1 ? errno : (S_ISDIR(st.st_mode) ? EISDIR : 0);
   if (err != 0) {
     CloseFd(fd);
@@ -537,7 +523,7 @@ Result<std::unique_ptr<RandomAccessFile>> LocalFileSystem::OpenForRead(const std
 
 Result<FileInfo> LocalFileSystem::GetFileInfo(const std::string& target) {
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckPath(target, "stat"));
-  struct stat st;
+  struct stat st {};
   if (::stat(path.c_str(), &st) == -1) {
     return ErrnoStatus(errno, fmt::format("cannot stat '{}'", path));
   }
@@ -572,7 +558,7 @@ Status LocalFileSystem::DeleteFile(const std::string& target) {
 
 Status LocalFileSystem::DeleteDir(const std::string& target, bool recursive) {
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string path, CheckPath(target, "delete directory"));
-  struct stat st;
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == -1) {
     return ErrnoStatus(errno, fmt::format("cannot delete directory '{}'", path));
   }
@@ -592,7 +578,7 @@ Status LocalFileSystem::Rename(const std::string& source, const std::string& des
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string dst, CheckPath(destination, "rename to"));
   int err = MoveNoReplace(src, dst, /*require_source_removed=*/true);
   if (err == ENOENT) {
-    struct stat st;
+    struct stat st {};
     if (::lstat(src.c_str(), &st) == -1) {
       return ErrnoStatus(errno, fmt::format("cannot rename '{}' to '{}'", src, dst));
     }
