@@ -1,11 +1,9 @@
 // Writing Delta tables: create/append/overwrite round trips, idempotent txn writes, schema
-// merging, conflict detection between concurrent transactions, crash safety under the fault
-// injector, and several OS processes appending to one table at once.
+// merging, conflict detection between concurrent transactions and crash safety under the fault
+// injector. Several OS processes appending to one table at once: delta_storage_test.cc, on every
+// storage backend.
 
 #include "delta/table_writes.h"
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -592,64 +590,6 @@ TEST_F(TableWritesTest, CrashAtEveryWriteLeavesThePreviousVersion) {
                        Options(SaveMode::kAppend)));
   ASSERT_OK_AND_ASSIGN(auto after, Rows(*local, root_));
   EXPECT_EQ(after.size(), before.size() + 1);
-}
-
-// Several OS processes append to one table at once while one also runs OPTIMIZE: all succeed
-// through retries, versions are contiguous and no row is lost.
-TEST_F(TableWritesTest, ConcurrentAppendsFromSeveralProcesses) {
-  ASSERT_OK(WriteTable(fs_, root_, EventSchema(), {Events(R"([[0, "fr", 1, 0.0]])")},
-                       Options(SaveMode::kErrorIfExists)));
-  constexpr int kProcesses = 4;
-  constexpr int kAppendsEach = 5;
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  std::vector<pid_t> children;
-  for (int p = 0; p < kProcesses; ++p) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      char go;
-      close(ready[1]);
-      if (read(ready[0], &go, 1) != 0) {
-        _exit(3);
-      }
-      storage::LocalFileSystem fs;
-      if (p == 0) {
-        // One process compacts while the others append: blind appends never conflict with it.
-        for (int i = 0; i < 3; ++i) {
-          if (!Optimize(fs, root_).ok()) {
-            _exit(2);
-          }
-        }
-      }
-      for (int i = 0; i < kAppendsEach; ++i) {
-        const int id = 1 + p * 100 + i;
-        auto batch =
-            Events("[[" + std::to_string(id) + ", \"p" + std::to_string(p) + "\", 1, 1.0]]");
-        auto result = WriteTable(fs, root_, EventSchema(), {batch}, Options(SaveMode::kAppend));
-        if (!result.ok()) {
-          _exit(1);
-        }
-      }
-      _exit(0);
-    }
-    children.push_back(pid);
-  }
-  close(ready[0]);
-  close(ready[1]);  // releases every child at once
-  for (pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child failed";
-  }
-  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs_, root_));
-  EXPECT_GE(snapshot->Version(), kProcesses * kAppendsEach);
-  ASSERT_OK_AND_ASSIGN(auto history, ReadHistory(fs_, root_));
-  for (size_t v = 0; v < history.size(); ++v) {
-    EXPECT_EQ(history[v].version, static_cast<int64_t>(v));
-  }
-  ASSERT_OK_AND_ASSIGN(auto rows, Rows(fs_, root_));
-  EXPECT_EQ(rows.size(), 1u + kProcesses * kAppendsEach);
 }
 
 }  // namespace
