@@ -13,6 +13,7 @@
 
 #include "storage/local_file_system.h"
 #include "storage/path.h"
+#include "support/file_system_test_util.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
@@ -21,15 +22,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::vector<std::string> Paths(const std::vector<FileInfo>& entries) {
-  std::vector<std::string> paths;
-  paths.reserve(entries.size());
-  for (const FileInfo& entry : entries) {
-    paths.push_back(entry.path);
-  }
-  return paths;
-}
+using ::tributary::testing::EntryPaths;
 
 class FaultInjectionFileSystemTest : public ::testing::Test {
  protected:
@@ -63,7 +56,7 @@ TEST_F(FaultInjectionFileSystemTest, PassesOperationsThroughWhenNoFaultIsArmed) 
   ASSERT_OK_AND_ASSIGN(FileInfo info, fs_.GetFileInfo(Path("d/a")));
   EXPECT_EQ(info.size, 5);
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), {}));
-  EXPECT_THAT(Paths(entries), ElementsAre(Path("d/a")));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("d/a")));
   ASSERT_OK(fs_.DeleteDir(Path("d"), /*recursive=*/true));
   ASSERT_OK_AND_ASSIGN(bool exists, fs_.Exists(Path("d")));
   EXPECT_FALSE(exists);
@@ -135,7 +128,7 @@ TEST_F(FaultInjectionFileSystemTest, TearNotAppliedLeavesTargetAsItWasAndCrashes
 
   // What a crashed writer leaves: a staging file with part of the data.
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> visible, base_->List(Path("d"), {}));
-  EXPECT_THAT(Paths(visible), ElementsAre(Path("d/pointer")));
+  EXPECT_THAT(EntryPaths(visible), ElementsAre(Path("d/pointer")));
   ListOptions options;
   options.include_staging_files = true;
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> all, base_->List(Path("d"), options));
@@ -365,7 +358,7 @@ void ExpectOnlyCompleteFiles(FileSystem& fs, const testing::TempDir& dir,
   Result<std::vector<FileInfo>> listed = fs.List(dir.Path(), options);
   ASSERT_OK(listed);
   std::sort(expected_visible.begin(), expected_visible.end());
-  EXPECT_EQ(Paths(*listed), expected_visible) << context;
+  EXPECT_EQ(EntryPaths(*listed), expected_visible) << context;
 }
 
 enum class Fault { kFail, kFailRetryable, kTearNotApplied, kTearApplied };

@@ -1,3 +1,7 @@
+// LocalFileSystem beyond the FileSystem contract (file_system_contract_test.cc runs that on every
+// implementation): POSIX reasons in errors, modification times, FIFOs, symbolic links, staging
+// files, races across processes, writes failing midway and killed writers.
+
 #include "storage/local_file_system.h"
 
 #include <fcntl.h>
@@ -7,13 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "storage/path.h"
+#include "support/file_system_test_util.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
@@ -29,6 +32,8 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::tributary::testing::EntryPaths;
+using ::tributary::testing::RepeatedContent;
 
 /// The file's bytes read with the standard library, independent of the code under test.
 std::string RawRead(const std::string& path) {
@@ -50,26 +55,6 @@ void SetModificationTimeMs(const std::string& path, int64_t ms) {
   ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
 }
 
-/// `size` bytes made of `tag` repeated, so a prefix or a mix of two contents is detectable.
-std::string Content(const std::string& tag, size_t size) {
-  std::string data;
-  data.reserve(size + tag.size());
-  while (data.size() < size) {
-    data += tag;
-  }
-  data.resize(size);
-  return data;
-}
-
-std::vector<std::string> Paths(const std::vector<FileInfo>& entries) {
-  std::vector<std::string> paths;
-  paths.reserve(entries.size());
-  for (const FileInfo& entry : entries) {
-    paths.push_back(entry.path);
-  }
-  return paths;
-}
-
 class LocalFileSystemTest : public ::testing::Test {
  protected:
   std::string Path(std::string_view relative) const { return dir_.Join(relative); }
@@ -78,47 +63,12 @@ class LocalFileSystemTest : public ::testing::Test {
   LocalFileSystem fs_;
 };
 
-TEST_F(LocalFileSystemTest, WriteFileThenReadFileRoundTrips) {
-  for (WriteMode mode : {WriteMode::kPutIfAbsent, WriteMode::kReplace}) {
-    std::string path = Path(mode == WriteMode::kPutIfAbsent ? "absent.bin" : "replace.bin");
-    std::string data("binary\0data\n", 12);
-    ASSERT_OK(fs_.WriteFile(path, data, mode));
-    EXPECT_EQ(RawRead(path), data);
-    ASSERT_OK_AND_ASSIGN(std::string read, fs_.ReadFile(path));
-    EXPECT_EQ(read, data);
-  }
-}
-
-TEST_F(LocalFileSystemTest, WritesEmptyFile) {
-  ASSERT_OK(fs_.WriteFile(Path("empty"), "", WriteMode::kPutIfAbsent));
-  ASSERT_OK_AND_ASSIGN(std::string read, fs_.ReadFile(Path("empty")));
-  EXPECT_EQ(read, "");
-}
-
 TEST_F(LocalFileSystemTest, ReadFileOfMissingPathIsNotFoundNamingPath) {
   std::string path = Path("missing.json");
   Result<std::string> read = fs_.ReadFile(path);
   ASSERT_RAISES(NotFound, read);
   EXPECT_THAT(read.status().Message(), HasSubstr(path));
   EXPECT_THAT(read.status().Message(), HasSubstr("No such file or directory"));
-}
-
-TEST_F(LocalFileSystemTest, OpenForReadServesRangedReads) {
-  std::string path = Path("data.parquet");
-  ASSERT_OK(fs_.WriteFile(path, "0123456789PAR1", WriteMode::kPutIfAbsent));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RandomAccessFile> file, fs_.OpenForRead(path));
-  EXPECT_EQ(file->Path(), path);
-  ASSERT_OK_AND_ASSIGN(int64_t size, file->Size());
-  EXPECT_EQ(size, 14);
-  ASSERT_OK_AND_ASSIGN(std::string footer, file->ReadAt(size - 4, 4));
-  EXPECT_EQ(footer, "PAR1");
-  ASSERT_OK_AND_ASSIGN(std::string middle, file->ReadAt(3, 5));
-  EXPECT_EQ(middle, "34567");
-  ASSERT_OK_AND_ASSIGN(std::string nothing, file->ReadAt(size, 0));
-  EXPECT_EQ(nothing, "");
-  std::string buffer(3, '\0');
-  ASSERT_OK(file->ReadInto(7, std::span<char>(buffer.data(), buffer.size())));
-  EXPECT_EQ(buffer, "789");
 }
 
 TEST_F(LocalFileSystemTest, ReadPastEndOfFileIsInvalidArgumentNamingPathAndOffset) {
@@ -142,31 +92,6 @@ TEST_F(LocalFileSystemTest, ReadPastEndOfFileIsInvalidArgumentNamingPathAndOffse
   ASSERT_RAISES(InvalidArgument, status);
   EXPECT_THAT(status.Message(), HasSubstr("offset 2"));
   EXPECT_THAT(status.Message(), HasSubstr(path));
-}
-
-TEST_F(LocalFileSystemTest, ServesConcurrentRangedReadsFromThreads) {
-  std::string path = Path("shared");
-  std::string data = Content("abcdefghijklmnopqrstuvwxyz", 1 << 20);
-  ASSERT_OK(fs_.WriteFile(path, data, WriteMode::kPutIfAbsent));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RandomAccessFile> file, fs_.OpenForRead(path));
-  std::atomic<int> mismatches{0};
-  std::vector<std::thread> threads;
-  threads.reserve(4);
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int64_t offset = int64_t{t} * 1000; offset + 4096 <= static_cast<int64_t>(data.size());
-           offset += 65521) {
-        Result<std::string> chunk = file->ReadAt(offset, 4096);
-        if (!chunk.ok() || *chunk != data.substr(static_cast<size_t>(offset), 4096)) {
-          ++mismatches;
-        }
-      }
-    });
-  }
-  for (std::thread& thread : threads) {
-    thread.join();
-  }
-  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST_F(LocalFileSystemTest, OpenForReadOfDirectoryFailsNamingPath) {
@@ -210,7 +135,7 @@ TEST_F(LocalFileSystemTest, FileUrisNameLocalPathsAndOtherSchemesAreRefused) {
   ASSERT_OK_AND_ASSIGN(std::string text, fs_.ReadFile("file:" + Path("u/a.txt")));
   EXPECT_EQ(text, "via uri");
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List("file://" + Path("u"), {}));
-  EXPECT_THAT(Paths(entries), ElementsAre(Path("u/a.txt")));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("u/a.txt")));
   for (const std::string& uri :
        {std::string("s3://bucket/land"), std::string("abfss://c@a/x"), std::string("gs://b/k")}) {
     Result<std::vector<FileInfo>> listed = fs_.List(uri, {});
@@ -249,16 +174,6 @@ TEST_F(LocalFileSystemTest, GetFileInfoReportsSizeModificationTimeAndKind) {
   EXPECT_THAT(missing.status().Message(), HasSubstr(Path("nope")));
 }
 
-TEST_F(LocalFileSystemTest, ExistsDistinguishesPresentFromMissing) {
-  ASSERT_OK(fs_.WriteFile(Path("here"), "x", WriteMode::kPutIfAbsent));
-  ASSERT_OK_AND_ASSIGN(bool here, fs_.Exists(Path("here")));
-  ASSERT_OK_AND_ASSIGN(bool gone, fs_.Exists(Path("gone")));
-  ASSERT_OK_AND_ASSIGN(bool under_file, fs_.Exists(Path("here/below")));
-  EXPECT_TRUE(here);
-  EXPECT_FALSE(gone);
-  EXPECT_FALSE(under_file);
-}
-
 TEST_F(LocalFileSystemTest, ListReturnsImmediateChildrenSortedWithSizesAndTimes) {
   ASSERT_OK(fs_.WriteFile(Path("t/b.json"), "bb", WriteMode::kPutIfAbsent));
   ASSERT_OK(fs_.WriteFile(Path("t/a.json"), "a", WriteMode::kPutIfAbsent));
@@ -279,52 +194,6 @@ TEST_F(LocalFileSystemTest, ListReturnsImmediateChildrenSortedWithSizesAndTimes)
   EXPECT_EQ(with_slash, entries);
 }
 
-TEST_F(LocalFileSystemTest, ListRecursiveReturnsFilesAtEveryDepthSortedByPath) {
-  for (const char* name : {"t/z", "t/a/b/c", "t/a.b", "t/a/x", "t/m/n"}) {
-    ASSERT_OK(fs_.WriteFile(Path(name), name, WriteMode::kPutIfAbsent));
-  }
-  ASSERT_OK(fs_.CreateDir(Path("t/empty/dir")));
-  ListOptions options;
-  options.recursive = true;
-  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("t"), options));
-  // Bytewise order, as object stores list keys: '.' (0x2e) sorts before '/' (0x2f).
-  EXPECT_THAT(Paths(entries), ElementsAre(Path("t/a.b"), Path("t/a/b/c"), Path("t/a/x"),
-                                          Path("t/m/n"), Path("t/z")));
-  EXPECT_EQ(entries[1].size, 7);
-  for (const FileInfo& entry : entries) {
-    EXPECT_FALSE(entry.is_directory) << entry.path;
-  }
-}
-
-TEST_F(LocalFileSystemTest, ListStartAfterReturnsLaterEntriesOnly) {
-  std::vector<std::string> names = {
-      "00000000000000000009.json", "00000000000000000010.checkpoint.parquet",
-      "00000000000000000010.json", "00000000000000000011.json", "_last_checkpoint"};
-  for (const std::string& name : names) {
-    ASSERT_OK(fs_.WriteFile(Path("_delta_log/" + name), "{}", WriteMode::kPutIfAbsent));
-  }
-  ListOptions options;
-  options.start_after = "00000000000000000010";
-  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("_delta_log"), options));
-  EXPECT_THAT(Paths(entries),
-              ElementsAre(Path("_delta_log/00000000000000000010.checkpoint.parquet"),
-                          Path("_delta_log/00000000000000000010.json"),
-                          Path("_delta_log/00000000000000000011.json"),
-                          Path("_delta_log/_last_checkpoint")));
-
-  options.start_after = "00000000000000000010.json";
-  ASSERT_OK_AND_ASSIGN(entries, fs_.List(Path("_delta_log"), options));
-  EXPECT_THAT(Paths(entries), ElementsAre(Path("_delta_log/00000000000000000011.json"),
-                                          Path("_delta_log/_last_checkpoint")));
-
-  ASSERT_OK(fs_.WriteFile(Path("t/a/1"), "", WriteMode::kPutIfAbsent));
-  ASSERT_OK(fs_.WriteFile(Path("t/b/1"), "", WriteMode::kPutIfAbsent));
-  options.recursive = true;
-  options.start_after = "a/1";
-  ASSERT_OK_AND_ASSIGN(entries, fs_.List(Path("t"), options));
-  EXPECT_THAT(Paths(entries), ElementsAre(Path("t/b/1")));
-}
-
 TEST_F(LocalFileSystemTest, ListHidesStagingFilesUnlessAsked) {
   ASSERT_OK(fs_.WriteFile(Path("d/visible"), "x", WriteMode::kPutIfAbsent));
   std::string staging = StagingPath(Path("d/visible2"), 0xabcdef);
@@ -333,12 +202,13 @@ TEST_F(LocalFileSystemTest, ListHidesStagingFilesUnlessAsked) {
   ASSERT_OK(fs_.WriteFile(Path("d/.hidden_but_ours_to_list"), "x", WriteMode::kPutIfAbsent));
 
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), {}));
-  EXPECT_THAT(Paths(entries), ElementsAre(Path("d/.hidden_but_ours_to_list"), Path("d/visible")));
+  EXPECT_THAT(EntryPaths(entries),
+              ElementsAre(Path("d/.hidden_but_ours_to_list"), Path("d/visible")));
 
   ListOptions options;
   options.include_staging_files = true;
   ASSERT_OK_AND_ASSIGN(entries, fs_.List(Path("d"), options));
-  EXPECT_THAT(Paths(entries),
+  EXPECT_THAT(EntryPaths(entries),
               ElementsAre(Path("d/.hidden_but_ours_to_list"), Path("d/visible"), staging));
 }
 
@@ -393,17 +263,6 @@ TEST_F(LocalFileSystemTest, CreateDirOverFileIsAlreadyExists) {
   ASSERT_RAISES(AlreadyExists, fs_.CreateDir(Path("file/sub")));
 }
 
-TEST_F(LocalFileSystemTest, DeleteFileRemovesOnlyThatFile) {
-  ASSERT_OK(fs_.WriteFile(Path("keep"), "1", WriteMode::kPutIfAbsent));
-  ASSERT_OK(fs_.WriteFile(Path("drop"), "2", WriteMode::kPutIfAbsent));
-  ASSERT_OK(fs_.DeleteFile(Path("drop")));
-  EXPECT_FALSE(RawExists(Path("drop")));
-  EXPECT_TRUE(RawExists(Path("keep")));
-  Status again = fs_.DeleteFile(Path("drop"));
-  ASSERT_RAISES(NotFound, again);
-  EXPECT_THAT(again.Message(), HasSubstr(Path("drop")));
-}
-
 TEST_F(LocalFileSystemTest, DeleteDirNeedsRecursiveForNonEmptyDirectory) {
   ASSERT_OK(fs_.WriteFile(Path("d/x/y"), "1", WriteMode::kPutIfAbsent));
   ASSERT_OK(fs_.WriteFile(Path("d/z"), "2", WriteMode::kPutIfAbsent));
@@ -430,64 +289,11 @@ TEST_F(LocalFileSystemTest, DeleteDirRecursiveDoesNotFollowSymbolicLinks) {
   EXPECT_EQ(RawRead(Path("outside/precious")), "keep me");
 }
 
-TEST_F(LocalFileSystemTest, RenameMovesFileAndCreatesParents) {
-  ASSERT_OK(fs_.WriteFile(Path("src"), "payload", WriteMode::kPutIfAbsent));
-  ASSERT_OK(fs_.Rename(Path("src"), Path("new/parent/dst")));
-  EXPECT_FALSE(RawExists(Path("src")));
-  EXPECT_EQ(RawRead(Path("new/parent/dst")), "payload");
-}
-
 TEST_F(LocalFileSystemTest, RenameMovesDirectory) {
   ASSERT_OK(fs_.WriteFile(Path("a/f"), "1", WriteMode::kPutIfAbsent));
   ASSERT_OK(fs_.Rename(Path("a"), Path("b")));
   EXPECT_EQ(RawRead(Path("b/f")), "1");
   EXPECT_FALSE(RawExists(Path("a")));
-}
-
-TEST_F(LocalFileSystemTest, RenameNeverReplacesExistingTarget) {
-  ASSERT_OK(fs_.WriteFile(Path("src"), "new", WriteMode::kPutIfAbsent));
-  ASSERT_OK(fs_.WriteFile(Path("dst"), "old", WriteMode::kPutIfAbsent));
-  Status status = fs_.Rename(Path("src"), Path("dst"));
-  ASSERT_RAISES(AlreadyExists, status);
-  EXPECT_THAT(status.Message(), HasSubstr(Path("dst")));
-  EXPECT_EQ(RawRead(Path("src")), "new");
-  EXPECT_EQ(RawRead(Path("dst")), "old");
-}
-
-TEST_F(LocalFileSystemTest, RenameOfMissingSourceIsNotFound) {
-  Status status = fs_.Rename(Path("missing"), Path("dst"));
-  ASSERT_RAISES(NotFound, status);
-  EXPECT_THAT(status.Message(), HasSubstr(Path("missing")));
-  EXPECT_FALSE(RawExists(Path("dst")));
-}
-
-TEST_F(LocalFileSystemTest, PutIfAbsentOnExistingPathIsAlreadyExistsAndKeepsOriginal) {
-  std::string path = Path("_delta_log/00000000000000000000.json");
-  ASSERT_OK(fs_.WriteFile(path, "winner", WriteMode::kPutIfAbsent));
-  Status status = fs_.WriteFile(path, "loser", WriteMode::kPutIfAbsent);
-  ASSERT_RAISES(AlreadyExists, status);
-  EXPECT_THAT(status.Message(), HasSubstr(path));
-  EXPECT_EQ(RawRead(path), "winner");
-  ListOptions options;
-  options.include_staging_files = true;
-  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("_delta_log"), options));
-  EXPECT_THAT(Paths(entries), ElementsAre(path));
-}
-
-TEST_F(LocalFileSystemTest, ReplaceOverwritesAndLeavesNoStagingFile) {
-  std::string path = Path("_delta_log/_last_checkpoint");
-  ASSERT_OK(fs_.WriteFile(path, "{\"version\":10}", WriteMode::kReplace));
-  ASSERT_OK(fs_.WriteFile(path, "{\"version\":20}", WriteMode::kReplace));
-  EXPECT_EQ(RawRead(path), "{\"version\":20}");
-  ListOptions options;
-  options.include_staging_files = true;
-  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("_delta_log"), options));
-  EXPECT_THAT(Paths(entries), ElementsAre(path));
-}
-
-TEST_F(LocalFileSystemTest, WriteFileCreatesParentDirectories) {
-  ASSERT_OK(fs_.WriteFile(Path("x/y/z/part-0.parquet"), "data", WriteMode::kPutIfAbsent));
-  EXPECT_EQ(RawRead(Path("x/y/z/part-0.parquet")), "data");
 }
 
 TEST_F(LocalFileSystemTest, WriteFileUnderAFileFails) {
@@ -505,7 +311,8 @@ TEST_F(LocalFileSystemTest, OutputStreamPublishesOnlyOnClose) {
   // Small appends are buffered, large ones bypass the buffer: the order must survive both.
   std::string expected;
   for (int i = 0; i < 50; ++i) {
-    std::string piece = (i % 7 == 0) ? Content(std::to_string(i), 200000) : std::to_string(i);
+    std::string piece =
+        (i % 7 == 0) ? RepeatedContent(std::to_string(i), 200000) : std::to_string(i);
     ASSERT_OK(stream->Append(piece));
     expected += piece;
   }
@@ -521,7 +328,7 @@ TEST_F(LocalFileSystemTest, OutputStreamPublishesOnlyOnClose) {
   ListOptions options;
   options.include_staging_files = true;
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("data"), options));
-  EXPECT_THAT(Paths(entries), ElementsAre(path));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(path));
 }
 
 TEST_F(LocalFileSystemTest, AbandonedOutputStreamLeavesNothing) {
@@ -530,7 +337,7 @@ TEST_F(LocalFileSystemTest, AbandonedOutputStreamLeavesNothing) {
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
                          fs_.OpenOutputStream(Path("d/destroyed"), WriteMode::kPutIfAbsent));
-    ASSERT_OK(stream->Append(Content("x", 100000)));
+    ASSERT_OK(stream->Append(RepeatedContent("x", 100000)));
     ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> staged, fs_.List(Path("d"), options));
     EXPECT_EQ(staged.size(), 1u);
   }
@@ -544,34 +351,6 @@ TEST_F(LocalFileSystemTest, AbandonedOutputStreamLeavesNothing) {
 
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), options));
   EXPECT_TRUE(entries.empty()) << entries.size();
-}
-
-TEST_F(LocalFileSystemTest, OutputStreamPutIfAbsentLosesToExistingFile) {
-  std::string path = Path("d/commit");
-  ASSERT_OK(fs_.WriteFile(path, "first", WriteMode::kPutIfAbsent));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
-                       fs_.OpenOutputStream(path, WriteMode::kPutIfAbsent));
-  ASSERT_OK(stream->Append("second"));
-  Status status = stream->Close();
-  ASSERT_RAISES(AlreadyExists, status);
-  EXPECT_THAT(status.Message(), HasSubstr(path));
-  EXPECT_EQ(RawRead(path), "first");
-  ASSERT_RAISES(InvalidArgument, stream->Close());
-  ListOptions options;
-  options.include_staging_files = true;
-  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), options));
-  EXPECT_THAT(Paths(entries), ElementsAre(path));
-}
-
-TEST_F(LocalFileSystemTest, OutputStreamReplaceOverwrites) {
-  std::string path = Path("pointer");
-  ASSERT_OK(fs_.WriteFile(path, "old", WriteMode::kReplace));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
-                       fs_.OpenOutputStream(path, WriteMode::kReplace));
-  ASSERT_OK(stream->Append("new"));
-  EXPECT_EQ(RawRead(path), "old");
-  ASSERT_OK(stream->Close());
-  EXPECT_EQ(RawRead(path), "new");
 }
 
 /// Forks `count` children that block until the returned Release runs, then each run `body(i)`
@@ -627,7 +406,7 @@ TEST_F(LocalFileSystemTest, PutIfAbsentRaceAcrossProcessesHasExactlyOneWinner) {
     // Small enough that the writers reach the publishing step together, large enough that a
     // torn or mixed file would show.
     auto content = [round](int child) {
-      return Content(fmt::format("[round {} child {}]", round, child), size_t{16} * 1024);
+      return RepeatedContent(fmt::format("[round {} child {}]", round, child), size_t{16} * 1024);
     };
     std::vector<int> codes = ForkedRace(kProcesses).Run([&](int child) {
       LocalFileSystem fs;
@@ -657,7 +436,7 @@ TEST_F(LocalFileSystemTest, OutputStreamPutIfAbsentRaceAcrossProcessesHasExactly
   constexpr int kProcesses = 6;
   std::string path = Path("offsets/7");
   auto content = [](int child) {
-    return Content(fmt::format("<{}>", child), 300000);
+    return RepeatedContent(fmt::format("<{}>", child), 300000);
   };
   std::vector<int> codes = ForkedRace(kProcesses).Run([&](int child) {
     LocalFileSystem fs;
@@ -682,46 +461,11 @@ TEST_F(LocalFileSystemTest, OutputStreamPutIfAbsentRaceAcrossProcessesHasExactly
   EXPECT_TRUE(RawRead(path) == content(winner));
 }
 
-TEST_F(LocalFileSystemTest, PutIfAbsentRaceAcrossThreadsHasExactlyOneWinner) {
-  constexpr int kThreads = 8;
-  for (int round = 0; round < 4; ++round) {
-    std::string path = Path(fmt::format("commits/{}", round));
-    std::atomic<bool> go{false};
-    std::vector<StatusCode> codes(kThreads);
-    std::vector<std::thread> threads;
-    threads.reserve(kThreads);
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&, t] {
-        while (!go.load()) {
-          std::this_thread::yield();
-        }
-        codes[t] =
-            fs_.WriteFile(path, Content(std::to_string(t), 100000), WriteMode::kPutIfAbsent).Code();
-      });
-    }
-    go.store(true);
-    for (std::thread& thread : threads) {
-      thread.join();
-    }
-    int winner = -1;
-    for (int t = 0; t < kThreads; ++t) {
-      if (codes[t] == StatusCode::kOk) {
-        ASSERT_EQ(winner, -1) << "two winners";
-        winner = t;
-      } else {
-        ASSERT_EQ(codes[t], StatusCode::kAlreadyExists) << "thread " << t;
-      }
-    }
-    ASSERT_NE(winner, -1);
-    EXPECT_TRUE(RawRead(path) == Content(std::to_string(winner), 100000));
-  }
-}
-
 TEST_F(LocalFileSystemTest, ReplaceRaceAcrossProcessesLeavesOneCompleteVersion) {
   constexpr int kProcesses = 6;
   std::string path = Path("_last_checkpoint");
   auto content = [](int child) {
-    return Content(fmt::format("#{}#", child), 400000);
+    return RepeatedContent(fmt::format("#{}#", child), 400000);
   };
   std::vector<int> codes = ForkedRace(kProcesses).Run([&](int child) {
     LocalFileSystem fs;
@@ -759,7 +503,7 @@ int RunWithFileSizeLimit(Body body) {
 }
 
 TEST_F(LocalFileSystemTest, WriteFailingMidwayLeavesTargetUntouchedAndNoStagingFile) {
-  std::string big = Content("0123456789", 1 << 20);
+  std::string big = RepeatedContent("0123456789", 1 << 20);
   ASSERT_OK(fs_.WriteFile(Path("d/pointer"), "old pointer", WriteMode::kReplace));
   for (WriteMode mode : {WriteMode::kPutIfAbsent, WriteMode::kReplace}) {
     std::string path = Path(mode == WriteMode::kPutIfAbsent ? "d/commit" : "d/pointer");
@@ -797,7 +541,7 @@ TEST_F(LocalFileSystemTest, WriteFailingMidwayLeavesTargetUntouchedAndNoStagingF
   ListOptions options;
   options.include_staging_files = true;
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_.List(Path("d"), options));
-  EXPECT_THAT(Paths(entries), ElementsAre(Path("d/pointer")));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("d/pointer")));
   ASSERT_OK(fs_.WriteFile(Path("d/commit"), big, WriteMode::kPutIfAbsent));
   EXPECT_TRUE(RawRead(Path("d/commit")) == big);
 }
@@ -808,10 +552,10 @@ TEST_F(LocalFileSystemTest, KilledWriterLeavesOnlyCompleteFiles) {
   // kill lands inside the k-th write. Every file that exists afterwards must be whole.
   constexpr size_t kSize = 1 << 20;
   auto commit = [](int version) {
-    return Content(fmt::format("commit {};", version), kSize);
+    return RepeatedContent(fmt::format("commit {};", version), kSize);
   };
   auto pointer = [](int version) {
-    return Content(fmt::format("pointer {};", version), kSize);
+    return RepeatedContent(fmt::format("pointer {};", version), kSize);
   };
   for (int kill_at = 1; kill_at <= 8; ++kill_at) {
     SCOPED_TRACE(fmt::format("killed during write #{}", kill_at));
