@@ -68,6 +68,7 @@ class FileSystemContractTest : public ::testing::TestWithParam<std::string> {
       Result<S3Config> config =
           ResolveS3Config(options, [](const std::string&) { return std::optional<std::string>(); });
       ASSERT_OK(config);
+      s3_config_ = *config;
       Result<std::shared_ptr<S3FileSystem>> s3 = S3FileSystem::Make(*config);
       ASSERT_OK(s3);
       s3_ = *s3;
@@ -80,6 +81,15 @@ class FileSystemContractTest : public ::testing::TestWithParam<std::string> {
   }
 
   bool IsS3() const { return GetParam() == "s3"; }
+
+  /// A FileSystem of this test's kind sharing nothing with fs_: what another process makes.
+  Result<std::shared_ptr<FileSystem>> NewFileSystem() const {
+    if (IsS3()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<S3FileSystem> s3, S3FileSystem::Make(s3_config_));
+      return std::shared_ptr<FileSystem>(std::move(s3));
+    }
+    return std::shared_ptr<FileSystem>(std::make_shared<LocalFileSystem>());
+  }
 
   std::string Path(std::string_view relative) const { return root_ + "/" + std::string(relative); }
 
@@ -137,6 +147,7 @@ class FileSystemContractTest : public ::testing::TestWithParam<std::string> {
   testing::TempDir dir_;
   std::shared_ptr<FileSystem> fs_;
   std::shared_ptr<S3FileSystem> s3_;
+  S3Config s3_config_;
   std::string root_;
 };
 
@@ -310,6 +321,104 @@ TEST_P(FileSystemContractTest, ReplaceRaceAcrossThreadsLeavesOneCompleteVersion)
   bool complete = false;
   for (int t = 0; t < kThreads; ++t) {
     complete = complete || read == content(t);
+  }
+  EXPECT_TRUE(complete) << "the file mixes or truncates versions";
+}
+
+// Exit codes of the children of ForkedRace.
+constexpr int kWon = 0;
+constexpr int kLost = 1;
+constexpr int kFailed = 2;
+
+TEST_P(FileSystemContractTest, PutIfAbsentRaceAcrossProcessesHasExactlyOneWinner) {
+  constexpr int kProcesses = 8;
+  constexpr int kRounds = 16;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string name = fmt::format("_delta_log/{:020}.json", round);
+    // Small enough that the writers reach the publishing step together, large enough that a
+    // torn or mixed file would show.
+    auto content = [round](int child) {
+      return RepeatedContent(fmt::format("[round {} child {}]", round, child), size_t{16} * 1024);
+    };
+    std::vector<int> codes = testing::ForkedRace(kProcesses).Run([&](int child) {
+      Result<std::shared_ptr<FileSystem>> fs = NewFileSystem();
+      if (!fs.ok()) {
+        return kFailed;
+      }
+      Status status = (*fs)->WriteFile(Path(name), content(child), WriteMode::kPutIfAbsent);
+      return status.ok() ? kWon : status.IsAlreadyExists() ? kLost : kFailed;
+    });
+    ASSERT_EQ(codes.size(), static_cast<size_t>(kProcesses));
+    int winner = -1;
+    for (int child = 0; child < kProcesses; ++child) {
+      ASSERT_TRUE(codes[child] == kWon || codes[child] == kLost)
+          << "child " << child << " exited with " << codes[child];
+      if (codes[child] == kWon) {
+        ASSERT_EQ(winner, -1) << "two winners: " << winner << " and " << child;
+        winner = child;
+      }
+    }
+    ASSERT_NE(winner, -1) << "no winner";
+    ASSERT_OK_AND_ASSIGN(std::string read, IndependentRead(name));
+    EXPECT_TRUE(read == content(winner)) << "content is not the winner's, complete";
+  }
+  EXPECT_EQ(IndependentLeftovers("_delta_log").size(), static_cast<size_t>(kRounds))
+      << "staging files left behind";
+}
+
+TEST_P(FileSystemContractTest, OutputStreamPutIfAbsentRaceAcrossProcessesHasExactlyOneWinner) {
+  constexpr int kProcesses = 6;
+  auto content = [](int child) {
+    return RepeatedContent(fmt::format("<{}>", child), 300000);
+  };
+  std::vector<int> codes = testing::ForkedRace(kProcesses).Run([&](int child) {
+    Result<std::shared_ptr<FileSystem>> fs = NewFileSystem();
+    if (!fs.ok()) {
+      return kFailed;
+    }
+    Result<std::unique_ptr<OutputStream>> stream =
+        (*fs)->OpenOutputStream(Path("offsets/7"), WriteMode::kPutIfAbsent);
+    if (!stream.ok() || !(*stream)->Append(content(child)).ok()) {
+      return kFailed;
+    }
+    Status status = (*stream)->Close();
+    return status.ok() ? kWon : status.IsAlreadyExists() ? kLost : kFailed;
+  });
+  int winners = 0;
+  int winner = -1;
+  for (int child = 0; child < kProcesses; ++child) {
+    ASSERT_TRUE(codes[child] == kWon || codes[child] == kLost) << codes[child];
+    if (codes[child] == kWon) {
+      ++winners;
+      winner = child;
+    }
+  }
+  ASSERT_EQ(winners, 1);
+  ASSERT_OK_AND_ASSIGN(std::string read, IndependentRead("offsets/7"));
+  EXPECT_TRUE(read == content(winner));
+  EXPECT_THAT(IndependentLeftovers("offsets"), ElementsAre("7"));
+}
+
+TEST_P(FileSystemContractTest, ReplaceRaceAcrossProcessesLeavesOneCompleteVersion) {
+  constexpr int kProcesses = 6;
+  auto content = [](int child) {
+    return RepeatedContent(fmt::format("#{}#", child), 400000);
+  };
+  std::vector<int> codes = testing::ForkedRace(kProcesses).Run([&](int child) {
+    Result<std::shared_ptr<FileSystem>> fs = NewFileSystem();
+    return fs.ok() && (*fs)
+                          ->WriteFile(Path("_last_checkpoint"), content(child), WriteMode::kReplace)
+                          .ok()
+               ? kWon
+               : kFailed;
+  });
+  for (int code : codes) {
+    ASSERT_EQ(code, kWon);
+  }
+  ASSERT_OK_AND_ASSIGN(std::string final_content, IndependentRead("_last_checkpoint"));
+  bool complete = false;
+  for (int child = 0; child < kProcesses; ++child) {
+    complete = complete || final_content == content(child);
   }
   EXPECT_TRUE(complete) << "the file mixes or truncates versions";
 }
@@ -501,6 +610,38 @@ TEST_P(FileSystemContractTest, ListStartAfterReturnsLaterEntriesOnly) {
   EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("t/b/1")));
 }
 
+TEST_P(FileSystemContractTest, ListStartAfterComparesDirectoriesByTheirPaths) {
+  // start_after compares each entry's relative path, a directory's without a trailing '/'. On
+  // S3 the common prefix "a/" sorts after the keys "a" and "a.json" (the start-after S3 is
+  // sent), so it must be filtered out here.
+  ASSERT_OK(fs_->WriteFile(Path("t/a/1"), "", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_->WriteFile(Path("t/a.json"), "", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_->WriteFile(Path("t/b/1"), "", WriteMode::kPutIfAbsent));
+  ListOptions options;
+  options.start_after = "a";
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_->List(Path("t"), options));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("t/a.json"), Path("t/b")));
+  options.start_after = "a.json";
+  ASSERT_OK_AND_ASSIGN(entries, fs_->List(Path("t"), options));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("t/b")));
+}
+
+TEST_P(FileSystemContractTest, ListsAndDescribesTheStoreRoot) {
+  // The root of the local store is the test's directory; on S3 it is the bucket.
+  const std::string store_root = IsS3() ? fmt::format("s3://{}", kBucket) : dir_.Path();
+  ASSERT_OK(fs_->WriteFile(Path("f"), "x", WriteMode::kPutIfAbsent));
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_->List(store_root, {}));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(store_root + "/root"));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_TRUE(entries[0].is_directory);
+  ASSERT_OK_AND_ASSIGN(FileInfo info, fs_->GetFileInfo(store_root));
+  EXPECT_TRUE(info.is_directory);
+  ListOptions recursive;
+  recursive.recursive = true;
+  ASSERT_OK_AND_ASSIGN(entries, fs_->List(store_root, recursive));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(store_root + "/root/f"));
+}
+
 TEST_P(FileSystemContractTest, ListOfMissingDirectoryIsNotFoundNamingPath) {
   ASSERT_OK(fs_->WriteFile(Path("other/file"), "x", WriteMode::kPutIfAbsent));
   Result<std::vector<FileInfo>> missing = fs_->List(Path("missing"), {});
@@ -597,6 +738,16 @@ TEST_P(FileSystemContractTest, DeleteDirNeedsRecursiveForNonEmptyDirectory) {
   ASSERT_RAISES(NotFound, fs_->DeleteDir(Path("d"), /*recursive=*/true));
   // "d2" shares the prefix "d" but is no part of it.
   EXPECT_THAT(IndependentLeftovers("d2"), ElementsAre("sibling"));
+}
+
+TEST_P(FileSystemContractTest, RenameMovesADirectoryWithEverythingBelowIt) {
+  ASSERT_OK(fs_->WriteFile(Path("a/f"), "1", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_->WriteFile(Path("a/sub/g"), "2", WriteMode::kPutIfAbsent));
+  ASSERT_OK(fs_->Rename(Path("a"), Path("b")));
+  EXPECT_THAT(IndependentLeftovers("b"), ElementsAre("f", "sub/g"));
+  EXPECT_THAT(IndependentLeftovers("a"), IsEmpty());
+  ASSERT_OK_AND_ASSIGN(std::string moved, IndependentRead("b/sub/g"));
+  EXPECT_EQ(moved, "2");
 }
 
 TEST_P(FileSystemContractTest, RenameMovesFileNeverReplacesAndNeedsASource) {
@@ -700,6 +851,18 @@ TEST_P(FileSystemContractTest, OutputStreamPutIfAbsentLosesToExistingFile) {
     ASSERT_RAISES(InvalidArgument, stream->Close());
   }
   EXPECT_THAT(IndependentLeftovers("d"), ElementsAre("commit-11534336", "commit-6"));
+}
+
+TEST_P(FileSystemContractTest, OutputStreamWithoutAppendsPublishesAnEmptyFile) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
+                       fs_->OpenOutputStream(Path("d/empty"), WriteMode::kPutIfAbsent));
+  EXPECT_EQ(stream->Position(), 0);
+  ASSERT_OK(stream->Close());
+  ASSERT_OK_AND_ASSIGN(std::string read, IndependentRead("d/empty"));
+  EXPECT_EQ(read, "");
+  ASSERT_OK_AND_ASSIGN(FileInfo info, fs_->GetFileInfo(Path("d/empty")));
+  EXPECT_EQ(info.size, 0);
+  EXPECT_FALSE(info.is_directory);
 }
 
 TEST_P(FileSystemContractTest, OutputStreamReplaceOverwritesOnClose) {
