@@ -579,6 +579,20 @@ TEST_P(FileSystemContractTest, ListRecursiveReturnsFilesAtEveryDepthSortedByPath
   }
 }
 
+TEST_P(FileSystemContractTest, ListSortsByBytesNotByLocale) {
+  // Upper case before lower case, '~' (0x7e) before any UTF-8 lead byte (0xc3 for 'é').
+  for (const char* name : {"s/\xc3\xa9t\xc3\xa9", "s/a", "s/Z", "s/~", "s/B/1"}) {
+    ASSERT_OK(fs_->WriteFile(Path(name), "", WriteMode::kPutIfAbsent));
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, fs_->List(Path("s"), {}));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("s/B"), Path("s/Z"), Path("s/a"), Path("s/~"),
+                                               Path("s/\xc3\xa9t\xc3\xa9")));
+  ListOptions options;
+  options.start_after = "a";
+  ASSERT_OK_AND_ASSIGN(entries, fs_->List(Path("s"), options));
+  EXPECT_THAT(EntryPaths(entries), ElementsAre(Path("s/~"), Path("s/\xc3\xa9t\xc3\xa9")));
+}
+
 TEST_P(FileSystemContractTest, ListStartAfterReturnsLaterEntriesOnly) {
   const std::vector<std::string> names = {
       "00000000000000000009.json", "00000000000000000010.checkpoint.parquet",
