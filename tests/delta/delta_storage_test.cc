@@ -178,6 +178,19 @@ TEST_P(DeltaStorageTest, CreateAppendOverwriteReadBackAndHistory) {
   }
 }
 
+// A table root whose name S3 keys and URIs must carry as they are (spaces, '=', '+', '%').
+TEST_P(DeltaStorageTest, TableRootWithReservedCharactersRoundTrips) {
+  const std::string root = Backend().Path("lake dir/t=1+x%41");
+  ASSERT_OK(
+      WriteTable(Fs(), root, EventSchema(), {Event(1, "fr")}, Mode(SaveMode::kErrorIfExists)));
+  ASSERT_OK(WriteTable(Fs(), root, EventSchema(), {Event(2, "d e")}, Mode(SaveMode::kAppend)));
+  EXPECT_EQ(SortedRows(Fs(), root),
+            (std::vector<std::string>{R"({"id":1,"country":"fr","amount":1.0})",
+                                      R"({"id":2,"country":"d e","amount":2.0})"}));
+  ASSERT_OK_AND_ASSIGN(auto log, Backend().IndependentList("lake dir/t=1+x%41/_delta_log"));
+  EXPECT_THAT(log, ElementsAre("00000000000000000000.json", "00000000000000000001.json"));
+}
+
 TEST_P(DeltaStorageTest, DuckDBReadsEveryDataFileWeWrite) {
   ASSERT_OK(WriteTable(Fs(), Root(), EventSchema(),
                        {Events(R"([[1, "fr", 1.5], [2, "de", null], [3, "fr", 3.25]])")},
