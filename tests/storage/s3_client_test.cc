@@ -16,12 +16,14 @@
 #include <gtest/gtest.h>
 
 #include "storage/faulty_http_transport.h"
+#include "support/file_system_test_util.h"
 #include "support/s3_test_server.h"
 #include "support/status_matchers.h"
 
 namespace tributary::storage {
 namespace {
 
+using ::tributary::testing::RepeatedContent;
 using ::tributary::testing::S3TestServer;
 
 constexpr const char* kBucket = "client-test";
@@ -39,15 +41,6 @@ S3Config TestConfig() {
   config.part_size_bytes = 5 * kMiB;
   config.multipart_threshold_bytes = 5 * kMiB;
   return config;
-}
-
-/// `size` bytes that differ with `seed`.
-std::string Bytes(size_t size, char seed) {
-  std::string bytes(size, '\0');
-  for (size_t i = 0; i < size; ++i) {
-    bytes[i] = static_cast<char>(seed + static_cast<char>(i * 31 % 251));
-  }
-  return bytes;
 }
 
 class S3ClientTest : public ::testing::Test {
@@ -92,7 +85,7 @@ TEST_F(S3ClientTest, PutHeadGetRoundTripsKeysThatNeedEncoding) {
   // Spaces, '+', '=', '%', non-ASCII and dot segments all survive encoding and signing.
   for (std::string key : {"plain.txt", "a b/c+d=e%f.json", "dir/./x/../é ü", "k~!'()*,;:@&$"}) {
     S3Location object{kBucket, key};
-    std::string body = Bytes(1000, key[0]);
+    std::string body = RepeatedContent(key, 1000);
     ASSERT_OK(client_->PutObject(object, body, WriteMode::kReplace));
     ASSERT_OK_AND_ASSIGN(S3ObjectInfo info, client_->HeadObject(object));
     EXPECT_EQ(info.size, 1000);
@@ -111,7 +104,7 @@ TEST_F(S3ClientTest, PutHeadGetRoundTripsKeysThatNeedEncoding) {
 TEST_F(S3ClientTest, EmptyAndLargeBodiesArriveWhole) {
   // A body above 1 MiB is where curl would ask "Expect: 100-continue"; a form content type
   // would make the server store it empty.
-  std::string large = Bytes(3 * kMiB + 7, 'L');
+  std::string large = RepeatedContent("L|", 3 * kMiB + 7);
   ASSERT_OK(client_->PutObject({kBucket, "large"}, large, WriteMode::kReplace));
   ASSERT_OK(client_->PutObject({kBucket, "empty"}, "", WriteMode::kReplace));
   EXPECT_EQ(Read({kBucket, "large"}), large);
@@ -200,8 +193,8 @@ TEST_F(S3ClientTest, ReadOfAReplacedObjectFailsInsteadOfMixingVersions) {
 
 TEST_F(S3ClientTest, MultipartUploadCompletesWithTheMultipartEtag) {
   S3Location object{kBucket, "data/part-0.parquet"};
-  std::string first = Bytes(5 * kMiB, 'a');
-  std::string last = Bytes(1234, 'b');
+  std::string first = RepeatedContent("a|", 5 * kMiB);
+  std::string last = RepeatedContent("b|", 1234);
   ASSERT_OK_AND_ASSIGN(std::string upload_id, client_->CreateMultipartUpload(object));
   ASSERT_OK_AND_ASSIGN(std::string etag1, client_->UploadPart(object, upload_id, 1, first));
   ASSERT_OK_AND_ASSIGN(std::string etag2, client_->UploadPart(object, upload_id, 2, last));
@@ -317,8 +310,8 @@ TEST_F(S3ClientTest, CompleteWhoseResponseIsLostIsRecognizedAsOurs) {
   for (Fault retry_answer : {Fault::kPreconditionFailed, Fault::kNoSuchUpload}) {
     std::shared_ptr<S3Client> client = FaultyClient();
     S3Location object{kBucket, "big"};
-    std::string part1 = Bytes(5 * kMiB, '1');
-    std::string part2 = Bytes(100, '2');
+    std::string part1 = RepeatedContent("1|", 5 * kMiB);
+    std::string part2 = RepeatedContent("2|", 100);
     ASSERT_OK_AND_ASSIGN(std::string upload_id, client->CreateMultipartUpload(object));
     ASSERT_OK_AND_ASSIGN(std::string etag1, client->UploadPart(object, upload_id, 1, part1));
     ASSERT_OK_AND_ASSIGN(std::string etag2, client->UploadPart(object, upload_id, 2, part2));

@@ -5,8 +5,6 @@
 
 #include "storage/s3_file_system.h"
 
-#include <algorithm>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "storage/faulty_http_transport.h"
+#include "support/file_system_test_util.h"
 #include "support/s3_test_server.h"
 #include "support/status_matchers.h"
 
@@ -26,6 +25,7 @@ using ::testing::IsEmpty;
 using ::tributary::testing::OracleGet;
 using ::tributary::testing::OracleList;
 using ::tributary::testing::OraclePut;
+using ::tributary::testing::RepeatedContent;
 using ::tributary::testing::S3TestServer;
 
 constexpr const char* kBucket = "fs-test";
@@ -33,14 +33,6 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 
 std::string Uri(std::string_view key) {
   return fmt::format("s3://{}/{}", kBucket, key);
-}
-
-/// `size` pseudo-random bytes drawn from `seed`, so that parts differ from each other.
-std::string Pattern(int64_t size, uint32_t seed) {
-  std::mt19937 random(seed);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  std::generate(bytes.begin(), bytes.end(), [&] { return static_cast<char>(random()); });
-  return bytes;
 }
 
 class S3FileSystemTest : public ::testing::Test {
@@ -96,7 +88,8 @@ TEST(ParseS3UriTest, SplitsBucketAndKeyOfBothSchemes) {
 }
 
 TEST_F(S3FileSystemTest, LargeStreamUploadsPartsAndPublishesOnlyOnClose) {
-  const std::string data = Pattern(17 * kMiB + 123, 1);  // parts of 5, 5, 5 and 2 MiB
+  const std::string data =
+      RepeatedContent("part 1;", 17 * kMiB + 123);  // parts of 5, 5, 5 and 2 MiB
   const StorageRequestCounts before = fs_->RequestCounts();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
                        fs_->OpenOutputStream(Uri("data/big.parquet"), WriteMode::kPutIfAbsent));
@@ -125,7 +118,7 @@ TEST_F(S3FileSystemTest, PartsGoUpInParallelUpToTheConfiguredParallelism) {
   auto transport = std::make_shared<FaultyTransport>();
   std::shared_ptr<S3FileSystem> fs = Make(transport);  // upload_parallelism 2
   transport->Rendezvous("partNumber=", 2);
-  const std::string data = Pattern(21 * kMiB, 9);
+  const std::string data = RepeatedContent("part 9;", 21 * kMiB);
   ASSERT_OK(fs->WriteFile(Uri("parallel"), data, WriteMode::kPutIfAbsent));
   EXPECT_EQ(transport->MostConcurrent(), 2);
   ASSERT_OK_AND_ASSIGN(std::string read_back, fs->ReadFile(Uri("parallel")));
@@ -133,7 +126,7 @@ TEST_F(S3FileSystemTest, PartsGoUpInParallelUpToTheConfiguredParallelism) {
 }
 
 TEST_F(S3FileSystemTest, LargeWriteFileGoesMultipart) {
-  const std::string data = Pattern(6 * kMiB, 2);
+  const std::string data = RepeatedContent("part 2;", 6 * kMiB);
   ASSERT_OK(fs_->WriteFile(Uri("big"), data, WriteMode::kReplace));
   EXPECT_TRUE(fs_->Client()->HeadObject({kBucket, "big"})->etag.ends_with("-2"));
   ASSERT_OK_AND_ASSIGN(std::string read_back, fs_->ReadFile(Uri("big")));
@@ -147,7 +140,7 @@ TEST_F(S3FileSystemTest, MultipartPutIfAbsentLosesToAnExistingObjectAndLeavesNoU
       std::unique_ptr<OutputStream> stream,
       fs_->OpenOutputStream(Uri("_delta_log/00000000000000000003.checkpoint.parquet"),
                             WriteMode::kPutIfAbsent));
-  ASSERT_OK(stream->Append(Pattern(11 * kMiB, 3)));
+  ASSERT_OK(stream->Append(RepeatedContent("part 3;", 11 * kMiB)));
   ASSERT_RAISES(AlreadyExists, stream->Close());
   ASSERT_RAISES(InvalidArgument, stream->Close());
   EXPECT_EQ(OracleGet(kBucket, "_delta_log/00000000000000000003.checkpoint.parquet").ValueOr(""),
@@ -159,12 +152,12 @@ TEST_F(S3FileSystemTest, AbandonedOrAbortedMultipartStreamsLeaveNoParts) {
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
                          fs_->OpenOutputStream(Uri("dropped"), WriteMode::kReplace));
-    ASSERT_OK(stream->Append(Pattern(12 * kMiB, 4)));
+    ASSERT_OK(stream->Append(RepeatedContent("part 4;", 12 * kMiB)));
     EXPECT_THAT(Uploads(), ElementsAre("dropped"));
   }
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
                        fs_->OpenOutputStream(Uri("aborted"), WriteMode::kReplace));
-  ASSERT_OK(stream->Append(Pattern(7 * kMiB, 5)));
+  ASSERT_OK(stream->Append(RepeatedContent("part 5;", 7 * kMiB)));
   ASSERT_OK(stream->Abort());
   ASSERT_RAISES(InvalidArgument, stream->Append("more"));
   EXPECT_THAT(Uploads(), IsEmpty());
@@ -177,7 +170,7 @@ TEST_F(S3FileSystemTest, FailedPartAbortsTheUploadWithARetryableError) {
   transport->Arm("PUT", "partNumber=2", Fault::kInternalError, 3);  // every attempt of part 2
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<OutputStream> stream,
                        fs->OpenOutputStream(Uri("failing"), WriteMode::kPutIfAbsent));
-  Status appended = stream->Append(Pattern(16 * kMiB, 6));
+  Status appended = stream->Append(RepeatedContent("part 6;", 16 * kMiB));
   Status closed = appended.ok() ? stream->Close() : appended;
   ASSERT_RAISES(IOError, closed);
   EXPECT_TRUE(closed.IsRetryable()) << closed.ToString();
