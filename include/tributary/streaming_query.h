@@ -105,6 +105,11 @@ struct StreamingQueryProgress {
   std::vector<StateOperatorProgress> state_operators;
   std::vector<SourceProgress> sources;
   SinkProgress sink;
+  /// Requests to object stores since the previous record (listings of idle triggers included):
+  /// listRequests, getRequests, putRequests, deleteRequests, bytesRead, bytesWritten. Empty
+  /// when there were none (local files only). Not in Spark's record: a trigger interval's
+  /// cost on S3 is its requests.
+  std::map<std::string, int64_t> storage_requests;
 
   /// The record as Spark prints it (camelCase fields), on one line.
   std::string Json() const;

@@ -507,9 +507,9 @@ tributary::Status DataFrameWriter::Save(const std::string& path) {
   if (txn_app_id) {
     options.txn = std::make_pair(*txn_app_id, *txn_version);
   }
-  // The table's files are named below the root's local path, not below a URI (whose
+  // The table's files are named below the root's storage path, not below a file URI (whose
   // percent-escapes would be decoded again in the partition directories' names).
-  TRIBUTARY_ASSIGN_OR_RAISE(const std::string root, storage::LocalPath(path));
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string root, storage::StoragePath(path));
   TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(state));
   auto written =
       delta::WriteTable(*state.session->fs, root, state.plan->Schema(), batches, options);

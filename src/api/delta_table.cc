@@ -11,7 +11,7 @@
 namespace tributary {
 
 Result<DeltaTable> DeltaTable::ForPath(const Session& session, const std::string& path) {
-  TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(path));
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::StoragePath(path));
   if (!delta::HasDeltaLog(*ApiAccess::State(session)->fs, local)) {
     return Status::NotFound(fmt::format("{} is not a Delta table (no _delta_log)", path));
   }

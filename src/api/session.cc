@@ -14,8 +14,8 @@
 #include "plan/plan_builder.h"
 #include "sql/binder.h"
 #include "sql/parser.h"
-#include "storage/local_file_system.h"
 #include "storage/local_path.h"
+#include "storage/uri_file_system.h"
 #include "tributary/pipeline.h"
 
 namespace tributary {
@@ -37,14 +37,19 @@ Session::Builder& Session::Builder::Config(const std::string& key, const std::st
 
 Result<std::shared_ptr<Session>> Session::Builder::Build() {
   auto state = std::make_shared<SessionState>();
-  state->fs = std::make_shared<storage::LocalFileSystem>();
+  // Every path's scheme picks its store; the fs.s3a.* settings configure S3.
+  state->fs = std::make_shared<storage::UriFileSystem>(config_);
   state->config = config_;
   std::string warehouse = warehouse_;
   if (warehouse.empty()) {
     const char* env = std::getenv("TRIBUTARY_WAREHOUSE");
     warehouse = env != nullptr && *env != '\0' ? env : "warehouse";
   }
-  state->warehouse = warehouse;
+  auto warehouse_path = storage::StoragePath(warehouse);
+  if (!warehouse_path.ok()) {
+    return warehouse_path.status().WithContext("warehouse");
+  }
+  state->warehouse = std::move(*warehouse_path);
   std::string zone = time_zone_;
   if (auto it = config_.find("spark.sql.session.timeZone"); zone.empty() && it != config_.end()) {
     zone = it->second;
@@ -94,10 +99,10 @@ std::string NameOf(const sql::TableName& table) {
   return name;
 }
 
-// A location as the catalog keeps it: the local path (storage::LocalPath: a file URI's path,
-// other schemes refused) made absolute, so any working directory finds it, and normalized
-// lexically (symbolic links stay: the entry names what the user gave, as Spark's qualified
-// location does).
+// A location as the catalog keeps it: the storage path (storage::StoragePath: a file URI's
+// path, an s3:// URI as given, other schemes refused) made absolute, so any working directory finds
+// it, and normalized lexically (symbolic links stay: the entry names what the user gave, as Spark's
+// qualified location does).
 Result<std::string> AbsoluteLocation(const std::string& location) {
   if (location.empty()) {
     return Status::InvalidArgument("LOCATION '': give the table's directory");
@@ -391,7 +396,7 @@ Result<plan::TimeTravel> TimeTravelOptions(const formats::OptionMap& options) {
 DataFrame DataFrameReader::Load(const std::string& path) const {
   const plan::Catalog catalog = session_->MakeCatalog(0);
   auto load = [&]() -> Result<plan::LogicalPlanPtr> {
-    TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::LocalPath(path));
+    TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::StoragePath(path));
     if (format_ == "delta") {
       if (!schema_.empty()) {
         return Status::InvalidArgument("a Delta table has its own schema; do not give one");

@@ -257,7 +257,7 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
       return Status::InvalidArgument(
           "a Delta sink needs a table path: Start(path) or ToTable(name)");
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(const std::string table, storage::LocalPath(path));
+    TRIBUTARY_ASSIGN_OR_RAISE(const std::string table, storage::StoragePath(path));
     TRIBUTARY_ASSIGN_OR_RAISE(sink, streaming::DeltaSink::Make(table, options_, partition_by_));
   } else if (format_ == "console") {
     int64_t num_rows = 20;

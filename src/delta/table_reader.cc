@@ -168,6 +168,11 @@ Result<ColumnPtr> PartitionColumn(const Field& field, const std::optional<std::s
 }  // namespace
 
 std::string DataFilePath(const std::string& table_root, const std::string& path) {
+  if (storage::IsObjectStorePath(path)) {
+    // An object's key is the decoded path the action was read as.
+    Result<std::string> object = storage::StoragePath(path);
+    return object.ok() ? *std::move(object) : path;
+  }
   if (!storage::UriScheme(path).empty()) {
     // `path` was percent-decoded when the action was read; LocalPath decodes a URI's path
     // itself, so it is given the URI encoded again.
@@ -177,9 +182,9 @@ std::string DataFilePath(const std::string& table_root, const std::string& path)
   if (!path.empty() && path[0] == '/') {
     return path;
   }
-  // Relative to the root: the root's local path, so a '%' in `path` (Hive's escaping of
+  // Relative to the root: the root's storage path, so a '%' in `path` (Hive's escaping of
   // partition values) is not taken for an escape of a file:// root.
-  Result<std::string> root = storage::LocalPath(table_root);
+  Result<std::string> root = storage::StoragePath(table_root);
   return storage::JoinPath(root.ok() ? *root : table_root, path);
 }
 
@@ -198,7 +203,7 @@ class DataFileReader::Impl {
   }
 
   Status Open() {
-    if (!storage::UriScheme(path_).empty()) {
+    if (!storage::UriScheme(path_).empty() && !storage::IsObjectStorePath(path_)) {
       // DataFilePath keeps a URI LocalPath refuses (another scheme or host, no path).
       return storage::LocalPath(EncodeUriPath(path_))
           .status()

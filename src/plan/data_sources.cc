@@ -3,7 +3,8 @@
 //
 //   entry path = warehouse "/_catalog/" lowercased-name ".json"
 //   entry      = {"name": name, "location": path, "provider": "delta"}
-//                name as created; path the table root as an absolute local path
+//                name as created; path the table root as an absolute local path or an
+//                object store URI
 //
 // An entry is written put-if-absent (of two racing CREATEs one wins) and deleted by DROP
 // TABLE, which leaves the table's files (an external table's data is not the catalog's).
@@ -161,7 +162,7 @@ Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
                             ExternalTableLocation(catalog, name));
   if (external) {
     // An entry written by hand may spell its location as a file URI.
-    return storage::LocalPath(*external);
+    return storage::StoragePath(*external);
   }
   return catalog.warehouse + "/" + AsciiLower(name);
 }

@@ -124,12 +124,12 @@ class Binder {
     return result;
   }
 
-  // The local path of a table path or LOCATION as written (storage::LocalPath: a file URI's
-  // path, percent-decoded), so that the names of the table's files are joined to a path, not
-  // to a URI.
+  // The storage path of a table path or LOCATION as written (storage::StoragePath: a file
+  // URI's path, percent-decoded; an s3:// URI normalized), so that the names of the table's files
+  // are joined to a path, not to a URI.
   Result<std::string> LocalTablePath(const std::string& path,
                                      const SourcePosition& position) const {
-    Result<std::string> local = storage::LocalPath(path);
+    Result<std::string> local = storage::StoragePath(path);
     if (!local.ok()) {
       return At(local.status(), position);
     }

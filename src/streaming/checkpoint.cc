@@ -11,6 +11,12 @@
 //   progress.jsonl := { progress-json "\n" }       (StreamingQueryProgress.Json())
 //   .lock       := holder-text                      (who holds the flock, for error messages)
 //
+// progress.jsonl and .lock are in the checkpoint's local directory (Checkpoint::LocalDir): the
+// checkpoint itself when it is local, a working directory on this machine when it is in an
+// object store, with query-id (the metadata's id the caches there belong to). The lock then
+// guards against a second run on this machine only; runs on two
+// machines are kept apart by the put-if-absent writes of offsets/<N>, as in Spark.
+//
 // <N> is the decimal batch id without padding, as Spark names them. Files whose names are not
 // decimal numbers (editor backups, staging files) are ignored when looking for the latest.
 
@@ -22,11 +28,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "storage/local_path.h"
 #include "storage/path.h"
 #include "streaming/metadata_log.h"
 
@@ -41,6 +49,8 @@ constexpr std::string_view kVersionLine = "v1";
 
 Result<CheckpointLock> CheckpointLock::Acquire(const std::string& checkpoint_location,
                                                const std::string& holder) {
+  std::error_code created;
+  std::filesystem::create_directories(checkpoint_location, created);
   const std::string path = storage::JoinPath(checkpoint_location, ".lock");
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -92,11 +102,62 @@ CheckpointLock::~CheckpointLock() {
   }
 }
 
+namespace {
+
+std::string CheckpointLocalDir(const std::string& location) {
+  if (!storage::IsObjectStorePath(location)) {
+    return location;
+  }
+  // One spelling per object, so s3a:// and s3:// runs of one checkpoint share the lock.
+  Result<std::string> canonical = storage::CanonicalPath(location);
+  return storage::LocalWorkingDir(storage::DefaultLocalRoot("tributary-checkpoints"),
+                                  canonical.ok() ? *canonical : location);
+}
+
+}  // namespace
+
 Checkpoint::Checkpoint(storage::FileSystem* fs, std::string location)
-    : fs_(fs), location_(std::move(location)) {}
+    : fs_(fs), location_(std::move(location)), local_dir_(CheckpointLocalDir(location_)) {}
 
 std::string Checkpoint::SourceDir(int source_index) const {
   return storage::JoinPath(storage::JoinPath(location_, "sources"), std::to_string(source_index));
+}
+
+std::string Checkpoint::SourceLocalDir(int source_index) const {
+  return storage::JoinPath(storage::JoinPath(local_dir_, "sources"), std::to_string(source_index));
+}
+
+Status Checkpoint::ClaimLocalDir(const std::string& query_id) const {
+  if (local_dir_ == location_) {
+    return Status::OK();
+  }
+  const std::string id_path = storage::JoinPath(local_dir_, "query-id");
+  std::string held;
+  {
+    std::ifstream in(id_path, std::ios::binary);
+    std::getline(in, held);
+  }
+  if (held == query_id) {
+    return Status::OK();
+  }
+  // A new checkpoint at a location this machine served before: the old caches would say files
+  // were taken that the new query never took.
+  std::error_code error;
+  std::filesystem::remove_all(storage::JoinPath(local_dir_, "sources"), error);
+  if (!error) {
+    std::filesystem::remove(storage::JoinPath(local_dir_, "progress.jsonl"), error);
+  }
+  if (error) {
+    return Status::IOError(fmt::format("clearing the stale caches in {} of checkpoint {}: {}",
+                                       local_dir_, location_, error.message()));
+  }
+  std::ofstream out(id_path, std::ios::binary | std::ios::trunc);
+  out << query_id << '\n';
+  out.flush();
+  if (!out) {
+    return Status::IOError(fmt::format("writing {}", id_path));
+  }
+  return Status::OK();
 }
 
 Result<std::optional<CheckpointMetadata>> Checkpoint::ReadMetadata() const {
@@ -254,9 +315,9 @@ Status Checkpoint::Purge(int64_t first_retained) const {
 }
 
 Status Checkpoint::AppendProgress(const std::string& json_line) const {
-  // Appending is not a FileSystem primitive (object stores cannot); the checkpoint lock
-  // already requires a local checkpoint, and a torn last line only loses a progress record.
-  const std::string path = storage::JoinPath(location_, "progress.jsonl");
+  // Appending is not a FileSystem primitive (object stores cannot), so the file is in the
+  // local directory; a torn last line only loses a progress record.
+  const std::string path = storage::JoinPath(local_dir_, "progress.jsonl");
   std::ofstream out(path, std::ios::app | std::ios::binary);
   out << json_line << '\n';
   out.flush();

@@ -52,7 +52,8 @@ struct OffsetSeq {
 /// exits or dies, so a restart right after a crash is never blocked.
 class CheckpointLock {
  public:
-  /// Takes the lock of `checkpoint_location` (a local directory, created if missing) and
+  /// Takes the lock of `checkpoint_location` (its local directory, Checkpoint::LocalDir,
+  /// created if missing) and
   /// records `holder` ("query 'x' (id ..., run ...), pid 1234 on host") in it. AlreadyExists
   /// naming the current holder when another live query has it.
   static Result<CheckpointLock> Acquire(const std::string& checkpoint_location,
@@ -75,8 +76,20 @@ class Checkpoint {
   Checkpoint(storage::FileSystem* fs, std::string location);
 
   const std::string& Location() const { return location_; }
+  /// The local directory for what cannot live in an object store (the lock, progress.jsonl,
+  /// RocksDB caches): the location itself when it is local, else a working directory on this
+  /// machine (storage::LocalWorkingDir below $TMPDIR/tributary-checkpoints) whose loss loses
+  /// nothing: everything in it is rebuilt from the checkpoint.
+  const std::string& LocalDir() const { return local_dir_; }
   /// `<location>/sources/<n>`.
   std::string SourceDir(int source_index) const;
+  /// `<LocalDir()>/sources/<n>`: the source's local caches.
+  std::string SourceLocalDir(int source_index) const;
+  /// Makes LocalDir() hold caches of the query `query_id` (the metadata's id) only: when it is
+  /// a working directory that last served another query (the checkpoint was deleted and made
+  /// again) or none, the sources' caches in it are deleted. Does nothing for a local checkpoint,
+  /// whose caches go with it.
+  Status ClaimLocalDir(const std::string& query_id) const;
 
   /// The metadata file, nullopt for a new checkpoint.
   Result<std::optional<CheckpointMetadata>> ReadMetadata() const;
@@ -99,7 +112,7 @@ class Checkpoint {
   /// Deletes offsets and commits of batches below `first_retained`.
   Status Purge(int64_t first_retained) const;
 
-  /// Appends one JSON line to progress.jsonl.
+  /// Appends one JSON line to progress.jsonl in LocalDir() (object stores cannot append).
   Status AppendProgress(const std::string& json_line) const;
 
  private:
@@ -107,6 +120,7 @@ class Checkpoint {
 
   storage::FileSystem* fs_;
   std::string location_;
+  std::string local_dir_;
 };
 
 }  // namespace tributary::streaming

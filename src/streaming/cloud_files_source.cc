@@ -314,6 +314,12 @@ class CloudFilesSource final : public LoggedFileSource {
     }
     bool full_listing = false;
     if (watcher_ == nullptr) {
+      if (storage::IsObjectStorePath(selection_.Globbed().base)) {
+        return Status::NotImplemented(fmt::format(
+            "{}: cloudFiles.useNotifications on an object store (S3 event notifications through "
+            "SQS) is not supported yet; use directory listing (the default)",
+            DescriptionForErrors()));
+      }
       auto watcher = TreeWatcher::Watch(selection_.Globbed().base);
       if (!watcher.ok()) {
         if (watcher.status().IsNotFound()) {
@@ -678,7 +684,8 @@ Result<std::unique_ptr<Source>> CloudFilesSourceDefinition::Open(
   if (context.fs == nullptr) {
     return Status::InvalidArgument(fmt::format("{}: no file system to open it on", Description()));
   }
-  const std::string store_dir = storage::JoinPath(context.metadata_dir, "rocksdb");
+  const std::string store_dir = storage::JoinPath(
+      context.local_dir.empty() ? context.metadata_dir : context.local_dir, "rocksdb");
   auto tracker = RocksDbFileTracker::Open(store_dir, {.allow_overwrites = options_.allow_overwrites,
                                                       .max_file_age_ms = options_.max_file_age_ms});
   if (!tracker.ok()) {

@@ -78,6 +78,15 @@ ordered_json ToJson(const StreamingQueryProgress& progress) {
   }
   out["sink"] = {{"description", progress.sink.description},
                  {"numOutputRows", progress.sink.num_output_rows}};
+  if (!progress.storage_requests.empty()) {
+    out["storageRequests"] = ordered_json::object();
+    for (const char* key : {"listRequests", "getRequests", "putRequests", "deleteRequests",
+                            "bytesRead", "bytesWritten"}) {
+      if (auto it = progress.storage_requests.find(key); it != progress.storage_requests.end()) {
+        out["storageRequests"][key] = it->second;
+      }
+    }
+  }
   return out;
 }
 

@@ -36,6 +36,10 @@ struct SourceContext {
   /// `<checkpoint>/sources/<n>`: the source's own metadata (file lists per batch, pinned start
   /// positions). Created by the engine before Open.
   std::string metadata_dir;
+  /// `<checkpoint local dir>/sources/<n>` (Checkpoint::SourceLocalDir): a local directory for
+  /// the source's caches (RocksDB), which are rebuilt from metadata_dir when it is lost.
+  /// Created by the engine before Open.
+  std::string local_dir;
   /// Index of the source in the query (n above).
   int source_index = 0;
   /// Session time zone and clock.

@@ -48,7 +48,7 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
   if (!request.path.empty()) {
     // "file:///data/in" is the local /data/in; "s3://..." is refused here, not listed as an
     // empty (missing) directory.
-    TRIBUTARY_ASSIGN_OR_RAISE(request.path, storage::LocalPath(given.path));
+    TRIBUTARY_ASSIGN_OR_RAISE(request.path, storage::StoragePath(given.path));
   }
   if (format == "json" || format == "csv" || format == "parquet") {
     TRIBUTARY_RETURN_NOT_OK(ValidateSourceOptions(request.options,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <ctime>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -110,8 +111,9 @@ Result<std::shared_ptr<StreamExecution>> StreamExecution::Start(
   if (options.checkpoint_location.empty()) {
     return Status::InvalidArgument("a streaming query needs a checkpointLocation");
   }
-  // The checkpoint lock and the sources' RocksDB stores open it directly: a local path.
-  auto local = storage::LocalPath(options.checkpoint_location);
+  // A local path or an object store URI; what must be local (the lock, RocksDB stores) lives in
+  // the checkpoint's local working directory (Checkpoint::LocalDir).
+  auto local = storage::StoragePath(options.checkpoint_location);
   if (!local.ok()) {
     return local.status().WithContext("checkpointLocation");
   }
@@ -134,10 +136,11 @@ Status StreamExecution::Open() {
       options_.name.empty() ? std::string("a query") : fmt::format("query '{}'", options_.name);
   TRIBUTARY_ASSIGN_OR_RAISE(
       CheckpointLock lock,
-      CheckpointLock::Acquire(
-          location, fmt::format("{} (run {}), pid {} on {}, since {}", who, run_id_, ::getpid(),
-                                HostName(), FormatIsoTimestamp(NowMs()))));
+      CheckpointLock::Acquire(checkpoint_.LocalDir(),
+                              fmt::format("{} (run {}), pid {} on {}, since {}", who, run_id_,
+                                          ::getpid(), HostName(), FormatIsoTimestamp(NowMs()))));
   lock_.emplace(std::move(lock));
+  requests_reported_ = fs_->RequestCounts();
   TRIBUTARY_ASSIGN_OR_RAISE(stateful_, PlanStatefulOperators(plan_, options_.output_mode));
   plan_ = stateful_.plan;
 
@@ -172,6 +175,7 @@ Status StreamExecution::Open() {
     TRIBUTARY_RETURN_NOT_OK(checkpoint_.WriteMetadata(created));
     id_ = created.id;
   }
+  TRIBUTARY_RETURN_NOT_OK(checkpoint_.ClaimLocalDir(id_));
 
   for (size_t i = 0; i < definitions.size(); ++i) {
     SourceContext context;
@@ -179,9 +183,14 @@ Status StreamExecution::Open() {
     context.checkpoint_location = location;
     context.source_index = static_cast<int>(i);
     context.metadata_dir = checkpoint_.SourceDir(context.source_index);
+    context.local_dir = checkpoint_.SourceLocalDir(context.source_index);
     context.eval = options_.eval;
     context.session_config = options_.session_config;
     TRIBUTARY_RETURN_NOT_OK(fs_->CreateDir(context.metadata_dir));
+    std::error_code created;
+    if (!std::filesystem::create_directories(context.local_dir, created) && created) {
+      return Status::IOError(fmt::format("creating {}: {}", context.local_dir, created.message()));
+    }
     auto source = definitions[i]->Open(context);
     if (!source.ok()) {
       return source.status().WithContext(
@@ -824,6 +833,15 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   }
   progress.sink.description = sink_->Description();
   progress.sink.num_output_rows = *written;
+  const storage::StorageRequestCounts requests = fs_->RequestCounts();
+  const storage::StorageRequestCounts made = requests - requests_reported_;
+  requests_reported_ = requests;
+  if (!(made == storage::StorageRequestCounts())) {
+    progress.storage_requests = {
+        {"listRequests", made.list_requests}, {"getRequests", made.get_requests},
+        {"putRequests", made.put_requests},   {"deleteRequests", made.delete_requests},
+        {"bytesRead", made.bytes_read},       {"bytesWritten", made.bytes_written}};
+  }
   ReportProgress(std::move(progress));
   return Status::OK();
 }

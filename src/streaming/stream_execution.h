@@ -176,6 +176,9 @@ class StreamExecution {
   /// Latest snapshot per static Delta table root, for stream-static joins.
   std::map<std::string, std::shared_ptr<const delta::Snapshot>> static_tables_;
   std::chrono::steady_clock::time_point last_trigger_start_{};
+  /// The file system's request counts when the last progress record was made (or the query
+  /// opened): each record shows the requests since, idle triggers' listings included.
+  storage::StorageRequestCounts requests_reported_;
 
   /// The stateful operators and withWatermark points of the plan (plan_ is its plan).
   StatefulPlan stateful_;

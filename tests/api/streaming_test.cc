@@ -851,10 +851,10 @@ TEST_F(StreamingTest, UnsupportedUriSchemesAreErrorsAndFileUrisAreLocalPaths) {
     if (format != "delta") {
       reader.Schema("id BIGINT");
     }
-    DataFrame frame = reader.Load("s3://bucket/landing");
+    DataFrame frame = reader.Load("gs://bucket/landing");
     ASSERT_RAISES(InvalidArgument, frame.Status());
     EXPECT_THAT(frame.Status().Message(),
-                HasSubstr("unsupported URI scheme 's3' in 's3://bucket/landing'"))
+                HasSubstr("unsupported URI scheme 'gs' in 'gs://bucket/landing'"))
         << format;
   }
   auto sink = Events()

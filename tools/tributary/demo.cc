@@ -11,8 +11,8 @@
 #include "delta/snapshot.h"
 #include "run_command.h"
 #include "sql_command.h"
-#include "storage/local_file_system.h"
 #include "storage/path.h"
+#include "storage/uri_file_system.h"
 #include "tributary/session.h"
 
 namespace tributary::tools {
@@ -120,7 +120,7 @@ Result<int64_t> CountOf(const Session& session, const std::string& query) {
 }  // namespace
 
 Status RunDemo(const DemoOptions& options, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(std::string dir, WorkingDirectory(options.dir));
   const std::string landing = storage::JoinPath(dir, "landing");
   const std::string raw_logs_folder = storage::JoinPath(landing, "raw-logs");

@@ -20,6 +20,7 @@
 #include "run_command.h"
 #include "sql_command.h"
 #include "state_command.h"
+#include "storage/local_path.h"
 #include "table_commands.h"
 
 namespace {
@@ -208,7 +209,21 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     std::cout << "tributary " << kVersion << "\n";
     return 0;
   }
+  // A path a command reads or writes: a local path, file://, s3:// or s3a:// (normalized);
+  // another scheme is refused here, before anything is touched.
+  auto storage_path = [](std::string* path, std::string_view command) {
+    auto normalized = tributary::storage::StoragePath(*path);
+    if (!normalized.ok()) {
+      std::cerr << "tributary " << command << ": " << normalized.status().ToString() << "\n";
+      return false;
+    }
+    *path = std::move(*normalized);
+    return true;
+  };
   if (parquet->parsed()) {
+    if (!storage_path(&parquet_file, "parquet")) {
+      return 2;
+    }
     tributary::Status st;
     if (parquet_schema->parsed()) {
       st = tributary::tools::ParquetSchema(parquet_file, std::cout);
@@ -234,6 +249,9 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     return 0;
   }
   if (state->parsed()) {
+    if (!storage_path(&state_options.checkpoint, "state")) {
+      return 2;
+    }
     if (state_operator >= 0) {
       state_options.operator_id = state_operator;
     }
@@ -254,6 +272,9 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     return 2;
   }
   if (table->parsed()) {
+    if (!storage_path(&table_options.path, "table")) {
+      return 2;
+    }
     table_options.time_zone = *zone;
     if (table_version >= 0) {
       table_options.version = table_version;

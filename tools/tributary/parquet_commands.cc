@@ -5,7 +5,7 @@
 #include "columnar/canonical_json.h"
 #include "formats/parquet/compression.h"
 #include "formats/parquet/reader.h"
-#include "storage/local_file_system.h"
+#include "storage/uri_file_system.h"
 
 namespace tributary::tools {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 using parquet::ParquetFileReader;
 
 Result<std::unique_ptr<ParquetFileReader>> OpenFile(const std::string& path) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   return ParquetFileReader::Open(fs, path);
 }
 

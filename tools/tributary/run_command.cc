@@ -212,6 +212,18 @@ class ProgressPrinter {
         line += fmt::format(", {} late rows dropped", dropped);
       }
     }
+    // Object store requests since the previous batch line: what the trigger interval costs.
+    if (!progress.storage_requests.empty()) {
+      auto count = [&](const char* key) {
+        auto it = progress.storage_requests.find(key);
+        return it == progress.storage_requests.end() ? int64_t{0} : it->second;
+      };
+      line += fmt::format(
+          ", storage requests: {} LIST, {} GET, {} PUT, {} DELETE ({} B read, {} B "
+          "written)",
+          count("listRequests"), count("getRequests"), count("putRequests"),
+          count("deleteRequests"), count("bytesRead"), count("bytesWritten"));
+    }
     if (event.backlog.has_value() && !bar_) {
       line += fmt::format(" ({}/{} {})", event.backlog->done, event.backlog->total,
                           event.backlog->unit);

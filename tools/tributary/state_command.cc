@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "state/state_inspection.h"
-#include "storage/local_file_system.h"
+#include "storage/uri_file_system.h"
 
 namespace tributary::tools {
 
@@ -37,7 +37,7 @@ Status ListState(storage::FileSystem& fs, const std::string& checkpoint, std::os
 }  // namespace
 
 Status StateCommand(const StateCommandOptions& options, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   if (!options.operator_id.has_value()) {
     if (options.batch.has_value()) {
       return Status::InvalidArgument("--batch needs --operator");

@@ -12,7 +12,7 @@
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
 #include "expr/temporal_parsing.h"
-#include "storage/local_file_system.h"
+#include "storage/uri_file_system.h"
 
 namespace tributary::tools {
 namespace {
@@ -54,7 +54,7 @@ std::string FormatMillis(int64_t ms) {
 
 Status TableOptimize(const TableCommandOptions& options, const std::vector<std::string>& partition,
                      int64_t target_size, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   delta::OptimizeOptions optimize;
   if (target_size > 0) {
     optimize.target_file_size = target_size;
@@ -79,7 +79,7 @@ Status TableOptimize(const TableCommandOptions& options, const std::vector<std::
 
 Status TableVacuum(const TableCommandOptions& options, int64_t retain_hours, bool dry_run,
                    bool force, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   delta::VacuumOptions vacuum;
   vacuum.retention_hours = retain_hours;
   vacuum.dry_run = dry_run;
@@ -93,7 +93,7 @@ Status TableVacuum(const TableCommandOptions& options, int64_t retain_hours, boo
 }
 
 Status TableCheckpoint(const TableCommandOptions& options, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Load(fs, options));
   TRIBUTARY_ASSIGN_OR_RAISE(int64_t version, delta::WriteCheckpoint(fs, *snapshot));
   out << fmt::format("checkpoint written at version {}\n", version);
@@ -101,7 +101,7 @@ Status TableCheckpoint(const TableCommandOptions& options, std::ostream& out) {
 }
 
 Status TableDescribe(const TableCommandOptions& options, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Load(fs, options));
   const delta::Protocol& protocol = snapshot->GetProtocol();
   const delta::Metadata& metadata = snapshot->GetMetadata();
@@ -157,7 +157,7 @@ Status TableDescribe(const TableCommandOptions& options, std::ostream& out) {
 }
 
 Status TableHistory(const TableCommandOptions& options, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(auto history, delta::ReadHistory(fs, options.path));
   // As of --version (or --timestamp), like every other table command: the commits up to it.
   TRIBUTARY_ASSIGN_OR_RAISE(std::optional<int64_t> as_of, ResolveVersion(fs, options));
@@ -187,7 +187,7 @@ Status TableHistory(const TableCommandOptions& options, std::ostream& out) {
 }
 
 Status TableFiles(const TableCommandOptions& options, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Load(fs, options));
   for (const auto& add : snapshot->Files()) {
     json partitions = json::object();
@@ -206,7 +206,7 @@ Status TableFiles(const TableCommandOptions& options, std::ostream& out) {
 }
 
 Status TableCat(const TableCommandOptions& options, std::ostream& out) {
-  storage::LocalFileSystem fs;
+  storage::UriFileSystem fs;
   TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Load(fs, options));
   delta::TableReadOptions read_options;
   read_options.session_time_zone = options.time_zone;
