@@ -1,0 +1,154 @@
+// Child processes for tests that run tributary's programs (the CLI, stream_driver) and kill
+// them: the arguments and environment given, stdout and stderr captured in files, and the way
+// the child ended (its exit status, or the signal that ended it).
+
+#pragma once
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace tributary::testing {
+
+/// How a child ended, and what it wrote.
+struct ChildResult {
+  bool killed_by_sigkill = false;
+  /// Exit status when it exited; -1 when a signal ended it.
+  int exit_code = -1;
+  int signal = 0;
+  std::string stdout_text;
+  std::string stderr_text;
+
+  /// "exited with status N; stderr: ..." or "died of signal N; stderr: ...".
+  std::string Describe() const {
+    if (exit_code >= 0) {
+      return "exited with status " + std::to_string(exit_code) + "; stderr: " + stderr_text;
+    }
+    return "died of signal " + std::to_string(signal) + "; stderr: " + stderr_text;
+  }
+};
+
+struct ChildOptions {
+  /// argv: the program's path first.
+  std::vector<std::string> args;
+  /// Changes to the inherited environment: a value sets the variable, nullopt removes it.
+  std::map<std::string, std::optional<std::string>> environment;
+  /// Files that get the child's stdout and stderr (created or truncated); empty: /dev/null.
+  std::string stdout_path;
+  std::string stderr_path;
+  /// When > 0, the child is killed with SIGKILL once it has run this long.
+  int64_t kill_after_ms = 0;
+};
+
+/// Runs the child to its end (or to the kill) and returns how it ended. A child that cannot be
+/// started is reported as exit status 127 with the reason in stderr_text.
+inline ChildResult RunChild(const ChildOptions& options) {
+  const auto read_text = [](const std::string& path) {
+    if (path.empty()) {
+      return std::string();
+    }
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  ChildResult result;
+  if (options.args.empty()) {
+    result.exit_code = 127;
+    result.stderr_text = "no program given";
+    return result;
+  }
+  std::vector<std::string> args = options.args;
+  std::vector<std::string> environment;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    const std::string_view text(*variable);
+    const std::string name(text.substr(0, text.find('=')));
+    if (!options.environment.contains(name)) {
+      environment.emplace_back(text);
+    }
+  }
+  for (const auto& [name, value] : options.environment) {
+    if (value.has_value()) {
+      environment.push_back(name + "=" + *value);
+    }
+  }
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (std::string& arg : args) {
+    argv.push_back(arg.data());
+  }
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  envp.reserve(environment.size() + 1);
+  for (std::string& variable : environment) {
+    envp.push_back(variable.data());
+  }
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string& out = options.stdout_path;
+  const std::string& err = options.stderr_path;
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.empty() ? "/dev/null" : out.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.empty() ? "/dev/null" : err.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    result.exit_code = 127;
+    result.stderr_text = "cannot start " + args[0] + ": " + std::strerror(spawned);
+    return result;
+  }
+  int status = 0;
+  if (options.kill_after_ms > 0) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options.kill_after_ms);
+    while (true) {
+      const pid_t waited = ::waitpid(pid, &status, WNOHANG);
+      if (waited == pid) {
+        break;
+      }
+      if (waited == -1 && errno != EINTR) {
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(pid, SIGKILL);
+        while (::waitpid(pid, &status, 0) == -1 && errno == EINTR) {
+        }
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  } else {
+    while (::waitpid(pid, &status, 0) == -1 && errno == EINTR) {
+    }
+  }
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+    result.killed_by_sigkill = result.signal == SIGKILL;
+  }
+  result.stdout_text = read_text(out);
+  result.stderr_text = read_text(err);
+  return result;
+}
+
+}  // namespace tributary::testing
