@@ -46,6 +46,13 @@
 //     With BENCH_PHASES set in the environment it also prints each micro-batch's table and
 //     durationMs phases on stderr, to tell the bronze and gold streams' times apart.
 //
+//   streaming_bench pipeline --dir DIR --s3 s3://BUCKET/PREFIX [--repetitions R]
+//     The same pipeline entirely on S3 (the server and credentials from the AWS_* variables,
+//     as `tributary run` finds them): DIR/logs is uploaded once to PREFIX/logs, and each run
+//     writes a fresh warehouse PREFIX/pipeline_warehouse. The JSON adds `batches` (the
+//     micro-batches of both tables in the median run) and `requests` (that run's LIST, GET,
+//     PUT and DELETE requests and bytes, from the progress records' storageRequests).
+//
 //   streaming_bench generate-join --dir DIR [--rows R] [--files F]
 //     Writes the join case's data: R impressions (Default: 1000000) and R clicks in F files
 //     each (Default: 100), DIR/impressions and DIR/clicks (see GenerateJoin).
@@ -68,6 +75,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -78,6 +86,9 @@
 
 #include <fmt/format.h>
 
+#include "storage/local_path.h"
+#include "storage/path.h"
+#include "storage/uri_file_system.h"
 #include "tributary/column.h"
 #include "tributary/dataframe.h"
 #include "tributary/pipeline.h"
@@ -421,6 +432,9 @@ struct PipelineRun {
   double cpu_ms = 0;
   int64_t rows_in = 0;
   int64_t rows_out = 0;
+  int64_t batches = 0;
+  /// Sums of the progress records' storageRequests (object stores only).
+  std::map<std::string, int64_t> requests;
 };
 
 // A SQL pipeline run by the pipeline and join cases: its text, its warehouse, the table whose
@@ -461,10 +475,49 @@ PipelineCase JoinPipeline(const std::string& dir) {
       dir + "/join_warehouse", "ad_clicks", "ad_clicks"};
 }
 
+// The reference pipeline with its landing and warehouse under PREFIX (s3://bucket/prefix):
+// DIR/logs is uploaded there first unless it already is (same names and sizes).
+Result<PipelineCase> ReferencePipelineOnObjectStore(const std::string& dir,
+                                                    const std::string& prefix) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string root, storage::StoragePath(prefix));
+  storage::UriFileSystem fs;
+  const std::string landing = storage::JoinPath(root, "logs");
+  std::map<std::string, int64_t> present;
+  auto listed = fs.List(landing, {});
+  if (listed.ok()) {
+    for (const storage::FileInfo& info : *listed) {
+      present[std::string(storage::BaseName(info.path))] = info.size;
+    }
+  } else if (!listed.status().IsNotFound()) {
+    return listed.status();
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/logs")) {
+    const std::string name = entry.path().filename().string();
+    if (auto it = present.find(name);
+        it != present.end() && it->second == static_cast<int64_t>(entry.file_size())) {
+      continue;
+    }
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    TRIBUTARY_RETURN_NOT_OK(
+        fs.WriteFile(storage::JoinPath(landing, name), bytes, storage::WriteMode::kReplace));
+  }
+  PipelineCase spec = ReferencePipeline(root);
+  return spec;
+}
+
 Result<PipelineRun> RunPipelineOnce(const PipelineCase& spec) {
   const std::string& warehouse = spec.warehouse;
-  std::error_code ignored;
-  std::filesystem::remove_all(warehouse, ignored);
+  if (storage::IsObjectStorePath(warehouse)) {
+    storage::UriFileSystem fs;
+    Status deleted = fs.DeleteDir(warehouse, /*recursive=*/true);
+    if (!deleted.ok() && !deleted.IsNotFound()) {
+      return deleted;
+    }
+  } else {
+    std::error_code ignored;
+    std::filesystem::remove_all(warehouse, ignored);
+  }
   const std::string& sql = spec.sql;
   const Clock::time_point start = Clock::now();
   const std::clock_t cpu_start = std::clock();
@@ -484,6 +537,10 @@ Result<PipelineRun> RunPipelineOnce(const PipelineCase& spec) {
         line += fmt::format(" {}={}", phase, ms);
       }
       std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    ++run.batches;
+    for (const auto& [name, count] : event.progress->storage_requests) {
+      run.requests[name] += count;
     }
     if (event.table == spec.input_table) {
       run.rows_in += event.progress->num_input_rows;
@@ -521,11 +578,16 @@ int PipelineThroughput(const PipelineCase& spec, int64_t repetitions) {
   for (const PipelineRun& run : runs) {
     times += fmt::format("{}{:.1f}", times.empty() ? "" : ",", run.ms);
   }
+  std::string requests;
+  for (const auto& [name, count] : median.requests) {
+    requests += fmt::format("{}\"{}\":{}", requests.empty() ? "" : ",", name, count);
+  }
   std::printf(
       "{\"times_ms\":[%s],\"median_ms\":%.1f,\"cpu_ms\":%.1f,\"rows_in\":%lld,"
-      "\"rows_out\":%lld,\"table\":\"%s\"}\n",
+      "\"rows_out\":%lld,\"batches\":%lld,\"requests\":{%s},\"table\":\"%s\"}\n",
       times.c_str(), median.ms, median.cpu_ms, static_cast<long long>(median.rows_in),
-      static_cast<long long>(median.rows_out), (spec.warehouse + "/" + spec.output_table).c_str());
+      static_cast<long long>(median.rows_out), static_cast<long long>(median.batches),
+      requests.c_str(), (spec.warehouse + "/" + spec.output_table).c_str());
   return 0;
 }
 
@@ -546,7 +608,8 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
                  "       streaming_bench generate --dir DIR [--rows R] [--files F]\n"
                  "       streaming_bench throughput --dir DIR [--repetitions R]\n"
                  "       streaming_bench window --dir DIR [--repetitions R]\n"
-                 "       streaming_bench pipeline --dir DIR [--repetitions R]\n"
+                 "       streaming_bench pipeline --dir DIR [--s3 s3://BUCKET/PREFIX] "
+                 "[--repetitions R]\n"
                  "       streaming_bench generate-join --dir DIR [--rows R] [--files F]\n"
                  "       streaming_bench join --dir DIR [--repetitions R]\n");
     return 2;
@@ -561,6 +624,13 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   if (command == "generate-join") {
     return tributary::GenerateJoin(dir->second, tributary::IntOption(options, "rows", 1000000),
                                    tributary::IntOption(options, "files", 100));
+  }
+  if (auto s3 = options.find("s3"); command == "pipeline" && s3 != options.end()) {
+    auto spec = tributary::ReferencePipelineOnObjectStore(dir->second, s3->second);
+    if (!spec.ok()) {
+      return tributary::Fail(spec.status().ToString());
+    }
+    return tributary::PipelineThroughput(*spec, tributary::IntOption(options, "repetitions", 5));
   }
   if (command == "pipeline" || command == "join") {
     return tributary::PipelineThroughput(command == "join"

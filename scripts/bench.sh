@@ -419,6 +419,30 @@ echo "== duckdb: bench/duckdb_streaming.mjs --infer, $repetitions repetitions"
 node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --infer \
   --table "$stream_dir/pipeline_warehouse/gold_active_logs" >"$out/duckdb_pipeline.json" ||
   disagree=1
+# (c2) The same pipeline entirely on S3: landing and warehouse (tables, checkpoints, schema
+# location) in a bucket of a moto server on loopback (the S3 API server the tests use), against
+# the local run above; what each micro-batch asks of S3 comes from the progress records.
+moto_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m moto.server -H 127.0.0.1 -p "$moto_port" >"$out/moto.log" 2>&1 &
+moto_pid=$!
+python3 - "$moto_port" <<'EOF_PY' || disagree=1
+import sys, time, urllib.request
+base = f"http://127.0.0.1:{sys.argv[1]}"
+for _ in range(600):
+    try:
+        urllib.request.urlopen(base + "/moto-api/", timeout=1)
+        break
+    except Exception:
+        time.sleep(0.1)
+urllib.request.urlopen(urllib.request.Request(base + "/tributary-bench", method="PUT"))
+EOF_PY
+echo "== tributary: streaming_bench pipeline --s3 (moto on 127.0.0.1:$moto_port), $repetitions repetitions"
+AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1 \
+  AWS_ENDPOINT_URL_S3="http://127.0.0.1:$moto_port" \
+  "$out/streaming_bench" pipeline --dir "$stream_dir" --s3 s3://tributary-bench/run \
+  --repetitions "$repetitions" >"$out/pipeline_s3_bench.json" || disagree=1
+kill "$moto_pid" 2>/dev/null || true
+wait "$moto_pid" 2>/dev/null || true
 rm -rf "$stream_dir"
 # (d) A stream-stream join: 1M clicks joined with 1M impressions within a 10-minute bound, both
 # streams with watermarks, 10 files of each per micro-batch, state in RocksDB, against DuckDB's
@@ -491,6 +515,27 @@ echo "   available-now, fresh warehouse, 1 thread, medians of $repetitions repet
 echo "   COPY (SELECT * FROM read_json(files) WHERE status = 'active') TO parquet (types detected)"
 echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
 compare_streaming reference_pipeline "$out/pipeline_bench.json" "$out/duckdb_pipeline.json" ||
+  disagree=1
+echo "== the reference pipeline on S3 (moto server on loopback) against the same on local disk,"
+echo "   medians of $repetitions repetitions; requests: the median S3 run's, per micro-batch"
+node --input-type=module - "$out/pipeline_bench.json" "$out/pipeline_s3_bench.json" <<'EOF' ||
+import { readFileSync } from 'node:fs';
+const [localPath, s3Path] = process.argv.slice(2);
+const local = JSON.parse(readFileSync(localPath, 'utf8'));
+const s3 = JSON.parse(readFileSync(s3Path, 'utf8'));
+const same = local.rows_in === s3.rows_in && local.rows_out === s3.rows_out;
+console.log(`reference_pipeline_s3  local ${local.median_ms.toFixed(1)} ms  s3 ` +
+  `${s3.median_ms.toFixed(1)} ms  ratio local/s3 ${(local.median_ms / s3.median_ms).toFixed(2)}  ` +
+  `rows ${s3.rows_in} in, ${s3.rows_out} out (${same ? 'same rows' : 'DIFFERS'})`);
+const r = s3.requests;
+const per = (n) => ((n ?? 0) / Math.max(s3.batches, 1)).toFixed(1);
+console.log(`requests in ${s3.batches} micro-batches: ${r.listRequests ?? 0} LIST, ` +
+  `${r.getRequests ?? 0} GET, ${r.putRequests ?? 0} PUT, ${r.deleteRequests ?? 0} DELETE; per ` +
+  `batch ${per(r.listRequests)} LIST, ${per(r.getRequests)} GET, ${per(r.putRequests)} PUT, ` +
+  `${per(r.deleteRequests)} DELETE; ${(r.bytesRead ?? 0)} B read, ${(r.bytesWritten ?? 0)} B ` +
+  `written; times ${s3.times_ms.join('/')} ms`);
+process.exitCode = same ? 0 : 1;
+EOF
   disagree=1
 echo "== stream-stream join: impressions (watermark 10 minutes) JOIN clicks (watermark 20 minutes)"
 echo "   ON click_ad_id = ad_id AND click_time BETWEEN impression_time AND impression_time +"
