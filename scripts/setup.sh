@@ -44,4 +44,12 @@ install_oracle_package() {
 install_oracle_package @duckdb/node-api 1.5.6-r.1
 # The AWS SDK for JavaScript: an S3 client independent of tributary's, for the S3 tests.
 install_oracle_package @aws-sdk/client-s3 3.1175.0
+# The S3 API server the tests start on loopback (moto) and the independent signer they check
+# SigV4 against (botocore): the machine's Python has both (../shared/TESTING.md); Debian has no
+# moto package, so a machine without them gets them from PyPI or fails here, not in a test.
+if ! python3 -c 'import moto.server, botocore' 2>/dev/null; then
+  echo "setup: installing moto[server] (S3 test server) with pip"
+  python3 -m pip install --quiet 'moto[server]' boto3 ||
+    { echo "setup: python3 cannot import moto.server and botocore, and pip could not install them" >&2; exit 1; }
+fi
 echo "setup: ok"
