@@ -314,7 +314,16 @@ Result<std::vector<FileInfo>> S3FileSystem::List(const std::string& dir,
   S3ListRequest request;
   request.prefix = prefix;
   request.delimiter = options.recursive ? "" : "/";
-  request.start_after = options.start_after.empty() ? "" : prefix + options.start_after;
+  if (!options.start_after.empty()) {
+    // S3 starts just below prefix + start_after, so the entry at start_after itself comes back
+    // when it exists (and is dropped below): it proves the directory exists without a second
+    // LIST when nothing follows it, as when an idle log or landing prefix is polled.
+    request.start_after = prefix + options.start_after;
+    auto& last = reinterpret_cast<unsigned char&>(request.start_after.back());
+    if (last > 0) {
+      --last;
+    }
+  }
   std::vector<FileInfo> entries;
   bool found_any = false;
   // The entry for `key` (an object, or a common prefix when `is_directory`), if listed.
@@ -345,7 +354,7 @@ Result<std::vector<FileInfo>> S3FileSystem::List(const std::string& dir,
   } while (!request.continuation_token.empty());
 
   if (!found_any && !location.key.empty()) {
-    // Nothing after start_after: the directory may still exist, with everything before it.
+    // Nothing at or after start_after: the directory may still exist, with everything before.
     bool exists = false;
     if (!options.start_after.empty()) {
       S3ListRequest probe;

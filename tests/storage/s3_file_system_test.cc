@@ -266,6 +266,37 @@ TEST_F(S3FileSystemTest, DirectoriesAreImplicitAndMarkersOfOtherToolsAreHidden) 
   EXPECT_THAT(Keys(), IsEmpty());
 }
 
+TEST_F(S3FileSystemTest, PollingAfterTheLastEntryCostsOneList) {
+  for (std::string_view name :
+       {"00000000000000000000.json", "00000000000000000001.json",
+        "00000000000000000001.checkpoint.parquet", "00000000000000000002.json"}) {
+    ASSERT_OK(
+        fs_->WriteFile(Uri(fmt::format("t/_delta_log/{}", name)), "{}", WriteMode::kPutIfAbsent));
+  }
+  ListOptions after_version_1;
+  after_version_1.start_after = "00000000000000000001.json";
+  StorageRequestCounts before = fs_->RequestCounts();
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> newer,
+                       fs_->List(Uri("t/_delta_log"), after_version_1));
+  ASSERT_EQ(newer.size(), 1u);
+  EXPECT_EQ(newer[0].path, Uri("t/_delta_log/00000000000000000002.json"));
+  EXPECT_EQ((fs_->RequestCounts() - before).list_requests, 1);
+
+  ListOptions after_last;
+  after_last.start_after = "00000000000000000002.json";
+  before = fs_->RequestCounts();
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> none, fs_->List(Uri("t/_delta_log"), after_last));
+  EXPECT_THAT(none, IsEmpty());
+  EXPECT_EQ((fs_->RequestCounts() - before).list_requests, 1) << "no second LIST to prove the "
+                                                                 "directory exists";
+  ListOptions after_version_prefix;
+  after_version_prefix.start_after = "00000000000000000001";
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> from_1,
+                       fs_->List(Uri("t/_delta_log"), after_version_prefix));
+  ASSERT_EQ(from_1.size(), 3u);
+  EXPECT_EQ(from_1[0].path, Uri("t/_delta_log/00000000000000000001.checkpoint.parquet"));
+}
+
 TEST_F(S3FileSystemTest, DeleteDirDeletesMoreThanOneBatch) {
   constexpr int kFiles = 1003;
   for (int i = 0; i < kFiles; ++i) {
