@@ -391,6 +391,13 @@ TEST_F(S3PipelineTest, NoCredentialInAnyOutputOrFile) {
   EXPECT_THAT(missing_sql.stderr_text, ::testing::HasSubstr("no-such-bucket-18"));
   const ChildResult missing_table = RunCli({"table", "history", "s3://no-such-bucket-18/t"});
   EXPECT_NE(missing_table.exit_code, 0) << missing_table.Describe();
+  // A configuration error: the key id without its secret. That the CLI names the missing
+  // variable also shows it read the credentials from this environment.
+  child_environment_["AWS_SECRET_ACCESS_KEY"] = std::nullopt;
+  const ChildResult no_secret = RunCli({"table", "describe", raw_logs});
+  EXPECT_NE(no_secret.exit_code, 0) << no_secret.Describe();
+  EXPECT_THAT(no_secret.stderr_text, ::testing::HasSubstr("AWS_SECRET_ACCESS_KEY"));
+  child_environment_["AWS_SECRET_ACCESS_KEY"] = secret;
   const ChildResult missing_run = RunCli({"run", "--warehouse", "s3://no-such-bucket-18/wh",
                                           "--trigger", "available-now", pipeline_file_});
   EXPECT_NE(missing_run.exit_code, 0) << missing_run.Describe();
