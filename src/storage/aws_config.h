@@ -42,8 +42,9 @@ struct S3Config {
   /// (*.amazonaws.com) is set, else false.
   bool path_style = false;
   /// Attempts of one request, the first included (Hadoop's fs.s3a.attempts.maximum).
-  /// Default: 10.
-  int max_attempts = 10;
+  /// Default: 5, Hadoop 3.4's (with backoff from 100 ms doubling, a request gives up within
+  /// about 2 s of sleeping, so a wrong endpoint fails fast; throttling rarely lasts longer).
+  int max_attempts = 5;
   /// Connection establishment timeout (fs.s3a.connection.establish.timeout). Default: 5000.
   int64_t connect_timeout_ms = 5000;
   /// Whole-request timeout (fs.s3a.connection.timeout, fs.s3a.connection.request.timeout).

@@ -51,7 +51,7 @@ TEST_F(AwsConfigTest, DefaultsWithNothingConfigured) {
   EXPECT_EQ(config.region, "us-east-1");
   EXPECT_EQ(config.endpoint, "");
   EXPECT_FALSE(config.path_style);
-  EXPECT_EQ(config.max_attempts, 10);
+  EXPECT_EQ(config.max_attempts, 5);
   EXPECT_EQ(config.connect_timeout_ms, 5000);
   EXPECT_EQ(config.request_timeout_ms, 200000);
   EXPECT_EQ(config.multipart_threshold_bytes, 16 << 20);
