@@ -23,6 +23,7 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/file_writer.h"
 #include "delta/history.h"
+#include "delta/log_cleanup.h"
 #include "delta/log_segment.h"
 #include "delta/maintenance.h"
 #include "delta/snapshot.h"
@@ -248,6 +249,27 @@ TEST_P(DeltaStorageTest, CheckpointsAreWrittenAndLoadedWithLastCheckpoint) {
   EXPECT_EQ(reloaded->Segment().checkpoint_version, 7);
   EXPECT_THAT(reloaded->Segment().commits, IsEmpty());
   EXPECT_EQ(SortedRows(Fs(), *reloaded), SortedRows(Fs(), *latest));
+}
+
+// Expired log cleanup deletes whole versions below the newest checkpoint whose older files all
+// expired: the latest version still loads, an older one is gone.
+TEST_P(DeltaStorageTest, ExpiredLogCleanupKeepsEveryVersionFromTheBoundaryCheckpoint) {
+  AppendEach({0, 1, 2, 3, 4, 5, 6, 7}, {{"delta.checkpointInterval", "3"}});
+  ASSERT_OK_AND_ASSIGN(auto latest, Snapshot::Load(Fs(), Root()));
+  const int64_t in_forty_days = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count() +
+                                40LL * 24 * 3600 * 1000;
+  ASSERT_OK_AND_ASSIGN(LogCleanupResult cleaned, CleanUpExpiredLogs(Fs(), *latest, in_forty_days));
+  EXPECT_EQ(cleaned.earliest_version, 6);
+  ASSERT_OK_AND_ASSIGN(auto listed, Backend().IndependentList("_delta_log"));
+  EXPECT_THAT(listed,
+              ElementsAre("00000000000000000006.checkpoint.parquet", "00000000000000000006.json",
+                          "00000000000000000007.json", "_last_checkpoint"));
+  EXPECT_EQ(cleaned.deleted.size(), 7u);  // commits 0-5 and the checkpoint of 3
+  EXPECT_EQ(Ids(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(Ids(6), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
+  ASSERT_RAISES(NotFound, Snapshot::Load(Fs(), Root(), 2));
 }
 
 TEST_P(DeltaStorageTest, LogListingStartsAfterAVersionInOneRequest) {
