@@ -26,8 +26,7 @@ namespace tributary::storage {
 
 namespace {
 
-/// Backoff before attempt n+1 is uniform in [0, min(kMaxBackoff, kBaseBackoff * 2^(n-1))]:
-/// "full jitter", as AWS's SDKs retry.
+/// Backoff bounds of BackOffOrGiveUp.
 constexpr std::chrono::milliseconds kBaseBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{20000};
 /// S3's smallest part but the last (UploadPart).
@@ -241,7 +240,8 @@ std::string HexBytes(std::string_view hex) {
   return bytes;
 }
 
-/// Decodes a key of a listing requested with encoding-type=url ('+' is a space, %XY a byte).
+}  // namespace
+
 std::string UrlDecode(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -259,6 +259,8 @@ std::string UrlDecode(std::string_view text) {
   }
   return out;
 }
+
+namespace {
 
 /// An ETag without its quotes.
 std::string_view Unquoted(std::string_view etag) {
@@ -398,6 +400,56 @@ Result<std::shared_ptr<HttpTransport>> MakeCurlHttpTransport(int64_t connect_tim
       std::make_shared<CurlHttpTransport>(connect_timeout_ms, request_timeout_ms));
 }
 
+Result<HttpEndpoint> AwsServiceEndpoint(const S3Config& config, std::string_view service) {
+  HttpEndpoint endpoint;
+  if (config.endpoint.empty()) {
+    endpoint = {"https", fmt::format("{}.{}.amazonaws.com", service, config.region)};
+    return endpoint;
+  }
+  std::string_view rest = config.endpoint;
+  size_t scheme_end = rest.find("://");
+  endpoint.scheme =
+      scheme_end == std::string_view::npos ? "https" : AsciiLower(rest.substr(0, scheme_end));
+  if (scheme_end != std::string_view::npos) {
+    rest.remove_prefix(scheme_end + 3);
+  }
+  while (rest.ends_with('/')) {
+    rest.remove_suffix(1);
+  }
+  if ((endpoint.scheme != "http" && endpoint.scheme != "https") || rest.empty() ||
+      rest.find_first_of("/?#@") != std::string_view::npos) {
+    return Status::InvalidArgument(
+        fmt::format("{} endpoint '{}' is not an http(s)://host[:port] URL", AsciiUpper(service),
+                    config.endpoint));
+  }
+  endpoint.host = std::string(rest);
+  return endpoint;
+}
+
+Result<std::shared_ptr<HttpTransport>> TransportOrCurl(const S3Config& config,
+                                                       std::shared_ptr<HttpTransport> transport) {
+  if (transport != nullptr) {
+    return transport;
+  }
+  return MakeCurlHttpTransport(config.connect_timeout_ms, config.request_timeout_ms);
+}
+
+Status BackOffOrGiveUp(const Status& error, bool transient, int attempt, int max_attempts) {
+  if (!transient || attempt >= max_attempts) {
+    if (attempt == 1) {
+      return error.WithRetryable(transient);
+    }
+    return Status(error.Code(), fmt::format("{} (after {} attempts)", error.Message(), attempt),
+                  transient);
+  }
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  const int64_t ceiling = std::min<int64_t>(kMaxBackoff.count(),
+                                            kBaseBackoff.count() << std::clamp(attempt - 1, 0, 20));
+  std::uniform_int_distribution<int64_t> jitter(0, ceiling);
+  std::this_thread::sleep_for(std::chrono::milliseconds(jitter(random)));
+  return Status::OK();
+}
+
 std::string S3Location::ToString() const {
   return key.empty() ? fmt::format("s3://{}", bucket) : fmt::format("s3://{}/{}", bucket, key);
 }
@@ -440,31 +492,8 @@ Result<std::shared_ptr<S3Client>> S3Client::Make(S3Config config,
         fmt::format("S3 part size {} is below S3's minimum of 5 MiB ({} bytes)",
                     config.part_size_bytes, kMinPartSize));
   }
-  Endpoint endpoint;
-  if (config.endpoint.empty()) {
-    endpoint = {"https", fmt::format("s3.{}.amazonaws.com", config.region)};
-  } else {
-    std::string_view rest = config.endpoint;
-    size_t scheme_end = rest.find("://");
-    endpoint.scheme =
-        scheme_end == std::string_view::npos ? "https" : AsciiLower(rest.substr(0, scheme_end));
-    if (scheme_end != std::string_view::npos) {
-      rest.remove_prefix(scheme_end + 3);
-    }
-    while (rest.ends_with('/')) {
-      rest.remove_suffix(1);
-    }
-    if ((endpoint.scheme != "http" && endpoint.scheme != "https") || rest.empty() ||
-        rest.find_first_of("/?#@") != std::string_view::npos) {
-      return Status::InvalidArgument(
-          fmt::format("S3 endpoint '{}' is not an http(s)://host[:port] URL", config.endpoint));
-    }
-    endpoint.host = std::string(rest);
-  }
-  if (transport == nullptr) {
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        transport, MakeCurlHttpTransport(config.connect_timeout_ms, config.request_timeout_ms));
-  }
+  TRIBUTARY_ASSIGN_OR_RAISE(Endpoint endpoint, AwsServiceEndpoint(config, "s3"));
+  TRIBUTARY_ASSIGN_OR_RAISE(transport, TransportOrCurl(config, std::move(transport)));
   config.max_attempts = std::max(config.max_attempts, 1);
   return std::shared_ptr<S3Client>(
       new S3Client(std::move(config), std::move(endpoint), std::move(transport)));
@@ -495,7 +524,6 @@ Result<HttpResponse> S3Client::Execute(const Request& request, bool* outcome_unk
   }
   http.body = request.body;
   const bool mutating = request.method != "GET" && request.method != "HEAD";
-  thread_local std::mt19937_64 random{std::random_device{}()};
 
   for (int attempt = 1;; ++attempt) {
     http.headers = request.headers;
@@ -562,17 +590,7 @@ Result<HttpResponse> S3Client::Execute(const Request& request, bool* outcome_unk
     if (maybe_applied && mutating && outcome_unknown != nullptr) {
       *outcome_unknown = true;
     }
-    if (!transient || attempt >= config_.max_attempts) {
-      if (attempt > 1) {
-        error =
-            Status(error.Code(), fmt::format("{} (after {} attempts)", error.Message(), attempt));
-      }
-      return error.WithRetryable(transient);
-    }
-    auto ceiling =
-        std::min<int64_t>(kMaxBackoff.count(), kBaseBackoff.count() << std::min(attempt - 1, 20));
-    std::uniform_int_distribution<int64_t> jitter(0, ceiling);
-    std::this_thread::sleep_for(std::chrono::milliseconds(jitter(random)));
+    TRIBUTARY_RETURN_NOT_OK(BackOffOrGiveUp(error, transient, attempt, config_.max_attempts));
   }
 }
 
@@ -844,6 +862,50 @@ Result<std::vector<S3MultipartUpload>> S3Client::ListMultipartUploads(const std:
     uploads.push_back({upload.child_value("Key"), upload.child_value("UploadId")});
   }
   return uploads;
+}
+
+Status S3Client::PutBucketQueueNotification(const std::string& bucket, const std::string& id,
+                                            const std::string& queue_arn,
+                                            const std::string& key_prefix) {
+  Request get("GetBucketNotificationConfiguration", RequestKind::kGet, "GET", {bucket, ""});
+  get.query = {{"notification", ""}};
+  TRIBUTARY_ASSIGN_OR_RAISE(HttpResponse current, Execute(get));
+  pugi::xml_document document;
+  pugi::xml_node root;
+  if (auto parsed = ParseXml(current.body)) {
+    document.reset(*parsed);
+    root = document.child("NotificationConfiguration");
+  }
+  if (!root) {
+    document.reset();
+    root = document.append_child("NotificationConfiguration");
+    root.append_attribute("xmlns").set_value("http://s3.amazonaws.com/doc/2006-03-01/");
+  }
+  for (pugi::xml_node queue = root.child("QueueConfiguration"); queue;) {
+    pugi::xml_node next = queue.next_sibling("QueueConfiguration");
+    if (std::string_view(queue.child_value("Id")) == id) {
+      root.remove_child(queue);
+    }
+    queue = next;
+  }
+  pugi::xml_node queue = root.append_child("QueueConfiguration");
+  queue.append_child("Id").text().set(id.c_str());
+  queue.append_child("Queue").text().set(queue_arn.c_str());
+  queue.append_child("Event").text().set("s3:ObjectCreated:*");
+  if (!key_prefix.empty()) {
+    pugi::xml_node rule =
+        queue.append_child("Filter").append_child("S3Key").append_child("FilterRule");
+    rule.append_child("Name").text().set("prefix");
+    rule.append_child("Value").text().set(key_prefix.c_str());
+  }
+  std::ostringstream xml;
+  document.save(xml, "", pugi::format_raw);
+  const std::string body = xml.str();
+  Request put("PutBucketNotificationConfiguration", RequestKind::kPut, "PUT", {bucket, ""});
+  put.query = {{"notification", ""}};
+  put.headers = {{"Content-Type", "application/xml"}};
+  put.body = body;
+  return Execute(put).status();
 }
 
 StorageRequestCounts S3Client::RequestCounts() const {

@@ -63,6 +63,32 @@ class HttpTransport {
 Result<std::shared_ptr<HttpTransport>> MakeCurlHttpTransport(int64_t connect_timeout_ms,
                                                              int64_t request_timeout_ms);
 
+/// Where an AWS service answers: "http" or "https" and "host[:port]".
+struct HttpEndpoint {
+  std::string scheme;
+  std::string host;
+};
+
+/// Where AWS service `service` ("s3", "sqs") answers with `config`: its endpoint override, an
+/// `http(s)://host[:port]` URL (no scheme: https), or `https://<service>.<region>.amazonaws.com`.
+/// InvalidArgument naming the service for a malformed override.
+Result<HttpEndpoint> AwsServiceEndpoint(const S3Config& config, std::string_view service);
+
+/// `transport`, or when null a curl transport with `config`'s timeouts.
+Result<std::shared_ptr<HttpTransport>> TransportOrCurl(const S3Config& config,
+                                                       std::shared_ptr<HttpTransport> transport);
+
+/// After attempt `attempt` (from 1) of an AWS request failed with `error`: when the failure is
+/// not `transient` or `max_attempts` were made, the error to return ("(after N attempts)"
+/// appended when retried, retryable when transient); otherwise sleeps before the next attempt,
+/// uniformly in [0, min(20 s, 100 ms * 2^(attempt-1))] (the "full jitter" AWS's SDKs retry
+/// with), and returns OK.
+Status BackOffOrGiveUp(const Status& error, bool transient, int attempt, int max_attempts);
+
+/// Decodes an object key as S3 sends it URL-encoded (listings with encoding-type=url, event
+/// notifications): '+' is a space, %XY a byte.
+std::string UrlDecode(std::string_view text);
+
 /// An object's bucket and key. The key has no leading '/'; empty for the bucket itself.
 struct S3Location {
   std::string bucket;
@@ -183,15 +209,19 @@ class S3Client {
   Result<std::vector<S3MultipartUpload>> ListMultipartUploads(const std::string& bucket,
                                                               const std::string& prefix);
 
+  /// Makes `bucket` send an event to the SQS queue `queue_arn` for every object created under
+  /// `key_prefix` (s3:ObjectCreated:*), as notification configuration `id`: GET and PUT
+  /// ?notification, replacing a configuration with this id and keeping the others.
+  Status PutBucketQueueNotification(const std::string& bucket, const std::string& id,
+                                    const std::string& queue_arn, const std::string& key_prefix);
+
   /// Requests sent so far, retries included.
   StorageRequestCounts RequestCounts() const;
 
  private:
   struct Request;
-  struct Endpoint {
-    std::string scheme;  // "http" or "https"
-    std::string host;    // "127.0.0.1:5055", "s3.us-east-1.amazonaws.com"
-  };
+  /// "127.0.0.1:5055", "s3.us-east-1.amazonaws.com".
+  using Endpoint = HttpEndpoint;
 
   S3Client(S3Config config, Endpoint endpoint, std::shared_ptr<HttpTransport> transport);
 
