@@ -350,6 +350,58 @@ TEST_P(StreamingStorageTest, AutoLoaderSchemaEvolutionRecordsTheNewSchemaAndRest
             (std::vector<std::string>{R"({"id":1,"color":null})", R"({"id":2,"color":"red"})"}));
 }
 
+// Two streams write one Delta table at once, each batch a commit racing the other stream's for
+// the next version: every batch commits once (its own txn appId), versions stay contiguous and
+// every row of both landing folders is in the table once.
+TEST_P(StreamingStorageTest, TwoStreamsIntoOneTableRaceForVersionsAndLoseNothing) {
+  for (int64_t file = 0; file < 3; ++file) {
+    ASSERT_OK(Backend().IndependentWrite(fmt::format("left/{}.json", file), IdLines(file * 10, 3)));
+    ASSERT_OK(Backend().IndependentWrite(fmt::format("right/{}.json", file),
+                                         IdLines(100 + file * 10, 3)));
+  }
+  const auto start = [&](const std::string& side) {
+    return session_->ReadStream()
+        .Format("json")
+        .Schema("id BIGINT, kind STRING")
+        .Option("maxFilesPerTrigger", "1")
+        .Load(Backend().Path(side))
+        .WriteStream()
+        .Format("delta")
+        .Option("checkpointLocation", Checkpoint(side))
+        .Trigger(Trigger::AvailableNow())
+        .Start(Backend().Path("tables/shared"));
+  };
+  ASSERT_OK_AND_ASSIGN(StreamingQuery left, start("left"));
+  ASSERT_OK_AND_ASSIGN(StreamingQuery right, start("right"));
+  ASSERT_OK(left.AwaitTermination());
+  ASSERT_OK(right.AwaitTermination());
+  EXPECT_EQ(left.RecentProgress().size(), 3u);
+  EXPECT_EQ(right.RecentProgress().size(), 3u);
+  std::vector<int64_t> expected;
+  for (int64_t base : {0, 100}) {
+    for (int64_t file = 0; file < 3; ++file) {
+      for (int64_t i = 0; i < 3; ++i) {
+        expected.push_back(base + file * 10 + i);
+      }
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(TableIds("tables/shared"), expected);
+  ASSERT_OK_AND_ASSIGN(auto log, Backend().IndependentList("tables/shared/_delta_log"));
+  std::vector<std::string> commits;
+  for (const std::string& name : log) {
+    if (name.size() == 25 && name.substr(20) == ".json") {
+      commits.push_back(name);
+    }
+  }
+  // Six batches, six commits: the first creates the table, and a stream that lost the race for
+  // version 0 appends instead.
+  ASSERT_EQ(commits.size(), 6u);
+  for (size_t v = 0; v < commits.size(); ++v) {
+    EXPECT_EQ(commits[v], fmt::format("{:020}.json", v));
+  }
+}
+
 // cleanSource: committed files are moved to the archive (a copy then a delete on S3) or
 // deleted, and never ingested again.
 TEST_P(StreamingStorageTest, CleanSourceMovesOrDeletesCommittedFiles) {
