@@ -9,7 +9,10 @@
 // tree first and then lists once, so a file is either listed or announced; afterwards a trigger
 // reads the events (files closed after writing or moved in, and new directories, which get a
 // watch and are listed since files may land in them before the watch exists) and lists the
-// whole tree again when backfillInterval has passed or the event queue overflowed. Files a
+// whole tree again when backfillInterval has passed or the event queue overflowed. On S3 the
+// notifications are S3's event notifications of created objects, sent to an SQS queue
+// (storage/s3_event_queue.h) that is set up before the listing at start; a message is deleted
+// once its file is pending, since a restart lists everything anyway. Files a
 // trigger could not take (rate limits) stay pending in memory until a batch takes them. Either
 // way the tracker decides what is new, so a file announced and listed is taken once.
 //
@@ -37,8 +40,11 @@
 #include "common/ascii.h"
 #include "expr/temporal_parsing.h"
 #include "plan/data_sources.h"
+#include "storage/aws_config.h"
 #include "storage/local_path.h"
 #include "storage/path.h"
+#include "storage/s3_event_queue.h"
+#include "storage/sigv4.h"
 #include "streaming/cloud_files_schema.h"
 #include "streaming/rocksdb_file_tracker.h"
 #include "streaming/time_string.h"
@@ -142,19 +148,27 @@ bool IsHiddenRelativePath(std::string_view relative) {
   return false;
 }
 
-/// inotify on a directory tree: a watch per directory, events read without blocking.
-class TreeWatcher {
+/// Notification mode's source of announced files.
+class FileNotifier {
  public:
-  /// What the events since the last call announced.
+  /// What the notifications since the last call announced.
   struct Events {
     std::vector<std::string> files;
     /// Directories that appeared: their files may predate their watch, so they are listed.
     std::vector<std::string> new_directories;
-    /// The kernel dropped events: only a full listing is safe.
+    /// Notifications were lost: only a full listing is safe.
     bool overflowed = false;
   };
 
-  ~TreeWatcher() {
+  virtual ~FileNotifier() = default;
+  /// The events since the last call, without blocking.
+  virtual Result<Events> Drain() = 0;
+};
+
+/// inotify on a directory tree: a watch per directory, events read without blocking.
+class TreeWatcher final : public FileNotifier {
+ public:
+  ~TreeWatcher() override {
     if (fd_ >= 0) {
       close(fd_);
     }
@@ -178,7 +192,7 @@ class TreeWatcher {
     return watcher;
   }
 
-  Result<Events> Drain() {
+  Result<Events> Drain() override {
     Events events;
     alignas(inotify_event) char buffer[64 * 1024];
     while (true) {
@@ -259,11 +273,33 @@ class TreeWatcher {
   std::unordered_map<int, std::string> directories_;
 };
 
+/// S3 event notifications through SQS (storage::S3ObjectCreatedQueue): created objects are
+/// announced, directories are implicit, and nothing is lost while the source is down that the
+/// full listing at start does not find.
+class ObjectStoreNotifier final : public FileNotifier {
+ public:
+  explicit ObjectStoreNotifier(std::unique_ptr<storage::S3ObjectCreatedQueue> queue)
+      : queue_(std::move(queue)) {}
+
+  Result<Events> Drain() override {
+    Events events;
+    TRIBUTARY_ASSIGN_OR_RAISE(events.files, queue_->Receive(kMaxQueueReceivesPerTrigger));
+    return events;
+  }
+
+ private:
+  /// Receives of up to 10 messages per trigger: the rest waits for the next one.
+  static constexpr int kMaxQueueReceivesPerTrigger = 100;
+
+  std::unique_ptr<storage::S3ObjectCreatedQueue> queue_;
+};
+
 class CloudFilesSource final : public LoggedFileSource {
  public:
   CloudFilesSource(storage::FileSystem& fs, const CloudFilesSourceDefinition& definition,
                    std::string metadata_dir, std::unique_ptr<RocksDbFileTracker> tracker,
-                   CloudFilesClock clock)
+                   CloudFilesClock clock, std::map<std::string, std::string> session_config,
+                   std::string queue_name)
       : LoggedFileSource(fs, definition.Description(), definition.ScanTemplate(),
                          std::move(metadata_dir), std::move(tracker),
                          {.max_files_per_trigger = definition.Options().max_files_per_trigger,
@@ -274,7 +310,9 @@ class CloudFilesSource final : public LoggedFileSource {
         options_(definition.Options()),
         selection_(definition.Path(), definition.Options()),
         clock_(std::move(clock)),
-        tracker_(static_cast<RocksDbFileTracker*>(&LoggedFileSource::Tracker())) {}
+        tracker_(static_cast<RocksDbFileTracker*>(&LoggedFileSource::Tracker())),
+        session_config_(std::move(session_config)),
+        queue_name_(std::move(queue_name)) {}
 
   /// includeExistingFiles on the first start of the checkpoint.
   Status StartOnce() {
@@ -290,6 +328,10 @@ class CloudFilesSource final : public LoggedFileSource {
 
   std::map<std::string, std::string> Metrics() const override {
     std::map<std::string, std::string> metrics = LoggedFileSource::Metrics();
+    if (options_.use_notifications) {
+      // Full listings so far: the one at start, backfillInterval's, after lost events.
+      metrics["numFullListings"] = std::to_string(num_full_listings_);
+    }
     if (options_.clean_source != CleanSourceMode::kOff) {
       metrics["numFilesCleaned"] = std::to_string(num_cleaned_);
       metrics["numCleanSourceFailures"] = std::to_string(num_clean_failures_);
@@ -313,11 +355,19 @@ class CloudFilesSource final : public LoggedFileSource {
       return ListAll();
     }
     bool full_listing = false;
-    if (watcher_ == nullptr) {
-      if (storage::IsObjectStorePath(selection_.Globbed().base)) {
-        return Status::NotImplemented(fmt::format(
-            "{}: cloudFiles.useNotifications on an object store (S3 event notifications through "
-            "SQS) is not supported yet; use directory listing (the default)",
+    if (watcher_ == nullptr && storage::IsObjectStorePath(selection_.Globbed().base)) {
+      // The queue is set up before the first listing, so an object is listed or announced.
+      Result<std::unique_ptr<FileNotifier>> notifier = OpenObjectStoreNotifier();
+      if (!notifier.ok()) {
+        return notifier.status().WithContext(DescriptionForErrors());
+      }
+      watcher_ = std::move(*notifier);
+      full_listing = true;
+    } else if (watcher_ == nullptr) {
+      if (!options_.queue_url.empty()) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: cloudFiles.queueUrl applies to S3 paths (a local directory is watched with "
+            "inotify)",
             DescriptionForErrors()));
       }
       auto watcher = TreeWatcher::Watch(selection_.Globbed().base);
@@ -330,7 +380,7 @@ class CloudFilesSource final : public LoggedFileSource {
       watcher_ = std::move(*watcher);
       full_listing = true;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(TreeWatcher::Events events, watcher_->Drain());
+    TRIBUTARY_ASSIGN_OR_RAISE(FileNotifier::Events events, watcher_->Drain());
     if (events.overflowed || (options_.backfill_interval_ms.has_value() && last_full_listing_ms_ &&
                               now - *last_full_listing_ms_ >= *options_.backfill_interval_ms)) {
       full_listing = true;
@@ -366,6 +416,17 @@ class CloudFilesSource final : public LoggedFileSource {
       ++it;
     }
     return files;
+  }
+
+  Result<std::unique_ptr<FileNotifier>> OpenObjectStoreNotifier() const {
+    TRIBUTARY_ASSIGN_OR_RAISE(storage::S3Config config, storage::ResolveS3Config(session_config_));
+    if (!options_.region.empty()) {
+      config.region = options_.region;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<storage::S3ObjectCreatedQueue> queue,
+                              storage::S3ObjectCreatedQueue::Open(config, selection_.Globbed().base,
+                                                                  options_.queue_url, queue_name_));
+    return std::unique_ptr<FileNotifier>(std::make_unique<ObjectStoreNotifier>(std::move(queue)));
   }
 
   Status OnCommitted(int64_t end_batch) override {
@@ -407,7 +468,10 @@ class CloudFilesSource final : public LoggedFileSource {
   CloudFilesClock clock_;
   /// The base class owns the tracker; this is its RocksDB face.
   RocksDbFileTracker* tracker_ = nullptr;
-  std::unique_ptr<TreeWatcher> watcher_;
+  /// Notification mode on S3: where its configuration comes from, and the queue to make.
+  std::map<std::string, std::string> session_config_;
+  std::string queue_name_;
+  std::unique_ptr<FileNotifier> watcher_;
   std::optional<int64_t> last_full_listing_ms_;
   int64_t num_full_listings_ = 0;
   /// Notification mode: announced files no batch has taken yet.
@@ -551,6 +615,21 @@ Result<CloudFilesOptions> CloudFilesOptionsFromMap(const formats::OptionMap& opt
   if (const std::string* age = formats::FindOption(options, "maxFileAge")) {
     TRIBUTARY_ASSIGN_OR_RAISE(out.max_file_age_ms, DurationOptionMs("maxFileAge", *age));
   }
+  if (const std::string* queue_url = formats::FindOption(options, "queueUrl")) {
+    if (!queue_url->starts_with("https://") && !queue_url->starts_with("http://")) {
+      return Status::InvalidArgument(
+          fmt::format("Invalid value '{}' for option 'cloudFiles.queueUrl' (an SQS queue URL, "
+                      "https://sqs.<region>.amazonaws.com/<account>/<queue>)",
+                      *queue_url));
+    }
+    out.queue_url = *queue_url;
+  }
+  if (const std::string* region = formats::FindOption(options, "region")) {
+    if (region->empty()) {
+      return Status::InvalidArgument("option 'cloudFiles.region' is empty");
+    }
+    out.region = *region;
+  }
   if (const std::string* interval = formats::FindOption(options, "backfillInterval")) {
     TRIBUTARY_ASSIGN_OR_RAISE(out.backfill_interval_ms,
                               DurationOptionMs("backfillInterval", *interval));
@@ -691,8 +770,13 @@ Result<std::unique_ptr<Source>> CloudFilesSourceDefinition::Open(
   if (!tracker.ok()) {
     return tracker.status().WithContext(fmt::format("opening {}", Description()));
   }
+  // Databricks names the queues it makes databricks-auto-ingest-<id>; ours are named after the
+  // source's place in the checkpoint, so a restarted query finds its own.
+  std::string queue_name =
+      "tributary-auto-ingest-" + storage::Sha256Hex(context.metadata_dir).substr(0, 16);
   auto source = std::make_unique<CloudFilesSource>(*context.fs, *this, context.metadata_dir,
-                                                   std::move(*tracker), clock_);
+                                                   std::move(*tracker), clock_,
+                                                   context.session_config, std::move(queue_name));
   Status opened = source->Recover();
   if (opened.ok()) {
     opened = source->StartOnce();

@@ -53,9 +53,18 @@ struct CloudFilesOptions {
   /// only files modified strictly after / before, in milliseconds. Default: none.
   std::optional<int64_t> modified_after_ms;
   std::optional<int64_t> modified_before_ms;
-  /// `cloudFiles.useNotifications`: discover files by inotify events on the directory tree
-  /// instead of listing each trigger (local directories). Default: false.
+  /// `cloudFiles.useNotifications`: discover files by notifications instead of listing each
+  /// trigger: inotify events on a local directory tree; on S3, event notifications of created
+  /// objects sent to an SQS queue (Auto Loader makes a queue `tributary-auto-ingest-<16 hex of
+  /// the checkpoint's source directory>` and configures the bucket, unless `queueUrl` is
+  /// given). Default: false.
   bool use_notifications = false;
+  /// `cloudFiles.queueUrl`: with notifications on S3, read this SQS queue as is (the bucket's
+  /// notifications to it are set up by someone else). Default: none (Auto Loader sets it up).
+  std::string queue_url;
+  /// `cloudFiles.region`: the region of the SQS queue and the bucket. Default: the session's
+  /// S3 region.
+  std::string region;
   /// `cloudFiles.backfillInterval` ("1 minute", "1 day", "30s"): with notifications, a full
   /// listing this often besides the one at start. Default: none (only at start).
   std::optional<int64_t> backfill_interval_ms;

@@ -59,13 +59,18 @@ TEST_F(SourceOptionsTest, MisspeltAutoLoaderKeysAreErrorsWithTheClosestKey) {
 }
 
 TEST_F(SourceOptionsTest, KeysNotImplementedYetAreRefusedByName) {
-  for (const char* key : {"cloudFiles.useIncrementalListing", "cloudFiles.queueUrl",
+  for (const char* key : {"cloudFiles.useIncrementalListing", "cloudFiles.roleArn",
                           "cloudFiles.useManagedFileEvents", "encoding"}) {
     Status refused = Define("cloudFiles", {{"cloudFiles.format", "json"}, {key, "x"}});
     ASSERT_RAISES(NotImplemented, refused);
     EXPECT_THAT(refused.Message(), HasSubstr(std::string("option '") + key + "'"));
     EXPECT_THAT(refused.Message(), HasSubstr("not supported yet"));
   }
+  // Notification mode on S3 takes a queue URL; a value that is none is refused as such.
+  Status queue =
+      Define("cloudFiles", {{"cloudFiles.format", "json"}, {"cloudFiles.queueUrl", "x"}});
+  ASSERT_RAISES(InvalidArgument, queue);
+  EXPECT_THAT(queue.Message(), HasSubstr("an SQS queue URL"));
   Status change_feed = Define("delta", {{"readChangeFeed", "true"}}, false);
   ASSERT_RAISES(NotImplemented, change_feed);
   EXPECT_THAT(change_feed.Message(), HasSubstr("'readChangeFeed' of the Delta source"));
