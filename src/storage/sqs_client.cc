@@ -63,6 +63,13 @@ SqsClient::SqsClient(S3Config config, HttpEndpoint endpoint,
 Result<std::shared_ptr<SqsClient>> SqsClient::Make(S3Config config,
                                                    std::shared_ptr<HttpTransport> transport) {
   TRIBUTARY_ASSIGN_OR_RAISE(HttpEndpoint endpoint, AwsServiceEndpoint(config, "sqs"));
+  if (endpoint.host.ends_with(".amazonaws.com") || endpoint.host.ends_with(".amazonaws.com.cn")) {
+    // An S3 endpoint of AWS's own (regional, FIPS, a VPC endpoint) is S3's alone: SQS answers
+    // at its regional endpoint. Other overrides are emulators serving every service.
+    S3Config regional = config;
+    regional.endpoint.clear();
+    TRIBUTARY_ASSIGN_OR_RAISE(endpoint, AwsServiceEndpoint(regional, "sqs"));
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(transport, TransportOrCurl(config, std::move(transport)));
   config.max_attempts = std::max(config.max_attempts, 1);
   return std::shared_ptr<SqsClient>(

@@ -27,9 +27,9 @@ struct SqsMessage {
 };
 
 /// A client of SQS in one region with one set of credentials. The endpoint is the S3 endpoint
-/// override when there is one (a local emulator such as moto serves every service on one port),
-/// else https://sqs.<region>.amazonaws.com. Requests are repeated with RetryBackoff after
-/// throttling, a 5xx or a connection failure, up to S3Config::max_attempts.
+/// override when there is one that is not AWS's (a local emulator such as moto serves every
+/// service on one port), else https://sqs.<region>.amazonaws.com. Requests are repeated with
+/// RetryBackoff after throttling, a 5xx or a connection failure, up to S3Config::max_attempts.
 ///
 /// Errors name the operation, the queue and SQS's error code ("SQS ReceiveMessage
 /// https://.../q: HTTP 400 QueueDoesNotExist: ..."); never a credential.

@@ -131,5 +131,33 @@ TEST_F(SqsClientTest, ErrorsNameOperationQueueAndCodeAndTransientFailuresAreRetr
   EXPECT_FALSE(status.IsRetryable());
 }
 
+/// Answers every request with an empty queue and records the URLs asked.
+class RecordingTransport final : public HttpTransport {
+ public:
+  Result<HttpResponse> Send(const HttpRequest& request) override {
+    urls.push_back(request.url);
+    return HttpResponse{200, {}, "{}"};
+  }
+  std::vector<std::string> urls;
+};
+
+TEST(SqsEndpointTest, AnEmulatorsEndpointIsSharedButAwsS3EndpointsAreS3s) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "https://sqs.eu-west-1.amazonaws.com/"},
+      {"https://s3.eu-west-1.amazonaws.com", "https://sqs.eu-west-1.amazonaws.com/"},
+      {"http://127.0.0.1:5000/", "http://127.0.0.1:5000/"},
+      {"minio.internal:9000", "https://minio.internal:9000/"}};
+  for (const auto& [s3_endpoint, sqs_url] : cases) {
+    S3Config config;
+    config.region = "eu-west-1";
+    config.endpoint = s3_endpoint;
+    auto transport = std::make_shared<RecordingTransport>();
+    ASSERT_OK_AND_ASSIGN(auto sqs, SqsClient::Make(config, transport));
+    ASSERT_OK_AND_ASSIGN(std::vector<SqsMessage> messages, sqs->ReceiveMessages("q"));
+    EXPECT_TRUE(messages.empty());
+    EXPECT_EQ(transport->urls, std::vector<std::string>{sqs_url}) << s3_endpoint;
+  }
+}
+
 }  // namespace
 }  // namespace tributary::storage
