@@ -47,7 +47,7 @@ bool IsValidBucketName(std::string_view bucket) {
          bucket.back() != '-';
 }
 
-// "s3a://b/x//y/" -> "s3a://b/x/y": scheme lower-cased, empty key segments dropped.
+// "s3a://b/x//y/" -> "s3://b/x/y": one spelling of the scheme, empty key segments dropped.
 Result<std::string> ObjectStorePath(std::string_view scheme, std::string_view path) {
   std::string_view rest = path.substr(scheme.size() + 1);
   if (!rest.starts_with("//")) {
@@ -63,7 +63,9 @@ Result<std::string> ObjectStorePath(std::string_view scheme, std::string_view pa
         "digits, '.' and '-')",
         path, bucket));
   }
-  std::string out = AsciiLower(scheme) + "://" + std::string(bucket);
+  // s3a:// (Hadoop's spelling) names the same objects as s3://; one spelling everywhere, so the
+  // identities a checkpoint records and the paths Auto Loader tracks do not change with it.
+  std::string out = "s3://" + std::string(bucket);
   std::string_view key = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   while (!key.empty()) {
     const size_t start = key.find_first_not_of('/');
@@ -209,11 +211,7 @@ Result<std::string> AbsolutePath(std::string_view path) {
 
 Result<std::string> CanonicalPath(std::string_view path) {
   if (IsObjectStorePath(path)) {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string uri, StoragePath(path));
-    if (uri.starts_with("s3a://")) {
-      uri.erase(2, 1);
-    }
-    return uri;
+    return StoragePath(path);
   }
   TRIBUTARY_ASSIGN_OR_RAISE(const std::string absolute, AbsolutePath(path));
   std::error_code error;

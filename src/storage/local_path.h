@@ -32,8 +32,9 @@ Result<std::string> LocalPath(std::string_view path);
 bool IsObjectStorePath(std::string_view path);
 
 /// The path a FileSystem is given for `path` as a user wrote it: LocalPath's for local paths
-/// and file URIs; for s3:// and s3a:// URIs the URI with its scheme in lower case, repeated
-/// and trailing '/' of the key dropped ("s3a://b/x//y/" -> "s3a://b/x/y"), nothing decoded.
+/// and file URIs; for s3:// and s3a:// URIs an s3:// URI (both schemes name one object), with
+/// repeated and trailing '/' of the key dropped ("S3A://b/x//y/" -> "s3://b/x/y"), nothing
+/// decoded.
 /// InvalidArgument naming the URI for an object store URI without a bucket or with a bucket
 /// name S3 does not allow, and for any other scheme, naming the schemes supported.
 Result<std::string> StoragePath(std::string_view path);
@@ -59,7 +60,7 @@ Result<std::string> AbsolutePath(std::string_view path);
 /// resolved in the part of it that exists and ".", ".." and repeated '/' removed, without a
 /// trailing '/': the one spelling of a location, for comparing paths. The part that does not
 /// exist yet (a directory a stream will create) is normalized lexically. An object store URI
-/// is normalized lexically, with s3a:// spelled s3:// (both name one object).
+/// is as StoragePath gives it.
 Result<std::string> CanonicalPath(std::string_view path);
 
 /// Whether `path` is `dir` or lies below it, both compared as CanonicalPath spells them.

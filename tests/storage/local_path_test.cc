@@ -66,7 +66,7 @@ TEST(LocalPathTest, StoragePathKeepsObjectStoreUrisNormalizedAndLocalPathsLocal)
   EXPECT_EQ(Text(StoragePath("file:///data/in")), "/data/in");
   EXPECT_EQ(Text(StoragePath("land/in")), "land/in");
   EXPECT_EQ(Text(StoragePath("s3://my-bucket/raw-logs/")), "s3://my-bucket/raw-logs");
-  EXPECT_EQ(Text(StoragePath("S3A://my.bucket//a///b c/")), "s3a://my.bucket/a/b c");
+  EXPECT_EQ(Text(StoragePath("S3A://my.bucket//a///b c/")), "s3://my.bucket/a/b c");
   EXPECT_EQ(Text(StoragePath("s3://bucket")), "s3://bucket");
   EXPECT_TRUE(IsObjectStorePath("s3a://b/x"));
   EXPECT_FALSE(IsObjectStorePath("/s3/x"));
@@ -83,7 +83,7 @@ TEST(LocalPathTest, StoragePathKeepsObjectStoreUrisNormalizedAndLocalPathsLocal)
   EXPECT_THAT(gs.status().Message(), HasSubstr("unsupported URI scheme 'gs'"));
   // s3:// and s3a:// name one object: compared in one spelling.
   EXPECT_EQ(Text(CanonicalPath("s3a://bucket/a//b/")), "s3://bucket/a/b");
-  EXPECT_EQ(Text(AbsolutePath("s3a://bucket/a//b/")), "s3a://bucket/a/b");
+  EXPECT_EQ(Text(AbsolutePath("s3a://bucket/a//b/")), "s3://bucket/a/b");
   EXPECT_EQ(Text(IsSameOrInside("s3a://bucket/land/archive", "s3://bucket/land")), "true");
   EXPECT_EQ(Text(IsSameOrInside("s3://bucket/landing", "s3://bucket/land")), "false");
 }

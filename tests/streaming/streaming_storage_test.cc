@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -83,19 +84,19 @@ class StreamingStorageTest : public testing::StorageBackendTest {
   /// scheduled job. Its progress records.
   std::vector<StreamingQueryProgress> RunAutoLoader(
       const std::map<std::string, std::string>& extra = {}) {
-    const std::string checkpoint = Checkpoint("bronze");
+    const std::string checkpoint = spelling_(Checkpoint("bronze"));
     auto query = session_->ReadStream()
                      .Format("cloudFiles")
                      .Option("cloudFiles.format", "json")
                      .Option("cloudFiles.schemaLocation", checkpoint)
                      .Option("cloudFiles.inferColumnTypes", "true")
                      .Options(extra)
-                     .Load(Backend().Path("landing"))
+                     .Load(spelling_(Backend().Path("landing")))
                      .WriteStream()
                      .Format("delta")
                      .Option("checkpointLocation", checkpoint)
                      .Trigger(Trigger::AvailableNow())
-                     .Start(Backend().Path("tables/bronze"));
+                     .Start(spelling_(Backend().Path("tables/bronze")));
     EXPECT_OK(query.status());
     if (!query.ok()) {
       return {};
@@ -134,6 +135,10 @@ class StreamingStorageTest : public testing::StorageBackendTest {
   }
 
   std::shared_ptr<Session> session_;
+  /// How RunAutoLoader spells its locations. Default: as the backend gives them.
+  std::function<std::string(const std::string&)> spelling_ = [](const std::string& path) {
+    return path;
+  };
   std::vector<std::string> checkpoints_;
 };
 
@@ -434,6 +439,19 @@ TEST_P(StreamingStorageTest, CleanSourceMovesOrDeletesCommittedFiles) {
   ASSERT_OK_AND_ASSIGN(landing, Backend().IndependentList("landing"));
   EXPECT_THAT(landing, IsEmpty());
   EXPECT_EQ(TableIds("tables/bronze"), Range(0, 4));
+}
+
+// Another spelling of the same locations (s3a:// for s3://, a file:// URI for a local path)
+// names the same checkpoint, source and table: a run through it continues the other's.
+TEST_P(StreamingStorageTest, AnotherSpellingOfTheLocationsContinuesTheQuery) {
+  ASSERT_OK(Backend().IndependentWrite("landing/a.json", IdLines(0, 2)));
+  EXPECT_EQ(InputRows(RunAutoLoader()), 2);
+  ASSERT_OK(Backend().IndependentWrite("landing/b.json", IdLines(2, 1)));
+  spelling_ = [this](const std::string& path) {
+    return IsS3() ? "s3a" + path.substr(2) : "file://" + path;
+  };
+  EXPECT_EQ(InputRows(RunAutoLoader()), 1);
+  EXPECT_EQ(TableIds("tables/bronze"), Range(0, 2));
 }
 
 }  // namespace
