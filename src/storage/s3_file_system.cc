@@ -4,7 +4,9 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -67,14 +69,36 @@ class S3RandomAccessFile final : public RandomAccessFile {
           fmt::format("cannot read {} bytes at offset {} of '{}': file ends at byte {}", length,
                       offset, path_, info_.size));
     }
-    return client_->GetObjectRange(object_, offset, out, info_.etag);
+    if (length == 0) {
+      return Status::OK();
+    }
+    if (info_.size > kWholeObjectReadBytes) {
+      return client_->GetObjectRange(object_, offset, out, info_.etag);
+    }
+    // A small object is fetched whole on the first read: a Parquet reader asks for its footer
+    // and then each column chunk, which on S3 would be a request each (a Delta checkpoint of a
+    // few hundred KiB cost ~80 GETs); one GET costs about as much as one of those.
+    std::call_once(whole_once_, [&] {
+      whole_.resize(static_cast<size_t>(info_.size));
+      whole_status_ = client_->GetObjectRange(object_, 0, whole_, info_.etag);
+    });
+    TRIBUTARY_RETURN_NOT_OK(whole_status_);
+    std::copy_n(whole_.begin() + offset, out.size(), out.begin());
+    return Status::OK();
   }
 
  private:
+  /// Objects up to this size are read with one GET and served from memory: on S3 a request's
+  /// latency costs about as much as transferring a MiB.
+  static constexpr int64_t kWholeObjectReadBytes = 1 << 20;
+
   const std::shared_ptr<S3Client> client_;
   const std::string path_;
   const S3Location object_;
   const S3ObjectInfo info_;
+  mutable std::once_flag whole_once_;
+  mutable std::vector<char> whole_;
+  mutable Status whole_status_;
 };
 
 /// Buffers appends; publishes with one PutObject when the whole file stays below the multipart

@@ -87,6 +87,26 @@ TEST(ParseS3UriTest, SplitsBucketAndKeyOfBothSchemes) {
   ASSERT_RAISES(InvalidArgument, ParseS3Uri("/local/path").status());
 }
 
+// A small object (a Delta checkpoint, a Parquet file of a few column chunks) is fetched with one
+// GET on the first read, and every later read of it is served from that.
+TEST_F(S3FileSystemTest, ReadsOfASmallObjectCostOneGet) {
+  const std::string data = RepeatedContent("abcdefghij", 200000);
+  ASSERT_OK(fs_->WriteFile(Uri("small.parquet"), data, WriteMode::kPutIfAbsent));
+  const StorageRequestCounts before = fs_->RequestCounts();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<RandomAccessFile> file,
+                       fs_->OpenForRead(Uri("small.parquet")));
+  ASSERT_OK_AND_ASSIGN(std::string footer, file->ReadAt(199990, 10));
+  EXPECT_EQ(footer, "abcdefghij");
+  for (int64_t offset : {0, 12345, 150000}) {
+    ASSERT_OK_AND_ASSIGN(std::string chunk, file->ReadAt(offset, 25));
+    EXPECT_EQ(chunk, data.substr(static_cast<size_t>(offset), 25));
+  }
+  ASSERT_RAISES(InvalidArgument, file->ReadAt(199995, 10).status());
+  const StorageRequestCounts cost = fs_->RequestCounts() - before;
+  EXPECT_EQ(cost.get_requests, 2);  // the HEAD of OpenForRead and one GET
+  EXPECT_EQ(cost.bytes_read, 200000);
+}
+
 TEST_F(S3FileSystemTest, LargeStreamUploadsPartsAndPublishesOnlyOnClose) {
   const std::string data =
       RepeatedContent("part 1;", 17 * kMiB + 123);  // parts of 5, 5, 5 and 2 MiB
