@@ -52,6 +52,7 @@
 #include "state/rocksdb_options.h"
 #include "state/state_files.h"
 #include "storage/local_file_system.h"
+#include "storage/local_path.h"
 #include "storage/path.h"
 
 namespace tributary::state {
@@ -141,12 +142,6 @@ std::optional<CacheVersion> DecodeCacheVersion(std::string_view bytes) {
   cached.source = static_cast<CacheVersion::Source>(read(16, 1));
   cached.checksum = static_cast<uint32_t>(read(17, 4));
   return cached;
-}
-
-std::string DefaultLocalRoot() {
-  const char* tmpdir = std::getenv("TMPDIR");
-  const std::string base = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-  return storage::JoinPath(base, "tributary-state");
 }
 
 /// The block cache and memtable budget every store of the process shares under
@@ -987,7 +982,8 @@ Result<std::unique_ptr<StateStoreProvider>> StateStoreProvider::Open(
         "state store: minDeltasForSnapshot, minBatchesToRetain and the block cache size must be "
         "positive");
   }
-  const std::string root = conf.local_dir.empty() ? DefaultLocalRoot() : conf.local_dir;
+  const std::string root =
+      conf.local_dir.empty() ? storage::DefaultLocalRoot("tributary-state") : conf.local_dir;
   const uint64_t hash = exec::HashBytes(
       reinterpret_cast<const uint8_t*>(checkpoint_location.data()), checkpoint_location.size());
   std::string local_dir =
