@@ -32,7 +32,7 @@ Status ValidateCloudFilesOptions(const formats::OptionMap& options) {
       keys.known.insert(keys.known.end(), reader.known.begin(), reader.known.end());
     }
   }
-  const Status valid = ValidateSourceOptions(options, kSource, keys);
+  Status valid = ValidateSourceOptions(options, kSource, keys);
   if (valid.IsInvalidArgument()) {
     return Status::InvalidArgument(valid.Message() +
                                    " (cloudFiles.validateOptions = false turns this check off)");
