@@ -13,7 +13,9 @@
 // 3. Put-if-absent. WriteMode::kPutIfAbsent publishes only when the path is free; of several
 //    writers racing for one path, in one process or many, on one machine or many, exactly one
 //    succeeds and every other fails with AlreadyExists, leaving the winner's file untouched.
-//    This is the only coordination tributary relies on: there are no locks.
+//    This is the only coordination tributary relies on: there are no locks. "Free" means no
+//    file at that exact path; object stores (S3's If-None-Match) do not also refuse a path
+//    that is an implicit directory or lies below a file, as local file systems do.
 // 4. Durability. A mutating operation that returns OK is durable: its effect survives a crash
 //    or power loss from then on (files and directory entries are synced before returning).
 // 5. Unknown outcomes. A mutating operation that fails with an IOError may still have taken
