@@ -36,7 +36,6 @@ namespace tributary::storage {
 namespace {
 
 constexpr std::string_view kSparkHadoopPrefix = "spark.hadoop.";
-constexpr int64_t kMinPartSize = int64_t{5} << 20;  // S3's minimum for all parts but the last
 
 using Section = std::map<std::string, std::string>;
 using ProfileFile = std::map<std::string, Section>;
@@ -507,7 +506,7 @@ Result<S3Config> ResolveS3Config(const std::map<std::string, std::string>& optio
       ByteSizeOption(s3a, "fs.s3a.multipart.threshold", config.multipart_threshold_bytes));
   TRIBUTARY_ASSIGN_OR_RAISE(config.part_size_bytes,
                             ByteSizeOption(s3a, "fs.s3a.multipart.size", config.part_size_bytes));
-  if (config.part_size_bytes < kMinPartSize) {
+  if (config.part_size_bytes < kS3MinPartSizeBytes) {
     return Status::InvalidArgument(
         fmt::format("S3 option fs.s3a.multipart.size is {} bytes: S3 parts are at least 5M "
                     "(5242880 bytes)",

@@ -29,6 +29,9 @@ struct AwsCredentials {
   std::string Redacted() const;
 };
 
+/// S3's smallest part of a multipart upload but the last (UploadPart).
+inline constexpr int64_t kS3MinPartSizeBytes = int64_t{5} << 20;
+
 /// Everything an S3 client needs to reach a bucket. Made by ResolveS3Config.
 struct S3Config {
   AwsCredentials credentials;

@@ -29,8 +29,6 @@ namespace {
 /// Backoff bounds of BackOffOrGiveUp.
 constexpr std::chrono::milliseconds kBaseBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{20000};
-/// S3's smallest part but the last (UploadPart).
-constexpr int64_t kMinPartSize = int64_t{5} << 20;
 /// Idle curl handles kept for reuse; more concurrent requests make and free their own.
 constexpr size_t kMaxIdleCurlHandles = 64;
 
@@ -322,7 +320,7 @@ struct S3Error {
   std::string message;
 };
 
-S3Error ErrorOf(const HttpResponse& response) {
+S3Error S3ErrorOf(const HttpResponse& response) {
   if (auto document = ParseXml(response.body)) {
     pugi::xml_node error = document->child("Error");
     if (error) {
@@ -487,10 +485,10 @@ S3Client::~S3Client() = default;
 
 Result<std::shared_ptr<S3Client>> S3Client::Make(S3Config config,
                                                  std::shared_ptr<HttpTransport> transport) {
-  if (config.part_size_bytes < kMinPartSize) {
+  if (config.part_size_bytes < kS3MinPartSizeBytes) {
     return Status::InvalidArgument(
         fmt::format("S3 part size {} is below S3's minimum of 5 MiB ({} bytes)",
-                    config.part_size_bytes, kMinPartSize));
+                    config.part_size_bytes, kS3MinPartSizeBytes));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(Endpoint endpoint, AwsServiceEndpoint(config, "s3"));
   TRIBUTARY_ASSIGN_OR_RAISE(transport, TransportOrCurl(config, std::move(transport)));
@@ -569,7 +567,7 @@ Result<HttpResponse> S3Client::Execute(const Request& request, bool* outcome_unk
         return std::move(response);
       }
       // An error inside a 200 response is the server's failure after it accepted the request.
-      S3Error s3_error = ErrorOf(response);
+      S3Error s3_error = S3ErrorOf(response);
       transient = IsTransientS3Error(success ? 500 : response.status, s3_error.code);
       maybe_applied = success || response.status >= 500;
       std::string message = fmt::format("S3 {} {}: HTTP {} {}{}{}", request.operation,

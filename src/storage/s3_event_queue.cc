@@ -14,7 +14,9 @@
 
 namespace tributary::storage {
 
+namespace {
 using Json = nlohmann::json;
+}  // namespace
 
 Result<std::vector<S3Location>> ParseS3CreatedObjects(std::string_view message_body) {
   Json message = Json::parse(message_body, nullptr, /*allow_exceptions=*/false);

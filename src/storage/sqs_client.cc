@@ -23,7 +23,7 @@ struct SqsError {
   std::string message;
 };
 
-SqsError ErrorOf(const HttpResponse& response) {
+SqsError SqsErrorOf(const HttpResponse& response) {
   SqsError error{fmt::format("HTTP{}", response.status), ""};
   Json body = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_object()) {
@@ -109,7 +109,7 @@ Result<std::string> SqsClient::Call(std::string_view operation, const std::strin
     } else if (sent->status >= 200 && sent->status < 300) {
       return std::move(sent->body);
     } else {
-      const SqsError sqs_error = ErrorOf(*sent);
+      const SqsError sqs_error = SqsErrorOf(*sent);
       transient = IsTransientSqsError(sent->status, sqs_error.code);
       error = Status::IOError(
           fmt::format("SQS {} {}: HTTP {} {}{}{}", operation, queue, sent->status, sqs_error.code,
