@@ -78,6 +78,18 @@ struct RemoveFile {
   std::optional<DeletionVectorDescriptor> deletion_vector;
 };
 
+/// PROTOCOL.md "Add CDC File": a file of change data (rows with _change_type) under
+/// _change_data/, read by change data feed readers in place of the commit's adds and removes.
+struct AddCdcFile {
+  /// URI-decoded path relative to the table root.
+  std::string path;
+  PartitionValues partition_values;
+  int64_t size = 0;
+  /// Always false: change data files do not change the table's data.
+  bool data_change = false;
+  std::map<std::string, std::string> tags;
+};
+
 /// PROTOCOL.md "Transaction Identifiers".
 struct Txn {
   std::string app_id;
@@ -106,6 +118,7 @@ struct Action {
   std::optional<Metadata> metadata;
   std::optional<AddFile> add;
   std::optional<RemoveFile> remove;
+  std::optional<AddCdcFile> cdc;
   std::optional<Txn> txn;
   std::optional<DomainMetadata> domain_metadata;
   std::optional<Sidecar> sidecar;

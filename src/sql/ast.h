@@ -247,6 +247,86 @@ struct DropTable {
   bool if_exists = false;
 };
 
+/// `column = value` of UPDATE SET and of MERGE's UPDATE SET / INSERT (column) VALUES (value).
+/// `column` is the target column as written: a name or a dotted path into a struct.
+struct Assignment {
+  std::string column;
+  expr::ExprPtr value;
+  SourcePosition position;
+};
+
+/// DELETE FROM name [[AS] alias] [WHERE condition].
+struct Delete {
+  TableName table;
+  std::string alias;
+  /// Null: every row.
+  expr::ExprPtr where;
+};
+
+/// UPDATE name [[AS] alias] SET column = value, ... [WHERE condition].
+struct Update {
+  TableName table;
+  std::string alias;
+  std::vector<Assignment> assignments;
+  expr::ExprPtr where;
+};
+
+/// WHEN MATCHED | WHEN NOT MATCHED [BY TARGET] | WHEN NOT MATCHED BY SOURCE.
+enum class MergeMatch : uint8_t { kMatched, kNotMatchedByTarget, kNotMatchedBySource };
+/// UPDATE SET ... | UPDATE SET * | DELETE | INSERT (...) VALUES (...) | INSERT *.
+enum class MergeAction : uint8_t { kUpdate, kUpdateAll, kDelete, kInsert, kInsertAll };
+
+/// One WHEN clause of MERGE: `WHEN <match> [AND condition] THEN <action>`.
+struct MergeClause {
+  MergeMatch match = MergeMatch::kMatched;
+  /// Null when there is no AND condition.
+  expr::ExprPtr condition;
+  MergeAction action = MergeAction::kUpdate;
+  /// kUpdate: the SET list; kInsert: (columns) VALUES (values) paired up.
+  std::vector<Assignment> assignments;
+  SourcePosition position;
+};
+
+/// MERGE [WITH SCHEMA EVOLUTION] INTO target [[AS] alias] USING source [[AS] alias] ON
+/// condition WHEN ... (Delta's MERGE INTO). The source is a table, a subquery or a table
+/// function; its alias is the relation's.
+struct Merge {
+  TableName target;
+  std::string target_alias;
+  RelationPtr source;
+  expr::ExprPtr on;
+  std::vector<MergeClause> clauses;
+  bool with_schema_evolution = false;
+};
+
+/// Databricks' CDC flow: `[CREATE FLOW name AS] AUTO CDC INTO target FROM STREAM(source)
+/// KEYS (k, ...) [IGNORE NULL UPDATES] [APPLY AS DELETE WHEN cond] [APPLY AS TRUNCATE WHEN
+/// cond] SEQUENCE BY expr [COLUMNS a, b | COLUMNS * EXCEPT (a, b)] [STORED AS SCD TYPE 1|2]
+/// [TRACK HISTORY ON a, b | TRACK HISTORY ON * EXCEPT (a, b)]`, also spelled `APPLY CHANGES
+/// INTO`. The target is a streaming table of the same pipeline, declared without a query.
+struct AutoCdc {
+  /// CREATE FLOW name AS; empty when omitted.
+  std::string flow_name;
+  TableName target;
+  /// The FROM relation: a STREAM table (or STREAM read_files(...)).
+  RelationPtr source;
+  std::vector<std::string> keys;
+  bool ignore_null_updates = false;
+  /// Null when absent.
+  expr::ExprPtr apply_as_delete;
+  expr::ExprPtr apply_as_truncate;
+  expr::ExprPtr sequence_by;
+  /// COLUMNS: the listed columns, or every column but them with `columns_except`; empty and
+  /// not except: every column.
+  std::vector<std::string> columns;
+  bool columns_except = false;
+  /// 1 or 2.
+  int scd_type = 1;
+  /// TRACK HISTORY ON (SCD type 2): as `columns`.
+  std::vector<std::string> track_history;
+  bool track_history_except = false;
+};
+
 using StatementBody =
     std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize, Vacuum, DropTable>;
 
