@@ -336,6 +336,13 @@ Result<Action> ParseAction(std::string_view line, std::string_view location) {
       TRIBUTARY_RETURN_NOT_OK(r.Partitions("partitionValues", &rm.partition_values, false));
       TRIBUTARY_RETURN_NOT_OK(r.OptionalInt("size", &rm.size));
       TRIBUTARY_RETURN_NOT_OK(r.DeletionVector(&rm.deletion_vector));
+    } else if (name == "cdc") {
+      AddCdcFile& c = action.cdc.emplace();
+      TRIBUTARY_RETURN_NOT_OK(ParsePath(r, &c.path));
+      TRIBUTARY_RETURN_NOT_OK(r.Partitions("partitionValues", &c.partition_values, true));
+      TRIBUTARY_RETURN_NOT_OK(r.Int("size", &c.size));
+      TRIBUTARY_RETURN_NOT_OK(r.Bool("dataChange", &c.data_change, false));
+      TRIBUTARY_RETURN_NOT_OK(r.StringMap("tags", &c.tags));
     } else if (name == "txn") {
       Txn& t = action.txn.emplace();
       TRIBUTARY_RETURN_NOT_OK(r.String("appId", &t.app_id));

@@ -1,6 +1,6 @@
 // Data files of a Delta table (PROTOCOL.md "Add File and Remove File", "Per-file Statistics"):
 //
-//   file path = *( escaped-column "=" escaped-value "/" ) "part-" n5 "-" uuid ".c000." codec
+//   file path = *( escaped-column "=" escaped-value "/" ) prefix "-" n5 "-" uuid ".c000." codec
 //               ".parquet"                 ; Hive-style directories are convention only
 //   stats     = {"numRecords":n,"minValues":{...},"maxValues":{...},"nullCount":{...}}
 //               nested structs nest; min/max for numbers, dates, timestamps and strings
@@ -474,7 +474,7 @@ Result<DataFileWriter::OpenFile*> DataFileWriter::FileFor(const std::string& dir
                                 ? "snappy"
                                 : "uncompressed";
   auto file = std::make_unique<OpenFile>();
-  file->relative = fmt::format("{}part-{:05}-{}.c000.{}.parquet", dir,
+  file->relative = fmt::format("{}{}-{:05}-{}.c000.{}.parquet", dir, options_.file_prefix,
                                static_cast<int>(files_.size()), NewUuid(), codec);
   file->path = storage::JoinPath(table_root_, file->relative);
   file->values = values;

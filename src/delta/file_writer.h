@@ -22,6 +22,8 @@ struct DataWriteOptions {
   parquet::ParquetWriterOptions parquet;
   /// String min/max statistics keep this many characters, as Spark. Default: 32.
   int stats_string_prefix = 32;
+  /// First part of each file's name: "part" for data files, "cdc" for change data files.
+  std::string file_prefix = "part";
 };
 
 /// Writes `batches` (in the table's logical `schema`) as new data files under `table_root`:
