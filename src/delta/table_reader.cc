@@ -227,6 +227,12 @@ class DataFileReader::Impl {
       }
       schema_ = std::make_shared<columnar::Schema>(std::move(selected));
     }
+    output_schema_ = schema_;
+    if (!options_.row_index_column.empty()) {
+      std::vector<Field> fields = schema_->Fields();
+      fields.emplace_back(options_.row_index_column, DataType::Int64(), /*nullable=*/false);
+      output_schema_ = std::make_shared<columnar::Schema>(std::move(fields));
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(reader_, parquet::ParquetFileReader::Open(fs_, path_, options_.pool));
     if (add_.deletion_vector) {
       auto rows = LoadDeletedRows(fs_, snapshot_.TableRoot(), *add_.deletion_vector);
@@ -322,10 +328,19 @@ class DataFileReader::Impl {
                                 adapter_.Adapt(batch.ColumnAt(in_batch), node, field.Type()));
       columns.push_back(std::move(column));
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto logical,
-                              columnar::RecordBatch::Make(schema_, rows, std::move(columns)));
     const uint64_t first_row = first_row_;
     first_row_ += static_cast<uint64_t>(rows);
+    if (!options_.row_index_column.empty()) {
+      columnar::ColumnBuilder indexes(DataType::Int64(), options_.pool);
+      indexes.Reserve(rows);
+      for (int64_t r = 0; r < rows; ++r) {
+        indexes.AppendInt(static_cast<int64_t>(first_row) + r);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto index_column, indexes.Finish());
+      columns.push_back(std::move(index_column));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto logical, columnar::RecordBatch::Make(output_schema_, rows, std::move(columns)));
     while (next_deleted_ < deleted_.size() && deleted_[next_deleted_] < first_row) {
       ++next_deleted_;
     }
@@ -351,7 +366,8 @@ class DataFileReader::Impl {
       TRIBUTARY_ASSIGN_OR_RAISE(auto taken, columnar::Take(*column, keep, options_.pool));
       kept.push_back(std::move(taken));
     }
-    return columnar::RecordBatch::Make(schema_, static_cast<int64_t>(keep.size()), std::move(kept));
+    return columnar::RecordBatch::Make(output_schema_, static_cast<int64_t>(keep.size()),
+                                       std::move(kept));
   }
 
   storage::FileSystem& fs_;
@@ -361,7 +377,8 @@ class DataFileReader::Impl {
   const std::string path_;
   expr::EvalContext context_;
   ColumnAdapter adapter_;
-  columnar::SchemaPtr schema_;
+  columnar::SchemaPtr schema_;         // the logical fields read
+  columnar::SchemaPtr output_schema_;  // schema_ plus the row index column, if asked for
   std::unique_ptr<parquet::ParquetFileReader> reader_;
   std::vector<uint64_t> deleted_;  // file-wide row indexes, sorted
   size_t next_deleted_ = 0;

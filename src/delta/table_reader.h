@@ -26,6 +26,10 @@ struct TableReadOptions {
   /// Rows per batch at most (at least 1): row groups are decoded in batches this size, before
   /// deleted rows are dropped. Default: parquet::kDefaultBatchRows.
   int64_t max_batch_rows = parquet::kDefaultBatchRows;
+  /// When not empty, every batch has one more, last, non-null int64 column of this name: each
+  /// row's file-wide physical row index (Spark's `_metadata.row_index`; the index deletion
+  /// vectors name), counted before deleted rows are dropped. Default: none.
+  std::string row_index_column;
 };
 
 /// Reads the live rows of one data file of a snapshot, a batch at a time: row groups are

@@ -130,6 +130,48 @@ TEST(DataFileReaderTest, DeletionVectorsApplyAcrossBatchBoundaries) {
   EXPECT_GE(files_with_deletions, 2);
 }
 
+// Spark wrote values 0..9 as rows 0..9 of one file and deleted rows 0 and 9: the row index
+// column names each live row's position in the file, in batches of every size and projected.
+TEST(DataFileReaderTest, RowIndexColumnCountsDeletedRows) {
+  storage::LocalFileSystem fs;
+  const std::string root =
+      std::string(TRIBUTARY_TESTDATA_DIR) + "/golden/kernel-rs-table-with-dv-small/delta";
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(fs, root));
+  ASSERT_EQ(snapshot->Files().size(), 1u);
+  const AddFile& add = snapshot->Files().front();
+  ASSERT_TRUE(add.deletion_vector.has_value());
+  for (const int64_t max_rows : std::vector<int64_t>{1, 3, 10, kDefaultBatchRows}) {
+    SCOPED_TRACE(fmt::format("batches of {}", max_rows));
+    TableReadOptions options;
+    options.max_batch_rows = max_rows;
+    options.row_index_column = "_row_index";
+    ASSERT_OK_AND_ASSIGN(auto batches, ReadDataFile(fs, *snapshot, add, options));
+    std::vector<std::string> rows;
+    for (const auto& batch : batches) {
+      ASSERT_EQ(batch->NumColumns(), 2);
+      const Field& index = batch->Schema()->FieldAt(1);
+      EXPECT_EQ(index.Name(), "_row_index");
+      EXPECT_EQ(index.Type()->Id(), columnar::TypeId::kInt64);
+      EXPECT_FALSE(index.Nullable());
+      for (auto& row : columnar::CanonicalJsonRows(*batch)) {
+        rows.push_back(std::move(row));
+      }
+    }
+    std::vector<std::string> expected;
+    for (int i = 1; i <= 8; ++i) {
+      expected.push_back(fmt::format(R"({{"value":{},"_row_index":{}}})", i, i));
+    }
+    EXPECT_EQ(rows, expected);
+  }
+  // A projection keeps the index last; ReadTable passes the option on.
+  TableReadOptions options;
+  options.columns = {0};
+  options.row_index_column = "idx";
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadTable(fs, *snapshot, options));
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(columnar::CanonicalJsonRows(*batches[0]).back(), R"({"value":8,"idx":8})");
+}
+
 TEST(DataFilePathTest, FileUrisAreLocalPathsAndRelativePathsAreBelowTheRootsLocalPath) {
   // Action paths arrive percent-decoded: a '%' left in them is a character of the file name.
   EXPECT_EQ(DataFilePath("/t", "file://localhost/data/t/part-0.parquet"), "/data/t/part-0.parquet");
