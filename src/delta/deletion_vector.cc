@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <roaring/roaring.h>
 
+#include "common/uuid.h"
 #include "storage/path.h"
 
 namespace tributary::delta {
@@ -32,6 +33,48 @@ uint32_t LoadBe32(const char* p) {
          (static_cast<uint32_t>(static_cast<uint8_t>(p[2])) << 8) |
          static_cast<uint32_t>(static_cast<uint8_t>(p[3]));
 }
+
+void AppendBe32(std::string& out, uint32_t value) {
+  out.push_back(static_cast<char>(value >> 24));
+  out.push_back(static_cast<char>(value >> 16));
+  out.push_back(static_cast<char>(value >> 8));
+  out.push_back(static_cast<char>(value));
+}
+
+template <typename T>
+void AppendLe(std::string& out, T value) {
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    out.push_back(static_cast<char>(static_cast<uint64_t>(value) >> (8 * i)));
+  }
+}
+
+// The 16 bytes of a UUID's text form ("8-4-4-4-12" hex digits).
+std::string UuidBytes(std::string_view text) {
+  std::string out;
+  int high = -1;
+  for (const char c : text) {
+    int digit;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      digit = c - 'A' + 10;
+    } else {
+      continue;
+    }
+    if (high < 0) {
+      high = digit;
+    } else {
+      out.push_back(static_cast<char>((high << 4) | digit));
+      high = -1;
+    }
+  }
+  return out;
+}
+
+constexpr char kZ85Alphabet[] =
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
 std::string FormatUuid(std::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -96,16 +139,79 @@ Result<std::vector<uint64_t>> ParseBitmap(std::string_view bytes, const std::str
 
 }  // namespace
 
+std::string EncodeZ85(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() / 4 * 5);
+  for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+    uint32_t value = LoadBe32(bytes.data() + i);
+    char group[5];
+    for (int j = 4; j >= 0; --j) {
+      group[j] = kZ85Alphabet[value % 85];
+      value /= 85;
+    }
+    out.append(group, 5);
+  }
+  return out;
+}
+
+std::string SerializeDeletedRows(const std::vector<uint64_t>& rows) {
+  std::string out;
+  AppendLe<uint32_t>(out, kRoaringMagic);
+  // One 32-bit bitmap per distinct high half of the row indexes.
+  std::vector<std::pair<uint32_t, roaring_bitmap_t*>> buckets;
+  for (const uint64_t row : rows) {
+    const auto key = static_cast<uint32_t>(row >> 32);
+    if (buckets.empty() || buckets.back().first != key) {
+      buckets.emplace_back(key, roaring_bitmap_create());
+    }
+    roaring_bitmap_add(buckets.back().second, static_cast<uint32_t>(row));
+  }
+  AppendLe<uint64_t>(out, buckets.size());
+  for (auto& [key, bitmap] : buckets) {
+    roaring_bitmap_run_optimize(bitmap);
+    AppendLe<uint32_t>(out, key);
+    const size_t at = out.size();
+    out.resize(at + roaring_bitmap_portable_size_in_bytes(bitmap));
+    roaring_bitmap_portable_serialize(bitmap, out.data() + at);
+    roaring_bitmap_free(bitmap);
+  }
+  return out;
+}
+
+Result<std::vector<DeletionVectorDescriptor>> WriteDeletionVectors(
+    storage::FileSystem& fs, const std::string& table_root,
+    const std::vector<std::vector<uint64_t>>& row_sets) {
+  const std::string uuid = NewUuid();
+  std::string file(1, '\x01');  // format version 1
+  std::vector<DeletionVectorDescriptor> descriptors;
+  const std::string path_text = EncodeZ85(UuidBytes(uuid));
+  for (const std::vector<uint64_t>& rows : row_sets) {
+    const std::string bitmap = SerializeDeletedRows(rows);
+    DeletionVectorDescriptor dv;
+    dv.storage_type = "u";
+    dv.path_or_inline_dv = path_text;
+    dv.offset = static_cast<int32_t>(file.size());
+    dv.size_in_bytes = static_cast<int32_t>(bitmap.size());
+    dv.cardinality = static_cast<int64_t>(rows.size());
+    AppendBe32(file, static_cast<uint32_t>(bitmap.size()));
+    file += bitmap;
+    AppendBe32(file, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bitmap.data()),
+                                                 static_cast<uInt>(bitmap.size()))));
+    descriptors.push_back(std::move(dv));
+  }
+  const std::string path = storage::JoinPath(table_root, "deletion_vector_" + uuid + ".bin");
+  TRIBUTARY_RETURN_NOT_OK(fs.WriteFile(path, file, storage::WriteMode::kPutIfAbsent));
+  return descriptors;
+}
+
 Result<std::string> DecodeZ85(std::string_view text) {
-  static constexpr char kAlphabet[] =
-      "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
   if (text.size() % 5 != 0) {
     return Status::Corruption(fmt::format("z85 text of {} characters", text.size()));
   }
   int8_t decode[256];
   std::memset(decode, -1, sizeof(decode));
   for (int i = 0; i < 85; ++i) {
-    decode[static_cast<uint8_t>(kAlphabet[i])] = static_cast<int8_t>(i);
+    decode[static_cast<uint8_t>(kZ85Alphabet[i])] = static_cast<int8_t>(i);
   }
   std::string out;
   out.reserve(text.size() / 5 * 4);
