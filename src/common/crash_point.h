@@ -18,6 +18,10 @@
 //   parquet.mid_write           inside a Parquet file write, after a row group's column chunks
 //                               were appended and before the footer: a torn staging file
 //                               (data files, and Delta checkpoints written as Parquet)
+//   dml.before_data_files       a DELETE/UPDATE/MERGE (delta::CommitRowChanges) computed its
+//                               changes; no data, deletion vector or change data file written
+//   dml.after_data_files        its new files are all written; nothing committed
+//   dml.before_commit           its transaction holds every action; the commit is not written
 //   delta.after_commit          a Delta commit _delta_log/<v>.json is published, before the
 //                               transaction writes a checkpoint or returns
 //   state.after_changelog       a state partition's <v>.changelog is written (the batch's

@@ -180,23 +180,6 @@ Result<columnar::ColumnPtr> ConformColumn(const columnar::ColumnPtr& column,
                                 column->OffsetsBuffer(), std::move(children));
 }
 
-// `batch` in `schema`'s column order, with columns it lacks as nulls.
-Result<columnar::RecordBatchPtr> Conform(const columnar::RecordBatch& batch,
-                                         const columnar::SchemaPtr& schema) {
-  std::vector<columnar::ColumnPtr> columns;
-  for (const Field& field : schema->Fields()) {
-    auto column = batch.ColumnByName(field.Name());
-    if (column == nullptr) {
-      TRIBUTARY_ASSIGN_OR_RAISE(column,
-                                columnar::Column::MakeAllNull(field.Type(), batch.NumRows()));
-    } else {
-      TRIBUTARY_ASSIGN_OR_RAISE(column, ConformColumn(column, field.Type()));
-    }
-    columns.push_back(std::move(column));
-  }
-  return columnar::RecordBatch::Make(schema, batch.NumRows(), std::move(columns));
-}
-
 // Table features this writer can create tables with, and whether readers must know them
 // (reader-writer features) or only writers.
 struct FeatureInfo {
@@ -206,6 +189,7 @@ struct FeatureInfo {
 constexpr FeatureInfo kCreatableFeatures[] = {
     {"appendOnly", false},         {"invariants", false},  {"domainMetadata", false},
     {"vacuumProtocolCheck", true}, {"timestampNtz", true}, {"v2Checkpoint", true},
+    {"deletionVectors", true},     {"changeDataFeed", false},
 };
 
 // `protocol` with `features` (names from kCreatableFeatures) added: table features (writer
@@ -260,16 +244,6 @@ std::optional<Protocol> WithFeatures(const Protocol& protocol,
   return upgraded;
 }
 
-// The protocol `protocol` must become for a table of `schema`, or nullopt when it already
-// allows the schema: timestamp_ntz columns need the timestampNtz feature.
-std::optional<Protocol> ProtocolFor(const columnar::Schema& schema, const Protocol& protocol) {
-  const Protocol needed = MinimalProtocol(schema);
-  if (!needed.reader_features) {
-    return std::nullopt;
-  }
-  return WithFeatures(protocol, *needed.reader_features);
-}
-
 // Properties that turn on a table feature this writer does not write yet. Set, they would be
 // recorded with no protocol upgrade: a table other engines misread and this one refuses to
 // write. Refused before anything is written, whatever the table's state.
@@ -281,10 +255,8 @@ Status CheckFeatureProperties(const std::map<std::string, std::string>& properti
     const char* off;  // the value that leaves the feature off
   };
   static constexpr Gate kUnwritable[] = {
-      {"delta.enableChangeDataFeed", "changeDataFeed", "false"},
       {"delta.columnMapping.mode", "columnMapping", "none"},
       {"delta.enableInCommitTimestamps", "inCommitTimestamp", "false"},
-      {"delta.enableDeletionVectors", "deletionVectors", "false"},
       {"delta.enableRowTracking", "rowTracking", "false"},
   };
   for (const auto& [key, value] : properties) {
@@ -311,6 +283,7 @@ Status CheckFeatureProperties(const std::map<std::string, std::string>& properti
 Result<Protocol> NewTableProtocol(const columnar::Schema& schema,
                                   const std::map<std::string, std::string>& properties) {
   std::vector<std::string> features;
+  bool change_data_feed = false;
   constexpr std::string_view kFeaturePrefix = "delta.feature.";
   for (const auto& [key, value] : properties) {
     if (key.rfind(kFeaturePrefix, 0) == 0) {
@@ -327,6 +300,12 @@ Result<Protocol> NewTableProtocol(const columnar::Schema& schema,
             fmt::format("table feature '{}' ({}) is not supported by this writer", name, key));
       }
       features.push_back(name);
+    } else if (EqualsIgnoreAsciiCase(key, "delta.enableDeletionVectors") &&
+               EqualsIgnoreAsciiCase(value, "true")) {
+      features.emplace_back("deletionVectors");
+    } else if (EqualsIgnoreAsciiCase(key, "delta.enableChangeDataFeed") &&
+               EqualsIgnoreAsciiCase(value, "true")) {
+      change_data_feed = true;
     } else if (key == "delta.checkpointPolicy") {
       if (value == "v2") {
         features.emplace_back("v2Checkpoint");
@@ -337,6 +316,15 @@ Result<Protocol> NewTableProtocol(const columnar::Schema& schema,
     }
   }
   Protocol protocol = MinimalProtocol(schema);
+  if (change_data_feed) {
+    // PROTOCOL.md "Change Data Feed": writer version 4, or 7 with the changeDataFeed feature
+    // when the table is on table features anyway.
+    if (features.empty() && protocol.min_writer_version < 7) {
+      protocol.min_writer_version = std::max(protocol.min_writer_version, 4);
+    } else {
+      features.emplace_back("changeDataFeed");
+    }
+  }
   if (auto upgraded = WithFeatures(protocol, features)) {
     protocol = std::move(*upgraded);
   }
@@ -344,6 +332,31 @@ Result<Protocol> NewTableProtocol(const columnar::Schema& schema,
 }
 
 }  // namespace
+
+Result<columnar::RecordBatchPtr> ConformToSchema(const columnar::RecordBatch& batch,
+                                                 const columnar::SchemaPtr& schema) {
+  std::vector<columnar::ColumnPtr> columns;
+  for (const Field& field : schema->Fields()) {
+    auto column = batch.ColumnByName(field.Name());
+    if (column == nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(column,
+                                columnar::Column::MakeAllNull(field.Type(), batch.NumRows()));
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(column, ConformColumn(column, field.Type()));
+    }
+    columns.push_back(std::move(column));
+  }
+  return columnar::RecordBatch::Make(schema, batch.NumRows(), std::move(columns));
+}
+
+std::optional<Protocol> ProtocolForSchema(const columnar::Schema& schema,
+                                          const Protocol& protocol) {
+  const Protocol needed = MinimalProtocol(schema);
+  if (!needed.reader_features) {
+    return std::nullopt;
+  }
+  return WithFeatures(protocol, *needed.reader_features);
+}
 
 Protocol MinimalProtocol(const columnar::Schema& schema) {
   Protocol protocol;
@@ -432,7 +445,7 @@ Result<TableWriteResult> WriteTableFrom(storage::FileSystem& fs, const std::stri
       metadata.schema_string = SchemaToJson(*table_schema);
       metadata.partition_columns = partition_columns;
       txn->SetMetadata(std::move(metadata));
-      if (auto upgraded = ProtocolFor(*table_schema, snapshot->GetProtocol())) {
+      if (auto upgraded = ProtocolForSchema(*table_schema, snapshot->GetProtocol())) {
         txn->SetProtocol(std::move(*upgraded));
       }
     } else {
@@ -470,7 +483,7 @@ Result<TableWriteResult> WriteTableFrom(storage::FileSystem& fs, const std::stri
     if (batch == nullptr) {
       break;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto conformed, Conform(*batch, table_schema));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(*batch, table_schema));
     if (replace_check != nullptr) {
       // Spark refuses data outside the partitions it replaces.
       TRIBUTARY_ASSIGN_OR_RAISE(auto mask, expr::Evaluate(*replace_check, *conformed));

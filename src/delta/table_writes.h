@@ -26,10 +26,12 @@ struct TableWriteOptions {
   std::vector<std::string> partition_by;
   /// Table properties of a new table ("delta.checkpointInterval", ...). Table features are
   /// asked for as Spark does: "delta.feature.<name>" = "supported" (appendOnly, invariants,
-  /// domainMetadata, vacuumProtocolCheck, timestampNtz, v2Checkpoint; any other is refused
-  /// with NotImplemented) and "delta.checkpointPolicy" = "v2". Properties that turn on a
-  /// feature this writer does not write yet (delta.enableChangeDataFeed,
-  /// delta.columnMapping.mode, delta.enableInCommitTimestamps, delta.enableDeletionVectors,
+  /// domainMetadata, vacuumProtocolCheck, timestampNtz, v2Checkpoint, deletionVectors,
+  /// changeDataFeed; any other is refused with NotImplemented) and "delta.checkpointPolicy" =
+  /// "v2". delta.enableDeletionVectors = true adds the deletionVectors feature (protocol 3/7);
+  /// delta.enableChangeDataFeed = true needs writer version 4, or the changeDataFeed feature
+  /// on a table-features protocol. Properties that turn on a feature this writer does not
+  /// write yet (delta.columnMapping.mode, delta.enableInCommitTimestamps,
   /// delta.enableRowTracking, set to anything but false/none) are refused with NotImplemented
   /// before anything is written. Default: none.
   std::map<std::string, std::string> properties;
@@ -89,6 +91,16 @@ using BatchSource = std::function<Result<columnar::RecordBatchPtr>()>;
 Result<TableWriteResult> WriteTableFrom(storage::FileSystem& fs, const std::string& table_root,
                                         const columnar::SchemaPtr& schema, const BatchSource& next,
                                         const TableWriteOptions& options);
+
+/// `batch` with `schema`'s columns in its order, matched by name, as WriteTable writes rows:
+/// columns and struct fields the batch lacks become nulls, untyped nulls take the column's
+/// type. `schema` is the table schema MergeSchema-style writes made from the batch's.
+Result<columnar::RecordBatchPtr> ConformToSchema(const columnar::RecordBatch& batch,
+                                                 const columnar::SchemaPtr& schema);
+
+/// The protocol `protocol` must become for a table of `schema` (timestamp_ntz columns need
+/// the timestampNtz feature), or nullopt when it already allows the schema.
+std::optional<Protocol> ProtocolForSchema(const columnar::Schema& schema, const Protocol& protocol);
 
 /// The protocol a new table with `schema` needs: (1, 2), or table features (3, 7) when a column
 /// is timestamp_ntz.

@@ -10,7 +10,9 @@
 //   *domainMetadata {"domain","configuration","removed"}
 //   *remove      {"path","deletionTimestamp","dataChange","extendedFileMetadata":true,
 //                 "partitionValues","size"[,"deletionVector"]}
-//   *add         {"path","partitionValues","size","modificationTime","dataChange","stats"}
+//   *add         {"path","partitionValues","size","modificationTime","dataChange","stats"
+//                 [,"deletionVector"]}
+//   *cdc         {"path","partitionValues","size","dataChange":false[,"tags"]}
 
 #include "delta/transaction.h"
 
@@ -63,6 +65,23 @@ json DeletionVectorJson(const DeletionVectorDescriptor& dv) {
   return out;
 }
 
+// delta.isolationLevel of the table read (Delta's DeltaConfigs.ISOLATION_LEVEL), when
+// `explicit_level` does not set one.
+IsolationLevel ResolveIsolation(const std::optional<IsolationLevel>& explicit_level,
+                                const Snapshot* snapshot) {
+  if (explicit_level) {
+    return *explicit_level;
+  }
+  if (snapshot != nullptr) {
+    const auto& config = snapshot->GetMetadata().configuration;
+    auto it = config.find("delta.isolationLevel");
+    if (it != config.end() && it->second == "Serializable") {
+      return IsolationLevel::kSerializable;
+    }
+  }
+  return IsolationLevel::kWriteSerializable;
+}
+
 bool IsDataFileOf(const std::string& path, const std::vector<delta::AddFile>& files) {
   for (const auto& f : files) {
     if (f.path == path) {
@@ -86,7 +105,7 @@ Status CheckWritable(const Snapshot& snapshot) {
       // checkpoints are classic-named V2 ones (with checkpointMetadata), which the protocol
       // allows for compatibility.
       "appendOnly",          "invariants",      "timestampNtz", "domainMetadata",
-      "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint"};
+      "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint", "changeDataFeed"};
   if (p.writer_features) {
     for (const std::string& feature : *p.writer_features) {
       if (std::find(kSupported.begin(), kSupported.end(), feature) == kSupported.end()) {
@@ -97,8 +116,10 @@ Status CheckWritable(const Snapshot& snapshot) {
   }
   const auto& config = snapshot.GetMetadata().configuration;
   for (const auto& [key, value] : config) {
-    const bool active = (key == "delta.enableChangeDataFeed" && value == "true") ||
-                        (key == "delta.columnMapping.mode" && value != "none") ||
+    // delta.enableChangeDataFeed: appends, overwrites and OPTIMIZE need no change data files
+    // (readers derive the changes from their adds and removes); row-level changes write them
+    // (CommitRowChanges).
+    const bool active = (key == "delta.columnMapping.mode" && value != "none") ||
                         (key == "delta.enableInCommitTimestamps" && value == "true") ||
                         (key == "delta.enableRowTracking" && value == "true") ||
                         key.rfind("delta.constraints.", 0) == 0;
@@ -128,6 +149,7 @@ Transaction::Transaction(storage::FileSystem& fs, std::string table_root,
       table_root_(std::move(table_root)),
       snapshot_(std::move(snapshot)),
       options_(std::move(options)),
+      isolation_(ResolveIsolation(options_.isolation, snapshot_.get())),
       txn_id_(NewUuid()) {}
 
 Result<std::unique_ptr<Transaction>> Transaction::Begin(storage::FileSystem& fs,
@@ -180,6 +202,15 @@ void Transaction::ReadPartitions(std::function<bool(const PartitionValues&)> pre
   read_predicate_ = std::move(predicate);
 }
 
+void Transaction::ReadFiles(std::vector<std::string> paths,
+                            std::function<bool(const delta::AddFile&)> could_match) {
+  read_files_set_ = true;
+  read_files_.insert(read_files_.end(), std::make_move_iterator(paths.begin()),
+                     std::make_move_iterator(paths.end()));
+  std::sort(read_files_.begin(), read_files_.end());
+  could_match_ = std::move(could_match);
+}
+
 void Transaction::SetOperation(std::string operation,
                                std::map<std::string, std::string> parameters) {
   operation_ = std::move(operation);
@@ -187,7 +218,8 @@ void Transaction::SetOperation(std::string operation,
 }
 
 bool Transaction::IsBlindAppend() const {
-  return removes_.empty() && !read_whole_table_ && !read_predicate_ && !metadata_ && !protocol_;
+  return removes_.empty() && !read_whole_table_ && !read_predicate_ && !read_files_set_ &&
+         !metadata_ && !protocol_;
 }
 
 std::string Transaction::Serialize() const {
@@ -201,12 +233,15 @@ std::string Transaction::Serialize() const {
       {"operation", operation_},
       {"operationParameters", parameters},
       {"isolationLevel",
-       options_.isolation == IsolationLevel::kSerializable ? "Serializable" : "WriteSerializable"},
+       isolation_ == IsolationLevel::kSerializable ? "Serializable" : "WriteSerializable"},
       {"isBlindAppend", IsBlindAppend()},
       {"engineInfo", options_.engine_info},
       {"txnId", txn_id_}};
   if (snapshot_) {
     commit_info["readVersion"] = snapshot_->Version();
+  }
+  if (!operation_metrics_.empty()) {
+    commit_info["operationMetrics"] = operation_metrics_;
   }
   out += json({{"commitInfo", commit_info}}).dump() + "\n";
   if (protocol_) {
@@ -281,6 +316,16 @@ std::string Transaction::Serialize() const {
     }
     out += json({{"add", add}}).dump() + "\n";
   }
+  for (const delta::AddCdcFile& c : cdcs_) {
+    json cdc = {{"path", EncodeUriPath(c.path)},
+                {"partitionValues", PartitionsJson(c.partition_values)},
+                {"size", c.size},
+                {"dataChange", false}};
+    if (!c.tags.empty()) {
+      cdc["tags"] = c.tags;
+    }
+    out += json({{"cdc", cdc}}).dump() + "\n";
+  }
   return out;
 }
 
@@ -318,9 +363,10 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
                                   a.domain_metadata->domain));
     }
     if (a.add && a.add->data_change) {
-      const bool checked = options_.isolation == IsolationLevel::kSerializable || !winner_blind;
-      const bool read_it =
-          read_whole_table_ || (read_predicate_ && read_predicate_(a.add->partition_values));
+      const bool checked = isolation_ == IsolationLevel::kSerializable || !winner_blind;
+      const bool read_it = read_whole_table_ ||
+                           (read_predicate_ && read_predicate_(a.add->partition_values)) ||
+                           (read_files_set_ && (!could_match_ || could_match_(*a.add)));
       if (checked && read_it) {
         return conflict(
             fmt::format("it added {} which this transaction should have read "
@@ -329,21 +375,25 @@ Status Transaction::CheckConflict(int64_t version, const std::vector<Action>& wi
       }
     }
     if (a.remove) {
+      // Spark's ConflictChecker checks the files read before the files both removed.
+      const bool read_it =
+          snapshot_ &&
+          (read_whole_table_ || (read_predicate_ && read_predicate_(a.remove->partition_values))) &&
+          IsDataFileOf(a.remove->path, snapshot_->Files());
+      const bool read_file =
+          read_files_set_ &&
+          std::binary_search(read_files_.begin(), read_files_.end(), a.remove->path);
+      if (read_it || read_file) {
+        return conflict(
+            fmt::format("it removed {} which this transaction read "
+                        "(ConcurrentDeleteReadException)",
+                        a.remove->path));
+      }
       for (const delta::RemoveFile& mine : removes_) {
         if (mine.path == a.remove->path) {
           return conflict(
               fmt::format("both removed {} (ConcurrentDeleteDeleteException)", a.remove->path));
         }
-      }
-      const bool read_it =
-          snapshot_ &&
-          (read_whole_table_ || (read_predicate_ && read_predicate_(a.remove->partition_values))) &&
-          IsDataFileOf(a.remove->path, snapshot_->Files());
-      if (read_it) {
-        return conflict(
-            fmt::format("it removed {} which this transaction read "
-                        "(ConcurrentDeleteReadException)",
-                        a.remove->path));
       }
     }
   }

@@ -22,8 +22,9 @@ namespace tributary::delta {
 enum class IsolationLevel : uint8_t { kWriteSerializable, kSerializable };
 
 struct TransactionOptions {
-  /// Default: kWriteSerializable.
-  IsolationLevel isolation = IsolationLevel::kWriteSerializable;
+  /// Default: the table's delta.isolationLevel ("Serializable" or "WriteSerializable"), or
+  /// kWriteSerializable when the table does not set it.
+  std::optional<IsolationLevel> isolation;
   /// Commit attempts before giving up on a contended table. Default: 50.
   int max_attempts = 50;
   /// commitInfo.engineInfo. Default: "tributary/0.1.0".
@@ -58,6 +59,8 @@ class Transaction {
   void SetMetadata(Metadata metadata) { metadata_ = std::move(metadata); }
   void AddFile(delta::AddFile add) { adds_.push_back(std::move(add)); }
   void RemoveFile(delta::RemoveFile remove) { removes_.push_back(std::move(remove)); }
+  /// A change data file (PROTOCOL.md "Add CDC File") written for this commit.
+  void AddCdcFile(delta::AddCdcFile cdc) { cdcs_.push_back(std::move(cdc)); }
   /// Records that this transaction's output is version `version` of application `app_id`
   /// (streaming sinks make writes idempotent with it).
   void SetTransaction(std::string app_id, int64_t version);
@@ -73,6 +76,17 @@ class Transaction {
   void ReadWholeTable();
   /// The result depends on the files of partitions matching `predicate` (replaceWhere).
   void ReadPartitions(std::function<bool(const PartitionValues&)> predicate);
+  /// The result depends on the files `paths` (by path, as the snapshot holds them) and on any
+  /// file a concurrent commit adds for which `could_match` is true (null: every added file), as
+  /// a DELETE, UPDATE or MERGE reads: a concurrent remove of a read file is
+  /// ConcurrentDeleteReadException, a matching concurrent add ConcurrentAppendException (under
+  /// WriteSerializable only when the adding commit is not a blind append).
+  void ReadFiles(std::vector<std::string> paths,
+                 std::function<bool(const delta::AddFile&)> could_match);
+  /// commitInfo.operationMetrics (Delta writes every value as a string).
+  void SetOperationMetrics(std::map<std::string, std::string> metrics) {
+    operation_metrics_ = std::move(metrics);
+  }
   /// commitInfo.operation and operationParameters (values are JSON texts or strings).
   void SetOperation(std::string operation, std::map<std::string, std::string> parameters);
 
@@ -94,14 +108,20 @@ class Transaction {
   std::string table_root_;
   std::shared_ptr<const Snapshot> snapshot_;
   TransactionOptions options_;
+  IsolationLevel isolation_;  // options_.isolation, or the table's
   std::optional<Protocol> protocol_;
   std::optional<Metadata> metadata_;
   std::vector<delta::AddFile> adds_;
   std::vector<delta::RemoveFile> removes_;
+  std::vector<delta::AddCdcFile> cdcs_;
   std::map<std::string, int64_t> txns_;
   std::map<std::string, DomainMetadata> domains_;
   bool read_whole_table_ = false;
   std::function<bool(const PartitionValues&)> read_predicate_;
+  bool read_files_set_ = false;          // ReadFiles was called
+  std::vector<std::string> read_files_;  // sorted
+  std::function<bool(const delta::AddFile&)> could_match_;
+  std::map<std::string, std::string> operation_metrics_;
   std::string operation_ = "WRITE";
   std::map<std::string, std::string> operation_parameters_;
   std::string txn_id_;

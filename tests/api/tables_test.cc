@@ -88,14 +88,14 @@ TEST_F(TablesTest, CheckpointRootIsAReservedName) {
 
 TEST_F(TablesTest, PropertiesOfFeaturesNotWrittenYetAreRefusedUpFront) {
   auto session = NewSession();
+  // (delta.enableChangeDataFeed and delta.enableDeletionVectors are written since issue 19.)
   const std::vector<std::pair<std::string, std::string>> refused = {
-      {"delta.enableChangeDataFeed", "true"},
       {"delta.columnMapping.mode", "name"},
       {"delta.columnMapping.mode", "id"},
       {"delta.enableInCommitTimestamps", "true"},
-      {"delta.enableDeletionVectors", "TRUE"},
+      {"delta.enableRowTracking", "TRUE"},
       // delta.* keys match ignoring case, as in Delta.
-      {"delta.EnableChangeDataFeed", "true"},
+      {"delta.EnableInCommitTimestamps", "true"},
       {"DELTA.COLUMNMAPPING.MODE", "name"}};
   int n = 0;
   for (const auto& [key, value] : refused) {
@@ -120,10 +120,10 @@ TEST_F(TablesTest, PropertiesOfFeaturesNotWrittenYetAreRefusedUpFront) {
   auto written = session->Sql("SELECT 1 AS id")
                      .Write()
                      .Format("delta")
-                     .Option("delta.enableChangeDataFeed", "true")
-                     .SaveAsTable("cdf");
+                     .Option("delta.enableInCommitTimestamps", "true")
+                     .SaveAsTable("ict");
   ASSERT_RAISES(NotImplemented, written);
-  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/cdf/_delta_log"));
+  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/ict/_delta_log"));
 }
 
 // A LOCATION given as a file URI is the local directory it names: registered as that path
