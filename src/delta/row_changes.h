@@ -67,9 +67,13 @@ struct RowChangeOptions {
   std::string operation;
   std::map<std::string, std::string> operation_parameters;
   /// commitInfo.operationMetrics, as Delta names them (numTargetRowsDeleted,
-  /// numTargetFilesAdded, ...). The file counts and numDeletionVectorsAdded/Removed/Updated,
-  /// numAddedChangeFiles and numRemovedFiles/numAddedFiles are filled in by CommitRowChanges;
-  /// row counts come from the caller.
+  /// numTargetFilesAdded, ...). CommitRowChanges fills in (overwriting) the file metrics:
+  /// numAddedFiles, numRemovedFiles (files removed whole; a file that only gets a new deletion
+  /// vector is neither), numAddedBytes, numRemovedBytes, numAddedChangeFiles,
+  /// numDeletionVectorsAdded / Removed / Updated as Delta's DMLWithDeletionVectorsHelper counts
+  /// them; for operation "MERGE" the same as numTargetFilesAdded, numTargetFilesRemoved,
+  /// numTargetBytesAdded, numTargetBytesRemoved, numTargetChangeFilesAdded and
+  /// numTargetDeletionVectors*. Row counts come from the caller.
   std::map<std::string, int64_t> operation_metrics;
   /// Idempotent writes (txnAppId, txnVersion): skipped when the table already holds it.
   std::optional<std::pair<std::string, int64_t>> txn;
@@ -78,9 +82,11 @@ struct RowChangeOptions {
   TransactionOptions transaction;
 };
 
-/// Commits `changes` against `snapshot` (the version the operation read). Nothing is visible
-/// until the commit: data files, deletion vector files and change data files are written
-/// first; a conflict or failure leaves only unreferenced files. Crash points
+/// Commits `changes` against `snapshot` (the version the operation read). Deletion vectors are
+/// written when DeletionVectorsEnabled(metadata) and the protocol has the deletionVectors
+/// writer feature; a file whose vector would cover all its numRecords rows is removed instead.
+/// Nothing is visible until the commit: data files, deletion vector files and change data files are
+/// written first; a conflict or failure leaves only unreferenced files. Crash points
 /// (common/crash_point.h): "dml.before_data_files", "dml.after_data_files" and
 /// "dml.before_commit". A change with no deletes and no new rows commits nothing (result not
 /// `committed`) unless `options.txn` or a schema change asks for a commit.
