@@ -18,6 +18,7 @@
 #include "delta/table_rows.h"
 #include "storage/local_file_system.h"
 #include "support/batch_from_json.h"
+#include "support/delta_replay.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
@@ -99,6 +100,14 @@ class RowChangesTest : public ::testing::Test {
       return std::stoll(a) < std::stoll(b);
     });
     return ids;
+  }
+
+  // Our rows of the latest version equal an independent replay's (DuckDB over the log JSON and
+  // the Parquet files, deletion vectors decoded from disk by the test support's own reader).
+  void ExpectReplayAgrees() {
+    ASSERT_OK_AND_ASSIGN(auto replayed, testing::ReplayDeltaTable(root_));
+    EXPECT_EQ(replayed.version, Latest()->Version());
+    EXPECT_EQ(replayed.rows, testing::SortedRows(fs_, root_));
   }
 
   // The actions of commit `version`, one JSON object per line.
@@ -241,6 +250,7 @@ TEST_F(RowChangesTest, DeletionVectorsAreAddedUpdatedAndTheFileRemovedWhenEmpty)
     }
   }
   EXPECT_EQ(CommitInfo(2)["operationMetrics"]["numDeletionVectorsUpdated"], "1");
+  ExpectReplayAgrees();
 
   // The rest: the file goes, with no new vector.
   changes.deletes = DeletesWhere(*v2, [](int64_t) { return true; });
@@ -286,6 +296,7 @@ TEST_F(RowChangesTest, CopyOnWriteRewritesOnlyTheFilesWithDeletedRows) {
   EXPECT_EQ(info["operationMetrics"]["numRemovedFiles"], "1");
   EXPECT_EQ(info["operationMetrics"]["numAddedFiles"], "1");
   EXPECT_EQ(info["operationMetrics"]["numDeletionVectorsAdded"], "0");
+  ExpectReplayAgrees();
 }
 
 // A table with the change data feed: the change rows go to _change_data/ files named by cdc
@@ -422,6 +433,7 @@ TEST_F(RowChangesTest, ReadSetConflictsFollowDeltasRules) {
   ASSERT_OK(CommitRowChanges(fs_, v4, later, reads, Delete()).status());
   EXPECT_EQ(CommitInfo(Latest()->Version())["isolationLevel"], "WriteSerializable");
   EXPECT_EQ(Ids(), (std::vector<std::string>{"0", "1", "4", "5", "7", "9", "20", "20"}));
+  ExpectReplayAgrees();
 }
 
 // delta.isolationLevel = Serializable on the table is the default of its transactions.
