@@ -391,6 +391,59 @@ Result<plan::TimeTravel> TimeTravelOptions(const formats::OptionMap& options) {
   return travel;
 }
 
+/// The change data feed read of a Delta load with readChangeFeed = true (Delta's option names
+/// and errors), or nullopt when the option is absent or false.
+Result<std::optional<plan::LogicalPlanPtr>> ChangeFeedScan(const plan::Catalog& catalog,
+                                                           const std::string& path,
+                                                           const formats::OptionMap& options) {
+  const std::string* read = formats::FindOption(options, "readChangeFeed");
+  if (read == nullptr) {
+    read = formats::FindOption(options, "readChangeData");
+  }
+  if (read == nullptr) {
+    return std::nullopt;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(bool enabled, formats::BooleanOption("readChangeFeed", *read));
+  if (!enabled) {
+    return std::nullopt;
+  }
+  auto bound = [&](const char* version_key, const char* timestamp_key,
+                   const char* which) -> Result<std::optional<plan::TimeTravel>> {
+    const std::string* version = formats::FindOption(options, version_key);
+    const std::string* timestamp = formats::FindOption(options, timestamp_key);
+    if (version != nullptr && timestamp != nullptr) {
+      return Status::InvalidArgument(fmt::format(
+          "Multiple {} arguments provided for CDC read. Please provide one of either '{}' or "
+          "'{}'.",
+          which, timestamp_key, version_key));
+    }
+    plan::TimeTravel travel;
+    if (version != nullptr) {
+      int64_t number = 0;
+      const auto [end, error] =
+          std::from_chars(version->data(), version->data() + version->size(), number);
+      if (error != std::errc{} || end != version->data() + version->size() || number < 0) {
+        return Status::InvalidArgument(
+            fmt::format("{} '{}' is not a version", version_key, *version));
+      }
+      travel.version = number;
+    } else if (timestamp != nullptr) {
+      travel.timestamp = *timestamp;
+    } else {
+      return std::optional<plan::TimeTravel>{};
+    }
+    return std::optional<plan::TimeTravel>{travel};
+  };
+  TRIBUTARY_ASSIGN_OR_RAISE(auto start, bound("startingVersion", "startingTimestamp", "starting"));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto end, bound("endingVersion", "endingTimestamp", "ending"));
+  if (!start) {
+    return Status::InvalidArgument(
+        "No startingVersion or startingTimestamp provided for CDC read.");
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto scan, plan::ScanTableChanges(catalog, path, *start, end, ""));
+  return std::optional<plan::LogicalPlanPtr>{std::move(scan)};
+}
+
 }  // namespace
 
 DataFrame DataFrameReader::Load(const std::string& path) const {
@@ -400,6 +453,10 @@ DataFrame DataFrameReader::Load(const std::string& path) const {
     if (format_ == "delta") {
       if (!schema_.empty()) {
         return Status::InvalidArgument("a Delta table has its own schema; do not give one");
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto changes, ChangeFeedScan(catalog, local, options_));
+      if (changes) {
+        return std::move(*changes);
       }
       TRIBUTARY_ASSIGN_OR_RAISE(plan::TimeTravel travel, TimeTravelOptions(options_));
       return plan::ScanDeltaTable(catalog, local, travel, "");
@@ -424,6 +481,10 @@ DataFrame DataFrameReader::Table(const std::string& name) const {
       }
     }
     TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(catalog, name));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto changes, ChangeFeedScan(catalog, path, options_));
+    if (changes) {
+      return std::move(*changes);
+    }
     auto scan = plan::ScanDeltaTable(catalog, path, travel, name);
     if (!scan.ok() && scan.status().IsNotFound()) {
       return Status::NotFound(

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/ascii.h"
+#include "delta/change_data.h"
 #include "delta/history.h"
 #include "exec/hive_partitioning.h"
 #include "expr/temporal_parsing.h"
@@ -205,6 +206,94 @@ Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string&
   source.schema = (*snapshot)->Schema();
   source.description = fmt::format("delta {} v{}", path, (*snapshot)->Version());
   source.snapshot = std::move(*snapshot);
+  return Scan(std::move(source), qualifier);
+}
+
+namespace {
+
+/// A change feed bound's time in milliseconds, from its timestamp text in the session zone.
+Result<int64_t> BoundMillis(const Catalog& catalog, const std::string& text,
+                            std::string_view option) {
+  int64_t micros = 0;
+  if (!expr::ParseTimestamp(text, catalog.eval.session_time_zone, false, &micros)) {
+    return Status::InvalidArgument(fmt::format("{} '{}': not a timestamp", option, text));
+  }
+  // Commit times are milliseconds: a bound of 10:00:00.1234 is after a commit at 10:00:00.123.
+  return micros / 1000 + (micros % 1000 > 0 ? 1 : 0);
+}
+
+Status CheckBound(const TimeTravel& bound, std::string_view which) {
+  if (bound.version.has_value() == bound.timestamp.has_value()) {
+    return Status::InvalidArgument(fmt::format(
+        "the change data feed's {} bound needs either a version or a timestamp", which));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<LogicalPlanPtr> ScanTableChanges(const Catalog& catalog, const std::string& path,
+                                        const TimeTravel& start,
+                                        const std::optional<TimeTravel>& end,
+                                        const std::string& qualifier) {
+  if (catalog.fs == nullptr) {
+    return Status::InvalidArgument("no file system to read tables from");
+  }
+  TRIBUTARY_RETURN_NOT_OK(CheckBound(start, "start"));
+  if (end) {
+    TRIBUTARY_RETURN_NOT_OK(CheckBound(*end, "end"));
+  }
+  int64_t start_version = start.version.value_or(0);
+  if (start.timestamp) {
+    // Delta: the first commit at or after the starting timestamp.
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t ms,
+                              BoundMillis(catalog, *start.timestamp, "startingTimestamp"));
+    auto history = delta::ReadHistory(*catalog.fs, path);
+    if (!history.ok()) {
+      return history.status().WithContext(fmt::format("reading Delta table {}", path));
+    }
+    auto at = std::find_if(history->begin(), history->end(),
+                           [&](const delta::CommitEntry& e) { return e.timestamp_ms >= ms; });
+    if (at == history->end()) {
+      return Status::InvalidArgument(fmt::format(
+          "table {}: The provided timestamp ({}) is after the latest version available to "
+          "this table (version {}).",
+          path, *start.timestamp, history->empty() ? -1 : history->back().version));
+    }
+    start_version = at->version;
+  }
+  std::optional<int64_t> end_version;
+  if (end && end->version) {
+    end_version = end->version;
+  } else if (end) {
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t ms, BoundMillis(catalog, *end->timestamp, "endingTimestamp"));
+    // Delta: the last commit at or before the ending timestamp (micros rounded down here).
+    auto at = delta::VersionAtTimestamp(*catalog.fs, path, ms);
+    if (!at.ok()) {
+      return at.status().WithContext(fmt::format("table {}", path));
+    }
+    end_version = *at;
+  }
+  delta::ChangeReadOptions options;
+  options.session_time_zone = catalog.eval.session_time_zone;
+  auto changes = delta::ReadChanges(*catalog.fs, path, start_version, end_version, options);
+  if (!changes.ok()) {
+    return changes.status().WithContext(fmt::format("reading the change data feed of {}", path));
+  }
+  // The schema of the last version read (an ending version past the latest is the latest).
+  auto snapshot = delta::Snapshot::Load(*catalog.fs, path);
+  if (snapshot.ok() && end_version && *end_version < (*snapshot)->Version()) {
+    snapshot = delta::Snapshot::Load(*catalog.fs, path, end_version);
+  }
+  if (!snapshot.ok()) {
+    return snapshot.status().WithContext(fmt::format("reading Delta table {}", path));
+  }
+  ScanSource source;
+  source.kind = ScanSource::Kind::kValues;
+  source.schema = delta::ChangeFeedSchema(*(*snapshot)->Schema());
+  source.batches = std::move(*changes);
+  source.description =
+      fmt::format("table_changes {} v{}..v{}", path, start_version, (*snapshot)->Version());
   return Scan(std::move(source), qualifier);
 }
 

@@ -70,6 +70,19 @@ struct TimeTravel {
 Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string& path,
                                       const TimeTravel& travel, const std::string& qualifier);
 
+/// The change data feed of the Delta table at `path` (SQL table_changes, the readChangeFeed
+/// reader option): its columns, then _change_type, _commit_version and _commit_timestamp
+/// (delta::ChangeFeedSchema), from `start` to `end` inclusive (the latest version when `end`
+/// is absent), qualified by `qualifier`. A start timestamp means the first commit at or after
+/// it, an end timestamp the last commit at or before it (Delta's startingTimestamp /
+/// endingTimestamp). The changes are read when the plan is made (delta::ReadChanges), so the
+/// plan holds them as values. Errors: InvalidArgument for a bound with neither or both of a
+/// version and a timestamp, and ReadChanges' errors.
+Result<LogicalPlanPtr> ScanTableChanges(const Catalog& catalog, const std::string& path,
+                                        const TimeTravel& start,
+                                        const std::optional<TimeTravel>& end,
+                                        const std::string& qualifier);
+
 /// The data files at `path`: the file itself, or every file below the directory (recursively,
 /// sorted, skipping names that start with "_" or "." at any level, as Spark does).
 Result<std::vector<std::string>> ListDataFiles(storage::FileSystem& fs, const std::string& path);

@@ -1,0 +1,143 @@
+// Reading a Delta table's change data feed through the DataFrame reader
+// (Option("readChangeFeed", "true") with Delta's startingVersion / endingVersion /
+// startingTimestamp options), checked against time travel reads of the same table.
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "support/duckdb_oracle.h"
+#include "support/status_matchers.h"
+#include "support/temp_dir.h"
+#include "tributary/dataframe.h"
+#include "tributary/session.h"
+
+namespace tributary {
+namespace {
+
+using ::testing::Each;
+using ::testing::HasSubstr;
+
+class ChangeFeedReadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto session = Session::Builder().Warehouse(dir_.Join("warehouse")).TimeZone("UTC").Build();
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    session_ = *session;
+  }
+
+  static std::vector<std::string> Rows(const DataFrame& frame) {
+    auto rows = frame.Collect();
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    std::vector<std::string> out;
+    for (const Row& row : rows.ok() ? *rows : std::vector<Row>{}) {
+      out.push_back(row.ToJson());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  DataFrameReader Changes() const {
+    DataFrameReader reader = session_->Read();
+    reader.Format("delta").Option("readChangeFeed", "true");
+    return reader;
+  }
+
+  std::vector<std::string> AsOf(const std::string& path, int version) const {
+    DataFrameReader reader = session_->Read();
+    reader.Format("delta").Option("versionAsOf", std::to_string(version));
+    return Rows(reader.Load(path));
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<Session> session_;
+  std::string cdf_table_ = testing::TestdataDir() + "/golden/delta-rs-cdf-table/delta";
+};
+
+TEST_F(ChangeFeedReadTest, ChangesOfEachVersionAreWhatTimeTravelSeesChange) {
+  // Version 3 is a DELETE: its "delete" rows are the rows of version 2 not in version 3.
+  const auto v2 = AsOf(cdf_table_, 2);
+  const auto v3 = AsOf(cdf_table_, 3);
+  std::vector<std::string> gone;
+  std::set_difference(v2.begin(), v2.end(), v3.begin(), v3.end(), std::back_inserter(gone));
+  ASSERT_FALSE(gone.empty());
+  auto deletes = Changes()
+                     .Option("startingVersion", "3")
+                     .Option("endingVersion", "3")
+                     .Load(cdf_table_)
+                     .Filter("_change_type = 'delete'")
+                     .Select({"id", "name", "birthday"});
+  EXPECT_EQ(Rows(deletes), gone);
+  // Version 0 is the first write: every row of version 0, as inserts.
+  auto inserts = Changes()
+                     .Option("startingVersion", "0")
+                     .Option("endingVersion", "0")
+                     .Load(cdf_table_)
+                     .Filter("_change_type = 'insert' AND _commit_version = 0")
+                     .Select({"id", "name", "birthday"});
+  EXPECT_EQ(Rows(inserts), AsOf(cdf_table_, 0));
+  // Every version: 10 inserts, pre/post images of the two UPDATEs and the DELETE's rows.
+  auto all = Changes().Option("startingVersion", "0").Load(cdf_table_);
+  EXPECT_THAT(all.Columns(), ::testing::ElementsAre("id", "name", "birthday", "_change_type",
+                                                    "_commit_version", "_commit_timestamp"));
+  auto count = all.Count();
+  ASSERT_OK(count.status());
+  auto images = Changes()
+                    .Option("startingVersion", "1")
+                    .Option("endingVersion", "2")
+                    .Load(cdf_table_)
+                    .Filter("_change_type LIKE 'update_%'")
+                    .Count();
+  ASSERT_OK(images.status());
+  EXPECT_GT(*images, 0);
+  EXPECT_EQ(*count, 10 + *images + static_cast<int64_t>(gone.size()));
+}
+
+TEST_F(ChangeFeedReadTest, OptionsAreCheckedAsDeltaChecksThem) {
+  auto no_start = Changes().Load(cdf_table_).Collect();
+  EXPECT_THAT(no_start.status().Message(),
+              HasSubstr("No startingVersion or startingTimestamp provided for CDC read."));
+  auto two_starts = Changes()
+                        .Option("startingVersion", "0")
+                        .Option("startingTimestamp", "2023-01-01")
+                        .Load(cdf_table_)
+                        .Collect();
+  EXPECT_THAT(two_starts.status().Message(),
+              HasSubstr("Multiple starting arguments provided for CDC read"));
+  auto backwards =
+      Changes().Option("startingVersion", "2").Option("endingVersion", "1").Load(cdf_table_);
+  EXPECT_THAT(backwards.Collect().status().Message(), HasSubstr("End cannot be before start"));
+}
+
+TEST_F(ChangeFeedReadTest, TableWrittenHereReadsItsInsertsByVersionAndTimestamp) {
+  ASSERT_OK(session_
+                ->Sql("CREATE TABLE t (id BIGINT, name STRING) USING DELTA TBLPROPERTIES "
+                      "(delta.enableChangeDataFeed = true)")
+                .Status());
+  ASSERT_OK(session_->Sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')").Status());
+  ASSERT_OK(session_->Sql("INSERT INTO t VALUES (3, 'c')").Status());
+  auto from_two = Changes()
+                      .Option("startingVersion", "2")
+                      .Table("t")
+                      .Select({"id", "name", "_change_type", "_commit_version"});
+  EXPECT_THAT(
+      Rows(from_two),
+      ::testing::ElementsAre(R"({"id":3,"name":"c","_change_type":"insert","_commit_version":2})"));
+  // A starting timestamp before the first commit starts at version 0 (the CREATE: no rows).
+  auto by_time = Changes()
+                     .Option("startingTimestamp", "2000-01-01 00:00:00")
+                     .Table("t")
+                     .Select({"_commit_version"});
+  EXPECT_THAT(Rows(by_time),
+              ::testing::ElementsAre(R"({"_commit_version":1})", R"({"_commit_version":1})",
+                                     R"({"_commit_version":2})"));
+  auto rows = Rows(Changes().Option("startingVersion", "0").Table("t").Select({"_change_type"}));
+  EXPECT_THAT(rows, Each(R"({"_change_type":"insert"})"));
+}
+
+}  // namespace
+}  // namespace tributary
