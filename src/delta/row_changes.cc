@@ -21,6 +21,7 @@
 #include "delta/deletion_vector.h"
 #include "delta/schema_json.h"
 #include "delta/table_reader.h"
+#include "formats/parquet/reader.h"
 
 namespace tributary::delta {
 
@@ -51,17 +52,28 @@ int64_t NumRecords(const AddFile& add) {
   return it != stats.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
 }
 
+// numRecords of `add`: its stats', else the Parquet footer's row count (a file with a
+// deletion vector must have numRecords, PROTOCOL.md "Writer Requirement for Deletion Vectors").
+Result<int64_t> PhysicalRows(storage::FileSystem& fs, const Snapshot& snapshot,
+                             const AddFile& add) {
+  const int64_t from_stats = NumRecords(add);
+  if (from_stats >= 0) {
+    return from_stats;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto reader, parquet::ParquetFileReader::Open(
+                                             fs, DataFilePath(snapshot.TableRoot(), add.path)));
+  return reader->NumRows();
+}
+
 // The stats of a file that gained deleted rows: numRecords stays the physical count and the
 // bounds, computed over rows some of which are gone now, are no longer tight (PROTOCOL.md
-// "Per-file Statistics": tightBounds).
-std::optional<std::string> WideStats(const std::optional<std::string>& stats) {
-  if (!stats) {
-    return stats;
-  }
-  json parsed = json::parse(*stats, nullptr, false);
+// "Per-file Statistics": tightBounds). Without stats (or unreadable ones) only numRecords.
+std::string WideStats(const std::optional<std::string>& stats, int64_t num_records) {
+  json parsed = stats ? json::parse(*stats, nullptr, false) : json::object();
   if (!parsed.is_object()) {
-    return std::nullopt;
+    parsed = json::object();
   }
+  parsed["numRecords"] = num_records;
   parsed["tightBounds"] = false;
   return parsed.dump();
 }
@@ -224,6 +236,7 @@ Result<TableWriteResult> CommitRowChanges(storage::FileSystem& fs,
   // Deletion vector mode: the files that keep rows get a new vector, all in one DV file.
   std::vector<const FileRowDeletes*> dv_files;
   std::vector<std::vector<uint64_t>> dv_rows;
+  std::vector<int64_t> dv_physical_rows;
   for (const FileRowDeletes& change : changes.deletes) {
     if (change.rows.empty()) {
       continue;
@@ -246,7 +259,8 @@ Result<TableWriteResult> CommitRowChanges(storage::FileSystem& fs,
       }
       rows = Union(*old_rows, rows);
     }
-    if (static_cast<int64_t>(rows.size()) == NumRecords(file)) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const int64_t physical_rows, PhysicalRows(fs, *snapshot, file));
+    if (static_cast<int64_t>(rows.size()) >= physical_rows) {
       txn->RemoveFile(RemovalOf(file, now));  // no row left
       ++files_removed;
       bytes_removed += file.size;
@@ -255,6 +269,7 @@ Result<TableWriteResult> CommitRowChanges(storage::FileSystem& fs,
     }
     dv_files.push_back(&change);
     dv_rows.push_back(std::move(rows));
+    dv_physical_rows.push_back(physical_rows);
   }
   if (!dv_rows.empty()) {
     TRIBUTARY_ASSIGN_OR_RAISE(auto descriptors, WriteDeletionVectors(fs, root, dv_rows));
@@ -265,7 +280,7 @@ Result<TableWriteResult> CommitRowChanges(storage::FileSystem& fs,
       updated.deletion_vector = std::move(descriptors[i]);
       updated.data_change = true;
       updated.modification_time = now;
-      updated.stats = WideStats(file.stats);
+      updated.stats = WideStats(file.stats, dv_physical_rows[i]);
       txn->AddFile(std::move(updated));
       if (file.deletion_vector) {
         ++dvs_updated;

@@ -262,6 +262,24 @@ TEST_F(RowChangesTest, DeletionVectorsAreAddedUpdatedAndTheFileRemovedWhenEmpty)
   EXPECT_EQ(CommitInfo(3)["operationMetrics"]["numDeletionVectorsRemoved"], "1");
 }
 
+// A file read without stats (another writer's) still gets numRecords on its new vector's add,
+// from the Parquet footer: the protocol requires it on files with deletion vectors.
+TEST_F(RowChangesTest, DeletionVectorOnAFileWithoutStatsCountsItsRowsFromTheFooter) {
+  Create({{"delta.enableDeletionVectors", "true"}});
+  auto v0 = Latest();
+  RowChanges changes;
+  changes.deletes = DeletesWhere(*v0, [](int64_t id) { return id == 3; });
+  ASSERT_EQ(changes.deletes.size(), 1u);
+  changes.deletes[0].file.stats.reset();
+  ASSERT_OK(CommitRowChanges(fs_, v0, changes, {}, Delete()).status());
+  auto v1 = Latest();
+  ASSERT_EQ(v1->Files().size(), 1u);
+  ASSERT_TRUE(v1->Files()[0].stats.has_value());
+  EXPECT_EQ(json::parse(*v1->Files()[0].stats),
+            json::parse(R"({"numRecords":10,"tightBounds":false})"));
+  ExpectReplayAgrees();
+}
+
 // Without deletion vectors a file with deleted rows is rewritten: its survivors in new files,
 // updated rows added, files of other partitions untouched.
 TEST_F(RowChangesTest, CopyOnWriteRewritesOnlyTheFilesWithDeletedRows) {
