@@ -454,6 +454,41 @@ TEST_F(RowChangesTest, ReadSetConflictsFollowDeltasRules) {
   ExpectReplayAgrees();
 }
 
+// Under WriteSerializable, an add by a commit that is not a blind append (an insert-only MERGE
+// read the table) conflicts with a change that could have matched the added file.
+TEST_F(RowChangesTest, NonBlindAddsConflictUnderWriteSerializable) {
+  Create({{"delta.enableDeletionVectors", "true"}}, {"country"});
+  auto v0 = Latest();
+  RowChanges insert;
+  ASSERT_OK_AND_ASSIGN(auto fr_row, testing::BatchFromJson(Schema(), R"([[30, "fr"]])"));
+  insert.new_rows = {fr_row};
+  RowChangeReads whole_table;
+  for (const AddFile& add : v0->Files()) {
+    whole_table.files_read.push_back(add.path);
+  }
+  RowChangeOptions merge;
+  merge.operation = "MERGE";
+  ASSERT_OK(CommitRowChanges(fs_, v0, insert, whole_table, merge).status());
+  EXPECT_EQ(CommitInfo(1)["isBlindAppend"], false);
+  RowChanges loser;
+  loser.deletes = DeletesWhere(*v0, [](int64_t id) { return id == 0; });
+  RowChangeReads reads;
+  reads.files_read = {loser.deletes[0].file.path};
+  reads.could_match = [](const AddFile& add) {
+    return add.partition_values.at("country") == "fr";
+  };
+  auto conflict = CommitRowChanges(fs_, v0, loser, reads, Delete());
+  ASSERT_RAISES(Conflict, conflict);
+  EXPECT_NE(conflict.status().Message().find("ConcurrentAppendException"), std::string::npos)
+      << conflict.status().Message();
+  // A file it could not have matched: no conflict.
+  reads.could_match = [](const AddFile& add) {
+    return add.partition_values.at("country") == "de";
+  };
+  ASSERT_OK(CommitRowChanges(fs_, v0, loser, reads, Delete()).status());
+  ExpectReplayAgrees();
+}
+
 // delta.isolationLevel = Serializable on the table is the default of its transactions.
 TEST_F(RowChangesTest, TableIsolationLevelIsTheDefault) {
   Create({{"delta.isolationLevel", "Serializable"}});
