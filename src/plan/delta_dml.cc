@@ -383,6 +383,11 @@ Result<DmlResult> Commit(const Catalog& catalog,
     pending.changes.deletes.push_back(std::move(deletes));
   }
   options.operation_metrics[std::string(copied_metric)] = copied;
+  if (options.operation == "MERGE") {
+    auto& metrics = options.operation_metrics;
+    metrics["numOutputRows"] =
+        metrics["numTargetRowsInserted"] + metrics["numTargetRowsUpdated"] + copied;
+  }
   delta::RowChangeReads reads;
   for (const delta::AddFile* file : target.files) {
     reads.files_read.push_back(file->path);
@@ -909,13 +914,8 @@ Result<DmlResult> MergeIntoTable(const Catalog& catalog, const MergeSpec& spec,
   metrics["numTargetRowsMatchedDeleted"] = matched_deleted;
   metrics["numTargetRowsNotMatchedBySourceDeleted"] = source_deleted;
   const ExprPtr read_predicate = has_not_matched_by_source ? nullptr : target_predicate;
-  TRIBUTARY_ASSIGN_OR_RAISE(
-      DmlResult result,
-      Commit(catalog, snapshot, target, std::move(pending), read_predicate, std::move(commit),
-             options, "numTargetRowsCopied", "numTargetFilesAdded", "numTargetFilesRemoved"));
-  result.metrics["numOutputRows"] =
-      inserted + matched_updated + source_updated + result.metrics["numTargetRowsCopied"];
-  return result;
+  return Commit(catalog, snapshot, target, std::move(pending), read_predicate, std::move(commit),
+                options, "numTargetRowsCopied", "numTargetFilesAdded", "numTargetFilesRemoved");
 }
 
 Result<LogicalPlanPtr> DmlResultPlan(std::string_view operation, const DmlResult& result) {

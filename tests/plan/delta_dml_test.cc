@@ -264,6 +264,7 @@ TEST_P(DeltaDmlTest, MergeUpsertUpdatesMatchedAndInsertsTheRest) {
   EXPECT_EQ(result.metrics.at("numTargetRowsDeleted"), 0);
   // Copy-on-write rewrites the file of row 2 (rows 1 and 3 copied).
   EXPECT_EQ(result.metrics.at("numTargetRowsCopied"), DeletionVectors() ? 0 : 2);
+  EXPECT_EQ(result.metrics.at("numOutputRows"), DeletionVectors() ? 3 : 5);
 }
 
 // Every clause kind, with conditions and more than one clause of a kind, checked against
@@ -443,6 +444,30 @@ TEST_P(DeltaDmlTest, ChangeRowsDescribeEachChange) {
                   R"({"id":1,"name":"A","v":11,"part":"x","_change_type":"update_postimage"})",
                   R"({"id":3,"name":"c","v":30,"part":"y","_change_type":"delete"})",
                   R"({"id":7,"name":"g","v":70,"part":"x","_change_type":"insert"})"}));
+}
+
+TEST_P(DeltaDmlTest, DeleteAndUpdateWriteTheirChangeRows) {
+  CreateTable({kFileA, kFileB}, /*partitioned=*/true, /*change_feed=*/true);
+  ASSERT_OK_AND_ASSIGN(DmlResult deleted, DeleteFromTable(catalog_, path_, "", Sql("id = 2")));
+  ASSERT_OK_AND_ASSIGN(DmlResult updated,
+                       UpdateTable(catalog_, path_, "", {Set("v", "v + 5")}, Sql("part = 'y'")));
+  ASSERT_EQ(deleted.version, 2);
+  ASSERT_EQ(updated.version, 3);
+  ASSERT_OK_AND_ASSIGN(auto changes, delta::ReadChanges(fs_, path_, 2, 3));
+  std::vector<std::string> rows;
+  for (const auto& batch : changes) {
+    ASSERT_OK_AND_ASSIGN(auto projected, batch->SelectColumns({0, 2, 4, 5}));
+    for (std::string& row : columnar::CanonicalJsonRows(*projected)) {
+      rows.push_back(std::move(row));
+    }
+  }
+  EXPECT_THAT(rows,
+              UnorderedElementsAreArray(std::vector<std::string>{
+                  R"({"id":2,"v":20,"_change_type":"delete","_commit_version":2})",
+                  R"({"id":3,"v":30,"_change_type":"update_preimage","_commit_version":3})",
+                  R"({"id":3,"v":35,"_change_type":"update_postimage","_commit_version":3})",
+                  R"({"id":4,"v":40,"_change_type":"update_preimage","_commit_version":3})",
+                  R"({"id":4,"v":45,"_change_type":"update_postimage","_commit_version":3})"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(DeletionVectors, DeltaDmlTest, ::testing::Bool(),
