@@ -12,6 +12,7 @@
 #include "api/api_access.h"
 #include "columnar/record_batch.h"
 #include "plan/data_sources.h"
+#include "plan/delta_dml.h"
 #include "plan/logical_plan.h"
 #include "storage/file_system.h"
 #include "streaming/memory_sink.h"
@@ -57,6 +58,11 @@ DataFrame MakeDataFrame(std::shared_ptr<SessionState> session, Result<plan::Logi
 /// now; a query's plan is returned.
 Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
                                           const sql::Statement& statement, const std::string& text);
+
+/// The DML settings of a session's `config`: Delta's spark.databricks.delta.write.txnAppId and
+/// txnVersion (both or neither: one alone is Delta's DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS
+/// error) and spark.databricks.delta.schema.autoMerge.enabled.
+Result<plan::DmlOptions> DmlOptionsFromConfig(const std::map<std::string, std::string>& config);
 
 /// Optimizes and runs `frame`'s plan; the batches of its result.
 Result<std::vector<columnar::RecordBatchPtr>> ExecuteDataFrame(const DataFrameState& frame);

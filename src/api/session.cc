@@ -10,6 +10,7 @@
 #include "common/ascii.h"
 #include "delta/log_segment.h"
 #include "delta/table_writes.h"
+#include "formats/reader_options.h"
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
 #include "sql/binder.h"
@@ -267,7 +268,58 @@ Result<plan::LogicalPlanPtr> RunStreamingTable(const std::shared_ptr<SessionStat
   return done;
 }
 
+// DELETE, UPDATE and MERGE, run as Delta runs them (plan/delta_dml.h): the result row
+// Databricks shows (num_affected_rows, ...).
+Result<plan::LogicalPlanPtr> RunRowChanges(const plan::Catalog& catalog,
+                                           const sql::BoundStatement& bound,
+                                           const plan::DmlOptions& options) {
+  if (bound.kind == sql::BoundKind::kDelete) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        plan::DmlResult result,
+        plan::DeleteFromTable(catalog, bound.path, bound.target_alias, bound.condition, options));
+    return plan::DmlResultPlan("DELETE", result);
+  }
+  if (bound.kind == sql::BoundKind::kUpdate) {
+    TRIBUTARY_ASSIGN_OR_RAISE(plan::DmlResult result,
+                              plan::UpdateTable(catalog, bound.path, bound.target_alias,
+                                                bound.assignments, bound.condition, options));
+    return plan::DmlResultPlan("UPDATE", result);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(plan::DmlResult result,
+                            plan::MergeIntoTable(catalog, bound.merge, options));
+  return plan::DmlResultPlan("MERGE", result);
+}
+
 }  // namespace
+
+Result<plan::DmlOptions> DmlOptionsFromConfig(const std::map<std::string, std::string>& config) {
+  constexpr std::string_view kAppId = "spark.databricks.delta.write.txnAppId";
+  constexpr std::string_view kVersion = "spark.databricks.delta.write.txnVersion";
+  constexpr std::string_view kAutoMerge = "spark.databricks.delta.schema.autoMerge.enabled";
+  plan::DmlOptions options;
+  const auto app_id = config.find(std::string(kAppId));
+  const auto version = config.find(std::string(kVersion));
+  if ((app_id == config.end()) != (version == config.end())) {
+    return Status::InvalidArgument(fmt::format(
+        "Invalid options for idempotent Dataframe writes: Both {} and {} must be specified for "
+        "idempotent Delta writes",
+        kAppId, kVersion));
+  }
+  if (app_id != config.end()) {
+    int64_t number = 0;
+    const std::string& text = version->second;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (error != std::errc{} || end != text.data() + text.size() || number < 0) {
+      return Status::InvalidArgument(
+          fmt::format("{} must be a non-negative integer, got '{}'", kVersion, text));
+    }
+    options.txn = std::make_pair(app_id->second, number);
+  }
+  if (const auto it = config.find(std::string(kAutoMerge)); it != config.end()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(options.auto_merge, formats::BooleanOption(kAutoMerge, it->second));
+  }
+  return options;
+}
 
 Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& session,
                                           const sql::Statement& statement,
@@ -290,6 +342,21 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
       return RunDropTable(session, bound);
     case sql::BoundKind::kCreateStreamingTable:
       return RunStreamingTable(session, bound.create, text);
+    case sql::BoundKind::kDelete:
+    case sql::BoundKind::kUpdate:
+    case sql::BoundKind::kMerge: {
+      TRIBUTARY_ASSIGN_OR_RAISE(plan::DmlOptions options, DmlOptionsFromConfig(session->config));
+      Result<plan::LogicalPlanPtr> result = RunRowChanges(catalog, bound, options);
+      if (!result.ok()) {
+        return sql::PlaceCommandError(statement, bound, result.status());
+      }
+      return result;
+    }
+    case sql::BoundKind::kAutoCdc:
+      return Status::InvalidArgument(fmt::format(
+          "AUTO CDC INTO {} is a flow of a pipeline: put it in a pipeline file after CREATE OR "
+          "REFRESH STREAMING TABLE {}; and run the file (tributary run)",
+          bound.auto_cdc.target.ToString(), bound.auto_cdc.target.ToString()));
     case sql::BoundKind::kOptimize:
     case sql::BoundKind::kVacuum: {
       Result<plan::LogicalPlanPtr> result =

@@ -72,6 +72,7 @@ LogicalPlanPtr ValuesPlan(columnar::RecordBatchPtr batch, std::string descriptio
 Result<LogicalPlanPtr> CountsPlan(const std::vector<std::pair<std::string, int64_t>>& counts,
                                   std::string description) {
   std::vector<Field> fields;
+  fields.reserve(counts.size());
   for (const auto& [name, value] : counts) {
     fields.emplace_back(name, DataType::Int64(), false);
   }
@@ -93,6 +94,7 @@ Result<LogicalPlanPtr> DescribeHistory(const Catalog& catalog, const std::string
       {Field("version", DataType::Int64(), false), Field("timestamp", DataType::Timestamp()),
        Field("operation", DataType::String()), Field("operationParameters", DataType::String()),
        Field("readVersion", DataType::Int64()), Field("isBlindAppend", DataType::Boolean()),
+       Field("operationMetrics", DataType::Map(DataType::String(), DataType::String())),
        Field("engineInfo", DataType::String()), Field("userMetadata", DataType::String())});
   int64_t emitted = 0;
   for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
@@ -130,8 +132,19 @@ Result<LogicalPlanPtr> DescribeHistory(const Catalog& catalog, const std::string
     } else {
       out.At(5).AppendNull();
     }
-    AppendOptionalString(out.At(6), info, "engineInfo");
-    AppendOptionalString(out.At(7), info, "userMetadata");
+    // Delta writes every metric as a string ("numOutputRows": "3"); a number is kept as text.
+    if (auto metrics = info.find("operationMetrics");
+        metrics != info.end() && metrics->is_object()) {
+      for (const auto& [key, value] : metrics->items()) {
+        out.At(6).Child(0).AppendBytes(key);
+        out.At(6).Child(1).AppendBytes(value.is_string() ? value.get<std::string>() : value.dump());
+      }
+      out.At(6).AppendMap();
+    } else {
+      out.At(6).AppendNull();
+    }
+    AppendOptionalString(out.At(7), info, "engineInfo");
+    AppendOptionalString(out.At(8), info, "userMetadata");
     out.EndRow();
   }
   return Finish(out, fmt::format("history of {}", path));
@@ -285,7 +298,7 @@ Result<LogicalPlanPtr> VacuumTable(const Catalog& catalog, const std::string& pa
   TRIBUTARY_ASSIGN_OR_RAISE(delta::VacuumResult result, delta::Vacuum(*catalog.fs, path, options));
   ResultBuilder out({Field("path", DataType::String())});
   for (const std::string& file : result.files) {
-    out.At(0).AppendBytes(path + "/" + file);
+    out.At(0).AppendBytes(fmt::format("{}/{}", path, file));
     out.EndRow();
   }
   return Finish(out, fmt::format("vacuum of {}", path));

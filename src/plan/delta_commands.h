@@ -20,8 +20,9 @@ Result<LogicalPlanPtr> CountsPlan(const std::vector<std::pair<std::string, int64
                                   std::string description);
 
 /// DESCRIBE HISTORY: version, timestamp, operation, operationParameters (JSON text),
-/// readVersion, isBlindAppend, engineInfo, userMetadata; newest first, at most `limit` rows
-/// when set.
+/// readVersion, isBlindAppend, operationMetrics (map<string,string> of commitInfo's
+/// operationMetrics, as Delta shows them; null when the commit has none), engineInfo,
+/// userMetadata; newest first, at most `limit` rows when set.
 Result<LogicalPlanPtr> DescribeHistory(const Catalog& catalog, const std::string& path,
                                        std::optional<int64_t> limit);
 

@@ -155,6 +155,51 @@ class Printer {
   }
 };
 
+std::string Assignments(const Printer& printer, const std::vector<Assignment>& assignments) {
+  std::string out;
+  for (const Assignment& assignment : assignments) {
+    out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", assignment.column,
+                       printer.Expr(assignment.value));
+  }
+  return out;
+}
+
+std::string MergeClauseText(const Printer& printer, const MergeClause& clause) {
+  std::string out = clause.match == MergeMatch::kMatched ? "WHEN MATCHED"
+                    : clause.match == MergeMatch::kNotMatchedByTarget
+                        ? "WHEN NOT MATCHED"
+                        : "WHEN NOT MATCHED BY SOURCE";
+  out += clause.condition ? " AND " + printer.Expr(clause.condition) : "";
+  out += " THEN ";
+  switch (clause.action) {
+    case MergeAction::kUpdate:
+      return out + "UPDATE SET " + Assignments(printer, clause.assignments);
+    case MergeAction::kUpdateAll:
+      return out + "UPDATE SET *";
+    case MergeAction::kDelete:
+      return out + "DELETE";
+    case MergeAction::kInsertAll:
+      return out + "INSERT *";
+    case MergeAction::kInsert: {
+      std::string columns;
+      std::string values;
+      for (const Assignment& assignment : clause.assignments) {
+        columns += columns.empty() ? "" : ", ";
+        columns += assignment.column;
+        values += values.empty() ? "" : ", ";
+        values += printer.Expr(assignment.value);
+      }
+      return out + fmt::format("INSERT ({}) VALUES ({})", columns, values);
+    }
+  }
+  return out;
+}
+
+// COLUMNS / TRACK HISTORY ON lists: `a, b` or `* EXCEPT (a, b)`.
+std::string FlowColumns(const std::vector<std::string>& columns, bool except) {
+  return except ? "* EXCEPT (" + JoinNames(columns) + ")" : JoinNames(columns);
+}
+
 std::string Properties(const std::vector<std::pair<std::string, std::string>>& properties) {
   std::string out;
   for (const auto& [key, value] : properties) {
@@ -295,6 +340,48 @@ std::string ToString(const Statement& statement) {
     std::string operator()(const DropTable& drop) const {
       return fmt::format("DROP TABLE {}{}", drop.if_exists ? "IF EXISTS " : "",
                          drop.table.ToString());
+    }
+    std::string operator()(const Delete& statement) const {
+      std::string out = WithAlias("DELETE FROM " + statement.table.ToString(), statement.alias);
+      return statement.where ? out + " WHERE " + printer.Expr(statement.where) : out;
+    }
+    std::string operator()(const Update& statement) const {
+      std::string out = WithAlias("UPDATE " + statement.table.ToString(), statement.alias);
+      out += " SET " + Assignments(printer, statement.assignments);
+      return statement.where ? out + " WHERE " + printer.Expr(statement.where) : out;
+    }
+    std::string operator()(const Merge& merge) const {
+      std::string out =
+          merge.with_schema_evolution ? "MERGE WITH SCHEMA EVOLUTION INTO " : "MERGE INTO ";
+      out += WithAlias(merge.target.ToString(), merge.target_alias);
+      out += " USING " + printer.Relation(*merge.source) + " ON " + printer.Expr(merge.on);
+      for (const MergeClause& clause : merge.clauses) {
+        out += ' ';
+        out += MergeClauseText(printer, clause);
+      }
+      return out;
+    }
+    std::string operator()(const AutoCdc& flow) const {
+      std::string out =
+          flow.flow_name.empty() ? "" : "CREATE FLOW " + QuoteIdentifier(flow.flow_name) + " AS ";
+      out += fmt::format("AUTO CDC INTO {} FROM {} KEYS ({})", flow.target.ToString(),
+                         printer.Relation(*flow.source), JoinNames(flow.keys));
+      out += flow.ignore_null_updates ? " IGNORE NULL UPDATES" : "";
+      if (flow.apply_as_delete != nullptr) {
+        out += " APPLY AS DELETE WHEN " + printer.Expr(flow.apply_as_delete);
+      }
+      if (flow.apply_as_truncate != nullptr) {
+        out += " APPLY AS TRUNCATE WHEN " + printer.Expr(flow.apply_as_truncate);
+      }
+      out += " SEQUENCE BY " + printer.Expr(flow.sequence_by);
+      if (!flow.columns.empty()) {
+        out += " COLUMNS " + FlowColumns(flow.columns, flow.columns_except);
+      }
+      out += fmt::format(" STORED AS SCD TYPE {}", flow.scd_type);
+      if (!flow.track_history.empty()) {
+        out += " TRACK HISTORY ON " + FlowColumns(flow.track_history, flow.track_history_except);
+      }
+      return out;
     }
   };
   return std::visit(Visitor{printer}, statement.body);

@@ -250,6 +250,7 @@ struct DropTable {
 /// `column = value` of UPDATE SET and of MERGE's UPDATE SET / INSERT (column) VALUES (value).
 /// `column` is the target column as written: a name or a dotted path into a struct.
 struct Assignment {
+  /// The parts joined by '.', each as QuoteIdentifier prints it (expr::Col reads this form).
   std::string column;
   expr::ExprPtr value;
   SourcePosition position;
@@ -325,10 +326,14 @@ struct AutoCdc {
   /// TRACK HISTORY ON (SCD type 2): as `columns`.
   std::vector<std::string> track_history;
   bool track_history_except = false;
+  /// Where the KEYS, COLUMNS and TRACK HISTORY clauses are, for errors about their names.
+  SourcePosition keys_position;
+  SourcePosition columns_position;
+  SourcePosition track_history_position;
 };
 
-using StatementBody =
-    std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize, Vacuum, DropTable>;
+using StatementBody = std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize,
+                                   Vacuum, DropTable, Delete, Update, Merge, AutoCdc>;
 
 /// One parsed statement with what error messages need: the text it came from and where each
 /// expression node is in it.

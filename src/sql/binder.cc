@@ -12,6 +12,7 @@
 #include "common/closest_match.h"
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
+#include "sql/binder_internal.h"
 #include "sql/parser.h"
 #include "storage/file_system.h"
 #include "storage/local_path.h"
@@ -19,6 +20,36 @@
 #include "streaming/stream_execution.h"
 
 namespace tributary::sql {
+namespace internal {
+
+const expr::Expression* QuotedColumn(const std::string& message, const expr::Expression& node) {
+  if ((node.GetOp() == expr::Op::kColumn || node.GetOp() == expr::Op::kGetField) &&
+      (message.find(fmt::format("'{}'", node.ToString())) != std::string::npos ||
+       message.find(fmt::format("'{}'", node.Name())) != std::string::npos)) {
+    return &node;
+  }
+  for (const expr::ExprPtr& child : node.Children()) {
+    if (const expr::Expression* found = QuotedColumn(message, *child)) {
+      return found;
+    }
+  }
+  return nullptr;
+}
+
+Status StatusAt(const Statement& statement, const Status& status, const SourcePosition& position) {
+  return Status(status.Code(), statement.ErrorAt(position, status.Message()).Message(),
+                status.IsRetryable());
+}
+
+Status StatusAt(const Statement& statement, const Status& status, const expr::Expression& node) {
+  const expr::Expression* quoted = QuotedColumn(status.Message(), node);
+  const SourcePosition at = statement.sources != nullptr
+                                ? statement.sources->PositionOf(quoted != nullptr ? *quoted : node)
+                                : SourcePosition{0, 0, 0};
+  return StatusAt(statement, status, at.line == 0 ? statement.position : at);
+}
+
+}  // namespace internal
 namespace {
 
 using expr::ContainsAggregate;
@@ -35,6 +66,19 @@ std::string OptionText(const expr::Scalar& value) {
 bool HasField(const columnar::Schema& schema, const std::string& name) {
   auto index = schema.FieldIndexIgnoreCase(name);
   return !index.ok() || *index >= 0;
+}
+
+// The schema of CREATE TABLE's column list; null when there is none.
+columnar::SchemaPtr DeclaredSchema(const std::vector<ColumnDefinition>& columns) {
+  if (columns.empty()) {
+    return nullptr;
+  }
+  std::vector<columnar::Field> fields;
+  fields.reserve(columns.size());
+  for (const ColumnDefinition& column : columns) {
+    fields.emplace_back(column.name, column.type, column.nullable);
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields));
 }
 
 // A 1-based ordinal when `e` is an integer literal (GROUP BY 1, ORDER BY 2).
@@ -57,34 +101,10 @@ SourcePosition PositionIn(const Statement& statement, const expr::Expression& e,
   return at.line == 0 ? fallback : at;
 }
 
-const expr::Expression* QuotedColumn(const std::string& message, const expr::Expression& node) {
-  if ((node.GetOp() == Op::kColumn || node.GetOp() == Op::kGetField) &&
-      (message.find(fmt::format("'{}'", node.ToString())) != std::string::npos ||
-       message.find(fmt::format("'{}'", node.Name())) != std::string::npos)) {
-    return &node;
-  }
-  for (const ExprPtr& child : node.Children()) {
-    if (const expr::Expression* found = QuotedColumn(message, *child)) {
-      return found;
-    }
-  }
-  return nullptr;
-}
+using internal::QuotedColumn;
+using internal::StatusAt;
 
-// `status` (not OK) with its message placed at `position` in `statement`'s text, code kept.
-Status StatusAt(const Statement& statement, const Status& status, const SourcePosition& position) {
-  return Status(status.Code(), statement.ErrorAt(position, status.Message()).Message(),
-                status.IsRetryable());
-}
-
-// At the column reference under `node` that the message quotes ('nope'), else at `node`.
-Status StatusAt(const Statement& statement, const Status& status, const expr::Expression& node) {
-  const expr::Expression* quoted = QuotedColumn(status.Message(), node);
-  return StatusAt(statement, status,
-                  PositionIn(statement, quoted != nullptr ? *quoted : node, statement.position));
-}
-
-class Binder {
+class Binder : public internal::RelationBinder {
  public:
   Binder(const Statement& statement, const plan::Catalog& catalog,
          const std::map<std::string, std::string>& session_config,
@@ -102,7 +122,7 @@ class Binder {
   }
 
   // Subquery placeholders are recognised here so they fail with a clear message.
-  Status CheckNoSubquery(const ExprPtr& e) const {
+  Status CheckNoSubquery(const ExprPtr& e) const override {
     if (e == nullptr || statement_.sources == nullptr) {
       return Status::OK();
     }
@@ -136,7 +156,7 @@ class Binder {
     return local;
   }
 
-  Result<std::string> TablePath(const TableName& table) const {
+  Result<std::string> TablePath(const TableName& table) const override {
     if (table.IsPath()) {
       if (table.format != "delta") {
         return At(
@@ -155,6 +175,13 @@ class Binder {
       return At(path.status(), table.position);
     }
     return path;
+  }
+
+  Result<LogicalPlanPtr> BindRelation(const sql::Relation& relation, bool streams) override {
+    streams_allowed_ = streams;
+    auto plan = Relation(relation);
+    streams_allowed_ = false;
+    return plan;
   }
 
   Result<LogicalPlanPtr> Relation(const sql::Relation& relation) {
@@ -259,8 +286,12 @@ class Binder {
 
   // read_files('path', format => 'json', option => value, ...), as Databricks' table function.
   Result<LogicalPlanPtr> TableFunction(const sql::Relation& relation) {
+    if (relation.function_name == "table_changes") {
+      return internal::BindTableChanges(statement_, relation, catalog_, this);
+    }
     if (relation.function_name != "read_files") {
-      const std::string_view match = ClosestMatch(relation.function_name, {"read_files"});
+      const std::string_view match =
+          ClosestMatch(relation.function_name, {"read_files", "table_changes"});
       return At(Status::InvalidArgument(
                     fmt::format("unknown table function '{}'{}", relation.function_name,
                                 match.empty() ? "" : fmt::format(" (did you mean {}?)", match))),
@@ -394,6 +425,13 @@ class Binder {
       return At(Status::InvalidArgument(
                     "CREATE OR REFRESH STREAMING TABLE cannot take IF NOT EXISTS (use one)"),
                 create.table.position);
+    }
+    if (create.query == nullptr) {
+      // A flow's target (AUTO CDC INTO): the flow gives its rows, the columns (if declared)
+      // its schema.
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(create.table));
+      bound.schema = DeclaredSchema(create.columns);
+      return bound;
     }
     if (!create.columns.empty()) {
       return At(Status::NotImplemented(
@@ -923,13 +961,7 @@ class Binder {
       } else {
         TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(create->table));
       }
-      if (!create->columns.empty()) {
-        std::vector<columnar::Field> fields;
-        for (const ColumnDefinition& column : create->columns) {
-          fields.emplace_back(column.name, column.type, column.nullable);
-        }
-        bound.schema = std::make_shared<const columnar::Schema>(std::move(fields));
-      }
+      bound.schema = DeclaredSchema(create->columns);
       if (create->query != nullptr) {
         TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, Query(*create->query));
       }
@@ -969,6 +1001,10 @@ class Binder {
     if (const auto* show = std::get_if<ShowTables>(&body)) {
       TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, ShowTablesPlan(*show));
       return bound;
+    }
+    if (std::holds_alternative<Delete>(body) || std::holds_alternative<Update>(body) ||
+        std::holds_alternative<Merge>(body) || std::holds_alternative<AutoCdc>(body)) {
+      return internal::BindRowChanges(statement_, catalog_, session_config_, this);
     }
     if (const auto* optimize = std::get_if<Optimize>(&body)) {
       bound.kind = BoundKind::kOptimize;
@@ -1014,6 +1050,10 @@ Status PlaceCommandError(const Statement& statement, const BoundStatement& bound
   }
   if (bound.kind == BoundKind::kVacuum) {
     return StatusAt(statement, status, bound.vacuum.table.position);
+  }
+  if (bound.kind == BoundKind::kDelete || bound.kind == BoundKind::kUpdate ||
+      bound.kind == BoundKind::kMerge) {
+    return internal::PlaceRowChangeError(statement, bound, status);
   }
   return status;
 }
@@ -1090,6 +1130,10 @@ std::vector<std::string> ReferencedTables(const Statement& statement) {
     }
   } else if (const auto* insert = std::get_if<Insert>(&statement.body)) {
     references.Query(*insert->query);
+  } else if (const auto* merge = std::get_if<Merge>(&statement.body)) {
+    references.Relation(*merge->source);
+  } else if (const auto* flow = std::get_if<AutoCdc>(&statement.body)) {
+    references.Relation(*flow->source);
   }
   // Subqueries inside expressions (IN, EXISTS, scalar) are kept beside the tree.
   if (statement.sources != nullptr) {

@@ -13,7 +13,17 @@
 // Databricks names, `cloudFiles.` prefix optional) and `STREAM(name)` / `STREAM name` to a
 // Delta stream source over the warehouse table (as DataStreamReader::Table). Only the query of
 // CREATE [OR REFRESH] STREAMING TABLE may read streams; it binds to kCreateStreamingTable,
-// which a pipeline (api/pipeline.h) runs. A STREAM source anywhere else is an error.
+// which a pipeline (api/pipeline.h) runs. A streaming table without a query is the target of an
+// AUTO CDC flow, whose FROM source is the other place a stream is read; both bind for
+// pipelines only. A STREAM source anywhere else is an error.
+//
+// DELETE, UPDATE and MERGE bind to their table's path and their conditions and assignments,
+// checked against the target's (and MERGE's source's) columns so that mistakes point at the
+// SQL text; plan::DeleteFromTable, UpdateTable and MergeIntoTable run them. SET and INSERT
+// columns are the target's; MERGE's conditions and values see both sides in MATCHED clauses,
+// the source only in NOT MATCHED [BY TARGET] and the target only in NOT MATCHED BY SOURCE, as
+// Delta resolves them. `table_changes('t', start[, end])` reads a table's change data feed
+// (versions, or timestamps as strings).
 //
 // Binding follows Spark: FROM, then WHERE, then GROUP BY/aggregates (items that aggregate make a
 // global aggregate), HAVING, the SELECT list, DISTINCT, then ORDER BY and LIMIT over the result.
@@ -29,6 +39,7 @@
 #include <vector>
 
 #include "plan/data_sources.h"
+#include "plan/delta_dml.h"
 #include "plan/logical_plan.h"
 #include "sql/ast.h"
 
@@ -39,9 +50,14 @@ enum class BoundKind : uint8_t {
   kCreateTable,  // create: the statement; schema: its columns; plan: AS query rows (or null)
   kInsert,       // insert: the statement; plan: the rows, in the table's columns and types
   kDropTable,    // drop: the statement
-  kCreateStreamingTable,  // create: the statement; plan: the streaming query (append mode)
+  kCreateStreamingTable,  // create: the statement; plan: the streaming query (append mode),
+                          // null for a flow's target (schema: its declared columns, or null)
   kOptimize,              // optimize: the statement (plan::OptimizeTable runs it)
   kVacuum,                // vacuum: the statement (plan::VacuumTable runs it)
+  kDelete,                // target_alias, condition (plan::DeleteFromTable runs it)
+  kUpdate,                // target_alias, condition, assignments (plan::UpdateTable runs it)
+  kMerge,                 // merge: the command, its source bound (plan::MergeIntoTable runs it)
+  kAutoCdc,               // auto_cdc: the flow; plan: its source, a stream; path: the target's root
 };
 
 /// A bound statement. `path` is the target table's root (warehouse/<name>, or the path of
@@ -57,6 +73,19 @@ struct BoundStatement {
   DropTable drop;
   Optimize optimize;
   Vacuum vacuum;
+  /// kDelete, kUpdate: what columns may be qualified with (the alias, else the table's name;
+  /// empty for a path without alias), the WHERE condition (null: every row) and UPDATE's SET
+  /// list, each column the target's as the schema spells it (a dotted path into a struct).
+  std::string target_alias;
+  expr::ExprPtr condition;
+  std::vector<plan::DmlAssignment> assignments;
+  /// kMerge: target_path is `path`; assignment columns as above (a column WITH SCHEMA
+  /// EVOLUTION adds is spelled as written).
+  plan::MergeSpec merge;
+  /// kAutoCdc.
+  AutoCdc auto_cdc;
+  /// The write kinds: where the target table is named, for errors.
+  SourcePosition target_position;
 };
 
 /// Binds `statement` against the tables of `catalog`. InvalidArgument/NotFound errors name the
@@ -70,10 +99,10 @@ Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& cat
                             const std::map<std::string, std::string>& session_config = {},
                             const std::string& stream_checkpoint = "");
 
-/// `status` (not OK), the failure of running `bound`'s command (OPTIMIZE, VACUUM), with its
-/// message placed in `statement`'s text as binding errors are: at the OPTIMIZE partition
-/// filter (or the column its message quotes), else at the table name. Code and retryable bit
-/// kept; other kinds' failures are returned as they are.
+/// `status` (not OK), the failure of running `bound`'s command (OPTIMIZE, VACUUM, DELETE,
+/// UPDATE, MERGE), with its message placed in `statement`'s text as binding errors are: at the
+/// condition or value whose column (or text) the message quotes, else at the table name. Code
+/// and retryable bit kept; other kinds' failures are returned as they are.
 Status PlaceCommandError(const Statement& statement, const BoundStatement& bound,
                          const Status& status);
 

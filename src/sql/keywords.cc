@@ -25,8 +25,8 @@ const std::vector<std::string_view> kClauseKeywords = {
     "BETWEEN", "LIKE",  "DISTINCT", "VALUES", "TABLE",  "WHEN",   "THEN",  "ELSE", "END"};
 
 const std::vector<std::string_view> kStatementKeywords = {
-    "SELECT", "WITH", "VALUES",   "CREATE", "INSERT", "DESCRIBE",
-    "DESC",   "SHOW", "OPTIMIZE", "VACUUM", "DROP"};
+    "SELECT",   "WITH",   "VALUES", "CREATE", "INSERT", "DESCRIBE", "DESC", "SHOW",
+    "OPTIMIZE", "VACUUM", "DROP",   "DELETE", "UPDATE", "MERGE",    "AUTO", "APPLY"};
 
 const std::vector<std::string_view> kTypeNames = {
     "BOOLEAN", "TINYINT",   "BYTE",          "SMALLINT",      "SHORT",  "INT",     "INTEGER",

@@ -1,7 +1,8 @@
 // The SQL parser's entry points (parser.h), its token, name and error helpers, and the
 // statements: CREATE [STREAMING] TABLE, INSERT, DESCRIBE, SHOW TABLES, OPTIMIZE, VACUUM, DROP
 // TABLE. Queries and relations are in parser_queries.cc, expressions and types in
-// parser_expressions.cc; the class is in parser_internal.h.
+// parser_expressions.cc, DELETE, UPDATE, MERGE and AUTO CDC in parser_dml.cc; the class is in
+// parser_internal.h.
 
 #include "sql/parser.h"
 
@@ -162,6 +163,8 @@ Result<Statement> Parser::ParseOneStatement() {
   if (IsQueryStart(0)) {
     TRIBUTARY_ASSIGN_OR_RAISE(QueryPtr query, ParseQuery());
     statement.body = std::move(query);
+  } else if (first.IsKeyword("CREATE") && Peek(1).IsKeyword("FLOW")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseAutoCdc());
   } else if (first.IsKeyword("CREATE")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseCreate());
   } else if (first.IsKeyword("INSERT")) {
@@ -176,10 +179,18 @@ Result<Statement> Parser::ParseOneStatement() {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseVacuum());
   } else if (first.IsKeyword("DROP")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseDropTable());
+  } else if (first.IsKeyword("DELETE")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseDelete());
+  } else if (first.IsKeyword("UPDATE")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseUpdate());
+  } else if (first.IsKeyword("MERGE")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseMerge());
+  } else if (first.IsKeyword("AUTO") || first.IsKeyword("APPLY")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseAutoCdc());
   } else {
     return Unexpected(
-        "a statement (SELECT, WITH, VALUES, CREATE, INSERT, DESCRIBE, SHOW, "
-        "OPTIMIZE, VACUUM or DROP)",
+        "a statement (SELECT, WITH, VALUES, CREATE, INSERT, DELETE, UPDATE, MERGE, DESCRIBE, "
+        "SHOW, OPTIMIZE, VACUUM, DROP or AUTO CDC)",
         kStatementKeywords);
   }
   statement.sources = sources_;
@@ -281,11 +292,9 @@ Result<StatementBody> Parser::ParseCreate() {
       break;
     }
   }
+  // A streaming table without AS query is the target of a flow (AUTO CDC INTO).
   if (AcceptKeyword("AS") || IsQueryStart(0)) {
     TRIBUTARY_ASSIGN_OR_RAISE(create.query, ParseQuery());
-  } else if (create.streaming) {
-    return Unexpected("AS and the streaming query",
-                      {"AS", "USING", "PARTITIONED", "COMMENT", "TBLPROPERTIES"});
   }
   if (!AtEnd() && !Peek().IsOperator(";")) {
     return Unexpected("a CREATE TABLE clause or the end of the statement",

@@ -9,17 +9,33 @@
 //                  | COMMENT 'text' | TBLPROPERTIES "(" property {"," property} ")" }
 //                  [ [AS] query ]
 //              | CREATE [OR REFRESH] STREAMING TABLE table [ "(" column {"," column} ")" ]
-//                  { PARTITIONED BY ... | COMMENT ... | TBLPROPERTIES ... } AS query
+//                  { PARTITIONED BY ... | COMMENT ... | TBLPROPERTIES ... } [AS query]
+//                                                        ; no query: a flow's target
 //              | INSERT (INTO | OVERWRITE) [TABLE] table [ "(" name {"," name} ")" ] query
 //              | (DESCRIBE | DESC) [TABLE | DETAIL | HISTORY] table [LIMIT n]   ; LIMIT: HISTORY
 //              | SHOW TABLES [(IN | FROM) name] [[LIKE] 'pattern']
 //              | OPTIMIZE table [WHERE expr]
 //              | VACUUM table [RETAIN number HOURS] [DRY RUN]
 //              | DROP TABLE [IF EXISTS] table
+//              | DELETE FROM table [[AS] alias] [WHERE expr]
+//              | UPDATE table [[AS] alias] SET assign {"," assign} [WHERE expr]
+//              | MERGE [WITH SCHEMA EVOLUTION] INTO table [[AS] alias] USING primary ON expr
+//                  when {when}       ; of each kind only the last `when` may omit AND expr
+//              | [CREATE FLOW name AS] (AUTO CDC | APPLY CHANGES) INTO table FROM primary
+//                  KEYS "(" name {"," name} ")" { IGNORE NULL UPDATES | APPLY AS DELETE WHEN
+//                  expr | APPLY AS TRUNCATE WHEN expr | SEQUENCE BY expr | COLUMNS columns
+//                  | STORED AS SCD TYPE (1 | 2) | TRACK HISTORY ON columns }
+//                                                        ; SEQUENCE BY required, each once
 //   table      = name {"." name} | format "." `path`      ; format: delta parquet json csv
 //              | 'path'                                  ; a Delta table by path, where a
 //                                                        ; statement names an existing table
 //   column     = name type [NOT NULL] [COMMENT 'text']
+//   assign     = name {"." name} "=" expr
+//   when       = WHEN MATCHED [AND expr] THEN (DELETE | UPDATE SET "*" | UPDATE SET assign {...})
+//              | WHEN NOT MATCHED [BY TARGET] [AND expr] THEN (INSERT "*"
+//                  | INSERT "(" name {"," name} ")" VALUES "(" expr {"," expr} ")")
+//              | WHEN NOT MATCHED BY SOURCE [AND expr] THEN (DELETE | UPDATE SET assign {...})
+//   columns    = name {"," name} | "(" name {"," name} ")" | "*" EXCEPT "(" name {"," name} ")"
 //   property   = (string | name {"." name}) ["="] (string | number | TRUE | FALSE)
 //   query      = [WITH name AS "(" query ")" {"," ...}] term {UNION [ALL | DISTINCT] term}
 //                [ORDER BY order {"," order}] [LIMIT (expr | ALL)]

@@ -4,6 +4,7 @@
 //   parser_queries.cc      queries (SELECT, VALUES, UNION, WITH), FROM relations, joins, table
 //                          functions, and the nesting and height limits
 //   parser_expressions.cc  scalar expressions and types
+//   parser_dml.cc          DELETE, UPDATE, MERGE INTO and the AUTO CDC flow
 // The grammar is in parser.h.
 
 #pragma once
@@ -90,6 +91,18 @@ class Parser {
   Result<StatementBody> ParseOptimize();
   Result<StatementBody> ParseVacuum();
   Result<StatementBody> ParseDropTable();
+
+  // ---- row-level changes and CDC flows (parser_dml.cc) ----
+
+  Result<StatementBody> ParseDelete();
+  Result<StatementBody> ParseUpdate();
+  Result<std::string> ParseColumnPath();
+  Result<ExprPtr> ParseAssignedValue();
+  Result<std::vector<Assignment>> ParseAssignments();
+  Result<StatementBody> ParseMerge();
+  Result<MergeClause> ParseMergeClause();
+  Result<StatementBody> ParseAutoCdc();
+  Status ParseFlowColumns(std::vector<std::string>* columns, bool* except);
 
   // ---- queries and relations (parser_queries.cc) ----
 

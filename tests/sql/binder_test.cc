@@ -670,5 +670,288 @@ TEST_F(BinderTest, QueriesRunUnderTheSessionsMemoryLimit) {
   batches.clear();
 }
 
+// ---- DELETE, UPDATE, MERGE, AUTO CDC and flow targets ----
+
+// The bound statement of `text`, or its error's text.
+Result<BoundStatement> BindText(const std::string& text, const plan::Catalog& catalog,
+                                const std::map<std::string, std::string>& config = {}) {
+  TRIBUTARY_ASSIGN_OR_RAISE(Statement statement, ParseStatement(text));
+  return Bind(statement, catalog, config);
+}
+
+std::string BindError(const std::string& text, const plan::Catalog& catalog,
+                      const std::map<std::string, std::string>& config = {}) {
+  auto bound = BindText(text, catalog, config);
+  EXPECT_FALSE(bound.ok()) << text;
+  return bound.ok() ? "" : bound.status().ToString();
+}
+
+TEST_F(BinderTest, DeleteAndUpdateBindTheirTableConditionAndColumns) {
+  CreateEvents();
+  ASSERT_OK_AND_ASSIGN(Statement statement,
+                       ParseStatement("DELETE FROM events WHERE events.id > 2"));
+  ASSERT_OK_AND_ASSIGN(BoundStatement bound, Bind(statement, catalog_));
+  EXPECT_EQ(bound.kind, BoundKind::kDelete);
+  EXPECT_EQ(bound.path, catalog_.warehouse + "/events");
+  EXPECT_EQ(bound.target_alias, "events");
+  // The condition is the parsed node itself (its position stays known for run-time errors).
+  EXPECT_EQ(bound.condition, std::get<Delete>(statement.body).where);
+
+  ASSERT_OK_AND_ASSIGN(bound, BindText("DELETE FROM events", catalog_));
+  EXPECT_EQ(bound.condition, nullptr);
+  ASSERT_OK_AND_ASSIGN(
+      bound,
+      BindText("DELETE FROM delta.`" + catalog_.warehouse + "/events` WHERE id = 1", catalog_));
+  EXPECT_EQ(bound.path, catalog_.warehouse + "/events");
+  EXPECT_EQ(bound.target_alias, "");
+
+  ASSERT_OK_AND_ASSIGN(
+      bound, BindText("UPDATE events AS e SET e.STATUS = 'x', Amount = e.amount + 1 WHERE "
+                      "e.id = 1",
+                      catalog_));
+  EXPECT_EQ(bound.kind, BoundKind::kUpdate);
+  EXPECT_EQ(bound.target_alias, "e");
+  ASSERT_EQ(bound.assignments.size(), 2u);
+  // SET columns as the table spells them, the qualifier dropped.
+  EXPECT_EQ(bound.assignments[0].column, "status");
+  EXPECT_EQ(bound.assignments[1].column, "amount");
+  EXPECT_EQ(bound.assignments[1].value->ToString(), "(e.amount + 1)");
+}
+
+TEST_F(BinderTest, DeleteAndUpdateErrorsPointAtTheText) {
+  CreateEvents();
+  EXPECT_NE(BindError("DELETE FROM events WHERE staus = 'new'", catalog_)
+                .find("at line 1, column 26:\nDELETE FROM events WHERE staus = 'new'\n"
+                      "                         ^"),
+            std::string::npos);
+  const std::string missing = BindError("DELETE FROM nope WHERE id = 1", catalog_);
+  EXPECT_EQ(missing.rfind("Not found", 0), 0u) << missing;
+  EXPECT_NE(missing.find("at line 1, column 13"), std::string::npos) << missing;
+  EXPECT_NE(BindError("DELETE FROM parquet.`/x` WHERE id = 1", catalog_)
+                .find("only delta.`path` names a table here"),
+            std::string::npos);
+  EXPECT_EQ(BindError("UPDATE events SET nope = 1", catalog_),
+            "Invalid argument: cannot resolve 'nope' in UPDATE given columns id, status, amount "
+            "at line 1, column 19:\nUPDATE events SET nope = 1\n                  ^");
+  EXPECT_NE(BindError("UPDATE events SET id.x = 1", catalog_).find("cannot resolve 'id.x'"),
+            std::string::npos);
+  EXPECT_EQ(BindError("UPDATE events SET status = 'a', STATUS = 'b'", catalog_),
+            "Invalid argument: There is a conflict from these SET columns: [status, status] at "
+            "line 1, column 33:\nUPDATE events SET status = 'a', STATUS = 'b'\n"
+            "                                ^");
+  EXPECT_NE(BindError("UPDATE events SET amount = nope + 1", catalog_).find("at line 1, column 28"),
+            std::string::npos);
+  EXPECT_NE(BindError("DELETE FROM events WHERE id + 1", catalog_).find("at line 1, column"),
+            std::string::npos);
+  EXPECT_NE(BindError("UPDATE events SET amount = (SELECT 1)", catalog_).find("subqueries"),
+            std::string::npos);
+}
+
+TEST_F(BinderTest, MergeBindsEveryClauseOverTheSidesItSees) {
+  CreateEvents();
+  ASSERT_OK(Run("CREATE TABLE updates (id BIGINT, status STRING, note STRING)"));
+  ASSERT_OK_AND_ASSIGN(
+      BoundStatement bound,
+      BindText("MERGE INTO events t USING updates ON t.id = updates.id "
+               "WHEN MATCHED AND updates.status IS NULL THEN DELETE "
+               "WHEN MATCHED THEN UPDATE SET t.status = updates.status, amount = t.amount * 2 "
+               "WHEN NOT MATCHED THEN INSERT (id, status) VALUES (updates.id, updates.note) "
+               "WHEN NOT MATCHED BY SOURCE AND t.amount > 5 THEN UPDATE SET status = 'stale'",
+               catalog_));
+  EXPECT_EQ(bound.kind, BoundKind::kMerge);
+  const plan::MergeSpec& spec = bound.merge;
+  EXPECT_EQ(spec.target_path, catalog_.warehouse + "/events");
+  EXPECT_EQ(bound.path, spec.target_path);
+  EXPECT_EQ(spec.target_alias, "t");
+  EXPECT_EQ(spec.source_alias, "updates");
+  ASSERT_NE(spec.source, nullptr);
+  EXPECT_EQ(spec.source->Schema()->ToString(), "id: bigint\nstatus: string\nnote: string\n");
+  EXPECT_FALSE(spec.schema_evolution);
+  ASSERT_EQ(spec.clauses.size(), 4u);
+  EXPECT_EQ(spec.clauses[0].match, plan::MergeMatch::kMatched);
+  EXPECT_EQ(spec.clauses[0].action, plan::MergeAction::kDelete);
+  EXPECT_EQ(spec.clauses[1].action, plan::MergeAction::kUpdate);
+  ASSERT_EQ(spec.clauses[1].assignments.size(), 2u);
+  EXPECT_EQ(spec.clauses[1].assignments[0].column, "status");
+  EXPECT_EQ(spec.clauses[2].match, plan::MergeMatch::kNotMatchedByTarget);
+  EXPECT_EQ(spec.clauses[2].action, plan::MergeAction::kInsert);
+  EXPECT_EQ(spec.clauses[2].assignments[1].column, "status");
+  EXPECT_EQ(spec.clauses[2].assignments[1].value->ToString(), "updates.note");
+  EXPECT_EQ(spec.clauses[3].match, plan::MergeMatch::kNotMatchedBySource);
+  EXPECT_EQ(spec.clauses[3].condition->ToString(), "(t.amount > 5)");
+
+  // A subquery source with an alias; INSERT * and UPDATE SET * take no columns here.
+  ASSERT_OK_AND_ASSIGN(bound, BindText("MERGE INTO events USING (SELECT id, 'x' AS status, "
+                                       "CAST(1 AS DECIMAL(10,2)) AS amount FROM updates) s ON "
+                                       "events.id = s.id WHEN MATCHED THEN UPDATE SET * "
+                                       "WHEN NOT MATCHED THEN INSERT *",
+                                       catalog_));
+  EXPECT_EQ(bound.merge.target_alias, "events");
+  EXPECT_EQ(bound.merge.source_alias, "s");
+  EXPECT_EQ(bound.merge.clauses[0].action, plan::MergeAction::kUpdateAll);
+  EXPECT_TRUE(bound.merge.clauses[0].assignments.empty());
+}
+
+TEST_F(BinderTest, MergeErrorsPointAtTheText) {
+  CreateEvents();
+  ASSERT_OK(Run("CREATE TABLE updates (id BIGINT, status STRING, note STRING)"));
+  const std::string head = "MERGE INTO events t USING updates s ON t.id = s.id ";
+  // INSERT sees the source only, NOT MATCHED BY SOURCE the target only, as Delta.
+  const std::string insert_target =
+      BindError(head + "WHEN NOT MATCHED THEN INSERT (id) VALUES (t.id)", catalog_);
+  EXPECT_NE(insert_target.find("at line 1, column 94"), std::string::npos) << insert_target;
+  const std::string update_source =
+      BindError(head + "WHEN NOT MATCHED BY SOURCE THEN UPDATE SET status = s.status", catalog_);
+  EXPECT_NE(update_source.find("at line 1, column 104"), std::string::npos) << update_source;
+  EXPECT_NE(BindError("MERGE INTO events t USING updates s ON t.id = s.nope WHEN MATCHED THEN "
+                      "DELETE",
+                      catalog_)
+                .find("at line 1, column 47"),
+            std::string::npos);
+  // `id` is on both sides: ambiguous, as in Spark.
+  EXPECT_NE(BindError("MERGE INTO events t USING updates s ON id = s.id WHEN MATCHED THEN DELETE",
+                      catalog_)
+                .find("at line 1, column"),
+            std::string::npos);
+  EXPECT_EQ(BindError("MERGE INTO events USING updates s ON true WHEN MATCHED THEN UPDATE SET "
+                      "note = 1",
+                      catalog_),
+            "Invalid argument: cannot resolve 'note' in UPDATE clause given columns id, status, "
+            "amount at line 1, column 72:\n"
+            "...events USING updates s ON true WHEN MATCHED THEN UPDATE SET note = 1\n"
+            "                                                               ^");
+  EXPECT_NE(
+      BindError(head + "WHEN NOT MATCHED THEN INSERT (id, note) VALUES (s.id, s.note)", catalog_)
+          .find("cannot resolve 'note' in INSERT clause"),
+      std::string::npos);
+  EXPECT_NE(BindError("MERGE INTO events t USING STREAM(updates) s ON t.id = s.id WHEN MATCHED "
+                      "THEN DELETE",
+                      catalog_)
+                .find("drop STREAM for a batch read"),
+            std::string::npos);
+  EXPECT_NE(BindError(head + "WHEN MATCHED AND s.id IN (SELECT 1) THEN DELETE", catalog_)
+                .find("subqueries"),
+            std::string::npos);
+  // With schema evolution (the clause or the session's autoMerge), a source column the target
+  // lacks may be set.
+  ASSERT_OK_AND_ASSIGN(BoundStatement bound,
+                       BindText("MERGE WITH SCHEMA EVOLUTION INTO events t USING updates s ON "
+                                "t.id = s.id WHEN MATCHED THEN UPDATE SET note = s.note",
+                                catalog_));
+  EXPECT_TRUE(bound.merge.schema_evolution);
+  EXPECT_EQ(bound.merge.clauses[0].assignments[0].column, "note");
+  EXPECT_OK(BindText(head + "WHEN NOT MATCHED THEN INSERT (id, note) VALUES (s.id, s.note)",
+                     catalog_, {{"spark.databricks.delta.schema.autoMerge.enabled", "true"}})
+                .status());
+  EXPECT_NE(BindError("MERGE WITH SCHEMA EVOLUTION INTO events t USING updates s ON t.id = s.id "
+                      "WHEN MATCHED THEN UPDATE SET other = s.note",
+                      catalog_)
+                .find("cannot resolve 'other'"),
+            std::string::npos);
+}
+
+TEST_F(BinderTest, AutoCdcBindsItsSourceAsAStream) {
+  CreateEvents();
+  ASSERT_OK_AND_ASSIGN(
+      BoundStatement bound,
+      BindText("CREATE FLOW f AS AUTO CDC INTO target FROM STREAM(events) KEYS (id) APPLY AS "
+               "DELETE WHEN status = 'gone' SEQUENCE BY amount COLUMNS * EXCEPT (status)",
+               catalog_));
+  EXPECT_EQ(bound.kind, BoundKind::kAutoCdc);
+  EXPECT_EQ(bound.path, catalog_.warehouse + "/target");
+  ASSERT_NE(bound.plan, nullptr);
+  EXPECT_TRUE(bound.plan->IsStreaming());
+  EXPECT_EQ(bound.auto_cdc.flow_name, "f");
+  EXPECT_EQ(bound.auto_cdc.keys, std::vector<std::string>{"id"});
+  std::vector<std::string> streams;
+  StreamDescriptions(*bound.plan, &streams);
+  EXPECT_EQ(streams, (std::vector<std::string>{"DeltaSource[" + catalog_.warehouse + "/events]"}));
+
+  EXPECT_EQ(
+      BindError("AUTO CDC INTO target FROM STREAM(events) KEYS (key) SEQUENCE BY amount", catalog_),
+      "Invalid argument: KEYS column 'key' is not a column of the source (id, status, "
+      "amount) at line 1, column 42:\nAUTO CDC INTO target FROM STREAM(events) KEYS (key) "
+      "SEQUENCE BY amount\n                                         ^");
+  EXPECT_NE(
+      BindError("AUTO CDC INTO target FROM STREAM(events) KEYS (id) SEQUENCE BY seq", catalog_)
+          .find("at line 1, column 64"),
+      std::string::npos);
+  EXPECT_NE(BindError("AUTO CDC INTO target FROM events KEYS (id) SEQUENCE BY amount", catalog_)
+                .find("AUTO CDC reads its source as a stream"),
+            std::string::npos);
+  EXPECT_NE(BindError("AUTO CDC INTO target FROM STREAM(events) KEYS (id) SEQUENCE BY amount "
+                      "COLUMNS * EXCEPT (id)",
+                      catalog_)
+                .find("KEYS column 'id' must be one of the target's COLUMNS"),
+            std::string::npos);
+  EXPECT_NE(BindError("AUTO CDC INTO target FROM STREAM(events) KEYS (id) SEQUENCE BY amount "
+                      "STORED AS SCD TYPE 2 TRACK HISTORY ON nope",
+                      catalog_)
+                .find("TRACK HISTORY ON column 'nope' is not a column of the source"),
+            std::string::npos);
+
+  // The tables a flow reads are its source's, not its target.
+  ASSERT_OK_AND_ASSIGN(Statement statement,
+                       ParseStatement("AUTO CDC INTO target FROM STREAM(events) KEYS (id) "
+                                      "SEQUENCE BY amount"));
+  EXPECT_EQ(ReferencedTables(statement), std::vector<std::string>{"events"});
+  ASSERT_OK_AND_ASSIGN(statement, ParseStatement("MERGE INTO events USING Updates u ON true "
+                                                 "WHEN MATCHED THEN DELETE"));
+  EXPECT_EQ(ReferencedTables(statement), std::vector<std::string>{"updates"});
+}
+
+TEST_F(BinderTest, StreamingTableWithoutQueryIsAFlowTarget) {
+  ASSERT_OK_AND_ASSIGN(BoundStatement bound,
+                       BindText("CREATE OR REFRESH STREAMING TABLE users", catalog_));
+  EXPECT_EQ(bound.kind, BoundKind::kCreateStreamingTable);
+  EXPECT_EQ(bound.path, catalog_.warehouse + "/users");
+  EXPECT_EQ(bound.plan, nullptr);
+  EXPECT_EQ(bound.schema, nullptr);
+  ASSERT_OK_AND_ASSIGN(
+      bound, BindText("CREATE OR REFRESH STREAMING TABLE users (id BIGINT NOT NULL, name STRING)",
+                      catalog_));
+  ASSERT_NE(bound.schema, nullptr);
+  EXPECT_EQ(bound.schema->ToString(), "id: bigint not null\nname: string\n");
+}
+
+TEST_F(BinderTest, TableChangesReadsTheChangeFeedByVersionOrTimestamp) {
+  ASSERT_OK(
+      Run("CREATE TABLE feed (id BIGINT, v STRING) TBLPROPERTIES "
+          "(delta.enableChangeDataFeed = true)"));
+  ASSERT_OK(Run("INSERT INTO feed VALUES (1, 'a'), (2, 'b')"));
+  ASSERT_OK(Run("INSERT INTO feed VALUES (3, 'c')"));
+  ASSERT_OK_AND_ASSIGN(Rows rows, Run("SELECT c.id, c._change_type, c._commit_version FROM "
+                                      "table_changes('feed', 1) AS c ORDER BY id"));
+  EXPECT_EQ(rows, (Rows{R"({"id":1,"_change_type":"insert","_commit_version":1})",
+                        R"({"id":2,"_change_type":"insert","_commit_version":1})",
+                        R"({"id":3,"_change_type":"insert","_commit_version":2})"}));
+  ASSERT_OK_AND_ASSIGN(rows, Run("SELECT id FROM table_changes('feed', 2, 2)"));
+  EXPECT_EQ(rows, (Rows{R"({"id":3})"}));
+  ASSERT_OK_AND_ASSIGN(rows, Run("SELECT id FROM table_changes('delta.`" + catalog_.warehouse +
+                                 "/feed`', 1, 1) ORDER BY id"));
+  EXPECT_EQ(rows, (Rows{R"({"id":1})", R"({"id":2})"}));
+  // A timestamp string: the commits at or after it (here every one).
+  ASSERT_OK_AND_ASSIGN(rows, Run("SELECT count(*) AS n FROM table_changes('feed', '2000-01-01')"));
+  EXPECT_EQ(rows, (Rows{R"({"n":3})"}));
+}
+
+TEST_F(BinderTest, TableChangesArgumentsAreChecked) {
+  CreateEvents();
+  EXPECT_NE(ErrorOf("SELECT * FROM table_changes('events')")
+                .find("table_changes takes 2 or 3 arguments (table, start[, end]), got 1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("SELECT * FROM table_changes(events, 0)")
+                .find("table_changes' first argument is the table's name as a string at line 1, "
+                      "column 29"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("SELECT * FROM table_changes('events', 1.5)")
+                .find("table_changes' start is a version (an integer) or a timestamp string"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("SELECT * FROM table_changes('nope', 0)").find("Not found"), std::string::npos);
+  EXPECT_NE(
+      ErrorOf("SELECT * FROM table_chnges('events', 0)").find("(did you mean table_changes?)"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace tributary::sql

@@ -397,9 +397,8 @@ TEST(ParserTest, CreateStreamingTable) {
             "STREAM read_files('/landing', format => 'json')");
   EXPECT_EQ(Sql("CREATE STREAMING TABLE s (a INT) AS SELECT a FROM STREAM t"),
             "CREATE STREAMING TABLE s (a int) AS SELECT a FROM STREAM t");
-  EXPECT_EQ(Error("CREATE STREAMING TABLE s"),
-            "expected AS and the streaming query, found end of input at line 1, column 25:\n"
-            "CREATE STREAMING TABLE s\n                        ^");
+  // Without a query: the target of an AUTO CDC flow (below).
+  EXPECT_EQ(Sql("CREATE STREAMING TABLE s"), "CREATE STREAMING TABLE s");
   EXPECT_NE(Error("CREATE OR REFRESH TABLE s AS SELECT 1").find("expected STREAMING"),
             std::string::npos);
 }
@@ -583,8 +582,9 @@ TEST(ParserTest, UnionAndJoinChainsPastTheHeightLimitAreErrors) {
 
 TEST(ParserTest, MisspeltKeywordsGetDidYouMean) {
   EXPECT_EQ(Error("SELCT a FROM t"),
-            "expected a statement (SELECT, WITH, VALUES, CREATE, INSERT, DESCRIBE, SHOW, "
-            "OPTIMIZE, VACUUM or DROP), found 'SELCT' (did you mean SELECT?) at line 1, column "
+            "expected a statement (SELECT, WITH, VALUES, CREATE, INSERT, DELETE, UPDATE, MERGE, "
+            "DESCRIBE, SHOW, OPTIMIZE, VACUUM, DROP or AUTO CDC), found 'SELCT' (did you mean "
+            "SELECT?) at line 1, column "
             "1:\nSELCT a FROM t\n^");
   EXPECT_EQ(Error("SELECT a FORM t"),
             "unexpected 'FORM' (did you mean FROM?) at line 1, column 10:\nSELECT a FORM t\n"
@@ -599,8 +599,9 @@ TEST(ParserTest, MisspeltKeywordsGetDidYouMean) {
             "expected ';' or the end of the statement, found 'LIMT' (did you mean LIMIT?) at "
             "line 1, column 28:\nSELECT a FROM t ORDER BY a LIMT 3\n                           ^");
   EXPECT_EQ(Error("CRAETE TABLE t (a INT)"),
-            "expected a statement (SELECT, WITH, VALUES, CREATE, INSERT, DESCRIBE, SHOW, "
-            "OPTIMIZE, VACUUM or DROP), found 'CRAETE' (did you mean CREATE?) at line 1, column "
+            "expected a statement (SELECT, WITH, VALUES, CREATE, INSERT, DELETE, UPDATE, MERGE, "
+            "DESCRIBE, SHOW, OPTIMIZE, VACUUM, DROP or AUTO CDC), found 'CRAETE' (did you mean "
+            "CREATE?) at line 1, column "
             "1:\nCRAETE TABLE t (a INT)\n^");
 }
 
@@ -651,6 +652,265 @@ TEST(ParserTest, NestedParenthesesThatAreNotSubqueriesParseInLinearTime) {
       "\315\315\315\315\315\315\315\315\315\315\315((((((((((((((((((((((((((";
   auto garbage = ParseStatement(fuzzed);
   EXPECT_FALSE(garbage.ok());
+}
+
+// ---- DELETE, UPDATE, MERGE INTO and AUTO CDC ----
+
+// Canonical text reparses to itself.
+void ExpectRoundTrip(std::string_view text) {
+  const std::string once = Sql(text);
+  EXPECT_EQ(once.rfind("error", 0), std::string::npos) << once;
+  EXPECT_EQ(Sql(once), once) << text;
+}
+
+TEST(ParserTest, Delete) {
+  EXPECT_EQ(Sql("delete from events where id > 3 and status = 'new'"),
+            "DELETE FROM events WHERE ((id > 3) AND (status = 'new'))");
+  EXPECT_EQ(Sql("DELETE FROM db.events"), "DELETE FROM db.events");
+  EXPECT_EQ(Sql("DELETE FROM delta.`/data/t` AS t WHERE t.id = 1"),
+            "DELETE FROM delta.`/data/t` AS t WHERE (t.id = 1)");
+  EXPECT_EQ(Sql("DELETE FROM events e WHERE e.id IN (SELECT id FROM gone)"),
+            "DELETE FROM events AS e WHERE in_subquery(e.id)");
+  const auto statement = ParseStatement("DELETE FROM events AS e");
+  ASSERT_OK(statement.status());
+  const Delete& del = std::get<Delete>(statement->body);
+  EXPECT_EQ(del.alias, "e");
+  EXPECT_EQ(del.where, nullptr);
+  EXPECT_EQ(Error("DELETE events WHERE id = 1"),
+            "expected FROM, found 'events' at line 1, column 8:\n"
+            "DELETE events WHERE id = 1\n       ^");
+  ExpectRoundTrip("DELETE FROM `my table` AS `x y` WHERE `x y`.`a b` IS NULL");
+}
+
+TEST(ParserTest, Update) {
+  EXPECT_EQ(Sql("UPDATE events SET status = 'done', amount = amount * 2 WHERE id = 1"),
+            "UPDATE events SET status = 'done', amount = (amount * 2) WHERE (id = 1)");
+  // SET right after the table starts the SET list; after AS it is an alias.
+  EXPECT_EQ(Sql("UPDATE events AS set SET set.a = 1"), "UPDATE events AS set SET set.a = 1");
+  EXPECT_EQ(Sql("UPDATE events e SET e.address.city = upper(e.address.city)"),
+            "UPDATE events AS e SET e.address.city = upper(e.address.city)");
+  EXPECT_EQ(Sql("UPDATE t SET `a.b` = 1"), "UPDATE t SET `a.b` = 1");
+  EXPECT_EQ(Error("UPDATE events SET status 'done'"),
+            "expected '=', found string 'done' at line 1, column 26:\n"
+            "UPDATE events SET status 'done'\n                         ^");
+  EXPECT_EQ(Error("UPDATE events SET status = DEFAULT"),
+            "DEFAULT is not supported: the table's columns have no defaults at line 1, column 28:\n"
+            "UPDATE events SET status = DEFAULT\n                           ^");
+  EXPECT_NE(Error("UPDATE events WHERE id = 1").find("expected SET"), std::string::npos);
+  ExpectRoundTrip("UPDATE t SET a = CASE WHEN b THEN 1 ELSE 2 END, `c d` = NULL");
+}
+
+TEST(ParserTest, MergeWithEveryClause) {
+  const std::string text =
+      "MERGE WITH SCHEMA EVOLUTION INTO target t USING (SELECT * FROM updates) AS s "
+      "ON t.id = s.id "
+      "WHEN MATCHED AND s.op = 'D' THEN DELETE "
+      "WHEN MATCHED AND s.op = 'U' THEN UPDATE SET t.value = s.value, t.n = t.n + 1 "
+      "WHEN MATCHED THEN UPDATE SET * "
+      "WHEN NOT MATCHED BY TARGET AND s.op <> 'D' THEN INSERT (id, value) VALUES (s.id, s.value) "
+      "WHEN NOT MATCHED THEN INSERT * "
+      "WHEN NOT MATCHED BY SOURCE AND t.stale THEN DELETE "
+      "WHEN NOT MATCHED BY SOURCE THEN UPDATE SET t.stale = true";
+  EXPECT_EQ(Sql(text),
+            "MERGE WITH SCHEMA EVOLUTION INTO target AS t USING (SELECT * FROM updates) AS s "
+            "ON (t.id = s.id) "
+            "WHEN MATCHED AND (s.op = 'D') THEN DELETE "
+            "WHEN MATCHED AND (s.op = 'U') THEN UPDATE SET t.value = s.value, t.n = (t.n + 1) "
+            "WHEN MATCHED THEN UPDATE SET * "
+            "WHEN NOT MATCHED AND (s.op != 'D') THEN INSERT (id, value) VALUES (s.id, s.value) "
+            "WHEN NOT MATCHED THEN INSERT * "
+            "WHEN NOT MATCHED BY SOURCE AND t.stale THEN DELETE "
+            "WHEN NOT MATCHED BY SOURCE THEN UPDATE SET t.stale = true");
+  ExpectRoundTrip(text);
+  ASSERT_OK_AND_ASSIGN(Statement statement, ParseStatement(text));
+  const Merge& merge = std::get<Merge>(statement.body);
+  EXPECT_TRUE(merge.with_schema_evolution);
+  EXPECT_EQ(merge.target_alias, "t");
+  EXPECT_EQ(merge.source->alias, "s");
+  ASSERT_EQ(merge.clauses.size(), 7u);
+  EXPECT_EQ(merge.clauses[0].match, MergeMatch::kMatched);
+  EXPECT_EQ(merge.clauses[0].action, MergeAction::kDelete);
+  EXPECT_EQ(merge.clauses[1].action, MergeAction::kUpdate);
+  ASSERT_EQ(merge.clauses[1].assignments.size(), 2u);
+  EXPECT_EQ(merge.clauses[1].assignments[0].column, "t.value");
+  EXPECT_EQ(merge.clauses[2].action, MergeAction::kUpdateAll);
+  EXPECT_EQ(merge.clauses[3].match, MergeMatch::kNotMatchedByTarget);
+  EXPECT_EQ(merge.clauses[3].action, MergeAction::kInsert);
+  ASSERT_EQ(merge.clauses[3].assignments.size(), 2u);
+  EXPECT_EQ(merge.clauses[3].assignments[1].column, "value");
+  EXPECT_EQ(merge.clauses[3].assignments[1].value->ToString(), "s.value");
+  EXPECT_EQ(merge.clauses[4].action, MergeAction::kInsertAll);
+  EXPECT_EQ(merge.clauses[5].match, MergeMatch::kNotMatchedBySource);
+  EXPECT_EQ(merge.clauses[6].action, MergeAction::kUpdate);
+  // The condition's position is in the text (a comparison's is its operator's).
+  EXPECT_EQ(statement.sources->PositionOf(*merge.clauses[0].condition).column, 115);
+}
+
+TEST(ParserTest, MergeSources) {
+  EXPECT_EQ(Sql("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE"),
+            "MERGE INTO t USING s ON (t.id = s.id) WHEN MATCHED THEN DELETE");
+  EXPECT_EQ(Sql("MERGE INTO delta.`/t` USING delta.`/s` src ON id = src.k "
+                "WHEN NOT MATCHED THEN INSERT *"),
+            "MERGE INTO delta.`/t` USING delta.`/s` AS src ON (id = src.k) "
+            "WHEN NOT MATCHED THEN INSERT *");
+  EXPECT_EQ(Sql("MERGE INTO t USING table_changes('s', 2) c ON t.id = c.id "
+                "WHEN MATCHED THEN UPDATE SET *"),
+            "MERGE INTO t USING table_changes('s', 2) AS c ON (t.id = c.id) "
+            "WHEN MATCHED THEN UPDATE SET *");
+  EXPECT_EQ(Sql("MERGE INTO t USING s VERSION AS OF 3 ON t.id = s.id "
+                "WHEN MATCHED THEN DELETE"),
+            "MERGE INTO t USING s VERSION AS OF 3 ON (t.id = s.id) WHEN MATCHED THEN DELETE");
+}
+
+TEST(ParserTest, MergeErrors) {
+  EXPECT_EQ(Error("MERGE INTO t USING s ON t.id = s.id"),
+            "expected WHEN (a MERGE needs at least one WHEN clause), found end of input at line "
+            "1, column 36:\nMERGE INTO t USING s ON t.id = s.id\n"
+            "                                   ^");
+  // Only the last clause of a kind may omit its condition: Spark's parser rule.
+  EXPECT_EQ(Error("MERGE INTO t USING s ON k WHEN MATCHED THEN DELETE\n"
+                  "WHEN NOT MATCHED THEN INSERT * WHEN MATCHED AND s.x THEN UPDATE SET *"),
+            "when there is more than one WHEN MATCHED clause in a MERGE statement, only the last "
+            "WHEN MATCHED clause can omit the condition at line 1, column 27:\n"
+            "MERGE INTO t USING s ON k WHEN MATCHED THEN DELETE\n"
+            "                          ^");
+  EXPECT_NE(Error("MERGE INTO t USING s ON t.id = s.id WHEN NOT MATCHED BY SOURCE THEN DELETE "
+                  "WHEN NOT MATCHED BY SOURCE THEN DELETE")
+                .find("only the last WHEN NOT MATCHED BY SOURCE clause can omit the condition"),
+            std::string::npos);
+  // A conditional clause after an unconditional one of another kind is fine.
+  EXPECT_EQ(Sql("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE "
+                "WHEN NOT MATCHED AND s.x THEN INSERT *")
+                .rfind("MERGE", 0),
+            0u);
+  EXPECT_EQ(Error("MERGE INTO t USING s ON t.id = s.id WHEN NOT MATCHED THEN UPDATE SET *"),
+            "expected INSERT (a WHEN NOT MATCHED clause inserts source rows), found 'UPDATE' at "
+            "line 1, column 59:\n"
+            "MERGE INTO t USING s ON t.id = s.id WHEN NOT MATCHED THEN UPDATE SET *\n"
+            "                                                          ^");
+  EXPECT_NE(Error("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN INSERT *")
+                .find("expected UPDATE or DELETE (a WHEN MATCHED clause changes target rows)"),
+            std::string::npos);
+  EXPECT_EQ(Error("MERGE INTO t USING s ON k WHEN NOT MATCHED BY SOURCE THEN UPDATE SET *"),
+            "UPDATE SET * is not allowed in WHEN NOT MATCHED BY SOURCE (there is no source row "
+            "to take the values from) at line 1, column 70:\n"
+            "...O t USING s ON k WHEN NOT MATCHED BY SOURCE THEN UPDATE SET *\n"
+            "                                                               ^");
+  EXPECT_EQ(Error("MERGE INTO t USING s ON k WHEN NOT MATCHED THEN INSERT (a, b) VALUES (1)"),
+            "INSERT lists 2 columns but 1 values at line 1, column 63:\n"
+            "...RGE INTO t USING s ON k WHEN NOT MATCHED THEN INSERT (a, b) VALUES (1)\n"
+            "                                                               ^");
+  EXPECT_NE(Error("MERGE INTO t USING s ON t.id = s.id WHEN NOT MATCHED BY TRGET THEN INSERT *")
+                .find("expected TARGET or SOURCE, found 'TRGET' (did you mean TARGET?)"),
+            std::string::npos);
+  EXPECT_NE(Error("MERGE WITH SCHEMA INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE")
+                .find("expected EVOLUTION"),
+            std::string::npos);
+  EXPECT_NE(Error("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * EXCEPT "
+                  "(a)")
+                .find("UPDATE SET * EXCEPT (...) is not supported"),
+            std::string::npos);
+}
+
+TEST(ParserTest, AutoCdcFlows) {
+  EXPECT_EQ(Sql("CREATE FLOW users_cdc AS AUTO CDC INTO users FROM STREAM(cdc_users) KEYS (id) "
+                "APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq "
+                "COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1"),
+            "CREATE FLOW users_cdc AS AUTO CDC INTO users FROM STREAM cdc_users KEYS (id) "
+            "APPLY AS DELETE WHEN (op = 'DELETE') SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) "
+            "STORED AS SCD TYPE 1");
+  // APPLY CHANGES INTO is the older spelling; clauses come in any order.
+  EXPECT_EQ(Sql("APPLY CHANGES INTO target FROM STREAM source KEYS (a, b) SEQUENCE BY "
+                "struct(ts, n) IGNORE NULL UPDATES STORED AS SCD TYPE 2 COLUMNS a, b, v "
+                "TRACK HISTORY ON * EXCEPT (v)"),
+            "AUTO CDC INTO target FROM STREAM source KEYS (a, b) IGNORE NULL UPDATES SEQUENCE BY "
+            "struct(ts, n) COLUMNS a, b, v STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (v)");
+  EXPECT_EQ(Sql("AUTO CDC INTO t FROM STREAM read_files('/in', format => 'json') KEYS (id) "
+                "APPLY AS TRUNCATE WHEN op = 'T' SEQUENCE BY ts"),
+            "AUTO CDC INTO t FROM STREAM read_files('/in', format => 'json') KEYS (id) "
+            "APPLY AS TRUNCATE WHEN (op = 'T') SEQUENCE BY ts STORED AS SCD TYPE 1");
+  ExpectRoundTrip(
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) AS src KEYS (id) SEQUENCE BY src.ts "
+      "COLUMNS (id, v) STORED AS SCD TYPE 2 TRACK HISTORY ON v");
+  ASSERT_OK_AND_ASSIGN(
+      Statement statement,
+      ParseStatement("AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts COLUMNS a, b"));
+  const AutoCdc& flow = std::get<AutoCdc>(statement.body);
+  EXPECT_EQ(flow.flow_name, "");
+  EXPECT_EQ(flow.target.ToString(), "t");
+  // KEYS after the source is the clause, not the source's alias.
+  EXPECT_EQ(flow.source->alias, "");
+  EXPECT_TRUE(flow.source->stream);
+  EXPECT_EQ(flow.keys, std::vector<std::string>{"id"});
+  EXPECT_EQ(flow.sequence_by->ToString(), "ts");
+  EXPECT_EQ(flow.columns, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(flow.columns_except);
+  EXPECT_EQ(flow.scd_type, 1);
+  EXPECT_EQ(flow.keys_position.column, 32);
+  EXPECT_EQ(flow.columns_position.column, 57);
+}
+
+TEST(ParserTest, AutoCdcErrors) {
+  EXPECT_EQ(Error("AUTO CDC INTO t FROM STREAM(s) KEYS (id)"),
+            "AUTO CDC needs SEQUENCE BY <column>: the order of the change events at line 1, "
+            "column 41:\nAUTO CDC INTO t FROM STREAM(s) KEYS (id)\n"
+            "                                        ^");
+  EXPECT_EQ(Error("AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts TRACK HISTORY ON v"),
+            "TRACK HISTORY ON needs STORED AS SCD TYPE 2 at line 1, column 57:\n"
+            "AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts TRACK HISTORY ON v\n"
+            "                                                        ^");
+  EXPECT_NE(Error("AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts STORED AS SCD TYPE 2 "
+                  "APPLY AS TRUNCATE WHEN op = 'T'")
+                .find("APPLY AS TRUNCATE WHEN is supported only with SCD TYPE 1"),
+            std::string::npos);
+  EXPECT_NE(Error("AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts STORED AS SCD TYPE 3")
+                .find("expected SCD TYPE 1 or 2"),
+            std::string::npos);
+  EXPECT_EQ(Error("AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts SEQUENCE BY u"),
+            "SEQUENCE BY is given twice at line 1, column 57:\n"
+            "AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts SEQUENCE BY u\n"
+            "                                                        ^");
+  EXPECT_NE(Error("AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts SEQUENSE BY u")
+                .find("(did you mean SEQUENCE?)"),
+            std::string::npos);
+  EXPECT_NE(Error("AUTO CDC INTO t FROM STREAM(s) SEQUENCE BY ts").find("expected KEYS"),
+            std::string::npos);
+  EXPECT_NE(Error("AUTO CDC INTO t FROM STREAM(s) KEYS (id) IGNORE NULL UPDATES ON (a) "
+                  "SEQUENCE BY ts")
+                .find("IGNORE NULL UPDATES ON <columns> is not supported"),
+            std::string::npos);
+  EXPECT_NE(Error("CREATE FLOW f AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts")
+                .find("expected AS"),
+            std::string::npos);
+  EXPECT_NE(
+      Error("APPLY CHANGE INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY ts").find("expected CHANGES"),
+      std::string::npos);
+}
+
+TEST(ParserTest, StreamingTableWithoutQueryIsAFlowTarget) {
+  EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE users"),
+            "CREATE OR REFRESH STREAMING TABLE users");
+  EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE users (id BIGINT NOT NULL, name STRING) "
+                "TBLPROPERTIES (delta.enableChangeDataFeed = true)"),
+            "CREATE OR REFRESH STREAMING TABLE users (id bigint NOT NULL, name string) "
+            "TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')");
+  ASSERT_OK_AND_ASSIGN(Statement statement, ParseStatement("CREATE STREAMING TABLE t;"));
+  const CreateTable& create = std::get<CreateTable>(statement.body);
+  EXPECT_TRUE(create.streaming);
+  EXPECT_EQ(create.query, nullptr);
+  EXPECT_NE(Error("CREATE STREAMING TABLE t garbage").find("expected a CREATE TABLE clause"),
+            std::string::npos);
+}
+
+TEST(ParserTest, ScriptsMixStatements) {
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Statement> statements,
+      ParseScript("CREATE OR REFRESH STREAMING TABLE t; AUTO CDC INTO t FROM STREAM(s) KEYS (id) "
+                  "SEQUENCE BY ts; DELETE FROM t WHERE id = 1; SELECT 1"));
+  ASSERT_EQ(statements.size(), 4u);
+  EXPECT_TRUE(std::holds_alternative<AutoCdc>(statements[1].body));
+  EXPECT_TRUE(std::holds_alternative<Delete>(statements[2].body));
+  EXPECT_NE(Error("DELTE FROM t").find("(did you mean DELETE?)"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+// The SQL binder's parts shared by the files that define it (private to src/sql; binder.h is
+// the interface):
+//   binder.cc      queries, FROM relations, DDL, DESCRIBE/SHOW and the maintenance commands
+//   binder_dml.cc  DELETE, UPDATE, MERGE INTO, AUTO CDC flows and table_changes(...)
+
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "sql/ast.h"
+#include "sql/binder.h"
+
+namespace tributary::sql::internal {
+
+/// The column reference under `node` whose text or name `message` quotes ('nope'), or null.
+const expr::Expression* QuotedColumn(const std::string& message, const expr::Expression& node);
+
+/// `status` (not OK) with its message placed at `position` in `statement`'s text, code kept.
+Status StatusAt(const Statement& statement, const Status& status, const SourcePosition& position);
+
+/// At the column reference under `node` that the message quotes, else at `node`.
+Status StatusAt(const Statement& statement, const Status& status, const expr::Expression& node);
+
+/// What binding row-level statements takes from the query binder (binder.cc).
+class RelationBinder {
+ public:
+  virtual ~RelationBinder() = default;
+
+  /// The root of the Delta table `table` names (a warehouse name or delta.`path`); errors
+  /// placed at the name.
+  virtual Result<std::string> TablePath(const TableName& table) const = 0;
+  /// The plan of a FROM item; `streams` lets it read STREAM sources (an AUTO CDC flow's).
+  virtual Result<plan::LogicalPlanPtr> BindRelation(const Relation& relation, bool streams) = 0;
+  /// A placed error when `e` holds a subquery (only WHERE conjuncts of queries may).
+  virtual Status CheckNoSubquery(const expr::ExprPtr& e) const = 0;
+};
+
+/// Binds a Delete, Update, Merge or AutoCdc statement.
+Result<BoundStatement> BindRowChanges(const Statement& statement, const plan::Catalog& catalog,
+                                      const std::map<std::string, std::string>& session_config,
+                                      RelationBinder* binder);
+
+/// `table_changes('table', start[, end])`: the table's change data feed from `start` through
+/// `end` (the latest when omitted), each a version or a timestamp string.
+Result<plan::LogicalPlanPtr> BindTableChanges(const Statement& statement, const Relation& relation,
+                                              const plan::Catalog& catalog, RelationBinder* binder);
+
+/// PlaceCommandError for kDelete, kUpdate and kMerge.
+Status PlaceRowChangeError(const Statement& statement, const BoundStatement& bound,
+                           const Status& status);
+
+}  // namespace tributary::sql::internal
