@@ -124,6 +124,31 @@ class ChangeReader {
 
   std::vector<columnar::RecordBatchPtr> TakeBatches() { return std::move(batches_); }
 
+  /// The end snapshot's live rows as inserts of its version.
+  Status ReadSnapshot() {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        LogListing listing,
+        ListLog(fs_, storage::JoinPath(table_root_, "_delta_log"), end_version_));
+    int64_t timestamp_ms = 0;
+    for (const LogFile& commit : listing.commits) {
+      if (commit.version != end_version_) {
+        continue;
+      }
+      timestamp_ms = commit.modification_time_ms;
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs_.ReadFile(commit.path));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto actions, ParseCommit(text, commit.path));
+      for (const Action& action : actions) {
+        if (action.in_commit_timestamp) {
+          timestamp_ms = *action.in_commit_timestamp;
+        }
+      }
+    }
+    for (const AddFile& file : end_snapshot_->Files()) {
+      TRIBUTARY_RETURN_NOT_OK(ReadFileRows(file, kInsert, end_version_, timestamp_ms));
+    }
+    return Status::OK();
+  }
+
  private:
   Status NotRecorded(int64_t version) const {
     return Status::InvalidArgument(fmt::format(
@@ -427,6 +452,15 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadChanges(storage::FileSystem& f
   }
   ChangeReader reader(fs, table_root, end_snapshot, start_version, last, options);
   TRIBUTARY_RETURN_NOT_OK(reader.Run());
+  return reader.TakeBatches();
+}
+
+Result<std::vector<columnar::RecordBatchPtr>> ReadSnapshotAsInserts(
+    storage::FileSystem& fs, const std::string& table_root, int64_t version,
+    const ChangeReadOptions& options) {
+  TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Snapshot::Load(fs, table_root, version));
+  ChangeReader reader(fs, table_root, snapshot, version, version, options);
+  TRIBUTARY_RETURN_NOT_OK(reader.ReadSnapshot());
   return reader.TakeBatches();
 }
 

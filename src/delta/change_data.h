@@ -64,4 +64,11 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadChanges(storage::FileSystem& f
                                                           std::optional<int64_t> end_version,
                                                           const ChangeReadOptions& options = {});
 
+/// Every live row of the table at `version` as "insert" changes of that version (a change data
+/// feed stream's initial snapshot, as Delta's), in ChangeFeedSchema of that version's schema;
+/// _commit_timestamp is the version's commit timestamp as in ReadChanges.
+Result<std::vector<columnar::RecordBatchPtr>> ReadSnapshotAsInserts(
+    storage::FileSystem& fs, const std::string& table_root, int64_t version,
+    const ChangeReadOptions& options = {});
+
 }  // namespace tributary::delta

@@ -23,6 +23,7 @@
 
 #include "common/ascii.h"
 #include "delta/actions.h"
+#include "delta/change_data.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "delta/schema_json.h"
@@ -266,6 +267,9 @@ class DeltaSource final : public Source {
     } else {
       TRIBUTARY_ASSIGN_OR_RAISE(from, StartingPosition());
     }
+    if (options_.read_change_feed) {
+      return LatestChangeOffset(start, from);
+    }
     if (available_now_requested_ && !available_now_end_) {
       TRIBUTARY_ASSIGN_OR_RAISE(Walk everything, WalkFrom(from, std::nullopt, std::nullopt));
       available_now_end_ = everything.end;
@@ -307,6 +311,9 @@ class DeltaSource final : public Source {
     } else {
       TRIBUTARY_ASSIGN_OR_RAISE(from, StartingPositionForBatchZero(to));
     }
+    if (options_.read_change_feed) {
+      return ChangeBatch(from, to);
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(Walk walk, WalkFrom(from, to, std::nullopt));
     plan::ScanSource source;
     source.kind = plan::ScanSource::Kind::kDelta;
@@ -329,6 +336,64 @@ class DeltaSource final : public Source {
   }
 
  private:
+  // The change feed's offsets are whole commits: Position{next version to read, base, false},
+  // or the initial snapshot's Position{version, base, true} before the first batch.
+  Result<std::optional<Offset>> LatestChangeOffset(const std::optional<Offset>& start,
+                                                   const Position& from) {
+    const int64_t first = from.initial_snapshot ? from.version + 1 : from.version;
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<const CommitChanges*> commits, CommitsFrom(first));
+    int64_t next = first;
+    for (const CommitChanges* changes : commits) {
+      if (available_now_end_ && changes->version >= available_now_end_->version) {
+        break;
+      }
+      next = changes->version + 1;
+    }
+    if (available_now_requested_ && !available_now_end_) {
+      available_now_end_ = Position{next, kBaseIndex, false};
+    }
+    if (!from.initial_snapshot && next == first) {
+      return start ? std::optional<Offset>(*start) : std::optional<Offset>();
+    }
+    return std::optional<Offset>(OffsetJson(table_id_, Position{next, kBaseIndex, false}));
+  }
+
+  // The changes after `from` up to `to`: the initial snapshot's rows as inserts when `from` is
+  // one, then every commit before `to.version`.
+  Result<plan::ScanSource> ChangeBatch(const Position& from, const Position& to) {
+    delta::ChangeReadOptions read_options;
+    read_options.session_time_zone = context_.eval.session_time_zone;
+    std::vector<columnar::RecordBatchPtr> rows;
+    int64_t first = from.version;
+    if (from.initial_snapshot) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          rows, delta::ReadSnapshotAsInserts(fs_, root_, from.version, read_options));
+      first = from.version + 1;
+    }
+    if (first < to.version) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          auto changes, delta::ReadChanges(fs_, root_, first, to.version - 1, read_options));
+      for (auto& batch : changes) {
+        rows.push_back(std::move(batch));
+      }
+    }
+    plan::ScanSource source;
+    source.kind = plan::ScanSource::Kind::kValues;
+    source.schema = delta::ChangeFeedSchema(*snapshot_->Schema());
+    for (const auto& batch : rows) {
+      if (!batch->Schema()->AsStruct()->SameShape(*source.schema->AsStruct())) {
+        return Status::NotImplemented(fmt::format(
+            "{}: the table's schema changed after the stream started reading its change data "
+            "feed (now {}); restart the stream",
+            description_, batch->Schema()->AsStruct()->ToString()));
+      }
+    }
+    source.batches = std::move(rows);
+    source.description = fmt::format("{} changes v{}..v{}", description_, from.version,
+                                     std::max<int64_t>(to.version - 1, from.version));
+    return source;
+  }
+
   // The files and bytes after `position` (up to the available-now end); a commit the stream
   // cannot pass ends the count.
   void CountOutstanding(const Position& position) {
@@ -717,6 +782,8 @@ Result<DeltaSourceOptions> DeltaSourceOptions::FromMap(
       TRIBUTARY_ASSIGN_OR_RAISE(out.skip_change_commits, formats::BooleanOption(key, value));
     } else if (lowered == "failondataloss") {
       TRIBUTARY_ASSIGN_OR_RAISE(out.fail_on_data_loss, formats::BooleanOption(key, value));
+    } else if (lowered == "readchangefeed" || lowered == "readchangedata") {
+      TRIBUTARY_ASSIGN_OR_RAISE(out.read_change_feed, formats::BooleanOption(key, value));
     }
   }
   if ((out.starting_version || out.starting_version_latest) && out.starting_timestamp) {
@@ -753,7 +820,8 @@ std::string DeltaSourceDefinition::Description() const {
 }
 
 columnar::SchemaPtr DeltaSourceDefinition::Schema() const {
-  return snapshot_->Schema();
+  return options_.read_change_feed ? delta::ChangeFeedSchema(*snapshot_->Schema())
+                                   : snapshot_->Schema();
 }
 
 std::string DeltaSourceDefinition::Identity() const {

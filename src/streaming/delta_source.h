@@ -51,6 +51,12 @@ struct DeltaSourceOptions {
   /// failOnDataLoss: a commit the stream still needs that log cleanup removed is an error;
   /// false skips to the oldest commit left (losing data). Default: true.
   bool fail_on_data_loss = true;
+  /// readChangeFeed (or readChangeData): the stream's rows are the table's change data feed
+  /// (delta::ChangeFeedSchema): the initial snapshot as inserts unless a starting version or
+  /// timestamp is given, then each commit's changes as delta::ReadChanges reads them. A batch
+  /// holds whole commits; maxFilesPerTrigger / maxBytesPerTrigger do not split them.
+  /// Default: false.
+  bool read_change_feed = false;
 
   /// Options from a reader's option map; unknown keys are ignored (other layers share the
   /// map); a bad value is InvalidArgument naming the option and value.

@@ -98,15 +98,16 @@ SourceOptionKeys CloudFilesOptionKeys(std::string_view format) {
 }
 
 SourceOptionKeys DeltaSourceOptionKeys() {
-  // DeltaSourceOptions::FromMap; the change data feed, event-time ordering of the initial
-  // snapshot and schema tracking are Delta's and not implemented yet.
+  // DeltaSourceOptions::FromMap; event-time ordering of the initial snapshot and schema
+  // tracking are Delta's and not implemented yet.
   return {
       {"maxFilesPerTrigger", "maxBytesPerTrigger", "startingVersion", "startingTimestamp",
-       "ignoreDeletes", "ignoreChanges", "skipChangeCommits", "failOnDataLoss"},
-      {"readChangeFeed", "readChangeData", "withEventTimeOrder", "schemaTrackingLocation",
-       "schemaLocation", "excludeRegex", "ignoreFileDeletion", "endingVersion", "endingTimestamp",
-       "allowSourceColumnRenameAndDrop", "allowSourceColumnRename", "allowSourceColumnDrop",
-       "allowSourceColumnTypeChange", "streamingSourceTrackingId", "versionAsOf", "timestampAsOf"},
+       "ignoreDeletes", "ignoreChanges", "skipChangeCommits", "failOnDataLoss", "readChangeFeed",
+       "readChangeData"},
+      {"withEventTimeOrder", "schemaTrackingLocation", "schemaLocation", "excludeRegex",
+       "ignoreFileDeletion", "endingVersion", "endingTimestamp", "allowSourceColumnRenameAndDrop",
+       "allowSourceColumnRename", "allowSourceColumnDrop", "allowSourceColumnTypeChange",
+       "streamingSourceTrackingId", "versionAsOf", "timestampAsOf"},
       /*allow_cloud_files_prefix=*/false};
 }
 

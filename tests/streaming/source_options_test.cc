@@ -71,9 +71,9 @@ TEST_F(SourceOptionsTest, KeysNotImplementedYetAreRefusedByName) {
       Define("cloudFiles", {{"cloudFiles.format", "json"}, {"cloudFiles.queueUrl", "x"}});
   ASSERT_RAISES(InvalidArgument, queue);
   EXPECT_THAT(queue.Message(), HasSubstr("an SQS queue URL"));
-  Status change_feed = Define("delta", {{"readChangeFeed", "true"}}, false);
-  ASSERT_RAISES(NotImplemented, change_feed);
-  EXPECT_THAT(change_feed.Message(), HasSubstr("'readChangeFeed' of the Delta source"));
+  Status event_time = Define("delta", {{"withEventTimeOrder", "true"}}, false);
+  ASSERT_RAISES(NotImplemented, event_time);
+  EXPECT_THAT(event_time.Message(), HasSubstr("'withEventTimeOrder' of the Delta source"));
   Status clean = Define("json", {{"cleanSource", "delete"}});
   ASSERT_RAISES(NotImplemented, clean);
 }
