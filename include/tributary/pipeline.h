@@ -8,6 +8,14 @@
 //   CREATE OR REFRESH STREAMING TABLE silver AS
 //     SELECT * FROM STREAM(bronze) WHERE status = 'active';
 //
+// A streaming table without a query is the target of an AUTO CDC flow (also spelled APPLY
+// CHANGES INTO), which applies a stream of change events by key in SEQUENCE BY order:
+//
+//   CREATE OR REFRESH STREAMING TABLE customers;
+//   CREATE FLOW customers_cdc AS AUTO CDC INTO customers FROM STREAM(customer_changes)
+//     KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq
+//     COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1;
+//
 // Running a pipeline:
 //  1. runs its other statements (CREATE TABLE, INSERT, ...) in file order, so static tables a
 //     stream joins with exist; so that every run can run them again, CREATE TABLE ... AS query

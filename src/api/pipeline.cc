@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "api/api_state.h"
+#include "api/auto_cdc.h"
 #include "common/ascii.h"
 #include "delta/log_segment.h"
 #include "delta/table_writes.h"
@@ -40,6 +41,10 @@ struct StreamingTableDefinition {
   std::string sql;
   /// Tables of the pipeline it reads (lowercased).
   std::vector<std::string> reads;
+  /// `sql` is an AUTO CDC flow into the table, which its CREATE STREAMING TABLE without a
+  /// query declares; `properties` are that statement's TBLPROPERTIES.
+  bool auto_cdc = false;
+  std::map<std::string, std::string> properties;
 };
 
 namespace {
@@ -124,9 +129,47 @@ struct PipelineState {
     return bound;
   }
 
+  Result<AutoCdcFlowPlan> BindFlow(const StreamingTableDefinition& table) const {
+    TRIBUTARY_ASSIGN_OR_RAISE(sql::Statement statement, sql::ParseStatement(table.sql));
+    auto flow = BindAutoCdcFlow(*ApiAccess::State(*session), statement, CheckpointOf(table.name));
+    if (!flow.ok()) {
+      return flow.status().WithContext(fmt::format("streaming table {}", table.name));
+    }
+    return flow;
+  }
+
+  // An AUTO CDC target: the flow's columns and the declaring statement's properties.
+  Status CreateFlowTarget(const StreamingTableDefinition& table) {
+    TRIBUTARY_ASSIGN_OR_RAISE(AutoCdcFlowPlan flow, BindFlow(table));
+    auto created = CreateAutoCdcTarget(*ApiAccess::State(*session), flow, table.properties,
+                                       "CREATE STREAMING TABLE");
+    if (!created.ok()) {
+      return created.status().WithContext(fmt::format("creating streaming table {}", table.name));
+    }
+    if (*created) {
+      EmitCreated(table.name, *flow.target_schema);
+    }
+    return Status::OK();
+  }
+
+  void EmitCreated(const std::string& name, const columnar::Schema& schema) {
+    PipelineEvent event;
+    event.kind = PipelineEvent::Kind::kTableCreated;
+    event.table = name;
+    std::vector<std::string> columns;
+    for (const columnar::Field& field : schema.Fields()) {
+      columns.push_back(field.Name() + " " + field.Type()->ToString());
+    }
+    event.message = fmt::format("{}", fmt::join(columns, ", "));
+    Emit(event);
+  }
+
   // The table as an empty Delta table with its query's columns, partitioning and properties,
   // unless it exists.
   Status CreateTable(const StreamingTableDefinition& table) {
+    if (table.auto_cdc) {
+      return CreateFlowTarget(table);
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound, BindTable(table));
     storage::FileSystem& fs = *ApiAccess::State(*session)->fs;
     if (delta::HasDeltaLog(fs, bound.path)) {
@@ -142,15 +185,7 @@ struct PipelineState {
     if (!created.ok()) {
       return created.status().WithContext(fmt::format("creating streaming table {}", table.name));
     }
-    PipelineEvent event;
-    event.kind = PipelineEvent::Kind::kTableCreated;
-    event.table = table.name;
-    std::vector<std::string> columns;
-    for (const columnar::Field& field : schema->Fields()) {
-      columns.push_back(field.Name() + " " + field.Type()->ToString());
-    }
-    event.message = fmt::format("{}", fmt::join(columns, ", "));
-    Emit(event);
+    EmitCreated(table.name, *schema);
     return Status::OK();
   }
 
@@ -243,15 +278,22 @@ Status PipelineState::RunTable(const StreamingTableDefinition& table) {
   const SessionState& state = *ApiAccess::State(*session);
   int restarts = 0;
   while (!StopRequested()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound, BindTable(table));
     const std::string checkpoint = CheckpointOf(table.name);
-
-    std::map<std::string, std::string> sink_options(bound.create.properties.begin(),
-                                                    bound.create.properties.end());
-    sink_options["mergeSchema"] = "true";
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        std::unique_ptr<streaming::DeltaSink> sink,
-        streaming::DeltaSink::Make(bound.path, sink_options, bound.create.partition_by));
+    plan::LogicalPlanPtr plan;
+    std::unique_ptr<streaming::Sink> sink;
+    if (table.auto_cdc) {
+      TRIBUTARY_ASSIGN_OR_RAISE(AutoCdcFlowPlan flow, BindFlow(table));
+      plan = flow.plan;
+      sink = MakeAutoCdcSink(state, flow);
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound, BindTable(table));
+      std::map<std::string, std::string> sink_options(bound.create.properties.begin(),
+                                                      bound.create.properties.end());
+      sink_options["mergeSchema"] = "true";
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          sink, streaming::DeltaSink::Make(bound.path, sink_options, bound.create.partition_by));
+      plan = bound.plan;
+    }
     // Available-now runs have a known backlog: the files present at start.
     const bool available_now = options.trigger.GetKind() == Trigger::Kind::kAvailableNow;
     auto listener = std::make_shared<TableListener>(
@@ -272,7 +314,7 @@ Status PipelineState::RunTable(const StreamingTableDefinition& table) {
     }
     query.listeners.push_back(listener);
     auto started =
-        streaming::StreamExecution::Start(bound.plan, std::move(sink), std::move(query), state.fs);
+        streaming::StreamExecution::Start(plan, std::move(sink), std::move(query), state.fs);
     if (!started.ok()) {
       return started.status().WithContext(fmt::format("streaming table {}", table.name));
     }
@@ -337,6 +379,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Parse(std::shared_ptr<Session> sessi
   state->options = std::move(options);
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<sql::StatementText> texts, sql::SplitStatements(sql));
   std::vector<StreamingTableDefinition> tables;
+  // Streaming tables without a query, by name: their TBLPROPERTIES; an AUTO CDC flow fills
+  // each.
+  std::map<std::string, std::map<std::string, std::string>> declared;
   for (const sql::StatementText& text : texts) {
     auto statement = sql::ParseStatement(text.text);
     if (!statement.ok()) {
@@ -344,19 +389,27 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Parse(std::shared_ptr<Session> sessi
           fmt::format("the statement at line {}", text.position.line));
     }
     const auto* create = std::get_if<sql::CreateTable>(&statement->body);
-    if (create == nullptr || !create->streaming) {
+    const auto* flow = std::get_if<sql::AutoCdc>(&statement->body);
+    if ((create == nullptr || !create->streaming) && flow == nullptr) {
       state->statements.emplace_back(text.text);
       continue;
     }
-    if (create->table.IsPath() || create->table.parts.size() != 1) {
+    const sql::TableName& name = create != nullptr ? create->table : flow->target;
+    if (name.IsPath() || name.parts.size() != 1) {
       return Status::InvalidArgument(
           fmt::format("streaming table {} at line {}: a pipeline's tables are warehouse names",
-                      create->table.ToString(), text.position.line));
+                      name.ToString(), text.position.line));
+    }
+    if (create != nullptr && create->query == nullptr) {
+      declared[AsciiLower(name.parts[0])].insert(create->properties.begin(),
+                                                 create->properties.end());
+      continue;
     }
     StreamingTableDefinition table;
-    table.name = AsciiLower(create->table.parts[0]);
+    table.name = AsciiLower(name.parts[0]);
     table.sql = std::string(text.text);
     table.reads = sql::ReferencedTables(*statement);
+    table.auto_cdc = flow != nullptr;
     if (std::any_of(tables.begin(), tables.end(),
                     [&](const auto& other) { return other.name == table.name; })) {
       return Status::InvalidArgument(
@@ -364,6 +417,28 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Parse(std::shared_ptr<Session> sessi
                       text.position.line));
     }
     tables.push_back(std::move(table));
+  }
+  // Databricks' rule: an AUTO CDC flow writes a streaming table the pipeline declares, and a
+  // streaming table without a query is written by a flow.
+  for (StreamingTableDefinition& table : tables) {
+    auto declaration = declared.find(table.name);
+    if (table.auto_cdc && declaration == declared.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "AUTO CDC INTO {}: the target needs a CREATE STREAMING TABLE {} without a query",
+          table.name, table.name));
+    }
+    if (declaration != declared.end()) {
+      if (!table.auto_cdc) {
+        return Status::InvalidArgument(
+            fmt::format("streaming table {} is defined twice", table.name));
+      }
+      table.properties = declaration->second;
+      declared.erase(declaration);
+    }
+  }
+  if (!declared.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "streaming table {} has no query and no AUTO CDC flow into it", declared.begin()->first));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(state->tables, DependencyOrder(std::move(tables)));
   // The constructor is private (users get pipelines from Parse only), out of make_unique's
