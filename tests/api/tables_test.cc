@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -200,6 +201,103 @@ TEST_F(TablesTest, ExternalTableInsideTheWarehouseIsListedOnce) {
   catalog.warehouse = warehouse_;
   ASSERT_OK_AND_ASSIGN(auto external, plan::ListExternalTables(catalog));
   EXPECT_THAT(external, ElementsAre("events", "events-old", "inside"));
+}
+
+// ---- DELETE, UPDATE and MERGE through Session::Sql ----
+
+// The history row of `version` as JSON (DESCRIBE HISTORY's columns).
+std::string HistoryRow(Session& session, const std::string& table, int64_t version) {
+  auto rows = session.Sql("DESCRIBE HISTORY " + table).Collect();
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  for (const Row& row : rows.ok() ? *rows : std::vector<Row>{}) {
+    const std::string json = row.ToJson();
+    if (json.find(fmt::format(R"("version":{},)", version)) != std::string::npos) {
+      return json;
+    }
+  }
+  return "";
+}
+
+TEST_F(TablesTest, DmlCommitsShowTheirMetricsInTheHistory) {
+  auto session = NewSession();
+  ASSERT_OK(session->Sql("CREATE TABLE t (id BIGINT, v STRING)").Status());
+  ASSERT_OK(session->Sql("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')").Status());
+  EXPECT_THAT(Rows(*session, "DELETE FROM t WHERE id >= 2"),
+              ElementsAre(R"({"num_affected_rows":2})"));
+  const std::string deleted = HistoryRow(*session, "t", 2);
+  EXPECT_THAT(deleted, HasSubstr(R"("operation":"DELETE")"));
+  EXPECT_THAT(deleted, HasSubstr(R"({"key":"numDeletedRows","value":"2"})"));
+  EXPECT_THAT(Rows(*session, "UPDATE t SET v = 'z'"), ElementsAre(R"({"num_affected_rows":1})"));
+  EXPECT_THAT(HistoryRow(*session, "t", 3), HasSubstr(R"({"key":"numUpdatedRows","value":"1"})"));
+  // A commit without metrics (the table's creation) shows none.
+  EXPECT_THAT(HistoryRow(*session, "t", 0), HasSubstr(R"("operationMetrics":null)"));
+}
+
+TEST_F(TablesTest, DmlTakesIdempotentWritesAndAutoMergeFromTheSession) {
+  auto session = NewSession();
+  ASSERT_OK(session->Sql("CREATE TABLE t (id BIGINT, v STRING)").Status());
+  ASSERT_OK(session->Sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')").Status());
+  auto with = [&](std::map<std::string, std::string> config) {
+    Session::Builder builder;
+    builder.Warehouse(warehouse_).TimeZone("UTC");
+    for (const auto& [key, value] : config) {
+      builder.Config(key, value);
+    }
+    auto built = builder.Build();
+    EXPECT_TRUE(built.ok()) << built.status().ToString();
+    return built.ok() ? *built : nullptr;
+  };
+  const std::map<std::string, std::string> txn = {
+      {"spark.databricks.delta.write.txnAppId", "job-7"},
+      {"spark.databricks.delta.write.txnVersion", "4"}};
+  auto first = with(txn);
+  EXPECT_THAT(Rows(*first, "DELETE FROM t WHERE id = 1"),
+              ElementsAre(R"({"num_affected_rows":1})"));
+  // The same application version again (a re-run batch) changes nothing.
+  auto again = with(txn);
+  EXPECT_THAT(Rows(*again, "DELETE FROM t WHERE id = 2"),
+              ElementsAre(R"({"num_affected_rows":0})"));
+  EXPECT_THAT(Rows(*session, "SELECT id FROM t"), ElementsAre(R"({"id":2})"));
+  EXPECT_EQ(HistoryRow(*session, "t", 3), "");
+
+  auto half = with({{"spark.databricks.delta.write.txnAppId", "job-7"}});
+  auto refused = half->Sql("DELETE FROM t").Collect();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().Message(),
+              HasSubstr("Invalid options for idempotent Dataframe writes: Both "
+                        "spark.databricks.delta.write.txnAppId and "
+                        "spark.databricks.delta.write.txnVersion must be specified"));
+
+  ASSERT_OK(session->Sql("CREATE TABLE wide (id BIGINT, v STRING, extra INT)").Status());
+  ASSERT_OK(session->Sql("INSERT INTO wide VALUES (9, 'n', 90)").Status());
+  const std::string merge =
+      "MERGE INTO t USING wide s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *";
+  auto merging = with({{"spark.databricks.delta.schema.autoMerge.enabled", "true"}});
+  EXPECT_THAT(Rows(*merging, merge),
+              ElementsAre(R"({"num_affected_rows":1,"num_updated_rows":0,"num_deleted_rows":0,)"
+                          R"("num_inserted_rows":1})"));
+  EXPECT_THAT(Rows(*session, "SELECT id, v, extra FROM t"),
+              ElementsAre(R"({"id":2,"v":"b","extra":null})", R"({"id":9,"v":"n","extra":90})"));
+}
+
+TEST_F(TablesTest, DmlFailuresPointAtTheStatement) {
+  auto session = NewSession();
+  ASSERT_OK(session->Sql("CREATE TABLE t (id BIGINT, v STRING)").Status());
+  ASSERT_OK(session->Sql("INSERT INTO t VALUES (1, 'a')").Status());
+  // Found while running (two source rows for one target row): placed at the target.
+  auto twice = session
+                   ->Sql(
+                       "MERGE INTO t USING (SELECT 1 AS id UNION ALL SELECT 1 AS id) s "
+                       "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'x'")
+                   .Collect();
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(twice.status().Message(),
+              HasSubstr("DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE"));
+  EXPECT_THAT(twice.status().Message(), HasSubstr("at line 1, column 12"));
+  auto flow = session->Sql("AUTO CDC INTO t FROM STREAM(t) KEYS (id) SEQUENCE BY id").Collect();
+  ASSERT_FALSE(flow.ok());
+  EXPECT_THAT(flow.status().Message(), HasSubstr("is a flow of a pipeline"));
+  EXPECT_THAT(Rows(*session, "SELECT id, v FROM t"), ElementsAre(R"({"id":1,"v":"a"})"));
 }
 
 }  // namespace
