@@ -30,19 +30,7 @@ class DeltaChangeFeedSourceTest : public ::testing::Test {
 
   std::unique_ptr<Source> Open(const std::map<std::string, std::string>& options,
                                const std::string& checkpoint = "ckpt") {
-    auto definition = DeltaSourceDefinition::Make(fs_, root_, options);
-    EXPECT_TRUE(definition.ok()) << definition.status().ToString();
-    if (!definition.ok()) {
-      return nullptr;
-    }
-    definition_ = *definition;
-    SourceContext context;
-    context.fs = &fs_;
-    context.checkpoint_location = dir_.Join(checkpoint);
-    context.metadata_dir = dir_.Join(checkpoint + "/sources/0");
-    auto source = definition_->Open(context);
-    EXPECT_TRUE(source.ok()) << source.status().ToString();
-    return source.ok() ? std::move(*source) : nullptr;
+    return testing::OpenDeltaSource(fs_, root_, options, dir_.Join(checkpoint), &definition_);
   }
 
   Offset Next(Source& source, const std::optional<Offset>& start) {
@@ -99,8 +87,7 @@ TEST_F(DeltaChangeFeedSourceTest, InitialSnapshotAsInsertsThenEachCommitsChanges
   // An append is version 4: its rows as inserts.
   auto schema = definition_->SnapshotAtDefinition()->Schema();
   ASSERT_TRUE(
-      testing::AppendRows(fs_, root_, schema, R"([[100, "Zed", 19723]])", {"birthday"})
-          .ok());
+      testing::AppendRows(fs_, root_, schema, R"([[100, "Zed", 19723]])", {"birthday"}).ok());
   const Offset second = Next(*source, first);
   EXPECT_THAT(WithoutTimestamp(Rows(*source, first, second)),
               ::testing::ElementsAre(R"({"id":100,"name":"Zed","birthday":"2024-01-01",)"
@@ -140,8 +127,7 @@ TEST_F(DeltaChangeFeedSourceTest, RestartReRunsBatchZeroFromThePinnedStart) {
   // The table moves on before the restart; batch 0 still reads the snapshot of version 3.
   auto schema = delta::Snapshot::Load(fs_, root_).ValueOrDie()->Schema();
   ASSERT_TRUE(
-      testing::AppendRows(fs_, root_, schema, R"([[101, "Amy", 19724]])", {"birthday"})
-          .ok());
+      testing::AppendRows(fs_, root_, schema, R"([[101, "Amy", 19724]])", {"birthday"}).ok());
   auto restarted = Open({{"readChangeFeed", "true"}});
   ASSERT_NE(restarted, nullptr);
   EXPECT_EQ(Rows(*restarted, std::nullopt, end), first_run);

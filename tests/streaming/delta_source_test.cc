@@ -42,19 +42,7 @@ class DeltaSourceTest : public ::testing::Test {
 
   std::unique_ptr<Source> Open(const std::map<std::string, std::string>& options = {},
                                const std::string& checkpoint = "ckpt") {
-    auto definition = DeltaSourceDefinition::Make(fs_, root_, options);
-    EXPECT_TRUE(definition.ok()) << definition.status().ToString();
-    if (!definition.ok()) {
-      return nullptr;
-    }
-    definition_ = *definition;
-    SourceContext context;
-    context.fs = &fs_;
-    context.checkpoint_location = dir_.Join(checkpoint);
-    context.metadata_dir = dir_.Join(checkpoint + "/sources/0");
-    auto source = definition_->Open(context);
-    EXPECT_TRUE(source.ok()) << source.status().ToString();
-    return source.ok() ? std::move(*source) : nullptr;
+    return testing::OpenDeltaSource(fs_, root_, options, dir_.Join(checkpoint), &definition_);
   }
 
   // Rows of (start, end] of `source`.

@@ -1,5 +1,5 @@
-// Small Delta tables for the Delta source and sink tests: appends from JSON rows, and the rows of
-// a scan as sorted canonical JSON lines.
+// Small Delta tables for the Delta source and sink tests: appends from JSON rows, the rows of
+// a scan as sorted canonical JSON lines, and Delta sources opened over a test checkpoint.
 
 #pragma once
 
@@ -15,6 +15,7 @@
 #include "exec/operator.h"
 #include "plan/plan_builder.h"
 #include "storage/local_file_system.h"
+#include "streaming/delta_source.h"
 #include "streaming/sink.h"
 #include "support/batch_from_json.h"
 #include "support/status_matchers.h"
@@ -70,6 +71,28 @@ inline Result<std::vector<std::string>> DeltaTableRows(storage::FileSystem& fs,
   source.schema = snapshot->Schema();
   source.snapshot = std::move(snapshot);
   return SortedRows(fs, std::move(source));
+}
+
+/// A Delta stream source over the table at `root` with `options`, its checkpoint folder
+/// `checkpoint` (source 0's metadata below it); `definition` receives its definition. A failure
+/// fails the test and gives null.
+inline std::unique_ptr<streaming::Source> OpenDeltaSource(
+    storage::FileSystem& fs, const std::string& root,
+    const std::map<std::string, std::string>& options, const std::string& checkpoint,
+    std::shared_ptr<const streaming::DeltaSourceDefinition>* definition) {
+  auto made = streaming::DeltaSourceDefinition::Make(fs, root, options);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  if (!made.ok()) {
+    return nullptr;
+  }
+  *definition = *made;
+  streaming::SourceContext context;
+  context.fs = &fs;
+  context.checkpoint_location = checkpoint;
+  context.metadata_dir = checkpoint + "/sources/0";
+  auto source = (*definition)->Open(context);
+  EXPECT_TRUE(source.ok()) << source.status().ToString();
+  return source.ok() ? std::move(*source) : nullptr;
 }
 
 }  // namespace tributary::testing
