@@ -316,6 +316,24 @@ TEST_F(AutoCdcTest, PipelineAppliesChangeEventFilesToADeclaredTable) {
                   R"({"id":2,"city":"Paris","_change_type":"delete","_commit_version":2})",
                   R"({"id":2,"city":"Paris","_change_type":"insert","_commit_version":1})",
                   R"({"id":3,"city":"Oslo","_change_type":"insert","_commit_version":2})"));
+  // A downstream stream reads the same changes from the target's change data feed.
+  auto changes = session_->ReadStream()
+                     .Format("delta")
+                     .Option("readChangeFeed", "true")
+                     .Option("startingVersion", "1")
+                     .Table("customers")
+                     .Select({"id", "city", "_change_type", "_commit_version"})
+                     .WriteStream()
+                     .Format("memory")
+                     .QueryName("customer_changes")
+                     .Trigger(Trigger::AvailableNow())
+                     .Option("checkpointLocation", dir_.Join("checkpoints/customer_changes"))
+                     .Start();
+  ASSERT_OK(changes.status());
+  ASSERT_OK(changes->AwaitTermination());
+  EXPECT_EQ(Rows("SELECT * FROM customer_changes"),
+            Rows("SELECT id, city, _change_type, _commit_version "
+                 "FROM table_changes('customers', 1)"));
 
   auto undeclared = Pipeline::Parse(session_,
                                     "AUTO CDC INTO t FROM STREAM(events) KEYS (id) "
