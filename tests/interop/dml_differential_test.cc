@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -23,6 +25,7 @@
 #include "support/row_json.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
+#include "tributary/delta_table.h"
 #include "tributary/session.h"
 
 namespace tributary {
@@ -35,6 +38,28 @@ std::vector<std::string> OurRows(const std::string& root, std::optional<int64_t>
   return testing::SortedRows(fs, root, version);
 }
 
+// A MERGE clause as the DeltaTable API takes it.
+struct ApiClause {
+  enum Kind { kMatched, kNotMatched, kNotMatchedBySource } kind = kMatched;
+  // Empty: no condition.
+  std::string condition;
+  enum Action { kDelete, kUpdate, kUpdateAll, kInsert, kInsertAll } action = kDelete;
+  std::map<std::string, std::string> values;
+};
+
+// One generated statement: its SQL (both engines run it) and, for DELETE, UPDATE and MERGE,
+// its parts for the DeltaTable API (same meaning).
+struct DmlStatement {
+  enum Kind { kInsert, kDelete, kUpdate, kMerge } kind = kInsert;
+  std::string sql;
+  // DELETE/UPDATE: the WHERE condition (empty: none); MERGE: the ON condition.
+  std::string condition;
+  std::map<std::string, std::string> set;
+  // MERGE: the source query (aliased src) and the clauses in order.
+  std::string source;
+  std::vector<ApiClause> clauses;
+};
+
 // Seeded DML over table t (id BIGINT, p STRING, v BIGINT, s STRING) in the dialect both
 // engines share. MERGE sources have unique ids, so no target row matches two source rows
 // (that is an error in Delta and not in DuckDB); conditions reach NULLs in v and s, so
@@ -43,7 +68,7 @@ class DmlGenerator {
  public:
   explicit DmlGenerator(uint32_t seed) : random_(seed) {}
 
-  std::string Next() {
+  DmlStatement Next() {
     switch (Pick(10)) {
       case 0:
       case 1:
@@ -61,17 +86,20 @@ class DmlGenerator {
   }
 
   // INSERT of `rows` rows (1 to 4 when 0).
-  std::string Insert(int rows = 0) {
-    std::string sql = "INSERT INTO t VALUES ";
+  DmlStatement Insert(int rows = 0) {
+    DmlStatement statement;
+    statement.sql = "INSERT INTO t VALUES ";
     rows = rows > 0 ? rows : 1 + Pick(4);
     for (int i = 0; i < rows; ++i) {
-      sql += fmt::format("{}({}, {}, {}, {})", i == 0 ? "" : ", ", Pick(40), PartitionValue(),
-                         BigintValue(), StringValue());
+      statement.sql += fmt::format("{}({}, {}, {}, {})", i == 0 ? "" : ", ", Pick(40),
+                                   PartitionValue(), BigintValue(), StringValue());
     }
-    return sql;
+    return statement;
   }
 
  private:
+  using Assignments = std::vector<std::pair<std::string, std::string>>;
+
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
 
   std::string PartitionValue() { return fmt::format("'{}'", "abc"[Pick(3)]); }
@@ -110,115 +138,218 @@ class DmlGenerator {
 
   // Assignments for UPDATE (from the row itself, `q` "" or "t.") or for MERGE's matched
   // update (`from` "src." reads the source row).
-  std::string Assignments(const std::string& q, const std::string& from) {
-    std::vector<std::string> set;
+  Assignments Assign(const std::string& q, const std::string& from) {
+    Assignments set;
     const int which = 1 + Pick(7);
     if (which & 1) {
       switch (Pick(4)) {
         case 0:
-          set.push_back(fmt::format("v = {}v + {}", q, 1 + Pick(5)));
+          set.emplace_back("v", fmt::format("{}v + {}", q, 1 + Pick(5)));
           break;
         case 1:
-          set.push_back(fmt::format("v = coalesce({}v, 0) * 2", q));
+          set.emplace_back("v", fmt::format("coalesce({}v, 0) * 2", q));
           break;
         case 2:
-          set.push_back(fmt::format("v = {}v", from.empty() ? q : from));
+          set.emplace_back("v", fmt::format("{}v", from.empty() ? q : from));
           break;
         default:
-          set.emplace_back("v = CAST(NULL AS BIGINT)");
+          set.emplace_back("v", "CAST(NULL AS BIGINT)");
       }
     }
     if (which & 2) {
-      set.push_back(Pick(2) == 0 ? fmt::format("s = {}s || 'q'", from.empty() ? q : from)
-                                 : fmt::format("s = '{}'", "xyz"[Pick(3)]));
+      set.emplace_back("s", Pick(2) == 0 ? fmt::format("{}s || 'q'", from.empty() ? q : from)
+                                         : fmt::format("'{}'", "xyz"[Pick(3)]));
     }
     if (which & 4) {
-      set.push_back(Pick(2) == 0 || from.empty() ? fmt::format("p = {}", PartitionValue())
-                                                 : fmt::format("p = {}p", from));
+      set.emplace_back("p",
+                       Pick(2) == 0 || from.empty() ? PartitionValue() : fmt::format("{}p", from));
     }
+    return set;
+  }
+
+  static std::string SetSql(const Assignments& set) {
     std::string out;
-    for (const std::string& item : set) {
-      out += (out.empty() ? "" : ", ") + item;
+    for (const auto& [column, value] : set) {
+      out += out.empty() ? "" : ", ";
+      out += column;
+      out += " = ";
+      out += value;
     }
     return out;
   }
 
-  std::string Delete() {
-    return Pick(12) == 0 ? "DELETE FROM t" : "DELETE FROM t WHERE " + Condition("");
+  DmlStatement Delete() {
+    DmlStatement statement;
+    statement.kind = DmlStatement::kDelete;
+    statement.condition = Pick(12) == 0 ? std::string() : Condition("");
+    statement.sql = "DELETE FROM t" +
+                    (statement.condition.empty() ? std::string() : " WHERE " + statement.condition);
+    return statement;
   }
 
-  std::string Update() {
-    return "UPDATE t SET " + Assignments("", "") +
-           (Pick(8) == 0 ? std::string() : " WHERE " + Condition(""));
+  DmlStatement Update() {
+    DmlStatement statement;
+    statement.kind = DmlStatement::kUpdate;
+    const Assignments set = Assign("", "");
+    statement.set = {set.begin(), set.end()};
+    statement.condition = Pick(8) == 0 ? std::string() : Condition("");
+    statement.sql = "UPDATE t SET " + SetSql(set) +
+                    (statement.condition.empty() ? std::string() : " WHERE " + statement.condition);
+    return statement;
   }
 
-  std::string Merge() {
+  DmlStatement Merge() {
+    DmlStatement statement;
+    statement.kind = DmlStatement::kMerge;
     std::vector<int> ids(45);
     for (int i = 0; i < 45; ++i) {
       ids[static_cast<size_t>(i)] = i;
     }
     std::shuffle(ids.begin(), ids.end(), random_);
-    std::string source;
     const int rows = 1 + Pick(6);
     for (int i = 0; i < rows; ++i) {
-      source += fmt::format("{}SELECT CAST({} AS BIGINT) AS id, {} AS p, {} AS v, {} AS s",
-                            i == 0 ? "" : " UNION ALL ", ids[static_cast<size_t>(i)],
-                            PartitionValue(), BigintValue(), StringValue());
+      statement.source +=
+          fmt::format("{}SELECT CAST({} AS BIGINT) AS id, {} AS p, {} AS v, {} AS s",
+                      i == 0 ? "" : " UNION ALL ", ids[static_cast<size_t>(i)], PartitionValue(),
+                      BigintValue(), StringValue());
     }
-    std::string sql = "MERGE INTO t USING (" + source + ") AS src ON t.id = src.id";
+    statement.condition = "t.id = src.id";
     switch (Pick(4)) {
       case 0:
-        sql += " AND t.p = src.p";
+        statement.condition += " AND t.p = src.p";
         break;
       case 1:
-        sql += " AND " + Condition("t.");
+        statement.condition += " AND " + Condition("t.");
         break;
       default:
         break;
     }
+    std::string sql =
+        "MERGE INTO t USING (" + statement.source + ") AS src ON " + statement.condition;
     // Only the last clause of each kind may go without a condition (Delta's rule).
-    int clauses = 0;
+    const auto add = [&](ApiClause clause, const std::string& head, const std::string& action) {
+      sql +=
+          head + (clause.condition.empty() ? "" : " AND " + clause.condition) + " THEN " + action;
+      statement.clauses.push_back(std::move(clause));
+    };
     const int matched = Pick(3);
     for (int i = 0; i < matched; ++i) {
-      sql += " WHEN MATCHED";
+      ApiClause clause;
+      clause.kind = ApiClause::kMatched;
       if (i + 1 < matched || Pick(2) == 0) {
-        sql += " AND " + Condition(Pick(2) == 0 ? "t." : "src.");
+        clause.condition = Condition(Pick(2) == 0 ? "t." : "src.");
       }
+      std::string action;
       switch (Pick(3)) {
         case 0:
-          sql += " THEN DELETE";
+          clause.action = ApiClause::kDelete;
+          action = "DELETE";
           break;
         case 1:
-          sql += " THEN UPDATE SET *";
+          clause.action = ApiClause::kUpdateAll;
+          action = "UPDATE SET *";
           break;
-        default:
-          sql += " THEN UPDATE SET " + Assignments("t.", "src.");
+        default: {
+          const Assignments set = Assign("t.", "src.");
+          clause.action = ApiClause::kUpdate;
+          clause.values = {set.begin(), set.end()};
+          action = "UPDATE SET " + SetSql(set);
+        }
       }
-      ++clauses;
+      add(std::move(clause), " WHEN MATCHED", action);
     }
     const int not_matched = Pick(3);
     for (int i = 0; i < not_matched; ++i) {
-      sql += Pick(2) == 0 ? " WHEN NOT MATCHED" : " WHEN NOT MATCHED BY TARGET";
+      ApiClause clause;
+      clause.kind = ApiClause::kNotMatched;
+      const std::string head = Pick(2) == 0 ? " WHEN NOT MATCHED" : " WHEN NOT MATCHED BY TARGET";
       if (i + 1 < not_matched || Pick(2) == 0) {
-        sql += " AND " + Condition("src.");
+        clause.condition = Condition("src.");
       }
-      sql += Pick(2) == 0 ? " THEN INSERT *"
-                          : " THEN INSERT (id, p, v, s) VALUES (src.id, src.p, src.v + 100, 'n')";
-      ++clauses;
+      std::string action;
+      if (Pick(2) == 0) {
+        clause.action = ApiClause::kInsertAll;
+        action = "INSERT *";
+      } else {
+        clause.action = ApiClause::kInsert;
+        clause.values = {{"id", "src.id"}, {"p", "src.p"}, {"v", "src.v + 100"}, {"s", "'n'"}};
+        action = "INSERT (id, p, v, s) VALUES (src.id, src.p, src.v + 100, 'n')";
+      }
+      add(std::move(clause), head, action);
     }
-    const int by_source = clauses == 0 ? 1 : Pick(2);
+    const int by_source = statement.clauses.empty() ? 1 : Pick(2);
     for (int i = 0; i < by_source; ++i) {
-      sql += " WHEN NOT MATCHED BY SOURCE";
+      ApiClause clause;
+      clause.kind = ApiClause::kNotMatchedBySource;
       if (Pick(3) != 0) {
-        sql += " AND " + Condition("t.");
+        clause.condition = Condition("t.");
       }
-      sql += Pick(2) == 0 ? " THEN DELETE" : " THEN UPDATE SET " + Assignments("t.", "");
+      std::string action;
+      if (Pick(2) == 0) {
+        clause.action = ApiClause::kDelete;
+        action = "DELETE";
+      } else {
+        const Assignments set = Assign("t.", "");
+        clause.action = ApiClause::kUpdate;
+        clause.values = {set.begin(), set.end()};
+        action = "UPDATE SET " + SetSql(set);
+      }
+      add(std::move(clause), " WHEN NOT MATCHED BY SOURCE", action);
     }
-    return sql;
+    statement.sql = std::move(sql);
+    return statement;
   }
 
   std::mt19937 random_;
 };
+
+// Runs a DELETE, UPDATE or MERGE through the DeltaTable API instead of SQL.
+Status RunThroughApi(const Session& session, const std::string& root,
+                     const DmlStatement& statement) {
+  TRIBUTARY_ASSIGN_OR_RAISE(DeltaTable table, DeltaTable::ForPath(session, root));
+  switch (statement.kind) {
+    case DmlStatement::kDelete:
+      return (statement.condition.empty() ? table.Delete() : table.Delete(statement.condition))
+          .status();
+    case DmlStatement::kUpdate:
+      return (statement.condition.empty() ? table.UpdateExpr(statement.set)
+                                          : table.UpdateExpr(statement.condition, statement.set))
+          .status();
+    case DmlStatement::kMerge: {
+      DeltaMergeBuilder merge =
+          table.As("t").Merge(session.Sql(statement.source).Alias("src"), statement.condition);
+      for (const ApiClause& clause : statement.clauses) {
+        const bool has = !clause.condition.empty();
+        switch (clause.kind) {
+          case ApiClause::kMatched: {
+            auto when = has ? merge.WhenMatched(clause.condition) : merge.WhenMatched();
+            merge = clause.action == ApiClause::kDelete      ? when.Delete()
+                    : clause.action == ApiClause::kUpdateAll ? when.UpdateAll()
+                                                             : when.UpdateExpr(clause.values);
+            break;
+          }
+          case ApiClause::kNotMatched: {
+            auto when = has ? merge.WhenNotMatched(clause.condition) : merge.WhenNotMatched();
+            merge = clause.action == ApiClause::kInsertAll ? when.InsertAll()
+                                                           : when.InsertExpr(clause.values);
+            break;
+          }
+          case ApiClause::kNotMatchedBySource: {
+            auto when = has ? merge.WhenNotMatchedBySource(clause.condition)
+                            : merge.WhenNotMatchedBySource();
+            merge = clause.action == ApiClause::kDelete ? when.Delete()
+                                                        : when.UpdateExpr(clause.values);
+            break;
+          }
+        }
+      }
+      return merge.Execute().status();
+    }
+    case DmlStatement::kInsert:
+      break;
+  }
+  return session.Sql(statement.sql).Collect().status();
+}
 
 struct TableShape {
   bool partitioned = false;
@@ -252,10 +383,13 @@ void CheckSequence(const TableShape& shape, uint32_t seed, int statements) {
       auto session,
       Session::Builder().Warehouse(dir.Path() + "/warehouse").TimeZone("UTC").Build());
   ASSERT_OK(session->Sql(CreateTableSql(shape, root)).Collect().status());
+  storage::LocalFileSystem fs;
+  ASSERT_OK_AND_ASSIGN(auto created, delta::Snapshot::Load(fs, root));
+  const int64_t created_version = created->Version();
 
   DmlGenerator generator(seed);
   // Three appends first, so statements meet several files (and several per partition).
-  std::vector<std::string> sequence;
+  std::vector<DmlStatement> sequence;
   sequence.reserve(3 + static_cast<size_t>(statements));
   for (int i = 0; i < 3; ++i) {
     sequence.push_back(generator.Insert(6));
@@ -264,21 +398,29 @@ void CheckSequence(const TableShape& shape, uint32_t seed, int statements) {
     sequence.push_back(generator.Next());
   }
   std::vector<std::string> duck = {"CREATE TABLE t (id BIGINT, p VARCHAR, v BIGINT, s VARCHAR)"};
-  for (const std::string& statement : sequence) {
-    duck.push_back(statement);
+  for (const DmlStatement& statement : sequence) {
+    duck.push_back(statement.sql);
     duck.emplace_back(kReadAll);
   }
   ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleQueryMany(duck));
 
-  storage::LocalFileSystem fs;
   std::vector<int64_t> versions;
   std::vector<std::vector<std::string>> ours_after;
   int non_empty = 0;
+  int api_statements = 0;
   for (size_t i = 0; i < sequence.size(); ++i) {
-    SCOPED_TRACE("statement " + std::to_string(i) + ": " + sequence[i]);
+    // Every other DELETE, UPDATE and MERGE goes through the DeltaTable API.
+    const bool through_api = sequence[i].kind != DmlStatement::kInsert && i % 2 == 1;
+    SCOPED_TRACE(fmt::format("statement {}{}: {}", i, through_api ? " (DeltaTable API)" : "",
+                             sequence[i].sql));
     ASSERT_OK(expected[1 + 2 * i].status());
     ASSERT_OK(expected[2 + 2 * i].status());
-    ASSERT_OK(session->Sql(sequence[i]).Collect().status());
+    if (through_api) {
+      ASSERT_OK(RunThroughApi(*session, root, sequence[i]));
+      ++api_statements;
+    } else {
+      ASSERT_OK(session->Sql(sequence[i].sql).Collect().status());
+    }
     ASSERT_OK_AND_ASSIGN(auto rows, session->Sql(kReadAll).Collect());
     std::vector<std::string> ours = testing::SortedJson(rows);
     ASSERT_EQ(ours, Sorted(*expected[2 + 2 * i]));
@@ -288,16 +430,53 @@ void CheckSequence(const TableShape& shape, uint32_t seed, int statements) {
     ours_after.push_back(std::move(ours));
   }
   EXPECT_GT(non_empty, static_cast<int>(sequence.size()) / 2);
+  EXPECT_GT(api_statements, 0);
 
   ASSERT_OK_AND_ASSIGN(auto replayed, testing::ReplayDeltaVersions(root, versions));
   int files_with_dv = 0;
   for (size_t i = 0; i < versions.size(); ++i) {
-    SCOPED_TRACE("after statement " + std::to_string(i) + ": " + sequence[i]);
+    SCOPED_TRACE("after statement " + std::to_string(i) + ": " + sequence[i].sql);
     EXPECT_EQ(replayed[i].version, versions[i]);
     EXPECT_EQ(replayed[i].rows, ours_after[i]);
     for (const auto& file : replayed[i].files) {
       files_with_dv += file.deletion_vector.has_value() ? 1 : 0;
     }
+  }
+  // The change data feed, applied to each version's rows, gives the next version's rows:
+  // deletes and update preimages were there and go, inserts and update postimages come.
+  if (shape.change_data_feed) {
+    std::vector<std::string> previous;
+    int64_t previous_version = created_version;
+    int change_rows = 0;
+    for (size_t i = 0; i < versions.size(); ++i) {
+      if (versions[i] == previous_version) {
+        continue;
+      }
+      SCOPED_TRACE("changes of statement " + std::to_string(i) + ": " + sequence[i].sql);
+      const auto changes = [&](const char* types) {
+        return session
+            ->Sql(fmt::format("SELECT id, p, v, s FROM table_changes('t', {}, {}) WHERE "
+                              "_change_type IN ({})",
+                              previous_version + 1, versions[i], types))
+            .Collect();
+      };
+      ASSERT_OK_AND_ASSIGN(auto removed, changes("'delete', 'update_preimage'"));
+      ASSERT_OK_AND_ASSIGN(auto added, changes("'insert', 'update_postimage'"));
+      std::multiset<std::string> state(previous.begin(), previous.end());
+      for (const std::string& row : testing::Json(removed)) {
+        const auto it = state.find(row);
+        ASSERT_NE(it, state.end()) << "a removed change row that was not in the table: " << row;
+        state.erase(it);
+      }
+      for (std::string& row : testing::Json(added)) {
+        state.insert(std::move(row));
+      }
+      EXPECT_EQ(std::vector<std::string>(state.begin(), state.end()), ours_after[i]);
+      change_rows += static_cast<int>(removed.size() + added.size());
+      previous = ours_after[i];
+      previous_version = versions[i];
+    }
+    EXPECT_GT(change_rows, 0);
   }
   // Deletion vectors are written exactly when the table enables them.
   if (shape.deletion_vectors) {
