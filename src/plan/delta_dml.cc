@@ -259,9 +259,16 @@ ExprPtr NullOf(const columnar::DataTypePtr& type) {
   return expr::Lit(expr::Scalar::Null(type));
 }
 
-// The index of `column` among `schema`'s fields (ignoring case, as Spark), or InvalidArgument
-// as Spark's unresolved column error.
-Result<int> TargetColumn(const Schema& schema, const std::string& column, std::string_view what) {
+// The index of `name` among `schema`'s fields (ignoring case, as Spark; `alias.name` is the
+// same column), or InvalidArgument as Spark's unresolved column error.
+Result<int> TargetColumn(const Schema& schema, const std::string& name, const std::string& alias,
+                         std::string_view what) {
+  std::string column = name;
+  if (!alias.empty() && column.size() > alias.size() + 1 && column[alias.size()] == '.' &&
+      EqualsIgnoreAsciiCase(std::string_view(column).substr(0, alias.size()), alias) &&
+      schema.FieldIndex(column) < 0) {
+    column.erase(0, alias.size() + 1);
+  }
   if (column.find('.') != std::string::npos && schema.FieldIndex(column) < 0) {
     return Status::NotImplemented(
         fmt::format("{}: assigning a nested field ('{}') is not supported; assign the whole struct",
@@ -284,10 +291,10 @@ Result<int> TargetColumn(const Schema& schema, const std::string& column, std::s
 // The assignments of one clause by target column index (later duplicates refused).
 Result<std::vector<ExprPtr>> AssignmentsByColumn(const Schema& schema,
                                                  const std::vector<DmlAssignment>& assignments,
-                                                 std::string_view what) {
+                                                 const std::string& alias, std::string_view what) {
   std::vector<ExprPtr> out(static_cast<size_t>(schema.NumFields()));
   for (const DmlAssignment& assignment : assignments) {
-    TRIBUTARY_ASSIGN_OR_RAISE(int index, TargetColumn(schema, assignment.column, what));
+    TRIBUTARY_ASSIGN_OR_RAISE(int index, TargetColumn(schema, assignment.column, alias, what));
     if (out[static_cast<size_t>(index)] != nullptr) {
       return Status::InvalidArgument(fmt::format(
           "[DUPLICATE_ASSIGNMENTS] The columns or variables {} appear more than once as "
@@ -466,7 +473,7 @@ Result<DmlResult> UpdateTable(const Catalog& catalog, const std::string& path,
   }
   const columnar::SchemaPtr& schema = snapshot->Schema();
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ExprPtr> assigned,
-                            AssignmentsByColumn(*schema, assignments, "UPDATE"));
+                            AssignmentsByColumn(*schema, assignments, alias, "UPDATE"));
   const ExprPtr predicate = StripQualifier(condition, alias);
   TRIBUTARY_ASSIGN_OR_RAISE(TargetRows target,
                             ReadFiltered(catalog, *snapshot, alias, condition, predicate));
@@ -764,8 +771,8 @@ Result<DmlResult> MergeIntoTable(const Catalog& catalog, const MergeSpec& spec,
     const std::string_view what = insert ? "MERGE's INSERT clause" : "MERGE's UPDATE clause";
     std::vector<ExprPtr> assigned(static_cast<size_t>(n));
     if (!all) {
-      TRIBUTARY_ASSIGN_OR_RAISE(assigned,
-                                AssignmentsByColumn(*final_schema, clause.assignments, what));
+      TRIBUTARY_ASSIGN_OR_RAISE(assigned, AssignmentsByColumn(*final_schema, clause.assignments,
+                                                              spec.target_alias, what));
     }
     const ExprPtr is_clause =
         expr::Call(expr::Op::kEqual,

@@ -86,7 +86,7 @@ TEST_F(DeltaTableDmlTest, DeleteAndUpdateChangeTheMatchingRows) {
                        table.Update(Col("id") == Lit(int64_t{3}),
                                     {{"name", Upper(Col("name"))}, {"v", Col("v") + Lit(1)}}));
   EXPECT_THAT(Json(updated.Collect()), ElementsAre(R"({"num_affected_rows":1})"));
-  ASSERT_OK(table.UpdateExpr({{"v", "v * 10"}}).status());
+  ASSERT_OK(table.UpdateExpr({{"t.v", "v * 10"}}).status());
   EXPECT_THAT(TableRows(*session_),
               ElementsAre(R"({"id":1,"name":"a","v":100})", R"({"id":3,"name":"C","v":310})"));
   auto history = Json(table.History(3).Select({Col("operation")}).Collect());

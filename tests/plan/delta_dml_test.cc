@@ -278,7 +278,7 @@ TEST_P(DeltaDmlTest, MergeWithEveryClauseKindMatchesDuckDb) {
   spec.clauses.push_back({MergeMatch::kMatched,
                           Sql("t.id <> 3"),
                           MergeAction::kUpdate,
-                          {Set("v", "t.v + s.v"), Set("name", "s.name")}});
+                          {Set("v", "t.v + s.v"), Set("t.name", "s.name")}});
   spec.clauses.push_back(
       {MergeMatch::kNotMatchedByTarget,
        Sql("s.v > 10"),
