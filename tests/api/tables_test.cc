@@ -210,7 +210,7 @@ std::string HistoryRow(Session& session, const std::string& table, int64_t versi
   auto rows = session.Sql("DESCRIBE HISTORY " + table).Collect();
   EXPECT_TRUE(rows.ok()) << rows.status().ToString();
   for (const Row& row : rows.ok() ? *rows : std::vector<Row>{}) {
-    const std::string json = row.ToJson();
+    std::string json = row.ToJson();
     if (json.find(fmt::format(R"("version":{},)", version)) != std::string::npos) {
       return json;
     }
@@ -237,7 +237,7 @@ TEST_F(TablesTest, DmlTakesIdempotentWritesAndAutoMergeFromTheSession) {
   auto session = NewSession();
   ASSERT_OK(session->Sql("CREATE TABLE t (id BIGINT, v STRING)").Status());
   ASSERT_OK(session->Sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')").Status());
-  auto with = [&](std::map<std::string, std::string> config) {
+  auto with = [&](const std::map<std::string, std::string>& config) {
     Session::Builder builder;
     builder.Warehouse(warehouse_).TimeZone("UTC");
     for (const auto& [key, value] : config) {
