@@ -139,5 +139,31 @@ TEST_F(ChangeFeedReadTest, TableWrittenHereReadsItsInsertsByVersionAndTimestamp)
   EXPECT_THAT(rows, Each(R"({"_change_type":"insert"})"));
 }
 
+TEST_F(ChangeFeedReadTest, UpdatesAndDeletesOfThisWriterReadBackAsTheirImages) {
+  for (const char* dv : {"false", "true"}) {
+    SCOPED_TRACE(std::string("deletion vectors ") + dv);
+    const std::string table = std::string("dml_") + (dv[0] == 't' ? "dv" : "cow");
+    ASSERT_OK(session_
+                  ->Sql("CREATE TABLE " + table +
+                        " (id BIGINT, name STRING) USING DELTA TBLPROPERTIES "
+                        "(delta.enableChangeDataFeed = true, delta.enableDeletionVectors = " +
+                        dv + ")")
+                  .Status());
+    ASSERT_OK(
+        session_->Sql("INSERT INTO " + table + " VALUES (1, 'a'), (2, 'b'), (3, 'c')").Status());
+    ASSERT_OK(session_->Sql("UPDATE " + table + " SET name = 'B' WHERE id = 2").Status());
+    ASSERT_OK(session_->Sql("DELETE FROM " + table + " WHERE id = 3").Status());
+    auto feed = Changes()
+                    .Option("startingVersion", "2")
+                    .Table(table)
+                    .Select({"id", "name", "_change_type", "_commit_version"});
+    EXPECT_THAT(Rows(feed),
+                ::testing::ElementsAre(
+                    R"({"id":2,"name":"B","_change_type":"update_postimage","_commit_version":2})",
+                    R"({"id":2,"name":"b","_change_type":"update_preimage","_commit_version":2})",
+                    R"({"id":3,"name":"c","_change_type":"delete","_commit_version":3})"));
+  }
+}
+
 }  // namespace
 }  // namespace tributary
