@@ -6,7 +6,9 @@
 // instant leaves behind. Without the variable a crash point costs one relaxed atomic load.
 // A malformed value is reported on stderr once and arms nothing. TRIBUTARY_HANG_AT=<name>:<n>
 // instead blocks the thread that reaches the point the n-th time forever, as I/O that never
-// returns would.
+// returns would. TRIBUTARY_PAUSE_AT=<name>:<n> with TRIBUTARY_PAUSE_FILE=<path> pauses the
+// n-th visit: it creates <path>.reached and waits until <path> exists (tests of concurrent
+// writers choose the interleaving: tests/interop/dml_process_test.cc).
 //
 // The points, in the order a micro-batch reaches them (tests/streaming/crash_recovery_test.cc
 // kills a stream at each):

@@ -215,6 +215,49 @@ TEST_F(DmlProcessTest, DmlInDisjointPartitionsBothCommit) {
   ExpectTable(Expected({remove, merge}));
 }
 
+// A MERGE without a target-only condition reads the whole table: under Serializable an
+// append anywhere is a conflict for it; under WriteSerializable the blind append is not, and
+// the MERGE (which never saw the appended row) leaves it as it is.
+TEST_F(DmlProcessTest, MergeAgainstAppendFollowsTheIsolationLevel) {
+  const std::string merge =
+      "MERGE INTO t USING (SELECT CAST(3 AS BIGINT) AS id, 'a' AS p, CAST(30 AS BIGINT) AS v "
+      "UNION ALL SELECT CAST(8 AS BIGINT), 'b', CAST(80 AS BIGINT)) AS src ON t.id = src.id "
+      "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT * WHEN NOT MATCHED BY SOURCE "
+      "AND t.v = 1 THEN DELETE";
+  const std::string append = "INSERT INTO t VALUES (16, 'b', 1)";
+  for (const bool serializable : {true, false}) {
+    SCOPED_TRACE(serializable ? "Serializable" : "WriteSerializable");
+    std::filesystem::remove_all(Root());
+    CreateTable(serializable ? "'delta.enableDeletionVectors' = 'true', "
+                               "'delta.isolationLevel' = 'Serializable'"
+                             : "'delta.enableDeletionVectors' = 'true'");
+    const testing::ChildResult merged = RunInterleaved(merge, append);
+    if (serializable) {
+      EXPECT_NE(merged.exit_code, 0);
+      EXPECT_NE(merged.stderr_text.find("ConcurrentAppendException"), std::string::npos)
+          << merged.Describe();
+      ExpectTable(Expected({append}));
+    } else {
+      EXPECT_EQ(merged.exit_code, 0) << merged.Describe();
+      ExpectTable(Expected({merge, append}));
+    }
+    std::filesystem::remove(dir_.Path() + "/release");
+    std::filesystem::remove(dir_.Path() + "/release.reached");
+  }
+}
+
+// An UPDATE and a DELETE of rows of the same file (copy-on-write: both rewrite it): the
+// second to commit conflicts and only the first's change is in the table.
+TEST_F(DmlProcessTest, UpdateAndDeleteOfTheSameFileConflict) {
+  CreateTable("'delta.enableDeletionVectors' = 'false'");
+  const std::string update = "UPDATE t SET v = 100 WHERE p = 'b' AND id = 11";
+  const std::string remove = "DELETE FROM t WHERE p = 'b' AND id = 12";
+  const testing::ChildResult loser = RunInterleaved(update, remove);
+  EXPECT_NE(loser.exit_code, 0);
+  EXPECT_NE(loser.stderr_text.find("(ConcurrentDelete"), std::string::npos) << loser.Describe();
+  ExpectTable(Expected({remove}));
+}
+
 // An upsert MERGE killed at each crash point: the table is at the version before or after,
 // never between, reads the same by us and by the replay, and the MERGE run again gives
 // DuckDB's rows.
