@@ -1,6 +1,8 @@
 #include "plan/delta_dml.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <numeric>
 #include <unordered_set>
 
@@ -259,23 +261,35 @@ ExprPtr NullOf(const columnar::DataTypePtr& type) {
   return expr::Lit(expr::Scalar::Null(type));
 }
 
-// The index of `name` among `schema`'s fields (ignoring case, as Spark; `alias.name` is the
-// same column), or InvalidArgument as Spark's unresolved column error.
-Result<int> TargetColumn(const Schema& schema, const std::string& name, const std::string& alias,
-                         std::string_view what) {
+// A SET target: a top-level column of `schema` (its index) and, for `a.b.c`, the path of
+// struct fields below it. Names ignore case, as Spark; `alias.name` is the same column.
+// InvalidArgument as Spark's unresolved column error.
+struct AssignmentTarget {
+  int index = -1;
+  std::vector<std::string> path;
+};
+
+Result<AssignmentTarget> TargetColumn(const Schema& schema, const std::string& name,
+                                      const std::string& alias, std::string_view what) {
   std::string column = name;
   if (!alias.empty() && column.size() > alias.size() + 1 && column[alias.size()] == '.' &&
       EqualsIgnoreAsciiCase(std::string_view(column).substr(0, alias.size()), alias) &&
       schema.FieldIndex(column) < 0) {
     column.erase(0, alias.size() + 1);
   }
-  if (column.find('.') != std::string::npos && schema.FieldIndex(column) < 0) {
-    return Status::NotImplemented(
-        fmt::format("{}: assigning a nested field ('{}') is not supported; assign the whole struct",
-                    what, column));
+  AssignmentTarget target;
+  if (schema.FieldIndex(column) < 0 && column.find('.') != std::string::npos) {
+    size_t start = 0;
+    for (size_t dot = column.find('.'); dot != std::string::npos; dot = column.find('.', start)) {
+      target.path.push_back(column.substr(start, dot - start));
+      start = dot + 1;
+    }
+    target.path.push_back(column.substr(start));
+    column = target.path.front();
+    target.path.erase(target.path.begin());
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(int index, schema.FieldIndexIgnoreCase(column));
-  if (index < 0) {
+  TRIBUTARY_ASSIGN_OR_RAISE(target.index, schema.FieldIndexIgnoreCase(column));
+  if (target.index < 0) {
     std::vector<std::string> names;
     for (const Field& field : schema.Fields()) {
       names.push_back(BackquotedName(field.Name()));
@@ -283,25 +297,97 @@ Result<int> TargetColumn(const Schema& schema, const std::string& name, const st
     return Status::InvalidArgument(fmt::format(
         "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name {} cannot "
         "be resolved in {}. Did you mean one of the following? [{}]",
-        BackquotedName(column), what, fmt::join(names, ", ")));
+        BackquotedName(name), what, fmt::join(names, ", ")));
   }
-  return index;
+  return target;
 }
 
-// The assignments of one clause by target column index (later duplicates refused).
+using FieldAssignments = std::vector<std::pair<std::vector<std::string>, ExprPtr>>;
+
+// The value of struct `type` (currently `base`) after the nested assignments `fields` (paths
+// below it): a named_struct of every field, the assigned ones replaced, as Delta rebuilds a
+// struct for `SET a.b = ...` (a null struct becomes a struct of null fields).
+Result<ExprPtr> AssignedStruct(const ExprPtr& base, const columnar::DataType& type,
+                               const FieldAssignments& fields, std::string_view what) {
+  if (type.Id() != columnar::TypeId::kStruct) {
+    return Status::InvalidArgument(
+        fmt::format("{}: {} is not a struct; only struct fields can be assigned by path", what,
+                    base->ToString()));
+  }
+  std::vector<ExprPtr> arguments;
+  std::vector<bool> used(fields.size(), false);
+  for (const Field& field : type.Fields()) {
+    ExprPtr value;
+    FieldAssignments below;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (!EqualsIgnoreAsciiCase(fields[i].first.front(), field.Name())) {
+        continue;
+      }
+      used[i] = true;
+      if (fields[i].first.size() == 1 && value == nullptr) {
+        value = fields[i].second;
+      } else if (fields[i].first.size() == 1) {
+        below.emplace_back(fields[i].first, fields[i].second);  // a duplicate: refused below
+      } else {
+        below.emplace_back(
+            std::vector<std::string>(fields[i].first.begin() + 1, fields[i].first.end()),
+            fields[i].second);
+      }
+    }
+    if (value != nullptr && !below.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("[DUPLICATE_ASSIGNMENTS] {}: field {} is assigned more than once", what,
+                      BackquotedName(field.Name())));
+    }
+    if (value == nullptr) {
+      ExprPtr current = expr::GetField(base, field.Name());
+      if (below.empty()) {
+        value = current;
+      } else {
+        TRIBUTARY_ASSIGN_OR_RAISE(value, AssignedStruct(current, *field.Type(), below, what));
+      }
+    }
+    arguments.push_back(expr::Lit(expr::Scalar::String(field.Name())));
+    arguments.push_back(std::move(value));
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!used[i]) {
+      return Status::InvalidArgument(fmt::format("{}: no field {} in {}", what,
+                                                 BackquotedName(fields[i].first.front()),
+                                                 base->ToString()));
+    }
+  }
+  return expr::Function("named_struct", std::move(arguments));
+}
+
+// The assignments of one clause by target column index (later duplicates refused); nested
+// ones (`a.b = ...`) rebuild their top-level struct from `base(index)`, its current value.
 Result<std::vector<ExprPtr>> AssignmentsByColumn(const Schema& schema,
                                                  const std::vector<DmlAssignment>& assignments,
-                                                 const std::string& alias, std::string_view what) {
+                                                 const std::string& alias, std::string_view what,
+                                                 const std::function<ExprPtr(int)>& base) {
   std::vector<ExprPtr> out(static_cast<size_t>(schema.NumFields()));
+  std::map<int, FieldAssignments> nested;
   for (const DmlAssignment& assignment : assignments) {
-    TRIBUTARY_ASSIGN_OR_RAISE(int index, TargetColumn(schema, assignment.column, alias, what));
-    if (out[static_cast<size_t>(index)] != nullptr) {
+    TRIBUTARY_ASSIGN_OR_RAISE(AssignmentTarget target,
+                              TargetColumn(schema, assignment.column, alias, what));
+    const auto index = static_cast<size_t>(target.index);
+    if (out[index] != nullptr || (target.path.empty() && nested.contains(target.index))) {
       return Status::InvalidArgument(fmt::format(
           "[DUPLICATE_ASSIGNMENTS] The columns or variables {} appear more than once as "
           "assignment targets in {}",
-          BackquotedName(schema.FieldAt(index).Name()), what));
+          BackquotedName(schema.FieldAt(target.index).Name()), what));
     }
-    out[static_cast<size_t>(index)] = assignment.value;
+    if (target.path.empty()) {
+      out[index] = assignment.value;
+    } else {
+      nested[target.index].emplace_back(std::move(target.path), assignment.value);
+    }
+  }
+  for (const auto& [index, fields] : nested) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        out[static_cast<size_t>(index)],
+        AssignedStruct(base(index), *schema.FieldAt(index).Type(), fields, what));
   }
   return out;
 }
@@ -473,7 +559,9 @@ Result<DmlResult> UpdateTable(const Catalog& catalog, const std::string& path,
   }
   const columnar::SchemaPtr& schema = snapshot->Schema();
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ExprPtr> assigned,
-                            AssignmentsByColumn(*schema, assignments, alias, "UPDATE"));
+                            AssignmentsByColumn(*schema, assignments, alias, "UPDATE", [&](int i) {
+                              return Exact(schema->FieldAt(i).Name());
+                            }));
   const ExprPtr predicate = StripQualifier(condition, alias);
   TRIBUTARY_ASSIGN_OR_RAISE(TargetRows target,
                             ReadFiltered(catalog, *snapshot, alias, condition, predicate));
@@ -771,8 +859,13 @@ Result<DmlResult> MergeIntoTable(const Catalog& catalog, const MergeSpec& spec,
     const std::string_view what = insert ? "MERGE's INSERT clause" : "MERGE's UPDATE clause";
     std::vector<ExprPtr> assigned(static_cast<size_t>(n));
     if (!all) {
-      TRIBUTARY_ASSIGN_OR_RAISE(assigned, AssignmentsByColumn(*final_schema, clause.assignments,
-                                                              spec.target_alias, what));
+      auto target_value = [&](int k) {
+        return k < table_columns ? ExactColumn(TargetCopyName(k))
+                                 : NullOf(final_schema->FieldAt(k).Type());
+      };
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          assigned, AssignmentsByColumn(*final_schema, clause.assignments, spec.target_alias, what,
+                                        target_value));
     }
     const ExprPtr is_clause =
         expr::Call(expr::Op::kEqual,

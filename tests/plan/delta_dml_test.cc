@@ -470,6 +470,32 @@ TEST_P(DeltaDmlTest, DeleteAndUpdateWriteTheirChangeRows) {
                   R"({"id":4,"v":45,"_change_type":"update_postimage","_commit_version":3})"}));
 }
 
+TEST_P(DeltaDmlTest, NestedFieldsAreAssignedByPath) {
+  auto schema = testing::MakeSchema(
+      {Field("id", DataType::Int64()),
+       Field("s",
+             DataType::Struct({Field("a", DataType::Int32()), Field("b", DataType::String())}))});
+  ASSERT_OK_AND_ASSIGN(
+      auto batch, testing::BatchFromJson(schema, R"([[1,{"a":1,"b":"x"}],[2,{"a":2,"b":"y"}]])"));
+  delta::TableWriteOptions options;
+  if (DeletionVectors()) {
+    options.properties["delta.enableDeletionVectors"] = "true";
+  }
+  ASSERT_OK(delta::WriteTable(fs_, path_, schema, {batch}, options).status());
+  ASSERT_OK(UpdateTable(catalog_, path_, "t", {Set("t.s.a", "s.a + 10")}, Sql("id = 1")).status());
+  EXPECT_THAT(TableRows(),
+              ElementsAre(R"({"id":1,"s":{"a":11,"b":"x"}})", R"({"id":2,"s":{"a":2,"b":"y"}})"));
+  MergeSpec spec = Merge(Source(R"([[2,"z",0,"x"]])"), "t.id = s.id");
+  spec.clauses.push_back(
+      {MergeMatch::kMatched, nullptr, MergeAction::kUpdate, {Set("s.b", "s.name")}});
+  ASSERT_OK(MergeIntoTable(catalog_, spec).status());
+  EXPECT_THAT(TableRows(),
+              ElementsAre(R"({"id":1,"s":{"a":11,"b":"x"}})", R"({"id":2,"s":{"a":2,"b":"z"}})"));
+  ASSERT_RAISES(InvalidArgument, UpdateTable(catalog_, path_, "", {Set("s.nope", "1")}, nullptr));
+  ASSERT_RAISES(InvalidArgument,
+                UpdateTable(catalog_, path_, "", {Set("s", "s"), Set("s.a", "1")}, nullptr));
+}
+
 INSTANTIATE_TEST_SUITE_P(DeletionVectors, DeltaDmlTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& param) {
                            return param.param ? "DeletionVectors" : "CopyOnWrite";
