@@ -212,14 +212,15 @@ Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string&
 namespace {
 
 /// A change feed bound's time in milliseconds, from its timestamp text in the session zone.
+/// Commit times are milliseconds: a start of 10:00:00.1234 is after a commit at 10:00:00.123
+/// (rounded up), an end of 10:00:00.1234 is after it too (rounded down).
 Result<int64_t> BoundMillis(const Catalog& catalog, const std::string& text,
-                            std::string_view option) {
+                            std::string_view option, bool round_up) {
   int64_t micros = 0;
   if (!expr::ParseTimestamp(text, catalog.eval.session_time_zone, false, &micros)) {
     return Status::InvalidArgument(fmt::format("{} '{}': not a timestamp", option, text));
   }
-  // Commit times are milliseconds: a bound of 10:00:00.1234 is after a commit at 10:00:00.123.
-  return micros / 1000 + (micros % 1000 > 0 ? 1 : 0);
+  return micros / 1000 + (round_up && micros % 1000 > 0 ? 1 : 0);
 }
 
 Status CheckBound(const TimeTravel& bound, std::string_view which) {
@@ -247,7 +248,8 @@ Result<LogicalPlanPtr> ScanTableChanges(const Catalog& catalog, const std::strin
   if (start.timestamp) {
     // Delta: the first commit at or after the starting timestamp.
     TRIBUTARY_ASSIGN_OR_RAISE(int64_t ms,
-                              BoundMillis(catalog, *start.timestamp, "startingTimestamp"));
+                              BoundMillis(catalog, *start.timestamp, "startingTimestamp",
+                                          /*round_up=*/true));
     auto history = delta::ReadHistory(*catalog.fs, path);
     if (!history.ok()) {
       return history.status().WithContext(fmt::format("reading Delta table {}", path));
@@ -266,8 +268,9 @@ Result<LogicalPlanPtr> ScanTableChanges(const Catalog& catalog, const std::strin
   if (end && end->version) {
     end_version = end->version;
   } else if (end) {
-    TRIBUTARY_ASSIGN_OR_RAISE(int64_t ms, BoundMillis(catalog, *end->timestamp, "endingTimestamp"));
-    // Delta: the last commit at or before the ending timestamp (micros rounded down here).
+    TRIBUTARY_ASSIGN_OR_RAISE(int64_t ms, BoundMillis(catalog, *end->timestamp, "endingTimestamp",
+                                                      /*round_up=*/false));
+    // Delta: the last commit at or before the ending timestamp.
     auto at = delta::VersionAtTimestamp(*catalog.fs, path, ms);
     if (!at.ok()) {
       return at.status().WithContext(fmt::format("table {}", path));

@@ -2,11 +2,15 @@
 // (Option("readChangeFeed", "true") with Delta's startingVersion / endingVersion /
 // startingTimestamp options), checked against time travel reads of the same table.
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -21,6 +25,9 @@ namespace {
 
 using ::testing::Each;
 using ::testing::HasSubstr;
+
+// 2024-05-01T10:00:00Z.
+constexpr int64_t kTenOClockSeconds = 1714557600;
 
 class ChangeFeedReadTest : public ::testing::Test {
  protected:
@@ -137,6 +144,26 @@ TEST_F(ChangeFeedReadTest, TableWrittenHereReadsItsInsertsByVersionAndTimestamp)
                                      R"({"_commit_version":2})"));
   auto rows = Rows(Changes().Option("startingVersion", "0").Table("t").Select({"_change_type"}));
   EXPECT_THAT(rows, Each(R"({"_change_type":"insert"})"));
+  // Commits at 10:00, 11:00 and 12:00 UTC (commit times are the files' modification times):
+  // a start at 10:30 is version 1 (the first commit at or after it), an end at 11:59:59.9999
+  // version 1 (the last at or before it).
+  for (int v = 0; v < 3; ++v) {
+    const std::string commit = dir_.Join(fmt::format("warehouse/t/_delta_log/{:020}.json", v));
+    struct timespec times[2];
+    times[0].tv_sec = times[1].tv_sec = kTenOClockSeconds + int64_t{3600} * v;
+    times[0].tv_nsec = times[1].tv_nsec = 0;
+    ASSERT_EQ(::utimensat(AT_FDCWD, commit.c_str(), times, 0), 0) << commit;
+  }
+  auto window = Changes()
+                    .Option("startingTimestamp", "2024-05-01 10:30:00")
+                    .Option("endingTimestamp", "2024-05-01 11:59:59.9999")
+                    .Table("t")
+                    .Select({"id", "_commit_version", "_commit_timestamp"});
+  EXPECT_THAT(
+      Rows(window),
+      ::testing::ElementsAre(
+          R"({"id":1,"_commit_version":1,"_commit_timestamp":"2024-05-01T11:00:00.000000Z"})",
+          R"({"id":2,"_commit_version":1,"_commit_timestamp":"2024-05-01T11:00:00.000000Z"})"));
 }
 
 TEST_F(ChangeFeedReadTest, UpdatesAndDeletesOfThisWriterReadBackAsTheirImages) {
