@@ -11,6 +11,7 @@
 // dml.before_commit or delta.after_commit leaves the table at the previous version or at the
 // new one, never between; running the MERGE again gives DuckDB's rows for the same MERGE.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -131,10 +132,15 @@ class DmlProcessTest : public ::testing::Test {
     paused.environment["TRIBUTARY_PAUSE_AT"] = "dml.before_commit:1";
     paused.environment["TRIBUTARY_PAUSE_FILE"] = release;
     testing::ChildResult paused_result;
-    std::thread runner([&] { paused_result = testing::RunChild(paused); });
-    // A guard against a hang only: the outcome never depends on how long this takes.
+    std::atomic<bool> ended{false};
+    std::thread runner([&] {
+      paused_result = testing::RunChild(paused);
+      ended = true;
+    });
+    // Waits until the process is at the point, or has ended without reaching it (a guard
+    // against a hang only: the outcome never depends on how long this takes).
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-    while (!std::filesystem::exists(release + ".reached") &&
+    while (!std::filesystem::exists(release + ".reached") && !ended &&
            std::chrono::steady_clock::now() < give_up) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
