@@ -485,7 +485,9 @@ class DeltaSource final : public Source {
     if (end.initial_snapshot) {
       return Position{end.version, kBaseIndex, true};
     }
-    if (options.starting_version || options.starting_version_latest || options.starting_timestamp) {
+    // A change feed's offsets name whole commits, not the initial snapshot's version.
+    if (options.starting_version || options.starting_version_latest || options.starting_timestamp ||
+        options.read_change_feed) {
       return StartingPosition();
     }
     return Position{end.version - 1, kBaseIndex, true};
