@@ -448,6 +448,9 @@ void CheckSequence(const TableShape& shape, uint32_t seed, int statements) {
     std::vector<std::string> previous;
     int64_t previous_version = created_version;
     int change_rows = 0;
+    std::vector<int64_t> change_versions;
+    std::vector<std::vector<std::string>> ours_changes;
+    std::vector<std::string> change_statements;
     for (size_t i = 0; i < versions.size(); ++i) {
       if (versions[i] == previous_version) {
         continue;
@@ -473,10 +476,33 @@ void CheckSequence(const TableShape& shape, uint32_t seed, int statements) {
       }
       EXPECT_EQ(std::vector<std::string>(state.begin(), state.end()), ours_after[i]);
       change_rows += static_cast<int>(removed.size() + added.size());
+      if (versions[i] == previous_version + 1) {
+        ASSERT_OK_AND_ASSIGN(auto all,
+                             session
+                                 ->Sql(fmt::format("SELECT id, p, v, s, _change_type FROM "
+                                                   "table_changes('t', {}, {})",
+                                                   versions[i], versions[i]))
+                                 .Collect());
+        change_versions.push_back(versions[i]);
+        ours_changes.push_back(testing::SortedJson(all));
+        change_statements.push_back(sequence[i].sql);
+      }
       previous = ours_after[i];
       previous_version = versions[i];
     }
     EXPECT_GT(change_rows, 0);
+    // The same changes read independently from the commits' cdc (or added) files.
+    ASSERT_OK_AND_ASSIGN(auto replayed_changes, testing::ReplayChangeFeed(root, change_versions));
+    int from_cdc_files = 0;
+    for (size_t j = 0; j < change_versions.size(); ++j) {
+      SCOPED_TRACE("replayed changes of " + change_statements[j]);
+      EXPECT_EQ(replayed_changes[j], ours_changes[j]);
+      for (const std::string& row : replayed_changes[j]) {
+        // Only cdc files hold these (an append's changes are its added rows).
+        from_cdc_files += row.find("\"_change_type\":\"insert\"") == std::string::npos ? 1 : 0;
+      }
+    }
+    EXPECT_GT(from_cdc_files, 0);
   }
   // Deletion vectors are written exactly when the table enables them.
   if (shape.deletion_vectors) {
@@ -504,6 +530,9 @@ struct CorpusCase {
   // The table's columns as DuckDB's read_json `columns` argument, in schema order.
   std::string duck_columns;
   std::vector<std::string> statements;
+  // For tables with the change data feed: their columns, to compare each statement's
+  // table_changes with the replay's reading of its cdc files. Empty: no change data feed.
+  std::string change_columns;
 };
 
 std::string WithTable(const std::string& sql, const std::string& table) {
@@ -525,38 +554,44 @@ TEST(DmlCorpusTest, CorpusDeletionVectorAndChangeDataTablesAcceptDml) {
        "{'value': 'INTEGER'}",
        {"DELETE FROM {t} WHERE value % 3 = 0", "UPDATE {t} SET value = value + 100 WHERE value < 4",
         "MERGE INTO {t} AS t USING (SELECT 5 AS value UNION ALL SELECT 1000 AS value) AS src ON "
-        "t.value = src.value WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *"}},
+        "t.value = src.value WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *"},
+       ""},
       {"delta-dv-partitioned-with-checkpoint",
        "{'part': 'INTEGER', 'col1': 'INTEGER', 'col2': 'VARCHAR'}",
        {"DELETE FROM {t} WHERE col1 % 4 = 1",
         "UPDATE {t} SET col2 = col2 || 'u' WHERE part = 2 OR col1 > 40",
         "MERGE INTO {t} AS t USING (SELECT 3 AS part, 13 AS col1, 'm' AS col2 UNION ALL SELECT 7, "
         "777, 'n') AS src ON t.col1 = src.col1 WHEN MATCHED THEN UPDATE SET col2 = src.col2 WHEN "
-        "NOT MATCHED THEN INSERT *"}},
+        "NOT MATCHED THEN INSERT *"},
+       ""},
       {"delta-log-replay-dv-key-cases",
        "{'id': 'BIGINT'}",
        {"DELETE FROM {t} WHERE id % 7 = 2", "UPDATE {t} SET id = id * 10 WHERE id < 20",
         "MERGE INTO {t} AS t USING (SELECT CAST(30 AS BIGINT) AS id UNION ALL SELECT CAST(9999 AS "
         "BIGINT)) AS src ON t.id = src.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT "
-        "*"}},
+        "*"},
+       ""},
       {"delta-rs-cdf-table",
        "{'id': 'INTEGER', 'name': 'VARCHAR', 'birthday': 'DATE'}",
        {"DELETE FROM {t} WHERE id % 4 = 0", "UPDATE {t} SET name = name || '!' WHERE id < 5",
         "MERGE INTO {t} AS t USING (SELECT 1 AS id, 'One' AS name, DATE '2023-12-29' AS birthday "
         "UNION ALL SELECT 42, 'New', DATE '2024-01-01') AS src ON t.id = src.id WHEN MATCHED THEN "
-        "UPDATE SET * WHEN NOT MATCHED THEN INSERT *"}},
+        "UPDATE SET * WHEN NOT MATCHED THEN INSERT *"},
+       "id, name, birthday"},
       {"kernel-rs-compacted-log-files-table",
        "{'id': 'INTEGER', 'comment': 'VARCHAR'}",
        {"DELETE FROM {t} WHERE id % 2 = 1", "UPDATE {t} SET comment = 'changed' WHERE id > 2",
         "MERGE INTO {t} AS t USING (SELECT 2 AS id, 'merged' AS comment UNION ALL SELECT 100, "
         "'inserted') AS src ON t.id = src.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED "
-        "THEN INSERT * WHEN NOT MATCHED BY SOURCE AND t.id > 50 THEN DELETE"}},
+        "THEN INSERT * WHEN NOT MATCHED BY SOURCE AND t.id > 50 THEN DELETE"},
+       "id, comment"},
       {"delta-deltalog-getChanges",
        "{'part': 'INTEGER', 'id': 'INTEGER'}",
        {"INSERT INTO {t} VALUES (1, 1), (1, 2), (2, 3)", "DELETE FROM {t} WHERE id = 2",
         "UPDATE {t} SET part = 3 WHERE id = 3",
         "MERGE INTO {t} AS t USING (SELECT 1 AS part, 1 AS id UNION ALL SELECT 5, 5) AS src ON "
-        "t.id = src.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *"}},
+        "t.id = src.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *"},
+       ""},
   };
   for (const CorpusCase& c : cases) {
     SCOPED_TRACE(c.table);
@@ -604,6 +639,21 @@ TEST(DmlCorpusTest, CorpusDeletionVectorAndChangeDataTablesAcceptDml) {
     for (size_t i = 0; i < versions.size(); ++i) {
       SCOPED_TRACE("after " + c.statements[i]);
       EXPECT_EQ(replayed[i].rows, ours_after[i]);
+    }
+    if (c.change_columns.empty()) {
+      continue;
+    }
+    ASSERT_OK_AND_ASSIGN(auto replayed_changes, testing::ReplayChangeFeed(root, versions));
+    for (size_t i = 0; i < versions.size(); ++i) {
+      SCOPED_TRACE("changes of " + c.statements[i]);
+      ASSERT_OK_AND_ASSIGN(
+          auto changes,
+          session
+              ->Sql(fmt::format("SELECT {}, _change_type FROM table_changes('delta.`{}`', {}, {})",
+                                c.change_columns, root, versions[i], versions[i]))
+              .Collect());
+      EXPECT_FALSE(changes.empty());
+      EXPECT_EQ(testing::SortedJson(changes), replayed_changes[i]);
     }
   }
 }

@@ -300,9 +300,10 @@ std::string JoinComma(const std::vector<std::string>& items) {
 
 // From the live files and metadata of one version: `table`'s version and files, and the SQL
 // that reads its rows (empty when there are no files).
+// `extra_column`, when given, is one more select item after the schema's columns.
 Result<std::string> PlanDataQuery(const std::string& root, const std::vector<std::string>& files,
                                   const std::vector<std::string>& metadata_rows,
-                                  ReplayedTable* table) {
+                                  ReplayedTable* table, const std::string& extra_column = "") {
   if (metadata_rows.size() != 1) {
     return Status::Corruption("replay: no metaData action in " + root);
   }
@@ -378,6 +379,9 @@ Result<std::string> PlanDataQuery(const std::string& root, const std::vector<std
       select.push_back("d." + Identifier(name));
     }
   }
+  if (!extra_column.empty()) {
+    select.push_back(extra_column);
+  }
   std::string data_sql =
       "WITH pv(" + pv_columns + ") AS (VALUES " + JoinComma(partition_rows) + ")";
   if (!deleted_rows.empty()) {
@@ -394,6 +398,30 @@ Result<std::string> PlanDataQuery(const std::string& root, const std::vector<std
   return data_sql;
 }
 
+// Runs the non-empty queries of `data_sql` in one DuckDB process; each one's rows, sorted, go
+// to the same index of `rows` (an empty query leaves its entry empty).
+Status RunSortedQueries(std::vector<std::string> data_sql,
+                        std::vector<std::vector<std::string>*> rows) {
+  std::vector<std::string> queries;
+  std::vector<std::vector<std::string>*> targets;
+  for (size_t i = 0; i < data_sql.size(); ++i) {
+    if (!data_sql[i].empty()) {
+      queries.push_back(std::move(data_sql[i]));
+      targets.push_back(rows[i]);
+    }
+  }
+  if (queries.empty()) {
+    return Status::OK();
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto data, OracleQueryMany(queries));
+  for (size_t j = 0; j < data.size(); ++j) {
+    TRIBUTARY_RETURN_NOT_OK(data[j].status());
+    *targets[j] = *std::move(data[j]);
+    std::sort(targets[j]->begin(), targets[j]->end());
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::vector<ReplayedTable>> ReplayDeltaVersions(const std::string& root,
@@ -406,29 +434,64 @@ Result<std::vector<ReplayedTable>> ReplayDeltaVersions(const std::string& root,
   }
   TRIBUTARY_ASSIGN_OR_RAISE(auto log, OracleQueryMany(log_sql));
   std::vector<ReplayedTable> tables(versions.size());
-  std::vector<std::string> data_sql;
-  std::vector<size_t> data_of;
+  std::vector<std::string> data_sql(versions.size());
+  std::vector<std::vector<std::string>*> rows;
   for (size_t i = 0; i < versions.size(); ++i) {
     TRIBUTARY_RETURN_NOT_OK(log[2 * i].status());
     TRIBUTARY_RETURN_NOT_OK(log[2 * i + 1].status());
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string sql,
+    TRIBUTARY_ASSIGN_OR_RAISE(data_sql[i],
                               PlanDataQuery(root, *log[2 * i], *log[2 * i + 1], &tables[i]));
-    if (!sql.empty()) {
-      data_sql.push_back(std::move(sql));
-      data_of.push_back(i);
-    }
+    rows.push_back(&tables[i].rows);
   }
-  if (data_sql.empty()) {
-    return tables;
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto data, OracleQueryMany(data_sql));
-  for (size_t j = 0; j < data.size(); ++j) {
-    TRIBUTARY_RETURN_NOT_OK(data[j].status());
-    std::vector<std::string>& rows = tables[data_of[j]].rows;
-    rows = *std::move(data[j]);
-    std::sort(rows.begin(), rows.end());
-  }
+  TRIBUTARY_RETURN_NOT_OK(RunSortedQueries(std::move(data_sql), std::move(rows)));
   return tables;
+}
+
+Result<std::vector<std::vector<std::string>>> ReplayChangeFeed(
+    const std::string& root, const std::vector<int64_t>& versions) {
+  std::vector<std::string> log_sql;
+  for (int64_t version : versions) {
+    const std::string lines =
+        "WITH lines AS (SELECT CAST(regexp_extract(filename, '(\\d{20})\\.json$', 1) AS BIGINT) "
+        "AS version, json FROM read_ndjson_objects(" +
+        SqlString(root + "/_delta_log/*.json") +
+        ", filename=true) WHERE regexp_matches(filename, '/\\d{20}\\.json$')), one_commit AS "
+        "(SELECT "
+        "json FROM lines WHERE version = " +
+        std::to_string(version) + ") ";
+    log_sql.push_back(lines +
+                      "SELECT json_extract_string(json, '$.cdc.path') AS path, "
+                      "CAST(json_extract(json, '$.cdc.partitionValues') AS VARCHAR) AS pv FROM "
+                      "one_commit WHERE json_extract(json, '$.cdc') IS NOT NULL ORDER BY path");
+    log_sql.push_back(lines +
+                      "SELECT json_extract_string(json, '$.add.path') AS path, "
+                      "CAST(json_extract(json, '$.add.partitionValues') AS VARCHAR) AS pv, "
+                      "CAST(json_extract(json, '$.add.deletionVector') AS VARCHAR) AS dv FROM "
+                      "one_commit WHERE json_extract(json, '$.add') IS NOT NULL AND "
+                      "json_extract_string(json, '$.add.dataChange') = 'true' ORDER BY path");
+    log_sql.push_back(LogQueries(root, version).second);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto log, OracleQueryMany(log_sql));
+  std::vector<std::vector<std::string>> changes(versions.size());
+  std::vector<std::string> data_sql(versions.size());
+  std::vector<std::vector<std::string>*> rows;
+  for (size_t i = 0; i < versions.size(); ++i) {
+    for (size_t j = 0; j < 3; ++j) {
+      TRIBUTARY_RETURN_NOT_OK(log[3 * i + j].status());
+    }
+    ReplayedTable table;
+    const std::vector<std::string>& cdc = *log[3 * i];
+    // A commit with cdc files has its changes in them; one without (an append) changes by its
+    // added files, every row an insert (PROTOCOL.md "Change Data Files").
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        data_sql[i], cdc.empty()
+                         ? PlanDataQuery(root, *log[3 * i + 1], *log[3 * i + 2], &table,
+                                         "'insert' AS _change_type")
+                         : PlanDataQuery(root, cdc, *log[3 * i + 2], &table, "d._change_type"));
+    rows.push_back(&changes[i]);
+  }
+  TRIBUTARY_RETURN_NOT_OK(RunSortedQueries(std::move(data_sql), std::move(rows)));
+  return changes;
 }
 
 Result<ReplayedTable> ReplayDeltaTable(const std::string& root, std::optional<int64_t> version) {

@@ -57,6 +57,12 @@ struct ReplayedTable {
 Result<std::vector<ReplayedTable>> ReplayDeltaVersions(const std::string& root,
                                                        const std::vector<int64_t>& versions);
 
+/// The change data feed of each of `versions` (exactly that commit) read independently: the
+/// commit's cdc files when it has any, else its added files as inserts. Per version, canonical
+/// JSON lines of the schema's columns then "_change_type", sorted.
+Result<std::vector<std::vector<std::string>>> ReplayChangeFeed(
+    const std::string& root, const std::vector<int64_t>& versions);
+
 /// Replays table `root` at `version` (default: the newest commit).
 Result<ReplayedTable> ReplayDeltaTable(const std::string& root,
                                        std::optional<int64_t> version = std::nullopt);
