@@ -187,8 +187,8 @@ struct FeatureInfo {
   bool reader_writer;
 };
 constexpr FeatureInfo kCreatableFeatures[] = {
-    {"appendOnly", false},         {"invariants", false},  {"domainMetadata", false},
-    {"vacuumProtocolCheck", true}, {"timestampNtz", true}, {"v2Checkpoint", true},
+    {"appendOnly", false},         {"invariants", false},     {"domainMetadata", false},
+    {"vacuumProtocolCheck", true}, {"timestampNtz", true},    {"v2Checkpoint", true},
     {"deletionVectors", true},     {"changeDataFeed", false},
 };
 
