@@ -19,8 +19,6 @@
 namespace tributary {
 namespace {
 
-using testing::Sorted;
-
 std::vector<std::string> OurRows(const std::string& root, std::optional<int64_t> version = {}) {
   storage::LocalFileSystem fs;
   return testing::SortedRows(fs, root, version);
