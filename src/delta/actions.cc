@@ -7,6 +7,7 @@
 
 #include "delta/actions.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -392,6 +393,12 @@ Result<std::vector<Action>> ParseCommit(std::string_view text, std::string_view 
     ++line;
   }
   return actions;
+}
+
+bool HasWriterFeature(const Protocol& protocol, std::string_view feature) {
+  return protocol.writer_features &&
+         std::find(protocol.writer_features->begin(), protocol.writer_features->end(), feature) !=
+             protocol.writer_features->end();
 }
 
 }  // namespace tributary::delta

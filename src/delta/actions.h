@@ -23,6 +23,9 @@ struct Protocol {
   std::optional<std::vector<std::string>> writer_features;
 };
 
+/// Whether `protocol` lists `feature` among its writer features (table features protocols).
+bool HasWriterFeature(const Protocol& protocol, std::string_view feature);
+
 /// PROTOCOL.md "Change Metadata".
 struct Metadata {
   std::string id;

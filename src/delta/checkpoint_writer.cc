@@ -434,12 +434,6 @@ class CheckpointBatchBuilder {
   std::vector<const PartitionValues*> row_partition_values_;
 };
 
-bool HasWriterFeature(const Protocol& protocol, std::string_view feature) {
-  return protocol.writer_features &&
-         std::find(protocol.writer_features->begin(), protocol.writer_features->end(), feature) !=
-             protocol.writer_features->end();
-}
-
 // delta.deletedFileRetentionDuration in milliseconds; an unparsable value keeps the default
 // (a checkpoint must not fail over a property Spark would have refused to set).
 int64_t TombstoneRetentionMillis(const Metadata& metadata) {

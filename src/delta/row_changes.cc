@@ -36,12 +36,6 @@ bool ConfigIsTrue(const Metadata& metadata, const char* key) {
   return it != metadata.configuration.end() && EqualsIgnoreAsciiCase(it->second, "true");
 }
 
-bool HasWriterFeature(const Protocol& protocol, const std::string& feature) {
-  return protocol.writer_features &&
-         std::find(protocol.writer_features->begin(), protocol.writer_features->end(), feature) !=
-             protocol.writer_features->end();
-}
-
 // numRecords of a file's stats (physical rows, deleted ones included), or -1 when unknown.
 int64_t NumRecords(const AddFile& add) {
   if (!add.stats) {
