@@ -192,7 +192,8 @@ TEST_P(DeltaDmlTest, DeleteOnAPartitionLeavesTheOtherPartitionsFilesAlone) {
   EXPECT_EQ(result.metrics.at("numDeletedRows"), 2);
   EXPECT_THAT(TableRows(),
               ElementsAre(Row(1, "a", 10, "x"), Row(3, "c", 30, "y"), Row(4, "d", 40, "y")));
-  for (const delta::AddFile& file : Snapshot()->Files()) {
+  const auto after_delete = Snapshot();
+  for (const delta::AddFile& file : after_delete->Files()) {
     if (file.partition_values.at("part") == "y") {
       EXPECT_FALSE(file.deletion_vector.has_value());
       EXPECT_NE(std::find(y_files.begin(), y_files.end(), file.path), y_files.end());
@@ -329,7 +330,8 @@ TEST_P(DeltaDmlTest, MergeOnAPartitionPrunesTheOtherPartitionsFiles) {
   spec.clauses.push_back({MergeMatch::kMatched, nullptr, MergeAction::kUpdateAll, {}});
   spec.clauses.push_back({MergeMatch::kNotMatchedByTarget, nullptr, MergeAction::kInsertAll, {}});
   std::vector<std::string> x_files;
-  for (const delta::AddFile& file : Snapshot()->Files()) {
+  const auto before_merge = Snapshot();
+  for (const delta::AddFile& file : before_merge->Files()) {
     if (file.partition_values.at("part") == "x") {
       x_files.push_back(file.path);
     }
@@ -339,7 +341,8 @@ TEST_P(DeltaDmlTest, MergeOnAPartitionPrunesTheOtherPartitionsFiles) {
               ElementsAre(Row(1, "a", 10, "x"), Row(2, "b", 20, "x"), Row(3, "c", 30, "y"),
                           Row(4, "D", 41, "y"), Row(5, "e", 50, "x"), Row(9, "i", 90, "y")));
   std::vector<std::string> x_after;
-  for (const delta::AddFile& file : Snapshot()->Files()) {
+  const auto after_merge = Snapshot();
+  for (const delta::AddFile& file : after_merge->Files()) {
     if (file.partition_values.at("part") == "x") {
       x_after.push_back(file.path);
       EXPECT_FALSE(file.deletion_vector.has_value());
