@@ -1,0 +1,113 @@
+// Kafka as a streaming and batch source, with Spark's options, schema and offsets
+// (../shared/notes/streaming-semantics.md §3.1; Spark's structured-streaming-kafka-integration).
+//
+// Offsets are Spark's KafkaSourceOffset JSON, so a checkpoint's `offsets/N` reads the same:
+//   offset    = "{" [ topic-map *( "," topic-map ) ] "}"
+//   topic-map = json-string ":" "{" partition ":" next-offset *( "," partition ":" next-offset ) "}"
+//   partition = json-string of a decimal partition number
+// next-offset is the offset of the next record to read, so the batch (start, end] of the engine
+// reads offsets [start[tp], end[tp]) of each partition. In startingOffsets/endingOffsets JSON,
+// -2 stands for earliest and -1 for latest. Topics and partitions print sorted.
+//
+// The source never commits to Kafka and never relies on a consumer group (Spark's design): its
+// first LatestOffset pins the starting offsets in `<metadata_dir>/0` (Spark's initial offsets
+// file), so a query that crashes before its first batch restarts from the same place.
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "columnar/record_batch.h"
+#include "columnar/schema.h"
+#include "storage/kafka_client.h"
+#include "streaming/source.h"
+
+namespace tributary::streaming {
+
+/// Per partition, the next offset to read.
+using KafkaPartitionOffsets = std::map<storage::KafkaTopicPartition, int64_t>;
+
+/// The offset JSON above; InvalidArgument quoting the text and saying what is wrong.
+Result<KafkaPartitionOffsets> ParseKafkaOffsets(const std::string& json);
+std::string KafkaOffsetsToJson(const KafkaPartitionOffsets& offsets);
+
+/// Spark's Kafka rows: key binary, value binary, topic string, partition int, offset bigint,
+/// timestamp timestamp, timestampType int, and with includeHeaders
+/// headers array<struct<key: string, value: binary>>.
+columnar::SchemaPtr KafkaSchema(bool include_headers);
+
+/// The Kafka source's options, Spark's names (compared ignoring case, as Spark's are).
+struct KafkaSourceOptions {
+  storage::KafkaClientConfig client;  // kafka.* with the prefix stripped
+  /// Exactly one of subscribe (topics), subscribePattern, assign.
+  std::vector<std::string> subscribe;
+  std::optional<std::string> subscribe_pattern;
+  std::optional<KafkaPartitionOffsets> assign;  // offsets unused (0)
+  /// startingOffsets: "earliest", "latest" or JSON. Default: latest for streams, earliest for
+  /// batch reads.
+  std::optional<std::string> starting_offsets;
+  /// startingTimestamp (ms, every partition) / startingOffsetsByTimestamp (JSON of ms).
+  std::optional<int64_t> starting_timestamp;
+  std::optional<std::string> starting_offsets_by_timestamp;
+  /// startingOffsetsByTimestampStrategy: "error" (default) or "latest".
+  std::string starting_offsets_by_timestamp_strategy = "error";
+  /// Batch reads only: endingOffsets ("latest" default or JSON), endingTimestamp,
+  /// endingOffsetsByTimestamp.
+  std::optional<std::string> ending_offsets;
+  std::optional<int64_t> ending_timestamp;
+  std::optional<std::string> ending_offsets_by_timestamp;
+  std::optional<int64_t> max_offsets_per_trigger;
+  std::optional<int64_t> min_offsets_per_trigger;
+  /// maxTriggerDelay (a time string; default 15m) with minOffsetsPerTrigger.
+  int64_t max_trigger_delay_ms = 15 * 60 * 1000;
+  bool fail_on_data_loss = true;
+  bool include_headers = false;
+  /// groupIdPrefix (default "spark-kafka-source") unless kafka.group.id is given.
+  std::string group_id_prefix = "spark-kafka-source";
+  /// kafkaConsumer.pollTimeoutMs: how long a read waits for records below the end offset.
+  int64_t poll_timeout_ms = 120000;
+
+  /// From a reader's options; InvalidArgument naming the option for a bad or missing value
+  /// (no kafka.bootstrap.servers; none or several of subscribe/subscribePattern/assign).
+  static Result<KafkaSourceOptions> FromMap(const std::map<std::string, std::string>& options,
+                                            bool streaming);
+};
+
+/// `ReadStream().Format("kafka")` / SQL `STREAM read_kafka(...)`.
+///
+/// Thread-safety: immutable after construction.
+class KafkaSourceDefinition final : public SourceDefinition {
+ public:
+  static Result<std::shared_ptr<const KafkaSourceDefinition>> Make(
+      const std::map<std::string, std::string>& options);
+
+  columnar::SchemaPtr Schema() const override { return schema_; }
+  /// "KafkaV2[Subscribe[events]]", as Spark's progress names it.
+  std::string Description() const override;
+  /// "kafka:" and the subscription (the topics, pattern or assignment).
+  std::string Identity() const override;
+  /// The opened source reports Spark's Kafka metrics per progress record:
+  /// minOffsetsBehindLatest, maxOffsetsBehindLatest, avgOffsetsBehindLatest.
+  Result<std::unique_ptr<Source>> Open(const SourceContext& context) const override;
+
+  const KafkaSourceOptions& Options() const { return options_; }
+
+ private:
+  explicit KafkaSourceDefinition(KafkaSourceOptions options);
+
+  KafkaSourceOptions options_;
+  columnar::SchemaPtr schema_;
+};
+
+/// `Read().Format("kafka")` / SQL `read_kafka(...)` without STREAM: the records between
+/// startingOffsets (default earliest) and endingOffsets (default latest) as they are now, in
+/// KafkaSchema rows. failOnDataLoss as for streams.
+Result<std::vector<columnar::RecordBatchPtr>> ReadKafkaBatch(
+    const std::map<std::string, std::string>& options);
+
+}  // namespace tributary::streaming
