@@ -11,6 +11,7 @@ packages=(
   libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev libroaring-dev
   librocksdb-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   tzdata libre2-dev libxxhash-dev libcurl4-openssl-dev libpugixml-dev
+  librdkafka-dev kcat
 )
 
 missing=()
@@ -44,6 +45,9 @@ install_oracle_package() {
 install_oracle_package @duckdb/node-api 1.5.6-r.1
 # The AWS SDK for JavaScript: an S3 client independent of tributary's, for the S3 tests.
 install_oracle_package @aws-sdk/client-s3 3.1175.0
+# kafkajs: a Kafka client independent of librdkafka, producing to and reading (read_committed)
+# from the test broker in the Kafka tests.
+install_oracle_package kafkajs 2.2.4
 # The S3 API server the tests start on loopback (moto) and the independent signer they check
 # SigV4 against (botocore): the machine's Python has both (../shared/TESTING.md); Debian has no
 # moto package, so a machine without them gets them from PyPI or fails here, not in a test.

@@ -1,0 +1,1 @@
+#include "storage/kafka_client.h"

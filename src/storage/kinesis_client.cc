@@ -1,0 +1,1 @@
+// Filled by the Kinesis work (issue 20).

@@ -1,0 +1,1 @@
+#include "streaming/kafka_source.h"

@@ -1,0 +1,1 @@
+#include "streaming/kinesis_source.h"
