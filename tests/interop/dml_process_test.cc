@@ -11,12 +11,7 @@
 // dml.before_commit or delta.after_commit leaves the table at the previous version or at the
 // new one, never between; running the MERGE again gives DuckDB's rows for the same MERGE.
 
-#include <poll.h>
-#include <sys/inotify.h>
-#include <unistd.h>
-
 #include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -141,23 +136,8 @@ class DmlProcessTest : public ::testing::Test {
       paused_result = testing::RunChild(paused);
       ended = true;
     });
-    // Waits until the process is at the point (inotify reports the marker's creation), or has
-    // ended without reaching it; the bound guards against a hang only: the outcome never
-    // depends on how long this takes.
-    const int watch = inotify_init1(IN_CLOEXEC);
-    EXPECT_GE(watch, 0);
-    inotify_add_watch(watch, dir_.Path().c_str(), IN_CREATE | IN_MOVED_TO);
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-    while (!std::filesystem::exists(release + ".reached") && !ended &&
-           std::chrono::steady_clock::now() < give_up) {
-      pollfd event{watch, POLLIN, 0};
-      if (poll(&event, 1, /*timeout_ms=*/100) > 0) {
-        char buffer[4096];
-        (void)read(watch, buffer, sizeof(buffer));  // drained; the loop re-checks the marker
-      }
-    }
-    close(watch);
-    const bool reached = std::filesystem::exists(release + ".reached");
+    // Waits until the process is at the point, or has ended without reaching it.
+    const bool reached = testing::WaitForFile(release + ".reached", [&] { return ended.load(); });
     if (reached) {
       const testing::ChildResult winner = testing::RunChild(Cli(winner_sql, "winner"));
       EXPECT_EQ(winner.exit_code, 0) << winner_sql << ": " << winner.Describe();

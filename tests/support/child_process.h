@@ -5,7 +5,9 @@
 #pragma once
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +16,9 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -149,6 +153,31 @@ inline ChildResult RunChild(const ChildOptions& options) {
   result.stdout_text = read_text(out);
   result.stderr_text = read_text(err);
   return result;
+}
+
+/// Waits until the file `path` exists (inotify reports its creation in its directory) or
+/// `ended()` is true (the process that would create it has ended); `bound` guards against a
+/// hang only, the outcome never depends on how long this takes. True when the file exists.
+/// What a test uses to wait for a child stopped at TRIBUTARY_PAUSE_AT (<pause file>.reached).
+inline bool WaitForFile(const std::string& path, const std::function<bool()>& ended,
+                        std::chrono::seconds bound = std::chrono::minutes(2)) {
+  const int watch = inotify_init1(IN_CLOEXEC);
+  if (watch >= 0) {
+    inotify_add_watch(watch, std::filesystem::path(path).parent_path().c_str(),
+                      IN_CREATE | IN_MOVED_TO);
+  }
+  const auto give_up = std::chrono::steady_clock::now() + bound;
+  while (!std::filesystem::exists(path) && !ended() && std::chrono::steady_clock::now() < give_up) {
+    pollfd event{watch, POLLIN, 0};
+    if (::poll(&event, 1, /*timeout_ms=*/100) > 0) {
+      char buffer[4096];
+      (void)::read(watch, buffer, sizeof(buffer));  // drained; the loop re-checks the file
+    }
+  }
+  if (watch >= 0) {
+    ::close(watch);
+  }
+  return std::filesystem::exists(path);
 }
 
 }  // namespace tributary::testing
