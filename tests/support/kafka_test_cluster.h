@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tributary/result.h"
@@ -51,11 +52,17 @@ class KafkaTestCluster {
   Status PushRequestErrors(int api_key, int error_code, int count);
   Status SetBrokerDown(int broker_id, bool down);
   Status SetPartitionLeader(const std::string& topic, int partition, int broker_id);
-  /// Deletes the records of `partition` below `offset` (retention), raising its low watermark.
+  /// Retention: deletes the records of `partition` below `offset`, which must be the
+  /// partition's end offset (the mock cluster can only drop a partition's whole log: it keeps at
+  /// most 5 MiB per partition, and the broker evicts by appending two records of its own). The
+  /// low and high watermarks become `offset + 2`; the next record produced gets that offset.
   Status DeleteRecordsBefore(const std::string& topic, int partition, int64_t offset);
+  /// (low, high) watermarks of `partition`, as the broker's own client reads them.
+  Result<std::pair<int64_t, int64_t>> Watermarks(const std::string& topic, int partition);
 
   /// Produces with kcat (an independent producer): each record in order, to its partition when
-  /// set. Values are sent as given (JSON text for most tests).
+  /// set. Values are sent as given (JSON text for most tests); an absent or empty value is sent
+  /// as null (kcat -Z). Keys and values must not hold the bytes 0x1e and 0x1f.
   Status ProduceWithKcat(const std::string& topic, const std::vector<KafkaTestRecord>& records);
   /// Produces with kafkajs (an independent client).
   Status ProduceWithKafkajs(const std::string& topic, const std::vector<KafkaTestRecord>& records);
