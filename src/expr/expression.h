@@ -139,8 +139,19 @@ ExprPtr Subscript(ExprPtr base, ExprPtr key);
 /// from_json(json, schema) with the schema as a type (a struct, array or map type): Spark's
 /// `from_json(col, schema)`. SQL's from_json(json, 'a INT, b STRING') is built by the SQL
 /// layer, which parses the DDL text into the type. (Internally the type travels as a typed
-/// NULL literal second argument.)
-ExprPtr FromJson(ExprPtr json, DataTypePtr schema);
+/// NULL literal second argument, and the options as name and value string literals after it.)
+///
+/// `options` (names ignore case): `mode` PERMISSIVE (default: what does not fit is null) or
+/// FAILFAST (an error quoting the record); `columnNameOfCorruptRecord` (default
+/// "_corrupt_record"): a string field of the struct schema so named takes the text of a
+/// malformed record (not JSON, not an object, or a value that does not fit its field);
+/// `rescuedDataColumn`: a string field (appended to the struct when the schema lacks it) that
+/// takes, as Auto Loader's rescued-data column, a JSON object of the top-level fields outside
+/// the schema and of those whose value does not fit (left null), or {"_corrupt_record": text}
+/// for a record that is not a JSON object (when there is no corrupt-record field). Other Spark
+/// JSON options are accepted without effect.
+ExprPtr FromJson(ExprPtr json, DataTypePtr schema,
+                 const std::vector<std::pair<std::string, std::string>>& options = {});
 
 /// Aggregate function names the planner extracts from expressions: count, sum, avg, mean,
 /// min, max, first, first_value, last, last_value, collect_list, collect_set,

@@ -16,9 +16,12 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "columnar/canonical_json.h"
+#include "common/ascii.h"
 #include "expr/datetime_pattern.h"
 #include "expr/function_kernels.h"
 #include "expr/temporal_parsing.h"
@@ -28,7 +31,6 @@ namespace tributary::expr {
 namespace {
 
 using simdjson::dom::element;
-using simdjson::dom::element_type;
 
 // ---- get_json_object ---------------------------------------------------------------------
 
@@ -206,17 +208,27 @@ Result<BoundExprPtr> BindGetJsonObject(const Expression& call, std::vector<Bound
 
 // ---- from_json -----------------------------------------------------------------------------
 
-// Appends the JSON `value` converted to the builder's type; null where it does not fit.
-void AppendJson(element value, const EvalContext& context, columnar::ColumnBuilder* builder) {
-  const DataType& type = *builder->Type();
-  if (value.is_null()) {
-    builder->AppendNull();
-    return;
+// Appends the JSON `value` converted to the builder's type; null where it does not fit, which
+// sets `*mismatch` (when given).
+void AppendJson(element value, const EvalContext& context, columnar::ColumnBuilder* builder,
+                bool* mismatch = nullptr);
+
+// A null where a value did not fit.
+void AppendMisfit(columnar::ColumnBuilder* builder, bool* mismatch) {
+  builder->AppendNull();
+  if (mismatch != nullptr) {
+    *mismatch = true;
   }
+}
+
+void AppendJsonValue(element value, const EvalContext& context, columnar::ColumnBuilder* builder,
+                     bool* mismatch) {
+  const DataType& type = *builder->Type();
   switch (type.Id()) {
     case TypeId::kBoolean: {
       bool b = false;
-      value.get(b) == simdjson::SUCCESS ? builder->AppendBoolean(b) : builder->AppendNull();
+      value.get(b) == simdjson::SUCCESS ? builder->AppendBoolean(b)
+                                        : AppendMisfit(builder, mismatch);
       return;
     }
     case TypeId::kInt8:
@@ -228,20 +240,21 @@ void AppendJson(element value, const EvalContext& context, columnar::ColumnBuild
       const bool fits =
           value.get(v) == simdjson::SUCCESS &&
           (bits == 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1))));
-      fits ? builder->AppendInt(v) : builder->AppendNull();
+      fits ? builder->AppendInt(v) : AppendMisfit(builder, mismatch);
       return;
     }
     case TypeId::kFloat32:
     case TypeId::kFloat64: {
       double v = 0;
       std::string_view text;
-      if (value.get(v) == simdjson::SUCCESS) {
-        builder->AppendDouble(v);
-      } else if (value.get(text) == simdjson::SUCCESS && ParseDouble(text, &v) &&
-                 (text == "NaN" || text.find("Infinity") != std::string_view::npos)) {
+      // A number, or the strings Spark reads as NaN and the infinities.
+      const bool fits = value.get(v) == simdjson::SUCCESS ||
+                        (value.get(text) == simdjson::SUCCESS && ParseDouble(text, &v) &&
+                         (text == "NaN" || text.find("Infinity") != std::string_view::npos));
+      if (fits) {
         builder->AppendDouble(v);
       } else {
-        builder->AppendNull();
+        AppendMisfit(builder, mismatch);
       }
       return;
     }
@@ -250,7 +263,7 @@ void AppendJson(element value, const EvalContext& context, columnar::ColumnBuild
       const bool number = value.is_number();
       number&& ParseDecimal(simdjson::minify(value), type.Precision(), type.Scale(), &unscaled)
           ? builder->AppendDecimal(unscaled)
-          : builder->AppendNull();
+          : AppendMisfit(builder, mismatch);
       return;
     }
     case TypeId::kString: {
@@ -269,27 +282,27 @@ void AppendJson(element value, const EvalContext& context, columnar::ColumnBuild
       int32_t days = 0;
       int64_t micros = 0;
       if (value.get(text) != simdjson::SUCCESS) {
-        builder->AppendNull();
+        AppendMisfit(builder, mismatch);
       } else if (type.Id() == TypeId::kDate) {
-        ParseDate(text, &days) ? builder->AppendInt(days) : builder->AppendNull();
+        ParseDate(text, &days) ? builder->AppendInt(days) : AppendMisfit(builder, mismatch);
       } else {
         ParseTimestamp(text, context.session_time_zone, type.Id() == TypeId::kTimestampNtz, &micros)
             ? builder->AppendInt(micros)
-            : builder->AppendNull();
+            : AppendMisfit(builder, mismatch);
       }
       return;
     }
     case TypeId::kStruct: {
       simdjson::dom::object object;
       if (value.get(object) != simdjson::SUCCESS) {
-        builder->AppendNull();
+        AppendMisfit(builder, mismatch);
         return;
       }
       for (size_t f = 0; f < type.Fields().size(); ++f) {
         element field;
         auto& child = builder->Child(static_cast<int>(f));
         if (object.at_key(type.Fields()[f].Name()).get(field) == simdjson::SUCCESS) {
-          AppendJson(field, context, &child);
+          AppendJson(field, context, &child, mismatch);
         } else {
           child.AppendNull();
         }
@@ -300,11 +313,11 @@ void AppendJson(element value, const EvalContext& context, columnar::ColumnBuild
     case TypeId::kArray: {
       simdjson::dom::array array;
       if (value.get(array) != simdjson::SUCCESS) {
-        builder->AppendNull();
+        AppendMisfit(builder, mismatch);
         return;
       }
       for (element item : array) {
-        AppendJson(item, context, &builder->Child(0));
+        AppendJson(item, context, &builder->Child(0), mismatch);
       }
       builder->AppendArray();
       return;
@@ -312,44 +325,273 @@ void AppendJson(element value, const EvalContext& context, columnar::ColumnBuild
     case TypeId::kMap: {
       simdjson::dom::object object;
       if (value.get(object) != simdjson::SUCCESS) {
-        builder->AppendNull();
+        AppendMisfit(builder, mismatch);
         return;
       }
       for (auto [key, item] : object) {
         builder->Child(0).AppendBytes(key);
-        AppendJson(item, context, &builder->Child(1));
+        AppendJson(item, context, &builder->Child(1), mismatch);
       }
       builder->AppendMap();
       return;
     }
     default:
-      builder->AppendNull();
+      AppendMisfit(builder, mismatch);
       return;
   }
 }
 
+void AppendJson(element value, const EvalContext& context, columnar::ColumnBuilder* builder,
+                bool* mismatch) {
+  if (value.is_null()) {
+    builder->AppendNull();
+    return;
+  }
+  AppendJsonValue(value, context, builder, mismatch);
+}
+
+// from_json's options (Spark's `mode` and `columnNameOfCorruptRecord`, and Auto Loader's
+// `rescuedDataColumn`), resolved against the result struct's fields.
+struct FromJsonOptions {
+  bool fail_fast = false;
+  int corrupt_index = -1;  // the string field taking a malformed record's text, or -1
+  int rescued_index = -1;  // the rescued-data field, or -1
+  bool Plain() const { return !fail_fast && corrupt_index < 0 && rescued_index < 0; }
+};
+
 class FromJsonFunction final : public EagerFunction {
  public:
+  explicit FromJsonFunction(FromJsonOptions options) : options_(options) {}
+
   Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
                             const EvalContext& context) const override {
     simdjson::dom::parser parser;
     const Column& json = *args[0];
     columnar::ColumnBuilder builder(call.Type(), context.pool);
+    std::string rescued;
     for (int64_t i = 0; i < json.Length(); ++i) {
-      element root;
-      const std::string_view text = json.IsNull(i) ? std::string_view() : json.BytesAt(i);
-      if (json.IsNull(i) || parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) {
+      if (json.IsNull(i)) {
         builder.AppendNull();
         continue;
       }
-      AppendJson(root, context, &builder);
+      element root;
+      const std::string_view text = json.BytesAt(i);
+      const bool parsed = parser.parse(text.data(), text.size()).get(root) == simdjson::SUCCESS;
+      if (options_.Plain()) {
+        parsed ? AppendJson(root, context, &builder) : builder.AppendNull();
+        continue;
+      }
+      if (call.Type()->Id() != TypeId::kStruct) {
+        // An array or map schema: only FAILFAST applies.
+        bool mismatch = !parsed;
+        parsed ? AppendJson(root, context, &builder, &mismatch) : builder.AppendNull();
+        if (mismatch) {
+          return MalformedError(text);
+        }
+        continue;
+      }
+      simdjson::dom::object object;
+      if (!parsed || root.get(object) != simdjson::SUCCESS) {
+        TRIBUTARY_RETURN_NOT_OK(AppendMalformed(text, &builder));
+        continue;
+      }
+      TRIBUTARY_RETURN_NOT_OK(AppendRecord(object, text, context, &builder, &rescued));
     }
     return builder.Finish();
   }
+
+ private:
+  // A record that is not a JSON object: FAILFAST's error, else every field null but the
+  // corrupt-record field (the text) or, without one, the rescued-data field.
+  Status AppendMalformed(std::string_view text, columnar::ColumnBuilder* builder) const {
+    if (options_.fail_fast) {
+      return MalformedError(text);
+    }
+    const DataType& type = *builder->Type();
+    for (size_t f = 0; f < type.Fields().size(); ++f) {
+      columnar::ColumnBuilder& child = builder->Child(static_cast<int>(f));
+      if (static_cast<int>(f) == options_.corrupt_index) {
+        child.AppendBytes(text);
+      } else if (static_cast<int>(f) == options_.rescued_index && options_.corrupt_index < 0) {
+        std::string rescued = "{";
+        columnar::AppendJsonString("_corrupt_record", &rescued);
+        rescued += ':';
+        columnar::AppendJsonString(text, &rescued);
+        rescued += '}';
+        child.AppendBytes(rescued);
+      } else {
+        child.AppendNull();
+      }
+    }
+    builder->AppendStruct();
+    return Status::OK();
+  }
+
+  // An object: each data field converted; with a rescued-data field, the fields outside the
+  // schema and those whose value does not fit go there as JSON; without one, a value that does
+  // not fit makes the record malformed (FAILFAST's error, or its text in the corrupt-record
+  // field while the fields that fit keep their values, as Spark's PERMISSIVE mode).
+  Status AppendRecord(const simdjson::dom::object& object, std::string_view text,
+                      const EvalContext& context, columnar::ColumnBuilder* builder,
+                      std::string* rescued) const {
+    const DataType& type = *builder->Type();
+    const auto& fields = type.Fields();
+    rescued->clear();
+    auto rescue = [&](std::string_view name, element value) {
+      *rescued += rescued->empty() ? '{' : ',';
+      columnar::AppendJsonString(name, rescued);
+      *rescued += ':';
+      *rescued += simdjson::minify(value);
+    };
+    bool malformed = false;
+    for (size_t f = 0; f < fields.size(); ++f) {
+      const int index = static_cast<int>(f);
+      if (index == options_.corrupt_index || index == options_.rescued_index) {
+        continue;
+      }
+      columnar::ColumnBuilder& child = builder->Child(index);
+      element value;
+      if (object.at_key(fields[f].Name()).get(value) != simdjson::SUCCESS) {
+        child.AppendNull();
+        continue;
+      }
+      bool mismatch = false;
+      AppendJson(value, context, &child, &mismatch);
+      if (mismatch && options_.rescued_index >= 0) {
+        rescue(fields[f].Name(), value);
+      } else if (mismatch) {
+        malformed = true;
+      }
+    }
+    if (options_.rescued_index >= 0) {
+      // Fields the schema does not have by exact name (a name differing only in case
+      // included), as Auto Loader rescues them.
+      for (const simdjson::dom::key_value_pair member : object) {
+        const std::string_view key = member.key;
+        const element value = member.value;
+        const auto field = std::find_if(fields.begin(), fields.end(),
+                                        [&](const auto& f) { return f.Name() == key; });
+        const auto position = static_cast<int>(field - fields.begin());
+        if (field == fields.end() || position == options_.rescued_index ||
+            position == options_.corrupt_index) {
+          rescue(key, value);
+        }
+      }
+    }
+    if (malformed && options_.fail_fast) {
+      return MalformedError(text);
+    }
+    if (options_.corrupt_index >= 0) {
+      columnar::ColumnBuilder& corrupt = builder->Child(options_.corrupt_index);
+      malformed ? corrupt.AppendBytes(text) : corrupt.AppendNull();
+    }
+    if (options_.rescued_index >= 0) {
+      columnar::ColumnBuilder& column = builder->Child(options_.rescued_index);
+      if (rescued->empty()) {
+        column.AppendNull();
+      } else {
+        *rescued += '}';
+        column.AppendBytes(*rescued);
+      }
+    }
+    builder->AppendStruct();
+    return Status::OK();
+  }
+
+  static Status MalformedError(std::string_view text) {
+    constexpr size_t kShown = 200;
+    return Status::InvalidArgument(fmt::format(
+        "Malformed records are detected in record parsing: {}{}. Parse Mode: FAILFAST. To "
+        "process malformed records as null result, try setting the option 'mode' as "
+        "'PERMISSIVE'.",
+        text.substr(0, kShown), text.size() > kShown ? "..." : ""));
+  }
+
+  FromJsonOptions options_;
 };
 
+// from_json's options after the schema: name and value string literals in turn (the SQL layer
+// flattens map('mode', 'FAILFAST', ...) into them). Names ignore case; options of Spark's JSON
+// reader that only tune parsing or inference are accepted and have no effect here.
+Result<FromJsonOptions> FromJsonOptionsOf(const Expression& call,
+                                          const std::vector<BoundExprPtr>& args,
+                                          DataTypePtr* type) {
+  FromJsonOptions options;
+  if (args.size() % 2 != 0) {
+    return CallError(call, "the options must be name, value pairs: map('mode', 'FAILFAST')");
+  }
+  std::string corrupt_column = "_corrupt_record";
+  std::string rescued_column;
+  for (size_t i = 2; i < args.size(); i += 2) {
+    for (size_t k = i; k < i + 2; ++k) {
+      if (args[k]->GetOp() != Op::kLiteral || args[k]->Literal().IsNull() ||
+          args[k]->Type()->Id() != TypeId::kString) {
+        return CallError(call, "the options must be a map of string literals");
+      }
+    }
+    const std::string name = AsciiLower(args[i]->Literal().BytesValue());
+    const std::string& value = args[i + 1]->Literal().BytesValue();
+    if (name == "mode") {
+      const std::string mode = AsciiUpper(value);
+      if (mode == "FAILFAST") {
+        options.fail_fast = true;
+      } else if (mode != "PERMISSIVE") {
+        return CallError(call, fmt::format("from_json() doesn't support the {} mode. Acceptable "
+                                           "modes are PERMISSIVE and FAILFAST.",
+                                           value));
+      }
+    } else if (name == "columnnameofcorruptrecord") {
+      corrupt_column = value;
+    } else if (name == "rescueddatacolumn") {
+      rescued_column = value;
+    }
+  }
+  if ((*type)->Id() != TypeId::kStruct) {
+    if (!rescued_column.empty()) {
+      return CallError(call, "rescuedDataColumn needs a struct schema, got " + (*type)->ToString());
+    }
+    return options;
+  }
+  std::vector<columnar::Field> fields = (*type)->Fields();
+  auto find = [&](const std::string& name) {
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (fields[f].Name() == name) {
+        return static_cast<int>(f);
+      }
+    }
+    return -1;
+  };
+  options.corrupt_index = find(corrupt_column);
+  if (options.corrupt_index >= 0 &&
+      fields[static_cast<size_t>(options.corrupt_index)].Type()->Id() != TypeId::kString) {
+    return CallError(
+        call, fmt::format("the corrupt record field '{}' must be a string, got {}", corrupt_column,
+                          fields[static_cast<size_t>(options.corrupt_index)].Type()->ToString()));
+  }
+  if (!rescued_column.empty()) {
+    if (rescued_column == corrupt_column && options.corrupt_index >= 0) {
+      return CallError(call, fmt::format("the rescued data column '{}' cannot also be the corrupt "
+                                         "record column",
+                                         rescued_column));
+    }
+    options.rescued_index = find(rescued_column);
+    if (options.rescued_index < 0) {
+      // As Auto Loader: the rescued-data column comes after the schema's fields.
+      fields.emplace_back(rescued_column, DataType::String());
+      options.rescued_index = static_cast<int>(fields.size()) - 1;
+      *type = DataType::Struct(std::move(fields));
+    } else if (fields[static_cast<size_t>(options.rescued_index)].Type()->Id() != TypeId::kString) {
+      return CallError(
+          call, fmt::format("the rescued data column '{}' must be a string", rescued_column));
+    }
+  }
+  return options;
+}
+
 Result<BoundExprPtr> BindFromJson(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  if (args.size() < 2) {
+    TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  }
   const BoundExpression& schema = *args[1];
   if (schema.GetOp() != Op::kLiteral || !schema.Literal().IsNull() ||
       schema.Type()->Id() == TypeId::kNull || schema.Type()->Id() == TypeId::kString) {
@@ -362,10 +604,11 @@ Result<BoundExprPtr> BindFromJson(const Expression& call, std::vector<BoundExprP
     return CallError(call,
                      "the schema must be a struct, array or map type, got " + type->ToString());
   }
+  TRIBUTARY_ASSIGN_OR_RAISE(FromJsonOptions options, FromJsonOptionsOf(call, args, &type));
   args.resize(1);
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String()}));
   return MakeFunctionCall(call.Name(), std::move(type), std::move(args),
-                          std::make_shared<const FromJsonFunction>());
+                          std::make_shared<const FromJsonFunction>(options));
 }
 
 // ---- to_json -------------------------------------------------------------------------------
@@ -536,8 +779,14 @@ Result<BoundExprPtr> BindToJson(const Expression& call, std::vector<BoundExprPtr
 
 }  // namespace
 
-ExprPtr FromJson(ExprPtr json, DataTypePtr schema) {
-  return Function("from_json", {std::move(json), Lit(Scalar::Null(std::move(schema)))});
+ExprPtr FromJson(ExprPtr json, DataTypePtr schema,
+                 const std::vector<std::pair<std::string, std::string>>& options) {
+  std::vector<ExprPtr> args = {std::move(json), Lit(Scalar::Null(std::move(schema)))};
+  for (const auto& [name, value] : options) {
+    args.push_back(Lit(Scalar::String(name)));
+    args.push_back(Lit(Scalar::String(value)));
+  }
+  return Function("from_json", std::move(args));
 }
 
 void AddJsonFunctions(std::vector<FunctionEntry>* table) {

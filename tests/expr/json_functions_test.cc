@@ -66,6 +66,42 @@ TEST_F(JsonFunctionsTest, FromJsonReadsIntoATypeAndNullsWhatDoesNotFit) {
                 Bind(*Function("from_json", {Col("j"), StrLit("a INT")}), *batch_->Schema()));
 }
 
+TEST_F(JsonFunctionsTest, FromJsonOptionsRescueOrKeepWhatDoesNotFit) {
+  auto small = BatchFromJson(MakeSchema({Field("j", DataType::String())}),
+                             R"([["{\"a\": \"x\", \"b\": 2, \"c\": [1]}"], ["{\"a\": 7}"],
+                                 ["{oops"], [null]])")
+                   .ValueOrDie();
+  auto type = DataType::Struct({Field("a", DataType::Int32()), Field("b", DataType::Int64())});
+  // rescuedDataColumn: appended to the struct; what does not fit and unknown fields as JSON.
+  ASSERT_OK_AND_ASSIGN(
+      auto rescued,
+      EvalToJson(FromJson(Col("j"), type, {{"rescuedDataColumn", "_rescued_data"}}), *small));
+  EXPECT_EQ(rescued, (std::vector<std::string>{
+                         R"({"a":null,"b":2,"_rescued_data":"{\"a\":\"x\",\"c\":[1]}"})",
+                         R"({"a":7,"b":null,"_rescued_data":null})",
+                         R"({"a":null,"b":null,"_rescued_data":"{\"_corrupt_record\":\"{oops\"}"})",
+                         "null"}));
+  // A corrupt-record field (Spark's default name) takes the text of a malformed record.
+  auto with_corrupt = DataType::Struct(
+      {Field("a", DataType::Int32()), Field("_corrupt_record", DataType::String())});
+  ASSERT_OK_AND_ASSIGN(auto corrupt, EvalToJson(FromJson(Col("j"), with_corrupt), *small));
+  EXPECT_EQ(corrupt[0], R"({"a":null,"_corrupt_record":"{\"a\": \"x\", \"b\": 2, \"c\": [1]}"})");
+  EXPECT_EQ(corrupt[1], R"({"a":7,"_corrupt_record":null})");
+  EXPECT_EQ(corrupt[2], R"({"a":null,"_corrupt_record":"{oops"})");
+  // FAILFAST: an error quoting the record; DROPMALFORMED is refused, as Spark's from_json.
+  auto failed = EvalToJson(FromJson(Col("j"), type, {{"MODE", "failfast"}}), *small);
+  ASSERT_RAISES(InvalidArgument, failed);
+  EXPECT_NE(
+      failed.status().Message().find(
+          R"(Malformed records are detected in record parsing: {"a": "x", "b": 2, "c": [1]})"),
+      std::string::npos);
+  ASSERT_RAISES(InvalidArgument,
+                Bind(*FromJson(Col("j"), type, {{"mode", "DROPMALFORMED"}}), *small->Schema()));
+  ASSERT_RAISES(InvalidArgument, Bind(*FromJson(Col("j"), DataType::Array(DataType::Int32()),
+                                                {{"rescuedDataColumn", "_r"}}),
+                                      *small->Schema()));
+}
+
 TEST_F(JsonFunctionsTest, ToJsonWritesSparksJson) {
   auto value = Function(
       "named_struct",
