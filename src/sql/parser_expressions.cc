@@ -2,12 +2,15 @@
 // CASE, CAST, function calls, subqueries, names), and its types (parser_internal.h).
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
 #include "columnar/sql_type_parser.h"
 #include "common/ascii.h"
 #include "common/closest_match.h"
+#include "expr/backquoted_name.h"
+#include "formats/json/json_reader.h"
 #include "formats/text/schema_hints.h"
 #include "sql/keywords.h"
 #include "sql/number_literal.h"
@@ -604,17 +607,103 @@ Result<ExprPtr> Parser::FunctionCall() {
     return ErrorAt(
         Peek(), fmt::format("{} after a function call is not supported", AsciiUpper(Peek().text)));
   }
-  if (name.IsKeyword("from_json") && args.size() == 2 && args[1]->GetOp() == expr::Op::kLiteral &&
-      !args[1]->Literal().IsNull() &&
+  if (name.IsKeyword("schema_of_json")) {
+    // Spark's schema_of_json takes a constant: the schema is computed here, as a literal, so
+    // that from_json(v, schema_of_json('{...}')) sees schema text.
+    if (args.size() != 1 || args[0]->GetOp() != expr::Op::kLiteral || args[0]->Literal().IsNull() ||
+        args[0]->Literal().Type()->Id() != columnar::TypeId::kString) {
+      return ErrorAt(name,
+                     "schema_of_json takes one constant JSON string: schema_of_json('{\"a\": 1}')");
+    }
+    auto schema = SchemaOfJson(args[0]->Literal().BytesValue());
+    if (!schema.ok()) {
+      return ErrorAt(name, fmt::format("schema_of_json: {}", schema.status().Message()));
+    }
+    return expr::Lit(expr::Scalar::String(*schema));
+  }
+  if (name.IsKeyword("from_json") && (args.size() == 2 || args.size() == 3) &&
+      args[1]->GetOp() == expr::Op::kLiteral && !args[1]->Literal().IsNull() &&
       args[1]->Literal().Type()->Id() == columnar::TypeId::kString) {
-    // from_json(json, 'a INT, b STRING' | 'struct<...>'): the schema text becomes the type.
+    // from_json(json, 'a INT, b STRING' | 'struct<...>' [, map('name', 'value', ...)]): the
+    // schema text becomes the type, the options name and value pairs.
     auto type = FromJsonSchema(args[1]->Literal().BytesValue());
     if (!type.ok()) {
       return ErrorAt(name, fmt::format("from_json schema: {}", type.status().Message()));
     }
-    return expr::FromJson(std::move(args[0]), *type);
+    std::vector<std::pair<std::string, std::string>> options;
+    if (args.size() == 3) {
+      const expr::Expression& map = *args[2];
+      const bool literal_map =
+          map.GetOp() == expr::Op::kFunction && map.Name() == "map" &&
+          map.Children().size() % 2 == 0 &&
+          std::all_of(map.Children().begin(), map.Children().end(), [](const expr::ExprPtr& e) {
+            return e->GetOp() == expr::Op::kLiteral && !e->Literal().IsNull() &&
+                   e->Literal().Type()->Id() == columnar::TypeId::kString;
+          });
+      if (!literal_map) {
+        return ErrorAt(name,
+                       "from_json options must be a map of string literals: map('mode', "
+                       "'FAILFAST', 'rescuedDataColumn', '_rescued_data')");
+      }
+      for (size_t i = 0; i < map.Children().size(); i += 2) {
+        options.emplace_back(map.Children()[i]->Literal().BytesValue(),
+                             map.Children()[i + 1]->Literal().BytesValue());
+      }
+    }
+    return expr::FromJson(std::move(args[0]), *type, options);
   }
   return expr::Function(name.text, std::move(args), distinct);
+}
+
+namespace {
+
+// A name as Spark's DataType.sql writes it: backquoted unless letters, digits and '_' only
+// (reserved words are not quoted there).
+std::string SqlFieldName(const std::string& name) {
+  const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+  return plain ? name : expr::BackquotedName(name);
+}
+
+// Spark's DataType.sql: "STRUCT<a: BIGINT, b: ARRAY<STRING>>".
+std::string SqlTypeText(const columnar::DataType& type) {
+  switch (type.Id()) {
+    case columnar::TypeId::kStruct: {
+      std::string out = "STRUCT<";
+      for (size_t i = 0; i < type.Fields().size(); ++i) {
+        const columnar::Field& field = type.Fields()[i];
+        out += fmt::format("{}{}: {}{}", i > 0 ? ", " : "", SqlFieldName(field.Name()),
+                           SqlTypeText(*field.Type()), field.Nullable() ? "" : " NOT NULL");
+      }
+      return out + ">";
+    }
+    case columnar::TypeId::kArray:
+      return fmt::format("ARRAY<{}>", SqlTypeText(*type.ElementType()));
+    case columnar::TypeId::kMap:
+      return fmt::format("MAP<{}, {}>", SqlTypeText(*type.KeyType()),
+                         SqlTypeText(*type.ValueType()));
+    default:
+      return AsciiUpper(type.ToString());
+  }
+}
+
+}  // namespace
+
+// Spark's JSON schema inference over the one value `json` (fields sorted by name, integers
+// BIGINT, fractions DOUBLE, null-only STRING), as schema_of_json does.
+Result<std::string> Parser::SchemaOfJson(const std::string& json) {
+  json::JsonReadOptions options;
+  options.infer_column_types = true;
+  options.multi_line = true;
+  // The value as the one field of a record, so arrays and scalars are typed as they are.
+  const std::string record = "{\"v\": " + json + "\n}";
+  TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr schema,
+                            json::InferJsonSchemaFromText({record}, options));
+  if (schema->NumFields() != 1) {
+    return Status::InvalidArgument(fmt::format("'{}' is not a JSON value", json));
+  }
+  return SqlTypeText(*schema->FieldAt(0).Type());
 }
 
 // A type name ("struct<a:int>", "array<string>") or a DDL column list ("a INT, b STRING").

@@ -195,6 +195,8 @@ class Parser {
   Result<ExprPtr> CaseExpression();
   Result<ExprPtr> FunctionCall();
   static Result<columnar::DataTypePtr> FromJsonSchema(const std::string& text);
+  /// schema_of_json('...'): the inferred type of the JSON value as Spark's SQL type text.
+  static Result<std::string> SchemaOfJson(const std::string& json);
 
   std::shared_ptr<const std::string> source_;
   std::vector<Token> tokens_;
