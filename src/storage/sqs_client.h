@@ -4,7 +4,6 @@
 
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "storage/aws_config.h"
+#include "storage/aws_json_client.h"
 #include "storage/s3_client.h"
 #include "tributary/result.h"
 #include "tributary/status.h"
@@ -26,10 +26,11 @@ struct SqsMessage {
   std::string body;
 };
 
-/// A client of SQS in one region with one set of credentials. The endpoint is the S3 endpoint
-/// override when there is one that is not AWS's (a local emulator such as moto serves every
-/// service on one port), else https://sqs.<region>.amazonaws.com. Requests are repeated with
-/// RetryBackoff after throttling, a 5xx or a connection failure, up to S3Config::max_attempts.
+/// A client of SQS in one region with one set of credentials (an AwsJsonClient). The endpoint is
+/// the S3 endpoint override when there is one that is not AWS's (a local emulator such as moto
+/// serves every service on one port), else https://sqs.<region>.amazonaws.com. Requests are
+/// repeated with RetryBackoff after throttling, a 5xx or a connection failure, up to
+/// S3Config::max_attempts.
 ///
 /// Errors name the operation, the queue and SQS's error code ("SQS ReceiveMessage
 /// https://.../q: HTTP 400 QueueDoesNotExist: ..."); never a credential.
@@ -59,20 +60,12 @@ class SqsClient {
   Status DeleteMessages(const std::string& queue_url, std::span<const SqsMessage> messages);
 
   /// Requests sent so far, retries included.
-  int64_t RequestCount() const { return requests_.load(std::memory_order_relaxed); }
+  int64_t RequestCount() const { return client_->RequestCount(); }
 
  private:
-  SqsClient(S3Config config, HttpEndpoint endpoint, std::shared_ptr<HttpTransport> transport);
+  explicit SqsClient(std::shared_ptr<AwsJsonClient> client) : client_(std::move(client)) {}
 
-  /// Sends `operation` with the JSON `body`, retrying transient failures; the response body of
-  /// a 2xx answer.
-  Result<std::string> Call(std::string_view operation, const std::string& queue,
-                           const std::string& body);
-
-  const S3Config config_;
-  const HttpEndpoint endpoint_;
-  const std::shared_ptr<HttpTransport> transport_;
-  std::atomic<int64_t> requests_{0};
+  const std::shared_ptr<AwsJsonClient> client_;
 };
 
 }  // namespace tributary::storage
