@@ -2,6 +2,7 @@
 // the interface):
 //   binder.cc      queries, FROM relations, DDL, DESCRIBE/SHOW and the maintenance commands
 //   binder_dml.cc  DELETE, UPDATE, MERGE INTO, AUTO CDC flows and table_changes(...)
+//   binder_sources.cc  the arguments of read_kafka(...) and read_kinesis(...)
 
 #pragma once
 
@@ -45,6 +46,14 @@ Result<BoundStatement> BindRowChanges(const Statement& statement, const plan::Ca
 /// `end` (the latest when omitted), each a version or a timestamp string.
 Result<plan::LogicalPlanPtr> BindTableChanges(const Statement& statement, const Relation& relation,
                                               const plan::Catalog& catalog, RelationBinder* binder);
+
+/// The options of read_kafka(...) or read_kinesis(...) (`relation`): named arguments only, as
+/// Databricks SQL requires, each a literal, under the source's option names (read_kafka's
+/// bootstrapServers is Spark's kafka.bootstrap.servers; `kafka.*` names pass through).
+/// InvalidArgument placed at the argument for a positional, non-constant or repeated one, and
+/// for read_kafka without bootstrapServers. The sources check the names.
+Result<std::map<std::string, std::string>> MessageBusOptions(const Statement& statement,
+                                                             const Relation& relation);
 
 /// PlaceCommandError for kDelete, kUpdate and kMerge.
 Status PlaceRowChangeError(const Statement& statement, const BoundStatement& bound,
