@@ -7,6 +7,7 @@
 #include "streaming/cloud_files_source.h"
 #include "streaming/delta_source.h"
 #include "streaming/file_source.h"
+#include "streaming/kinesis_source.h"
 #include "streaming/rate_source.h"
 #include "streaming/source_options.h"
 
@@ -91,6 +92,14 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
       return Status::InvalidArgument("the rate source has a fixed schema; do not give one");
     }
     TRIBUTARY_ASSIGN_OR_RAISE(auto definition, RateSourceDefinition::Make(request.options));
+    return std::shared_ptr<const SourceDefinition>(std::move(definition));
+  }
+  if (format == "kinesis") {
+    if (request.schema != nullptr) {
+      return Status::InvalidArgument("the Kinesis source has a fixed schema; do not give one");
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto definition, KinesisSourceDefinition::Make(request.options, request.session_config));
     return std::shared_ptr<const SourceDefinition>(std::move(definition));
   }
   return Status::InvalidArgument(fmt::format(

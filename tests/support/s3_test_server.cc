@@ -30,7 +30,8 @@ namespace {
 // Runs moto.server as `python3 -m moto.server` does, plus a thread that removes the log file
 // (argument 1) and kills the server's process group when its stdin reaches EOF: stdin is a pipe
 // whose write end only the test process holds, so the server goes when the test process goes,
-// however it ends.
+// however it ends. Kinesis's resharding and ListShards paging are patched to behave as AWS's do
+// (see the comment in the script): the Kinesis tests check that parents are drained first.
 constexpr const char* kLauncher = R"(import os, runpy, signal, sys, threading
 log_path = sys.argv[1]
 def watch_parent():
@@ -42,6 +43,58 @@ def watch_parent():
         pass
     os.killpg(0, signal.SIGKILL)
 threading.Thread(target=watch_parent, daemon=True).start()
+def patch_kinesis_as_aws():
+    # moto 5 moves a split shard's records into its children, copies merged shards' records
+    # into the child, routes new records to closed shards too, never ends a closed shard's
+    # iterator and wants the stream name again with a ListShards NextToken. Kinesis keeps a
+    # parent's records in the closed parent, writes to open shards only, ends the iterator (no
+    # NextShardIterator) once a closed shard is read, and refuses a stream name with NextToken.
+    from collections import OrderedDict
+    import moto.kinesis.models as km
+    from moto.kinesis.utils import decompose_shard_iterator
+    from moto.utilities.utils import md5_hash
+    def keep_records(original, parents):
+        def reshard(self, *shard_ids):
+            kept = {}
+            for shard_id in shard_ids[:parents]:
+                kept[shard_id] = self.shards[shard_id].records
+                self.shards[shard_id].records = OrderedDict()
+            original(self, *shard_ids)
+            for shard_id, records in kept.items():
+                self.shards[shard_id].records = records
+        return reshard
+    def get_shard_for_key(self, partition_key, explicit_hash_key):
+        shard = route(self, partition_key, explicit_hash_key)
+        key = int(explicit_hash_key) if explicit_hash_key else int(
+            md5_hash(partition_key.encode('utf-8')).hexdigest(), 16)
+        return next((s for s in self.shards.values()
+                     if s.is_open and s.starting_hash <= key <= s.ending_hash), shard)
+    def get_records(self, stream_arn, shard_iterator, limit):
+        next_iterator, records, behind = read(self, stream_arn, shard_iterator, limit)
+        stream_name, shard_id, last = decompose_shard_iterator(next_iterator)
+        stream = self.describe_stream(stream_arn=stream_arn, stream_name=stream_name)
+        shard = stream.get_shard(shard_id)
+        if not shard.is_open and int(last) >= shard.get_max_sequence_number():
+            next_iterator = None
+        return next_iterator, records, behind
+    def list_shards(self, stream_arn=None, stream_name=None, limit=None, next_token=None):
+        # Kinesis names no stream with a NextToken (it refuses both); moto wants the name again.
+        if next_token and not stream_arn and not stream_name:
+            stream_arn, stream_name = token_streams.get(next_token, (None, None))
+        shards, token = list_all(self, stream_arn=stream_arn, stream_name=stream_name,
+                                 limit=limit, next_token=next_token)
+        if token:
+            token_streams[token] = (stream_arn, stream_name)
+        return shards, token
+    token_streams = {}
+    list_all = km.KinesisBackend.list_shards
+    km.KinesisBackend.list_shards = list_shards
+    route, read = km.Stream.get_shard_for_key, km.KinesisBackend.get_records
+    km.Stream.split_shard = keep_records(km.Stream.split_shard, 1)
+    km.Stream.merge_shards = keep_records(km.Stream.merge_shards, 2)
+    km.Stream.get_shard_for_key = get_shard_for_key
+    km.KinesisBackend.get_records = get_records
+patch_kinesis_as_aws()
 sys.argv = ['moto.server'] + sys.argv[2:]
 runpy.run_module('moto.server', run_name='__main__', alter_sys=True)
 )";
