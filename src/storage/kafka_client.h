@@ -10,13 +10,13 @@
 #pragma once
 
 #include <chrono>
-#include <compare>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -29,7 +29,13 @@ struct KafkaTopicPartition {
   std::string topic;
   int32_t partition = 0;
 
-  auto operator<=>(const KafkaTopicPartition&) const = default;
+  bool operator==(const KafkaTopicPartition& other) const {
+    return partition == other.partition && topic == other.topic;
+  }
+  /// By topic, then partition number.
+  bool operator<(const KafkaTopicPartition& other) const {
+    return std::tie(topic, partition) < std::tie(other.topic, other.partition);
+  }
   /// "topic-3", as Kafka's TopicPartition prints.
   std::string ToString() const;
 };
