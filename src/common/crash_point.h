@@ -29,6 +29,11 @@
 //   state.after_changelog       a state partition's <v>.changelog is written (the batch's
 //                               state is not all committed, commits/N is not written)
 //   state.after_snapshot        a state partition's <v>.snapshot is written, before the purge
+//   kafka_sink.before_commit_transaction  the exactly-once Kafka sink produced the batch's
+//                               records in its transaction; the transaction is not committed
+//   kafka_sink.after_commit_transaction   the transaction (records and the batch id as group
+//                               offsets) is committed; the plain offset commit and commits/N are
+//                               not written
 //   streaming.after_state_commit every stateful operator's state version N+1 is committed
 //                               (after the sink returned); commits/N is not yet written
 //   streaming.before_commit_log the sink returned; commits/N is not yet written

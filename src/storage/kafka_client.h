@@ -132,6 +132,12 @@ class KafkaProducer {
   virtual Status AbortTransaction() = 0;
 };
 
+/// Commits `offsets` for consumer group `group_id` outside any transaction, as a consumer that
+/// never joins the group does (Kafka's OffsetCommit with generation -1). The exactly-once sink
+/// repeats its transactional offsets with it (see streaming/kafka_sink.h).
+Status KafkaCommitOffsets(const KafkaClientConfig& config, const std::string& group_id,
+                          const std::map<KafkaTopicPartition, int64_t>& offsets);
+
 /// The offsets consumer group `group_id` has committed for `partitions` (absent: none
 /// committed). What the exactly-once sink reads back on a restart.
 Result<std::map<KafkaTopicPartition, int64_t>> KafkaCommittedOffsets(

@@ -31,6 +31,10 @@ class KafkaSink final : public Sink {
   /// InvalidArgument for a missing kafka.bootstrap.servers or a bad option.
   static Result<std::unique_ptr<KafkaSink>> Make(const std::map<std::string, std::string>& options);
   ~KafkaSink() override;
+  KafkaSink(const KafkaSink&) = delete;
+  KafkaSink& operator=(const KafkaSink&) = delete;
+  KafkaSink(KafkaSink&&) = delete;
+  KafkaSink& operator=(KafkaSink&&) = delete;
 
   Result<int64_t> AddBatch(const MicroBatch& batch) override;
   /// "KafkaSink[<topic option or 'topic column'>]".
