@@ -47,7 +47,7 @@ std::string KafkaFindOnPath(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path == nullptr ? "/usr/local/bin:/usr/bin:/bin" : path);
   for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
     if (access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
@@ -70,6 +70,12 @@ struct KafkaTestCluster::Process {
   int answer_fd = -1;
   std::string buffered;
   TempDir dir;
+
+  Process() = default;
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  Process(Process&&) = delete;
+  Process& operator=(Process&&) = delete;
 
   std::string Log() const { return KafkaTail(KafkaReadFile(dir.Join("broker.log"))); }
 
@@ -356,7 +362,10 @@ Status KafkaTestCluster::ProduceWithKcat(const std::string& topic,
       child.args.insert(child.args.end(), {"-p", std::to_string(records[begin].partition)});
     }
     for (const auto& [name, value] : records[begin].headers) {
-      child.args.insert(child.args.end(), {"-H", name + "=" + value});
+      std::string header = name;
+      header += "=";
+      header += value;
+      child.args.insert(child.args.end(), {"-H", header});
     }
     child.args.push_back(input_file);
     child.stderr_path = dir.Join("kcat.err");

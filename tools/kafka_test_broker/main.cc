@@ -365,10 +365,11 @@ class Broker {
     if (low == high) {
       return "ok " + std::to_string(low);  // nothing stored below offset
     }
-    constexpr size_t kRetentionBytes = size_t{5} * 1024 * 1024 + 64 * 1024;
+    constexpr size_t kRetentionBytes = (size_t{5} * 1024 * 1024) + (size_t{64} * 1024);
     for (const size_t size : {kRetentionBytes, size_t{1}}) {
       if (!Append(topic, partition, std::string(size, 'x'), &error)) {
-        return "error cannot append the retention records to " + where + ": " + error;
+        error.insert(0, "error cannot append the retention records to " + where + ": ");
+        return error;
       }
     }
     if (!Watermarks(topic, partition, &low, &high, &error)) {
