@@ -70,11 +70,13 @@ inline std::string Base64ForKinesisOracle(std::string_view bytes) {
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t chunk = static_cast<uint8_t>(bytes[i]) << 16;
-    if (i + 1 < bytes.size())
-      chunk |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size())
+    uint32_t chunk = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) {
+      chunk |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
+    }
+    if (i + 2 < bytes.size()) {
       chunk |= static_cast<uint8_t>(bytes[i + 2]);
+    }
     out += kAlphabet[(chunk >> 18) & 63];
     out += kAlphabet[(chunk >> 12) & 63];
     out += i + 1 < bytes.size() ? kAlphabet[(chunk >> 6) & 63] : '=';
