@@ -3,7 +3,8 @@
 //
 // Offsets are Spark's KafkaSourceOffset JSON, so a checkpoint's `offsets/N` reads the same:
 //   offset    = "{" [ topic-map *( "," topic-map ) ] "}"
-//   topic-map = json-string ":" "{" partition ":" next-offset *( "," partition ":" next-offset ) "}"
+//   topic-map = json-string ":" "{" entry *( "," entry ) "}"
+//   entry     = partition ":" next-offset
 //   partition = json-string of a decimal partition number
 // next-offset is the offset of the next record to read, so the batch (start, end] of the engine
 // reads offsets [start[tp], end[tp]) of each partition. In startingOffsets/endingOffsets JSON,
@@ -64,13 +65,21 @@ struct KafkaSourceOptions {
   std::optional<int64_t> max_offsets_per_trigger;
   std::optional<int64_t> min_offsets_per_trigger;
   /// maxTriggerDelay (a time string; default 15m) with minOffsetsPerTrigger.
-  int64_t max_trigger_delay_ms = 15 * 60 * 1000;
+  int64_t max_trigger_delay_ms = int64_t{15} * 60 * 1000;
   bool fail_on_data_loss = true;
   bool include_headers = false;
   /// groupIdPrefix (default "spark-kafka-source") unless kafka.group.id is given.
   std::string group_id_prefix = "spark-kafka-source";
   /// kafkaConsumer.pollTimeoutMs: how long a read waits for records below the end offset.
   int64_t poll_timeout_ms = 120000;
+  /// fetchOffset.numRetries / fetchOffset.retryIntervalMs: a transient failure of an offset
+  /// lookup (a leader moving, a broker restarting) is retried at least this often, backing off
+  /// from this interval up to 1 s, until kafkaConsumer.pollTimeoutMs has passed.
+  int64_t fetch_offset_num_retries = 3;
+  int64_t fetch_offset_retry_interval_ms = 10;
+  /// minPartitions and maxRecordsPerPartition only split Spark's tasks: validated and accepted,
+  /// without effect on the rows. kafka.isolation.level defaults to read_uncommitted, as Spark's
+  /// (Java's) consumer; set it to read_committed to skip aborted transactions.
 
   /// From a reader's options; InvalidArgument naming the option for a bad or missing value
   /// (no kafka.bootstrap.servers; none or several of subscribe/subscribePattern/assign).

@@ -7,6 +7,7 @@
 #include "streaming/cloud_files_source.h"
 #include "streaming/delta_source.h"
 #include "streaming/file_source.h"
+#include "streaming/kafka_source.h"
 #include "streaming/kinesis_source.h"
 #include "streaming/rate_source.h"
 #include "streaming/source_options.h"
@@ -83,6 +84,19 @@ Result<std::shared_ptr<const SourceDefinition>> DefineSource(const SourceRequest
     }
     TRIBUTARY_ASSIGN_OR_RAISE(
         auto definition, DeltaSourceDefinition::Make(*request.fs, request.path, request.options));
+    return std::shared_ptr<const SourceDefinition>(std::move(definition));
+  }
+  if (format == "kafka") {
+    if (request.schema != nullptr) {
+      return Status::InvalidArgument("the Kafka source has a fixed schema; do not give one");
+    }
+    if (!request.path.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("the Kafka source takes no path (got '{}'): name its topics with "
+                      "subscribe, subscribePattern or assign",
+                      given.path));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(auto definition, KafkaSourceDefinition::Make(request.options));
     return std::shared_ptr<const SourceDefinition>(std::move(definition));
   }
   if (format == "rate") {
