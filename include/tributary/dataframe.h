@@ -134,7 +134,8 @@ class GroupedData {
   std::vector<Column> keys_;
 };
 
-/// Writes a DataFrame as a Delta table (Spark's DataFrameWriter; format "delta" only).
+/// Writes a DataFrame as a Delta table, or its rows as Kafka records (Spark's DataFrameWriter;
+/// formats "delta" and "kafka").
 class DataFrameWriter {
  public:
   DataFrameWriter& Format(std::string_view format);
@@ -143,10 +144,13 @@ class DataFrameWriter {
   DataFrameWriter& PartitionBy(const std::vector<std::string>& columns);
   /// Delta writer options: mergeSchema, overwriteSchema, replaceWhere (a SQL condition over
   /// partition columns), txnAppId with txnVersion (idempotent writes); anything starting
-  /// "delta." becomes a table property of a new table.
+  /// "delta." becomes a table property of a new table. Kafka: kafka.bootstrap.servers, any
+  /// kafka.* producer setting (kafka.transactional.id writes in one transaction) and topic.
   DataFrameWriter& Option(const std::string& key, const std::string& value);
-  /// Writes to the table at `path`.
-  tributary::Status Save(const std::string& path);
+  /// Writes to the table at `path`; for kafka (no path), each row as a record: a value column,
+  /// optional key, topic, partition and headers columns, the topic option overriding the
+  /// topic column (Spark's Kafka sink). Kafka takes the modes append and errorifexists.
+  tributary::Status Save(const std::string& path = "");
   /// Writes to the session's table `name` (<warehouse>/<name>).
   tributary::Status SaveAsTable(const std::string& name);
 
@@ -154,6 +158,7 @@ class DataFrameWriter {
   friend class ApiAccess;
 
   explicit DataFrameWriter(DataFrame frame);
+  tributary::Status SaveKafka(const std::string& path);
 
   DataFrame frame_;
   std::string format_ = "delta";

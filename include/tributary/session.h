@@ -70,19 +70,26 @@ class Session {
   std::shared_ptr<SessionState> state_;
 };
 
-/// Spark's DataFrameReader: Format("delta"|"parquet"|"json"|"csv").Option(...).Load(path).
+/// Spark's DataFrameReader: Format("delta"|"parquet"|"json"|"csv").Option(...).Load(path), or
+/// Format("kafka").Option("kafka.bootstrap.servers", ...).Option("subscribe", ...).Load(): the
+/// Kafka records between startingOffsets (default earliest) and endingOffsets (default latest)
+/// as they are when Load runs, in Spark's Kafka columns (key, value, topic, partition, offset,
+/// timestamp, timestampType; headers with includeHeaders).
 class DataFrameReader {
  public:
   DataFrameReader& Format(std::string_view format);
   /// Reader options under Spark's names (header, sep, multiLine, mode, versionAsOf,
-  /// timestampAsOf, ...).
+  /// timestampAsOf, ...; for kafka: kafka.bootstrap.servers and any kafka.* client setting,
+  /// subscribe, subscribePattern, assign, startingOffsets, endingOffsets, startingTimestamp,
+  /// endingTimestamp, failOnDataLoss, includeHeaders).
   DataFrameReader& Option(const std::string& key, const std::string& value);
   DataFrameReader& Options(const std::map<std::string, std::string>& options);
   /// The schema as DDL ("a INT, b STRING"); JSON/CSV infer one when it is not given.
   DataFrameReader& Schema(std::string ddl);
   /// A file, a directory (every data file in it, recursively, skipping names starting with
-  /// "_" or "."), or a Delta table's root.
-  DataFrame Load(const std::string& path) const;
+  /// "_" or "."), or a Delta table's root; no path for kafka. Kafka records are read here, and
+  /// the DataFrame holds them.
+  DataFrame Load(const std::string& path = "") const;
   DataFrame Table(const std::string& name) const;
 
  private:

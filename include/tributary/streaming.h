@@ -32,15 +32,21 @@ class StreamingQueryHandle;
 struct MemoryStreamState;
 class Session;
 
-/// Spark's DataStreamReader: Format("json"|"csv"|"parquet"|"delta"|"rate").Option(...)
-/// .Schema(...).Load(path), or Table(name) for a warehouse Delta table.
+/// Spark's DataStreamReader: Format("json"|"csv"|"parquet"|"delta"|"rate"|"kafka"|"kinesis")
+/// .Option(...).Schema(...).Load(path), or Table(name) for a warehouse Delta table. Kafka and
+/// Kinesis take no path and have their own schema (Spark's Kafka columns; Databricks' Kinesis
+/// columns).
 class DataStreamReader {
  public:
   DataStreamReader& Format(std::string_view format);
   /// Source options under Spark's names: maxFilesPerTrigger, latestFirst, maxFileAge (files);
   /// startingVersion, startingTimestamp, maxFilesPerTrigger, maxBytesPerTrigger,
-  /// ignoreDeletes, skipChangeCommits (delta); rowsPerSecond (rate); and the file readers'
-  /// options (header, sep, multiLine, mode, ...).
+  /// ignoreDeletes, skipChangeCommits (delta); rowsPerSecond (rate); kafka.bootstrap.servers
+  /// and any kafka.* client setting, subscribe, subscribePattern, assign, startingOffsets,
+  /// startingTimestamp, maxOffsetsPerTrigger, minOffsetsPerTrigger, maxTriggerDelay,
+  /// failOnDataLoss, includeHeaders, groupIdPrefix (kafka); streamName, region,
+  /// initialPosition, endpoint (kinesis); and the file readers' options (header, sep,
+  /// multiLine, mode, ...).
   DataStreamReader& Option(const std::string& key, const std::string& value);
   DataStreamReader& Options(const std::map<std::string, std::string>& options);
   /// DDL ("a INT, b STRING"); required for JSON and CSV, as in Spark.
@@ -105,14 +111,17 @@ class StreamingQuery {
 /// Spark's DataStreamWriter.
 class DataStreamWriter {
  public:
-  /// "delta" (default), "console", "memory" (a table named by QueryName, read with
-  /// session.Table(name) or SQL), "foreachBatch" (set by ForeachBatch).
+  /// "delta" (default), "kafka" (Spark's Kafka sink: a value column, optional key, topic,
+  /// partition and headers columns; the topic option overrides the topic column; at least
+  /// once, or exactly once with kafka.transactional.id), "console", "memory" (a table named by
+  /// QueryName, read with session.Table(name) or SQL), "foreachBatch" (set by ForeachBatch).
   DataStreamWriter& Format(std::string_view format);
   /// "append" (default: rows that will never change), "update" (the aggregation groups a
   /// batch changed) or "complete" (the whole aggregation result each batch), as Spark.
   DataStreamWriter& OutputMode(std::string_view mode);
   /// checkpointLocation; mergeSchema, txn options and delta.* table properties for the Delta
-  /// sink; numRows and truncate for the console sink.
+  /// sink; kafka.bootstrap.servers, any kafka.* producer setting and topic for the Kafka sink;
+  /// numRows and truncate for the console sink.
   DataStreamWriter& Option(const std::string& key, const std::string& value);
   DataStreamWriter& Options(const std::map<std::string, std::string>& options);
   DataStreamWriter& PartitionBy(const std::vector<std::string>& columns);
@@ -122,8 +131,8 @@ class DataStreamWriter {
   /// with the same id after a crash: write with txnAppId/txnVersion (or check the id) to stay
   /// exactly-once.
   DataStreamWriter& ForeachBatch(std::function<tributary::Status(const DataFrame&, int64_t)> fn);
-  /// Starts the query writing to the Delta table at `path` (no path for console, memory and
-  /// foreachBatch).
+  /// Starts the query writing to the Delta table at `path` (no path for kafka, console, memory
+  /// and foreachBatch). Delta, kafka and foreachBatch need a checkpointLocation.
   Result<StreamingQuery> Start(const std::string& path = "");
   /// Starts the query writing to the warehouse table `name`.
   Result<StreamingQuery> ToTable(const std::string& name);

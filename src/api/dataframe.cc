@@ -18,6 +18,7 @@
 #include "plan/plan_builder.h"
 #include "sql/parser.h"
 #include "storage/local_path.h"
+#include "streaming/kafka_sink.h"
 
 namespace tributary {
 
@@ -468,9 +469,17 @@ Result<delta::SaveMode> ParseSaveMode(std::string_view mode) {
 }  // namespace
 
 tributary::Status DataFrameWriter::Save(const std::string& path) {
-  if (AsciiLower(format_) != "delta") {
+  const std::string format = AsciiLower(format_);
+  if (format == "kafka") {
+    return SaveKafka(path);
+  }
+  if (format != "delta") {
     return tributary::Status::NotImplemented(
-        fmt::format("DataFrameWriter format '{}': only delta is supported", format_));
+        fmt::format("DataFrameWriter format '{}': only delta and kafka are supported", format_));
+  }
+  if (path.empty()) {
+    return tributary::Status::InvalidArgument(
+        "a Delta write needs a table path: Save(path) or SaveAsTable(name)");
   }
   const DataFrameState& state = *ApiAccess::State(frame_);
   TRIBUTARY_RETURN_NOT_OK(state.error);
@@ -514,6 +523,29 @@ tributary::Status DataFrameWriter::Save(const std::string& path) {
   auto written =
       delta::WriteTable(*state.session->fs, root, state.plan->Schema(), batches, options);
   return written.status();
+}
+
+// Spark's Kafka batch write: every row a record, no path, and only the save modes that do not
+// claim to replace or skip what a topic holds.
+tributary::Status DataFrameWriter::SaveKafka(const std::string& path) {
+  if (!path.empty()) {
+    return tributary::Status::InvalidArgument(fmt::format(
+        "a kafka write takes no path (got '{}'): give the topic option or a topic column", path));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(const delta::SaveMode mode, ParseSaveMode(mode_));
+  if (mode == delta::SaveMode::kOverwrite || mode == delta::SaveMode::kIgnore) {
+    return tributary::Status::InvalidArgument(
+        fmt::format("Save mode {} not allowed for Kafka. Allowed save modes are Append and "
+                    "ErrorIfExists (default).",
+                    mode_));
+  }
+  if (!partition_by_.empty()) {
+    return tributary::Status::InvalidArgument("a kafka write cannot be partitioned by columns");
+  }
+  const DataFrameState& state = *ApiAccess::State(frame_);
+  TRIBUTARY_RETURN_NOT_OK(state.error);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(state));
+  return streaming::WriteKafka(batches, options_).status();
 }
 
 tributary::Status DataFrameWriter::SaveAsTable(const std::string& name) {

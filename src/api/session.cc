@@ -17,6 +17,7 @@
 #include "sql/parser.h"
 #include "storage/local_path.h"
 #include "storage/uri_file_system.h"
+#include "streaming/kafka_batch_scan.h"
 #include "tributary/pipeline.h"
 
 namespace tributary {
@@ -516,6 +517,23 @@ Result<std::optional<plan::LogicalPlanPtr>> ChangeFeedScan(const plan::Catalog& 
 DataFrame DataFrameReader::Load(const std::string& path) const {
   const plan::Catalog catalog = session_->MakeCatalog(0);
   auto load = [&]() -> Result<plan::LogicalPlanPtr> {
+    if (format_ == "kafka") {
+      // Spark's Kafka source: no path, and its own fixed schema.
+      if (!path.empty()) {
+        return Status::InvalidArgument(fmt::format(
+            "a kafka read takes no path (got '{}'): name the topics with the subscribe, "
+            "subscribePattern or assign option",
+            path));
+      }
+      if (!schema_.empty()) {
+        return Status::InvalidArgument(
+            "Kafka source has a fixed schema and cannot be set with a custom one");
+      }
+      return streaming::KafkaBatchScan(options_, "");
+    }
+    if (path.empty()) {
+      return Status::InvalidArgument(fmt::format("a {} read needs a path: Load(path)", format_));
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(const std::string local, storage::StoragePath(path));
     if (format_ == "delta") {
       if (!schema_.empty()) {

@@ -17,6 +17,7 @@
 #include "storage/local_path.h"
 #include "streaming/console_sink.h"
 #include "streaming/delta_sink.h"
+#include "streaming/kafka_sink.h"
 #include "streaming/memory_sink.h"
 #include "streaming/memory_source.h"
 #include "streaming/source_factory.h"
@@ -259,6 +260,15 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
     }
     TRIBUTARY_ASSIGN_OR_RAISE(const std::string table, storage::StoragePath(path));
     TRIBUTARY_ASSIGN_OR_RAISE(sink, streaming::DeltaSink::Make(table, options_, partition_by_));
+  } else if (format_ == "kafka") {
+    if (!path.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "a Kafka sink takes no path (got '{}'): give the topic option or a topic column", path));
+    }
+    // The sink sees its own options (kafka.*, topic, ...), not the query's.
+    std::map<std::string, std::string> sink_options = options_;
+    sink_options.erase("checkpointLocation");
+    TRIBUTARY_ASSIGN_OR_RAISE(sink, streaming::KafkaSink::Make(sink_options));
   } else if (format_ == "console") {
     int64_t num_rows = 20;
     if (auto it = options_.find("numRows"); it != options_.end()) {
@@ -283,7 +293,8 @@ Result<StreamingQuery> DataStreamWriter::Start(const std::string& path) {
     sink = std::make_unique<ForeachBatchSink>(session, foreach_batch_);
   } else {
     return Status::InvalidArgument(fmt::format(
-        "unknown streaming sink format '{}' (delta, console, memory, foreachBatch)", format_));
+        "unknown streaming sink format '{}' (delta, kafka, console, memory, foreachBatch)",
+        format_));
   }
 
   // The checkpoint: the option, else <spark.sql.streaming.checkpointLocation>/<queryName>,

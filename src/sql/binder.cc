@@ -16,6 +16,7 @@
 #include "sql/parser.h"
 #include "storage/file_system.h"
 #include "storage/local_path.h"
+#include "streaming/kafka_batch_scan.h"
 #include "streaming/source_factory.h"
 #include "streaming/stream_execution.h"
 
@@ -289,9 +290,12 @@ class Binder : public internal::RelationBinder {
     if (relation.function_name == "table_changes") {
       return internal::BindTableChanges(statement_, relation, catalog_, this);
     }
+    if (relation.function_name == "read_kafka" || relation.function_name == "read_kinesis") {
+      return MessageBus(relation);
+    }
     if (relation.function_name != "read_files") {
-      const std::string_view match =
-          ClosestMatch(relation.function_name, {"read_files", "table_changes"});
+      const std::string_view match = ClosestMatch(
+          relation.function_name, {"read_files", "table_changes", "read_kafka", "read_kinesis"});
       return At(Status::InvalidArgument(
                     fmt::format("unknown table function '{}'{}", relation.function_name,
                                 match.empty() ? "" : fmt::format(" (did you mean {}?)", match))),
@@ -342,6 +346,30 @@ class Binder : public internal::RelationBinder {
     }
     auto scan = plan::ScanFiles(catalog_, format, path, options, std::move(schema),
                                 formats::OptionDefaults::kReadFiles, relation.alias);
+    return scan.ok() ? scan : At(scan.status(), relation.position);
+  }
+
+  // read_kafka(name => value, ...): with STREAM the Kafka source, else the records between
+  // startingOffsets and endingOffsets read now, as Databricks' read_kafka. read_kinesis(...) is
+  // a stream only, as Databricks'.
+  Result<LogicalPlanPtr> MessageBus(const sql::Relation& relation) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto options, internal::MessageBusOptions(statement_, relation));
+    const bool kafka = relation.function_name == "read_kafka";
+    if (!relation.stream) {
+      if (!kafka) {
+        return At(Status::InvalidArgument(
+                      "read_kinesis reads a stream: use it as STREAM read_kinesis(...) in the "
+                      "query of a streaming table"),
+                  relation.position);
+      }
+      auto scan = streaming::KafkaBatchScan(options, relation.alias);
+      return scan.ok() ? scan : At(scan.status(), relation.position);
+    }
+    TRIBUTARY_RETURN_NOT_OK(CheckStreamAllowed(relation));
+    streaming::SourceRequest request;
+    request.format = kafka ? "kafka" : "kinesis";
+    request.options = std::move(options);
+    auto scan = DefineStream(std::move(request), relation.alias);
     return scan.ok() ? scan : At(scan.status(), relation.position);
   }
 
@@ -447,7 +475,7 @@ class Binder : public internal::RelationBinder {
     if (!(*plan)->IsStreaming()) {
       return At(Status::InvalidArgument(fmt::format(
                     "the query of streaming table {} reads no stream; read its input with "
-                    "STREAM read_files(...) or STREAM(table)",
+                    "STREAM read_files(...), STREAM read_kafka(...) or STREAM(table)",
                     create.table.ToString())),
                 create.query->position);
     }

@@ -11,7 +11,12 @@
 // Streams: `STREAM read_files(path, format => 'json', schema => 'a INT, ...', option => v)`
 // binds to a file stream source (streaming::DefineSource, options under their Spark and
 // Databricks names, `cloudFiles.` prefix optional) and `STREAM(name)` / `STREAM name` to a
-// Delta stream source over the warehouse table (as DataStreamReader::Table). Only the query of
+// Delta stream source over the warehouse table (as DataStreamReader::Table).
+// `STREAM read_kafka(bootstrapServers => 'host:9092', subscribe => 'events', ...)` binds to the
+// Kafka source and `STREAM read_kinesis(streamName => ..., region => ...)` to the Kinesis
+// source, named arguments as Databricks SQL spells them (binder_sources.cc); read_kafka
+// without STREAM reads the records between startingOffsets and endingOffsets when it is bound
+// (streaming::KafkaBatchScan). Only the query of
 // CREATE [OR REFRESH] STREAMING TABLE may read streams; it binds to kCreateStreamingTable,
 // which a pipeline (api/pipeline.h) runs. A streaming table without a query is the target of an
 // AUTO CDC flow, whose FROM source is the other place a stream is read; both bind for
