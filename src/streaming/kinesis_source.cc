@@ -32,7 +32,7 @@ using storage::KinesisIteratorStart;
 using storage::KinesisRecord;
 
 /// Records per record batch of a GetBatch.
-constexpr size_t kKinesisRowsPerBatch = 64 * 1024;
+constexpr size_t kKinesisRowsPerBatch = size_t{64} * 1024;
 
 /// One shard's entry in an offset.
 struct KinesisShardPosition {

@@ -235,9 +235,9 @@ TEST_F(KafkaApiTest, BatchWriteToKafkaTakesTheTopicColumn) {
 
 TEST_F(KafkaApiTest, ErrorsNameTheOptionOrArgument) {
   auto reader = [&]() {
-    DataFrameReader reader = session_->Read();
-    reader.Format("kafka").Option("kafka.bootstrap.servers", Servers());
-    return reader;
+    DataFrameReader kafka_reader = session_->Read();
+    kafka_reader.Format("kafka").Option("kafka.bootstrap.servers", Servers());
+    return kafka_reader;
   };
   EXPECT_THAT(reader().Option("subscribe", "t").Load("/some/path").Status().ToString(),
               HasSubstr("a kafka read takes no path"));

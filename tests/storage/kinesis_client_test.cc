@@ -73,6 +73,7 @@ class KinesisClientTest : public ::testing::Test {
 
   static std::vector<std::string> Data(const std::vector<KinesisRecord>& records) {
     std::vector<std::string> out;
+    out.reserve(records.size());
     for (const KinesisRecord& record : records) {
       out.push_back(record.data);
     }

@@ -150,6 +150,7 @@ class KinesisSourceTest : public ::testing::Test {
   static std::vector<std::pair<std::string, std::string>> Records(const std::string& prefix,
                                                                   int count) {
     std::vector<std::pair<std::string, std::string>> records;
+    records.reserve(static_cast<size_t>(count));
     for (int i = 0; i < count; ++i) {
       records.emplace_back(fmt::format("key{}", i % 7), fmt::format("{}{}", prefix, i));
     }
