@@ -86,6 +86,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_util.h"
 #include "storage/local_path.h"
 #include "storage/path.h"
 #include "storage/uri_file_system.h"
@@ -98,30 +99,15 @@
 namespace tributary {
 namespace {
 
+using bench::IntOption;
+using bench::LogLine;
+using bench::ParseOptions;
+using bench::Percentile;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSchema =
     "ts TIMESTAMP, user_id BIGINT, status STRING, country STRING, latency_ms DOUBLE, "
     "path STRING, bytes BIGINT";
-
-// Options of the form --name value.
-std::map<std::string, std::string> ParseOptions(int argc, char** argv, int first) {
-  std::map<std::string, std::string> options;
-  for (int i = first; i + 1 < argc; i += 2) {
-    std::string_view key = argv[i];
-    if (key.starts_with("--")) {
-      key.remove_prefix(2);
-    }
-    options[std::string(key)] = argv[i + 1];
-  }
-  return options;
-}
-
-int64_t IntOption(const std::map<std::string, std::string>& options, const std::string& name,
-                  int64_t fallback) {
-  auto it = options.find(name);
-  return it == options.end() ? fallback : std::atoll(it->second.c_str());
-}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "streaming_bench: %s\n", message.c_str());
@@ -130,24 +116,6 @@ int Fail(const std::string& message) {
 
 Result<std::shared_ptr<Session>> MakeSession() {
   return Session::Builder().TimeZone("UTC").Warehouse("/nonexistent-warehouse").Build();
-}
-
-// The i-th log line.
-std::string LogLine(std::mt19937_64& rng, int64_t i) {
-  static constexpr const char* kStatus[] = {"active",  "active", "inactive",
-                                            "pending", "active", "banned"};
-  static constexpr const char* kCountry[] = {"US", "DE", "FR", "BR", "IN", "JP", "GB", "NG"};
-  static constexpr const char* kPath[] = {"/api/v1/orders", "/api/v1/users/profile",
-                                          "/static/app.js", "/checkout/confirm",
-                                          "/search?q=lakehouse+streaming"};
-  const int64_t micros = 1764374400000000LL + i * 211000;
-  const int64_t seconds = micros / 1000000;
-  return fmt::format(
-      R"({{"ts":"2025-11-{:02}T{:02}:{:02}:{:02}.{:06}Z","user_id":{},"status":"{}",)"
-      R"("country":"{}","latency_ms":{:.3f},"path":"{}","bytes":{}}})",
-      1 + seconds / 86400 % 28, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60,
-      micros % 1000000, rng() % 1000000, kStatus[rng() % 6], kCountry[rng() % 8],
-      static_cast<double>(rng() % 100000) / 97.0, kPath[rng() % 5], rng() % 5000000);
 }
 
 int Generate(const std::string& dir, int64_t rows, int64_t files) {
@@ -207,13 +175,6 @@ int GenerateJoin(const std::string& dir, int64_t rows, int64_t files) {
     }
   }
   return 0;
-}
-
-double Percentile(std::vector<double> sorted_values, double p) {
-  std::sort(sorted_values.begin(), sorted_values.end());
-  const auto index =
-      static_cast<size_t>(std::lround(p * static_cast<double>(sorted_values.size() - 1)));
-  return sorted_values[std::min(index, sorted_values.size() - 1)];
 }
 
 // Wakes the timing loop when a batch's progress record arrives.

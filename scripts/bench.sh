@@ -13,7 +13,9 @@
 # is writable, else under build/release/bench, removed at exit); TRIBUTARY_BENCH_STREAM_BATCHES,
 # micro-batches timed by the streaming latency benchmark (Default: 500);
 # TRIBUTARY_BENCH_STREAM_ROWS, rows of the streaming throughput data set and of each side of the
-# stream-stream join (Default: 1000000).
+# stream-stream join (Default: 1000000); TRIBUTARY_BENCH_KAFKA_ROWS, records of the Kafka ->
+# Delta throughput case (Default: 500000); TRIBUTARY_BENCH_KAFKA_SECONDS, seconds of the Kafka
+# latency case at 1000 records/s (Default: 10).
 # Both engines run on one thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,11 +27,11 @@ out=build/release/bench
 # Set when the engines disagree on a result; the script still prints every table first.
 disagree=0
 
-echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench exec_bench query_bench streaming_bench"
+echo "== build (release): expr_bench parquet_bench delta_snapshot_bench json_bench exec_bench query_bench streaming_bench kafka_bench"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # The machine is shared: builds queue on one lock instead of competing for the cores.
 build=(cmake --build build/release --target expr_bench parquet_bench delta_snapshot_bench json_bench
-  exec_bench query_bench streaming_bench)
+  exec_bench query_bench streaming_bench kafka_bench kafka-test-broker)
 if command -v flock >/dev/null; then
   flock /tmp/tributary-build.lock "${build[@]}"
 else
@@ -544,5 +546,37 @@ echo "   medians of $join_repetitions repetitions, against DuckDB's batch join C
 echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
 compare_streaming stream_stream_join "$out/join_bench.json" "$out/duckdb_join.json" 1.0 ||
   disagree=1
+
+# Kafka -> Delta (issue 20) against the project's TEST broker (tools/kafka_test_broker:
+# librdkafka's mock cluster in memory on loopback; no disk, no network): (a) throughput, records
+# produced first and then read from the earliest offsets with available-now, one thread; (b)
+# end-to-end latency at a steady 1000 records/s, produce -> the batch's progress record (after
+# the Delta commit), with the processing-time trigger at 0 (back to back) and 100 ms.
+kafka_rows=${TRIBUTARY_BENCH_KAFKA_ROWS:-500000}
+kafka_seconds=${TRIBUTARY_BENCH_KAFKA_SECONDS:-10}
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  kafka_dir=$(mktemp -d /dev/shm/tributary-kafka-bench.XXXXXX)
+else
+  kafka_dir=$(mktemp -d "$PWD/$out/kafka.XXXXXX")
+fi
+build/release/tools/kafka_test_broker/kafka-test-broker --bootstrap-file "$kafka_dir/bootstrap" \
+  --topic kafka-bench-throughput:4 --topic kafka-bench-latency-0:1 \
+  --topic kafka-bench-latency-100:1 --stdin-ignore >"$out/kafka-test-broker.log" 2>&1 &
+kafka_broker=$!
+for _ in $(seq 100); do [ -s "$kafka_dir/bootstrap" ] && break; sleep 0.1; done
+kafka_bootstrap=$(cat "$kafka_dir/bootstrap")
+echo "== Kafka -> Delta throughput (test broker $kafka_bootstrap, topic of 4 partitions), $kafka_rows"
+echo "   records, available-now from the earliest offsets, 1 thread, medians of $repetitions repetitions"
+"$out/kafka_bench" throughput --bootstrap "$kafka_bootstrap" --topic kafka-bench-throughput \
+  --dir "$kafka_dir/throughput" --rows "$kafka_rows" --repetitions "$repetitions" || disagree=1
+for trigger_ms in 0 100; do
+  echo "== Kafka -> Delta latency, produce -> committed, 1000 records/s for $kafka_seconds s, ProcessingTime($trigger_ms ms)"
+  "$out/kafka_bench" latency --bootstrap "$kafka_bootstrap" --topic "kafka-bench-latency-$trigger_ms" \
+    --dir "$kafka_dir/latency-$trigger_ms" --rate 1000 --seconds "$kafka_seconds" \
+    --trigger-ms "$trigger_ms" || disagree=1
+done
+kill "$kafka_broker" 2>/dev/null || true
+wait "$kafka_broker" 2>/dev/null || true
+rm -rf "$kafka_dir"
 
 exit "$disagree"
