@@ -372,7 +372,7 @@ int KafkaLatency(const std::map<std::string, std::string>& options) {
 }  // namespace
 }  // namespace tributary
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   const std::string command = argc > 1 ? argv[1] : "";
   const auto options = tributary::bench::ParseOptions(argc, argv, 2);
   if ((command != "throughput" && command != "latency") || !options.contains("bootstrap") ||
