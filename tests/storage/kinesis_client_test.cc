@@ -139,15 +139,11 @@ TEST_F(KinesisClientTest, ReadsWhatBotocorePutFromEveryIteratorType) {
   EXPECT_THAT(Data(after.records), ElementsAre("after"));
 
   // AT_TIMESTAMP: the records that arrived at or after the time. Arrival times have
-  // milliseconds; wait for the clock to pass the last one (a hang guard, not a sync).
+  // milliseconds; the time asked for is one past the last arrival, once the clock is there.
   const int64_t last_arrival_ms = after.records[0].approximate_arrival_micros / 1000;
-  int64_t now_ms = 0;
-  for (int i = 0; i < 1000 && now_ms <= last_arrival_ms + 1; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count();
-  }
+  const int64_t now_ms = last_arrival_ms + 2;
+  std::this_thread::sleep_until(
+      std::chrono::system_clock::time_point(std::chrono::milliseconds(now_ms)));
   ASSERT_OK(KinesisOraclePut("events", {{"k7", "timed"}}).status());
   EXPECT_THAT(Data(ReadAll("events", shard, {Type::kAtTimestamp, "", now_ms})),
               ElementsAre("timed"));

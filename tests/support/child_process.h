@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <spawn.h>
 #include <sys/inotify.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,34 @@ struct ChildOptions {
   /// When > 0, the child is killed with SIGKILL once it has run this long.
   int64_t kill_after_ms = 0;
 };
+
+/// Reaps child `pid` into `*status`, waiting for its exit through a pidfd (poll wakes when it
+/// ends, no polling loop); after `kill_after` it is SIGKILLed and reaped. `kill_after` guards
+/// against a hang only.
+inline void ReapChild(pid_t pid, std::chrono::milliseconds kill_after, int* status) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd >= 0) {
+    pollfd ended{pidfd, POLLIN, 0};
+    const auto deadline = std::chrono::steady_clock::now() + kill_after;
+    while (true) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      const int ready = left.count() > 0 ? ::poll(&ended, 1, static_cast<int>(left.count())) : 0;
+      if (ready < 0 && errno == EINTR) {
+        continue;
+      }
+      if (ready <= 0) {
+        ::kill(pid, SIGKILL);
+      }
+      break;
+    }
+    ::close(pidfd);
+  } else {
+    ::kill(pid, SIGKILL);  // no pidfd (kernel before 5.3): no way to wait with a bound
+  }
+  while (::waitpid(pid, status, 0) == -1 && errno == EINTR) {
+  }
+}
 
 /// Runs the child to its end (or to the kill) and returns how it ended. A child that cannot be
 /// started is reported as exit status 127 with the reason in stderr_text.
@@ -122,24 +151,7 @@ inline ChildResult RunChild(const ChildOptions& options) {
   }
   int status = 0;
   if (options.kill_after_ms > 0) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(options.kill_after_ms);
-    while (true) {
-      const pid_t waited = ::waitpid(pid, &status, WNOHANG);
-      if (waited == pid) {
-        break;
-      }
-      if (waited == -1 && errno != EINTR) {
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        ::kill(pid, SIGKILL);
-        while (::waitpid(pid, &status, 0) == -1 && errno == EINTR) {
-        }
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    ReapChild(pid, std::chrono::milliseconds(options.kill_after_ms), &status);
   } else {
     while (::waitpid(pid, &status, 0) == -1 && errno == EINTR) {
     }

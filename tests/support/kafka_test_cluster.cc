@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,7 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
-#include <thread>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -149,21 +148,8 @@ struct KafkaTestCluster::Process {
       close(command_fd);  // EOF on the broker's stdin: it exits
     }
     if (pid > 0) {
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
       int status = 0;
-      while (true) {
-        const pid_t waited = waitpid(pid, &status, WNOHANG);
-        if (waited == pid || (waited < 0 && errno != EINTR)) {
-          break;
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-          kill(pid, SIGKILL);
-          while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-          }
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
+      ReapChild(pid, std::chrono::seconds(10), &status);
     }
     if (answer_fd >= 0) {
       close(answer_fd);
@@ -180,7 +166,6 @@ Result<std::unique_ptr<KafkaTestCluster>> KafkaTestCluster::Start(int brokers) {
   std::unique_ptr<KafkaTestCluster> cluster(new KafkaTestCluster());
   cluster->process_ = std::make_unique<Process>();
   Process& process = *cluster->process_;
-  const std::string bootstrap_file = process.dir.Join("bootstrap");
   const std::string log_file = process.dir.Join("broker.log");
 
   std::array<int, 2> command_pipe = {-1, -1};
@@ -198,8 +183,7 @@ Result<std::unique_ptr<KafkaTestCluster>> KafkaTestCluster::Start(int brokers) {
   process.command_fd = command_pipe[1];
   process.answer_fd = answer_pipe[0];
 
-  std::vector<std::string> args = {program, "--brokers", std::to_string(brokers),
-                                   "--bootstrap-file", bootstrap_file};
+  std::vector<std::string> args = {program, "--brokers", std::to_string(brokers)};
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
   for (std::string& arg : args) {
@@ -223,35 +207,15 @@ Result<std::unique_ptr<KafkaTestCluster>> KafkaTestCluster::Start(int brokers) {
   }
   process.pid = pid;
 
-  // The bootstrap file appears (renamed into place) once the cluster listens.
-  const auto deadline = std::chrono::steady_clock::now() + kKafkaStartTimeout;
-  while (true) {
-    struct stat info {};
-    if (stat(bootstrap_file.c_str(), &info) == 0) {
-      std::string text = KafkaReadFile(bootstrap_file);
-      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
-        text.pop_back();
-      }
-      cluster->bootstrap_ = text;
-      break;
-    }
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      process.pid = -1;
-      return Status::IOError("the Kafka test broker exited at start; its log:\n" + process.Log());
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      return Status::IOError(
-          "the Kafka test broker wrote no bootstrap file within 30 s; its log:\n" + process.Log());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  // Its first stdout line repeats the bootstrap list.
+  // Once the cluster listens the broker prints "bootstrap <list>"; a broker that fails to start
+  // closes its stdout instead, which ReadLine reports with the broker's log.
   TRIBUTARY_ASSIGN_OR_RAISE(std::string banner, process.ReadLine(kKafkaStartTimeout));
-  if (banner != "bootstrap " + cluster->bootstrap_) {
-    return Status::IOError("the Kafka test broker printed '" + banner + "', expected 'bootstrap " +
-                           cluster->bootstrap_ + "'");
+  constexpr std::string_view kBanner = "bootstrap ";
+  if (banner.rfind(kBanner, 0) != 0 || banner.size() == kBanner.size()) {
+    return Status::IOError("the Kafka test broker printed '" + banner +
+                           "', expected 'bootstrap <servers>'");
   }
+  cluster->bootstrap_ = banner.substr(kBanner.size());
   return cluster;
 }
 
