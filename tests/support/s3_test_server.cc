@@ -32,6 +32,7 @@ namespace {
 // whose write end only the test process holds, so the server goes when the test process goes,
 // however it ends. Kinesis's resharding and ListShards paging are patched to behave as AWS's do
 // (see the comment in the script): the Kinesis tests check that parents are drained first.
+// Conditional S3 writes are made atomic, as S3's are (see the script).
 constexpr const char* kLauncher = R"(import os, runpy, signal, sys, threading
 log_path = sys.argv[1]
 def watch_parent():
@@ -94,7 +95,24 @@ def patch_kinesis_as_aws():
     km.Stream.merge_shards = keep_records(km.Stream.merge_shards, 2)
     km.Stream.get_shard_for_key = get_shard_for_key
     km.KinesisBackend.get_records = get_records
+def patch_s3_conditional_writes_atomic():
+    # moto checks If-None-Match / If-Match and then stores the object, with nothing between
+    # them: under load two conditional PUTs (or CompleteMultipartUploads) of one key can both
+    # succeed. S3 makes a conditional write atomic (one wins, the others get 412); a lock
+    # around conditional writes makes moto's so too, which the put-if-absent races test.
+    import moto.s3.responses as s3r
+    lock = threading.Lock()
+    def atomic(original):
+        def write(self, *args, **kwargs):
+            if self.headers.get('If-None-Match') or self.headers.get('If-Match'):
+                with lock:
+                    return original(self, *args, **kwargs)
+            return original(self, *args, **kwargs)
+        return write
+    s3r.S3Response.put_object = atomic(s3r.S3Response.put_object)
+    s3r.S3Response._key_response_post = atomic(s3r.S3Response._key_response_post)
 patch_kinesis_as_aws()
+patch_s3_conditional_writes_atomic()
 sys.argv = ['moto.server'] + sys.argv[2:]
 runpy.run_module('moto.server', run_name='__main__', alter_sys=True)
 )";
