@@ -126,44 +126,23 @@ class LibrdkafkaConsumer final : public KafkaConsumer {
   }
 
   Result<std::pair<int64_t, int64_t>> WatermarkOffsets(const KafkaTopicPartition& tp) override {
-    int64_t low = 0;
-    int64_t high = 0;
-    const rd_kafka_resp_err_t error =
-        rd_kafka_query_watermark_offsets(handle_.get(), tp.topic.c_str(), tp.partition, &low, &high,
-                                         KafkaTimeoutMs(request_timeout_));
-    if (KafkaIsLeaderError(error)) {
-      RefreshMetadata(tp.topic);  // so that a retry asks the new leader
-    }
-    TRIBUTARY_RETURN_NOT_OK(KafkaErrorStatus(
-        error, fmt::format("querying the offsets of Kafka partition {}", tp.ToString())));
-    return std::make_pair(low, high);
+    // ListOffsets for the earliest (-2) and latest (-1) offset, through rd_kafka_offsets_for_times
+    // rather than rd_kafka_query_watermark_offsets: librdkafka before 2.3.0 (Debian's is 2.0.2)
+    // never times the latter out while the partition leader's broker is down (librdkafka #2588,
+    // fixed by #4460), whereas offsets_for_times waits at most its timeout.
+    const std::string what =
+        fmt::format("querying the offsets of Kafka partition {}", tp.ToString());
+    TRIBUTARY_ASSIGN_OR_RAISE(const auto low, ListOffsets({{tp, RD_KAFKA_OFFSET_BEGINNING}}, what));
+    TRIBUTARY_ASSIGN_OR_RAISE(const auto high, ListOffsets({{tp, RD_KAFKA_OFFSET_END}}, what));
+    return std::make_pair(low.at(tp), high.at(tp));
   }
 
   Result<std::map<KafkaTopicPartition, int64_t>> OffsetsForTimes(
       const std::map<KafkaTopicPartition, int64_t>& timestamps_ms) override {
-    std::map<KafkaTopicPartition, int64_t> offsets;
-    if (timestamps_ms.empty()) {
-      return offsets;
-    }
-    KafkaPartitionListPtr list(
-        rd_kafka_topic_partition_list_new(static_cast<int>(timestamps_ms.size())));
-    for (const auto& [tp, timestamp] : timestamps_ms) {
-      rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset =
-          timestamp;
-    }
-    const rd_kafka_resp_err_t error =
-        rd_kafka_offsets_for_times(handle_.get(), list.get(), KafkaTimeoutMs(request_timeout_));
-    TRIBUTARY_RETURN_NOT_OK(KafkaErrorStatus(error, "looking up Kafka offsets by timestamp"));
-    for (int i = 0; i < list->cnt; ++i) {
-      const rd_kafka_topic_partition_t& element = list->elems[i];
-      KafkaTopicPartition tp{element.topic, element.partition};
-      if (KafkaIsLeaderError(element.err)) {
-        RefreshMetadata(tp.topic);
-      }
-      TRIBUTARY_RETURN_NOT_OK(KafkaErrorStatus(
-          element.err, fmt::format("looking up the offset of Kafka partition {} at timestamp {}",
-                                   tp.ToString(), timestamps_ms.at(tp))));
-      offsets[tp] = element.offset < 0 ? -1 : element.offset;
+    TRIBUTARY_ASSIGN_OR_RAISE(auto offsets,
+                              ListOffsets(timestamps_ms, "looking up Kafka offsets by timestamp"));
+    for (auto& [tp, offset] : offsets) {
+      offset = offset < 0 ? -1 : offset;  // no record at or after the timestamp
     }
     return offsets;
   }
@@ -187,6 +166,44 @@ class LibrdkafkaConsumer final : public KafkaConsumer {
   }
 
  private:
+  /// Kafka's ListOffsets: per partition, the offset of the first record at or after a timestamp
+  /// (ms), or with -2 / -1 the earliest / latest offset; a negative offset where no record is at
+  /// or after the timestamp. A leader error refreshes the topic's metadata, so that a retry asks
+  /// the new leader. Waits at most the request timeout, the leader's broker down or not.
+  Result<std::map<KafkaTopicPartition, int64_t>> ListOffsets(
+      const std::map<KafkaTopicPartition, int64_t>& timestamps_ms, std::string_view what) {
+    std::map<KafkaTopicPartition, int64_t> offsets;
+    if (timestamps_ms.empty()) {
+      return offsets;
+    }
+    KafkaPartitionListPtr list(
+        rd_kafka_topic_partition_list_new(static_cast<int>(timestamps_ms.size())));
+    for (const auto& [tp, timestamp] : timestamps_ms) {
+      rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset =
+          timestamp;
+    }
+    const rd_kafka_resp_err_t error =
+        rd_kafka_offsets_for_times(handle_.get(), list.get(), KafkaTimeoutMs(request_timeout_));
+    if (KafkaIsLeaderError(error)) {
+      for (const auto& [tp, unused] : timestamps_ms) {
+        RefreshMetadata(tp.topic);
+      }
+    }
+    TRIBUTARY_RETURN_NOT_OK(KafkaErrorStatus(error, what));
+    for (int i = 0; i < list->cnt; ++i) {
+      const rd_kafka_topic_partition_t& element = list->elems[i];
+      KafkaTopicPartition tp{element.topic, element.partition};
+      if (KafkaIsLeaderError(element.err)) {
+        RefreshMetadata(tp.topic);
+      }
+      TRIBUTARY_RETURN_NOT_OK(
+          KafkaErrorStatus(element.err, fmt::format("{}: partition {} at timestamp {}", what,
+                                                    tp.ToString(), timestamps_ms.at(tp))));
+      offsets[tp] = element.offset;
+    }
+    return offsets;
+  }
+
   template <typename Wanted>
   Result<std::vector<KafkaTopicPartition>> PartitionsWhere(const Wanted& wanted) {
     const rd_kafka_metadata_t* raw = nullptr;

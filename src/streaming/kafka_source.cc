@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -82,7 +83,9 @@ SourceOptionKeys KafkaSourceOptionKeys() {
            "fetchOffset.numRetries",
            "fetchOffset.retryIntervalMs",
            "minPartitions",
-           "maxRecordsPerPartition"},
+           "maxRecordsPerPartition",
+           "processCount",
+           "processIndex"},
           {},
           /*allow_cloud_files_prefix=*/false};
 }
@@ -275,6 +278,23 @@ std::string KafkaJavaDouble(double value) {
   return text;
 }
 
+}  // namespace
+
+int32_t KafkaPartitionOwner(const storage::KafkaTopicPartition& tp, int32_t process_count) {
+  // Java's String.hashCode over the topic name (Kafka topic names are ASCII, so its UTF-16
+  // units are the bytes), then Flink's KafkaTopicPartitionAssigner: the topic's partitions go
+  // round robin from a start that depends on the topic, so several topics spread evenly.
+  uint32_t hash = 0;
+  for (const char c : tp.topic) {
+    hash = hash * 31 + static_cast<uint32_t>(static_cast<unsigned char>(c));
+  }
+  const auto start =
+      static_cast<int32_t>(((hash * 31) & 0x7FFFFFFFU) % static_cast<uint32_t>(process_count));
+  return (start + tp.partition) % process_count;
+}
+
+namespace {
+
 /// Reads offsets and records for the source and the batch reader: the consumer with Spark's
 /// retries of offset lookups, the subscription, and data loss reported per failOnDataLoss.
 class KafkaReader {
@@ -287,8 +307,19 @@ class KafkaReader {
         schema_(std::move(schema)),
         pool_(pool) {}
 
-  /// The partitions of the subscription now, sorted.
+  /// The partitions of the subscription now that are this process's share, sorted.
   Result<std::vector<KafkaTopicPartition>> Partitions() {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<KafkaTopicPartition> partitions, SubscribedPartitions());
+    if (options_.process_count > 1) {
+      std::erase_if(partitions, [this](const KafkaTopicPartition& tp) {
+        return KafkaPartitionOwner(tp, options_.process_count) != options_.process_index;
+      });
+    }
+    return partitions;
+  }
+
+  /// The partitions of the subscription now, sorted.
+  Result<std::vector<KafkaTopicPartition>> SubscribedPartitions() {
     if (options_.assign.has_value()) {
       std::vector<KafkaTopicPartition> partitions;
       for (const auto& [tp, unused] : *options_.assign) {
@@ -763,28 +794,19 @@ class KafkaMicroBatchSource final : public Source {
       return *initial_;
     }
     const std::string path = storage::JoinPath(metadata_dir_, "0");
-    auto text = fs_.ReadFile(path);
-    if (!text.ok() && text.status().IsNotFound()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(const KafkaOffsetSpec spec,
-                                KafkaStartSpec(options_, /*streaming=*/true));
-      TRIBUTARY_ASSIGN_OR_RAISE(const std::vector<KafkaTopicPartition> partitions,
-                                reader_.Partitions());
-      TRIBUTARY_ASSIGN_OR_RAISE(const KafkaPartitionOffsets resolved,
-                                reader_.Resolve(spec, partitions, /*is_start=*/true));
-      Status written = fs_.WriteFile(path, "v1\n" + KafkaOffsetsToJson(resolved),
-                                     storage::WriteMode::kPutIfAbsent);
-      if (!written.ok() && !written.IsAlreadyExists()) {
-        return written.WithContext(fmt::format("{}: pinning the starting offsets", description_));
-      }
-      text = fs_.ReadFile(path);
-    }
-    TRIBUTARY_RETURN_NOT_OK(text.status());
-    const std::vector<std::string_view> lines = SplitLogLines(*text);
-    TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
-    if (lines.size() < 2) {
-      return Status::Corruption(fmt::format("{} line 2: expected the starting offsets JSON", path));
-    }
-    auto parsed = ParseKafkaOffsets(std::string(lines[1]));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        const std::optional<std::string> line,
+        PinLogLine(
+            fs_, path, "the starting offsets JSON", [this]() -> Result<std::optional<std::string>> {
+              TRIBUTARY_ASSIGN_OR_RAISE(const KafkaOffsetSpec spec,
+                                        KafkaStartSpec(options_, /*streaming=*/true));
+              TRIBUTARY_ASSIGN_OR_RAISE(const std::vector<KafkaTopicPartition> partitions,
+                                        reader_.Partitions());
+              TRIBUTARY_ASSIGN_OR_RAISE(const KafkaPartitionOffsets resolved,
+                                        reader_.Resolve(spec, partitions, /*is_start=*/true));
+              return std::optional<std::string>(KafkaOffsetsToJson(resolved));
+            }));
+    auto parsed = ParseKafkaOffsets(line.value_or(""));
     if (!parsed.ok()) {
       return Status::Corruption(fmt::format("{} line 2: {}", path, parsed.status().Message()));
     }
@@ -896,6 +918,7 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
         "Option 'kafka.bootstrap.servers' must be specified for configuring the Kafka consumer");
   }
   std::vector<std::string> strategies;
+  bool process_index_given = false;
   const std::string_view query_kind = streaming ? "streaming" : "batch";
   for (const auto& [key, value] : own) {
     const std::string lowered = AsciiLower(key);
@@ -994,6 +1017,18 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
     } else if (lowered == "fetchoffset.retryintervalms") {
       TRIBUTARY_ASSIGN_OR_RAISE(out.fetch_offset_retry_interval_ms,
                                 KafkaIntegerOption(key, value, 0));
+    } else if (lowered == "processcount") {
+      TRIBUTARY_ASSIGN_OR_RAISE(const int64_t count, KafkaIntegerOption(key, value, 1));
+      if (count > std::numeric_limits<int32_t>::max()) {
+        return Status::InvalidArgument(
+            fmt::format("Invalid value '{}'. The option '{}' is too large", value, key));
+      }
+      out.process_count = static_cast<int32_t>(count);
+    } else if (lowered == "processindex") {
+      TRIBUTARY_ASSIGN_OR_RAISE(const int64_t index, KafkaIntegerOption(key, value, 0));
+      out.process_index =
+          static_cast<int32_t>(std::min<int64_t>(index, std::numeric_limits<int32_t>::max()));
+      process_index_given = true;
     } else if (lowered == "minpartitions" || lowered == "maxrecordsperpartition") {
       TRIBUTARY_RETURN_NOT_OK(KafkaIntegerOption(key, value, 1).status());
     }
@@ -1008,6 +1043,17 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
         fmt::format("Only one of the following options can be specified for the Kafka source: "
                     "subscribe, subscribePattern, assign (given: {})",
                     fmt::join(strategies, ", ")));
+  }
+  if (out.process_count > 1 && !process_index_given) {
+    return Status::InvalidArgument(fmt::format(
+        "option 'processIndex' must be given with 'processCount' {}: which of the {} processes "
+        "running this query this one is (0 to {})",
+        out.process_count, out.process_count, out.process_count - 1));
+  }
+  if (out.process_index >= out.process_count) {
+    return Status::InvalidArgument(
+        fmt::format("option 'processIndex' is {}, but with 'processCount' {} it must be 0 to {}",
+                    out.process_index, out.process_count, out.process_count - 1));
   }
   if (out.min_offsets_per_trigger && out.max_offsets_per_trigger &&
       *out.min_offsets_per_trigger > *out.max_offsets_per_trigger) {
@@ -1046,10 +1092,45 @@ std::string KafkaSourceDefinition::Identity() const {
   return fmt::format("kafka:subscribe={}", fmt::join(options_.subscribe, ","));
 }
 
+namespace {
+
+/// A checkpoint keeps the share of partitions it was started with: with processCount > 1 the
+/// first run records `{"processIndex":i,"processCount":n}` in <metadata_dir>/assignment, and a
+/// later run with another share (or none) is refused, since the checkpoint's offsets cover only
+/// the partitions of its own share.
+Status PinKafkaProcessShare(storage::FileSystem& fs, const std::string& metadata_dir,
+                            const KafkaSourceOptions& options, const std::string& description) {
+  const std::string path = storage::JoinPath(metadata_dir, "assignment");
+  const std::string share = fmt::format(R"({{"processIndex":{},"processCount":{}}})",
+                                        options.process_index, options.process_count);
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      const std::optional<std::string> pinned,
+      PinLogLine(fs, path, "the process's share JSON", [&]() -> Result<std::optional<std::string>> {
+        // One process reading the whole subscription pins nothing: such a checkpoint is as it
+        // was before shares existed.
+        return options.process_count == 1 ? std::nullopt : std::optional<std::string>(share);
+      }));
+  if (!pinned.has_value()) {
+    return Status::OK();
+  }
+  if (*pinned != share) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: the checkpoint was started with the partitions of {} ({}), but the query now gives "
+        "processIndex {} and processCount {}; a checkpoint's offsets cover only its own share of "
+        "the partitions, so a different share needs a new checkpoint",
+        description, *pinned, path, options.process_index, options.process_count));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Source>> KafkaSourceDefinition::Open(const SourceContext& context) const {
   if (context.fs == nullptr) {
     return Status::InvalidArgument(fmt::format("{}: no file system to open it on", Description()));
   }
+  TRIBUTARY_RETURN_NOT_OK(
+      PinKafkaProcessShare(*context.fs, context.metadata_dir, options_, Description()));
   TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<storage::KafkaConsumer> consumer,
                             storage::KafkaConsumer::Make(KafkaConsumerConfig(
                                 options_, std::to_string(context.source_index))));

@@ -77,6 +77,12 @@ struct KafkaSourceOptions {
   /// from this interval up to 1 s, until kafkaConsumer.pollTimeoutMs has passed.
   int64_t fetch_offset_num_retries = 3;
   int64_t fetch_offset_retry_interval_ms = 10;
+  /// processCount / processIndex (tributary's; scale-out): several processes run the same query,
+  /// each with its own checkpoint and its processIndex in [0, processCount), and each reads only
+  /// the partitions KafkaPartitionOwner gives it. The checkpoint records its share and refuses
+  /// another. Default: one process reads every partition.
+  int32_t process_count = 1;
+  int32_t process_index = 0;
   /// minPartitions and maxRecordsPerPartition only split Spark's tasks: validated and accepted,
   /// without effect on the rows. kafka.isolation.level defaults to read_uncommitted, as Spark's
   /// (Java's) consumer; set it to read_committed to skip aborted transactions.
@@ -86,6 +92,12 @@ struct KafkaSourceOptions {
   static Result<KafkaSourceOptions> FromMap(const std::map<std::string, std::string>& options,
                                             bool streaming);
 };
+
+/// Which of `process_count` processes reads partition `tp`: Flink's rule for Kafka partitions
+/// (KafkaTopicPartitionAssigner): start = ((javaHashCode(topic) * 31) & 0x7FFFFFFF) mod count,
+/// owner = (start + partition) mod count. Each topic's partitions go round robin, so processes
+/// get an equal share (within one) of every topic, and a new partition has an owner at once.
+int32_t KafkaPartitionOwner(const storage::KafkaTopicPartition& tp, int32_t process_count);
 
 /// `ReadStream().Format("kafka")` / SQL `STREAM read_kafka(...)`.
 ///

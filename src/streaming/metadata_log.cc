@@ -64,6 +64,30 @@ Status CheckLogVersion(const std::vector<std::string_view>& lines, const std::st
   return Status::OK();
 }
 
+Result<std::optional<std::string>> PinLogLine(
+    storage::FileSystem& fs, const std::string& path, std::string_view what,
+    const std::function<Result<std::optional<std::string>>()>& compute) {
+  Result<std::string> text = fs.ReadFile(path);
+  if (!text.ok() && text.status().IsNotFound()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const std::optional<std::string> line, compute());
+    if (!line.has_value()) {
+      return std::optional<std::string>();
+    }
+    Status written = fs.WriteFile(path, "v1\n" + *line, storage::WriteMode::kPutIfAbsent);
+    if (!written.ok() && !written.IsAlreadyExists()) {
+      return written.WithContext(fmt::format("pinning {} in {}", what, path));
+    }
+    text = fs.ReadFile(path);
+  }
+  TRIBUTARY_RETURN_NOT_OK(text.status());
+  const std::vector<std::string_view> lines = SplitLogLines(*text);
+  TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
+  if (lines.size() < 2) {
+    return Status::Corruption(fmt::format("{} line 2: expected {}", path, what));
+  }
+  return std::optional<std::string>(std::string(lines[1]));
+}
+
 Result<nlohmann::json> ParseLogJson(std::string_view text, const std::string& path, int line) {
   nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) {

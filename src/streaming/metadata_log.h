@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,14 @@ std::vector<std::string_view> SplitLogLines(std::string_view text);
 
 /// Corruption naming `path` unless the first line is "v1".
 Status CheckLogVersion(const std::vector<std::string_view>& lines, const std::string& path);
+
+/// The line after "v1" of the file at `path`, pinned by the first caller: when the file is
+/// missing, `compute` gives the line (nullopt: nothing to pin yet, and nullopt is returned),
+/// written put-if-absent, so that of two first runs one wins and both read the winner's line.
+/// Corruption naming `path` and `what` when the file has no such line.
+Result<std::optional<std::string>> PinLogLine(
+    storage::FileSystem& fs, const std::string& path, std::string_view what,
+    const std::function<Result<std::optional<std::string>>()>& compute);
 
 /// Line `line` (1-based) of `path` as JSON; Corruption naming both when it is not JSON.
 Result<nlohmann::json> ParseLogJson(std::string_view text, const std::string& path, int line);

@@ -169,6 +169,32 @@ TEST(KafkaSourceOptionsTest, RefusesMissingConflictingUnknownAndMisplacedOptions
            {"subscribe", "t"},
            {"startingOffsetsByTimestampStrategy", "skip"}},
           true, "startingOffsetsByTimestampStrategy");
+  refused({{"kafka.bootstrap.servers", "h:1"}, {"subscribe", "t"}, {"processCount", "2"}}, true,
+          "'processIndex' must be given");
+  refused({{"kafka.bootstrap.servers", "h:1"},
+           {"subscribe", "t"},
+           {"processCount", "2"},
+           {"processIndex", "2"}},
+          true, "must be 0 to 1");
+  refused({{"kafka.bootstrap.servers", "h:1"}, {"subscribe", "t"}, {"processCount", "0"}}, true,
+          "processCount");
+}
+
+// The owners by partition were computed apart from the code, with Java's String.hashCode in a
+// Python script, for Flink's rule.
+TEST(KafkaSourceOptionsTest, PartitionOwnersFollowFlinksRule) {
+  const auto owners = [](const std::string& topic, int32_t count) {
+    std::vector<int32_t> out;
+    out.reserve(6);
+    for (int32_t partition = 0; partition < 6; ++partition) {
+      out.push_back(KafkaPartitionOwner({topic, partition}, count));
+    }
+    return out;
+  };
+  EXPECT_EQ(owners("events", 1), std::vector<int32_t>(6, 0));
+  EXPECT_EQ(owners("events", 2), (std::vector<int32_t>{1, 0, 1, 0, 1, 0}));
+  EXPECT_EQ(owners("events", 3), (std::vector<int32_t>{2, 0, 1, 2, 0, 1}));
+  EXPECT_EQ(owners("orders", 3), (std::vector<int32_t>{0, 1, 2, 0, 1, 2}));
 }
 
 TEST(KafkaSourceOptionsTest, DescribesItselfAsSparkDoes) {
@@ -309,6 +335,42 @@ TEST_F(KafkaSourceTest, AssignReadsOnlyTheAssignedPartitions) {
   EXPECT_EQ(end, R"({"events":{"0":2,"2":2}})");
   EXPECT_EQ(Batch(*source, std::nullopt, end),
             Concat(Expected("events", 0, 0, 2), Expected("events", 2, 0, 2)));
+}
+
+// Scale-out: each process reads its share only, and its checkpoint keeps that share.
+TEST_F(KafkaSourceTest, AProcessReadsItsShareOfThePartitionsAndItsCheckpointKeepsIt) {
+  ASSERT_OK(cluster_->CreateTopic("events", 4));
+  for (int p = 0; p < 4; ++p) {
+    Produce("events", p, 0, 2);
+  }
+  const Options share0 = {{"subscribe", "events"},
+                          {"startingOffsets", "earliest"},
+                          {"processCount", "2"},
+                          {"processIndex", "0"}};
+  auto source = OpenKafka(share0);
+  ASSERT_NE(source, nullptr);
+  const std::string end = Latest(*source, std::nullopt);
+  EXPECT_EQ(end, R"({"events":{"1":2,"3":2}})");
+  EXPECT_EQ(Batch(*source, std::nullopt, end),
+            Concat(Expected("events", 1, 0, 2), Expected("events", 3, 0, 2)));
+  auto recorded = fs_.ReadFile(storage::JoinPath(context_.metadata_dir, "assignment"));
+  ASSERT_OK(recorded.status());
+  EXPECT_EQ(*recorded,
+            "v1\n"
+            R"({"processIndex":0,"processCount":2})");
+
+  // The same share opens again; another share, or none, is refused on this checkpoint.
+  EXPECT_NE(OpenKafka(share0), nullptr);
+  for (const Options& other :
+       {Options{{"subscribe", "events"}, {"processCount", "2"}, {"processIndex", "1"}},
+        Options{{"subscribe", "events"}}}) {
+    auto definition = Define(other);
+    ASSERT_NE(definition, nullptr);
+    auto opened = definition->Open(context_);
+    ASSERT_FALSE(opened.ok());
+    EXPECT_TRUE(opened.status().IsInvalidArgument()) << opened.status().ToString();
+    EXPECT_THAT(opened.status().Message(), HasSubstr("needs a new checkpoint"));
+  }
 }
 
 TEST_F(KafkaSourceTest, NewTopicsOfAPatternAndNewSubscribedTopicsStartAtTheirEarliestOffset) {

@@ -6,6 +6,7 @@
 
 #include "streaming/kinesis_source.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,7 @@
 #include "support/s3_test_server.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
+#include "tributary/pipeline.h"
 #include "tributary/session.h"
 #include "tributary/streaming.h"
 
@@ -103,10 +105,16 @@ class KinesisSourceTest : public ::testing::Test {
     if (!std::filesystem::exists(table_ + "/_delta_log")) {
       return {};
     }
-    auto rows = session_->Read().Format("delta").Load(table_).Collect();
-    EXPECT_OK(rows.status());
+    return Formatted(session_->Read().Format("delta").Load(table_));
+  }
+
+  /// The rows of `rows` (the columns StartQuery selects) in TableRows' form, sorted.
+  std::vector<std::string> Formatted(const DataFrame& rows) const {
+    auto collected = rows.Collect();
+    EXPECT_OK(collected.status());
     std::vector<std::string> out;
-    for (const std::string& line : rows.ok() ? testing::Json(*rows) : std::vector<std::string>{}) {
+    for (const std::string& line :
+         collected.ok() ? testing::Json(*collected) : std::vector<std::string>{}) {
       const Json row = Json::parse(line);
       EXPECT_EQ(row["stream"], stream_);
       EXPECT_EQ(row["arrived"], true);
@@ -219,6 +227,40 @@ TEST_F(KinesisSourceTest, TrimHorizonIntoDeltaEveryRecordOnceAcrossRestarts) {
   }
   EXPECT_EQ(OffsetLog().size(), batches);
   EXPECT_THAT(TableRows(), ElementsAreArray(Expected(first, first_puts)));
+}
+
+// SQL: a pipeline's STREAM read_kinesis(...) with Databricks' argument names into a streaming
+// table of the warehouse; a second run reads only what was put since.
+TEST_F(KinesisSourceTest, SqlPipelineReadsKinesisIntoAStreamingTable) {
+  ASSERT_OK(KinesisOracleCreateStream(stream_, 2));
+  auto records = Records("a", 10);
+  ASSERT_OK_AND_ASSIGN(std::vector<KinesisPut> puts, KinesisOraclePut(stream_, records));
+  const std::string sql = fmt::format(
+      "CREATE OR REFRESH STREAMING TABLE raw AS\n"
+      "  SELECT partitionKey, CAST(data AS STRING) AS value, stream, shardId, sequenceNumber,\n"
+      "         approximateArrivalTimestamp IS NOT NULL AS arrived\n"
+      "  FROM STREAM read_kinesis(streamName => '{}', region => '{}', endpoint => '{}',\n"
+      "                           awsAccessKey => '{}', awsSecretKey => '{}',\n"
+      "                           initialPosition => 'trim_horizon');\n",
+      stream_, testing::kS3TestRegion, S3TestServer::Get().Endpoint(), testing::kS3TestAccessKey,
+      testing::kS3TestSecretKey);
+  const auto run = [&] {
+    ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Parse(session_, sql));
+    ASSERT_OK(pipeline->Run());
+  };
+  const auto rows = [&] {
+    return Formatted(session_->Sql(
+        "SELECT partitionKey, value, stream, shardId, sequenceNumber, arrived FROM raw"));
+  };
+  run();
+  EXPECT_EQ(rows(), Expected(records, puts));
+
+  auto more = Records("b", 5);
+  ASSERT_OK_AND_ASSIGN(std::vector<KinesisPut> more_puts, KinesisOraclePut(stream_, more));
+  run();
+  records.insert(records.end(), more.begin(), more.end());
+  puts.insert(puts.end(), more_puts.begin(), more_puts.end());
+  EXPECT_EQ(rows(), Expected(records, puts));
 }
 
 TEST_F(KinesisSourceTest, LatestStartsAfterWhatWasThereAndAtTimestampAtTheGivenTime) {
