@@ -370,6 +370,12 @@ Result<KafkaHandlePtr> NewKafkaConsumerHandle(KafkaClientConfig config) {
   config["enable.auto.offset.store"] = "false";
   config["auto.offset.reset"] = "error";
   config["enable.partition.eof"] = "true";
+  // A read stops at an end offset the broker already has, so the fetch that librdkafka sends
+  // ahead once the end is reached only long-polls an idle log, and holds the broker connection
+  // for the next partition's first fetch meanwhile: with the default 500 ms that was half a
+  // second per partition and batch (a 32-partition batch of 100k records took 17 s, 0.75 s with
+  // 10 ms). kafka.fetch.wait.max.ms still overrides it.
+  config.try_emplace("fetch.wait.max.ms", "10");
   TRIBUTARY_ASSIGN_OR_RAISE(KafkaConfPtr conf, MakeKafkaConf(config, "Kafka consumer"));
   std::array<char, 512> reason{};
   rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason.data(), reason.size());
