@@ -126,15 +126,35 @@ class LibrdkafkaConsumer final : public KafkaConsumer {
   }
 
   Result<std::pair<int64_t, int64_t>> WatermarkOffsets(const KafkaTopicPartition& tp) override {
-    // ListOffsets for the earliest (-2) and latest (-1) offset, through rd_kafka_offsets_for_times
-    // rather than rd_kafka_query_watermark_offsets: librdkafka before 2.3.0 (Debian's is 2.0.2)
-    // never times the latter out while the partition leader's broker is down (librdkafka #2588,
-    // fixed by #4460), whereas offsets_for_times waits at most its timeout.
-    const std::string what =
-        fmt::format("querying the offsets of Kafka partition {}", tp.ToString());
-    TRIBUTARY_ASSIGN_OR_RAISE(const auto low, ListOffsets({{tp, RD_KAFKA_OFFSET_BEGINNING}}, what));
-    TRIBUTARY_ASSIGN_OR_RAISE(const auto high, ListOffsets({{tp, RD_KAFKA_OFFSET_END}}, what));
-    return std::make_pair(low.at(tp), high.at(tp));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto marks, WatermarkOffsetsOf({tp}));
+    return marks.at(tp);
+  }
+
+  Result<std::map<KafkaTopicPartition, std::pair<int64_t, int64_t>>> WatermarkOffsetsOf(
+      const std::vector<KafkaTopicPartition>& partitions) override {
+    // ListOffsets for the earliest (-2) and latest (-1) offsets, through
+    // rd_kafka_offsets_for_times rather than rd_kafka_query_watermark_offsets: librdkafka before
+    // 2.3.0 (Debian's is 2.0.2) never times the latter out while the partition leader's broker is
+    // down (librdkafka #2588, fixed by #4460), whereas offsets_for_times waits at most its
+    // timeout. It also asks for many partitions at once.
+    std::map<KafkaTopicPartition, int64_t> earliest;
+    std::map<KafkaTopicPartition, int64_t> latest;
+    std::vector<std::string> names;
+    names.reserve(partitions.size());
+    for (const KafkaTopicPartition& tp : partitions) {
+      earliest[tp] = RD_KAFKA_OFFSET_BEGINNING;
+      latest[tp] = RD_KAFKA_OFFSET_END;
+      names.push_back(tp.ToString());
+    }
+    const std::string what = fmt::format("querying the offsets of Kafka partition{} {}",
+                                         names.size() == 1 ? "" : "s", fmt::join(names, ", "));
+    TRIBUTARY_ASSIGN_OR_RAISE(const auto low, ListOffsets(earliest, what));
+    TRIBUTARY_ASSIGN_OR_RAISE(const auto high, ListOffsets(latest, what));
+    std::map<KafkaTopicPartition, std::pair<int64_t, int64_t>> marks;
+    for (const auto& [tp, offset] : low) {
+      marks[tp] = {offset, high.at(tp)};
+    }
+    return marks;
   }
 
   Result<std::map<KafkaTopicPartition, int64_t>> OffsetsForTimes(

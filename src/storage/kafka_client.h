@@ -91,6 +91,10 @@ class KafkaConsumer {
   /// (low, high) watermarks: the earliest offset still stored and the offset the next record
   /// will get (for a read_committed consumer: the last stable offset).
   virtual Result<std::pair<int64_t, int64_t>> WatermarkOffsets(const KafkaTopicPartition& tp) = 0;
+  /// The watermarks of several partitions, in two ListOffsets requests per leader broker rather
+  /// than two per partition (Java's beginningOffsets and endOffsets).
+  virtual Result<std::map<KafkaTopicPartition, std::pair<int64_t, int64_t>>> WatermarkOffsetsOf(
+      const std::vector<KafkaTopicPartition>& partitions) = 0;
 
   /// Per partition, the earliest offset whose record timestamp is >= the given milliseconds
   /// (Kafka's ListOffsets by timestamp); -1 when there is none (Spark then uses latest or

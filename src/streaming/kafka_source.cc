@@ -338,13 +338,21 @@ class KafkaReader {
     return WithRetries([&] { return consumer_->WatermarkOffsets(tp); });
   }
 
+  Result<std::map<KafkaTopicPartition, std::pair<int64_t, int64_t>>> WatermarksOf(
+      const std::vector<KafkaTopicPartition>& partitions) {
+    if (partitions.empty()) {
+      return std::map<KafkaTopicPartition, std::pair<int64_t, int64_t>>();
+    }
+    return WithRetries([&] { return consumer_->WatermarkOffsetsOf(partitions); });
+  }
+
   /// Per partition, its earliest (low watermark) or latest (high watermark) offset.
   Result<KafkaPartitionOffsets> Bounds(const std::vector<KafkaTopicPartition>& partitions,
                                        bool earliest) {
+    TRIBUTARY_ASSIGN_OR_RAISE(const auto marks, WatermarksOf(partitions));
     KafkaPartitionOffsets out;
-    for (const KafkaTopicPartition& tp : partitions) {
-      TRIBUTARY_ASSIGN_OR_RAISE(const auto marks, Watermarks(tp));
-      out[tp] = earliest ? marks.first : marks.second;
+    for (const auto& [tp, mark] : marks) {
+      out[tp] = earliest ? mark.first : mark.second;
     }
     return out;
   }
@@ -439,13 +447,33 @@ class KafkaReader {
       TRIBUTARY_RETURN_NOT_OK(DataLoss(fmt::format(
           "partitions {} are gone (their topic was deleted?)", KafkaPartitionList(gone))));
     }
+    // Every partition's watermarks in one round; a partition this fails for is asked alone
+    // below, where its error is reported as the partition's.
+    std::map<KafkaTopicPartition, std::pair<int64_t, int64_t>> known;
+    {
+      std::vector<KafkaTopicPartition> partitions;
+      partitions.reserve(until.size());
+      for (const auto& [tp, unused] : until) {
+        partitions.push_back(tp);
+      }
+      auto marks = WatermarksOf(partitions);
+      if (marks.ok()) {
+        known = std::move(*marks);
+      }
+    }
     Rows rows(schema_, pool_);
     for (const auto& [tp, end] : until) {
+      const auto known_marks = known.find(tp);
+      std::optional<std::pair<int64_t, int64_t>> marks_now;
+      if (known_marks != known.end()) {
+        marks_now = known_marks->second;
+      }
       int64_t start = 0;
       if (const auto found = from.find(tp); found != from.end()) {
         start = found->second;
       } else {
-        auto marks = Watermarks(tp);
+        auto marks = marks_now.has_value() ? Result<std::pair<int64_t, int64_t>>(*marks_now)
+                                           : Watermarks(tp);
         if (!marks.ok()) {
           TRIBUTARY_RETURN_NOT_OK(
               DataLoss(fmt::format("cannot find the earliest offset of new partition {}: {}",
@@ -465,7 +493,7 @@ class KafkaReader {
             tp.ToString(), start, end)));
         continue;
       }
-      TRIBUTARY_RETURN_NOT_OK(ReadPartition(tp, start, end, rows, out));
+      TRIBUTARY_RETURN_NOT_OK(ReadPartition(tp, start, end, marks_now, rows, out));
     }
     return rows.Flush(out);
   }
@@ -536,7 +564,10 @@ class KafkaReader {
     int64_t rows_ = 0;
   };
 
-  Status ReadPartition(const KafkaTopicPartition& tp, int64_t start, int64_t end, Rows& rows,
+  /// Reads [start, end) of `tp` into `rows`; `marks_now`, when given, are the partition's
+  /// watermarks just read (else they are asked for).
+  Status ReadPartition(const KafkaTopicPartition& tp, int64_t start, int64_t end,
+                       std::optional<std::pair<int64_t, int64_t>> marks_now, Rows& rows,
                        std::vector<columnar::RecordBatchPtr>& out) {
     // A retention run between the check and the read shows as "offset out of range": look
     // again (bounded: each round the earliest offset has moved up).
@@ -544,7 +575,11 @@ class KafkaReader {
       if (start >= end) {
         return Status::OK();
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(const auto marks, Watermarks(tp));
+      if (!marks_now.has_value()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(marks_now, Watermarks(tp));
+      }
+      const auto marks = *marks_now;
+      marks_now.reset();  // a further round asks again
       if (start < marks.first) {
         const int64_t lost_end = std::min(marks.first, end);
         TRIBUTARY_RETURN_NOT_OK(DataLoss(fmt::format(
