@@ -447,8 +447,10 @@ class KafkaReader {
       TRIBUTARY_RETURN_NOT_OK(DataLoss(fmt::format(
           "partitions {} are gone (their topic was deleted?)", KafkaPartitionList(gone))));
     }
-    // Every partition's watermarks in one round; a partition this fails for is asked alone
-    // below, where its error is reported as the partition's.
+    // Every partition's watermarks in one round. Unreachable brokers fail the batch here, once
+    // (the lookup was retried until kafkaConsumer.pollTimeoutMs); another error (a partition
+    // gone meanwhile) sends each partition to be asked alone below, where its error is reported
+    // as that partition's data loss.
     std::map<KafkaTopicPartition, std::pair<int64_t, int64_t>> known;
     {
       std::vector<KafkaTopicPartition> partitions;
@@ -459,6 +461,8 @@ class KafkaReader {
       auto marks = WatermarksOf(partitions);
       if (marks.ok()) {
         known = std::move(*marks);
+      } else if (marks.status().IsRetryable()) {
+        return marks.status().WithContext(description_);
       }
     }
     Rows rows(schema_, pool_);
