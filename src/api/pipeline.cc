@@ -182,6 +182,12 @@ struct PipelineState {
     write.operation = "CREATE STREAMING TABLE";
     const columnar::SchemaPtr& schema = bound.plan->Schema();
     auto created = delta::WriteTable(fs, bound.path, schema, {}, write);
+    if (!created.ok() && created.status().IsConflict() && delta::HasDeltaLog(fs, bound.path)) {
+      // Another process running this pipeline (each its share of a Kafka topic) created the
+      // table first: it exists now, which is all "unless it exists" asks. Delta itself refuses
+      // the second creation (ProtocolChangedException), as Spark's writers do.
+      return Status::OK();
+    }
     if (!created.ok()) {
       return created.status().WithContext(fmt::format("creating streaming table {}", table.name));
     }

@@ -940,6 +940,52 @@ columnar::SchemaPtr KafkaSchema(bool include_headers) {
   return std::make_shared<const columnar::Schema>(std::move(fields));
 }
 
+namespace {
+
+/// A processCount or processIndex as given: its name (an option's or a session setting's key)
+/// and its text, nullopt when not given.
+struct KafkaShareSetting {
+  std::string name;
+  std::optional<std::string> value;
+};
+
+/// processCount / processIndex into `out`; errors name them as `kind` ("option" or "session
+/// setting") and their names.
+Status KafkaProcessShare(const KafkaShareSetting& count_setting,
+                         const KafkaShareSetting& index_setting, std::string_view kind,
+                         KafkaSourceOptions& out) {
+  int64_t count = 1;
+  int64_t index = 0;
+  if (count_setting.value.has_value()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(count,
+                              KafkaIntegerOption(count_setting.name, *count_setting.value, 1));
+  }
+  if (index_setting.value.has_value()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(index,
+                              KafkaIntegerOption(index_setting.name, *index_setting.value, 0));
+  }
+  if (count > std::numeric_limits<int32_t>::max()) {
+    return Status::InvalidArgument(
+        fmt::format("{} '{}' is too large: {}", kind, count_setting.name, count));
+  }
+  if (count > 1 && !index_setting.value.has_value()) {
+    return Status::InvalidArgument(fmt::format(
+        "{} '{}' must be given with '{}' {}: which of the {} processes running this query this "
+        "one is (0 to {})",
+        kind, index_setting.name, count_setting.name, count, count, count - 1));
+  }
+  if (index >= count) {
+    return Status::InvalidArgument(fmt::format("{} '{}' is {}, but with '{}' {} it must be 0 to {}",
+                                               kind, index_setting.name, index, count_setting.name,
+                                               count, count - 1));
+  }
+  out.process_count = static_cast<int32_t>(count);
+  out.process_index = static_cast<int32_t>(index);
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
     const std::map<std::string, std::string>& options, bool streaming) {
   formats::OptionMap own;
@@ -957,7 +1003,6 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
         "Option 'kafka.bootstrap.servers' must be specified for configuring the Kafka consumer");
   }
   std::vector<std::string> strategies;
-  bool process_index_given = false;
   const std::string_view query_kind = streaming ? "streaming" : "batch";
   for (const auto& [key, value] : own) {
     const std::string lowered = AsciiLower(key);
@@ -1056,18 +1101,8 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
     } else if (lowered == "fetchoffset.retryintervalms") {
       TRIBUTARY_ASSIGN_OR_RAISE(out.fetch_offset_retry_interval_ms,
                                 KafkaIntegerOption(key, value, 0));
-    } else if (lowered == "processcount") {
-      TRIBUTARY_ASSIGN_OR_RAISE(const int64_t count, KafkaIntegerOption(key, value, 1));
-      if (count > std::numeric_limits<int32_t>::max()) {
-        return Status::InvalidArgument(
-            fmt::format("Invalid value '{}'. The option '{}' is too large", value, key));
-      }
-      out.process_count = static_cast<int32_t>(count);
-    } else if (lowered == "processindex") {
-      TRIBUTARY_ASSIGN_OR_RAISE(const int64_t index, KafkaIntegerOption(key, value, 0));
-      out.process_index =
-          static_cast<int32_t>(std::min<int64_t>(index, std::numeric_limits<int32_t>::max()));
-      process_index_given = true;
+    } else if (lowered == "processcount" || lowered == "processindex") {
+      continue;  // KafkaProcessShare below
     } else if (lowered == "minpartitions" || lowered == "maxrecordsperpartition") {
       TRIBUTARY_RETURN_NOT_OK(KafkaIntegerOption(key, value, 1).status());
     }
@@ -1083,16 +1118,20 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
                     "subscribe, subscribePattern, assign (given: {})",
                     fmt::join(strategies, ", ")));
   }
-  if (out.process_count > 1 && !process_index_given) {
-    return Status::InvalidArgument(fmt::format(
-        "option 'processIndex' must be given with 'processCount' {}: which of the {} processes "
-        "running this query this one is (0 to {})",
-        out.process_count, out.process_count, out.process_count - 1));
+  KafkaShareSetting count_option{"processCount", std::nullopt};
+  KafkaShareSetting index_option{"processIndex", std::nullopt};
+  for (const auto& [key, value] : own) {
+    const std::string lowered = AsciiLower(key);
+    KafkaShareSetting* setting = lowered == "processcount"   ? &count_option
+                                 : lowered == "processindex" ? &index_option
+                                                             : nullptr;
+    if (setting != nullptr) {
+      *setting = {key, value};
+    }
   }
-  if (out.process_index >= out.process_count) {
-    return Status::InvalidArgument(
-        fmt::format("option 'processIndex' is {}, but with 'processCount' {} it must be 0 to {}",
-                    out.process_index, out.process_count, out.process_count - 1));
+  if (count_option.value.has_value() || index_option.value.has_value()) {
+    TRIBUTARY_RETURN_NOT_OK(KafkaProcessShare(count_option, index_option, "option", out));
+    out.process_share_given = true;
   }
   if (out.min_offsets_per_trigger && out.max_offsets_per_trigger &&
       *out.min_offsets_per_trigger > *out.max_offsets_per_trigger) {
@@ -1168,14 +1207,28 @@ Result<std::unique_ptr<Source>> KafkaSourceDefinition::Open(const SourceContext&
   if (context.fs == nullptr) {
     return Status::InvalidArgument(fmt::format("{}: no file system to open it on", Description()));
   }
+  KafkaSourceOptions options = options_;
+  if (!options.process_share_given) {
+    // One pipeline definition run as several processes: each gets its share from its session.
+    const auto setting = [&context](std::string_view key) {
+      const auto found = context.session_config.find(std::string(key));
+      return KafkaShareSetting{std::string(key), found == context.session_config.end()
+                                                     ? std::nullopt
+                                                     : std::optional<std::string>(found->second)};
+    };
+    TRIBUTARY_RETURN_NOT_OK(KafkaProcessShare(setting(kKafkaProcessCountKey),
+                                              setting(kKafkaProcessIndexKey), "session setting",
+                                              options)
+                                .WithContext(Description()));
+  }
   TRIBUTARY_RETURN_NOT_OK(
-      PinKafkaProcessShare(*context.fs, context.metadata_dir, options_, Description()));
+      PinKafkaProcessShare(*context.fs, context.metadata_dir, options, Description()));
   TRIBUTARY_ASSIGN_OR_RAISE(std::unique_ptr<storage::KafkaConsumer> consumer,
                             storage::KafkaConsumer::Make(KafkaConsumerConfig(
                                 options_, std::to_string(context.source_index))));
   return std::unique_ptr<Source>(std::make_unique<KafkaMicroBatchSource>(
-      options_, std::move(consumer), schema_, Description(), *context.fs, context.metadata_dir,
-      context.eval.pool));
+      std::move(options), std::move(consumer), schema_, Description(), *context.fs,
+      context.metadata_dir, context.eval.pool));
 }
 
 Result<std::vector<columnar::RecordBatchPtr>> ReadKafkaBatch(

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "columnar/record_batch.h"
@@ -80,9 +81,12 @@ struct KafkaSourceOptions {
   /// processCount / processIndex (tributary's; scale-out): several processes run the same query,
   /// each with its own checkpoint and its processIndex in [0, processCount), and each reads only
   /// the partitions KafkaPartitionOwner gives it. The checkpoint records its share and refuses
-  /// another. Default: one process reads every partition.
+  /// another. Default: the session settings tributary.kafka.processCount and
+  /// tributary.kafka.processIndex (so one pipeline definition runs as N processes, each started
+  /// with its own settings), else one process reads every partition.
   int32_t process_count = 1;
   int32_t process_index = 0;
+  bool process_share_given = false;  // processCount or processIndex among the options
   /// minPartitions and maxRecordsPerPartition only split Spark's tasks: validated and accepted,
   /// without effect on the rows. kafka.isolation.level defaults to read_uncommitted, as Spark's
   /// (Java's) consumer; set it to read_committed to skip aborted transactions.
@@ -92,6 +96,10 @@ struct KafkaSourceOptions {
   static Result<KafkaSourceOptions> FromMap(const std::map<std::string, std::string>& options,
                                             bool streaming);
 };
+
+/// The session settings that give processCount / processIndex when a query's options do not.
+inline constexpr std::string_view kKafkaProcessCountKey = "tributary.kafka.processCount";
+inline constexpr std::string_view kKafkaProcessIndexKey = "tributary.kafka.processIndex";
 
 /// Which of `process_count` processes reads partition `tp`: Flink's rule for Kafka partitions
 /// (KafkaTopicPartitionAssigner): start = ((javaHashCode(topic) * 31) & 0x7FFFFFFF) mod count,

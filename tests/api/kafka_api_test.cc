@@ -5,14 +5,18 @@
 // and the errors for bad formats, options and named arguments.
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/child_process.h"
 #include "support/kafka_test_cluster.h"
 #include "support/row_json.h"
 #include "support/status_matchers.h"
@@ -174,6 +178,69 @@ TEST_F(KafkaApiTest, SqlPipelineReadsKafkaIntoBronzeAndParsesJsonIntoGold) {
               ElementsAre(R"({"n":5,"keys":5})"));
   EXPECT_THAT(SqlRows("SELECT key, evt.qty FROM gold WHERE key = '5'"),
               ElementsAre(R"({"key":"5","qty":9})"));
+}
+
+// One pipeline file run by two `tributary run` processes at once over one warehouse, each with
+// its own checkpoints (--checkpoints) and its share of the partitions (--conf): the table holds
+// every record once, and a second round reads only what was produced since.
+TEST_F(KafkaApiTest, OnePipelineRunAsTwoProcessesReadsEveryRecordOnce) {
+  ASSERT_OK(cluster_->CreateTopic("clicks", 4));
+  const std::string pipeline = dir_.Join("clicks.sql");
+  std::ofstream(pipeline) << fmt::format(
+      "CREATE OR REFRESH STREAMING TABLE clicks_bronze AS\n"
+      "  SELECT CAST(key AS STRING) AS key, partition, offset\n"
+      "  FROM STREAM read_kafka({});\n",
+      ReadKafkaArguments("clicks"));
+  int next = 0;
+  const auto produce = [&](int count) {
+    std::vector<KafkaTestRecord> records;
+    for (int i = 0; i < count; ++i, ++next) {
+      records.push_back(Record(std::to_string(next), fmt::format(R"({{"n":{}}})", next), next % 4));
+    }
+    ASSERT_OK(cluster_->ProduceWithKcat("clicks", records));
+  };
+  const auto run_both = [&] {
+    std::vector<testing::ChildOptions> children(2);
+    for (int index = 0; index < 2; ++index) {
+      children[index].args = {TRIBUTARY_CLI,
+                              "run",
+                              pipeline,
+                              "--warehouse",
+                              dir_.Join("warehouse"),
+                              "--checkpoints",
+                              dir_.Join(fmt::format("checkpoints-{}", index)),
+                              "--conf",
+                              "tributary.kafka.processCount=2",
+                              "--conf",
+                              fmt::format("tributary.kafka.processIndex={}", index)};
+      children[index].stdout_path = dir_.Join(fmt::format("run-{}-{}.stdout", next, index));
+      children[index].stderr_path = dir_.Join(fmt::format("run-{}-{}.stderr", next, index));
+    }
+    std::vector<testing::ChildResult> results(2);
+    std::thread other([&] { results[1] = testing::RunChild(children[1]); });
+    results[0] = testing::RunChild(children[0]);
+    other.join();
+    for (const testing::ChildResult& result : results) {
+      EXPECT_EQ(result.exit_code, 0) << result.Describe();
+    }
+  };
+  produce(40);
+  run_both();
+  EXPECT_THAT(
+      SqlRows("SELECT count(*) AS n, count(DISTINCT key) AS keys, min(CAST(key AS INT)) AS low, "
+              "max(CAST(key AS INT)) AS high FROM clicks_bronze"),
+      ElementsAre(R"({"n":40,"keys":40,"low":0,"high":39})"));
+  produce(20);
+  run_both();
+  EXPECT_THAT(SqlRows("SELECT count(*) AS n, count(DISTINCT key) AS keys FROM clicks_bronze"),
+              ElementsAre(R"({"n":60,"keys":60})"));
+  // Each process's checkpoint pinned its share.
+  for (int index = 0; index < 2; ++index) {
+    std::ifstream in(
+        dir_.Join(fmt::format("checkpoints-{}/clicks_bronze/sources/0/assignment", index)));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, fmt::format("v1\n{{\"processIndex\":{},\"processCount\":2}}", index));
+  }
 }
 
 TEST_F(KafkaApiTest, StreamingWriteToKafkaIsReadBackByKafkajs) {

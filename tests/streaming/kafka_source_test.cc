@@ -373,6 +373,28 @@ TEST_F(KafkaSourceTest, AProcessReadsItsShareOfThePartitionsAndItsCheckpointKeep
   }
 }
 
+// One pipeline definition on several processes: the share comes from the session settings
+// when the options give none, and a bad setting is refused by its name.
+TEST_F(KafkaSourceTest, TheShareComesFromTheSessionWhenTheOptionsGiveNone) {
+  ASSERT_OK(cluster_->CreateTopic("events", 4));
+  for (int p = 0; p < 4; ++p) {
+    Produce("events", p, 0, 1);
+  }
+  context_.session_config = {{std::string(kKafkaProcessCountKey), "2"},
+                             {std::string(kKafkaProcessIndexKey), "1"}};
+  auto source = OpenKafka({{"subscribe", "events"}, {"startingOffsets", "earliest"}});
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(Latest(*source, std::nullopt), R"({"events":{"0":1,"2":1}})");
+
+  context_.session_config[std::string(kKafkaProcessIndexKey)] = "2";
+  auto definition = Define({{"subscribe", "events"}});
+  ASSERT_NE(definition, nullptr);
+  auto opened = definition->Open(context_);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_THAT(opened.status().Message(),
+              HasSubstr("session setting 'tributary.kafka.processIndex' is 2"));
+}
+
 TEST_F(KafkaSourceTest, NewTopicsOfAPatternAndNewSubscribedTopicsStartAtTheirEarliestOffset) {
   ASSERT_OK(cluster_->CreateTopic("ev-a", 1));
   ASSERT_OK(cluster_->CreateTopic("other", 1));

@@ -176,6 +176,11 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   run->add_option("--trigger", run_options.trigger,
                   "available-now (default), once, or processing-time=INTERVAL (0, 10s, 1m, "
                   "'10 seconds')");
+  run->add_option("--conf", run_options.conf,
+                  "A session setting KEY=VALUE (repeatable), e.g. "
+                  "tributary.kafka.processIndex=1");
+  run->add_option("--checkpoints", run_options.checkpoint_root,
+                  "Directory of the tables' checkpoints (default: <warehouse>/_checkpoints)");
 
   auto* state = app.add_subcommand(
       "state", "What a streaming query remembers: its stateful operators, or one's rows");

@@ -258,7 +258,15 @@ class ProgressPrinter {
 Status RunPipelineCommand(const RunCommandOptions& options, std::ostream& out, bool terminal) {
   PipelineOptions pipeline_options;
   TRIBUTARY_ASSIGN_OR_RAISE(pipeline_options.trigger, streaming::ParseTrigger(options.trigger));
+  pipeline_options.checkpoint_root = options.checkpoint_root;
   Session::Builder builder;
+  for (const std::string& setting : options.conf) {
+    const size_t equals = setting.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return Status::InvalidArgument(fmt::format("--conf takes KEY=VALUE, not '{}'", setting));
+    }
+    builder.Config(setting.substr(0, equals), setting.substr(equals + 1));
+  }
   if (!options.warehouse.empty()) {
     builder.Warehouse(options.warehouse);
   }

@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "tributary/status.h"
 
@@ -18,6 +19,11 @@ struct RunCommandOptions {
   std::string trigger = "available-now";
   /// Session time zone ("" = TZ, else UTC).
   std::string time_zone;
+  /// --conf KEY=VALUE: session settings (spark.* and tributary.* keys), as spark-submit's.
+  std::vector<std::string> conf;
+  /// --checkpoints DIR: the streaming tables' checkpoints go under DIR/<table> instead of
+  /// <warehouse>/_checkpoints (several processes running one pipeline over one warehouse).
+  std::string checkpoint_root;
 };
 
 /// Runs the pipeline, printing one line per event (tables created, streams started and
