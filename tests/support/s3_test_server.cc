@@ -1,11 +1,16 @@
 #include "support/s3_test_server.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +18,6 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
-#include <thread>
 
 #include <curl/curl.h>
 #include <gtest/gtest.h>
@@ -227,38 +231,58 @@ Result<std::string> StartServer() {
   owner_pid = getpid();
   std::atexit(StopServerAtExit);
 
+  // werkzeug prints "Running on" once its socket listens, so from then on requests are
+  // answered. Wait for that line: inotify wakes this thread when the log grows, the process's
+  // pidfd when moto exits; kStartTimeout guards against a hang only.
   const std::regex running(R"(Running on http://127\.0\.0\.1:([0-9]+))");
+  const int changes = inotify_init1(IN_CLOEXEC);
+  const int exited = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (changes < 0 || exited < 0 ||
+      inotify_add_watch(changes, server_log_path.c_str(), IN_MODIFY) < 0) {
+    return Status::IOError(std::string("cannot watch the moto server's start: ") +
+                           std::strerror(errno));
+  }
   const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   std::string endpoint;
-  while (true) {
-    int wait_status = 0;
-    if (waitpid(pid, &wait_status, WNOHANG) == pid) {
-      server_pid = -1;
-      return Status::IOError(
-          "the moto server (python3 -m moto.server) exited at start; is moto installed "
-          "(pip install 'moto[server]')? Its output:\n" +
-          ReadLog(server_log_path));
+  bool ended = false;
+  while (endpoint.empty() && !ended) {
+    std::smatch match;
+    const std::string log = ReadLog(server_log_path);
+    if (std::regex_search(log, match, running)) {
+      endpoint = "http://127.0.0.1:" + match[1].str();
+      break;
     }
-    if (endpoint.empty()) {
-      std::smatch match;
-      const std::string log = ReadLog(server_log_path);
-      if (std::regex_search(log, match, running)) {
-        endpoint = "http://127.0.0.1:" + match[1].str();
-      }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    std::array<pollfd, 2> fds{{{changes, POLLIN, 0}, {exited, POLLIN, 0}}};
+    if (left.count() <= 0 || poll(fds.data(), fds.size(), static_cast<int>(left.count())) == 0) {
+      break;
     }
-    if (!endpoint.empty()) {
-      Result<long> status = HttpStatus("GET", endpoint + "/moto-api/");
-      if (status.ok() && *status == 200) {
-        return endpoint;
-      }
+    ended = (fds[1].revents & POLLIN) != 0;
+    if ((fds[0].revents & POLLIN) != 0) {
+      std::array<char, 4096> events{};
+      [[maybe_unused]] const ssize_t drained = read(changes, events.data(), events.size());
     }
-    if (std::chrono::steady_clock::now() > deadline) {
-      StopServerAtExit();
-      return Status::IOError("the moto server did not answer within 60 s; its output:\n" +
-                             ReadLog(server_log_path));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  close(changes);
+  close(exited);
+  if (endpoint.empty() && ended) {
+    int wait_status = 0;
+    waitpid(pid, &wait_status, 0);
+    server_pid = -1;
+    return Status::IOError(
+        "the moto server (python3 -m moto.server) exited at start; is moto installed "
+        "(pip install 'moto[server]')? Its output:\n" +
+        ReadLog(server_log_path));
+  }
+  Result<long> status =
+      endpoint.empty() ? Result<long>(0) : HttpStatus("GET", endpoint + "/moto-api/");
+  if (!status.ok() || *status != 200) {
+    StopServerAtExit();
+    return Status::IOError("the moto server did not answer within 60 s; its output:\n" +
+                           ReadLog(server_log_path));
+  }
+  return endpoint;
 }
 
 // The bucket and key of "s3://bucket/key" or "s3a://bucket/key".
