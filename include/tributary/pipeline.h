@@ -29,7 +29,18 @@
 //  3. runs the streams: with Trigger::AvailableNow() or Once() each table to completion in
 //     dependency order; with ProcessingTime all at once until Stop().
 // Each table's checkpoint is <checkpoint root>/<table>; the sinks merge new columns into their
-// tables (mergeSchema). A stream stopped because an upstream table gained columns
+// tables (mergeSchema).
+//
+// Scaled out: with the session settings tributary.kafka.processCount N and
+// tributary.kafka.processIndex i, the same file runs as N processes over one warehouse and one
+// checkpoint root. A table that reads Kafka is N streams, one per share of the partitions, each
+// with its checkpoint <root>/<table>/share-<j> and run by process j; every other table is one
+// stream run by process 0. A process holds <root>/_processes/<i>.lock while it runs, and when
+// the root is a local (or mounted) directory it also runs the streams of a process that is not
+// running, as long as their checkpoint exists (the process ran before and stopped or died),
+// until that process is back (tributary.kafka.takeoverInterval: how often it looks; default 1
+// second). A stream's checkpoint lock keeps it to one process at a time, so a stream taken over
+// resumes where its process stopped and nothing is read twice. A stream stopped because an upstream table gained columns
 // (StreamingQuery::StoppedBySchemaChange) is bound again from its SQL and restarted, which is
 // reported.
 
@@ -81,10 +92,15 @@ struct PipelineEvent {
     kSchemaRestart,
     /// A table's stream ended (available-now/once: caught up; otherwise stopped).
     kStreamFinished,
+    /// Scaled out: this process took over a share of a process that is not running, handed it
+    /// back, or waits for its own share held by another (`message` says which).
+    kShare,
   };
   Kind kind = Kind::kBatch;
   /// The streaming table's name.
   std::string table;
+  /// Scaled out: which share of the table's Kafka partitions the stream reads.
+  std::optional<int32_t> share;
   std::string message;
   std::optional<StreamingQueryProgress> progress;
   std::optional<PipelineBacklog> backlog;

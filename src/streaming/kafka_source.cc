@@ -986,6 +986,21 @@ Status KafkaProcessShare(const KafkaShareSetting& count_setting,
 
 }  // namespace
 
+Result<KafkaProcessShareOf> KafkaProcessShareFromSettings(
+    const std::map<std::string, std::string>& settings) {
+  const auto setting = [&settings](std::string_view key) {
+    const auto found = settings.find(std::string(key));
+    return KafkaShareSetting{std::string(key), found == settings.end()
+                                                   ? std::nullopt
+                                                   : std::optional<std::string>(found->second)};
+  };
+  KafkaSourceOptions options;
+  TRIBUTARY_RETURN_NOT_OK(KafkaProcessShare(setting(kKafkaProcessCountKey),
+                                            setting(kKafkaProcessIndexKey), "session setting",
+                                            options));
+  return KafkaProcessShareOf{options.process_count, options.process_index};
+}
+
 Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
     const std::map<std::string, std::string>& options, bool streaming) {
   formats::OptionMap own;
@@ -1210,16 +1225,12 @@ Result<std::unique_ptr<Source>> KafkaSourceDefinition::Open(const SourceContext&
   KafkaSourceOptions options = options_;
   if (!options.process_share_given) {
     // One pipeline definition run as several processes: each gets its share from its session.
-    const auto setting = [&context](std::string_view key) {
-      const auto found = context.session_config.find(std::string(key));
-      return KafkaShareSetting{std::string(key), found == context.session_config.end()
-                                                     ? std::nullopt
-                                                     : std::optional<std::string>(found->second)};
-    };
-    TRIBUTARY_RETURN_NOT_OK(KafkaProcessShare(setting(kKafkaProcessCountKey),
-                                              setting(kKafkaProcessIndexKey), "session setting",
-                                              options)
-                                .WithContext(Description()));
+    auto share = KafkaProcessShareFromSettings(context.session_config);
+    if (!share.ok()) {
+      return share.status().WithContext(Description());
+    }
+    options.process_count = share->count;
+    options.process_index = share->index;
   }
   TRIBUTARY_RETURN_NOT_OK(
       PinKafkaProcessShare(*context.fs, context.metadata_dir, options, Description()));

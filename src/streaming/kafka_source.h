@@ -100,6 +100,21 @@ struct KafkaSourceOptions {
 /// The session settings that give processCount / processIndex when a query's options do not.
 inline constexpr std::string_view kKafkaProcessCountKey = "tributary.kafka.processCount";
 inline constexpr std::string_view kKafkaProcessIndexKey = "tributary.kafka.processIndex";
+/// A pipeline scaled out over a local checkpoint root: how often a process looks for processes
+/// that are away (their shares are taken over) or back (handed back). A time string; default
+/// 1 second.
+inline constexpr std::string_view kKafkaTakeoverIntervalKey = "tributary.kafka.takeoverInterval";
+
+/// A process's share of a Kafka subscription: it is process `index` of `count`.
+struct KafkaProcessShareOf {
+  int32_t count = 1;
+  int32_t index = 0;
+};
+
+/// The share the session settings kKafkaProcessCountKey / kKafkaProcessIndexKey give (count 1
+/// when unset); InvalidArgument naming the setting for a bad value, or a count without an index.
+Result<KafkaProcessShareOf> KafkaProcessShareFromSettings(
+    const std::map<std::string, std::string>& settings);
 
 /// Which of `process_count` processes reads partition `tp`: Flink's rule for Kafka partitions
 /// (KafkaTopicPartitionAssigner): start = ((javaHashCode(topic) * 31) & 0x7FFFFFFF) mod count,
@@ -120,6 +135,8 @@ class KafkaSourceDefinition final : public SourceDefinition {
   std::string Description() const override;
   /// "kafka:" and the subscription (the topics, pattern or assignment).
   std::string Identity() const override;
+  /// Unless processCount / processIndex are among the options.
+  bool ReadsSessionShare() const override { return !options_.process_share_given; }
   /// The opened source reports Spark's Kafka metrics per progress record:
   /// minOffsetsBehindLatest, maxOffsetsBehindLatest, avgOffsetsBehindLatest.
   Result<std::unique_ptr<Source>> Open(const SourceContext& context) const override;

@@ -96,6 +96,10 @@ class SourceDefinition : public plan::StreamingRelation {
   /// path, not the options or schema (schema evolution is not a new query).
   virtual std::string Identity() const = 0;
   virtual Result<std::unique_ptr<Source>> Open(const SourceContext& context) const = 0;
+  /// True when the source reads only a share of its input chosen by the session (the Kafka
+  /// source's tributary.kafka.processIndex), so that several processes run its query, one
+  /// share each, as a pipeline scaled out. Default: false (every run reads everything).
+  virtual bool ReadsSessionShare() const { return false; }
 };
 
 /// A streaming scan of `definition`, its columns qualified by `qualifier`.

@@ -5,6 +5,8 @@
 // and the errors for bad formats, options and named arguments.
 
 #include <algorithm>
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -183,39 +185,60 @@ TEST_F(KafkaApiTest, SqlPipelineReadsKafkaIntoBronzeAndParsesJsonIntoGold) {
 // One pipeline file run by two `tributary run` processes at once over one warehouse, each with
 // its own checkpoints (--checkpoints) and its share of the partitions (--conf): the table holds
 // every record once, and a second round reads only what was produced since.
-TEST_F(KafkaApiTest, OnePipelineRunAsTwoProcessesReadsEveryRecordOnce) {
-  ASSERT_OK(cluster_->CreateTopic("clicks", 4));
-  const std::string pipeline = dir_.Join("clicks.sql");
-  std::ofstream(pipeline) << fmt::format(
-      "CREATE OR REFRESH STREAMING TABLE clicks_bronze AS\n"
-      "  SELECT CAST(key AS STRING) AS key, partition, offset\n"
-      "  FROM STREAM read_kafka({});\n",
-      ReadKafkaArguments("clicks"));
-  int next = 0;
-  const auto produce = [&](int count) {
+// A pipeline file run by `tributary run` as process `index` of `count`, sharing the warehouse
+// and the checkpoint root with the other processes.
+class KafkaPipelineProcessesTest : public KafkaApiTest {
+ protected:
+  void SetUp() override {
+    KafkaApiTest::SetUp();
+    ASSERT_OK(cluster_->CreateTopic("clicks", 4));
+    pipeline_ = dir_.Join("clicks.sql");
+    std::ofstream(pipeline_) << fmt::format(
+        "CREATE OR REFRESH STREAMING TABLE clicks_bronze AS\n"
+        "  SELECT CAST(key AS STRING) AS key, partition, offset\n"
+        "  FROM STREAM read_kafka({});\n"
+        "CREATE OR REFRESH STREAMING TABLE clicks_even AS\n"
+        "  SELECT key FROM STREAM(clicks_bronze) WHERE CAST(key AS INT) % 2 = 0;\n",
+        ReadKafkaArguments("clicks"));
+  }
+
+  // `count` records with keys next_, next_ + 1, ..., round robin over the 4 partitions.
+  void Produce(int count) {
     std::vector<KafkaTestRecord> records;
-    for (int i = 0; i < count; ++i, ++next) {
-      records.push_back(Record(std::to_string(next), fmt::format(R"({{"n":{}}})", next), next % 4));
+    for (int i = 0; i < count; ++i, ++next_) {
+      records.push_back(
+          Record(std::to_string(next_), fmt::format(R"({{"n":{}}})", next_), next_ % 4));
     }
     ASSERT_OK(cluster_->ProduceWithKcat("clicks", records));
-  };
-  const auto run_both = [&] {
-    std::vector<testing::ChildOptions> children(2);
-    for (int index = 0; index < 2; ++index) {
-      children[index].args = {TRIBUTARY_CLI,
-                              "run",
-                              pipeline,
-                              "--warehouse",
-                              dir_.Join("warehouse"),
-                              "--checkpoints",
-                              dir_.Join(fmt::format("checkpoints-{}", index)),
-                              "--conf",
-                              "tributary.kafka.processCount=2",
-                              "--conf",
-                              fmt::format("tributary.kafka.processIndex={}", index)};
-      children[index].stdout_path = dir_.Join(fmt::format("run-{}-{}.stdout", next, index));
-      children[index].stderr_path = dir_.Join(fmt::format("run-{}-{}.stderr", next, index));
-    }
+  }
+
+  testing::ChildOptions Process(int index, const std::string& trigger = "available-now") {
+    testing::ChildOptions child;
+    child.args = {TRIBUTARY_CLI,
+                  "run",
+                  pipeline_,
+                  "--warehouse",
+                  dir_.Join("warehouse"),
+                  "--checkpoints",
+                  dir_.Join("checkpoints"),
+                  "--trigger",
+                  trigger,
+                  "--conf",
+                  "tributary.kafka.processCount=2",
+                  "--conf",
+                  fmt::format("tributary.kafka.processIndex={}", index),
+                  "--conf",
+                  "tributary.kafka.takeoverInterval=20ms"};
+    child.stdout_path = dir_.Join(fmt::format("run-{}-{}.stdout", index, runs_));
+    child.stderr_path = dir_.Join(fmt::format("run-{}-{}.stderr", index, runs_));
+    child.kill_after_ms = 120000;  // a hang guard only
+    ++runs_;
+    return child;
+  }
+
+  // Both processes at once, each to the end of what is there.
+  void RunBoth() {
+    std::vector<testing::ChildOptions> children = {Process(0), Process(1)};
     std::vector<testing::ChildResult> results(2);
     std::thread other([&] { results[1] = testing::RunChild(children[1]); });
     results[0] = testing::RunChild(children[0]);
@@ -223,24 +246,114 @@ TEST_F(KafkaApiTest, OnePipelineRunAsTwoProcessesReadsEveryRecordOnce) {
     for (const testing::ChildResult& result : results) {
       EXPECT_EQ(result.exit_code, 0) << result.Describe();
     }
-  };
-  produce(40);
-  run_both();
+  }
+
+  // "n=<rows>, keys=<distinct keys>" of the bronze table.
+  std::vector<std::string> BronzeCounts() const {
+    return SqlRows("SELECT count(*) AS n, count(DISTINCT key) AS keys FROM clicks_bronze");
+  }
+
+  std::string ShareCheckpoint(int share) const {
+    return dir_.Join(fmt::format("checkpoints/clicks_bronze/share-{}", share));
+  }
+
+  std::string pipeline_;
+  int next_ = 0;
+  int runs_ = 0;
+};
+
+TEST_F(KafkaPipelineProcessesTest, OnePipelineRunAsTwoProcessesReadsEveryRecordOnce) {
+  Produce(40);
+  RunBoth();
   EXPECT_THAT(
       SqlRows("SELECT count(*) AS n, count(DISTINCT key) AS keys, min(CAST(key AS INT)) AS low, "
               "max(CAST(key AS INT)) AS high FROM clicks_bronze"),
       ElementsAre(R"({"n":40,"keys":40,"low":0,"high":39})"));
-  produce(20);
-  run_both();
-  EXPECT_THAT(SqlRows("SELECT count(*) AS n, count(DISTINCT key) AS keys FROM clicks_bronze"),
-              ElementsAre(R"({"n":60,"keys":60})"));
-  // Each process's checkpoint pinned its share.
+  Produce(20);
+  RunBoth();
+  EXPECT_THAT(BronzeCounts(), ElementsAre(R"({"n":60,"keys":60})"));
+  // Each share's checkpoint pinned its share.
   for (int index = 0; index < 2; ++index) {
-    std::ifstream in(
-        dir_.Join(fmt::format("checkpoints-{}/clicks_bronze/sources/0/assignment", index)));
+    std::ifstream in(ShareCheckpoint(index) + "/sources/0/assignment");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_EQ(text, fmt::format("v1\n{{\"processIndex\":{},\"processCount\":2}}", index));
   }
+  // The table downstream is one stream, process 0's: after a last run has drained everything,
+  // it has each even key once.
+  Produce(2);
+  ASSERT_EQ(testing::RunChild(Process(0)).exit_code, 0);
+  EXPECT_THAT(SqlRows("SELECT count(*) AS n, count(DISTINCT key) AS keys FROM clicks_even"),
+              ElementsAre(R"({"n":31,"keys":31})"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Join("checkpoints/clicks_even/share-0")));
+  // A run that changes the number of processes is refused before it reads anything: each
+  // share's offsets cover its own partitions only.
+  testing::ChildOptions three = Process(0);
+  three.args[10] = "tributary.kafka.processCount=3";
+  const testing::ChildResult refused = testing::RunChild(three);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.stderr_text, HasSubstr("processCount"));
+  testing::ChildOptions one = Process(0);
+  one.args[10] = "tributary.kafka.processCount=1";
+  const testing::ChildResult unshared = testing::RunChild(one);
+  EXPECT_NE(unshared.exit_code, 0);
+  EXPECT_THAT(unshared.stderr_text, HasSubstr("made by processes reading a share"));
+  EXPECT_THAT(BronzeCounts(), ElementsAre(R"({"n":62,"keys":62})"));
+}
+
+// Whether process `pid` (a child not reaped yet) has ended.
+bool ChildEnded(pid_t pid) {
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  std::getline(stat, line);
+  const size_t state = line.rfind(')');
+  return state == std::string::npos || state + 2 >= line.size() || line[state + 2] == 'Z';
+}
+
+TEST_F(KafkaPipelineProcessesTest, ADeadProcessesSharesAreTakenOverAndHandedBack) {
+  Produce(40);
+  RunBoth();
+  ASSERT_THAT(BronzeCounts(), ElementsAre(R"({"n":40,"keys":40})"));
+
+  // Process 1 is away: process 0, streaming, takes its share over from its checkpoint.
+  Produce(20);
+  const testing::ChildOptions streaming = Process(0, "processing-time=0");
+  const testing::StartedChild zero = testing::StartChild(streaming);
+  ASSERT_GT(zero.pid, 0) << zero.failure.Describe();
+  const auto zero_ended = [&] {
+    return ChildEnded(zero.pid);
+  };
+  for (int share = 0; share < 2; ++share) {
+    EXPECT_TRUE(testing::WaitForFile(ShareCheckpoint(share) + "/commits/1", zero_ended))
+        << "share " << share;
+  }
+  EXPECT_THAT(BronzeCounts(), ElementsAre(R"({"n":60,"keys":60})"));
+
+  // Process 1 comes back: process 0 hands its share back after the batch in progress, and
+  // process 1 (available-now) reads it to the end and exits.
+  Produce(20);
+  const testing::ChildResult one = testing::RunChild(Process(1));
+  EXPECT_EQ(one.exit_code, 0) << one.Describe();
+  EXPECT_THAT(one.stdout_text, HasSubstr("clicks_bronze (share 1): stream finished"));
+
+  // Process 0 dies (kill -9) wherever it is; process 1, run again, takes over its share and
+  // every record is in the table once.
+  ::kill(zero.pid, SIGKILL);
+  const testing::ChildResult killed = testing::FinishChild(zero.pid, streaming);
+  EXPECT_TRUE(killed.killed_by_sigkill) << killed.Describe();
+  EXPECT_THAT(killed.stdout_text,
+              HasSubstr("clicks_bronze (share 1): taking over from process 1, which is not "
+                        "running"));
+  EXPECT_THAT(killed.stdout_text,
+              HasSubstr("clicks_bronze (share 1): handing back to process 1, running again"));
+  Produce(10);
+  const testing::ChildResult again = testing::RunChild(Process(1));
+  EXPECT_EQ(again.exit_code, 0) << again.Describe();
+  EXPECT_THAT(again.stdout_text,
+              HasSubstr("clicks_bronze (share 0): taking over from process 0, which is not "
+                        "running"));
+  EXPECT_THAT(BronzeCounts(), ElementsAre(R"({"n":90,"keys":90})"));
+  EXPECT_THAT(SqlRows("SELECT count(*) AS n, count(DISTINCT key) AS keys FROM clicks_even"),
+              ElementsAre(R"({"n":45,"keys":45})"));
 }
 
 TEST_F(KafkaApiTest, StreamingWriteToKafkaIsReadBackByKafkajs) {

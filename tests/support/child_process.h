@@ -90,21 +90,20 @@ inline void ReapChild(pid_t pid, std::chrono::milliseconds kill_after, int* stat
   }
 }
 
-/// Runs the child to its end (or to the kill) and returns how it ended. A child that cannot be
-/// started is reported as exit status 127 with the reason in stderr_text.
-inline ChildResult RunChild(const ChildOptions& options) {
-  const auto read_text = [](const std::string& path) {
-    if (path.empty()) {
-      return std::string();
-    }
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  ChildResult result;
+/// A child being run: its pid, or (pid -1) why it could not be started.
+struct StartedChild {
+  pid_t pid = -1;
+  ChildResult failure;
+};
+
+/// Starts the child without waiting for it (FinishChild waits). A child that cannot be started
+/// has pid -1 and exit status 127 with the reason in failure.stderr_text.
+inline StartedChild StartChild(const ChildOptions& options) {
+  StartedChild started;
   if (options.args.empty()) {
-    result.exit_code = 127;
-    result.stderr_text = "no program given";
-    return result;
+    started.failure.exit_code = 127;
+    started.failure.stderr_text = "no program given";
+    return started;
   }
   std::vector<std::string> args = options.args;
   std::vector<std::string> environment;
@@ -145,10 +144,25 @@ inline ChildResult RunChild(const ChildOptions& options) {
   const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
-    result.exit_code = 127;
-    result.stderr_text = "cannot start " + args[0] + ": " + std::strerror(spawned);
-    return result;
+    started.failure.exit_code = 127;
+    started.failure.stderr_text = "cannot start " + args[0] + ": " + std::strerror(spawned);
+    return started;
   }
+  started.pid = pid;
+  return started;
+}
+
+/// Waits for the child StartChild started with `options` to end (or to the kill) and returns
+/// how it ended.
+inline ChildResult FinishChild(pid_t pid, const ChildOptions& options) {
+  const auto read_text = [](const std::string& path) {
+    if (path.empty()) {
+      return std::string();
+    }
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  ChildResult result;
   int status = 0;
   if (options.kill_after_ms > 0) {
     ReapChild(pid, std::chrono::milliseconds(options.kill_after_ms), &status);
@@ -162,9 +176,16 @@ inline ChildResult RunChild(const ChildOptions& options) {
     result.signal = WTERMSIG(status);
     result.killed_by_sigkill = result.signal == SIGKILL;
   }
-  result.stdout_text = read_text(out);
-  result.stderr_text = read_text(err);
+  result.stdout_text = read_text(options.stdout_path);
+  result.stderr_text = read_text(options.stderr_path);
   return result;
+}
+
+/// Runs the child to its end (or to the kill) and returns how it ended. A child that cannot be
+/// started is reported as exit status 127 with the reason in stderr_text.
+inline ChildResult RunChild(const ChildOptions& options) {
+  const StartedChild started = StartChild(options);
+  return started.pid < 0 ? started.failure : FinishChild(started.pid, options);
 }
 
 /// Waits until the file `path` exists (inotify reports its creation in its directory) or

@@ -148,6 +148,13 @@ class StopOnSignal {
   std::thread watcher_;
 };
 
+// The table an event is about; scaled out, a Kafka table's streams are one per share of its
+// partitions, and the share is named.
+std::string StreamOf(const PipelineEvent& event) {
+  return event.share.has_value() ? fmt::format("{} (share {})", event.table, *event.share)
+                                 : event.table;
+}
+
 // Prints pipeline events: a line each, and on a terminal a progress bar below them that the
 // next line replaces.
 class ProgressPrinter {
@@ -157,22 +164,26 @@ class ProgressPrinter {
   void Print(const PipelineEvent& event) {
     std::lock_guard lock(mutex_);
     ClearBar();
+    const std::string stream = StreamOf(event);
     switch (event.kind) {
       case PipelineEvent::Kind::kTableCreated:
         out_ << fmt::format("{}: created ({})\n", event.table, event.message);
         break;
       case PipelineEvent::Kind::kStreamStarted:
-        out_ << fmt::format("{}: stream started ({})\n", event.table, event.message);
+        out_ << fmt::format("{}: stream started ({})\n", stream, event.message);
         break;
       case PipelineEvent::Kind::kBatch:
         PrintBatch(event);
         break;
       case PipelineEvent::Kind::kSchemaRestart:
         out_ << fmt::format("{}: the schema changed; restarting the stream with it ({})\n",
-                            event.table, event.message);
+                            stream, event.message);
         break;
       case PipelineEvent::Kind::kStreamFinished:
-        out_ << fmt::format("{}: stream finished\n", event.table);
+        out_ << fmt::format("{}: stream finished\n", stream);
+        break;
+      case PipelineEvent::Kind::kShare:
+        out_ << fmt::format("{}: {}\n", stream, event.message);
         break;
     }
     out_ << std::flush;
@@ -187,7 +198,7 @@ class ProgressPrinter {
  private:
   void PrintBatch(const PipelineEvent& event) {
     const StreamingQueryProgress& progress = *event.progress;
-    std::string line = fmt::format("{}: batch {}: {} rows read, {} written in {} ms", event.table,
+    std::string line = fmt::format("{}: batch {}: {} rows read, {} written in {} ms", StreamOf(event),
                                    progress.batch_id, progress.num_input_rows,
                                    progress.sink.num_output_rows, progress.batch_duration);
     // Stateful streams: the watermark the batch used and the rows their state holds.
