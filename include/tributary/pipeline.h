@@ -40,9 +40,9 @@
 // running, as long as their checkpoint exists (the process ran before and stopped or died),
 // until that process is back (tributary.kafka.takeoverInterval: how often it looks; default 1
 // second). A stream's checkpoint lock keeps it to one process at a time, so a stream taken over
-// resumes where its process stopped and nothing is read twice. A stream stopped because an upstream table gained columns
-// (StreamingQuery::StoppedBySchemaChange) is bound again from its SQL and restarted, which is
-// reported.
+// resumes where its process stopped and nothing is read twice. A stream stopped because an upstream
+// table gained columns (StreamingQuery::StoppedBySchemaChange) is bound again from its SQL and
+// restarted, which is reported.
 
 #pragma once
 

@@ -995,9 +995,8 @@ Result<KafkaProcessShareOf> KafkaProcessShareFromSettings(
                                                    : std::optional<std::string>(found->second)};
   };
   KafkaSourceOptions options;
-  TRIBUTARY_RETURN_NOT_OK(KafkaProcessShare(setting(kKafkaProcessCountKey),
-                                            setting(kKafkaProcessIndexKey), "session setting",
-                                            options));
+  TRIBUTARY_RETURN_NOT_OK(KafkaProcessShare(
+      setting(kKafkaProcessCountKey), setting(kKafkaProcessIndexKey), "session setting", options));
   return KafkaProcessShareOf{options.process_count, options.process_index};
 }
 

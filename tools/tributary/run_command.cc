@@ -176,8 +176,8 @@ class ProgressPrinter {
         PrintBatch(event);
         break;
       case PipelineEvent::Kind::kSchemaRestart:
-        out_ << fmt::format("{}: the schema changed; restarting the stream with it ({})\n",
-                            stream, event.message);
+        out_ << fmt::format("{}: the schema changed; restarting the stream with it ({})\n", stream,
+                            event.message);
         break;
       case PipelineEvent::Kind::kStreamFinished:
         out_ << fmt::format("{}: stream finished\n", stream);
@@ -198,8 +198,8 @@ class ProgressPrinter {
  private:
   void PrintBatch(const PipelineEvent& event) {
     const StreamingQueryProgress& progress = *event.progress;
-    std::string line = fmt::format("{}: batch {}: {} rows read, {} written in {} ms", StreamOf(event),
-                                   progress.batch_id, progress.num_input_rows,
+    std::string line = fmt::format("{}: batch {}: {} rows read, {} written in {} ms",
+                                   StreamOf(event), progress.batch_id, progress.num_input_rows,
                                    progress.sink.num_output_rows, progress.batch_duration);
     // Stateful streams: the watermark the batch used and the rows their state holds.
     if (auto watermark = progress.event_time.find("watermark");
