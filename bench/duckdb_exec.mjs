@@ -28,6 +28,8 @@ for (let i = 0; i < argv.length; i += 2) {
 const kCases = [
   { name: 'group_by', sql: 'SELECT sum(s) + sum(c) FROM (SELECT k, sum(v) AS s, count(*) AS c FROM fact GROUP BY k)' },
   { name: 'join', sql: 'SELECT count(*) + sum(dv) FROM fact JOIN dim ON fk = dk' },
+  { name: 'join_sparse', sql: 'SELECT count(*) + sum(dv) FROM fact JOIN dim ON sk = sdk' },
+  { name: 'join_string', sql: 'SELECT count(*) + sum(dv) FROM fact JOIN dim ON tk = tdk' },
 ];
 
 async function main() {
@@ -37,9 +39,11 @@ async function main() {
   const connection = await instance.connect();
   try {
     const dimRows = Math.floor(options.rows / 10);
-    await connection.run(`CREATE TABLE fact AS SELECT i * 7919 % 10007 AS k, i % 1000 AS v,
-      i * 7919 % ${2 * dimRows} AS fk FROM range(${options.rows}) r(i)`);
-    await connection.run(`CREATE TABLE dim AS SELECT 2 * j AS dk, j % 100 AS dv FROM range(${dimRows}) r(j)`);
+    await connection.run(`CREATE TABLE fact AS SELECT k, v, fk, fk * 1000003 AS sk,
+      'key-' || fk AS tk FROM (SELECT i * 7919 % 10007 AS k, i % 1000 AS v,
+      i * 7919 % ${2 * dimRows} AS fk FROM range(${options.rows}) r(i))`);
+    await connection.run(`CREATE TABLE dim AS SELECT 2 * j AS dk, j % 100 AS dv,
+      2 * j * 1000003 AS sdk, 'key-' || (2 * j) AS tdk FROM range(${dimRows}) r(j)`);
     const cases = [];
     for (const { name, sql } of kCases) {
       const { value, ...timing } = await timeQuery(connection, sql, options);

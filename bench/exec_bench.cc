@@ -6,14 +6,21 @@
 //   fact(i < N):      k  = i * 7919 % 10007           bigint   (~10k groups)
 //                     v  = i % 1000                   bigint
 //                     fk = i * 7919 % (2 * N / 10)    bigint   (half of them find a dim row)
+//                     sk = fk * 1000003               bigint   (fk spread wide)
+//                     tk = 'key-' || fk               string
 //   dim(j < N / 10):  dk = 2 * j                      bigint
 //                     dv = j % 100                    bigint
+//                     sdk = dk * 1000003              bigint
+//                     tdk = 'key-' || dk              string
 // Here they are 4096-row record batches; DuckDB holds them in in-memory tables.
 //
 // Cases (the reduction makes DuckDB compute the same thing without sending rows to node; the
 // join reads only fk from fact, as a plan with projection pushdown would):
 //   group_by  SELECT k, sum(v), count(*) FROM fact GROUP BY k          result: sum(s) + sum(c)
-//   join      SELECT ... FROM fact JOIN dim ON fk = dk                 result: count(*) + sum(dv)
+//   join         SELECT ... FROM fact JOIN dim ON fk = dk              result: count(*) + sum(dv)
+//   join_sparse  ... ON sk = sdk (keys over a wide range: no direct array)      same result
+//   join_string  ... ON tk = tdk (string keys: the encoded-key hash table)      same result
+// The join reads only its key from fact, and dim's key and dv.
 // One thread.
 
 #include <charconv>
@@ -55,6 +62,36 @@ struct Table {
   std::vector<RecordBatchPtr> batches;
 };
 
+constexpr int64_t kSpread = 1000003;
+
+// A column of 'key-<n>' strings for the numbers of `numbers`.
+Result<ColumnPtr> KeyStrings(const columnar::Column& numbers) {
+  ColumnBuilder builder(DataType::String());
+  builder.Reserve(numbers.Length());
+  const int64_t* values = numbers.Values<int64_t>();
+  for (int64_t i = 0; i < numbers.Length(); ++i) {
+    builder.AppendBytes("key-" + std::to_string(values[i]));
+  }
+  return builder.Finish();
+}
+
+// `table` with a string column `name` of KeyStrings(column `from`).
+Result<Table> WithKeyStrings(const Table& table, int from, const std::string& name) {
+  Table out;
+  std::vector<Field> fields = table.schema->Fields();
+  fields.emplace_back(name, DataType::String(), false);
+  out.schema = std::make_shared<const Schema>(std::move(fields));
+  for (const RecordBatchPtr& batch : table.batches) {
+    std::vector<ColumnPtr> columns = batch->Columns();
+    TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr strings, KeyStrings(*batch->ColumnAt(from)));
+    columns.push_back(std::move(strings));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto with, columnar::RecordBatch::Make(out.schema, batch->NumRows(), std::move(columns)));
+    out.batches.push_back(std::move(with));
+  }
+  return out;
+}
+
 // Columns named `names`, each filled with formula(column, row) for rows 0..rows-1.
 template <typename Formula>
 Result<Table> MakeTable(const std::vector<std::string>& names, int64_t rows, Formula formula) {
@@ -93,12 +130,16 @@ Result<Dataset> MakeDataset(int64_t rows) {
   const int64_t dim_rows = rows / 10;
   Dataset dataset;
   TRIBUTARY_ASSIGN_OR_RAISE(
-      dataset.fact, MakeTable({"k", "v", "fk"}, rows, [&](size_t c, int64_t i) {
-        return c == 0 ? i * 7919 % 10007 : (c == 1 ? i % 1000 : i * 7919 % (2 * dim_rows));
+      Table fact, MakeTable({"k", "v", "fk", "sk"}, rows, [&](size_t c, int64_t i) {
+        const int64_t fk = i * 7919 % (2 * dim_rows);
+        return c == 0 ? i * 7919 % 10007 : (c == 1 ? i % 1000 : (c == 2 ? fk : fk * kSpread));
       }));
-  TRIBUTARY_ASSIGN_OR_RAISE(dataset.dim, MakeTable({"dk", "dv"}, dim_rows, [](size_t c, int64_t j) {
-                              return c == 0 ? 2 * j : j % 100;
+  TRIBUTARY_ASSIGN_OR_RAISE(dataset.fact, WithKeyStrings(fact, 2, "tk"));
+  TRIBUTARY_ASSIGN_OR_RAISE(Table dim,
+                            MakeTable({"dk", "dv", "sdk"}, dim_rows, [](size_t c, int64_t j) {
+                              return c == 0 ? 2 * j : (c == 1 ? j % 100 : 2 * j * kSpread);
                             }));
+  TRIBUTARY_ASSIGN_OR_RAISE(dataset.dim, WithKeyStrings(dim, 0, "tdk"));
   return dataset;
 }
 
@@ -162,15 +203,18 @@ Status GroupBy(const Dataset& data, const ExecContext& context, int64_t* result)
   return Status::OK();
 }
 
-Status Join(const Dataset& data, const ExecContext& context, int64_t* result) {
-  const Table fact = Project(data.fact, {2});
+// fact JOIN dim ON fact.<fact_key> = dim.<dim_key>, reading fact's key and dim's key and dv.
+Status JoinOn(const Dataset& data, const ExecContext& context, int fact_key, int dim_key,
+              int64_t* result) {
+  const Table fact = Project(data.fact, {fact_key});
+  const Table dim = Project(data.dim, {dim_key, 1});
   std::vector<Field> fields = fact.schema->Fields();
-  fields.insert(fields.end(), data.dim.schema->Fields().begin(), data.dim.schema->Fields().end());
-  auto plan =
-      std::make_shared<HashJoinNode>(Scan(fact), Scan(data.dim), JoinType::kInner,
-                                     std::vector<expr::BoundExprPtr>{ColumnOf(fact, "fk")},
-                                     std::vector<expr::BoundExprPtr>{ColumnOf(data.dim, "dk")},
-                                     nullptr, std::make_shared<const Schema>(std::move(fields)));
+  fields.insert(fields.end(), dim.schema->Fields().begin(), dim.schema->Fields().end());
+  auto plan = std::make_shared<HashJoinNode>(
+      Scan(fact), Scan(dim), JoinType::kInner,
+      std::vector<expr::BoundExprPtr>{ColumnOf(fact, fact.schema->FieldAt(0).Name())},
+      std::vector<expr::BoundExprPtr>{ColumnOf(dim, dim.schema->FieldAt(0).Name())}, nullptr,
+      std::make_shared<const Schema>(std::move(fields)));
   TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr op, InstantiateOperators(plan, context));
   TRIBUTARY_ASSIGN_OR_RAISE(auto batches, Drain(*op));
   int64_t rows = 0;
@@ -179,6 +223,18 @@ Status Join(const Dataset& data, const ExecContext& context, int64_t* result) {
   }
   *result = rows + SumColumn(batches, 2);
   return Status::OK();
+}
+
+Status Join(const Dataset& data, const ExecContext& context, int64_t* result) {
+  return JoinOn(data, context, 2, 0, result);
+}
+
+Status JoinSparse(const Dataset& data, const ExecContext& context, int64_t* result) {
+  return JoinOn(data, context, 3, 2, result);
+}
+
+Status JoinString(const Dataset& data, const ExecContext& context, int64_t* result) {
+  return JoinOn(data, context, 4, 3, result);
 }
 
 // Google Benchmark's BM_ prefix: scripts/bench.sh reads the runs as "BM_Exec/<case>".
@@ -205,6 +261,8 @@ void BM_Exec(benchmark::State& state,  // NOLINT(readability-identifier-naming)
 
 BENCHMARK_CAPTURE(BM_Exec, group_by, GroupBy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Exec, join, Join)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Exec, join_sparse, JoinSparse)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Exec, join_string, JoinString)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tributary::exec

@@ -389,9 +389,9 @@ struct PipelineState {
     TRIBUTARY_ASSIGN_OR_RAISE(sql::BoundStatement bound,
                               BindTable(table, CheckpointOf(table.name)));
     storage::FileSystem& fs = *ApiAccess::State(*session)->fs;
-    if (delta::HasDeltaLog(fs, bound.path)) {
-      return Status::OK();
-    }
+    // Existence is a committed version (kIgnore writes nothing then), not the _delta_log
+    // directory: another process creating the table makes the directory before it commits
+    // version 0, and a table bound in between would not be found.
     delta::TableWriteOptions write;
     write.mode = delta::SaveMode::kIgnore;
     write.partition_by = bound.create.partition_by;
@@ -408,7 +408,9 @@ struct PipelineState {
     if (!created.ok()) {
       return created.status().WithContext(fmt::format("creating streaming table {}", table.name));
     }
-    EmitCreated(table.name, *schema);
+    if (created->committed) {
+      EmitCreated(table.name, *schema);
+    }
     return Status::OK();
   }
 

@@ -105,6 +105,12 @@ Status HashJoinOperator::Build() {
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys,
                             EvaluateAll(node_->RightKeys(), *state_.build, context_.eval));
+  state_.by_value = keys.size() == 1 && IntegerKeyIndex::Supports(*keys[0]->Type());
+  if (state_.by_value) {
+    TRIBUTARY_RETURN_NOT_OK(state_.integer_index.Build(*keys[0], state_.next.data()));
+    state_.unique_keys = state_.integer_index.UniqueKeys();
+    return Status::OK();
+  }
   EncodedKeys encoded;
   EncodeGroupingKeys(keys, rows, &encoded);
   std::vector<int32_t> groups(static_cast<size_t>(rows));
@@ -123,6 +129,7 @@ Status HashJoinOperator::Build() {
     }
     state_.tails[g] = r + 1;
   }
+  state_.unique_keys = state_.table.NumGroups() == rows;
   return Status::OK();
 }
 
@@ -130,9 +137,20 @@ Status HashJoinOperator::StartLeftBatch(RecordBatchPtr batch) {
   const int64_t rows = batch->NumRows();
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys,
                             EvaluateAll(node_->LeftKeys(), *batch, context_.eval));
-  EncodeGroupingKeys(keys, rows, &state_.probe_keys);
-  state_.probe_groups.resize(static_cast<size_t>(rows));
-  state_.table.Find(state_.probe_keys, /*skip_nulls=*/true, state_.probe_groups.data());
+  state_.probe_heads.resize(static_cast<size_t>(rows));
+  if (state_.build->NumRows() == 0) {
+    std::fill(state_.probe_heads.begin(), state_.probe_heads.end(), 0);
+  } else if (state_.by_value) {
+    state_.integer_index.Lookup(*keys[0], state_.probe_heads.data());
+  } else {
+    EncodeGroupingKeys(keys, rows, &state_.probe_keys);
+    state_.probe_groups.resize(static_cast<size_t>(rows));
+    state_.table.Find(state_.probe_keys, /*skip_nulls=*/true, state_.probe_groups.data());
+    for (size_t i = 0; i < state_.probe_heads.size(); ++i) {
+      const int32_t g = state_.probe_groups[i];
+      state_.probe_heads[i] = g < 0 ? 0 : state_.heads[g];
+    }
+  }
   state_.left_matched.assign(static_cast<size_t>(rows), 0);
   state_.probe_row = 0;
   state_.chain = 0;
@@ -140,25 +158,65 @@ Status HashJoinOperator::StartLeftBatch(RecordBatchPtr batch) {
   return Status::OK();
 }
 
+void HashJoinOperator::ProbeChunkWithoutResidual() {
+  const int64_t rows = state_.probe->NumRows();
+  const bool left_only = LeftOnly();
+  const bool marks_left = left_only || KeepsUnmatchedLeft();
+  const bool marks_right = KeepsUnmatchedRight();
+  const bool unique_keys = state_.unique_keys;
+  const int64_t* heads = state_.probe_heads.data();
+  const int64_t* next = state_.next.data();
+  std::vector<int64_t>& out_left = state_.out_left;
+  std::vector<int64_t>& out_right = state_.out_right;
+  int64_t row = state_.probe_row;
+  int64_t chain = state_.chain;
+  while (row < rows && static_cast<int64_t>(out_left.size()) < kTargetBatchRows) {
+    if (chain == 0) {
+      chain = heads[row];
+      if (chain == 0) {
+        ++row;
+        continue;
+      }
+      if (marks_left) {
+        state_.left_matched[static_cast<size_t>(row)] = 1;
+      }
+      if (left_only) {
+        chain = 0;
+        ++row;
+        continue;
+      }
+    }
+    const int64_t r = chain - 1;
+    out_left.push_back(row);
+    out_right.push_back(r);
+    if (marks_right) {
+      state_.right_matched[r] = 1;
+    }
+    chain = unique_keys ? 0 : next[r];
+    if (chain == 0) {
+      ++row;
+    }
+  }
+  state_.probe_row = row;
+  state_.chain = chain;
+}
+
 Status HashJoinOperator::ProbeChunk() {
+  if (node_->Residual() == nullptr) {
+    ProbeChunkWithoutResidual();
+    return Status::OK();
+  }
   const int64_t rows = state_.probe->NumRows();
   std::vector<int64_t> candidate_left;
   std::vector<int64_t> candidate_right;
-  const bool marks_only = LeftOnly() && node_->Residual() == nullptr;
   while (state_.probe_row < rows &&
          static_cast<int64_t>(candidate_left.size()) < kTargetBatchRows) {
     if (state_.chain == 0) {
-      const int32_t g = state_.probe_groups[static_cast<size_t>(state_.probe_row)];
-      if (g < 0) {
+      state_.chain = state_.probe_heads[static_cast<size_t>(state_.probe_row)];
+      if (state_.chain == 0) {
         ++state_.probe_row;
         continue;
       }
-      if (marks_only) {
-        state_.left_matched[static_cast<size_t>(state_.probe_row)] = 1;
-        ++state_.probe_row;
-        continue;
-      }
-      state_.chain = state_.heads[g];
     }
     const int64_t r = state_.chain - 1;
     candidate_left.push_back(state_.probe_row);
@@ -171,12 +229,10 @@ Status HashJoinOperator::ProbeChunk() {
   if (candidate_left.empty()) {
     return Status::OK();
   }
-  std::vector<uint8_t> passes(candidate_left.size(), 1);
-  if (node_->Residual() != nullptr) {
-    TRIBUTARY_RETURN_NOT_OK(EvaluateJoinResidual(*node_->Residual(), pair_schema_, *state_.probe,
-                                                 candidate_left, *state_.build, candidate_right,
-                                                 context_.eval, &passes));
-  }
+  std::vector<uint8_t> passes;
+  TRIBUTARY_RETURN_NOT_OK(EvaluateJoinResidual(*node_->Residual(), pair_schema_, *state_.probe,
+                                               candidate_left, *state_.build, candidate_right,
+                                               context_.eval, &passes));
   const bool marks_right = KeepsUnmatchedRight();
   for (size_t i = 0; i < passes.size(); ++i) {
     if (passes[i] == 0) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exec/integer_key_index.h"
 #include "exec/operator.h"
 #include "exec/physical_plan.h"
 #include "exec/row_key.h"
@@ -59,18 +60,30 @@ class HashJoinOperator final : public Operator {
   /// pairs waiting to be returned.
   struct State {
     explicit State(MemoryPool* pool)
-        : table(pool), heads(pool), tails(pool), next(pool), right_matched(pool) {}
+        : table(pool),
+          heads(pool),
+          tails(pool),
+          integer_index(pool),
+          next(pool),
+          right_matched(pool) {}
     bool built = false;
     RecordBatchPtr build;
+    // One integer-like key: the build side indexed by value (integer_index). Otherwise its
+    // encoded keys in `table`, with the chains' heads and tails per key group.
+    bool by_value = false;
+    bool unique_keys = false;  // no two build rows share a key: chains need no `next` read
     GroupTable table;
     PoolArray<int64_t> heads;  // per key group: first build row + 1
     PoolArray<int64_t> tails;
-    PoolArray<int64_t> next;  // per build row: next build row of its group + 1; 0 at the end
+    IntegerKeyIndex integer_index;
+    PoolArray<int64_t> next;  // per build row: next build row of its key + 1; 0 at the end
     PoolArray<uint8_t> right_matched;
 
     RecordBatchPtr probe;    // the current left batch, or null
     EncodedKeys probe_keys;  // reused batch to batch
     std::vector<int32_t> probe_groups;
+    // Per row of the probe batch: the first build row + 1 of its key's chain, 0: no match.
+    std::vector<int64_t> probe_heads;
     std::vector<uint8_t> left_matched;
     int64_t probe_row = 0;
     int64_t chain = 0;  // next build row + 1 of the current left row's chain; 0: not started
@@ -86,6 +99,9 @@ class HashJoinOperator final : public Operator {
   // Generates up to kTargetBatchRows candidate pairs of the current left batch, filters them
   // by the residual and records matches; appends output pairs.
   Status ProbeChunk();
+  // ProbeChunk without a residual, where every candidate is a match: pairs go straight to
+  // the output.
+  void ProbeChunkWithoutResidual();
   Result<RecordBatchPtr> EmitPairs();
   bool KeepsUnmatchedLeft() const {
     return node_->Type() == JoinType::kLeft || node_->Type() == JoinType::kFull;

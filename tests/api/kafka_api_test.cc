@@ -244,7 +244,10 @@ class KafkaPipelineProcessesTest : public KafkaApiTest {
     results[0] = testing::RunChild(children[0]);
     other.join();
     for (const testing::ChildResult& result : results) {
-      EXPECT_EQ(result.exit_code, 0) << result.Describe();
+      // Both processes' reports: a failure of one often comes of what the other did.
+      EXPECT_EQ(result.exit_code, 0) << result.Describe() << "\nprocess 0 printed:\n"
+                                     << results[0].stdout_text << "\nprocess 1 printed:\n"
+                                     << results[1].stdout_text;
     }
   }
 

@@ -116,12 +116,20 @@ std::vector<std::string> ReferenceJoin(const Side& left, const Side& right, Join
   return rows;
 }
 
-Side RandomSide(std::mt19937_64& rng, int64_t rows, int64_t key_range) {
+// How a side's keys spread over int64: kDense keys fill a small range (the build side then
+// gets a direct array), kSparse keys are the dense ones multiplied by an odd constant, which
+// keeps them distinct but spreads them over all of int64, negatives included (open
+// addressing).
+enum class KeySpread { kDense, kSparse };
+
+Side RandomSide(std::mt19937_64& rng, int64_t rows, int64_t key_range, KeySpread spread) {
   Side side;
   for (int64_t i = 0; i < rows; ++i) {
-    side.keys.push_back(rng() % 8 == 0 ? std::nullopt
-                                       : std::optional<int64_t>(static_cast<int64_t>(
-                                             rng() % static_cast<uint64_t>(key_range))));
+    const uint64_t key = rng() % static_cast<uint64_t>(key_range);
+    side.keys.push_back(
+        rng() % 8 == 0 ? std::nullopt
+                       : std::optional<int64_t>(static_cast<int64_t>(
+                             spread == KeySpread::kDense ? key : key * 0x9E3779B97F4A7C15ULL)));
     side.values.push_back(
         rng() % 10 == 0 ? std::nullopt : std::optional<int64_t>(static_cast<int64_t>(rng() % 100)));
   }
@@ -134,15 +142,16 @@ RecordBatchPtr SideBatch(const columnar::SchemaPtr& schema, const Side& side) {
                                        MakeColumn<int64_t>(DataType::Int64(), side.values)});
 }
 
-class HashJoinRandomTest : public ::testing::TestWithParam<std::tuple<JoinType, bool>> {};
+class HashJoinRandomTest : public ::testing::TestWithParam<std::tuple<JoinType, bool, KeySpread>> {
+};
 
 TEST_P(HashJoinRandomTest, MatchesNestedLoopReference) {
-  const auto [type, with_residual] = GetParam();
+  const auto [type, with_residual, spread] = GetParam();
   std::mt19937_64 rng(7 + static_cast<uint64_t>(type) * 2 + (with_residual ? 1 : 0));
   const int64_t left_rows = type == JoinType::kCross ? 150 : 3000;
   const int64_t right_rows = type == JoinType::kCross ? 60 : 700;
-  const Side left = RandomSide(rng, left_rows, 500);
-  const Side right = RandomSide(rng, right_rows, 400);
+  const Side left = RandomSide(rng, left_rows, 500, spread);
+  const Side right = RandomSide(rng, right_rows, 400, spread);
   auto left_schema = MakeSchema({Field("lk", DataType::Int64()), Field("lv", DataType::Int64())});
   auto right_schema = MakeSchema({Field("rk", DataType::Int64()), Field("rv", DataType::Int64())});
   expr::ExprPtr residual =
@@ -162,7 +171,46 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(JoinType::kInner, JoinType::kLeft, JoinType::kRight,
                                          JoinType::kFull, JoinType::kLeftSemi, JoinType::kLeftAnti,
                                          JoinType::kCross),
-                       ::testing::Bool()));
+                       ::testing::Bool(),
+                       ::testing::Values(KeySpread::kDense, KeySpread::kSparse)));
+
+// The keys a by-value index must get right at the edges of int64 (a span that overflows, the
+// extremes themselves) and for narrower types (int32, dates) widened before lookup.
+TEST(HashJoinTest, IntegerKeysMatchAtTheEdgesOfTheirRangeAndInNarrowTypes) {
+  auto left_schema = MakeSchema({Field("a", DataType::Int64())});
+  auto right_schema = MakeSchema({Field("b", DataType::Int64())});
+  ASSERT_OK_AND_ASSIGN(
+      auto left,
+      BatchFromJson(left_schema,
+                    R"([[-9223372036854775808], [9223372036854775807], [0], [-1], [null]])"));
+  ASSERT_OK_AND_ASSIGN(auto right, BatchFromJson(right_schema,
+                                                 R"([[9223372036854775807], [-1], [null],
+                                                     [-9223372036854775808], [-1]])"));
+  ASSERT_OK_AND_ASSIGN(
+      auto rows, Join(left_schema, {left}, right_schema, {right}, JoinType::kInner, {"a"}, {"b"}));
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{R"({"a":-9223372036854775808,"b":-9223372036854775808})",
+                                      R"({"a":9223372036854775807,"b":9223372036854775807})",
+                                      R"({"a":-1,"b":-1})", R"({"a":-1,"b":-1})"}));
+
+  auto narrow_left = MakeSchema({Field("a", DataType::Int32()), Field("d", DataType::Date())});
+  auto narrow_right = MakeSchema({Field("b", DataType::Int32()), Field("e", DataType::Date())});
+  ASSERT_OK_AND_ASSIGN(left,
+                       BatchFromJson(narrow_left, R"([[-2147483648, 0], [7, 20789], [8, null]])"));
+  ASSERT_OK_AND_ASSIGN(
+      right, BatchFromJson(narrow_right, R"([[7, 0], [-2147483648, 20789], [null, -1]])"));
+  ASSERT_OK_AND_ASSIGN(
+      rows, Join(narrow_left, {left}, narrow_right, {right}, JoinType::kLeft, {"a"}, {"b"}));
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      R"({"a":-2147483648,"d":"1970-01-01","b":-2147483648,"e":"2026-12-02"})",
+                      R"({"a":7,"d":"2026-12-02","b":7,"e":"1970-01-01"})",
+                      R"({"a":8,"d":null,"b":null,"e":null})"}));
+  ASSERT_OK_AND_ASSIGN(
+      rows, Join(narrow_left, {left}, narrow_right, {right}, JoinType::kRight, {"d"}, {"e"}));
+  EXPECT_EQ(Sorted(rows), Sorted({R"({"a":-2147483648,"d":"1970-01-01","b":7,"e":"1970-01-01"})",
+                                  R"({"a":7,"d":"2026-12-02","b":-2147483648,"e":"2026-12-02"})",
+                                  R"({"a":null,"d":null,"b":null,"e":"1969-12-31"})"}));
+}
 
 TEST(HashJoinTest, DuplicatesOnBothSidesMultiplyAndBatchesStayNearTarget) {
   auto left_schema = MakeSchema({Field("lk", DataType::Int64())});
