@@ -4,7 +4,8 @@
 // Usage:
 //   node bench/duckdb_query.mjs generate --dir DIR
 //     writes DIR/countries.parquet (code, region: the 16 countries of the log table)
-//   node bench/duckdb_query.mjs bench --dir DIR [--repetitions R] [--min-time S] [--oracle D]
+//   node bench/duckdb_query.mjs bench --dir DIR [--repetitions R] [--min-time S] [--threads T] [--oracle D]
+//     (--threads: DuckDB's threads, default 1)
 //     times each case over DIR/scan.parquet and DIR/countries.parquet, one thread, and prints
 //     {duckdb_version, rows, threads, cases: [{name, sql, times_ms, ..., result}]} as the other
 //     bench/duckdb_*.mjs scripts do (timing: bench/duckdb_timing.mjs).
@@ -18,9 +19,9 @@ import { timeQuery } from './duckdb_timing.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const [command, ...argv] = process.argv.slice(2);
-const options = { dir: '', repetitions: 5, minTime: 0.5, oracle: path.join(here, '..', 'build', 'oracle') };
+const options = { dir: '', repetitions: 5, minTime: 0.5, threads: 1, oracle: path.join(here, '..', 'build', 'oracle') };
 for (let i = 0; i < argv.length; i += 2) {
-  const key = { '--dir': 'dir', '--repetitions': 'repetitions', '--min-time': 'minTime', '--oracle': 'oracle' }[argv[i]];
+  const key = { '--dir': 'dir', '--repetitions': 'repetitions', '--min-time': 'minTime', '--threads': 'threads', '--oracle': 'oracle' }[argv[i]];
   if (key === undefined || argv[i + 1] === undefined) throw new Error(`bad argument ${argv[i]}`);
   options[key] = key === 'dir' || key === 'oracle' ? path.resolve(argv[i + 1]) : Number(argv[i + 1]);
 }
@@ -42,7 +43,7 @@ function loadCases() {
 async function main() {
   const require = createRequire(path.join(options.oracle, 'package.json'));
   const duckdb = require('@duckdb/node-api');
-  const instance = await duckdb.DuckDBInstance.create(':memory:', { threads: '1' });
+  const instance = await duckdb.DuckDBInstance.create(':memory:', { threads: String(options.threads) });
   const connection = await instance.connect();
   try {
     const countries = path.join(options.dir, 'countries.parquet');

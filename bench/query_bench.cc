@@ -10,7 +10,7 @@
 //   filter    rows with status 'ERROR' and latency over 500 ms: count(*) + sum(bytes)
 //   group_by  count(*), sum(bytes), avg(latency_ms) per (country, status): sum of counts and sums
 //   join      logs JOIN countries ON country = code, count(*) and sum(bytes) per region
-// One thread.
+// One thread unless TRIBUTARY_THREADS says otherwise (scripts/bench.sh sets 1).
 
 #include <cstdlib>
 #include <fstream>

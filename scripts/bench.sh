@@ -248,8 +248,8 @@ EOF
 # log table: filter, group-by and join with a small dimension table, same SQL text in both.
 echo "== duckdb: write the countries dimension table in $parquet_dir"
 node bench/duckdb_query.mjs generate --dir "$parquet_dir"
-echo "== tributary: query_bench, $repetitions repetitions"
-TRIBUTARY_BENCH_PARQUET_DIR=$parquet_dir "$out/query_bench" \
+echo "== tributary: query_bench, $repetitions repetitions, 1 thread (as DuckDB here)"
+TRIBUTARY_THREADS=1 TRIBUTARY_BENCH_PARQUET_DIR=$parquet_dir "$out/query_bench" \
   --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/query_bench.json" --benchmark_out_format=json
 echo "== duckdb: bench/duckdb_query.mjs, $repetitions repetitions"

@@ -9,6 +9,7 @@
 #include "api/api_state.h"
 #include "columnar/show_string.h"
 #include "common/ascii.h"
+#include "common/thread_count.h"
 #include "delta/table_writes.h"
 #include "exec/operator.h"
 #include "expr/interval_text.h"
@@ -123,6 +124,7 @@ Result<std::vector<columnar::RecordBatchPtr>> ExecuteDataFrame(const DataFrameSt
   // current_timestamp() is one instant for the whole query, as Spark.
   context.eval.current_timestamp_micros = NowMicros();
   context.fs = frame.session->fs.get();
+  TRIBUTARY_ASSIGN_OR_RAISE(context.threads, ResolveThreadCount(frame.session->config));
   TRIBUTARY_ASSIGN_OR_RAISE(auto memory, plan::QueryMemory::Make(frame.session->config));
   memory->Attach(&context);
   TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr optimized, plan::Optimize(frame.plan, context.eval));

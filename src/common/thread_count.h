@@ -2,6 +2,9 @@
 
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "tributary/result.h"
 
 namespace tributary {
@@ -14,5 +17,14 @@ inline constexpr const char* kThreadsEnvVar = "TRIBUTARY_THREADS";
 /// A negative `requested` or a TRIBUTARY_THREADS that is not a positive integer is an
 /// InvalidArgument error naming the value.
 Result<int> ResolveThreadCount(int requested);
+
+/// Name of the session setting with a query's thread count (`SET tributary.threads = 1`, the
+/// CLI's --threads).
+inline constexpr const char* kThreadsConfigKey = "tributary.threads";
+
+/// The thread count of a session whose settings are `config`: tributary.threads when set (an
+/// InvalidArgument error naming the setting unless it is a positive integer), else as
+/// ResolveThreadCount(0).
+Result<int> ResolveThreadCount(const std::map<std::string, std::string>& config);
 
 }  // namespace tributary

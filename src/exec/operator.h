@@ -41,6 +41,11 @@ struct ExecContext {
   columnar::MemoryPool* pool = columnar::DefaultMemoryPool();
   /// Storage for scans; may be null when the plan has no file scan.
   storage::FileSystem* fs = nullptr;
+  /// Threads the query may use. With more than one, InstantiateOperators runs up to
+  /// threads - 1 scan pipelines (a scan with the filters and projections above it) that feed a
+  /// join, a grouped aggregate or a sort, the first in pull order, each on a thread of its own
+  /// ahead of its consumer (exec/read_ahead.h).
+  int threads = 1;
 };
 
 /// A physical operator. Not thread-safe: one consumer pulls from it.

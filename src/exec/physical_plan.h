@@ -480,7 +480,8 @@ class StreamingJoinNode final : public PhysicalNode {
 
 /// A fresh operator tree computing `plan`, each operator with empty state. `context` must
 /// outlive the operators; the operators keep their nodes alive. InvalidArgument for a scan
-/// when `context` has no file system; files are opened by the scans' Next.
+/// when `context` has no file system; files are opened by the scans' Next. With
+/// context.threads > 1, scan pipelines run ahead on threads of their own (ExecContext).
 Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const ExecContext& context);
 
 }  // namespace tributary::exec

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -298,6 +299,70 @@ TEST_F(TablesTest, DmlFailuresPointAtTheStatement) {
   ASSERT_FALSE(flow.ok());
   EXPECT_THAT(flow.status().Message(), HasSubstr("is a flow of a pipeline"));
   EXPECT_THAT(Rows(*session, "SELECT id, v FROM t"), ElementsAre(R"({"id":1,"v":"a"})"));
+}
+
+// A query's scan pipelines run ahead on threads of their own when the session has threads
+// (tributary.threads): the rows, and their order where the query orders them, are those of one
+// thread, over a table of several files and through joins, aggregates, sorts and limits.
+TEST_F(TablesTest, QueriesGiveTheSameRowsWithOneThreadOrSeveral) {
+  auto writer = NewSession();
+  ASSERT_OK(writer->Sql("CREATE TABLE events (id BIGINT, kind STRING, amount DOUBLE) USING DELTA")
+                .Status());
+  ASSERT_OK(writer->Sql("CREATE TABLE kinds (kind STRING, label STRING) USING DELTA").Status());
+  ASSERT_OK(writer->Sql("INSERT INTO kinds VALUES ('a', 'alpha'), ('b', 'beta'), (NULL, 'none')")
+                .Status());
+  for (int file = 0; file < 6; ++file) {
+    std::vector<std::string> rows;
+    for (int id = file * 5000; id < file * 5000 + 5000; ++id) {
+      rows.push_back(fmt::format("({}, {}, {} / 7.0)", id,
+                                 id % 3 == 0 ? "'a'" : (id % 3 == 1 ? "'b'" : "NULL"), id));
+    }
+    ASSERT_OK(writer->Sql("INSERT INTO events VALUES " + fmt::format("{}", fmt::join(rows, ", ")))
+                  .Status());
+  }
+  const std::string joined_groups =
+      "SELECT k.label AS label, count(*) AS n FROM events e JOIN kinds k ON e.kind = k.kind "
+      "GROUP BY k.label ORDER BY label";
+  const std::string outer_join =
+      "SELECT e.id, k.label FROM events e LEFT JOIN kinds k ON e.kind = k.kind "
+      "WHERE e.id % 1000 = 0 ORDER BY e.id";
+  const std::vector<std::string> queries = {
+      "SELECT * FROM events WHERE amount > 100 ORDER BY id",
+      "SELECT kind, count(*), sum(amount) FROM events GROUP BY kind ORDER BY kind",
+      joined_groups,
+      outer_join,
+      "SELECT id, amount FROM events ORDER BY amount DESC LIMIT 5",
+      "SELECT count(*) FROM (SELECT id FROM events LIMIT 10)",
+  };
+  auto session_with = [&](const std::string& threads) {
+    auto session = Session::Builder()
+                       .Warehouse(warehouse_)
+                       .TimeZone("UTC")
+                       .Config("tributary.threads", threads)
+                       .Build();
+    EXPECT_TRUE(session.ok()) << session.status().ToString();
+    return *session;
+  };
+  auto one = session_with("1");
+  auto three = session_with("3");
+  for (const std::string& query : queries) {
+    ASSERT_OK_AND_ASSIGN(std::vector<Row> serial, one->Sql(query).Collect());
+    ASSERT_OK_AND_ASSIGN(std::vector<Row> parallel, three->Sql(query).Collect());
+    ASSERT_FALSE(serial.empty()) << query;
+    ASSERT_EQ(serial.size(), parallel.size()) << query;
+    for (size_t i = 0; i < serial.size(); ++i) {
+      ASSERT_EQ(serial[i].ToJson(), parallel[i].ToJson()) << query << ", row " << i;
+    }
+    // EXPLAIN is the same plan whatever the threads.
+    ASSERT_OK_AND_ASSIGN(std::string serial_plan, one->Sql(query).Explain());
+    ASSERT_OK_AND_ASSIGN(std::string parallel_plan, three->Sql(query).Explain());
+    EXPECT_EQ(serial_plan, parallel_plan);
+  }
+  auto bad = session_with("none");
+  auto refused = bad->Sql("SELECT count(*) FROM events").Collect();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().ToString(),
+              HasSubstr("tributary.threads must be a positive integer, got 'none'"));
 }
 
 }  // namespace

@@ -310,6 +310,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   }
   if (sql->parsed()) {
     sql_options.time_zone = zone->Name();
+    sql_options.threads = *resolved_threads;
     // A script (STATEMENTS or -f) and statements piped in stop at the first failing one and
     // exit 1, as spark-sql -e and -f; the interactive prompt shows errors and goes on.
     tributary::Status st;
@@ -337,6 +338,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   }
   if (run->parsed()) {
     run_options.time_zone = zone->Name();
+    run_options.threads = *resolved_threads;
     tributary::Status st =
         tributary::tools::RunPipelineCommand(run_options, std::cout, isatty(STDOUT_FILENO) != 0);
     if (!st.ok()) {

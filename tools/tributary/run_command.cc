@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "common/thread_count.h"
 #include "streaming/trigger_text.h"
 #include "tributary/pipeline.h"
 #include "tributary/session.h"
@@ -271,6 +272,9 @@ Status RunPipelineCommand(const RunCommandOptions& options, std::ostream& out, b
   TRIBUTARY_ASSIGN_OR_RAISE(pipeline_options.trigger, streaming::ParseTrigger(options.trigger));
   pipeline_options.checkpoint_root = options.checkpoint_root;
   Session::Builder builder;
+  if (options.threads > 0) {
+    builder.Config(kThreadsConfigKey, std::to_string(options.threads));
+  }
   for (const std::string& setting : options.conf) {
     const size_t equals = setting.find('=');
     if (equals == std::string::npos || equals == 0) {

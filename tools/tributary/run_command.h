@@ -19,6 +19,9 @@ struct RunCommandOptions {
   std::string trigger = "available-now";
   /// Session time zone ("" = TZ, else UTC).
   std::string time_zone;
+  /// Threads a batch query may use (--threads / TRIBUTARY_THREADS, resolved); 0: the
+  /// session's default. A --conf tributary.threads=N wins.
+  int threads = 0;
   /// --conf KEY=VALUE: session settings (spark.* and tributary.* keys), as spark-submit's.
   std::vector<std::string> conf;
   /// --checkpoints DIR: the streaming tables' checkpoints go under DIR/<table> instead of

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "common/thread_count.h"
 #include "sql/lexer.h"
 #include "tributary/session.h"
 
@@ -87,6 +88,9 @@ Result<std::shared_ptr<Session>> MakeSession(const SqlCommandOptions& options) {
   }
   if (!options.time_zone.empty()) {
     builder.TimeZone(options.time_zone);
+  }
+  if (options.threads > 0) {
+    builder.Config(kThreadsConfigKey, std::to_string(options.threads));
   }
   return builder.Build();
 }

@@ -17,6 +17,9 @@ struct SqlCommandOptions {
   std::string format = "table";
   /// Session time zone ("" = TZ, else UTC).
   std::string time_zone;
+  /// Threads a query may use (--threads / TRIBUTARY_THREADS, resolved); 0: the session's
+  /// default.
+  int threads = 0;
 };
 
 /// Runs every statement of `script` (split by the SQL lexer, so a ';' in a string literal is
