@@ -1,5 +1,5 @@
 # Thin entry points; the work is in scripts/ and CMake.
-.PHONY: setup build demo test bench format tidy clean
+.PHONY: setup build demo test check bench format tidy clean
 
 setup:
 	./scripts/setup.sh
@@ -15,6 +15,13 @@ demo: setup
 
 test: setup
 	./scripts/test.sh
+
+# The development lane: the release build and the unit tests that take no seconds (no
+# sanitizers, fuzzing, interop or slow tests; `make test` runs those).
+check: setup
+	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build build/release
+	ctest --test-dir build/release --output-on-failure -j $$(nproc) -L unit -LE slow
 
 bench: setup
 	./scripts/bench.sh

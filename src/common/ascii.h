@@ -1,13 +1,15 @@
-// ASCII character classes, case folding and hexadecimal digits: the one home of these small
-// helpers, which answer for ASCII bytes whatever the C locale says. SQL identifiers, option keys
-// and format names compare ignoring ASCII case (Spark's default resolution); UTF-8 bytes above
-// 0x7F are left alone, so a name's non-ASCII letters must match exactly, as in Spark.
+// ASCII character classes, case folding, hexadecimal digits and option-list splitting: the one
+// home of these small helpers, which answer for ASCII bytes whatever the C locale says. SQL
+// identifiers, option keys and format names compare ignoring ASCII case (Spark's default
+// resolution); UTF-8 bytes above 0x7F are left alone, so a name's non-ASCII letters must match
+// exactly, as in Spark.
 
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tributary {
 
@@ -59,6 +61,30 @@ constexpr int HexDigitValue(char c) {
     return c - 'A' + 10;
   }
   return -1;
+}
+
+/// `text` without its leading and trailing spaces and tabs.
+inline std::string_view TrimBlanks(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t");
+  return first == std::string_view::npos
+             ? std::string_view()
+             : text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+/// The items of a comma-separated option value, each trimmed of spaces and tabs, empty ones
+/// dropped: how Spark reads Kafka's `subscribe` and Databricks Kinesis's `streamName`
+/// (split(",").map(_.trim).filter(_.nonEmpty)).
+inline std::vector<std::string> SplitCommaList(std::string_view text) {
+  std::vector<std::string> items;
+  for (size_t begin = 0; begin <= text.size();) {
+    const size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string_view item = TrimBlanks(text.substr(begin, comma - begin));
+    if (!item.empty()) {
+      items.emplace_back(item);
+    }
+    begin = comma + 1;
+  }
+  return items;
 }
 
 }  // namespace tributary

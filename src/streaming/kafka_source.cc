@@ -54,13 +54,6 @@ constexpr int64_t kKafkaLatest = -1;
 
 constexpr std::string_view kKafkaOffsetsExample = R"({"topicA":{"0":23,"1":-1},"topicB":{"0":-2}})";
 
-std::string_view KafkaTrim(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t");
-  return first == std::string_view::npos
-             ? std::string_view()
-             : text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 /// Spark's Kafka source options besides kafka.* (KafkaSourceProvider).
 SourceOptionKeys KafkaSourceOptionKeys() {
   return {{"subscribe",
@@ -171,7 +164,7 @@ Result<KafkaPartitionOffsets> KafkaParseAssign(const std::string& text) {
 Result<int64_t> KafkaIntegerOption(const std::string& key, const std::string& value,
                                    int64_t minimum) {
   int64_t number = 0;
-  const std::string_view text = KafkaTrim(value);
+  const std::string_view text = TrimBlanks(value);
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, number);
   if (text.empty() || error != std::errc() || stop != end) {
@@ -190,7 +183,7 @@ Result<int64_t> KafkaIntegerOption(const std::string& key, const std::string& va
 Status KafkaCheckOffsetsOption(const std::string& key, const std::string& value,
                                bool earliest_allowed, bool latest_allowed,
                                std::string_view query_kind) {
-  const std::string lowered = AsciiLower(KafkaTrim(value));
+  const std::string lowered = AsciiLower(TrimBlanks(value));
   if (lowered == "earliest" || lowered == "latest") {
     if ((lowered == "earliest" && !earliest_allowed) || (lowered == "latest" && !latest_allowed)) {
       return Status::InvalidArgument(fmt::format("option '{}' cannot be {} for {} queries on Kafka",
@@ -241,7 +234,7 @@ Result<KafkaOffsetSpec> KafkaSpecOf(std::string_view side, const std::optional<i
   } else {
     spec.option = fmt::format("{}Offsets", side);
     const std::string text = offsets.value_or(std::string(fallback));
-    const std::string lowered = AsciiLower(KafkaTrim(text));
+    const std::string lowered = AsciiLower(TrimBlanks(text));
     if (lowered == "earliest" || lowered == "latest") {
       spec.earliest = lowered == "earliest";
     } else {
@@ -1012,7 +1005,7 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
   KafkaSourceOptions out;
   TRIBUTARY_ASSIGN_OR_RAISE(out.client, storage::KafkaClientConfigFromOptions(options));
   if (const auto servers = out.client.find("bootstrap.servers");
-      servers == out.client.end() || KafkaTrim(servers->second).empty()) {
+      servers == out.client.end() || TrimBlanks(servers->second).empty()) {
     return Status::InvalidArgument(
         "Option 'kafka.bootstrap.servers' must be specified for configuring the Kafka consumer");
   }
@@ -1022,18 +1015,7 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
     const std::string lowered = AsciiLower(key);
     if (lowered == "subscribe") {
       strategies.push_back(key);
-      for (size_t begin = 0; begin <= value.size();) {
-        size_t comma = value.find(',', begin);
-        if (comma == std::string::npos) {
-          comma = value.size();
-        }
-        const std::string_view topic =
-            KafkaTrim(std::string_view(value).substr(begin, comma - begin));
-        if (!topic.empty()) {
-          out.subscribe.emplace_back(topic);
-        }
-        begin = comma + 1;
-      }
+      out.subscribe = SplitCommaList(value);
       if (out.subscribe.empty()) {
         return Status::InvalidArgument(fmt::format(
             "No topics to subscribe to as specified value for option '{}' is '{}'", key, value));
@@ -1043,12 +1025,12 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
                           out.subscribe.end());
     } else if (lowered == "subscribepattern") {
       strategies.push_back(key);
-      if (KafkaTrim(value).empty()) {
+      if (TrimBlanks(value).empty()) {
         return Status::InvalidArgument(
             fmt::format("Pattern to subscribe is empty as specified value for option '{}' is '{}'",
                         key, value));
       }
-      out.subscribe_pattern = std::string(KafkaTrim(value));
+      out.subscribe_pattern = std::string(TrimBlanks(value));
     } else if (lowered == "assign") {
       strategies.push_back(key);
       TRIBUTARY_ASSIGN_OR_RAISE(out.assign, KafkaParseAssign(value));
@@ -1064,7 +1046,7 @@ Result<KafkaSourceOptions> KafkaSourceOptions::FromMap(
       (void)parsed;
       out.starting_offsets_by_timestamp = value;
     } else if (lowered == "startingoffsetsbytimestampstrategy") {
-      out.starting_offsets_by_timestamp_strategy = AsciiLower(KafkaTrim(value));
+      out.starting_offsets_by_timestamp_strategy = AsciiLower(TrimBlanks(value));
       if (out.starting_offsets_by_timestamp_strategy != "error" &&
           out.starting_offsets_by_timestamp_strategy != "latest") {
         return Status::InvalidArgument(fmt::format(

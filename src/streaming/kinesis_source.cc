@@ -12,6 +12,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "columnar/column_builder.h"
@@ -44,7 +45,10 @@ struct KinesisShardPosition {
   std::vector<std::string> parents;
 };
 
-using KinesisPositions = std::map<std::string, KinesisShardPosition>;
+/// A shard of one of the query's streams: (stream name, shard id).
+using KinesisShardKey = std::pair<std::string, std::string>;
+
+using KinesisPositions = std::map<KinesisShardKey, KinesisShardPosition>;
 
 bool KinesisSameStart(const KinesisIteratorStart& a, const KinesisIteratorStart& b) {
   return a.type == b.type && a.sequence_number == b.sequence_number &&
@@ -55,9 +59,14 @@ KinesisIteratorStart KinesisAfter(const std::string& sequence_number) {
   return {KinesisIteratorStart::Type::kAfterSequenceNumber, sequence_number, 0};
 }
 
-std::string KinesisOffsetsToJson(const KinesisPositions& positions) {
+// Offsets JSON: one stream's shards as {"<shardId>": <entry>, ...}; several streams' as
+// {"<stream>": {"<shardId>": <entry>, ...}, ...}. A one-stream query keeps the flat form, so its
+// checkpoints read as before.
+std::string KinesisOffsetsToJson(const KinesisPositions& positions,
+                                 const std::vector<std::string>& streams) {
   Json json = Json::object();
-  for (const auto& [shard_id, position] : positions) {
+  for (const auto& [key, position] : positions) {
+    const auto& [stream, shard_id] = key;
     std::string type = "TRIM_HORIZON";
     std::string where;
     if (position.start.type == KinesisIteratorStart::Type::kAtTimestamp) {
@@ -67,57 +76,79 @@ std::string KinesisOffsetsToJson(const KinesisPositions& positions) {
       type = "AFTER_SEQUENCE_NUMBER";
       where = position.start.sequence_number;
     }
-    json[shard_id] = Json{{"iteratorType", type},
-                          {"iteratorPosition", where},
-                          {"closed", position.closed},
-                          {"drained", position.drained},
-                          {"parents", position.parents}};
+    Json entry{{"iteratorType", type},
+               {"iteratorPosition", where},
+               {"closed", position.closed},
+               {"drained", position.drained},
+               {"parents", position.parents}};
+    if (streams.size() == 1) {
+      json[shard_id] = std::move(entry);
+    } else {
+      json[stream][shard_id] = std::move(entry);
+    }
   }
   return json.dump();
 }
 
 Result<KinesisPositions> KinesisOffsetsFromJson(const std::string& text,
-                                                const std::string& stream) {
+                                                const std::vector<std::string>& streams) {
   const auto invalid = [&](std::string_view why) {
     return Status::InvalidArgument(
-        fmt::format("Kinesis source [{}] offset {}: {}", stream, text, why));
+        fmt::format("Kinesis source [{}] offset {}: {}", fmt::join(streams, ","), text, why));
   };
   const Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object()) {
     return invalid("not a JSON object");
   }
   KinesisPositions positions;
-  for (const auto& [shard_id, entry] : json.items()) {
-    if (!entry.is_object() || !entry.value("iteratorType", Json()).is_string() ||
-        !entry.value("iteratorPosition", Json()).is_string()) {
-      return invalid(fmt::format("shard {} has no iteratorType and iteratorPosition", shard_id));
-    }
-    KinesisShardPosition position;
-    const std::string type = entry["iteratorType"].get<std::string>();
-    const std::string where = entry["iteratorPosition"].get<std::string>();
-    if (type == "TRIM_HORIZON") {
-      position.start.type = KinesisIteratorStart::Type::kTrimHorizon;
-    } else if (type == "AT_TIMESTAMP") {
-      position.start.type = KinesisIteratorStart::Type::kAtTimestamp;
-      const auto [stop, error] =
-          std::from_chars(where.data(), where.data() + where.size(), position.start.timestamp_ms);
-      if (error != std::errc() || stop != where.data() + where.size()) {
-        return invalid(fmt::format("shard {}: AT_TIMESTAMP needs epoch milliseconds", shard_id));
+  // One stream's {"<shardId>": <entry>, ...} into `positions`.
+  const auto add_stream = [&](const std::string& stream, const Json& shards) -> Status {
+    for (const auto& [shard_id, entry] : shards.items()) {
+      if (!entry.is_object() || !entry.value("iteratorType", Json()).is_string() ||
+          !entry.value("iteratorPosition", Json()).is_string()) {
+        return invalid(fmt::format("shard {} has no iteratorType and iteratorPosition", shard_id));
       }
-    } else if (type == "AFTER_SEQUENCE_NUMBER" && !where.empty()) {
-      position.start = KinesisAfter(where);
-    } else {
-      return invalid(fmt::format("shard {}: unknown iterator {} '{}'", shard_id, type, where));
-    }
-    position.closed = entry.value("closed", false);
-    position.drained = entry.value("drained", false);
-    const Json parents = entry.value("parents", Json::array());
-    for (const Json& parent : parents) {
-      if (parent.is_string()) {
-        position.parents.push_back(parent.get<std::string>());
+      KinesisShardPosition position;
+      const std::string type = entry["iteratorType"].get<std::string>();
+      const std::string where = entry["iteratorPosition"].get<std::string>();
+      if (type == "TRIM_HORIZON") {
+        position.start.type = KinesisIteratorStart::Type::kTrimHorizon;
+      } else if (type == "AT_TIMESTAMP") {
+        position.start.type = KinesisIteratorStart::Type::kAtTimestamp;
+        const auto [stop, error] =
+            std::from_chars(where.data(), where.data() + where.size(), position.start.timestamp_ms);
+        if (error != std::errc() || stop != where.data() + where.size()) {
+          return invalid(fmt::format("shard {}: AT_TIMESTAMP needs epoch milliseconds", shard_id));
+        }
+      } else if (type == "AFTER_SEQUENCE_NUMBER" && !where.empty()) {
+        position.start = KinesisAfter(where);
+      } else {
+        return invalid(fmt::format("shard {}: unknown iterator {} '{}'", shard_id, type, where));
       }
+      position.closed = entry.value("closed", false);
+      position.drained = entry.value("drained", false);
+      const Json parents = entry.value("parents", Json::array());
+      for (const Json& parent : parents) {
+        if (parent.is_string()) {
+          position.parents.push_back(parent.get<std::string>());
+        }
+      }
+      positions.emplace(KinesisShardKey{stream, shard_id}, std::move(position));
     }
-    positions.emplace(shard_id, std::move(position));
+    return Status::OK();
+  };
+  if (streams.size() == 1) {
+    TRIBUTARY_RETURN_NOT_OK(add_stream(streams.front(), json));
+    return positions;
+  }
+  for (const auto& [stream, shards] : json.items()) {
+    if (std::find(streams.begin(), streams.end(), stream) == streams.end()) {
+      return invalid(fmt::format("stream {} is not one of the query's streams", stream));
+    }
+    if (!shards.is_object()) {
+      return invalid(fmt::format("stream {} does not map shard ids to positions", stream));
+    }
+    TRIBUTARY_RETURN_NOT_OK(add_stream(stream, shards));
   }
   return positions;
 }
@@ -175,7 +206,7 @@ class KinesisSource final : public Source {
         })) {
       return std::optional<Offset>();
     }
-    return std::optional<Offset>(KinesisOffsetsToJson(end));
+    return std::optional<Offset>(KinesisOffsetsToJson(end, Streams()));
   }
 
   Status PrepareForTriggerAvailableNow() override {
@@ -186,32 +217,32 @@ class KinesisSource final : public Source {
   Result<plan::ScanSource> GetBatch(const std::optional<Offset>& start,
                                     const Offset& end) override {
     TRIBUTARY_ASSIGN_OR_RAISE(KinesisPositions from, StartPositions(start));
-    TRIBUTARY_ASSIGN_OR_RAISE(KinesisPositions to, KinesisOffsetsFromJson(end, Stream()));
+    TRIBUTARY_ASSIGN_OR_RAISE(KinesisPositions to, KinesisOffsetsFromJson(end, Streams()));
     plan::ScanSource source;
     source.kind = plan::ScanSource::Kind::kValues;
     source.schema = schema_;
     source.description = fmt::format("{} {}", Description(), end);
-    std::vector<std::pair<const std::string*, std::vector<KinesisRecord>>> shards;
+    std::vector<std::pair<const KinesisShardKey*, std::vector<KinesisRecord>>> shards;
     // Shard ids grow with each reshard, so id order puts parents before their children.
-    for (const auto& [shard_id, position] : to) {
+    for (const auto& [key, position] : to) {
       if (position.start.type != KinesisIteratorStart::Type::kAfterSequenceNumber) {
         continue;
       }
       KinesisIteratorStart first{KinesisIteratorStart::Type::kTrimHorizon, "", 0};
-      if (const auto found = from.find(shard_id); found != from.end()) {
+      if (const auto found = from.find(key); found != from.end()) {
         first = found->second.start;
       }
       if (KinesisSameStart(first, position.start)) {
         continue;
       }
       TRIBUTARY_ASSIGN_OR_RAISE(std::vector<KinesisRecord> records,
-                                RecordsBetween(shard_id, first, position.start.sequence_number));
-      shards.emplace_back(&shard_id, std::move(records));
+                                RecordsBetween(key, first, position.start.sequence_number));
+      shards.emplace_back(&key, std::move(records));
     }
-    std::vector<std::pair<const std::string*, const KinesisRecord*>> rows;
-    for (const auto& [shard_id, records] : shards) {
+    std::vector<std::pair<const KinesisShardKey*, const KinesisRecord*>> rows;
+    for (const auto& [key, records] : shards) {
       for (const KinesisRecord& record : records) {
-        rows.emplace_back(shard_id, &record);
+        rows.emplace_back(key, &record);
       }
     }
     for (size_t first = 0; first < rows.size(); first += kKinesisRowsPerBatch) {
@@ -223,9 +254,9 @@ class KinesisSource final : public Source {
   }
 
   Status Commit(const Offset& end) override {
-    TRIBUTARY_ASSIGN_OR_RAISE(KinesisPositions to, KinesisOffsetsFromJson(end, Stream()));
-    for (const auto& [shard_id, position] : to) {
-      auto cache = caches_.find(shard_id);
+    TRIBUTARY_ASSIGN_OR_RAISE(KinesisPositions to, KinesisOffsetsFromJson(end, Streams()));
+    for (const auto& [key, position] : to) {
+      auto cache = caches_.find(key);
       if (cache == caches_.end()) {
         continue;
       }
@@ -250,7 +281,7 @@ class KinesisSource final : public Source {
     int64_t min = std::numeric_limits<int64_t>::max();
     int64_t max = 0;
     int64_t sum = 0;
-    for (const auto& [shard_id, cache] : caches_) {
+    for (const auto& [key, cache] : caches_) {
       min = std::min(min, cache.millis_behind_latest);
       max = std::max(max, cache.millis_behind_latest);
       sum += cache.millis_behind_latest;
@@ -262,13 +293,20 @@ class KinesisSource final : public Source {
   }
 
  private:
-  const std::string& Stream() const { return options_.stream_name; }
-  std::string Description() const { return fmt::format("KinesisSource[{}]", Stream()); }
+  const std::vector<std::string>& Streams() const { return options_.stream_names; }
+  std::string Description() const {
+    return fmt::format("KinesisSource[{}]", fmt::join(Streams(), ","));
+  }
+  // "shard <id>", with its stream when the query reads several.
+  std::string ShardName(const KinesisShardKey& key) const {
+    return Streams().size() == 1 ? fmt::format("shard {}", key.second)
+                                 : fmt::format("stream {} shard {}", key.first, key.second);
+  }
 
   /// The positions of `start`, or the pinned initial positions (pinned now on the first call).
   Result<KinesisPositions> StartPositions(const std::optional<Offset>& start) {
     if (start.has_value()) {
-      return KinesisOffsetsFromJson(*start, Stream());
+      return KinesisOffsetsFromJson(*start, Streams());
     }
     if (initial_.has_value()) {
       return *initial_;
@@ -276,8 +314,6 @@ class KinesisSource final : public Source {
     const std::string path = storage::JoinPath(metadata_dir_, "0");
     Result<std::string> pinned = fs_->ReadFile(path);
     if (!pinned.ok() && pinned.status().IsNotFound()) {
-      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::KinesisShard> shards,
-                                client_->ListShards(Stream()));
       KinesisIteratorStart first{KinesisIteratorStart::Type::kTrimHorizon, "", 0};
       if (options_.initial_position == "at_timestamp") {
         first = {KinesisIteratorStart::Type::kAtTimestamp, "", *options_.at_timestamp_ms};
@@ -290,10 +326,15 @@ class KinesisSource final : public Source {
                      .count()};
       }
       KinesisPositions positions;
-      for (const storage::KinesisShard& shard : shards) {
-        positions[shard.shard_id] = KinesisShardPosition{first, shard.Closed(), false, {}};
+      for (const std::string& stream : Streams()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::KinesisShard> shards,
+                                  client_->ListShards(stream));
+        for (const storage::KinesisShard& shard : shards) {
+          positions[{stream, shard.shard_id}] =
+              KinesisShardPosition{first, shard.Closed(), false, {}};
+        }
       }
-      Status written = fs_->WriteFile(path, "v1\n" + KinesisOffsetsToJson(positions),
+      Status written = fs_->WriteFile(path, "v1\n" + KinesisOffsetsToJson(positions, Streams()),
                                       storage::WriteMode::kPutIfAbsent);
       if (!written.ok() && !written.IsAlreadyExists()) {
         return written.WithContext(
@@ -307,7 +348,7 @@ class KinesisSource final : public Source {
     if (lines.size() < 2) {
       return Status::Corruption(fmt::format("{} line 2: expected the starting positions", path));
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(initial_, KinesisOffsetsFromJson(std::string(lines[1]), Stream()));
+    TRIBUTARY_ASSIGN_OR_RAISE(initial_, KinesisOffsetsFromJson(std::string(lines[1]), Streams()));
     return *initial_;
   }
 
@@ -316,12 +357,19 @@ class KinesisSource final : public Source {
   /// holds now, a shard only once its parents are drained, at most maxRecordsPerFetch records
   /// per shard with `respect_limits`, never past a Trigger.AvailableNow end.
   Result<KinesisPositions> Advance(const KinesisPositions& from, bool respect_limits) {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::KinesisShard> listed,
-                              client_->ListShards(Stream()));
+    std::vector<std::pair<KinesisShardKey, storage::KinesisShard>> listed;
+    for (const std::string& stream : Streams()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::KinesisShard> shards,
+                                client_->ListShards(stream));
+      for (storage::KinesisShard& shard : shards) {
+        KinesisShardKey key{stream, shard.shard_id};
+        listed.emplace_back(std::move(key), std::move(shard));
+      }
+    }
     KinesisPositions next;
-    for (const storage::KinesisShard& shard : listed) {
+    for (const auto& [key, shard] : listed) {
       KinesisShardPosition position;
-      if (const auto found = from.find(shard.shard_id); found != from.end()) {
+      if (const auto found = from.find(key); found != from.end()) {
         position = found->second;
       }
       position.closed = shard.Closed();
@@ -331,27 +379,29 @@ class KinesisSource final : public Source {
           position.parents.push_back(*parent);
         }
       }
-      next[shard.shard_id] = std::move(position);
+      next[key] = std::move(position);
     }
-    for (const auto& [shard_id, position] : from) {
-      if (!next.contains(shard_id) && !position.drained) {
+    for (const auto& [key, position] : from) {
+      if (!next.contains(key) && !position.drained) {
         std::fprintf(stderr,
-                     "%s: shard %s is no longer listed (past the retention period?); records "
+                     "%s: %s is no longer listed (past the retention period?); records "
                      "after %s were not read\n",
-                     Description().c_str(), shard_id.c_str(), position.start.ToString().c_str());
+                     Description().c_str(), ShardName(key).c_str(),
+                     position.start.ToString().c_str());
       }
     }
-    std::map<std::string, std::string> ending;
-    for (const storage::KinesisShard& shard : listed) {
-      ending[shard.shard_id] = shard.ending_sequence_number;
+    std::map<KinesisShardKey, std::string> ending;
+    for (const auto& [key, shard] : listed) {
+      ending[key] = shard.ending_sequence_number;
     }
-    for (auto& [shard_id, position] : next) {
+    for (auto& [key, position] : next) {
       if (position.drained) {
         continue;
       }
+      const std::string& stream = key.first;  // a lambda cannot capture a structured binding
       const bool parents_drained =
           std::all_of(position.parents.begin(), position.parents.end(), [&](const auto& parent) {
-            const auto found = next.find(parent);
+            const auto found = next.find(KinesisShardKey{stream, parent});
             return found == next.end() || found->second.drained;
           });
       if (!parents_drained) {
@@ -359,20 +409,20 @@ class KinesisSource final : public Source {
       }
       std::optional<std::string> cap;
       if (available_now_end_.has_value()) {
-        const auto pinned = available_now_end_->find(shard_id);
+        const auto pinned = available_now_end_->find(key);
         if (pinned == available_now_end_->end() ||
             pinned->second.start.type != KinesisIteratorStart::Type::kAfterSequenceNumber) {
           continue;
         }
         cap = pinned->second.start.sequence_number;
       }
-      TRIBUTARY_RETURN_NOT_OK(ReadAhead(shard_id, &position, respect_limits, cap));
+      TRIBUTARY_RETURN_NOT_OK(ReadAhead(key, &position, respect_limits, cap));
       // A closed shard is drained once read to its end: the last GetRecords had no next
       // iterator, or its last sequence number was read.
-      const KinesisShardCache& cache = caches_[shard_id];
+      const KinesisShardCache& cache = caches_[key];
       const bool at_end = cache.records.empty() ||
                           cache.records.back().sequence_number == position.start.sequence_number;
-      const std::string& last = ending[shard_id];
+      const std::string& last = ending[key];
       position.drained =
           position.closed &&
           ((cache.ended && at_end) ||
@@ -383,9 +433,9 @@ class KinesisSource final : public Source {
     return next;
   }
 
-  /// The cache of `shard_id` reaching back to `start`: the kept one, or a new empty one.
-  KinesisShardCache& CacheFrom(const std::string& shard_id, const KinesisIteratorStart& start) {
-    KinesisShardCache& cache = caches_[shard_id];
+  /// The cache of shard `key` reaching back to `start`: the kept one, or a new empty one.
+  KinesisShardCache& CacheFrom(const KinesisShardKey& key, const KinesisIteratorStart& start) {
+    KinesisShardCache& cache = caches_[key];
     const std::optional<size_t> index = cache.IndexAfter(start);
     if (!index.has_value()) {
       cache = KinesisShardCache{start, {}, "", false, 0};
@@ -393,11 +443,11 @@ class KinesisSource final : public Source {
     return cache;
   }
 
-  /// Reads on into the cache of `shard_id` from `position` and moves `position` to the last
+  /// Reads on into the cache of shard `key` from `position` and moves `position` to the last
   /// record it may include.
-  Status ReadAhead(const std::string& shard_id, KinesisShardPosition* position, bool respect_limits,
+  Status ReadAhead(const KinesisShardKey& key, KinesisShardPosition* position, bool respect_limits,
                    const std::optional<std::string>& cap) {
-    KinesisShardCache& cache = CacheFrom(shard_id, position->start);
+    KinesisShardCache& cache = CacheFrom(key, position->start);
     const size_t first = *cache.IndexAfter(position->start);
     const size_t wanted = respect_limits ? static_cast<size_t>(options_.max_records_per_fetch)
                                          : std::numeric_limits<size_t>::max();
@@ -405,8 +455,7 @@ class KinesisSource final : public Source {
         !(cap.has_value() && !cache.records.empty() &&
           storage::CompareKinesisSequenceNumbers(cache.records.back().sequence_number, *cap) >=
               0)) {
-      TRIBUTARY_RETURN_NOT_OK(
-          Fetch(shard_id, &cache, wanted - (cache.records.size() - first), cap));
+      TRIBUTARY_RETURN_NOT_OK(Fetch(key, &cache, wanted - (cache.records.size() - first), cap));
     }
     size_t last = first;
     while (last < cache.records.size() && last - first < wanted &&
@@ -422,14 +471,14 @@ class KinesisSource final : public Source {
 
   /// GetRecords on from the cache's end until the shard is caught up (or ended), `budget` new
   /// records were fetched, or a record at or past `until` arrived.
-  Status Fetch(const std::string& shard_id, KinesisShardCache* cache, size_t budget,
+  Status Fetch(const KinesisShardKey& key, KinesisShardCache* cache, size_t budget,
                const std::optional<std::string>& until) {
     size_t fetched = 0;
     while (!cache->ended && fetched < budget) {
       if (cache->next_iterator.empty()) {
         TRIBUTARY_ASSIGN_OR_RAISE(
             cache->next_iterator,
-            client_->GetShardIterator(Stream(), shard_id,
+            client_->GetShardIterator(key.first, key.second,
                                       cache->records.empty()
                                           ? cache->from
                                           : KinesisAfter(cache->records.back().sequence_number)));
@@ -439,7 +488,7 @@ class KinesisSource final : public Source {
                             static_cast<int64_t>(std::min<size_t>(budget - fetched, 10000)));
       bool expired = false;
       Result<storage::KinesisRecordsPage> page =
-          client_->GetRecords(Stream(), shard_id, cache->next_iterator, limit, &expired);
+          client_->GetRecords(key.first, key.second, cache->next_iterator, limit, &expired);
       if (!page.ok() && expired) {
         cache->next_iterator.clear();  // iterators live 5 minutes: get a new one
         continue;
@@ -468,18 +517,18 @@ class KinesisSource final : public Source {
     return Status::OK();
   }
 
-  /// The records of `shard_id` after `first` up to and including sequence number `last`.
-  Result<std::vector<KinesisRecord>> RecordsBetween(const std::string& shard_id,
+  /// The records of shard `key` after `first` up to and including sequence number `last`.
+  Result<std::vector<KinesisRecord>> RecordsBetween(const KinesisShardKey& key,
                                                     const KinesisIteratorStart& first,
                                                     const std::string& last) {
-    KinesisShardCache& cache = CacheFrom(shard_id, first);
+    KinesisShardCache& cache = CacheFrom(key, first);
     const size_t index = *cache.IndexAfter(first);
     const auto reached = [&] {
       return !cache.records.empty() && storage::CompareKinesisSequenceNumbers(
                                            cache.records.back().sequence_number, last) >= 0;
     };
     if (!reached()) {
-      TRIBUTARY_RETURN_NOT_OK(Fetch(shard_id, &cache, std::numeric_limits<size_t>::max(), last));
+      TRIBUTARY_RETURN_NOT_OK(Fetch(key, &cache, std::numeric_limits<size_t>::max(), last));
     }
     std::vector<KinesisRecord> records;
     for (size_t i = index; i < cache.records.size(); ++i) {
@@ -492,14 +541,14 @@ class KinesisSource final : public Source {
       }
     }
     return Status::IOError(fmt::format(
-        "{} shard {}: the records after {} up to sequence number {} can no longer be read (past "
+        "{} {}: the records after {} up to sequence number {} can no longer be read (past "
         "the stream's retention period?)",
-        Description(), shard_id, first.ToString(), last));
+        Description(), ShardName(key), first.ToString(), last));
   }
 
   Result<columnar::RecordBatchPtr> BuildBatch(
-      const std::vector<std::pair<const std::string*, const KinesisRecord*>>& rows, size_t first,
-      size_t last) const {
+      const std::vector<std::pair<const KinesisShardKey*, const KinesisRecord*>>& rows,
+      size_t first, size_t last) const {
     columnar::ColumnBuilder keys(columnar::DataType::String(), pool_);
     columnar::ColumnBuilder data(columnar::DataType::Binary(), pool_);
     columnar::ColumnBuilder streams(columnar::DataType::String(), pool_);
@@ -511,8 +560,8 @@ class KinesisSource final : public Source {
       const KinesisRecord& record = *rows[i].second;
       keys.AppendBytes(record.partition_key);
       data.AppendBytes(record.data);
-      streams.AppendBytes(Stream());
-      shard_ids.AppendBytes(*rows[i].first);
+      streams.AppendBytes(rows[i].first->first);
+      shard_ids.AppendBytes(rows[i].first->second);
       sequence_numbers.AppendBytes(record.sequence_number);
       arrivals.AppendInt(record.approximate_arrival_micros);
     }
@@ -533,7 +582,7 @@ class KinesisSource final : public Source {
   const std::string metadata_dir_;
   columnar::MemoryPool* const pool_;
   std::optional<KinesisPositions> initial_;
-  std::map<std::string, KinesisShardCache> caches_;
+  std::map<KinesisShardKey, KinesisShardCache> caches_;
   bool available_now_pending_ = false;
   std::optional<KinesisPositions> available_now_end_;
 };
@@ -586,14 +635,20 @@ Result<KinesisSourceOptions> KinesisSourceOptions::FromMap(
       ValidateSourceOptions(options, "the Kinesis source", KinesisSourceOptionKeys()));
   KinesisSourceOptions out;
   const std::string* stream = formats::FindOption(options, "streamName");
-  if (stream == nullptr || stream->empty()) {
+  if (stream == nullptr) {
     return Status::InvalidArgument("the Kinesis source needs the option 'streamName'");
   }
-  if (stream->find(',') != std::string::npos) {
-    return Status::NotImplemented(fmt::format(
-        "option 'streamName' = '{}': the Kinesis source reads one stream per query", *stream));
+  // A comma-separated list of one or more streams, as Databricks reads it; each read once.
+  for (std::string& name : SplitCommaList(*stream)) {
+    if (std::find(out.stream_names.begin(), out.stream_names.end(), name) ==
+        out.stream_names.end()) {
+      out.stream_names.push_back(std::move(name));
+    }
   }
-  out.stream_name = *stream;
+  if (out.stream_names.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("option 'streamName' = '{}': no stream name in it", *stream));
+  }
   if (const std::string* region = formats::FindOption(options, "region")) {
     out.region = *region;
   }
@@ -659,11 +714,11 @@ Result<std::shared_ptr<const KinesisSourceDefinition>> KinesisSourceDefinition::
 }
 
 std::string KinesisSourceDefinition::Description() const {
-  return fmt::format("KinesisSource[{}]", options_.stream_name);
+  return fmt::format("KinesisSource[{}]", fmt::join(options_.stream_names, ","));
 }
 
 std::string KinesisSourceDefinition::Identity() const {
-  return fmt::format("kinesis:{}", options_.stream_name);
+  return fmt::format("kinesis:{}", fmt::join(options_.stream_names, ","));
 }
 
 Result<std::unique_ptr<Source>> KinesisSourceDefinition::Open(const SourceContext& context) const {

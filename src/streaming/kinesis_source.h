@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "columnar/schema.h"
 #include "streaming/source.h"
@@ -42,7 +43,8 @@ namespace tributary::streaming {
 
 /// The Kinesis source's options (Databricks' names, ignoring case).
 struct KinesisSourceOptions {
-  std::string stream_name;              // streamName (required)
+  /// streamName (required): a comma-separated list of one or more streams, each read whole.
+  std::vector<std::string> stream_names;
   std::optional<std::string> region;    // region (else the AWS configuration's)
   std::optional<std::string> endpoint;  // endpoint (e.g. a local emulator; else AWS's)
   /// initialPosition: latest (default), trim_horizon or earliest, at_timestamp (as the JSON
@@ -72,7 +74,7 @@ class KinesisSourceDefinition final : public SourceDefinition {
       const std::map<std::string, std::string>& session_config);
 
   columnar::SchemaPtr Schema() const override { return schema_; }
-  /// "KinesisSource[<stream>]".
+  /// "KinesisSource[<stream>,...]".
   std::string Description() const override;
   std::string Identity() const override;
   /// Resolves the AWS configuration (session fs.s3a.* keys, AWS_* variables, profiles) with

@@ -111,6 +111,9 @@ class PipelineTest : public ::testing::Test {
         case PipelineEvent::Kind::kStreamFinished:
           out.push_back("finished " + event.table);
           break;
+        case PipelineEvent::Kind::kShare:
+          out.push_back("share " + event.table);
+          break;
       }
     }
     return out;

@@ -4,6 +4,7 @@
 #include "common/ascii.h"
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,15 @@ TEST(AsciiTest, CaseFoldingAndHexDigits) {
   EXPECT_FALSE(EqualsIgnoreAsciiCase(std::string("a\0b", 3), std::string("a\0c", 3)));
   static_assert(HexDigitValue('f') == 15 && HexDigitValue('A') == 10 && HexDigitValue('7') == 7);
   EXPECT_EQ(HexDigitValue('g'), -1);
+}
+
+TEST(AsciiTest, CommaListsAreTrimmedWithoutEmptyItems) {
+  EXPECT_EQ(TrimBlanks(" \t a b\t "), "a b");
+  EXPECT_EQ(TrimBlanks(" \t "), "");
+  EXPECT_EQ(SplitCommaList(" a, b ,,\tc ,"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(SplitCommaList("only"), (std::vector<std::string>{"only"}));
+  EXPECT_TRUE(SplitCommaList(" , ,").empty());
+  EXPECT_TRUE(SplitCommaList("").empty());
 }
 
 TEST(Utf8Test, AppendUtf8EncodesEachLength) {

@@ -43,5 +43,16 @@ TEST_F(ThreadCountTest, RejectsBadValues) {
   }
 }
 
+TEST_F(ThreadCountTest, TheSessionSettingWinsOverTheEnvironment) {
+  setenv(kThreadsEnvVar, "3", 1);
+  ASSERT_OK_AND_ASSIGN(int threads, ResolveThreadCount({{"tributary.threads", "2"}}));
+  EXPECT_EQ(threads, 2);
+  ASSERT_OK_AND_ASSIGN(threads, ResolveThreadCount({{"spark.sql.shuffle.partitions", "8"}}));
+  EXPECT_EQ(threads, 3);
+  auto bad = ResolveThreadCount({{"tributary.threads", "0"}});
+  ASSERT_RAISES(InvalidArgument, bad);
+  EXPECT_EQ(bad.status().Message(), "tributary.threads must be a positive integer, got '0'");
+}
+
 }  // namespace
 }  // namespace tributary

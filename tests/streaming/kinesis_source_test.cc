@@ -368,6 +368,57 @@ TEST_F(KinesisSourceTest, ReshardedParentsAreDrainedBeforeTheirChildren) {
   EXPECT_THAT(offsets.back()[shards[3]]["parents"], ElementsAre(shards[1], shards[2]));
 }
 
+// streamName as a list: one query reads several streams, each row naming its stream, and the
+// offsets keep each stream's shards apart (shard ids repeat across streams).
+TEST_F(KinesisSourceTest, SeveralStreamsAreReadAsOneEachRecordOnceNamingItsStream) {
+  ASSERT_OK(KinesisOracleCreateStream("events", 2));
+  ASSERT_OK(KinesisOracleCreateStream("clicks", 1));
+  std::vector<std::string> expected;
+  const auto put = [&](const std::string& stream, const std::string& prefix, int count) {
+    auto records = Records(prefix, count);
+    auto puts = KinesisOraclePut(stream, records);
+    ASSERT_OK(puts.status());
+    for (size_t i = 0; i < records.size(); ++i) {
+      expected.push_back(fmt::format("{}:{}@{}/{}", stream, records[i].second, (*puts)[i].shard_id,
+                                     (*puts)[i].sequence_number));
+    }
+  };
+  const auto rows = [&] {
+    auto collected = session_->Read().Format("delta").Load(table_).Collect();
+    EXPECT_OK(collected.status());
+    std::vector<std::string> out;
+    for (const std::string& line :
+         collected.ok() ? testing::Json(*collected) : std::vector<std::string>{}) {
+      const Json row = Json::parse(line);
+      out.push_back(fmt::format("{}:{}@{}/{}", row["stream"].get<std::string>(),
+                                row["value"].get<std::string>(), row["shardId"].get<std::string>(),
+                                row["sequenceNumber"].get<std::string>()));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  put("events", "e", 30);
+  put("clicks", "c", 12);
+  std::map<std::string, std::string> options = Options("events, clicks", "TRIM_HORIZON");
+  options["maxRecordsPerFetch"] = "7";
+  for (const char* prefix : {"first", "second"}) {
+    ASSERT_OK_AND_ASSIGN(StreamingQuery query, StartQuery(options, Trigger::AvailableNow()));
+    ASSERT_OK(query.AwaitTermination());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_THAT(rows(), ElementsAreArray(expected)) << prefix << " run";
+    put("events", std::string(prefix) + "-e", 5);
+    put("clicks", std::string(prefix) + "-c", 4);
+  }
+  // Both streams' shards in every offset, under their stream; clicks' one shard has the id of
+  // one of events' shards.
+  const Json last = OffsetLog().back();
+  ASSERT_TRUE(last.contains("events") && last.contains("clicks")) << last;
+  EXPECT_EQ(last["events"].size(), 2u);
+  ASSERT_EQ(last["clicks"].size(), 1u);
+  EXPECT_TRUE(last["events"].contains(last["clicks"].items().begin().key())) << last;
+  EXPECT_EQ(last["clicks"].items().begin().value()["iteratorType"], "AFTER_SEQUENCE_NUMBER");
+}
+
 TEST_F(KinesisSourceTest, AReplayedBatchAfterARestartHasTheSameRows) {
   ASSERT_OK(KinesisOracleCreateStream(stream_, 2));
   ASSERT_OK(KinesisOraclePut(stream_, Records("x", 30)).status());
@@ -424,7 +475,7 @@ TEST(KinesisSourceOptionsTest, DatabricksNamesIgnoringCaseAndRefusals) {
                                                                  {"initialposition", "Earliest"},
                                                                  {"maxrecordsperfetch", "100"},
                                                                  {"Region", "eu-west-1"}}));
-  EXPECT_EQ(options.stream_name, "s");
+  EXPECT_THAT(options.stream_names, ElementsAre("s"));
   EXPECT_EQ(options.initial_position, "trim_horizon");
   EXPECT_EQ(options.max_records_per_fetch, 100);
   EXPECT_EQ(options.region, "eu-west-1");
@@ -439,6 +490,11 @@ TEST(KinesisSourceOptionsTest, DatabricksNamesIgnoringCaseAndRefusals) {
   const auto error = [](const std::map<std::string, std::string>& given) {
     return streaming::KinesisSourceOptions::FromMap(given).status();
   };
+  // streamName: a comma-separated list, trimmed, each stream once, in the order given.
+  ASSERT_OK_AND_ASSIGN(options,
+                       streaming::KinesisSourceOptions::FromMap({{"streamName", "b, a ,b,"}}));
+  EXPECT_THAT(options.stream_names, ElementsAre("b", "a"));
+  EXPECT_THAT(error({{"streamName", " , "}}).ToString(), HasSubstr("no stream name"));
   EXPECT_THAT(error({{"region", "x"}}).ToString(), HasSubstr("streamName"));
   EXPECT_TRUE(
       error({{"streamName", "s"}, {"roleArn", "arn:aws:iam::1:role/r"}}).IsNotImplemented());
