@@ -16,10 +16,11 @@ demo: setup
 test: setup
 	./scripts/test.sh
 
-# The development lane: the release build and the unit tests that take no seconds (no
-# sanitizers, fuzzing, interop or slow tests; `make test` runs those).
+# The development lane: the release build with -Werror, as `make test` builds it, and the unit
+# tests that take no seconds (no sanitizers, fuzzing, interop or slow tests: `make test` runs
+# those).
 check: setup
-	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRIBUTARY_WERROR=ON
 	cmake --build build/release
 	ctest --test-dir build/release --output-on-failure -j $$(nproc) -L unit -LE slow
 
