@@ -18,8 +18,8 @@ inline constexpr const char* kThreadsEnvVar = "TRIBUTARY_THREADS";
 /// InvalidArgument error naming the value.
 Result<int> ResolveThreadCount(int requested);
 
-/// Name of the session setting with a query's thread count (`SET tributary.threads = 1`, the
-/// CLI's --threads).
+/// Name of the session setting with a query's thread count (Session::Builder::Config, or the
+/// CLI's --threads and --conf).
 inline constexpr const char* kThreadsConfigKey = "tributary.threads";
 
 /// The thread count of a session whose settings are `config`: tributary.threads when set (an

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "exec/hash_aggregate.h"
 #include "exec/operator_io.h"
+#include "exec/read_ahead.h"
 #include "exec/scan.h"
 #include "formats/parquet/writer.h"
 #include "storage/local_file_system.h"
@@ -134,6 +136,47 @@ TEST_F(ParquetScanTest, FileWithoutTheScansColumnsStillCountsItsRowsInBoundedBat
   ASSERT_EQ(rows.size(), static_cast<size_t>(kRows));
   EXPECT_EQ(rows.front(), R"({"missing":null,"k":5})");
   EXPECT_EQ(rows.back(), R"({"missing":null,"k":5})");
+}
+
+// With threads, a scan feeding a grouped aggregate reads ahead on its own thread, and the
+// aggregate's rows are those of one thread; a global aggregate keeps its scan on the caller's
+// thread (handing batches across cores cost more than it saved there).
+TEST_F(ParquetScanTest, WithThreadsAScanFeedingAGroupedAggregateReadsAhead) {
+  FileScanSpec spec;
+  spec.paths = {path_};
+  spec.schema =
+      testing::MakeSchema({Field("id", DataType::Int64()), Field("name", DataType::String())});
+  ASSERT_OK_AND_ASSIGN(auto scan, FileScanNode::Make(spec, {"id", "name"}, context_));
+  const auto aggregate = [&](bool grouped) {
+    std::vector<expr::BoundExprPtr> keys;
+    std::vector<Field> fields;
+    if (grouped) {
+      keys.push_back(ColumnRef(*scan->Schema(), "name"));
+      fields.emplace_back("name", DataType::String());
+    }
+    fields.emplace_back("n", DataType::Int64());
+    fields.emplace_back("s", DataType::Int64());
+    return std::make_shared<HashAggregateNode>(
+        scan, std::move(keys),
+        std::vector<AggregateCall>{{"count", {}}, {"sum", {ColumnRef(*scan->Schema(), "id")}}},
+        testing::MakeSchema(fields));
+  };
+  ExecContext two = context_;
+  two.threads = 2;
+  for (const bool grouped : {true, false}) {
+    OperatorPtr serial = Instantiate(aggregate(grouped), context_);
+    OperatorPtr parallel = Instantiate(aggregate(grouped), two);
+    ASSERT_NE(serial, nullptr);
+    ASSERT_NE(parallel, nullptr);
+    ASSERT_EQ(parallel->Children().size(), 1u);
+    EXPECT_EQ(dynamic_cast<const ReadAheadOperator*>(parallel->Children()[0]) != nullptr, grouped);
+    EXPECT_EQ(dynamic_cast<const ReadAheadOperator*>(serial->Children()[0]), nullptr);
+    EXPECT_EQ(Explain(*serial), Explain(*parallel));
+    ASSERT_OK_AND_ASSIGN(auto serial_rows, RowsOf(*serial));
+    ASSERT_OK_AND_ASSIGN(auto parallel_rows, RowsOf(*parallel));
+    EXPECT_EQ(parallel_rows.size(), grouped ? 100u : 1u);
+    EXPECT_EQ(Sorted(parallel_rows), Sorted(serial_rows));
+  }
 }
 
 }  // namespace
