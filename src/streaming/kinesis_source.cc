@@ -303,6 +303,32 @@ class KinesisSource final : public Source {
                                  : fmt::format("stream {} shard {}", key.first, key.second);
   }
 
+  /// Every shard listed now at initialPosition: the positions a query's first batch starts
+  /// from, before they are pinned.
+  Result<KinesisPositions> FirstPositions() {
+    KinesisIteratorStart first{KinesisIteratorStart::Type::kTrimHorizon, "", 0};
+    if (options_.initial_position == "at_timestamp") {
+      first = {KinesisIteratorStart::Type::kAtTimestamp, "", *options_.at_timestamp_ms};
+    } else if (options_.initial_position == "latest") {
+      // LATEST as the arrival time now: unlike a LATEST iterator, it reads the same records
+      // again after a restart.
+      first = {KinesisIteratorStart::Type::kAtTimestamp, "",
+               std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count()};
+    }
+    KinesisPositions positions;
+    for (const std::string& stream : Streams()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::KinesisShard> shards,
+                                client_->ListShards(stream));
+      for (const storage::KinesisShard& shard : shards) {
+        positions[{stream, shard.shard_id}] =
+            KinesisShardPosition{first, shard.Closed(), false, {}};
+      }
+    }
+    return positions;
+  }
+
   /// The positions of `start`, or the pinned initial positions (pinned now on the first call).
   Result<KinesisPositions> StartPositions(const std::optional<Offset>& start) {
     if (start.has_value()) {
@@ -312,43 +338,18 @@ class KinesisSource final : public Source {
       return *initial_;
     }
     const std::string path = storage::JoinPath(metadata_dir_, "0");
-    Result<std::string> pinned = fs_->ReadFile(path);
-    if (!pinned.ok() && pinned.status().IsNotFound()) {
-      KinesisIteratorStart first{KinesisIteratorStart::Type::kTrimHorizon, "", 0};
-      if (options_.initial_position == "at_timestamp") {
-        first = {KinesisIteratorStart::Type::kAtTimestamp, "", *options_.at_timestamp_ms};
-      } else if (options_.initial_position == "latest") {
-        // LATEST as the arrival time now: unlike a LATEST iterator, it reads the same records
-        // again after a restart.
-        first = {KinesisIteratorStart::Type::kAtTimestamp, "",
-                 std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count()};
-      }
-      KinesisPositions positions;
-      for (const std::string& stream : Streams()) {
-        TRIBUTARY_ASSIGN_OR_RAISE(std::vector<storage::KinesisShard> shards,
-                                  client_->ListShards(stream));
-        for (const storage::KinesisShard& shard : shards) {
-          positions[{stream, shard.shard_id}] =
-              KinesisShardPosition{first, shard.Closed(), false, {}};
-        }
-      }
-      Status written = fs_->WriteFile(path, "v1\n" + KinesisOffsetsToJson(positions, Streams()),
-                                      storage::WriteMode::kPutIfAbsent);
-      if (!written.ok() && !written.IsAlreadyExists()) {
-        return written.WithContext(
-            fmt::format("{}: pinning the starting positions", Description()));
-      }
-      pinned = fs_->ReadFile(path);
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        const std::optional<std::string> line,
+        PinLogLine(*fs_, path, "the starting positions",
+                   [this]() -> Result<std::optional<std::string>> {
+                     TRIBUTARY_ASSIGN_OR_RAISE(KinesisPositions positions, FirstPositions());
+                     return std::optional<std::string>(KinesisOffsetsToJson(positions, Streams()));
+                   }));
+    auto parsed = KinesisOffsetsFromJson(line.value_or(""), Streams());
+    if (!parsed.ok()) {
+      return Status::Corruption(fmt::format("{} line 2: {}", path, parsed.status().Message()));
     }
-    TRIBUTARY_RETURN_NOT_OK(pinned.status());
-    const std::vector<std::string_view> lines = SplitLogLines(*pinned);
-    TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
-    if (lines.size() < 2) {
-      return Status::Corruption(fmt::format("{} line 2: expected the starting positions", path));
-    }
-    TRIBUTARY_ASSIGN_OR_RAISE(initial_, KinesisOffsetsFromJson(std::string(lines[1]), Streams()));
+    initial_ = std::move(*parsed);
     return *initial_;
   }
 

@@ -30,7 +30,7 @@ namespace tributary::streaming {
 namespace {
 
 /// Rows per generated record batch.
-constexpr int64_t kRowsPerBatch = 64 * 1024;
+constexpr int64_t kRowsPerBatch = int64_t{64} * 1024;
 
 Result<int64_t> IntegerOption(const formats::OptionMap& options, std::string_view key,
                               int64_t fallback) {
@@ -63,21 +63,16 @@ Result<int64_t> SecondsOfOffset(const std::optional<Offset>& offset) {
 /// The start time pinned in `dir`, written now (`now_ms`) by the first open.
 Result<int64_t> PinStartTime(storage::FileSystem& fs, const std::string& dir, int64_t now_ms) {
   const std::string path = storage::JoinPath(dir, "0");
-  Status written =
-      fs.WriteFile(path, fmt::format("v1\n{}", now_ms), storage::WriteMode::kPutIfAbsent);
-  if (!written.ok() && !written.IsAlreadyExists()) {
-    return written.WithContext("pinning the rate source's start time");
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::string text, fs.ReadFile(path));
-  const std::vector<std::string_view> lines = SplitLogLines(text);
-  TRIBUTARY_RETURN_NOT_OK(CheckLogVersion(lines, path));
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::optional<std::string> line,
+                            PinLogLine(fs, path, "the start time in milliseconds",
+                                       [now_ms]() -> Result<std::optional<std::string>> {
+                                         return std::optional<std::string>(std::to_string(now_ms));
+                                       }));
   int64_t start_ms = 0;
-  if (lines.size() >= 2) {
-    const std::string_view line = lines[1];
-    const auto [stop, error] = std::from_chars(line.data(), line.data() + line.size(), start_ms);
-    if (error == std::errc() && stop == line.data() + line.size()) {
-      return start_ms;
-    }
+  const std::string text = line.value_or("");
+  const auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), start_ms);
+  if (error == std::errc() && stop == text.data() + text.size()) {
+    return start_ms;
   }
   return Status::Corruption(
       fmt::format("{} line 2: expected the start time in milliseconds", path));
