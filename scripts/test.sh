@@ -20,7 +20,12 @@ echo "== clang-tidy on the changed files (.clang-tidy; scripts/tidy.sh says whic
 ./scripts/tidy.sh
 
 echo "== release build (g++, -Werror): the CLI, examples, benchmarks, release-bound tests"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRIBUTARY_WERROR=ON >/dev/null
+# A unity build, as the sanitizer tree: 3.7 minutes instead of 8.5 on two cores (each library's
+# headers parsed once), and g++ sees the unity units' clashes too. For incremental work,
+# configure a tree of your own with -DTRIBUTARY_UNITY_BUILD=OFF (`make check` keeps the
+# setting a tree has).
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRIBUTARY_WERROR=ON \
+  -DTRIBUTARY_UNITY_BUILD=ON >/dev/null
 cmake --build build/release -j "$jobs" --target tributary kafka-test-broker quickstart \
   auto_loader_pipeline benchmarks release_bound_tests
 echo "== the demo (release build)"

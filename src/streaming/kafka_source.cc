@@ -84,12 +84,12 @@ SourceOptionKeys KafkaSourceOptionKeys() {
 }
 
 Result<nlohmann::json> KafkaParseJson(const std::string& text, std::string_view what) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
     return Status::InvalidArgument(
         fmt::format("{} '{}' is not JSON; expected e.g. {}", what, text, kKafkaOffsetsExample));
   }
-  return json;
+  return doc;
 }
 
 /// A decimal partition number (a JSON object key).
@@ -109,13 +109,13 @@ Result<int32_t> KafkaPartitionNumber(const std::string& key, std::string_view wh
 /// {"topic":{"0":n,...},...} with integer n (offsets or timestamps).
 Result<KafkaPartitionOffsets> KafkaParsePartitionNumbers(const std::string& text,
                                                          std::string_view what) {
-  TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json json, KafkaParseJson(text, what));
-  if (!json.is_object()) {
+  TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json doc, KafkaParseJson(text, what));
+  if (!doc.is_object()) {
     return Status::InvalidArgument(fmt::format("{} '{}' is not a JSON object; expected e.g. {}",
                                                what, text, kKafkaOffsetsExample));
   }
   KafkaPartitionOffsets out;
-  for (const auto& [topic, partitions] : json.items()) {
+  for (const auto& [topic, partitions] : doc.items()) {
     if (!partitions.is_object()) {
       return Status::InvalidArgument(
           fmt::format("{} '{}': topic '{}' maps to {} instead of an object of partitions; "
@@ -138,10 +138,10 @@ Result<KafkaPartitionOffsets> KafkaParsePartitionNumbers(const std::string& text
 /// Spark's assign JSON: {"topicA":[0,1],"topicB":[2,4]}.
 Result<KafkaPartitionOffsets> KafkaParseAssign(const std::string& text) {
   constexpr std::string_view kExample = R"({"topicA":[0,1],"topicB":[2,4]})";
-  TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json json, KafkaParseJson(text, "assign"));
+  TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json doc, KafkaParseJson(text, "assign"));
   KafkaPartitionOffsets out;
-  bool valid = json.is_object();
-  for (auto it = json.begin(); valid && it != json.end(); ++it) {
+  bool valid = doc.is_object();
+  for (auto it = doc.begin(); valid && it != doc.end(); ++it) {
     valid = it.value().is_array();
     for (const nlohmann::json& partition : it.value()) {
       valid = valid && partition.is_number_integer() && partition.get<int64_t>() >= 0 &&

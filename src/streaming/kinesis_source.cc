@@ -64,7 +64,7 @@ KinesisIteratorStart KinesisAfter(const std::string& sequence_number) {
 // checkpoints read as before.
 std::string KinesisOffsetsToJson(const KinesisPositions& positions,
                                  const std::vector<std::string>& streams) {
-  Json json = Json::object();
+  Json doc = Json::object();
   for (const auto& [key, position] : positions) {
     const auto& [stream, shard_id] = key;
     std::string type = "TRIM_HORIZON";
@@ -82,12 +82,12 @@ std::string KinesisOffsetsToJson(const KinesisPositions& positions,
                {"drained", position.drained},
                {"parents", position.parents}};
     if (streams.size() == 1) {
-      json[shard_id] = std::move(entry);
+      doc[shard_id] = std::move(entry);
     } else {
-      json[stream][shard_id] = std::move(entry);
+      doc[stream][shard_id] = std::move(entry);
     }
   }
-  return json.dump();
+  return doc.dump();
 }
 
 Result<KinesisPositions> KinesisOffsetsFromJson(const std::string& text,
@@ -96,8 +96,8 @@ Result<KinesisPositions> KinesisOffsetsFromJson(const std::string& text,
     return Status::InvalidArgument(
         fmt::format("Kinesis source [{}] offset {}: {}", fmt::join(streams, ","), text, why));
   };
-  const Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) {
+  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) {
     return invalid("not a JSON object");
   }
   KinesisPositions positions;
@@ -138,10 +138,10 @@ Result<KinesisPositions> KinesisOffsetsFromJson(const std::string& text,
     return Status::OK();
   };
   if (streams.size() == 1) {
-    TRIBUTARY_RETURN_NOT_OK(add_stream(streams.front(), json));
+    TRIBUTARY_RETURN_NOT_OK(add_stream(streams.front(), doc));
     return positions;
   }
-  for (const auto& [stream, shards] : json.items()) {
+  for (const auto& [stream, shards] : doc.items()) {
     if (std::find(streams.begin(), streams.end(), stream) == streams.end()) {
       return invalid(fmt::format("stream {} is not one of the query's streams", stream));
     }
@@ -595,19 +595,19 @@ Result<int64_t> KinesisAtTimestampMs(const std::string& text) {
         "earliest or {{\"at_timestamp\": \"<time>\", \"format\": \"<pattern>\"}})",
         text, why));
   };
-  const Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.value("at_timestamp", Json()).is_string()) {
+  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.value("at_timestamp", Json()).is_string()) {
     return invalid("no at_timestamp");
   }
-  const std::string time = json["at_timestamp"].get<std::string>();
+  const std::string time = doc["at_timestamp"].get<std::string>();
   int64_t micros = 0;
   bool parsed = false;
-  if (json.contains("format")) {
-    if (!json["format"].is_string()) {
+  if (doc.contains("format")) {
+    if (!doc["format"].is_string()) {
       return invalid("format is not a string");
     }
     TRIBUTARY_ASSIGN_OR_RAISE(expr::DateTimePattern pattern,
-                              expr::DateTimePattern::Compile(json["format"].get<std::string>()));
+                              expr::DateTimePattern::Compile(doc["format"].get<std::string>()));
     parsed = pattern.ParseTimestamp(time, expr::TimeZone(), /*ntz=*/false, &micros);
   } else {
     parsed = expr::ParseTimestamp(time, expr::TimeZone(), /*ntz=*/false, &micros);
