@@ -882,13 +882,13 @@ class KafkaMicroBatchSource final : public Source {
 
 }  // namespace
 
-Result<KafkaPartitionOffsets> ParseKafkaOffsets(const std::string& json) {
+Result<KafkaPartitionOffsets> ParseKafkaOffsets(const std::string& text) {
   TRIBUTARY_ASSIGN_OR_RAISE(KafkaPartitionOffsets offsets,
-                            KafkaParsePartitionNumbers(json, "Kafka source offset"));
+                            KafkaParsePartitionNumbers(text, "Kafka source offset"));
   for (const auto& [tp, offset] : offsets) {
     if (offset < 0) {
       return Status::InvalidArgument(fmt::format(
-          "Kafka source offset '{}': offset {} of {} is negative", json, offset, tp.ToString()));
+          "Kafka source offset '{}': offset {} of {} is negative", text, offset, tp.ToString()));
     }
   }
   return offsets;

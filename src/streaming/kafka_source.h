@@ -35,7 +35,7 @@ namespace tributary::streaming {
 using KafkaPartitionOffsets = std::map<storage::KafkaTopicPartition, int64_t>;
 
 /// The offset JSON above; InvalidArgument quoting the text and saying what is wrong.
-Result<KafkaPartitionOffsets> ParseKafkaOffsets(const std::string& json);
+Result<KafkaPartitionOffsets> ParseKafkaOffsets(const std::string& text);
 std::string KafkaOffsetsToJson(const KafkaPartitionOffsets& offsets);
 
 /// Spark's Kafka rows: key binary, value binary, topic string, partition int, offset bigint,
