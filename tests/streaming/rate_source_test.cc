@@ -90,6 +90,18 @@ TEST_F(RateSourceTest, PinsTheStartTimeSoReplaysGiveTheSameRows) {
   EXPECT_EQ(before.size(), 8u);
 }
 
+// A pinned start time that is not a number (a damaged checkpoint) stops the query with an
+// error naming the file, never a start time read from part of it.
+TEST_F(RateSourceTest, ADamagedPinnedStartTimeIsCorruptionNamingTheFile) {
+  const std::string path = context_.metadata_dir + "/0";
+  for (const std::string text : {"v1\n17672256x", "v1\n", "v2\n1767225600000"}) {
+    ASSERT_OK(fs_.WriteFile(path, text, storage::WriteMode::kReplace));
+    auto source = Define({})->Open(context_);
+    ASSERT_RAISES(Corruption, source);
+    EXPECT_THAT(source.status().ToString(), HasSubstr(path)) << text;
+  }
+}
+
 TEST_F(RateSourceTest, AvailableNowStopsAtThePreparedTime) {
   auto source = Open(*Define({}));
   now_ms_ = kStartMs + 2500;
