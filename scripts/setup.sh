@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # Why each package is here is documented in README.md ("Dependencies").
 packages=(
-  g++ clang libclang-rt-14-dev clang-format clang-tidy cmake ninja-build pkg-config ccache git nodejs
+  g++ clang libclang-rt-14-dev clang-format clang-tidy cmake ninja-build pkg-config ccache lld git nodejs
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev libroaring-dev
   librocksdb-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev

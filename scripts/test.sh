@@ -37,6 +37,8 @@ echo "== ctest (release, in the background): the tests labelled release"
 release_log=build/release/release-tests.log
 ctest --test-dir build/release --output-on-failure -L release >"$release_log" 2>&1 &
 release_tests=$!
+# A failure below ends the script; the background ctest goes with it.
+trap 'kill "$release_tests" 2>/dev/null || true' EXIT
 
 echo "== sanitizer build (clang, address+undefined) and fuzz harnesses"
 # -O1 with line tables only: a third less compile time than -O2 -g, and ASan's reports still
@@ -60,15 +62,27 @@ if ! wait "$release_tests"; then
 fi
 tail -n 3 "$release_log"
 
-for harness in build/asan/tests/fuzz/*_fuzz; do
+# Each harness runs for its bounded time, $jobs at a time; any failure fails the run (xargs).
+# A single allocation above 256 MiB (an input trusted for a size it declares) or RSS above 2 GiB
+# fails a harness; libFuzzer's default malloc limit (2 GiB) lets a 2^31-1-byte page through.
+fuzz_one() {
+  local harness=$1 name corpus log
   name=$(basename "$harness")
   corpus=build/asan/fuzz-corpus/$name
-  mkdir -p "$corpus"
+  log=build/asan/fuzz-logs/$name.log
+  mkdir -p "$corpus" build/asan/fuzz-logs
   cp -n tests/fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true
-  echo "== fuzzing $name for ${fuzz_seconds}s"
-  # A single allocation above 256 MiB (an input trusted for a size it declares) or RSS above
-  # 2 GiB fails the run; libFuzzer's default malloc limit (2 GiB) lets a 2^31-1-byte page through.
-  "$harness" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -malloc_limit_mb=256 \
-    -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
-done
+  if "$harness" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -malloc_limit_mb=256 \
+    -print_final_stats=1 "$corpus" >"$log" 2>&1; then
+    echo "== fuzzed $name for ${fuzz_seconds}s"
+    tail -n 4 "$log"
+  else
+    echo "== fuzzing $name FAILED"
+    tail -n 60 "$log"
+    return 1
+  fi
+}
+export -f fuzz_one
+export fuzz_seconds
+printf '%s\n' build/asan/tests/fuzz/*_fuzz | xargs -P "$jobs" -I{} bash -c 'fuzz_one "$1"' _ {}
 echo "== all tests passed"

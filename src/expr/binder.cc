@@ -7,6 +7,7 @@
 #include "expr/bound_expression.h"
 #include "expr/coercion.h"
 #include "expr/function_registry.h"
+#include "expr/in_set.h"
 
 namespace tributary::expr {
 
@@ -328,7 +329,10 @@ class Binder {
                                 BindComparison(expr, Op::kEqual, children[0], children[i]));
       equals.push_back(std::move(equal));
     }
-    // ORed as a balanced tree: an IN list of thousands of values must not become a chain
+    if (BoundExprPtr in_set = InSetFunction::MakeInSet(equals)) {
+      return in_set;
+    }
+    // Otherwise ORed as a balanced tree: an IN list of thousands of values must not become a chain
     // deeper than the stack can walk.
     return BalancedTree(std::move(equals), [](BoundExprPtr left, BoundExprPtr right) {
       return MakeBound(Op::kOr, DataType::Boolean(), {std::move(left), std::move(right)});

@@ -17,7 +17,8 @@ class ScalarFunction;
 using BoundExprPtr = std::shared_ptr<const BoundExpression>;
 
 /// A typed expression node. kIn and kBetween never appear: binding rewrites them into
-/// comparisons joined by OR/AND, which gives SQL's three-valued results exactly. kFunction
+/// comparisons joined by OR/AND, which gives SQL's three-valued results exactly, or a long IN
+/// list of constants into one `in_set` call (in_set.h). kFunction
 /// nodes carry the ScalarFunction that computes them; CASE WHEN children are already cast to
 /// the result type (conditions to boolean).
 ///

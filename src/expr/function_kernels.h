@@ -112,6 +112,8 @@ Result<ColumnPtr> NullWhere(ColumnPtr column, MemoryPool* pool, Pred is_null) {
   return Column::Make(column->Type(), n, std::move(validity), column->ValuesBuffer());
 }
 
+/// Row `row` of an integer column, or of a date, timestamp or interval column by its physical
+/// integer.
 inline int64_t IntAt(const Column& column, int64_t row) {
   switch (column.Type()->Id()) {
     case TypeId::kInt8:
@@ -119,6 +121,7 @@ inline int64_t IntAt(const Column& column, int64_t row) {
     case TypeId::kInt16:
       return column.Values<int16_t>()[row];
     case TypeId::kInt32:
+    case TypeId::kDate:
       return column.Values<int32_t>()[row];
     default:
       return column.Values<int64_t>()[row];

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "expr/balanced_tree.h"
+#include "expr/in_set.h"
 #include "plan/bound_rewrites.h"
 #include "plan/plan_builder.h"
 
@@ -164,6 +165,21 @@ expr::ExprPtr ToSkippingPredicate(const BoundExpression& e, const ScanNode& scan
         children.push_back(std::move(converted));
       }
       return expr::Call(e.GetOp(), std::move(children));
+    }
+    case Op::kFunction: {
+      // A long IN list: files whose values all lie outside the list's range are skipped.
+      const auto* in_set = dynamic_cast<const expr::InSetFunction*>(e.Function());
+      if (in_set == nullptr || in_set->MinConstant() == nullptr) {
+        return nullptr;
+      }
+      expr::ExprPtr value = ToSkippingPredicate(e.Child(0), scan);
+      expr::ExprPtr min = ToSkippingPredicate(*in_set->MinConstant(), scan);
+      expr::ExprPtr max = ToSkippingPredicate(*in_set->MaxConstant(), scan);
+      if (value == nullptr || min == nullptr || max == nullptr) {
+        return nullptr;
+      }
+      return expr::And(expr::Call(Op::kGreaterEqual, {value, std::move(min)}),
+                       expr::Call(Op::kLessEqual, {value, std::move(max)}));
     }
     default:
       return nullptr;

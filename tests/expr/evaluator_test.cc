@@ -212,6 +212,89 @@ TEST_F(EvaluatorTest, InAndBetweenFollowSqlNullRules) {
             (Strings{"true", "null", "false", "false"}));
 }
 
+// A list longer than Spark's InSet threshold (10) is bound as one hash lookup; its results must
+// be those of the equalities it stands for, nulls, NaN, -0.0 and implicit casts included.
+TEST_F(EvaluatorTest, LongInListsAreOneSetLookupWithTheEqualitiesResults) {
+  const auto equalities = [](const ExprPtr& value, const std::vector<ExprPtr>& list) {
+    std::vector<ExprPtr> equals;
+    equals.reserve(list.size());
+    for (const ExprPtr& item : list) {
+      equals.push_back(Call2(Op::kEqual, value, item));
+    }
+    ExprPtr any = equals.front();
+    for (size_t k = 1; k < equals.size(); ++k) {
+      any = Or(any, equals[k]);
+    }
+    return any;
+  };
+  const auto ints = [](int from, int count) {
+    std::vector<ExprPtr> list;
+    list.reserve(static_cast<size_t>(count));
+    for (int k = 0; k < count; ++k) {
+      list.push_back(IntLit(from + k));
+    }
+    return list;
+  };
+  struct Case {
+    ExprPtr value;
+    std::vector<ExprPtr> list;
+    Strings expected;
+  };
+  std::vector<ExprPtr> with_null = ints(-10, 12);
+  with_null.push_back(Lit(Scalar::Null()));
+  std::vector<ExprPtr> strings;
+  strings.reserve(11);
+  for (const char* text : {"apple", "cherry", "a", "b", "c", "d", "e", "f", "g", "h", "i"}) {
+    strings.push_back(StrLit(text));
+  }
+  std::vector<ExprPtr> doubles = {Lit(Scalar::Float64(0.0)), Lit(Scalar::Float64(std::nan("")))};
+  for (int k = 0; k < 10; ++k) {
+    doubles.push_back(Lit(Scalar::Float64(100.5 + k)));
+  }
+  std::vector<ExprPtr> numeric_strings;  // string literals cast to the int column's type
+  numeric_strings.reserve(12);
+  for (int k = 0; k < 11; ++k) {
+    numeric_strings.push_back(StrLit(std::to_string(k)));
+  }
+  const std::vector<Case> cases = {
+      // i: 1, null, -4, 2147483647
+      {Col("i"), ints(0, 20), {"true", "null", "false", "false"}},
+      {Col("i"), with_null, {"true", "null", "true", "null"}},
+      // l (bigint) against int literals: the literals are cast up. l: 10, 20, null, max
+      {Col("l"), ints(5, 11), {"true", "false", "null", "false"}},
+      // s: "apple", null, "banana", "cherry"
+      {Col("s"), strings, {"true", "null", "false", "true"}},
+      // d: 1.5, null, -0.0, NaN; NaN equals NaN and -0.0 equals 0.0, as `=` has them.
+      {Col("d"), doubles, {"false", "null", "true", "true"}},
+      // j: 2, 3, 0, 1 against '0'..'10'
+      {Col("j"), numeric_strings, {"true", "true", "true", "true"}},
+  };
+  for (const Case& item : cases) {
+    const ExprPtr in = In(item.value, item.list);
+    ASSERT_OK_AND_ASSIGN(auto bound, Bind(*in, *batch_->Schema()));
+    EXPECT_EQ(bound->GetOp(), Op::kFunction) << bound->ToString();
+    EXPECT_EQ(bound->Name(), "in_set") << bound->ToString();
+    EXPECT_EQ(Eval(in), item.expected) << in->ToString();
+    EXPECT_EQ(Eval(in), Eval(equalities(item.value, item.list))) << in->ToString();
+    // NOT IN: null where IN is null.
+    Strings negated;
+    negated.reserve(item.expected.size());
+    for (const std::string& value : item.expected) {
+      negated.push_back(value == "null" ? "null" : value == "true" ? "false" : "true");
+    }
+    EXPECT_EQ(Eval(Not(in)), negated) << in->ToString();
+  }
+  // Ten values stay equalities, as in Spark.
+  ASSERT_OK_AND_ASSIGN(auto short_list, Bind(*In(Col("i"), ints(0, 10)), *batch_->Schema()));
+  EXPECT_EQ(short_list->GetOp(), Op::kOr);
+  // A constant whose cast fails keeps the equalities, so the error comes at evaluation as before.
+  std::vector<ExprPtr> bad = numeric_strings;
+  bad.push_back(StrLit("x"));
+  ASSERT_OK_AND_ASSIGN(auto failing, Bind(*In(Col("j"), bad), *batch_->Schema()));
+  EXPECT_NE(failing->GetOp(), Op::kFunction);
+  EXPECT_FALSE(EvalError(In(Col("j"), bad)).ok());
+}
+
 TEST_F(EvaluatorTest, NestedFieldOfNullStructIsNull) {
   EXPECT_EQ(Eval(Col("t.x")), (Strings{"7", "null", "null", "1"}));
   EXPECT_EQ(Eval(Call2(Op::kAdd, Col("t.x"), Lit(Scalar::Int32(1)))),

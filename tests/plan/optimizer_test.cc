@@ -127,5 +127,29 @@ TEST_F(OptimizerTest, AFilterAboveADeltaScanIsAlsoHandedToTheScan) {
   EXPECT_EQ(Run(*optimized).size(), 2u);
 }
 
+// A long IN list is one set lookup (expr/in_set.h); the scan is still handed the list's range,
+// so files of other values are skipped.
+TEST_F(OptimizerTest, ALongInListIsHandedToADeltaScanAsItsRange) {
+  const std::string root = dir_.Join("events");
+  ASSERT_OK(delta::WriteTable(fs_, root, schema_, {batch_}, {}));
+  Catalog catalog;
+  catalog.fs = &fs_;
+  catalog.warehouse = dir_.Path();
+  ASSERT_OK_AND_ASSIGN(auto scan, ScanDeltaTable(catalog, root, {}, "events"));
+  std::vector<expr::ExprPtr> list;
+  for (int k = 4; k < 16; ++k) {
+    list.push_back(Lit(Scalar::Int32(k)));
+  }
+  ASSERT_OK_AND_ASSIGN(auto plan, Filter(scan, expr::In(Col("id"), list)));
+  ASSERT_OK_AND_ASSIGN(auto optimized, Optimize(plan));
+  const auto* pushed = static_cast<const ScanNode*>(Find(*optimized, PlanKind::kScan));
+  ASSERT_NE(pushed, nullptr);
+  ASSERT_NE(pushed->PushedFilter(), nullptr) << ExplainLogical(*optimized);
+  EXPECT_EQ(pushed->PushedFilter()->ToString(),
+            "((id >= CAST(4 AS bigint)) AND (id <= CAST(15 AS bigint)))");
+  EXPECT_EQ(Sorted(Run(*optimized)), Sorted(Run(*plan)));
+  EXPECT_EQ(Run(*optimized).size(), 2u);
+}
+
 }  // namespace
 }  // namespace tributary::plan

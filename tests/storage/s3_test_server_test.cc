@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/child_process.h"
 #include "support/duckdb_oracle.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -70,6 +71,34 @@ TEST_F(S3TestServerTest, ResetDeletesBucketsAndObjects) {
   Result<std::string> read = OracleGet("fixture", "k");
   EXPECT_FALSE(read.ok());
   EXPECT_THAT(read.status().ToString(), HasSubstr("NoSuchBucket"));
+}
+
+// Run only by ServersOfTwoProcessesAreSeparate, in a process of its own: its fixture reset its
+// own server, and what it sees there is printed for the test to check.
+TEST_F(S3TestServerTest, DISABLED_ReportsWhatItsOwnServerHolds) {
+  std::printf("endpoint %s\n", S3TestServer::Get().Endpoint().c_str());
+  std::printf("parent-bucket %s\n", OracleList("parent-only", "").ok() ? "found" : "missing");
+  EXPECT_OK(OraclePut("fixture", "from-child", "x"));
+}
+
+TEST_F(S3TestServerTest, ServersOfTwoProcessesAreSeparate) {
+  S3TestServer::Get().CreateBucket("parent-only");
+  ASSERT_OK(OraclePut("parent-only", "kept", "1"));
+  ChildOptions child;
+  child.args = {"/proc/self/exe", "--gtest_also_run_disabled_tests",
+                "--gtest_filter=S3TestServerTest.DISABLED_ReportsWhatItsOwnServerHolds"};
+  TempDir dir;
+  child.stdout_path = dir.Join("out");
+  const ChildResult result = RunChild(child);
+  ASSERT_EQ(result.exit_code, 0) << result.Describe() << result.stdout_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("parent-bucket missing"));
+  EXPECT_THAT(result.stdout_text, HasSubstr("endpoint http://127.0.0.1:"));
+  EXPECT_THAT(result.stdout_text,
+              ::testing::Not(HasSubstr("endpoint " + S3TestServer::Get().Endpoint() + "\n")));
+  // The child's Reset and writes touched its own server only.
+  ASSERT_OK_AND_ASSIGN(std::string kept, OracleGet("parent-only", "kept"));
+  EXPECT_EQ(kept, "1");
+  ASSERT_RAISES(NotFound, OracleGet("fixture", "from-child"));
 }
 
 TEST_F(S3TestServerTest, OptionsNameTheServerAndTestCredentials) {

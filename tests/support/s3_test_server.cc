@@ -2,24 +2,26 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <spawn.h>
-#include <sys/inotify.h>
-#include <sys/syscall.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
-#include <regex>
+#include <string>
+#include <vector>
 
 #include <curl/curl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -31,114 +33,22 @@ extern char** environ;
 namespace tributary::testing {
 namespace {
 
-// Runs moto.server as `python3 -m moto.server` does, plus a thread that removes the log file
-// (argument 1) and kills the server's process group when its stdin reaches EOF: stdin is a pipe
-// whose write end only the test process holds, so the server goes when the test process goes,
-// however it ends. Kinesis's resharding and ListShards paging are patched to behave as AWS's do
-// (see the comment in the script): the Kinesis tests check that parents are drained first.
-// Conditional S3 writes are made atomic, as S3's are (see the script).
-constexpr const char* kLauncher = R"(import os, runpy, signal, sys, threading
-log_path = sys.argv[1]
-def watch_parent():
-    while os.read(0, 4096):
-        pass
-    try:
-        os.remove(log_path)
-    except OSError:
-        pass
-    os.killpg(0, signal.SIGKILL)
-threading.Thread(target=watch_parent, daemon=True).start()
-def patch_kinesis_as_aws():
-    # moto 5 moves a split shard's records into its children, copies merged shards' records
-    # into the child, routes new records to closed shards too, never ends a closed shard's
-    # iterator and wants the stream name again with a ListShards NextToken. Kinesis keeps a
-    # parent's records in the closed parent, writes to open shards only, ends the iterator (no
-    # NextShardIterator) once a closed shard is read, and refuses a stream name with NextToken.
-    from collections import OrderedDict
-    import moto.kinesis.models as km
-    from moto.kinesis.utils import decompose_shard_iterator
-    from moto.utilities.utils import md5_hash
-    def keep_records(original, parents):
-        def reshard(self, *shard_ids):
-            kept = {}
-            for shard_id in shard_ids[:parents]:
-                kept[shard_id] = self.shards[shard_id].records
-                self.shards[shard_id].records = OrderedDict()
-            original(self, *shard_ids)
-            for shard_id, records in kept.items():
-                self.shards[shard_id].records = records
-        return reshard
-    def get_shard_for_key(self, partition_key, explicit_hash_key):
-        shard = route(self, partition_key, explicit_hash_key)
-        key = int(explicit_hash_key) if explicit_hash_key else int(
-            md5_hash(partition_key.encode('utf-8')).hexdigest(), 16)
-        return next((s for s in self.shards.values()
-                     if s.is_open and s.starting_hash <= key <= s.ending_hash), shard)
-    def get_records(self, stream_arn, shard_iterator, limit):
-        next_iterator, records, behind = read(self, stream_arn, shard_iterator, limit)
-        stream_name, shard_id, last = decompose_shard_iterator(next_iterator)
-        stream = self.describe_stream(stream_arn=stream_arn, stream_name=stream_name)
-        shard = stream.get_shard(shard_id)
-        if not shard.is_open and int(last) >= shard.get_max_sequence_number():
-            next_iterator = None
-        return next_iterator, records, behind
-    def list_shards(self, stream_arn=None, stream_name=None, limit=None, next_token=None):
-        # Kinesis names no stream with a NextToken (it refuses both); moto wants the name again.
-        if next_token and not stream_arn and not stream_name:
-            stream_arn, stream_name = token_streams.get(next_token, (None, None))
-        shards, token = list_all(self, stream_arn=stream_arn, stream_name=stream_name,
-                                 limit=limit, next_token=next_token)
-        if token:
-            token_streams[token] = (stream_arn, stream_name)
-        return shards, token
-    token_streams = {}
-    list_all = km.KinesisBackend.list_shards
-    km.KinesisBackend.list_shards = list_shards
-    route, read = km.Stream.get_shard_for_key, km.KinesisBackend.get_records
-    km.Stream.split_shard = keep_records(km.Stream.split_shard, 1)
-    km.Stream.merge_shards = keep_records(km.Stream.merge_shards, 2)
-    km.Stream.get_shard_for_key = get_shard_for_key
-    km.KinesisBackend.get_records = get_records
-def patch_s3_conditional_writes_atomic():
-    # moto checks If-None-Match / If-Match and then stores the object, with nothing between
-    # them: under load two conditional PUTs (or CompleteMultipartUploads) of one key can both
-    # succeed. S3 makes a conditional write atomic (one wins, the others get 412); a lock
-    # around conditional writes makes moto's so too, which the put-if-absent races test.
-    import moto.s3.responses as s3r
-    lock = threading.Lock()
-    def atomic(original):
-        def write(self, *args, **kwargs):
-            if self.headers.get('If-None-Match') or self.headers.get('If-Match'):
-                with lock:
-                    return original(self, *args, **kwargs)
-            return original(self, *args, **kwargs)
-        return write
-    s3r.S3Response.put_object = atomic(s3r.S3Response.put_object)
-    s3r.S3Response._key_response_post = atomic(s3r.S3Response._key_response_post)
-patch_kinesis_as_aws()
-patch_s3_conditional_writes_atomic()
-sys.argv = ['moto.server'] + sys.argv[2:]
-runpy.run_module('moto.server', run_name='__main__', alter_sys=True)
-)";
-
-// How long moto may take to start on a busy machine before the fixture gives up.
+// How long the zygote or a server may take to start on a busy machine before the fixture
+// gives up.
 constexpr std::chrono::seconds kStartTimeout{60};
 
-// The server process of this test process; set once by Get(), read by the exit handler.
-pid_t server_pid = -1;
+// The log of this process's server; removed when the process exits.
 pid_t owner_pid = -1;
 std::string server_log_path;
+// The connection to this process's server: held open for the life of the process (the server
+// ends when it reaches EOF), close-on-exec so the programs tests start do not keep it.
+int server_connection = -1;
 
-void StopServerAtExit() {
-  // A child made by fork() runs the parent's exit handlers too; only the owner stops the server.
-  if (server_pid <= 0 || getpid() != owner_pid) {
-    return;
+void RemoveLogAtExit() {
+  // A child made by fork() runs the parent's exit handlers too; only the owner removes the log.
+  if (getpid() == owner_pid) {
+    std::remove(server_log_path.c_str());
   }
-  kill(-server_pid, SIGKILL);
-  while (waitpid(server_pid, nullptr, 0) < 0 && errno == EINTR) {
-  }
-  server_pid = -1;
-  std::remove(server_log_path.c_str());
 }
 
 std::string ReadLog(const std::string& path) {
@@ -146,6 +56,18 @@ std::string ReadLog(const std::string& path) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   constexpr size_t kTail = 4000;
   return text.size() > kTail ? "..." + text.substr(text.size() - kTail) : text;
+}
+
+Result<std::string> ReadLocalFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::IOError("cannot open " + path);
+  }
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+Status ErrnoError(const std::string& what) {
+  return Status::IOError(what + ": " + std::strerror(errno));
 }
 
 size_t DiscardBody(char* /*data*/, size_t size, size_t count, void* /*user*/) {
@@ -180,26 +102,76 @@ Result<long> HttpStatus(const std::string& method, const std::string& url) {
   return status;
 }
 
-// Starts the server and returns its endpoint, or why it could not start.
-Result<std::string> StartServer() {
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-  char log_pattern[] = "/tmp/tributary-moto-XXXXXX";
-  const int log_fd = mkstemp(log_pattern);
-  if (log_fd < 0) {
-    return Status::IOError(std::string("cannot create the moto server's log file: ") +
-                           std::strerror(errno));
+// Reads from `fd` up to and including the first newline (which is dropped), waiting at most
+// until `deadline`. EOF or the deadline first is an IOError naming `what`.
+Result<std::string> ReadLine(int fd, std::chrono::steady_clock::time_point deadline,
+                             const std::string& what) {
+  std::string line;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd readable{fd, POLLIN, 0};
+    if (left.count() <= 0 || poll(&readable, 1, static_cast<int>(left.count())) == 0) {
+      return Status::IOError(what + ": no answer within 60 s");
+    }
+    char c = 0;
+    const ssize_t got = read(fd, &c, 1);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got <= 0) {
+      return Status::IOError(what + ": the other side closed the connection");
+    }
+    if (c == '\n') {
+      return line;
+    }
+    line += c;
   }
-  server_log_path = log_pattern;
-  int watch_pipe[2];
-  if (pipe2(watch_pipe, O_CLOEXEC) != 0) {
-    close(log_fd);
-    return Status::IOError(std::string("cannot create a pipe: ") + std::strerror(errno));
-  }
+}
 
-  // Port 0: the kernel picks a free port as the server binds it, so parallel test processes
-  // cannot race for one; the server prints it ("Running on http://127.0.0.1:<port>").
-  std::vector<std::string> argv_text = {"python3", "-c",        kLauncher, server_log_path,
-                                        "-H",      "127.0.0.1", "-p",      "0"};
+// The zygote's socket (tests/support/moto_server.py): one per user and version of the script,
+// so a changed script never talks to an older zygote.
+Result<std::string> ZygoteSocketPath() {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string script, ReadLocalFile(TRIBUTARY_MOTO_SERVER_SCRIPT));
+  return fmt::format("/tmp/tributary-moto-{}-{:016x}.sock", getuid(),
+                     std::hash<std::string>{}(script));
+}
+
+Result<int> ConnectZygote(const std::string& socket_path) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return ErrnoError("cannot create a Unix socket");
+  }
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket_path.c_str(), sizeof(address.sun_path) - 1);
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    Status error = ErrnoError("cannot connect to the moto zygote at " + socket_path);
+    close(fd);
+    return error;
+  }
+  return fd;
+}
+
+// Starts the zygote at `socket_path`, holding the lock of StartZygote, and returns once it
+// listens.
+Status StartZygoteLocked(const std::string& socket_path) {
+  if (Result<int> running = ConnectZygote(socket_path); running.ok()) {
+    close(*running);  // another test process started it while this one waited for the lock
+    return Status::OK();
+  }
+  const std::string log_path = socket_path + ".log";
+  const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int ready_pipe[2];
+  if (log_fd < 0 || pipe2(ready_pipe, O_CLOEXEC) != 0) {
+    Status error = ErrnoError("cannot create the moto zygote's log or pipe");
+    if (log_fd >= 0) {
+      close(log_fd);
+    }
+    return error;
+  }
+  std::vector<std::string> argv_text = {"python3", TRIBUTARY_MOTO_SERVER_SCRIPT, "zygote",
+                                        socket_path};
   std::vector<char*> argv;
   argv.reserve(argv_text.size() + 1);
   for (std::string& arg : argv_text) {
@@ -208,78 +180,100 @@ Result<std::string> StartServer() {
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, watch_pipe[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, log_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, ready_pipe[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, log_fd, STDERR_FILENO);
+  // A session of its own: a test's Ctrl-C or process-group kill leaves the zygote to end
+  // itself when idle.
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
   pid_t pid = 0;
   const int spawn_error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   close(log_fd);
-  close(watch_pipe[0]);
+  close(ready_pipe[1]);
   if (spawn_error != 0) {
-    close(watch_pipe[1]);
+    close(ready_pipe[0]);
     return Status::IOError(std::string("cannot start python3 for the moto server: ") +
                            std::strerror(spawn_error));
   }
-  // watch_pipe[1] stays open (close-on-exec) for the life of this process.
-  server_pid = pid;
-  owner_pid = getpid();
-  std::atexit(StopServerAtExit);
-
-  // werkzeug prints "Running on" once its socket listens, so from then on requests are
-  // answered. Wait for that line: inotify wakes this thread when the log grows, the process's
-  // pidfd when moto exits; kStartTimeout guards against a hang only.
-  const std::regex running(R"(Running on http://127\.0\.0\.1:([0-9]+))");
-  const int changes = inotify_init1(IN_CLOEXEC);
-  const int exited = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (changes < 0 || exited < 0 ||
-      inotify_add_watch(changes, server_log_path.c_str(), IN_MODIFY) < 0) {
-    return Status::IOError(std::string("cannot watch the moto server's start: ") +
-                           std::strerror(errno));
+  // The zygote forks itself away (so it is no child of this process) and its child prints
+  // "ready" once the socket listens.
+  Result<std::string> ready = ReadLine(
+      ready_pipe[0], std::chrono::steady_clock::now() + kStartTimeout, "the moto zygote's start");
+  close(ready_pipe[0]);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
-  std::string endpoint;
-  bool ended = false;
-  while (endpoint.empty() && !ended) {
-    std::smatch match;
-    const std::string log = ReadLog(server_log_path);
-    if (std::regex_search(log, match, running)) {
-      endpoint = "http://127.0.0.1:" + match[1].str();
-      break;
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    std::array<pollfd, 2> fds{{{changes, POLLIN, 0}, {exited, POLLIN, 0}}};
-    if (left.count() <= 0 || poll(fds.data(), fds.size(), static_cast<int>(left.count())) == 0) {
-      break;
-    }
-    ended = (fds[1].revents & POLLIN) != 0;
-    if ((fds[0].revents & POLLIN) != 0) {
-      std::array<char, 4096> events{};
-      [[maybe_unused]] const ssize_t drained = read(changes, events.data(), events.size());
-    }
-  }
-  close(changes);
-  close(exited);
-  if (endpoint.empty() && ended) {
-    int wait_status = 0;
-    waitpid(pid, &wait_status, 0);
-    server_pid = -1;
+  if (!ready.ok() || *ready != "ready") {
     return Status::IOError(
-        "the moto server (python3 -m moto.server) exited at start; is moto installed "
-        "(pip install 'moto[server]')? Its output:\n" +
-        ReadLog(server_log_path));
+        "the moto server (python3 " TRIBUTARY_MOTO_SERVER_SCRIPT
+        ") did not start; is moto installed (pip install 'moto[server]')? Its output:\n" +
+        ReadLog(log_path));
   }
-  Result<long> status =
-      endpoint.empty() ? Result<long>(0) : HttpStatus("GET", endpoint + "/moto-api/");
+  return Status::OK();
+}
+
+// Starts the zygote at `socket_path` unless another test process has (the lock file orders the
+// processes that found none), and returns once it listens.
+Status StartZygote(const std::string& socket_path) {
+  const std::string lock_path = socket_path + ".lock";
+  const int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) {
+    return ErrnoError("cannot open " + lock_path);
+  }
+  Status status;
+  while (flock(lock, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      status = ErrnoError("cannot lock " + lock_path);
+      break;
+    }
+  }
+  if (status.ok()) {
+    status = StartZygoteLocked(socket_path);
+  }
+  close(lock);  // releases the lock
+  return status;
+}
+
+// Starts this process's server (a fork of the zygote) and returns its endpoint, or why it
+// could not start.
+Result<std::string> StartServer() {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string socket_path, ZygoteSocketPath());
+  Result<int> connection = ConnectZygote(socket_path);
+  if (!connection.ok()) {
+    TRIBUTARY_RETURN_NOT_OK(StartZygote(socket_path));
+    connection = ConnectZygote(socket_path);
+  }
+  TRIBUTARY_RETURN_NOT_OK(connection.status());
+  server_connection = *connection;
+  char log_pattern[] = "/tmp/tributary-moto-XXXXXX";
+  const int log_fd = mkstemp(log_pattern);
+  if (log_fd < 0) {
+    return ErrnoError("cannot create the moto server's log file");
+  }
+  close(log_fd);
+  server_log_path = log_pattern;
+  owner_pid = getpid();
+  std::atexit(RemoveLogAtExit);
+  const std::string request = server_log_path + "\n";
+  if (write(server_connection, request.data(), request.size()) !=
+      static_cast<ssize_t>(request.size())) {
+    return ErrnoError("cannot ask the moto zygote at " + socket_path + " for a server");
+  }
+  Result<std::string> port =
+      ReadLine(server_connection, std::chrono::steady_clock::now() + kStartTimeout,
+               "the moto server's start");
+  if (!port.ok() || port->empty() || port->find_first_not_of("0123456789") != std::string::npos) {
+    return Status::IOError("the moto server did not start; its output:\n" +
+                           ReadLog(server_log_path));
+  }
+  std::string endpoint = "http://127.0.0.1:" + *port;
+  Result<long> status = HttpStatus("GET", endpoint + "/moto-api/");
   if (!status.ok() || *status != 200) {
-    StopServerAtExit();
-    return Status::IOError("the moto server did not answer within 60 s; its output:\n" +
+    return Status::IOError("the moto server at " + endpoint + " did not answer; its output:\n" +
                            ReadLog(server_log_path));
   }
   return endpoint;
@@ -307,14 +301,6 @@ Result<std::string> RunS3Oracle(std::vector<std::string> command) {
                                    "--secret-key", kS3TestSecretKey};
   args.insert(args.end(), command.begin(), command.end());
   return RunNodeOracle(TRIBUTARY_S3_ORACLE_SCRIPT, "S3 oracle (AWS SDK for JavaScript)", args);
-}
-
-Result<std::string> ReadLocalFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::IOError("cannot open " + path);
-  }
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 }  // namespace

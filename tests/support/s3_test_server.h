@@ -20,14 +20,17 @@
 
 namespace tributary::testing {
 
-/// One moto server per test process, on a free loopback port, started on first use and
-/// stopped (its process group killed) when the process exits. A test process that dies without
-/// exiting (a crash, SIGKILL, a ctest timeout) takes the server with it: the server watches a
-/// pipe only this process holds open.
+/// One moto server per test process, on a free loopback port, started on first use: a fork of a
+/// zygote that has imported and warmed moto once for every test process of the user
+/// (tests/support/moto_server.py; started by the first test process that finds none, it ends
+/// after two idle minutes). The server ends when this process ends, however it ends (a crash,
+/// SIGKILL, a ctest timeout): it serves until the connection only this process holds reaches
+/// EOF. Each server starts empty, so test processes never see each other's buckets.
 class S3TestServer {
  public:
-  /// The process's server, started on the first call (1-2 s). ADD_FAILURE and abort when it
-  /// cannot start: every test after it would fail the same way.
+  /// The process's server, started on the first call (a tenth of a second; 1-2 s more when
+  /// the zygote must start). ADD_FAILURE and abort when it cannot start: every test after it
+  /// would fail the same way.
   static S3TestServer& Get();
 
   S3TestServer(const S3TestServer&) = delete;
