@@ -53,8 +53,13 @@ CXX=clang++ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   -DTRIBUTARY_BUILD_BENCH=OFF -DTRIBUTARY_BUILD_FUZZ=ON >/dev/null
 cmake --build build/asan -j "$jobs"
 echo "== ctest (sanitizers): unit sql conformance interop slow"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build/asan --output-on-failure -j "$jobs"
+# A 64 MiB quarantine (ASan's default is 256) and 10-frame allocation stacks (default 30): the
+# suite starts thousands of sanitizer-built processes and 40% of its CPU time is the kernel's,
+# much of it faulting in pages the allocator touches (a crash test: 14.4 s with the defaults,
+# 13.0 s with a smaller quarantine and shorter stacks). Freed memory still waits in quarantine
+# long enough for the tests' use-after-free paths, and reports still name the callers.
+ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64:malloc_context_size=10 \
+  UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure -j "$jobs"
 echo "== ctest (release): the tests labelled release"
 if ! wait "$release_tests"; then
   cat "$release_log"
