@@ -52,7 +52,7 @@ TEST(TakeTest, RejectsIndexOutOfRange) {
   EXPECT_NE(result.status().Message().find("index 2 at position 1"), std::string::npos);
 }
 
-TEST(FilterTest, KeepsRowsWhereMaskIsTrueAndTreatsNullAsFalse) {
+TEST(ColumnarFilterTest, KeepsRowsWhereMaskIsTrueAndTreatsNullAsFalse) {
   ASSERT_OK_AND_ASSIGN(auto batch, BatchFromJson(NestedSchema(), R"([
       [1, "a", null, null, null], [2, "b", null, null, null], [3, "c", null, null, null]])"));
   ASSERT_OK_AND_ASSIGN(auto mask, ColumnFromJson(DataType::Boolean(), "[true, null, true]"));

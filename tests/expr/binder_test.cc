@@ -17,7 +17,7 @@ columnar::SchemaPtr Schema() {
                                                      Field("a.b", DataType::Int32())}))});
 }
 
-TEST(BinderTest, ResolvesColumnsIgnoringCaseAndNestedFields) {
+TEST(ExpressionBinderTest, ResolvesColumnsIgnoringCaseAndNestedFields) {
   ASSERT_OK_AND_ASSIGN(auto id, Bind(*Col("id"), *Schema()));
   EXPECT_EQ(id->Index(), 0);
   EXPECT_EQ(id->Name(), "Id");
@@ -28,7 +28,7 @@ TEST(BinderTest, ResolvesColumnsIgnoringCaseAndNestedFields) {
   EXPECT_EQ(dotted->Index(), 1);
 }
 
-TEST(BinderTest, UnknownColumnNamesWhatExists) {
+TEST(ExpressionBinderTest, UnknownColumnNamesWhatExists) {
   auto result = Bind(*Col("nope"), *Schema());
   ASSERT_RAISES(InvalidArgument, result);
   EXPECT_EQ(result.status().Message(), "column 'nope' not found; available: Id, name, when, addr");
@@ -36,7 +36,7 @@ TEST(BinderTest, UnknownColumnNamesWhatExists) {
   ASSERT_RAISES(InvalidArgument, Bind(*Col("name.x"), *Schema()));
 }
 
-TEST(BinderTest, InsertsImplicitCastsForComparisons) {
+TEST(ExpressionBinderTest, InsertsImplicitCastsForComparisons) {
   auto expr = Call(Op::kLess, {Col("when"), Lit(Scalar::String("2024-05-01"))});
   ASSERT_OK_AND_ASSIGN(auto bound, Bind(*expr, *Schema()));
   EXPECT_EQ(bound->ToString(), "(when < CAST('2024-05-01' AS date))");
@@ -45,7 +45,7 @@ TEST(BinderTest, InsertsImplicitCastsForComparisons) {
   EXPECT_EQ(bound->Child(0).Type()->ToString(), "decimal(21,1)");
 }
 
-TEST(BinderTest, RejectsMismatchedTypesWithTheExpression) {
+TEST(ExpressionBinderTest, RejectsMismatchedTypesWithTheExpression) {
   auto result = Bind(*Call(Op::kAdd, {Col("name"), Col("Id")}), *Schema());
   ASSERT_RAISES(InvalidArgument, result);
   EXPECT_NE(result.status().Message().find("(name + Id)"), std::string::npos);
@@ -54,7 +54,7 @@ TEST(BinderTest, RejectsMismatchedTypesWithTheExpression) {
   ASSERT_RAISES(InvalidArgument, Bind(*Call(Op::kLess, {Col("addr"), Col("addr")}), *Schema()));
 }
 
-TEST(BinderTest, PrintsExpressionsAsSql) {
+TEST(ExpressionBinderTest, PrintsExpressionsAsSql) {
   auto expr = And(In(Col("name"), {Lit(Scalar::String("it's"))}), Not(IsNull(Col("`we.ird`"))));
   EXPECT_EQ(expr->ToString(), "((name IN ('it''s')) AND (NOT (`we.ird` IS NULL)))");
 }
