@@ -3,7 +3,7 @@
 // files `streaming_bench generate` wrote, with the same explicit columns, one thread.
 //
 // Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T]
-//   [--infer|--window|--join]
+//   [--infer|--window|--join|--nested]
 //   times COPY (SELECT * FROM read_json(DIR/logs/*.json, columns={...}) WHERE status =
 //   'active') TO DIR/duckdb_out.parquet (FORMAT parquet) R times (Default: 5) after one
 //   untimed warm-up, and counts the rows of its own output and, with --table, of tributary's
@@ -15,10 +15,14 @@
 //   what the streaming query writes in append mode). With --join it times the batch form of
 //   streaming_bench's join case over DIR/impressions and DIR/clicks (clicks joined with their
 //   impression within 10 minutes; no row is late for the streaming query's watermarks, so
-//   both write the same rows). Prints one JSON object: duckdb_version, threads, times_ms,
+//   both write the same rows). With --nested it times the nested case's filter over
+//   DIR/nested/*.json with its explicit columns (tags a list, payload a struct, region), the
+//   malformed lines ignored (tributary's Auto Loader rescues them; their status is null, so
+//   neither engine writes them). Prints one JSON object: duckdb_version, threads, times_ms,
 //   median_ms, rows_in, rows_out, tributary_table_rows.
 
 import { createRequire } from 'node:module';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const args = process.argv.slice(2);
@@ -34,12 +38,18 @@ const table = option('table', '');
 const infer = args.includes('--infer');
 const window = args.includes('--window');
 const join = args.includes('--join');
+const nested = args.includes('--nested');
 const require = createRequire(path.resolve('build/oracle/package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
 const sqlPath = (p) => `'${p.replaceAll("'", "''")}'`;
 // The types of streaming_bench's schema (ts TIMESTAMP, ...): a UTC instant is TIMESTAMPTZ.
-const source = infer
+const source = nested
+  ? `read_json(${sqlPath(`${dir}/nested/*.json`)}, format='newline_delimited', ignore_errors=true,
+  columns={ts: 'TIMESTAMPTZ', user_id: 'BIGINT', status: 'VARCHAR', country: 'VARCHAR',
+  latency_ms: 'DOUBLE', path: 'VARCHAR', bytes: 'BIGINT', tags: 'VARCHAR[]',
+  payload: 'STRUCT(method VARCHAR, code BIGINT, session VARCHAR)', region: 'VARCHAR'})`
+  : infer
   ? `read_json(${sqlPath(`${dir}/logs/*.json`)})`
   : `read_json(${sqlPath(`${dir}/logs/*.json`)}, format='newline_delimited',
   columns={ts: 'TIMESTAMPTZ', user_id: 'BIGINT', status: 'VARCHAR', country: 'VARCHAR',
@@ -82,7 +92,12 @@ const result = {
   threads: 1,
   times_ms: times.map((t) => Number(t.toFixed(1))),
   median_ms: sorted[Math.floor(sorted.length / 2)],
-  rows_in: join
+  // Nested: every line, malformed ones too (tributary reads them as rows and rescues them).
+  rows_in: nested
+    ? readdirSync(`${dir}/nested`).filter((name) => name.endsWith('.json'))
+      .reduce((lines, name) => lines + readFileSync(`${dir}/nested/${name}`, 'latin1')
+        .split('\n').filter((line) => line !== '').length, 0)
+    : join
     ? await scalar(`SELECT (SELECT count(*) FROM ${impressions}) + (SELECT count(*) FROM ${clicks})`)
     : await scalar(`SELECT count(*) FROM ${source}`),
   rows_out: await scalar(`SELECT count(*) FROM read_parquet(${sqlPath(out)})${closed}`),

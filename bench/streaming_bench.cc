@@ -57,6 +57,20 @@
 //     Writes the join case's data: R impressions (Default: 1000000) and R clicks in F files
 //     each (Default: 100), DIR/impressions and DIR/clicks (see GenerateJoin).
 //
+//   streaming_bench generate-nested --dir DIR [--rows R] [--files F]
+//     Writes the nested case's data (see NestedLogLine): R log records (Default: 1000000) in F
+//     files (Default: 4, about 70 MB each) DIR/nested/part-<i>.json, from a fixed seed: the
+//     flat case's fields, a `tags` array and a `payload` object per record, one line in about
+//     a thousand malformed, and a `region` field only in the last file.
+//
+//   streaming_bench nested --dir DIR [--repetitions R]
+//     A one-table Auto Loader pipeline over DIR/nested, as real logs arrive:
+//       CREATE OR REFRESH STREAMING TABLE active_events AS SELECT * FROM STREAM read_files(
+//         'DIR/nested', format => 'json', inferColumnTypes => true) WHERE status = 'active';
+//     run as the pipeline case runs (schema inference included, malformed lines rescued), R
+//     times (Default: 5); prints the pipeline case's JSON (table DIR/nested_warehouse/
+//     active_events).
+//
 //   streaming_bench join --dir DIR [--repetitions R]
 //     Stream-stream join throughput: the SQL pipeline of JoinPipeline (clicks joined with
 //     their impression within 10 minutes, both streams with watermarks, 10 files of each per
@@ -118,22 +132,67 @@ Result<std::shared_ptr<Session>> MakeSession() {
   return Session::Builder().TimeZone("UTC").Warehouse("/nonexistent-warehouse").Build();
 }
 
-int Generate(const std::string& dir, int64_t rows, int64_t files) {
-  const std::string logs = dir + "/logs";
-  std::filesystem::create_directories(logs);
-  std::mt19937_64 rng(20261129);
+// Writes R rows in F files DIR/part-<i>.json, line(rng, row, file) each, from `seed`.
+template <typename MakeLine>
+int WriteLineFiles(const std::string& dir, int64_t rows, int64_t files, uint64_t seed,
+                   MakeLine line) {
+  std::filesystem::create_directories(dir);
+  std::mt19937_64 rng(seed);
   int64_t i = 0;
   for (int64_t f = 0; f < files; ++f) {
-    const std::string path = fmt::format("{}/part-{:03}.json", logs, f);
+    const std::string path = fmt::format("{}/part-{:03}.json", dir, f);
     std::ofstream out(path, std::ios::binary);
     for (const int64_t end = rows * (f + 1) / files; i < end; ++i) {
-      out << LogLine(rng, i) << '\n';
+      out << line(rng, i, f) << '\n';
     }
     if (!out) {
       return Fail("cannot write " + path);
     }
   }
   return 0;
+}
+
+int Generate(const std::string& dir, int64_t rows, int64_t files) {
+  return WriteLineFiles(dir + "/logs", rows, files, 20261129,
+                        [](std::mt19937_64& rng, int64_t i, int64_t) { return LogLine(rng, i); });
+}
+
+// A log record as services write them: the flat case's fields, then a `tags` array (zero to
+// three tags) and a `payload` object (method, status code, session), a `region` when
+// `with_region` (a field that appears in later files), and, for about one record in a
+// thousand, a line cut short (a writer killed mid-line) inside its path.
+std::string NestedLogLine(std::mt19937_64& rng, int64_t i, bool with_region) {
+  static constexpr const char* kTags[] = {"apac", "cached", "mobile", "retry", "beta", "emea"};
+  static constexpr const char* kMethods[] = {"GET", "GET", "POST", "PUT", "DELETE"};
+  static constexpr int kCodes[] = {200, 200, 200, 201, 304, 404, 500};
+  static constexpr const char* kRegions[] = {"us-east-1", "eu-west-1", "ap-south-1"};
+  std::string line = LogLine(rng, i);
+  line.pop_back();  // the closing brace
+  line += ",\"tags\":[";
+  const uint64_t tags = rng() % 4;
+  for (uint64_t t = 0; t < tags; ++t) {
+    line += fmt::format("{}\"{}\"", t > 0 ? "," : "", kTags[rng() % 6]);
+  }
+  line += fmt::format(R"(],"payload":{{"method":"{}","code":{},"session":"s-{}"}})",
+                      kMethods[rng() % 5], kCodes[rng() % 7], rng() % 100000);
+  if (with_region) {
+    line += fmt::format(R"(,"region":"{}")", kRegions[rng() % 3]);
+  }
+  line += '}';
+  if (rng() % 1000 == 0) {
+    // Cut inside the path's string: a line cut between a key and its value is read by DuckDB's
+    // ignore_errors together with the next line (which it then loses), so the check of equal
+    // rows would fail on DuckDB's side.
+    line.resize(line.find(R"("path":")") + 10);
+  }
+  return line;
+}
+
+int GenerateNested(const std::string& dir, int64_t rows, int64_t files) {
+  return WriteLineFiles(dir + "/nested", rows, files, 20261203,
+                        [files](std::mt19937_64& rng, int64_t i, int64_t f) {
+                          return NestedLogLine(rng, i, /*with_region=*/f == files - 1);
+                        });
 }
 
 // The join case's data: R impressions (ad_id i, one every 211 ms from 2025-11-29, a campaign)
@@ -417,6 +476,15 @@ PipelineCase ReferencePipeline(const std::string& dir) {
           dir + "/pipeline_warehouse", "raw_logs", "gold_active_logs"};
 }
 
+// The nested case's one-table pipeline over DIR/nested.
+PipelineCase NestedPipeline(const std::string& dir) {
+  return {fmt::format("CREATE OR REFRESH STREAMING TABLE active_events AS SELECT * FROM STREAM "
+                      "read_files('{}/nested', format => 'json', inferColumnTypes => true) "
+                      "WHERE status = 'active';\n",
+                      dir),
+          dir + "/nested_warehouse", "active_events", "active_events"};
+}
+
 // The stream-stream join over DIR/impressions and DIR/clicks: clicks joined with the
 // impression they follow by at most 10 minutes, 10 files of each per micro-batch, impressions
 // with a 10-minute and clicks with a 20-minute watermark (Spark's ad-monetization example).
@@ -563,7 +631,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   if (dir == options.end() ||
       (command != "latency" && command != "generate" && command != "throughput" &&
        command != "window" && command != "pipeline" && command != "generate-join" &&
-       command != "join")) {
+       command != "join" && command != "generate-nested" && command != "nested")) {
     std::fprintf(stderr,
                  "usage: streaming_bench latency --dir DIR [--batches N]\n"
                  "       streaming_bench generate --dir DIR [--rows R] [--files F]\n"
@@ -572,7 +640,9 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
                  "       streaming_bench pipeline --dir DIR [--s3 s3://BUCKET/PREFIX] "
                  "[--repetitions R]\n"
                  "       streaming_bench generate-join --dir DIR [--rows R] [--files F]\n"
-                 "       streaming_bench join --dir DIR [--repetitions R]\n");
+                 "       streaming_bench join --dir DIR [--repetitions R]\n"
+                 "       streaming_bench generate-nested --dir DIR [--rows R] [--files F]\n"
+                 "       streaming_bench nested --dir DIR [--repetitions R]\n");
     return 2;
   }
   if (command == "latency") {
@@ -586,6 +656,10 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     return tributary::GenerateJoin(dir->second, tributary::IntOption(options, "rows", 1000000),
                                    tributary::IntOption(options, "files", 100));
   }
+  if (command == "generate-nested") {
+    return tributary::GenerateNested(dir->second, tributary::IntOption(options, "rows", 1000000),
+                                     tributary::IntOption(options, "files", 4));
+  }
   if (auto s3 = options.find("s3"); command == "pipeline" && s3 != options.end()) {
     auto spec = tributary::ReferencePipelineOnObjectStore(dir->second, s3->second);
     if (!spec.ok()) {
@@ -593,11 +667,12 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     }
     return tributary::PipelineThroughput(*spec, tributary::IntOption(options, "repetitions", 5));
   }
-  if (command == "pipeline" || command == "join") {
-    return tributary::PipelineThroughput(command == "join"
-                                             ? tributary::JoinPipeline(dir->second)
-                                             : tributary::ReferencePipeline(dir->second),
-                                         tributary::IntOption(options, "repetitions", 5));
+  if (command == "pipeline" || command == "join" || command == "nested") {
+    const tributary::PipelineCase spec = command == "join" ? tributary::JoinPipeline(dir->second)
+                                         : command == "nested"
+                                             ? tributary::NestedPipeline(dir->second)
+                                             : tributary::ReferencePipeline(dir->second);
+    return tributary::PipelineThroughput(spec, tributary::IntOption(options, "repetitions", 5));
   }
   return tributary::Throughput(dir->second, tributary::IntOption(options, "repetitions", 5),
                                command == "window");

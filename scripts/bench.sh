@@ -421,6 +421,19 @@ echo "== duckdb: bench/duckdb_streaming.mjs --infer, $repetitions repetitions"
 node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --infer \
   --table "$stream_dir/pipeline_warehouse/gold_active_logs" >"$out/duckdb_pipeline.json" ||
   disagree=1
+# (c1) Logs as services write them: a nested object and an array per record, about one
+# malformed line per thousand, a field that appears only in the last file, 70 MB files; a
+# one-table Auto Loader pipeline with inferred types and a filter, against DuckDB's COPY of
+# read_json with the columns given (it infers nothing) and the malformed lines ignored.
+echo "== tributary: generate the nested NDJSON log data set, $stream_rows rows in 4 files, in $stream_dir/nested"
+"$out/streaming_bench" generate-nested --dir "$stream_dir" --rows "$stream_rows" --files 4
+echo "== tributary: streaming_bench nested, $repetitions repetitions"
+"$out/streaming_bench" nested --dir "$stream_dir" --repetitions "$repetitions" \
+  >"$out/nested_bench.json" || disagree=1
+echo "== duckdb: bench/duckdb_streaming.mjs --nested, $repetitions repetitions"
+node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --nested \
+  --table "$stream_dir/nested_warehouse/active_events" >"$out/duckdb_nested.json" ||
+  disagree=1
 # (c2) The same pipeline entirely on S3: landing and warehouse (tables, checkpoints, schema
 # location) in a bucket of a moto server on loopback (the S3 API server the tests use), against
 # the local run above; what each micro-batch asks of S3 comes from the progress records.
@@ -517,6 +530,13 @@ echo "   available-now, fresh warehouse, 1 thread, medians of $repetitions repet
 echo "   COPY (SELECT * FROM read_json(files) WHERE status = 'active') TO parquet (types detected)"
 echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
 compare_streaming reference_pipeline "$out/pipeline_bench.json" "$out/duckdb_pipeline.json" ||
+  disagree=1
+echo "== nested logs: read_files(json, inferColumnTypes) WHERE status = 'active' -> active_events,"
+echo "   records with an array and an object, malformed lines, a late field, available-now, fresh"
+echo "   warehouse, 1 thread, medians of $repetitions repetitions, against COPY (SELECT * FROM"
+echo "   read_json(files, columns={...}, ignore_errors=true) WHERE status = 'active') TO parquet"
+echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
+compare_streaming nested_logs_pipeline "$out/nested_bench.json" "$out/duckdb_nested.json" ||
   disagree=1
 echo "== the reference pipeline on S3 (moto server on loopback) against the same on local disk,"
 echo "   medians of $repetitions repetitions; requests: the median S3 run's, per micro-batch"

@@ -18,10 +18,10 @@
 #include "columnar/column_builder.h"
 #include "expr/temporal_parsing.h"
 #include "expr/time_zone.h"
-#include "formats/json/flat_record.h"
 #include "formats/json/json_error_position.h"
 #include "formats/json/json_value_text.h"
 #include "formats/json/lenient_json.h"
+#include "formats/json/record_shape.h"
 #include "formats/text/input_stream.h"
 #include "formats/text/line_reader.h"
 #include "formats/text/rescued_data.h"
@@ -246,12 +246,22 @@ class JsonReaderImpl final : public JsonReader {
     }
   }
   Status ParseAndDecode(const text::Line& line);
-  // The fast path for records of the last flat shape (flat_record.h): decodes `line` when it
-  // is of that shape and every value fits its column as Convert takes it; else does nothing
-  // and returns false, leaving the line to ParseAndDecode.
-  bool DecodeFlatRecord(const text::Line& line);
-  // Learns the shape of `object` for DecodeFlatRecord when every key is a data field.
+  // The fast path for records of the last shape (record_shape.h): decodes `line` when it is
+  // of that shape and every value fits its column as Convert takes it; else does nothing and
+  // returns false, leaving the line to ParseAndDecode.
+  bool DecodeShapedRecord(const text::Line& line);
+  // Learns the shape of `object` for DecodeShapedRecord when every key, nested ones too, is a
+  // field of the schema and every nested value has a column of its kind.
   void LearnShape(simdjson::dom::object object);
+  // LearnShape's targets of the members of object node `node`, whose fields are `type`'s,
+  // built by `builder` (the record: nullptr, its columns are top_builders_).
+  bool ResolveShapeMembers(size_t node, TypeNode& type, ColumnBuilder* builder);
+  bool ResolveShapeValue(size_t node, TypeNode& type, ColumnBuilder* sink);
+  // Whether the values of shape node `node` from `value` on fit their columns; moves `value`
+  // past them. A timestamp's value is parsed here, once, and kept as kInt64.
+  bool CheckShapeValues(size_t node, ShapeValue*& value);
+  // Appends the values of shape node `node` from `value` on; moves `value` past them.
+  void AppendShapeValues(size_t node, const ShapeValue*& value);
   Status DecodeMultiLine();
   // Decodes the pending objects of a top-level array until the batch is full.
   Status DrainPending();
@@ -370,17 +380,19 @@ class JsonReaderImpl final : public JsonReader {
   // The strict rewrite of the last lenient record.
   std::string rewritten_;
 
-  // The last flat shape and, per key, its column's type and sink (nullptr when not
-  // projected); the projected columns the shape lacks, null in each of its records.
-  struct ShapeColumn {
-    TypeId id;
-    ColumnBuilder* sink;
-    TypeNode* node;
+  // The last shape and, per shape node, where its values go: the column's type and builder
+  // (no builder: a column not projected, whose values are passed over) and, for an object,
+  // the fields of its struct the shape lacks (null in each of its records). shape_absent_:
+  // the projected columns the shape lacks, null in each of its records.
+  struct ShapeTarget {
+    TypeNode* node = nullptr;
+    ColumnBuilder* sink = nullptr;
+    std::vector<ColumnBuilder*> absent;
   };
-  FlatRecordShape shape_;
-  std::vector<ShapeColumn> shape_columns_;
+  RecordShape shape_;
+  std::vector<ShapeTarget> shape_targets_;
   std::vector<ColumnBuilder*> shape_absent_;
-  std::vector<FlatValue> shape_values_;
+  std::vector<ShapeValue> shape_values_;
 
   std::string scratch_;
   std::string bytes_scratch_;
@@ -792,37 +804,73 @@ void JsonReaderImpl::LearnShape(simdjson::dom::object object) {
   if (!shape_.Learn(object)) {
     return;
   }
-  shape_columns_.clear();
-  std::vector<bool> present(top_.names.size(), false);
-  for (size_t k = 0; k < shape_.NumKeys(); ++k) {
-    const auto it = top_.index.find(shape_.Key(k));
-    if (it == top_.index.end()) {
-      // Unknown fields are rescued or reported: the DOM path does that.
-      shape_.Clear();
-      return;
+  shape_targets_.assign(shape_.NumNodes(), ShapeTarget{});
+  shape_absent_.clear();
+  if (!ResolveShapeMembers(0, top_, nullptr)) {
+    // Unknown fields are rescued or reported, and nested values meant for a string or map
+    // column are read as such: the DOM path does that.
+    shape_.Clear();
+  }
+}
+
+bool JsonReaderImpl::ResolveShapeMembers(size_t node, TypeNode& type, ColumnBuilder* builder) {
+  std::vector<bool> present(type.names.size(), false);
+  size_t member = node + 1;
+  for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+    const auto it = type.index.find(shape_.Key(member));
+    if (it == type.index.end()) {
+      return false;
     }
     const size_t i = static_cast<size_t>(it->second);
     present[i] = true;
-    shape_columns_.push_back(ShapeColumn{top_.children[i].id, top_builders_[i], &top_.children[i]});
-  }
-  shape_absent_.clear();
-  for (int i : projected_fields_) {
-    if (!present[static_cast<size_t>(i)]) {
-      shape_absent_.push_back(top_builders_[static_cast<size_t>(i)]);
+    ColumnBuilder* sink = builder == nullptr ? top_builders_[i] : &builder->Child(it->second);
+    if (!ResolveShapeValue(member, type.children[i], sink)) {
+      return false;
     }
   }
-  shape_values_.resize(shape_.NumKeys());
+  if (builder == nullptr) {
+    for (int i : projected_fields_) {
+      if (!present[static_cast<size_t>(i)]) {
+        shape_absent_.push_back(top_builders_[static_cast<size_t>(i)]);
+      }
+    }
+    return true;
+  }
+  for (size_t i = 0; i < present.size(); ++i) {
+    if (!present[i]) {
+      shape_targets_[node].absent.push_back(&builder->Child(static_cast<int>(i)));
+    }
+  }
+  return true;
+}
+
+bool JsonReaderImpl::ResolveShapeValue(size_t node, TypeNode& type, ColumnBuilder* sink) {
+  shape_targets_[node].node = &type;
+  shape_targets_[node].sink = sink;
+  if (sink == nullptr) {
+    return true;  // not projected: every value below is passed over
+  }
+  switch (shape_.Kind(node)) {
+    case RecordShape::NodeKind::kScalar:
+      return true;  // whether a scalar fits is checked per value
+    case RecordShape::NodeKind::kObject:
+      return type.id == TypeId::kStruct && ResolveShapeMembers(node, type, sink);
+    case RecordShape::NodeKind::kArray:
+      return type.id == TypeId::kArray &&
+             ResolveShapeValue(node + 1, type.children[0], &sink->Child(0));
+  }
+  return false;
 }
 
 // Whether Convert would take `value` for a column of type `id` without rescuing it (the cases
-// DecodeFlatRecord appends itself; the rest go through the DOM path).
-bool FlatValueFits(TypeId id, const FlatValue& value) {
+// DecodeShapedRecord appends itself; the rest go through the DOM path).
+bool ShapeValueFits(TypeId id, const ShapeValue& value) {
   switch (value.kind) {
-    case FlatValueKind::kNull:
+    case ShapeValueKind::kNull:
       return true;
-    case FlatValueKind::kBool:
+    case ShapeValueKind::kBool:
       return id == TypeId::kBoolean;
-    case FlatValueKind::kInt64:
+    case ShapeValueKind::kInt64:
       switch (id) {
         case TypeId::kInt8:
         case TypeId::kInt16:
@@ -835,10 +883,13 @@ bool FlatValueFits(TypeId id, const FlatValue& value) {
         default:
           return false;
       }
-    case FlatValueKind::kDouble:
+    case ShapeValueKind::kDouble:
       return id == TypeId::kFloat32 || id == TypeId::kFloat64;
-    case FlatValueKind::kString:
+    case ShapeValueKind::kString:
       return id == TypeId::kString;
+    case ShapeValueKind::kObject:
+    case ShapeValueKind::kArray:
+      return false;
   }
   return false;
 }
@@ -860,64 +911,125 @@ bool ConvertsFromString(TypeId id) {
   }
 }
 
-bool JsonReaderImpl::DecodeFlatRecord(const text::Line& line) {
-  if (shape_.Empty() || !shape_.Match(line.text, /*parse_doubles=*/true, shape_values_.data())) {
+bool JsonReaderImpl::CheckShapeValues(size_t node, ShapeValue*& value) {
+  ShapeValue& v = *value++;
+  if (v.kind == ShapeValueKind::kObject) {
+    size_t member = node + 1;
+    for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+      if (!CheckShapeValues(member, value)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (v.kind == ShapeValueKind::kArray) {
+    for (uint32_t e = 0; e < v.count; ++e) {
+      if (!CheckShapeValues(node + 1, value)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  const ShapeTarget& target = shape_targets_[node];
+  if (target.sink == nullptr || ShapeValueFits(target.node->id, v)) {
+    return true;
+  }
+  const TypeId id = target.node->id;
+  if (v.kind != ShapeValueKind::kString || !ConvertsFromString(id)) {
+    return false;
+  }
+  if (id == TypeId::kTimestamp || id == TypeId::kTimestampNtz) {
+    if (!temporal_.ParseTimestamp(v.text, id == TypeId::kTimestampNtz, &v.int_value)) {
+      return false;
+    }
+    v.kind = ShapeValueKind::kInt64;
+    return true;
+  }
+  return ConvertLeafString<false>(*target.node, v.text, nullptr);
+}
+
+void JsonReaderImpl::AppendShapeValues(size_t node, const ShapeValue*& value) {
+  const ShapeValue& v = *value++;
+  const ShapeTarget& target = shape_targets_[node];
+  ColumnBuilder* sink = target.sink;
+  switch (v.kind) {
+    case ShapeValueKind::kObject: {
+      size_t member = node + 1;
+      for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+        AppendShapeValues(member, value);
+      }
+      if (sink != nullptr) {
+        for (ColumnBuilder* absent : target.absent) {
+          absent->AppendNull();
+        }
+        sink->AppendStruct();
+      }
+      return;
+    }
+    case ShapeValueKind::kArray:
+      for (uint32_t e = 0; e < v.count; ++e) {
+        AppendShapeValues(node + 1, value);
+      }
+      if (sink != nullptr) {
+        sink->AppendArray();
+      }
+      return;
+    default:
+      break;
+  }
+  if (sink == nullptr) {
+    return;
+  }
+  const TypeId id = target.node->id;
+  switch (v.kind) {
+    case ShapeValueKind::kNull:
+      sink->AppendNull();
+      break;
+    case ShapeValueKind::kBool:
+      sink->AppendBoolean(v.bool_value);
+      break;
+    case ShapeValueKind::kInt64:
+      if (id == TypeId::kFloat32 || id == TypeId::kFloat64) {
+        sink->AppendDouble(static_cast<double>(v.int_value));
+      } else {
+        sink->AppendInt(v.int_value);
+      }
+      break;
+    case ShapeValueKind::kDouble:
+      sink->AppendDouble(v.double_value);
+      break;
+    case ShapeValueKind::kString:
+      if (id == TypeId::kString) {
+        sink->AppendBytes(v.text);
+      } else {
+        ConvertLeafString<true>(*target.node, v.text, sink);
+      }
+      break;
+    case ShapeValueKind::kObject:
+    case ShapeValueKind::kArray:
+      break;
+  }
+}
+
+bool JsonReaderImpl::DecodeShapedRecord(const text::Line& line) {
+  if (shape_.Empty() || !shape_.Match(line.text, /*parse_doubles=*/true, &shape_values_)) {
     return false;
   }
   // Every value is checked before anything is appended, so a line left to the DOM path has
   // appended nothing. Strings for typed columns are checked by the function Convert calls for
-  // them; a timestamp's parsed value is kept (as kInt64) so that it is parsed once.
-  for (size_t k = 0; k < shape_values_.size(); ++k) {
-    const ShapeColumn& column = shape_columns_[k];
-    FlatValue& value = shape_values_[k];
-    if (column.sink == nullptr || FlatValueFits(column.id, value)) {
-      continue;
-    }
-    if (value.kind != FlatValueKind::kString || !ConvertsFromString(column.id)) {
-      return false;
-    }
-    if (column.id == TypeId::kTimestamp || column.id == TypeId::kTimestampNtz) {
-      if (!temporal_.ParseTimestamp(value.text, column.id == TypeId::kTimestampNtz,
-                                    &value.int_value)) {
-        return false;
-      }
-      value.kind = FlatValueKind::kInt64;
-    } else if (!ConvertLeafString<false>(*column.node, value.text, nullptr)) {
+  // them.
+  ShapeValue* checked = shape_values_.data() + 1;  // past the record's kObject
+  size_t member = 1;
+  for (uint32_t k = 0; k < shape_.NumMembers(0); ++k, member = shape_.Next(member)) {
+    if (!CheckShapeValues(member, checked)) {
       return false;
     }
   }
   record_sink_.Begin();
-  for (size_t k = 0; k < shape_values_.size(); ++k) {
-    ColumnBuilder* sink = shape_columns_[k].sink;
-    if (sink == nullptr) {
-      continue;
-    }
-    const FlatValue& value = shape_values_[k];
-    switch (value.kind) {
-      case FlatValueKind::kNull:
-        sink->AppendNull();
-        break;
-      case FlatValueKind::kBool:
-        sink->AppendBoolean(value.bool_value);
-        break;
-      case FlatValueKind::kInt64:
-        if (shape_columns_[k].id == TypeId::kFloat32 || shape_columns_[k].id == TypeId::kFloat64) {
-          sink->AppendDouble(static_cast<double>(value.int_value));
-        } else {
-          sink->AppendInt(value.int_value);
-        }
-        break;
-      case FlatValueKind::kDouble:
-        sink->AppendDouble(value.double_value);
-        break;
-      case FlatValueKind::kString:
-        if (shape_columns_[k].id == TypeId::kString) {
-          sink->AppendBytes(value.text);
-        } else {
-          ConvertLeafString<true>(*shape_columns_[k].node, value.text, sink);
-        }
-        break;
-    }
+  const ShapeValue* next = shape_values_.data() + 1;
+  member = 1;
+  for (uint32_t k = 0; k < shape_.NumMembers(0); ++k, member = shape_.Next(member)) {
+    AppendShapeValues(member, next);
   }
   for (ColumnBuilder* sink : shape_absent_) {
     sink->AppendNull();
@@ -1037,7 +1149,7 @@ Result<columnar::RecordBatchPtr> JsonReaderImpl::Next() {
         TRIBUTARY_RETURN_NOT_OK(CorruptRecord(line.text, line, TooLong()));
         continue;
       }
-      if (DecodeFlatRecord(line)) {
+      if (DecodeShapedRecord(line)) {
         continue;
       }
       if (text::IsBlank(line.text)) {

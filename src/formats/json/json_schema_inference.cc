@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "expr/temporal_parsing.h"
-#include "formats/json/flat_record.h"
 #include "formats/json/json_reader.h"
 #include "formats/json/json_value_text.h"
 #include "formats/json/lenient_json.h"
+#include "formats/json/record_shape.h"
 #include "formats/text/input_stream.h"
 #include "formats/text/line_reader.h"
 #include "formats/text/schema_hints.h"
@@ -44,21 +44,21 @@ struct InferNode {
   // in the same order, so the field after the last one found is tried first: most lookups are
   // one comparison, where a search by name compared several keys per field.
   InferNode& Field(std::string_view key) {
-    if (next_field < fields.size() && fields[next_field].first == key) {
-      return *fields[next_field++].second;
+    if (next_field_ < fields.size() && fields[next_field_].first == key) {
+      return *fields[next_field_++].second;
     }
-    auto it = index.find(key);
-    if (it == index.end()) {
-      it = index.emplace(std::string(key), fields.size()).first;
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      it = index_.emplace(std::string(key), fields.size()).first;
       fields.emplace_back(std::string(key), std::make_unique<InferNode>());
     }
-    next_field = it->second + 1;
+    next_field_ = it->second + 1;
     return *fields[it->second].second;
   }
 
  private:
-  size_t next_field = 0;
-  std::map<std::string, size_t, std::less<>> index;
+  size_t next_field_ = 0;
+  std::map<std::string, size_t, std::less<>> index_;
 };
 
 // Java BigDecimal's precision and scale of a JSON number's text ("1.50": 3 and 2, "1e3": 1 and
@@ -270,7 +270,7 @@ class Inferrer {
           document.append(line.text);
           document.push_back('\n');
         }
-      } else if (!line.truncated && !text::IsBlank(line.text) && !AddFlatRecord(line.text)) {
+      } else if (!line.truncated && !text::IsBlank(line.text) && !AddShapedRecord(line.text)) {
         AddRecord(parser, line.text, root);
       }
     }
@@ -309,52 +309,92 @@ class Inferrer {
     }
   }
 
-  // The shape of the last flat record (see flat_record.h) and the root's field for each of its
-  // keys. Not used with prefersDecimal, whose numbers are typed by their text.
+  // The shape of the last record (see record_shape.h) and the node of each of its nodes.
+  // Not used with prefersDecimal, whose numbers are typed by their text.
   void LearnShape(simdjson::dom::object object, InferNode& root) {
     if (prefers_decimal_ || !shape_.Learn(object)) {
       return;
     }
-    shape_nodes_.clear();
-    for (size_t k = 0; k < shape_.NumKeys(); ++k) {
-      shape_nodes_.push_back(&root.Field(shape_.Key(k)));
-    }
-    shape_values_.resize(shape_.NumKeys());
+    shape_nodes_.assign(shape_.NumNodes(), nullptr);
+    shape_nodes_[0] = &root;
+    ResolveShapeNodes(0);
   }
 
-  // Adds a line of the learned flat shape without parsing it into a DOM: each value goes to
-  // its key's node as Add would add it. False (nothing added) when the line is not of it.
-  bool AddFlatRecord(std::string_view text) {
-    if (shape_.Empty() || !shape_.Match(text, /*parse_doubles=*/false, shape_values_.data())) {
+  // The nodes below shape node `node`, as Add reaches them. The record was added just before,
+  // so each exists already.
+  void ResolveShapeNodes(size_t node) {
+    InferNode& infer = *shape_nodes_[node];
+    switch (shape_.Kind(node)) {
+      case RecordShape::NodeKind::kScalar:
+        return;
+      case RecordShape::NodeKind::kObject: {
+        size_t member = node + 1;
+        for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+          shape_nodes_[member] = &infer.Field(shape_.Key(member));
+          ResolveShapeNodes(member);
+        }
+        return;
+      }
+      case RecordShape::NodeKind::kArray:
+        if (infer.element == nullptr) {
+          infer.element = std::make_unique<InferNode>();
+        }
+        shape_nodes_[node + 1] = infer.element.get();
+        ResolveShapeNodes(node + 1);
+        return;
+    }
+  }
+
+  // Adds a line of the learned shape without parsing it into a DOM: each value goes to its
+  // node as Add would add it. False (nothing added) when the line is not of it.
+  bool AddShapedRecord(std::string_view text) {
+    if (shape_.Empty() || !shape_.Match(text, /*parse_doubles=*/false, &shape_values_)) {
       return false;
     }
-    for (size_t k = 0; k < shape_values_.size(); ++k) {
-      InferNode& node = *shape_nodes_[k];
-      const FlatValue& value = shape_values_[k];
-      switch (value.kind) {
-        case FlatValueKind::kNull:
-          AddScalar(node, null_);
-          break;
-        case FlatValueKind::kBool:
-          AddScalar(node, boolean_);
-          break;
-        case FlatValueKind::kInt64:
-          AddScalar(node, int64_);
-          break;
-        case FlatValueKind::kDouble:
-          AddScalar(node, float64_);
-          break;
-        case FlatValueKind::kString:
-          AddString(node, value.text);
-          break;
-      }
-    }
+    const ShapeValue* value = shape_values_.data();
+    AddShapeValues(0, value);
     return true;
   }
 
-  FlatRecordShape shape_;
+  // Adds the values of shape node `node` from `value` on; moves `value` past them.
+  void AddShapeValues(size_t node, const ShapeValue*& value) {
+    InferNode& infer = *shape_nodes_[node];
+    const ShapeValue& v = *value++;
+    switch (v.kind) {
+      case ShapeValueKind::kNull:
+        AddScalar(infer, null_);
+        return;
+      case ShapeValueKind::kBool:
+        AddScalar(infer, boolean_);
+        return;
+      case ShapeValueKind::kInt64:
+        AddScalar(infer, int64_);
+        return;
+      case ShapeValueKind::kDouble:
+        AddScalar(infer, float64_);
+        return;
+      case ShapeValueKind::kString:
+        AddString(infer, v.text);
+        return;
+      case ShapeValueKind::kObject: {
+        infer.object = true;
+        size_t member = node + 1;
+        for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+          AddShapeValues(member, value);
+        }
+        return;
+      }
+      case ShapeValueKind::kArray:
+        for (uint32_t e = 0; e < v.count; ++e) {
+          AddShapeValues(node + 1, value);
+        }
+        return;
+    }
+  }
+
+  RecordShape shape_;
   std::vector<InferNode*> shape_nodes_;
-  std::vector<FlatValue> shape_values_;
+  std::vector<ShapeValue> shape_values_;
 
   const DataTypePtr null_ = DataType::Null();
   const DataTypePtr boolean_ = DataType::Boolean();

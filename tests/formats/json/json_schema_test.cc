@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/json/flat_json_lines.h"
 #include "formats/json/json_reader.h"
+#include "formats/json/shaped_json_lines.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
 #include "support/status_matchers.h"
@@ -181,13 +181,11 @@ TEST(JsonSchemaInferenceTest, MultiLineInfersFromTheWholeFile) {
   EXPECT_EQ(Infer({"[\n{\"a\": 1},\n{\"b\": \"x\"}\n]"}, options), "struct<a:bigint,b:string>");
 }
 
-// Records after the first of a flat shape skip the DOM (flat_record.h) when they repeat it;
+// Records after the first of a shape skip the DOM (record_shape.h) when they repeat it;
 // whatever a line holds, inferring it there gives what inferring it first (through the DOM)
 // gives.
-TEST(JsonSchemaInferenceTest, RecordsOfARepeatedFlatShapeInferAsTheFirstRecordDoes) {
-  const std::string& first = kFlatShapeFirstRecord;
-  const auto with = FlatShapeRecordWith;
-  const std::vector<std::string> lines = FlatShapeVariantLines();
+void ExpectShapedRecordsInferAsFirst(const std::string& first,
+                                     const std::vector<std::string>& lines) {
   for (const bool timestamps : {false, true}) {
     JsonReadOptions options = Typed();
     options.infer_timestamp = timestamps;
@@ -197,8 +195,25 @@ TEST(JsonSchemaInferenceTest, RecordsOfARepeatedFlatShapeInferAsTheFirstRecordDo
       std::string line_then_first = line + "\n";
       line_then_first += first + "\n";
       EXPECT_EQ(Infer({first_then_line}, options), Infer({line_then_first}, options)) << line;
+      // The line twice after the first: the second time it is matched against its own shape.
+      EXPECT_EQ(Infer({first_then_line + line + "\n"}, options),
+                Infer({line_then_first + line + "\n"}, options))
+          << line;
     }
   }
+}
+
+TEST(JsonSchemaInferenceTest, RecordsOfARepeatedNestedShapeInferAsTheFirstRecordDoes) {
+  ExpectShapedRecordsInferAsFirst(kNestedShapeFirstRecord, NestedShapeVariantLines());
+  EXPECT_EQ(Infer({kNestedShapeFirstRecord + "\n" + NestedShapeVariantLines()[2] + "\n"}, Typed()),
+            "struct<a:array<string>,e:array<string>,l:array<struct<k:string,v:double>>,n:string,"
+            "o:struct<x:bigint,y:string>,s:string>");
+}
+
+TEST(JsonSchemaInferenceTest, RecordsOfARepeatedFlatShapeInferAsTheFirstRecordDoes) {
+  const std::string& first = kFlatShapeFirstRecord;
+  const auto with = FlatShapeRecordWith;
+  ExpectShapedRecordsInferAsFirst(first, FlatShapeVariantLines());
   JsonReadOptions options = Typed();
   EXPECT_EQ(Infer({first + "\n" + with("\"y\"", "12345678901234567890", "1.5")}, options),
             "struct<b:boolean,d:double,i:decimal(20,0),n:string,s:string>");

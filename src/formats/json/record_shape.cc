@@ -1,4 +1,4 @@
-#include "formats/json/flat_record.h"
+#include "formats/json/record_shape.h"
 
 #include <algorithm>
 #include <bit>
@@ -58,8 +58,9 @@ constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-// The bytes of a line and the cursor of the match.
-struct Cursor {
+}  // namespace
+
+struct RecordShape::Cursor {
   const char* p;
   const char* end;
 
@@ -84,9 +85,11 @@ struct Cursor {
   }
 };
 
+namespace {
+
 // A string without escapes or control characters starting at the opening quote; `text` is its
 // content. Reads up to 8 bytes past the line, which the line padding allows.
-bool MatchString(Cursor& in, std::string_view* text) {
+bool MatchString(RecordShape::Cursor& in, std::string_view* text) {
   const char* start = in.p + 1;
   const char* s = start;
   uint64_t high = 0;
@@ -119,7 +122,7 @@ bool MatchString(Cursor& in, std::string_view* text) {
 // A number in the JSON grammar whose value simdjson's DOM gives exactly: integers of at most
 // 18 digits (int64), and fractions of at most 19 digits with an exponent within +-200, which
 // are finite normal doubles whatever their digits (so never a range error).
-bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
+bool MatchNumber(RecordShape::Cursor& in, bool parse_double, ShapeValue* value) {
   const char* start = in.p;
   const char* p = start;
   const bool negative = *p == '-';
@@ -170,13 +173,13 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
     if (int_digits > 18) {
       return false;
     }
-    value->kind = FlatValueKind::kInt64;
+    value->kind = ShapeValueKind::kInt64;
     value->int_value = negative ? -static_cast<int64_t>(mantissa) : static_cast<int64_t>(mantissa);
   } else {
     if (int_digits + fraction_digits > 19) {
       return false;
     }
-    value->kind = FlatValueKind::kDouble;
+    value->kind = ShapeValueKind::kDouble;
     value->text = std::string_view(start, static_cast<size_t>(p - start));
     value->double_value = 0;
     const int power =
@@ -198,24 +201,24 @@ bool MatchNumber(Cursor& in, bool parse_double, FlatValue* value) {
   return true;
 }
 
-bool MatchValue(Cursor& in, bool parse_double, FlatValue* value) {
+bool MatchScalar(RecordShape::Cursor& in, bool parse_double, ShapeValue* value) {
   if (in.p >= in.end) {
     return false;
   }
   switch (*in.p) {
     case '"':
-      value->kind = FlatValueKind::kString;
+      value->kind = ShapeValueKind::kString;
       return MatchString(in, &value->text);
     case 't':
-      value->kind = FlatValueKind::kBool;
+      value->kind = ShapeValueKind::kBool;
       value->bool_value = true;
       return in.TakeBytes("true");
     case 'f':
-      value->kind = FlatValueKind::kBool;
+      value->kind = ShapeValueKind::kBool;
       value->bool_value = false;
       return in.TakeBytes("false");
     case 'n':
-      value->kind = FlatValueKind::kNull;
+      value->kind = ShapeValueKind::kNull;
       return in.TakeBytes("null");
     default:
       return MatchNumber(in, parse_double, value);
@@ -231,60 +234,214 @@ bool IsPlainKey(std::string_view key) {
 
 }  // namespace
 
-bool FlatRecordShape::Learn(simdjson::dom::object object) {
-  quoted_keys_.clear();
-  for (auto it = object.begin(), end = object.end(); it != end; ++it) {
-    const std::string_view key = it.key();
-    const simdjson::dom::element_type type = it.value().type();
-    if (type == simdjson::dom::element_type::OBJECT || type == simdjson::dom::element_type::ARRAY ||
-        quoted_keys_.size() == kMaxKeys || !IsPlainKey(key)) {
-      quoted_keys_.clear();
-      return false;
-    }
-    for (const std::string& known : quoted_keys_) {
-      if (known.size() == key.size() + 2 && known.compare(1, key.size(), key) == 0) {
-        quoted_keys_.clear();
-        return false;
-      }
-    }
-    std::string quoted;
-    quoted.reserve(key.size() + 2);
-    quoted.push_back('"');
-    quoted.append(key);
-    quoted.push_back('"');
-    quoted_keys_.push_back(std::move(quoted));
+size_t RecordShape::AddNode(NodeKind kind, std::string_view key) {
+  Node node;
+  node.kind = kind;
+  if (!key.empty()) {
+    node.key_offset = static_cast<uint32_t>(keys_.size());
+    node.key_size = static_cast<uint32_t>(key.size() + 2);
+    keys_.push_back('"');
+    keys_.append(key);
+    keys_.push_back('"');
   }
-  return !quoted_keys_.empty();
+  nodes_.push_back(node);
+  return nodes_.size() - 1;
 }
 
-bool FlatRecordShape::Match(std::string_view line, bool parse_doubles, FlatValue* values) const {
-  Cursor in{line.data(), line.data() + line.size()};
-  in.SkipSpace();
-  if (!in.Take('{')) {
+bool RecordShape::LearnObject(simdjson::dom::object object, std::string_view key, int depth) {
+  if (nodes_.size() >= kMaxNodes || depth > kMaxDepth) {
     return false;
   }
-  for (size_t k = 0; k < quoted_keys_.size(); ++k) {
-    in.SkipSpace();
-    if (k > 0) {
-      if (!in.Take(',')) {
+  const size_t node = AddNode(NodeKind::kObject, key);
+  uint32_t members = 0;
+  for (auto it = object.begin(), end = object.end(); it != end; ++it) {
+    const std::string_view member = it.key();
+    // A key that needs escaping never appears as its bytes; a repeated key is read as the DOM
+    // reads it (the last one wins), not matched.
+    if (member.empty() || !IsPlainKey(member)) {
+      return false;
+    }
+    for (size_t sibling = node + 1; sibling < nodes_.size(); sibling = Next(sibling)) {
+      if (Key(sibling) == member) {
         return false;
       }
+    }
+    if (!LearnValue(it.value(), member, depth + 1)) {
+      return false;
+    }
+    ++members;
+  }
+  nodes_[node].num_members = members;
+  nodes_[node].subtree_size = static_cast<uint32_t>(nodes_.size() - node);
+  return true;
+}
+
+bool RecordShape::LearnValue(simdjson::dom::element value, std::string_view key, int depth) {
+  if (nodes_.size() >= kMaxNodes || depth > kMaxDepth) {
+    return false;
+  }
+  switch (value.type()) {
+    case simdjson::dom::element_type::OBJECT:
+      return LearnObject(value.get_object().value_unsafe(), key, depth);
+    case simdjson::dom::element_type::ARRAY: {
+      const size_t node = AddNode(NodeKind::kArray, key);
+      const simdjson::dom::array array = value.get_array().value_unsafe();
+      // The element shape is the first non-null element's; an array of nulls or none at all
+      // is taken for an array of scalars.
+      bool learned = false;
+      for (simdjson::dom::element item : array) {
+        if (item.type() != simdjson::dom::element_type::NULL_VALUE) {
+          if (!LearnValue(item, {}, depth + 1)) {
+            return false;
+          }
+          learned = true;
+          break;
+        }
+      }
+      if (!learned) {
+        AddNode(NodeKind::kScalar, {});
+      }
+      for (simdjson::dom::element item : array) {
+        if (!Conforms(item, node + 1)) {
+          return false;
+        }
+      }
+      nodes_[node].subtree_size = static_cast<uint32_t>(nodes_.size() - node);
+      return true;
+    }
+    default:
+      AddNode(NodeKind::kScalar, key);
+      return true;
+  }
+}
+
+bool RecordShape::Conforms(simdjson::dom::element value, size_t node) const {
+  const simdjson::dom::element_type type = value.type();
+  if (type == simdjson::dom::element_type::NULL_VALUE) {
+    return true;
+  }
+  switch (nodes_[node].kind) {
+    case NodeKind::kScalar:
+      return type != simdjson::dom::element_type::OBJECT &&
+             type != simdjson::dom::element_type::ARRAY;
+    case NodeKind::kObject: {
+      if (type != simdjson::dom::element_type::OBJECT) {
+        return false;
+      }
+      size_t member = node + 1;
+      uint32_t seen = 0;
+      const simdjson::dom::object object = value.get_object().value_unsafe();
+      for (auto it = object.begin(), end = object.end(); it != end; ++it) {
+        if (seen == nodes_[node].num_members || it.key() != Key(member) ||
+            !Conforms(it.value(), member)) {
+          return false;
+        }
+        ++seen;
+        member = Next(member);
+      }
+      return seen == nodes_[node].num_members;
+    }
+    case NodeKind::kArray:
+      if (type != simdjson::dom::element_type::ARRAY) {
+        return false;
+      }
+      const simdjson::dom::array array = value.get_array().value_unsafe();
+      for (simdjson::dom::element item : array) {
+        if (!Conforms(item, node + 1)) {
+          return false;
+        }
+      }
+      return true;
+  }
+  return false;
+}
+
+bool RecordShape::Learn(simdjson::dom::object object) {
+  Clear();
+  if (!LearnObject(object, {}, 0) || nodes_[0].num_members == 0) {
+    Clear();
+    return false;
+  }
+  return true;
+}
+
+bool RecordShape::MatchNode(Cursor& in, size_t node, bool parse_doubles,
+                            std::vector<ShapeValue>* values) const {
+  if (in.p < in.end && *in.p == 'n') {
+    values->emplace_back().kind = ShapeValueKind::kNull;
+    return in.TakeBytes("null");
+  }
+  switch (nodes_[node].kind) {
+    case NodeKind::kScalar:
+      return MatchScalar(in, parse_doubles, &values->emplace_back());
+    case NodeKind::kObject: {
+      if (!in.Take('{')) {
+        return false;
+      }
+      values->emplace_back().kind = ShapeValueKind::kObject;
+      size_t member = node + 1;
+      for (uint32_t m = 0; m < nodes_[node].num_members; ++m) {
+        in.SkipSpace();
+        if (m > 0) {
+          if (!in.Take(',')) {
+            return false;
+          }
+          in.SkipSpace();
+        }
+        const Node& key = nodes_[member];
+        if (!in.TakeBytes(std::string_view(keys_).substr(key.key_offset, key.key_size))) {
+          return false;
+        }
+        in.SkipSpace();
+        if (!in.Take(':')) {
+          return false;
+        }
+        in.SkipSpace();
+        if (!MatchNode(in, member, parse_doubles, values)) {
+          return false;
+        }
+        member = Next(member);
+      }
       in.SkipSpace();
+      return in.Take('}');
     }
-    if (!in.TakeBytes(quoted_keys_[k])) {
-      return false;
-    }
-    in.SkipSpace();
-    if (!in.Take(':')) {
-      return false;
-    }
-    in.SkipSpace();
-    if (!MatchValue(in, parse_doubles, &values[k])) {
-      return false;
+    case NodeKind::kArray: {
+      if (!in.Take('[')) {
+        return false;
+      }
+      const size_t array = values->size();
+      values->emplace_back().kind = ShapeValueKind::kArray;
+      in.SkipSpace();
+      uint32_t count = 0;
+      if (!in.Take(']')) {
+        while (true) {
+          if (!MatchNode(in, node + 1, parse_doubles, values)) {
+            return false;
+          }
+          ++count;
+          in.SkipSpace();
+          if (in.Take(']')) {
+            break;
+          }
+          if (!in.Take(',')) {
+            return false;
+          }
+          in.SkipSpace();
+        }
+      }
+      (*values)[array].count = count;
+      return true;
     }
   }
+  return false;
+}
+
+bool RecordShape::Match(std::string_view line, bool parse_doubles,
+                        std::vector<ShapeValue>* values) const {
+  values->clear();
+  Cursor in{line.data(), line.data() + line.size()};
   in.SkipSpace();
-  if (!in.Take('}')) {
+  if (in.p >= in.end || *in.p != '{' || !MatchNode(in, 0, parse_doubles, values)) {
     return false;
   }
   in.SkipSpace();
