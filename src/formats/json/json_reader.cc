@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -380,18 +381,30 @@ class JsonReaderImpl final : public JsonReader {
   // The strict rewrite of the last lenient record.
   std::string rewritten_;
 
-  // The last shape and, per shape node, where its values go: the column's type and builder
-  // (no builder: a column not projected, whose values are passed over) and, for an object,
-  // the fields of its struct the shape lacks (null in each of its records). shape_absent_:
-  // the projected columns the shape lacks, null in each of its records.
+  // The last shapes (record_shape.h) and, per shape node, where its values go: the column's
+  // type and builder (no builder: a column not projected, whose values are passed over) and,
+  // for an object, the fields of its struct the shape lacks (null in each of its records).
+  // ShapeSinks::absent: the projected columns the shape lacks, null in each of its records;
+  // `usable` is false for a shape the fast path cannot take (an unknown field, a nested value
+  // for a string column), kept so that its records go to the DOM without being learned again.
   struct ShapeTarget {
     TypeNode* node = nullptr;
     ColumnBuilder* sink = nullptr;
     std::vector<ColumnBuilder*> absent;
   };
-  RecordShape shape_;
-  std::vector<ShapeTarget> shape_targets_;
-  std::vector<ColumnBuilder*> shape_absent_;
+  struct ShapeSinks {
+    std::vector<ShapeTarget> targets;
+    std::vector<ColumnBuilder*> absent;
+    bool usable = false;
+  };
+  RecordShapeCache shapes_;
+  std::array<ShapeSinks, RecordShapeCache::kCapacity> shape_sinks_;
+  // The shape the Resolve, Check and Append helpers work on, and its sinks.
+  const RecordShape* shape_ = nullptr;
+  ShapeSinks* sinks_ = nullptr;
+  // Whether the last line DecodeShapedRecord tried was of a known shape (a value of it did not
+  // fit): the DOM path then teaches no shape again.
+  bool shape_matched_ = false;
   std::vector<ShapeValue> shape_values_;
 
   std::string scratch_;
@@ -801,23 +814,27 @@ Status JsonReaderImpl::DecodeRecord(simdjson::dom::object object, const text::Li
 }
 
 void JsonReaderImpl::LearnShape(simdjson::dom::object object) {
-  if (!shape_.Learn(object)) {
+  if (shape_matched_) {
+    return;  // the shape is known; one of the line's values did not fit it
+  }
+  const int learned = shapes_.Learn(object);
+  if (learned < 0) {
     return;
   }
-  shape_targets_.assign(shape_.NumNodes(), ShapeTarget{});
-  shape_absent_.clear();
-  if (!ResolveShapeMembers(0, top_, nullptr)) {
-    // Unknown fields are rescued or reported, and nested values meant for a string or map
-    // column are read as such: the DOM path does that.
-    shape_.Clear();
-  }
+  shape_ = &shapes_.Shape(learned);
+  sinks_ = &shape_sinks_[static_cast<size_t>(learned)];
+  sinks_->targets.assign(shape_->NumNodes(), ShapeTarget{});
+  sinks_->absent.clear();
+  // Unknown fields are rescued or reported, and nested values meant for a string or map column
+  // are read as such: the DOM path does that.
+  sinks_->usable = ResolveShapeMembers(0, top_, nullptr);
 }
 
 bool JsonReaderImpl::ResolveShapeMembers(size_t node, TypeNode& type, ColumnBuilder* builder) {
   std::vector<bool> present(type.names.size(), false);
   size_t member = node + 1;
-  for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
-    const auto it = type.index.find(shape_.Key(member));
+  for (uint32_t k = 0; k < shape_->NumMembers(node); ++k, member = shape_->Next(member)) {
+    const auto it = type.index.find(shape_->Key(member));
     if (it == type.index.end()) {
       return false;
     }
@@ -831,26 +848,26 @@ bool JsonReaderImpl::ResolveShapeMembers(size_t node, TypeNode& type, ColumnBuil
   if (builder == nullptr) {
     for (int i : projected_fields_) {
       if (!present[static_cast<size_t>(i)]) {
-        shape_absent_.push_back(top_builders_[static_cast<size_t>(i)]);
+        sinks_->absent.push_back(top_builders_[static_cast<size_t>(i)]);
       }
     }
     return true;
   }
   for (size_t i = 0; i < present.size(); ++i) {
     if (!present[i]) {
-      shape_targets_[node].absent.push_back(&builder->Child(static_cast<int>(i)));
+      sinks_->targets[node].absent.push_back(&builder->Child(static_cast<int>(i)));
     }
   }
   return true;
 }
 
 bool JsonReaderImpl::ResolveShapeValue(size_t node, TypeNode& type, ColumnBuilder* sink) {
-  shape_targets_[node].node = &type;
-  shape_targets_[node].sink = sink;
+  sinks_->targets[node].node = &type;
+  sinks_->targets[node].sink = sink;
   if (sink == nullptr) {
     return true;  // not projected: every value below is passed over
   }
-  switch (shape_.Kind(node)) {
+  switch (shape_->Kind(node)) {
     case RecordShape::NodeKind::kScalar:
       return true;  // whether a scalar fits is checked per value
     case RecordShape::NodeKind::kObject:
@@ -915,7 +932,7 @@ bool JsonReaderImpl::CheckShapeValues(size_t node, ShapeValue*& value) {
   ShapeValue& v = *value++;
   if (v.kind == ShapeValueKind::kObject) {
     size_t member = node + 1;
-    for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+    for (uint32_t k = 0; k < shape_->NumMembers(node); ++k, member = shape_->Next(member)) {
       if (!CheckShapeValues(member, value)) {
         return false;
       }
@@ -930,7 +947,7 @@ bool JsonReaderImpl::CheckShapeValues(size_t node, ShapeValue*& value) {
     }
     return true;
   }
-  const ShapeTarget& target = shape_targets_[node];
+  const ShapeTarget& target = sinks_->targets[node];
   if (target.sink == nullptr || ShapeValueFits(target.node->id, v)) {
     return true;
   }
@@ -950,12 +967,12 @@ bool JsonReaderImpl::CheckShapeValues(size_t node, ShapeValue*& value) {
 
 void JsonReaderImpl::AppendShapeValues(size_t node, const ShapeValue*& value) {
   const ShapeValue& v = *value++;
-  const ShapeTarget& target = shape_targets_[node];
+  const ShapeTarget& target = sinks_->targets[node];
   ColumnBuilder* sink = target.sink;
   switch (v.kind) {
     case ShapeValueKind::kObject: {
       size_t member = node + 1;
-      for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+      for (uint32_t k = 0; k < shape_->NumMembers(node); ++k, member = shape_->Next(member)) {
         AppendShapeValues(member, value);
       }
       if (sink != nullptr) {
@@ -1012,7 +1029,14 @@ void JsonReaderImpl::AppendShapeValues(size_t node, const ShapeValue*& value) {
 }
 
 bool JsonReaderImpl::DecodeShapedRecord(const text::Line& line) {
-  if (shape_.Empty() || !shape_.Match(line.text, /*parse_doubles=*/true, &shape_values_)) {
+  const int matched = shapes_.Match(line.text, /*parse_doubles=*/true, &shape_values_);
+  shape_matched_ = matched >= 0;
+  if (!shape_matched_) {
+    return false;
+  }
+  shape_ = &shapes_.Shape(matched);
+  sinks_ = &shape_sinks_[static_cast<size_t>(matched)];
+  if (!sinks_->usable) {
     return false;
   }
   // Every value is checked before anything is appended, so a line left to the DOM path has
@@ -1020,7 +1044,7 @@ bool JsonReaderImpl::DecodeShapedRecord(const text::Line& line) {
   // them.
   ShapeValue* checked = shape_values_.data() + 1;  // past the record's kObject
   size_t member = 1;
-  for (uint32_t k = 0; k < shape_.NumMembers(0); ++k, member = shape_.Next(member)) {
+  for (uint32_t k = 0; k < shape_->NumMembers(0); ++k, member = shape_->Next(member)) {
     if (!CheckShapeValues(member, checked)) {
       return false;
     }
@@ -1028,10 +1052,10 @@ bool JsonReaderImpl::DecodeShapedRecord(const text::Line& line) {
   record_sink_.Begin();
   const ShapeValue* next = shape_values_.data() + 1;
   member = 1;
-  for (uint32_t k = 0; k < shape_.NumMembers(0); ++k, member = shape_.Next(member)) {
+  for (uint32_t k = 0; k < shape_->NumMembers(0); ++k, member = shape_->Next(member)) {
     AppendShapeValues(member, next);
   }
-  for (ColumnBuilder* sink : shape_absent_) {
+  for (ColumnBuilder* sink : sinks_->absent) {
     sink->AppendNull();
   }
   record_sink_.Finish(/*fits=*/true, line.text);

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -309,28 +310,34 @@ class Inferrer {
     }
   }
 
-  // The shape of the last record (see record_shape.h) and the node of each of its nodes.
+  // The shapes of the last records (see record_shape.h) and the node of each of their nodes.
   // Not used with prefersDecimal, whose numbers are typed by their text.
   void LearnShape(simdjson::dom::object object, InferNode& root) {
-    if (prefers_decimal_ || !shape_.Learn(object)) {
+    if (prefers_decimal_) {
       return;
     }
-    shape_nodes_.assign(shape_.NumNodes(), nullptr);
-    shape_nodes_[0] = &root;
+    const int learned = shapes_.Learn(object);
+    if (learned < 0) {
+      return;
+    }
+    shape_ = &shapes_.Shape(learned);
+    nodes_ = &shape_nodes_[static_cast<size_t>(learned)];
+    nodes_->assign(shape_->NumNodes(), nullptr);
+    (*nodes_)[0] = &root;
     ResolveShapeNodes(0);
   }
 
   // The nodes below shape node `node`, as Add reaches them. The record was added just before,
   // so each exists already.
   void ResolveShapeNodes(size_t node) {
-    InferNode& infer = *shape_nodes_[node];
-    switch (shape_.Kind(node)) {
+    InferNode& infer = *(*nodes_)[node];
+    switch (shape_->Kind(node)) {
       case RecordShape::NodeKind::kScalar:
         return;
       case RecordShape::NodeKind::kObject: {
         size_t member = node + 1;
-        for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
-          shape_nodes_[member] = &infer.Field(shape_.Key(member));
+        for (uint32_t k = 0; k < shape_->NumMembers(node); ++k, member = shape_->Next(member)) {
+          (*nodes_)[member] = &infer.Field(shape_->Key(member));
           ResolveShapeNodes(member);
         }
         return;
@@ -339,7 +346,7 @@ class Inferrer {
         if (infer.element == nullptr) {
           infer.element = std::make_unique<InferNode>();
         }
-        shape_nodes_[node + 1] = infer.element.get();
+        (*nodes_)[node + 1] = infer.element.get();
         ResolveShapeNodes(node + 1);
         return;
     }
@@ -348,9 +355,12 @@ class Inferrer {
   // Adds a line of the learned shape without parsing it into a DOM: each value goes to its
   // node as Add would add it. False (nothing added) when the line is not of it.
   bool AddShapedRecord(std::string_view text) {
-    if (shape_.Empty() || !shape_.Match(text, /*parse_doubles=*/false, &shape_values_)) {
+    const int matched = shapes_.Match(text, /*parse_doubles=*/false, &shape_values_);
+    if (matched < 0) {
       return false;
     }
+    shape_ = &shapes_.Shape(matched);
+    nodes_ = &shape_nodes_[static_cast<size_t>(matched)];
     const ShapeValue* value = shape_values_.data();
     AddShapeValues(0, value);
     return true;
@@ -358,7 +368,7 @@ class Inferrer {
 
   // Adds the values of shape node `node` from `value` on; moves `value` past them.
   void AddShapeValues(size_t node, const ShapeValue*& value) {
-    InferNode& infer = *shape_nodes_[node];
+    InferNode& infer = *(*nodes_)[node];
     const ShapeValue& v = *value++;
     switch (v.kind) {
       case ShapeValueKind::kNull:
@@ -379,7 +389,7 @@ class Inferrer {
       case ShapeValueKind::kObject: {
         infer.object = true;
         size_t member = node + 1;
-        for (uint32_t k = 0; k < shape_.NumMembers(node); ++k, member = shape_.Next(member)) {
+        for (uint32_t k = 0; k < shape_->NumMembers(node); ++k, member = shape_->Next(member)) {
           AddShapeValues(member, value);
         }
         return;
@@ -392,8 +402,11 @@ class Inferrer {
     }
   }
 
-  RecordShape shape_;
-  std::vector<InferNode*> shape_nodes_;
+  RecordShapeCache shapes_;
+  std::array<std::vector<InferNode*>, RecordShapeCache::kCapacity> shape_nodes_;
+  // The shape AddShapeValues and ResolveShapeNodes work on, and its nodes.
+  const RecordShape* shape_ = nullptr;
+  std::vector<InferNode*>* nodes_ = nullptr;
   std::vector<ShapeValue> shape_values_;
 
   const DataTypePtr null_ = DataType::Null();

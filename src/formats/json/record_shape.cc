@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <system_error>
+#include <utility>
 
 #include "common/ascii.h"
 #include "formats/json/json_value_text.h"
@@ -446,6 +447,40 @@ bool RecordShape::Match(std::string_view line, bool parse_doubles,
   }
   in.SkipSpace();
   return in.p == in.end;
+}
+
+int RecordShapeCache::Match(std::string_view line, bool parse_doubles,
+                            std::vector<ShapeValue>* values) {
+  if (last_ >= 0 && shapes_[static_cast<size_t>(last_)].Match(line, parse_doubles, values)) {
+    last_used_[static_cast<size_t>(last_)] = ++clock_;
+    return last_;
+  }
+  for (int i = 0; i < kCapacity; ++i) {
+    const RecordShape& shape = shapes_[static_cast<size_t>(i)];
+    if (i != last_ && !shape.Empty() && shape.Match(line, parse_doubles, values)) {
+      last_ = i;
+      last_used_[static_cast<size_t>(i)] = ++clock_;
+      return i;
+    }
+  }
+  return -1;
+}
+
+int RecordShapeCache::Learn(simdjson::dom::object object) {
+  int victim = 0;
+  for (int i = 1; i < kCapacity; ++i) {
+    if (last_used_[static_cast<size_t>(i)] < last_used_[static_cast<size_t>(victim)]) {
+      victim = i;
+    }
+  }
+  // Learned aside, so a record that is not a shape leaves the victim in place.
+  if (!spare_.Learn(object)) {
+    return -1;
+  }
+  std::swap(spare_, shapes_[static_cast<size_t>(victim)]);
+  last_ = victim;
+  last_used_[static_cast<size_t>(victim)] = ++clock_;
+  return victim;
 }
 
 }  // namespace tributary::json

@@ -13,6 +13,7 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -107,6 +108,32 @@ class RecordShape {
   std::vector<Node> nodes_;
   // The quoted keys of all nodes, back to back: no allocation per learned record once warm.
   std::string keys_;
+};
+
+/// The shapes of the last few records of different shapes. Real logs mix a few (an `error`
+/// object only on failures, a `user` object only when signed in): with one shape, every change
+/// between them sent a line through the DOM and taught its shape again.
+///
+/// Thread-safety: none.
+class RecordShapeCache {
+ public:
+  static constexpr int kCapacity = 4;
+
+  /// Matches `line` against the shapes, the last one matched first (see RecordShape::Match):
+  /// the index of the shape it matched, or -1.
+  int Match(std::string_view line, bool parse_doubles, std::vector<ShapeValue>* values);
+  /// Learns the shape of `object` in place of the least recently matched one: its index, or
+  /// -1 when it is not a shape (RecordShape::Learn).
+  int Learn(simdjson::dom::object object);
+  const RecordShape& Shape(int i) const { return shapes_[static_cast<size_t>(i)]; }
+
+ private:
+  std::array<RecordShape, kCapacity> shapes_;
+  RecordShape spare_;
+  // When each shape was last matched or learned, in matches.
+  std::array<uint64_t, kCapacity> last_used_{};
+  uint64_t clock_ = 0;
+  int last_ = -1;
 };
 
 }  // namespace tributary::json

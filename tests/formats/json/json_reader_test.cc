@@ -907,6 +907,43 @@ TEST(JsonReaderTest, RecordsOfARepeatedNestedShapeReadAsAloneThroughTheDom) {
       {"o", "_rescued_data", "s"});
 }
 
+// Records of more shapes than the fast path keeps, mixed: each row, and the accounting, as
+// reading that line alone (through the DOM) gives, in every parse mode and batch size.
+TEST(JsonReaderTest, RecordsOfManyShapesMixedReadAsEachAlone) {
+  const std::vector<std::string> lines = MixedShapeLines(20261203, 400);
+  const std::string ddl =
+      std::string("s STRING, a ARRAY<STRING>, o STRUCT<x: BIGINT, y: STRING, w: ARRAY<BIGINT>>, ") +
+      "l ARRAY<STRUCT<k: STRING, v: DOUBLE>>, e ARRAY<STRING>, n STRING, " +
+      "error STRUCT<code: STRING, retry: BOOLEAN>, user STRUCT<id: BIGINT>";
+  std::string data;
+  for (const std::string& line : lines) {
+    data += line + "\n";
+  }
+  JsonReadOptions drop = NoRescue();
+  drop.mode = ParseMode::kDropMalformed;
+  JsonReadOptions small_batches;
+  small_batches.batch_size = 5;
+  for (const JsonReadOptions& options : {JsonReadOptions{}, drop, small_batches}) {
+    std::vector<std::string> expected;
+    int64_t rescued = 0;
+    int64_t dropped = 0;
+    for (const std::string& line : lines) {
+      ASSERT_OK_AND_ASSIGN(auto alone, Read(line + "\n", ddl, options));
+      expected.insert(expected.end(), alone.rows.begin(), alone.rows.end());
+      rescued += alone.metrics.num_rows_rescued;
+      dropped += alone.metrics.num_rows_dropped;
+    }
+    ASSERT_OK_AND_ASSIGN(auto together, Read(data, ddl, options));
+    ASSERT_EQ(together.rows.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(together.rows[i], expected[i]) << "row " << i;
+    }
+    EXPECT_EQ(together.metrics.num_rows_rescued, rescued);
+    EXPECT_EQ(together.metrics.num_rows_dropped, dropped);
+    ExpectAccounted(together.metrics);
+  }
+}
+
 // Doubles of up to 19 digits with fractions and exponents, read after a record of their shape
 // (without the DOM) and alone (through it), come out bit for bit the same; strings of every
 // length around the matcher's 8-byte steps, closed, unclosed or with a broken UTF-8 tail, too.

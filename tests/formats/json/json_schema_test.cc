@@ -1,5 +1,6 @@
 // Schema hints (nested paths) and JSON schema inference rules.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,31 @@ TEST(JsonSchemaInferenceTest, RecordsOfARepeatedNestedShapeInferAsTheFirstRecord
   EXPECT_EQ(Infer({kNestedShapeFirstRecord + "\n" + NestedShapeVariantLines()[2] + "\n"}, Typed()),
             "struct<a:array<string>,e:array<string>,l:array<struct<k:string,v:double>>,n:string,"
             "o:struct<x:bigint,y:string>,s:string>");
+}
+
+// Records of more shapes than the fast path keeps, mixed: the schema does not depend on their
+// order (which decides what the fast path matches and what it learns), and holds every field.
+TEST(JsonSchemaInferenceTest, RecordsOfManyShapesMixedInferTheSameSchemaInAnyOrder) {
+  std::vector<std::string> lines = MixedShapeLines(20261203, 400);
+  const auto joined = [](const std::vector<std::string>& some) {
+    std::string text;
+    for (const std::string& line : some) {
+      text += line + "\n";
+    }
+    return text;
+  };
+  for (const bool timestamps : {false, true}) {
+    JsonReadOptions options = Typed();
+    options.infer_timestamp = timestamps;
+    std::vector<std::string> sorted = lines;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<std::string> reversed(lines.rbegin(), lines.rend());
+    const std::string schema = Infer({joined(lines)}, options);
+    EXPECT_EQ(schema, Infer({joined(sorted)}, options));
+    EXPECT_EQ(schema, Infer({joined(reversed)}, options));
+    EXPECT_NE(schema.find("error:struct<code:string,retry:boolean>"), std::string::npos) << schema;
+    EXPECT_NE(schema.find("user:struct<id:bigint,plan:string>"), std::string::npos) << schema;
+  }
 }
 
 TEST(JsonSchemaInferenceTest, RecordsOfARepeatedFlatShapeInferAsTheFirstRecordDoes) {

@@ -5,6 +5,8 @@
 
 #pragma once
 
+#include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -136,6 +138,35 @@ inline std::vector<std::string> NestedShapeVariantLines() {
       R"({"s":"y","a":["p"],"o":{"x":tru,"y":"z"},"l":[],"e":[],"n":null})",
       R"({"s":"y","a":[nul],"o":{"x":1,"y":"z"},"l":[],"e":[],"n":null})",
   };
+}
+
+/// `n` lines of records of more shapes than the fast path keeps at once (record_shape.h's
+/// RecordShapeCache), in a seeded random order: optional nested objects, absent fields, a
+/// nested field of the wrong type, a flat record, and now and then a variant line.
+inline std::vector<std::string> MixedShapeLines(uint64_t seed, int n) {
+  const std::vector<std::string> pool = {
+      kNestedShapeFirstRecord,
+      R"({"s":"y#","a":["p"],"o":{"x":1,"y":"z"},"l":[],"e":[],"n":null,"error":{"code":"E1","retry":true}})",
+      R"({"s":"y#","user":{"id":7,"plan":"pro"},"a":["p"],"o":{"x":1,"y":"z"},"l":[],"e":[],"n":null})",
+      R"({"s":"y#","a":["p"],"o":{"x":1,"y":"z","w":[1,2]},"l":[{"k":"a","v":2}],"e":[],"n":null})",
+      R"({"s":"y#","a":["p"],"o":{"x":1,"y":"z"},"l":[],"e":[],"n":null,"error":null})",
+      R"({"s":"y#","o":{"x":1,"y":"z"},"l":[],"e":[],"n":null})",
+      R"({"s":"y#","a":["p"],"o":{"x":1,"y":"z"},"l":[],"e":[],"n":null,"error":{"code":5}})",
+      R"({"s":"y#","i":1})",
+  };
+  const std::vector<std::string> variants = NestedShapeVariantLines();
+  std::mt19937_64 random(seed);
+  std::vector<std::string> lines;
+  lines.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    std::string line =
+        random() % 10 == 0 ? variants[random() % variants.size()] : pool[random() % pool.size()];
+    if (const size_t mark = line.find('#'); mark != std::string::npos) {
+      line.replace(mark, 1, std::to_string(i));
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 }  // namespace tributary::json
