@@ -97,16 +97,47 @@ struct InSetFunction::Keys {
   std::unordered_set<std::string, BytesHash, std::equal_to<>> bytes;
   bool has_null = false;
 
-  bool Contains(const Column& column, int64_t i) const {
+  // found[i]: whether row i's value is in the set (whatever it is for a null row). One typed
+  // loop per kind and width, not a switch per row.
+  void Lookup(const Column& column, uint8_t* found) const {
+    const int64_t n = column.Length();
+    const auto each = [n, found](auto&& contains) {
+      for (int64_t i = 0; i < n; ++i) {
+        found[i] = contains(i) ? 1 : 0;
+      }
+    };
     switch (kind) {
       case KeyKind::kInteger:
-        return numbers.contains(IntAt(column, i));
+        switch (column.Type()->Id()) {
+          case TypeId::kInt8:
+            each([&](int64_t i) { return numbers.contains(column.Values<int8_t>()[i]); });
+            return;
+          case TypeId::kInt16:
+            each([&](int64_t i) { return numbers.contains(column.Values<int16_t>()[i]); });
+            return;
+          case TypeId::kInt32:
+          case TypeId::kDate:
+            each([&](int64_t i) { return numbers.contains(column.Values<int32_t>()[i]); });
+            return;
+          default:
+            each([&](int64_t i) { return numbers.contains(column.Values<int64_t>()[i]); });
+            return;
+        }
       case KeyKind::kFloating:
-        return numbers.contains(NormalizedBits(FloatingAt(column, i)));
+        if (column.Type()->Id() == TypeId::kFloat32) {
+          each([&](int64_t i) {
+            return numbers.contains(NormalizedBits(column.Values<float>()[i]));
+          });
+        } else {
+          each([&](int64_t i) {
+            return numbers.contains(NormalizedBits(column.Values<double>()[i]));
+          });
+        }
+        return;
       case KeyKind::kBytes:
-        return bytes.contains(column.BytesAt(i));
+        each([&](int64_t i) { return bytes.contains(column.BytesAt(i)); });
+        return;
     }
-    return false;
   }
 };
 
@@ -131,8 +162,8 @@ BoundExprPtr InSetFunction::MakeInSet(const std::vector<BoundExprPtr>& equalitie
           .ValueOrDie();
   BoundExprPtr min;
   BoundExprPtr max;
-  std::optional<ColumnPtr> min_value;
-  std::optional<ColumnPtr> max_value;
+  ColumnPtr min_value;  // null until the first non-null constant
+  ColumnPtr max_value;
   bool has_nan = false;
   for (const BoundExprPtr& equality : equalities) {
     const BoundExprPtr& left = equality->Children()[0];
@@ -150,29 +181,29 @@ BoundExprPtr InSetFunction::MakeInSet(const std::vector<BoundExprPtr>& equalitie
       keys->has_null = true;
       continue;
     }
-    bool below = !min_value.has_value();
-    bool above = !max_value.has_value();
+    bool below = min_value == nullptr;
+    bool above = max_value == nullptr;
     switch (*kind) {
       case KeyKind::kInteger: {
         const int64_t number = IntAt(column, 0);
         keys->numbers.insert(number);
-        below = below || number < IntAt(**min_value, 0);
-        above = above || number > IntAt(**max_value, 0);
+        below = below || number < IntAt(*min_value, 0);
+        above = above || number > IntAt(*max_value, 0);
         break;
       }
       case KeyKind::kFloating: {
         const double number = FloatingAt(column, 0);
         keys->numbers.insert(NormalizedBits(number));
         has_nan = has_nan || std::isnan(number);
-        below = below || number < FloatingAt(**min_value, 0);
-        above = above || number > FloatingAt(**max_value, 0);
+        below = below || number < FloatingAt(*min_value, 0);
+        above = above || number > FloatingAt(*max_value, 0);
         break;
       }
       case KeyKind::kBytes: {
         const std::string_view bytes = column.BytesAt(0);
         keys->bytes.emplace(bytes);
-        below = below || bytes < (*min_value)->BytesAt(0);
-        above = above || bytes > (*max_value)->BytesAt(0);
+        below = below || bytes < min_value->BytesAt(0);
+        above = above || bytes > max_value->BytesAt(0);
         break;
       }
     }
@@ -201,10 +232,17 @@ Result<ColumnPtr> InSetFunction::Compute(const BoundExpression& /*call*/,
   const int64_t n = value.Length();
   TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::AllocateUninitialized(n, context.pool));
   uint8_t* out = values->mutable_data();
+  keys_->Lookup(value, out);
   int64_t misses = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = value.IsValid(i) && keys_->Contains(value, i);
-    misses += out[i] == 0 && value.IsValid(i);
+  if (value.NullCount() == 0) {
+    for (int64_t i = 0; i < n; ++i) {
+      misses += out[i] == 0 ? 1 : 0;
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = value.IsValid(i) && out[i] != 0;
+      misses += out[i] == 0 && value.IsValid(i);
+    }
   }
   if (value.NullCount() == 0 && (misses == 0 || !keys_->has_null)) {
     return Column::Make(DataType::Boolean(), n, nullptr, std::move(values));
