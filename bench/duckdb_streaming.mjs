@@ -16,7 +16,7 @@
 //   streaming_bench's join case over DIR/impressions and DIR/clicks (clicks joined with their
 //   impression within 10 minutes; no row is late for the streaming query's watermarks, so
 //   both write the same rows). With --nested it times the nested case's filter over
-//   DIR/nested/*.json with its explicit columns (tags a list, payload a struct, region), the
+//   DIR/nested/*.json with its explicit columns (tags a list, payload and error structs, region), the
 //   malformed lines ignored (tributary's Auto Loader rescues them; their status is null, so
 //   neither engine writes them). Prints one JSON object: duckdb_version, threads, times_ms,
 //   median_ms, rows_in, rows_out, tributary_table_rows.
@@ -48,7 +48,8 @@ const source = nested
   ? `read_json(${sqlPath(`${dir}/nested/*.json`)}, format='newline_delimited', ignore_errors=true,
   columns={ts: 'TIMESTAMPTZ', user_id: 'BIGINT', status: 'VARCHAR', country: 'VARCHAR',
   latency_ms: 'DOUBLE', path: 'VARCHAR', bytes: 'BIGINT', tags: 'VARCHAR[]',
-  payload: 'STRUCT(method VARCHAR, code BIGINT, session VARCHAR)', region: 'VARCHAR'})`
+  payload: 'STRUCT(method VARCHAR, code BIGINT, session VARCHAR)',
+  error: 'STRUCT(type VARCHAR, retryable BOOLEAN)', region: 'VARCHAR'})`
   : infer
   ? `read_json(${sqlPath(`${dir}/logs/*.json`)})`
   : `read_json(${sqlPath(`${dir}/logs/*.json`)}, format='newline_delimited',

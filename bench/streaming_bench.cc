@@ -60,8 +60,9 @@
 //   streaming_bench generate-nested --dir DIR [--rows R] [--files F]
 //     Writes the nested case's data (see NestedLogLine): R log records (Default: 1000000) in F
 //     files (Default: 4, about 70 MB each) DIR/nested/part-<i>.json, from a fixed seed: the
-//     flat case's fields, a `tags` array and a `payload` object per record, one line in about
-//     a thousand malformed, and a `region` field only in the last file.
+//     flat case's fields, a `tags` array and a `payload` object per record, an `error` object
+//     on failed requests, one line in about a thousand malformed, and a `region` field only
+//     in the last file.
 //
 //   streaming_bench nested --dir DIR [--repetitions R]
 //     A one-table Auto Loader pipeline over DIR/nested, as real logs arrive:
@@ -158,7 +159,8 @@ int Generate(const std::string& dir, int64_t rows, int64_t files) {
 }
 
 // A log record as services write them: the flat case's fields, then a `tags` array (zero to
-// three tags) and a `payload` object (method, status code, session), a `region` when
+// three tags) and a `payload` object (method, status code, session), an `error` object when
+// the code is 500 (about one record in seven), a `region` when
 // `with_region` (a field that appears in later files), and, for about one record in a
 // thousand, a line cut short (a writer killed mid-line) inside its path.
 std::string NestedLogLine(std::mt19937_64& rng, int64_t i, bool with_region) {
@@ -173,8 +175,15 @@ std::string NestedLogLine(std::mt19937_64& rng, int64_t i, bool with_region) {
   for (uint64_t t = 0; t < tags; ++t) {
     line += fmt::format("{}\"{}\"", t > 0 ? "," : "", kTags[rng() % 6]);
   }
+  const int code = kCodes[rng() % 7];
   line += fmt::format(R"(],"payload":{{"method":"{}","code":{},"session":"s-{}"}})",
-                      kMethods[rng() % 5], kCodes[rng() % 7], rng() % 100000);
+                      kMethods[rng() % 5], code, rng() % 100000);
+  if (code >= 500) {
+    // Only failed requests carry an error object: records of two shapes, mixed.
+    line += fmt::format(R"(,"error":{{"type":"{}","retryable":{}}})",
+                        rng() % 2 == 0 ? "upstream_timeout" : "connection_reset",
+                        rng() % 3 == 0 ? "false" : "true");
+  }
   if (with_region) {
     line += fmt::format(R"(,"region":"{}")", kRegions[rng() % 3]);
   }

@@ -254,6 +254,9 @@ class JsonReaderImpl final : public JsonReader {
   // Learns the shape of `object` for DecodeShapedRecord when every key, nested ones too, is a
   // field of the schema and every nested value has a column of its kind.
   void LearnShape(simdjson::dom::object object);
+  // Resolves the sinks of shape `i` into resolved_sinks_ (ResolveShapeMembers): whether the
+  // fast path can take it.
+  bool ResolveShape(int i);
   // LearnShape's targets of the members of object node `node`, whose fields are `type`'s,
   // built by `builder` (the record: nullptr, its columns are top_builders_).
   bool ResolveShapeMembers(size_t node, TypeNode& type, ColumnBuilder* builder);
@@ -399,6 +402,8 @@ class JsonReaderImpl final : public JsonReader {
   };
   RecordShapeCache shapes_;
   std::array<ShapeSinks, RecordShapeCache::kCapacity> shape_sinks_;
+  // The sinks of a shape being learned or merged, before they replace its slot's.
+  ShapeSinks resolved_sinks_;
   // The shape the Resolve, Check and Append helpers work on, and its sinks.
   const RecordShape* shape_ = nullptr;
   ShapeSinks* sinks_ = nullptr;
@@ -817,17 +822,33 @@ void JsonReaderImpl::LearnShape(simdjson::dom::object object) {
   if (shape_matched_) {
     return;  // the shape is known; one of the line's values did not fit it
   }
-  const int learned = shapes_.Learn(object);
-  if (learned < 0) {
-    return;
+  // The record's shape merged into the last one, when the merged shape is one the fast path
+  // can take (a record with an unknown field would make it one it cannot); else a shape of
+  // its own.
+  const int merged = shapes_.MergeIntoLast(object);
+  if (merged >= 0) {
+    if (ResolveShape(merged)) {
+      std::swap(shape_sinks_[static_cast<size_t>(merged)], resolved_sinks_);
+      return;
+    }
+    shapes_.UndoMerge();
   }
-  shape_ = &shapes_.Shape(learned);
-  sinks_ = &shape_sinks_[static_cast<size_t>(learned)];
-  sinks_->targets.assign(shape_->NumNodes(), ShapeTarget{});
-  sinks_->absent.clear();
+  const int learned = shapes_.Learn(object);
+  if (learned >= 0) {
+    ResolveShape(learned);
+    std::swap(shape_sinks_[static_cast<size_t>(learned)], resolved_sinks_);
+  }
+}
+
+bool JsonReaderImpl::ResolveShape(int i) {
+  shape_ = &shapes_.Shape(i);
+  sinks_ = &resolved_sinks_;
+  resolved_sinks_.targets.assign(shape_->NumNodes(), ShapeTarget{});
+  resolved_sinks_.absent.clear();
   // Unknown fields are rescued or reported, and nested values meant for a string or map column
   // are read as such: the DOM path does that.
-  sinks_->usable = ResolveShapeMembers(0, top_, nullptr);
+  resolved_sinks_.usable = ResolveShapeMembers(0, top_, nullptr);
+  return resolved_sinks_.usable;
 }
 
 bool JsonReaderImpl::ResolveShapeMembers(size_t node, TypeNode& type, ColumnBuilder* builder) {
@@ -907,6 +928,8 @@ bool ShapeValueFits(TypeId id, const ShapeValue& value) {
     case ShapeValueKind::kObject:
     case ShapeValueKind::kArray:
       return false;
+    case ShapeValueKind::kAbsent:
+      return true;
   }
   return false;
 }
@@ -930,6 +953,9 @@ bool ConvertsFromString(TypeId id) {
 
 bool JsonReaderImpl::CheckShapeValues(size_t node, ShapeValue*& value) {
   ShapeValue& v = *value++;
+  if (v.kind == ShapeValueKind::kAbsent) {
+    return true;
+  }
   if (v.kind == ShapeValueKind::kObject) {
     size_t member = node + 1;
     for (uint32_t k = 0; k < shape_->NumMembers(node); ++k, member = shape_->Next(member)) {
@@ -1000,6 +1026,7 @@ void JsonReaderImpl::AppendShapeValues(size_t node, const ShapeValue*& value) {
   const TypeId id = target.node->id;
   switch (v.kind) {
     case ShapeValueKind::kNull:
+    case ShapeValueKind::kAbsent:
       sink->AppendNull();
       break;
     case ShapeValueKind::kBool:

@@ -316,7 +316,12 @@ class Inferrer {
     if (prefers_decimal_) {
       return;
     }
-    const int learned = shapes_.Learn(object);
+    // The record was added to the nodes just before: every node of a shape merged from its
+    // shape and the last one exists already.
+    int learned = shapes_.MergeIntoLast(object);
+    if (learned < 0) {
+      learned = shapes_.Learn(object);
+    }
     if (learned < 0) {
       return;
     }
@@ -371,6 +376,8 @@ class Inferrer {
     InferNode& infer = *(*nodes_)[node];
     const ShapeValue& v = *value++;
     switch (v.kind) {
+      case ShapeValueKind::kAbsent:
+        return;  // a field the record does not have adds nothing
       case ShapeValueKind::kNull:
         AddScalar(infer, null_);
         return;

@@ -235,9 +235,10 @@ bool IsPlainKey(std::string_view key) {
 
 }  // namespace
 
-size_t RecordShape::AddNode(NodeKind kind, std::string_view key) {
+size_t RecordShape::AddNode(NodeKind kind, std::string_view key, bool optional) {
   Node node;
   node.kind = kind;
+  node.optional = optional;
   if (!key.empty()) {
     node.key_offset = static_cast<uint32_t>(keys_.size());
     node.key_size = static_cast<uint32_t>(key.size() + 2);
@@ -253,7 +254,7 @@ bool RecordShape::LearnObject(simdjson::dom::object object, std::string_view key
   if (nodes_.size() >= kMaxNodes || depth > kMaxDepth) {
     return false;
   }
-  const size_t node = AddNode(NodeKind::kObject, key);
+  const size_t node = AddNode(NodeKind::kObject, key, false);
   uint32_t members = 0;
   for (auto it = object.begin(), end = object.end(); it != end; ++it) {
     const std::string_view member = it.key();
@@ -285,7 +286,7 @@ bool RecordShape::LearnValue(simdjson::dom::element value, std::string_view key,
     case simdjson::dom::element_type::OBJECT:
       return LearnObject(value.get_object().value_unsafe(), key, depth);
     case simdjson::dom::element_type::ARRAY: {
-      const size_t node = AddNode(NodeKind::kArray, key);
+      const size_t node = AddNode(NodeKind::kArray, key, false);
       const simdjson::dom::array array = value.get_array().value_unsafe();
       // The element shape is the first non-null element's; an array of nulls or none at all
       // is taken for an array of scalars.
@@ -300,7 +301,7 @@ bool RecordShape::LearnValue(simdjson::dom::element value, std::string_view key,
         }
       }
       if (!learned) {
-        AddNode(NodeKind::kScalar, {});
+        nodes_[AddNode(NodeKind::kScalar, {}, false)].placeholder = true;
       }
       for (simdjson::dom::element item : array) {
         if (!Conforms(item, node + 1)) {
@@ -311,7 +312,8 @@ bool RecordShape::LearnValue(simdjson::dom::element value, std::string_view key,
       return true;
     }
     default:
-      AddNode(NodeKind::kScalar, key);
+      nodes_[AddNode(NodeKind::kScalar, key, false)].placeholder =
+          value.type() == simdjson::dom::element_type::NULL_VALUE;
       return true;
   }
 }
@@ -329,18 +331,28 @@ bool RecordShape::Conforms(simdjson::dom::element value, size_t node) const {
       if (type != simdjson::dom::element_type::OBJECT) {
         return false;
       }
+      // The object's keys in the shape's order, optional members perhaps left out.
       size_t member = node + 1;
-      uint32_t seen = 0;
+      uint32_t next = 0;
+      const uint32_t members = nodes_[node].num_members;
       const simdjson::dom::object object = value.get_object().value_unsafe();
       for (auto it = object.begin(), end = object.end(); it != end; ++it) {
-        if (seen == nodes_[node].num_members || it.key() != Key(member) ||
-            !Conforms(it.value(), member)) {
+        while (next < members && it.key() != Key(member) && nodes_[member].optional) {
+          ++next;
+          member = Next(member);
+        }
+        if (next == members || it.key() != Key(member) || !Conforms(it.value(), member)) {
           return false;
         }
-        ++seen;
+        ++next;
         member = Next(member);
       }
-      return seen == nodes_[node].num_members;
+      for (; next < members; ++next, member = Next(member)) {
+        if (!nodes_[member].optional) {
+          return false;
+        }
+      }
+      return true;
     }
     case NodeKind::kArray:
       if (type != simdjson::dom::element_type::ARRAY) {
@@ -366,6 +378,152 @@ bool RecordShape::Learn(simdjson::dom::object object) {
   return true;
 }
 
+bool RecordShape::MergeFrom(const RecordShape& old, simdjson::dom::object object) {
+  Clear();
+  if (old.Empty() || !MergeObject(old, 0, object, {}, false, 0)) {
+    Clear();
+    return false;
+  }
+  return true;
+}
+
+void RecordShape::CopySubtree(const RecordShape& old, size_t node, bool optional) {
+  const size_t first = nodes_.size();
+  for (size_t n = node; n < old.Next(node); ++n) {
+    const Node& from = old.nodes_[n];
+    Node& to = nodes_[AddNode(from.kind, old.Key(n), from.optional)];
+    to.placeholder = from.placeholder;
+    to.num_members = from.num_members;
+    to.subtree_size = from.subtree_size;
+  }
+  nodes_[first].optional = optional;
+}
+
+bool RecordShape::MergeObject(const RecordShape& old, size_t node, simdjson::dom::object object,
+                              std::string_view key, bool optional, int depth) {
+  if (nodes_.size() >= kMaxNodes || depth > kMaxDepth) {
+    return false;
+  }
+  std::vector<size_t> old_members;
+  for (size_t m = node + 1; m < old.Next(node); m = old.Next(m)) {
+    old_members.push_back(m);
+  }
+  std::vector<std::pair<std::string_view, simdjson::dom::element>> members;
+  for (auto it = object.begin(), end = object.end(); it != end; ++it) {
+    const std::string_view member = it.key();
+    if (member.empty() || !IsPlainKey(member) ||
+        std::any_of(members.begin(), members.end(),
+                    [member](const auto& seen) { return seen.first == member; })) {
+      return false;
+    }
+    members.emplace_back(member, it.value());
+  }
+  const auto in_old = [&](std::string_view name) {
+    return std::any_of(old_members.begin(), old_members.end(),
+                       [&](size_t m) { return old.Key(m) == name; });
+  };
+  const auto in_new = [&](std::string_view name) {
+    return std::any_of(members.begin(), members.end(),
+                       [name](const auto& member) { return member.first == name; });
+  };
+  const size_t merged = AddNode(NodeKind::kObject, key, optional);
+  uint32_t count = 0;
+  size_t i = 0;
+  size_t j = 0;
+  // Both key orders must be kept: the keys of both, each once, in an order where each record's
+  // keys come in its own order. A key of one only is optional.
+  while (i < old_members.size() || j < members.size()) {
+    if (i < old_members.size() && j < members.size() &&
+        old.Key(old_members[i]) == members[j].first) {
+      if (!MergeValue(old, old_members[i], members[j].second, members[j].first,
+                      old.nodes_[old_members[i]].optional, depth + 1)) {
+        return false;
+      }
+      ++i;
+      ++j;
+    } else if (j < members.size() && !in_old(members[j].first)) {
+      const size_t added = nodes_.size();
+      if (!LearnValue(members[j].second, members[j].first, depth + 1)) {
+        return false;
+      }
+      nodes_[added].optional = true;
+      ++j;
+    } else if (i < old_members.size() && !in_new(old.Key(old_members[i]))) {
+      CopySubtree(old, old_members[i], /*optional=*/true);
+      ++i;
+    } else {
+      return false;  // the two orders disagree
+    }
+    ++count;
+    if (nodes_.size() > kMaxNodes) {
+      return false;
+    }
+  }
+  nodes_[merged].num_members = count;
+  nodes_[merged].subtree_size = static_cast<uint32_t>(nodes_.size() - merged);
+  return true;
+}
+
+bool RecordShape::MergeValue(const RecordShape& old, size_t node, simdjson::dom::element value,
+                             std::string_view key, bool optional, int depth) {
+  const Node& from = old.nodes_[node];
+  const simdjson::dom::element_type type = value.type();
+  if (type == simdjson::dom::element_type::NULL_VALUE) {
+    CopySubtree(old, node, optional);
+    return true;
+  }
+  if (from.placeholder) {
+    const size_t added = nodes_.size();
+    if (!LearnValue(value, key, depth)) {
+      return false;
+    }
+    nodes_[added].optional = optional;
+    return true;
+  }
+  switch (from.kind) {
+    case NodeKind::kScalar:
+      if (type == simdjson::dom::element_type::OBJECT ||
+          type == simdjson::dom::element_type::ARRAY) {
+        return false;
+      }
+      AddNode(NodeKind::kScalar, key, optional);
+      return true;
+    case NodeKind::kObject:
+      return type == simdjson::dom::element_type::OBJECT &&
+             MergeObject(old, node, value.get_object().value_unsafe(), key, optional, depth);
+    case NodeKind::kArray: {
+      if (type != simdjson::dom::element_type::ARRAY || depth > kMaxDepth) {
+        return false;
+      }
+      const size_t merged = AddNode(NodeKind::kArray, key, optional);
+      // The old element merged with the first non-null element; every element must then
+      // conform to the merged one.
+      const simdjson::dom::array array = value.get_array().value_unsafe();
+      bool found = false;
+      for (simdjson::dom::element item : array) {
+        if (item.type() != simdjson::dom::element_type::NULL_VALUE) {
+          if (!MergeValue(old, node + 1, item, {}, false, depth + 1)) {
+            return false;
+          }
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        CopySubtree(old, node + 1, false);
+      }
+      for (simdjson::dom::element item : array) {
+        if (!Conforms(item, merged + 1)) {
+          return false;
+        }
+      }
+      nodes_[merged].subtree_size = static_cast<uint32_t>(nodes_.size() - merged);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool RecordShape::MatchNode(Cursor& in, size_t node, bool parse_doubles,
                             std::vector<ShapeValue>* values) const {
   if (in.p < in.end && *in.p == 'n') {
@@ -381,18 +539,23 @@ bool RecordShape::MatchNode(Cursor& in, size_t node, bool parse_doubles,
       }
       values->emplace_back().kind = ShapeValueKind::kObject;
       size_t member = node + 1;
-      for (uint32_t m = 0; m < nodes_[node].num_members; ++m) {
+      bool any = false;  // whether a member was read: the next one follows a comma
+      for (uint32_t m = 0; m < nodes_[node].num_members; ++m, member = Next(member)) {
         in.SkipSpace();
-        if (m > 0) {
-          if (!in.Take(',')) {
+        const char* const before = in.p;
+        const Node& key = nodes_[member];
+        const bool present =
+            (!any || (in.Take(',') && (in.SkipSpace(), true))) &&
+            in.TakeBytes(std::string_view(keys_).substr(key.key_offset, key.key_size));
+        if (!present) {
+          if (!key.optional) {
             return false;
           }
-          in.SkipSpace();
+          in.p = before;
+          values->emplace_back().kind = ShapeValueKind::kAbsent;
+          continue;
         }
-        const Node& key = nodes_[member];
-        if (!in.TakeBytes(std::string_view(keys_).substr(key.key_offset, key.key_size))) {
-          return false;
-        }
+        any = true;
         in.SkipSpace();
         if (!in.Take(':')) {
           return false;
@@ -401,7 +564,6 @@ bool RecordShape::MatchNode(Cursor& in, size_t node, bool parse_doubles,
         if (!MatchNode(in, member, parse_doubles, values)) {
           return false;
         }
-        member = Next(member);
       }
       in.SkipSpace();
       return in.Take('}');
@@ -466,7 +628,26 @@ int RecordShapeCache::Match(std::string_view line, bool parse_doubles,
   return -1;
 }
 
+int RecordShapeCache::MergeIntoLast(simdjson::dom::object object) {
+  merged_ = -1;
+  if (last_ < 0 || !spare_.MergeFrom(shapes_[static_cast<size_t>(last_)], object)) {
+    return -1;
+  }
+  std::swap(spare_, shapes_[static_cast<size_t>(last_)]);
+  last_used_[static_cast<size_t>(last_)] = ++clock_;
+  merged_ = last_;
+  return last_;
+}
+
+void RecordShapeCache::UndoMerge() {
+  if (merged_ >= 0) {
+    std::swap(spare_, shapes_[static_cast<size_t>(merged_)]);
+    merged_ = -1;
+  }
+}
+
 int RecordShapeCache::Learn(simdjson::dom::object object) {
+  merged_ = -1;
   int victim = 0;
   for (int i = 1; i < kCapacity; ++i) {
     if (last_used_[static_cast<size_t>(i)] < last_used_[static_cast<size_t>(victim)]) {

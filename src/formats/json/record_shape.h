@@ -6,8 +6,9 @@
 // ones (no escapes) in the learned order, strings without escapes or control characters (and
 // valid UTF-8), numbers short enough to be exact, and only whitespace after the object. Any
 // value may be null; an array may have any number of elements, each of the element shape
-// learned from the first non-null element. Anything else is left to the DOM path, so both
-// paths read every line identically. Internal to formats/json.
+// learned from the first non-null element. A shape merged from records of several shapes
+// (RecordShape::MergeFrom) has optional members, which a line may leave out. Anything else is
+// left to the DOM path, so both paths read every line identically. Internal to formats/json.
 
 #pragma once
 
@@ -22,12 +23,23 @@
 namespace tributary::json {
 
 /// The kind of a value of a matched line, as simdjson's DOM would type it.
-enum class ShapeValueKind : uint8_t { kNull, kBool, kInt64, kDouble, kString, kObject, kArray };
+/// kAbsent: an optional member the line leaves out (a null for a column, nothing for inference).
+enum class ShapeValueKind : uint8_t {
+  kNull,
+  kBool,
+  kInt64,
+  kDouble,
+  kString,
+  kObject,
+  kArray,
+  kAbsent
+};
 
 /// One value of a matched line. Match writes the values in document order: an object is one
 /// kObject value followed by its members' values (in the shape's key order); an array is one
 /// kArray value with `count` followed by its elements' values; a null object or array is one
-/// kNull value with nothing after it.
+/// kNull value with nothing after it; an optional member the line leaves out is one kAbsent
+/// value.
 struct ShapeValue {
   ShapeValueKind kind = ShapeValueKind::kNull;
   bool bool_value = false;
@@ -55,6 +67,12 @@ class RecordShape {
   /// no escaping, no key twice in an object, the elements of each array of one shape);
   /// otherwise forgets any shape. Returns whether a shape is held.
   bool Learn(simdjson::dom::object object);
+  /// Learns the shape that both `old`'s records and `object` match: the members in one order,
+  /// those of only one of them optional, nested objects and array elements merged the same
+  /// way, a member that was only ever null taking the other's shape. False (and no shape) when
+  /// there is none: members in another order, an object or array where a scalar was, or past
+  /// the limits of Learn.
+  bool MergeFrom(const RecordShape& old, simdjson::dom::object object);
   /// Forgets the shape.
   void Clear() {
     nodes_.clear();
@@ -91,6 +109,11 @@ class RecordShape {
  private:
   struct Node {
     NodeKind kind = NodeKind::kScalar;
+    // An object member a line may leave out.
+    bool optional = false;
+    // A scalar learned from no value (a null, an array without elements): any shape merges
+    // into it.
+    bool placeholder = false;
     uint32_t num_members = 0;
     uint32_t subtree_size = 1;
     // The key with its quotes, as it must appear in the line: keys_[key_offset, +key_size).
@@ -98,9 +121,15 @@ class RecordShape {
     uint32_t key_size = 0;
   };
 
-  size_t AddNode(NodeKind kind, std::string_view key);
+  size_t AddNode(NodeKind kind, std::string_view key, bool optional);
   bool LearnObject(simdjson::dom::object object, std::string_view key, int depth);
   bool LearnValue(simdjson::dom::element value, std::string_view key, int depth);
+  // MergeFrom's parts: the merged subtree of `old`'s node `node` and `value`, appended.
+  bool MergeObject(const RecordShape& old, size_t node, simdjson::dom::object object,
+                   std::string_view key, bool optional, int depth);
+  bool MergeValue(const RecordShape& old, size_t node, simdjson::dom::element value,
+                  std::string_view key, bool optional, int depth);
+  void CopySubtree(const RecordShape& old, size_t node, bool optional);
   bool Conforms(simdjson::dom::element value, size_t node) const;
   bool MatchNode(Cursor& in, size_t node, bool parse_doubles,
                  std::vector<ShapeValue>* values) const;
@@ -125,11 +154,19 @@ class RecordShapeCache {
   /// Learns the shape of `object` in place of the least recently matched one: its index, or
   /// -1 when it is not a shape (RecordShape::Learn).
   int Learn(simdjson::dom::object object);
+  /// Merges the shape of `object` into the last one matched (RecordShape::MergeFrom): its
+  /// index, or -1 when they do not merge. Until the next Learn or MergeIntoLast, UndoMerge()
+  /// puts the shape back as it was (for a user that cannot take the merged one).
+  int MergeIntoLast(simdjson::dom::object object);
+  void UndoMerge();
   const RecordShape& Shape(int i) const { return shapes_[static_cast<size_t>(i)]; }
 
  private:
   std::array<RecordShape, kCapacity> shapes_;
+  // Where a shape is learned or merged before it replaces one; after a merge, the shape it
+  // replaced (for UndoMerge).
   RecordShape spare_;
+  int merged_ = -1;
   // When each shape was last matched or learned, in matches.
   std::array<uint64_t, kCapacity> last_used_{};
   uint64_t clock_ = 0;
