@@ -371,6 +371,7 @@ bool RecordShape::Conforms(simdjson::dom::element value, size_t node) const {
 
 bool RecordShape::Learn(simdjson::dom::object object) {
   Clear();
+  merges_ = 0;
   if (!LearnObject(object, {}, 0) || nodes_[0].num_members == 0) {
     Clear();
     return false;
@@ -380,10 +381,11 @@ bool RecordShape::Learn(simdjson::dom::object object) {
 
 bool RecordShape::MergeFrom(const RecordShape& old, simdjson::dom::object object) {
   Clear();
-  if (old.Empty() || !MergeObject(old, 0, object, {}, false, 0)) {
+  if (old.Empty() || old.merges_ >= kMaxMerges || !MergeObject(old, 0, object, {}, false, 0)) {
     Clear();
     return false;
   }
+  merges_ = old.merges_ + 1;
   return true;
 }
 

@@ -70,8 +70,9 @@ class RecordShape {
   /// Learns the shape that both `old`'s records and `object` match: the members in one order,
   /// those of only one of them optional, nested objects and array elements merged the same
   /// way, a member that was only ever null taking the other's shape. False (and no shape) when
-  /// there is none: members in another order, an object or array where a scalar was, or past
-  /// the limits of Learn.
+  /// there is none: members in another order, an object or array where a scalar was, past the
+  /// limits of Learn, or `old` merged kMaxMerges times already (records whose keys are data,
+  /// a new one in each, would otherwise grow one shape record by record).
   bool MergeFrom(const RecordShape& old, simdjson::dom::object object);
   /// Forgets the shape.
   void Clear() {
@@ -102,6 +103,7 @@ class RecordShape {
   /// Records with more nodes or deeper nesting than these take the DOM path.
   static constexpr size_t kMaxNodes = 256;
   static constexpr int kMaxDepth = 16;
+  static constexpr int kMaxMerges = 8;
 
   /// The bytes of a line and the match's position in them (defined in record_shape.cc).
   struct Cursor;
@@ -135,6 +137,8 @@ class RecordShape {
                  std::vector<ShapeValue>* values) const;
 
   std::vector<Node> nodes_;
+  // How many merges made this shape from a learned one.
+  int merges_ = 0;
   // The quoted keys of all nodes, back to back: no allocation per learned record once warm.
   std::string keys_;
 };

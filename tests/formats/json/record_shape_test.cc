@@ -66,6 +66,23 @@ TEST(RecordShapeTest, AMergedShapeHasTheMembersOfEitherInOrderTheOthersOptional)
   EXPECT_FALSE(none.MergeFrom(old_shape, Parse(parser, R"({"a":{"y":1},"b":{"x":1}})")));
 }
 
+// Records whose keys are data (a new key in each) would grow one shape record by record: a
+// shape merges kMaxMerges times, then no more.
+TEST(RecordShapeTest, AShapeMergesABoundedNumberOfTimes) {
+  simdjson::dom::parser parser;
+  RecordShape shape;
+  ASSERT_TRUE(shape.Learn(Parse(parser, R"({"k0":1})")));
+  for (int i = 1; i <= RecordShape::kMaxMerges + 1; ++i) {
+    RecordShape merged;
+    const bool ok = merged.MergeFrom(shape, Parse(parser, "{\"k" + std::to_string(i) + "\":1}"));
+    ASSERT_EQ(ok, i <= RecordShape::kMaxMerges) << i;
+    if (ok) {
+      shape = merged;
+      EXPECT_EQ(shape.NumMembers(0), static_cast<uint32_t>(i + 1));
+    }
+  }
+}
+
 TEST(RecordShapeCacheTest, KeepsShapesThatDoNotMergeAndUndoesAMerge) {
   simdjson::dom::parser parser;
   RecordShapeCache cache;
