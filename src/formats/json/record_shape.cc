@@ -340,10 +340,18 @@ bool RecordShape::LearnValue(simdjson::dom::element value, std::string_view key,
     case simdjson::dom::element_type::ARRAY: {
       const size_t node = AddNode(NodeKind::kArray, key, false);
       const simdjson::dom::array array = value.get_array().value_unsafe();
-      // The element shape is the first non-null element's; an array of nulls or none at all
-      // is taken for an array of scalars.
+      // The element shape is the first non-null element's, objects of other keys merged into
+      // it (an array of objects with optional keys); an array of nulls or none at all is taken
+      // for an array of scalars.
       bool learned = false;
       for (simdjson::dom::element item : array) {
+        if (item.type() == simdjson::dom::element_type::OBJECT) {
+          if (!LearnObjectElements(array, depth + 1)) {
+            return false;
+          }
+          learned = true;
+          break;
+        }
         if (item.type() != simdjson::dom::element_type::NULL_VALUE) {
           if (!LearnValue(item, {}, depth + 1)) {
             return false;
@@ -368,6 +376,32 @@ bool RecordShape::LearnValue(simdjson::dom::element value, std::string_view key,
           value.type() == simdjson::dom::element_type::NULL_VALUE;
       return true;
   }
+}
+
+bool RecordShape::LearnObjectElements(simdjson::dom::array array, int depth) {
+  RecordShape element;
+  for (simdjson::dom::element item : array) {
+    if (item.type() != simdjson::dom::element_type::OBJECT) {
+      continue;  // nulls conform; any other kind fails the caller's check
+    }
+    const simdjson::dom::object object = item.get_object().value_unsafe();
+    if (element.Empty()) {
+      if (!element.LearnObject(object, {}, 0)) {
+        return false;
+      }
+    } else if (!element.Conforms(item, 0)) {
+      RecordShape merged;
+      if (!merged.MergeFrom(element, object)) {
+        return false;
+      }
+      element = std::move(merged);
+    }
+  }
+  if (depth > kMaxDepth) {
+    return false;
+  }
+  CopySubtree(element, 0, false);
+  return nodes_.size() <= kMaxNodes;
 }
 
 bool RecordShape::Conforms(simdjson::dom::element value, size_t node) const {

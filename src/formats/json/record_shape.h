@@ -126,6 +126,9 @@ class RecordShape {
   size_t AddNode(NodeKind kind, std::string_view key, bool optional);
   bool LearnObject(simdjson::dom::object object, std::string_view key, int depth);
   bool LearnValue(simdjson::dom::element value, std::string_view key, int depth);
+  // The element shape of an array whose first non-null element is an object: the objects'
+  // shapes merged (MergeFrom), appended.
+  bool LearnObjectElements(simdjson::dom::array array, int depth);
   // MergeFrom's parts: the merged subtree of `old`'s node `node` and `value`, appended.
   bool MergeObject(const RecordShape& old, size_t node, simdjson::dom::object object,
                    std::string_view key, bool optional, int depth);

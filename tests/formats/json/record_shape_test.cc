@@ -66,6 +66,18 @@ TEST(RecordShapeTest, AMergedShapeHasTheMembersOfEitherInOrderTheOthersOptional)
   EXPECT_FALSE(none.MergeFrom(old_shape, Parse(parser, R"({"a":{"y":1},"b":{"x":1}})")));
 }
 
+// An array of objects with optional keys: the element shape is the elements' shapes merged.
+TEST(RecordShapeTest, ArrayElementsOfOtherKeysMergeIntoOneElementShape) {
+  simdjson::dom::parser parser;
+  RecordShape shape;
+  ASSERT_TRUE(shape.Learn(Parse(parser, R"({"l":[{"k":"a"},{"k":"b","v":1},null,{"v":2}]})")));
+  // l[{k?, v?}]: k is in the first element and not the last, v in the last and not the first.
+  EXPECT_EQ(Kinds(shape, R"({"l":[{"k":"x","v":1.5},{"v":1},{}]})"), "oaosdo-io--");
+  EXPECT_EQ(Kinds(shape, R"({"l":[{"v":1,"k":"x"}]})"), "no match");
+  EXPECT_FALSE(shape.Learn(Parse(parser, R"({"l":[{"k":"a","v":1},{"v":2,"k":"b"}]})")));
+  EXPECT_FALSE(shape.Learn(Parse(parser, R"({"l":[{"k":"a"},{"k":{"deep":1}}]})")));
+}
+
 // Records whose keys are data (a new key in each) would grow one shape record by record: a
 // shape merges kMaxMerges times, then no more.
 TEST(RecordShapeTest, AShapeMergesABoundedNumberOfTimes) {

@@ -114,6 +114,9 @@ inline std::vector<std::string> NestedShapeVariantLines() {
       R"({"s":"y","a":["p"],"o":{"x":1,"y":"z"},"l":[{"k":"a"}],"e":[],"n":null})",
       R"({"s":"y","a":["p"],"o":{"x":1,"y":"z"},"l":[{"k":"a","v":1,"w":2}],"e":[],"n":null})",
       R"({"s":"y","a":["p"],"o":{"x":1,"y":"z"},"l":[{"v":1,"k":"a"}],"e":[],"n":null})",
+      R"({"s":"y","a":[],"o":{"x":1,"y":"z"},"l":[{"k":"a"},{"k":"b","v":1},null,{"v":2}],"e":[],"n":null})",
+      R"({"s":"y","a":[],"o":{"x":1,"y":"z"},"l":[{"k":"a","v":1},{"v":2,"k":"b"}],"e":[],"n":null})",
+      R"({"s":"y","a":[],"o":{"x":1,"y":"z"},"l":[{"k":"a"},{"k":{"deep":1}}],"e":[],"n":null})",
       R"({"s":"y","a":"notarray","o":[1],"l":{"k":"a"},"e":{},"n":{"deep":{"er":[1]}}})",
       R"({"s":"y","a":["p"],"o":{},"l":[{}],"e":[],"n":null})",
       R"({"s":"y","a":[],"o":{"x":1,"y":"z"},"l":[],"e":[],"n":[[1,2],[3]]})",
@@ -153,6 +156,7 @@ inline std::vector<std::string> MixedShapeLines(uint64_t seed, int n) {
       R"({"s":"y#","o":{"x":1,"y":"z"},"l":[],"e":[],"n":null})",
       R"({"s":"y#","a":["p"],"o":{"x":1,"y":"z"},"l":[],"e":[],"n":null,"error":{"code":5}})",
       R"({"s":"y#","i":1})",
+      R"({"s":"y#","a":["p"],"o":{"x":1,"y":"z"},"l":[{"k":"a"},{"k":"b","v":2,"w":true}],"e":[],"n":null})",
   };
   const std::vector<std::string> variants = NestedShapeVariantLines();
   std::mt19937_64 random(seed);
