@@ -41,10 +41,11 @@ struct ExecContext {
   columnar::MemoryPool* pool = columnar::DefaultMemoryPool();
   /// Storage for scans; may be null when the plan has no file scan.
   storage::FileSystem* fs = nullptr;
-  /// Threads the query may use. With more than one, InstantiateOperators runs up to
-  /// threads - 1 scan pipelines (a scan with the filters and projections above it) that feed a
-  /// join, a grouped aggregate or a sort, the first in pull order, each on a thread of its own
-  /// ahead of its consumer (exec/read_ahead.h).
+  /// Threads the query may use. With more than one, InstantiateOperators reads a scan pipeline
+  /// (a scan with the filters and projections above it) of several files on up to `threads`
+  /// workers, a file each at a time (exec/parallel_scan.h), and runs up to threads - 1
+  /// one-file scan pipelines that feed a join, a grouped aggregate or a sort, the first in pull
+  /// order, each on a thread of its own ahead of its consumer (exec/read_ahead.h).
   int threads = 1;
 };
 

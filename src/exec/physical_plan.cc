@@ -8,6 +8,7 @@
 #include "exec/generate.h"
 #include "exec/hash_aggregate.h"
 #include "exec/hash_join.h"
+#include "exec/parallel_scan.h"
 #include "exec/read_ahead.h"
 #include "exec/relational_operators.h"
 #include "exec/scan.h"
@@ -16,6 +17,7 @@
 #include "exec/stateful_aggregate.h"
 #include "exec/streaming_deduplicate.h"
 #include "exec/streaming_join.h"
+#include "formats/parquet/reader.h"
 
 namespace tributary::exec {
 
@@ -243,23 +245,122 @@ bool ConsumesHeavily(const PhysicalNode& node) {
 // Batches a read-ahead keeps ready: one being consumed, one decoded behind it.
 constexpr int kReadAheadDepth = 2;
 
-// `spare_threads`: threads not yet given to a scan pipeline. They go to the first pipelines in
-// pull order (children in order: a join's probe side before its build side) whose consumer
-// works heavily on them.
+// The leaf of a scan pipeline (IsScanPipeline): the file or Delta scan.
+const PhysicalNode& ScanLeaf(const PhysicalNode& pipeline) {
+  const PhysicalNode* node = &pipeline;
+  while (!node->Children().empty()) {
+    node = node->Children()[0].get();
+  }
+  return *node;
+}
+
+// The parts a scan pipeline splits into for threads: its scan's files, and when a Parquet file
+// scan has fewer files than threads, their row groups (the footers are read here; a file whose
+// footer does not read stays one part, and its scan reports the error).
+std::vector<ScanPart> ScanParts(const PhysicalNode& pipeline, const ExecContext& context) {
+  const PhysicalNode& leaf = ScanLeaf(pipeline);
+  std::vector<ScanPart> parts;
+  if (leaf.Kind() == PhysicalNodeKind::kDeltaScan) {
+    const size_t files = static_cast<const DeltaScanNode&>(leaf).Files().size();
+    for (size_t file = 0; file < files; ++file) {
+      parts.push_back(ScanPart::File(file));
+    }
+    return parts;
+  }
+  const FileScanSpec& spec = static_cast<const FileScanNode&>(leaf).Spec();
+  const bool by_row_group = spec.format == formats::FileFormat::kParquet &&
+                            spec.paths.size() < static_cast<size_t>(context.threads);
+  for (size_t file = 0; file < spec.paths.size(); ++file) {
+    int row_groups = 1;
+    if (by_row_group) {
+      auto footer = parquet::ParquetFileReader::Open(*context.fs, spec.paths[file]);
+      row_groups = footer.ok() ? (*footer)->NumRowGroups() : 0;
+    }
+    if (row_groups <= 1) {
+      parts.push_back(ScanPart::File(file));
+      continue;
+    }
+    for (int group = 0; group < row_groups; ++group) {
+      parts.push_back(ScanPart::File(file, {group, group + 1}));
+    }
+  }
+  return parts;
+}
+
 Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& context,
-                                int* spare_threads) {
+                                int* spare_threads, const ScanPart* part);
+
+// `pipeline` (a scan pipeline of `parts`) read by up to context.threads workers.
+Result<OperatorPtr> ParallelScan(const PhysicalNodePtr& pipeline, std::vector<ScanPart> parts,
+                                 const ExecContext& context) {
+  int none = 0;
+  const ScanPart all;
+  TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr whole, Instantiate(pipeline, context, &none, &all));
+  ParallelScanOperator::Reports reports;
+  if (const PhysicalNode& leaf = ScanLeaf(*pipeline); leaf.Kind() == PhysicalNodeKind::kFileScan) {
+    const FileScanSpec& spec = static_cast<const FileScanNode&>(leaf).Spec();
+    reports.on_corrupt_file = spec.on_corrupt_file;
+    if (spec.on_unknown_fields) {
+      // The node is kept alive by `pipeline`, which the part opener holds.
+      reports.on_unknown_fields = [&spec, pipeline](const std::vector<std::string>& names) {
+        return spec.on_unknown_fields(names, spec.paths);
+      };
+    }
+  }
+  ParallelScanOperator::OpenPart open = [pipeline, &context](const ScanPart& part) {
+    int no_threads = 0;
+    return Instantiate(pipeline, context, &no_threads, &part);
+  };
+  return OperatorPtr(std::make_unique<ParallelScanOperator>(
+      std::move(whole), std::move(parts), context.threads, std::move(open), std::move(reports)));
+}
+
+// `plan` as a ParallelScanOperator when it is a scan pipeline of several parts and the context
+// has threads; else null.
+Result<OperatorPtr> MaybeParallelScan(const PhysicalNodePtr& plan, const ExecContext& context) {
+  if (context.threads <= 1 || !IsScanPipeline(*plan)) {
+    return OperatorPtr{};
+  }
+  std::vector<ScanPart> parts = ScanParts(*plan, context);
+  if (parts.size() <= 1) {
+    return OperatorPtr{};
+  }
+  return ParallelScan(plan, std::move(parts), context);
+}
+
+// `spare_threads`: threads not yet given to a scan pipeline. A scan pipeline of several parts
+// is read by up to context.threads workers (ParallelScan); otherwise spare threads go to the
+// first pipelines in pull order (children in order: a join's probe side before its build side)
+// whose consumer works heavily on them, each read ahead on a thread of its own. `part`, when
+// given, is a scan pipeline's part to read on the calling thread as it is (ParallelScan's).
+Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& context,
+                                int* spare_threads, const ScanPart* part) {
   std::vector<OperatorPtr> inputs;
   for (const PhysicalNodePtr& child : plan->Children()) {
+    if (part != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr input,
+                                Instantiate(child, context, spare_threads, part));
+      inputs.push_back(std::move(input));
+      continue;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr parallel, MaybeParallelScan(child, context));
+    if (parallel != nullptr) {
+      inputs.push_back(std::move(parallel));
+      continue;
+    }
     if (*spare_threads > 0 && ConsumesHeavily(*plan) && IsScanPipeline(*child)) {
       --*spare_threads;
       int none = 0;
-      TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr pipeline, Instantiate(child, context, &none));
+      TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr pipeline, Instantiate(child, context, &none, nullptr));
       inputs.push_back(std::make_unique<ReadAheadOperator>(std::move(pipeline), kReadAheadDepth));
       continue;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr input, Instantiate(child, context, spare_threads));
+    TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr input,
+                              Instantiate(child, context, spare_threads, nullptr));
     inputs.push_back(std::move(input));
   }
+  const ScanPart whole;
+  const ScanPart& scan_part = part != nullptr ? *part : whole;
   switch (plan->Kind()) {
     case PhysicalNodeKind::kValues:
       return OperatorPtr(std::make_unique<BatchSourceOperator>(As<ValuesNode>(plan)));
@@ -291,9 +392,9 @@ Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& 
       return OperatorPtr(std::make_unique<GenerateOperator>(As<GenerateNode>(plan),
                                                             std::move(inputs[0]), context));
     case PhysicalNodeKind::kFileScan:
-      return FileScanOperator::Make(As<FileScanNode>(plan), context);
+      return FileScanOperator::Make(As<FileScanNode>(plan), context, scan_part);
     case PhysicalNodeKind::kDeltaScan:
-      return DeltaScanOperator::Make(As<DeltaScanNode>(plan), context);
+      return DeltaScanOperator::Make(As<DeltaScanNode>(plan), context, scan_part);
     case PhysicalNodeKind::kEventTimeWatermark:
       return OperatorPtr(std::make_unique<EventTimeWatermarkOperator>(
           As<EventTimeWatermarkNode>(plan), std::move(inputs[0])));
@@ -319,8 +420,12 @@ Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& 
 }  // namespace
 
 Result<OperatorPtr> InstantiateOperators(const PhysicalNodePtr& plan, const ExecContext& context) {
+  TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr parallel, MaybeParallelScan(plan, context));
+  if (parallel != nullptr) {
+    return parallel;
+  }
   int spare_threads = std::max(0, context.threads - 1);
-  return Instantiate(plan, context, &spare_threads);
+  return Instantiate(plan, context, &spare_threads, nullptr);
 }
 
 }  // namespace tributary::exec

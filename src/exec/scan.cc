@@ -101,20 +101,24 @@ std::string DeltaScanNode::ToString() const {
 }
 
 Result<OperatorPtr> DeltaScanOperator::Make(std::shared_ptr<const DeltaScanNode> node,
-                                            const ExecContext& context) {
+                                            const ExecContext& context, const ScanPart& part) {
   TRIBUTARY_RETURN_NOT_OK(CheckFileSystem(context, "Delta"));
-  return OperatorPtr(new DeltaScanOperator(std::move(node), context));
+  return OperatorPtr(new DeltaScanOperator(std::move(node), context, part));
 }
 
 DeltaScanOperator::DeltaScanOperator(std::shared_ptr<const DeltaScanNode> node,
-                                     const ExecContext& context)
-    : node_(std::move(node)), context_(context) {}
+                                     const ExecContext& context, const ScanPart& part)
+    : node_(std::move(node)),
+      context_(context),
+      end_file_(std::min(part.end_file, node_->Files().size())) {
+  state_.next_file = part.first_file;
+}
 
 Result<RecordBatchPtr> DeltaScanOperator::Next() {
   const std::vector<const delta::AddFile*>& files = node_->Files();
   while (true) {
     if (state_.file_reader == nullptr) {
-      if (state_.next_file >= files.size()) {
+      if (state_.next_file >= end_file_) {
         return RecordBatchPtr{};
       }
       delta::TableReadOptions options;
@@ -262,9 +266,9 @@ std::string FileScanNode::ToString() const {
 }
 
 Result<OperatorPtr> FileScanOperator::Make(std::shared_ptr<const FileScanNode> node,
-                                           const ExecContext& context) {
+                                           const ExecContext& context, const ScanPart& part) {
   TRIBUTARY_RETURN_NOT_OK(CheckFileSystem(context, "file"));
-  return OperatorPtr(new FileScanOperator(std::move(node), context));
+  return OperatorPtr(new FileScanOperator(std::move(node), context, part));
 }
 
 Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec,
@@ -276,8 +280,14 @@ Result<OperatorPtr> FileScanOperator::Make(FileScanSpec spec,
 }
 
 FileScanOperator::FileScanOperator(std::shared_ptr<const FileScanNode> node,
-                                   const ExecContext& context)
-    : node_(std::move(node)), context_(context) {}
+                                   const ExecContext& context, const ScanPart& part)
+    : node_(std::move(node)),
+      context_(context),
+      end_file_(std::min(part.end_file, node_->Spec().paths.size())),
+      row_groups_(part.row_groups),
+      report_(part.report) {
+  state_.next_file = part.first_file;
+}
 
 Status FileScanOperator::MakeFileConstants(const std::string& path) {
   const FileScanSpec& spec = node_->Spec();
@@ -360,10 +370,16 @@ Status FileScanOperator::OpenNextFile() {
   if (node_->HasFileConstants()) {
     TRIBUTARY_RETURN_NOT_OK(MakeFileConstants(path));
   }
+  const formats::FileReadOptions* options = &spec.options;
+  formats::FileReadOptions part_options;
+  if (row_groups_.first != 0 || row_groups_.end != INT32_MAX) {
+    part_options = spec.options;
+    part_options.parquet_row_groups = row_groups_;
+    options = &part_options;
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(
-      state_.reader,
-      formats::OpenFileReader(spec.format, *context_.fs, path, spec.schema, spec.options,
-                              node_->ReadColumns(), context_.eval.pool));
+      state_.reader, formats::OpenFileReader(spec.format, *context_.fs, path, spec.schema, *options,
+                                             node_->ReadColumns(), context_.eval.pool));
   if (spec.on_unknown_fields) {
     // Parquet knows its file's unknown fields from the footer, before any row is read.
     NoteUnknownFields(state_.reader->UnknownFields());
@@ -388,7 +404,7 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
         }
         state_.reader.reset();
       }
-    } else if (state_.next_file < spec.paths.size()) {
+    } else if (state_.next_file < end_file_) {
       failed = OpenNextFile();
       if (failed.ok()) {
         continue;
@@ -396,7 +412,11 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
     } else {
       if (!state_.unknown_fields.empty() && !state_.unknown_fields_reported) {
         state_.unknown_fields_reported = true;
-        TRIBUTARY_RETURN_NOT_OK(spec.on_unknown_fields(state_.unknown_fields, spec.paths));
+        if (report_ != nullptr) {
+          report_->unknown_fields = state_.unknown_fields;
+        } else {
+          TRIBUTARY_RETURN_NOT_OK(spec.on_unknown_fields(state_.unknown_fields, spec.paths));
+        }
       }
       return RecordBatchPtr{};
     }
@@ -405,7 +425,12 @@ Result<RecordBatchPtr> FileScanOperator::Next() {
       if (!skippable) {
         return failed;
       }
-      spec.on_corrupt_file(spec.paths[state_.next_file - 1], failed);
+      const std::string& path = spec.paths[state_.next_file - 1];
+      if (report_ != nullptr) {
+        report_->corrupt_files.emplace_back(path, failed);
+      } else {
+        spec.on_corrupt_file(path, failed);
+      }
       state_.reader.reset();
       continue;
     }

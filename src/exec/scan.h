@@ -5,8 +5,10 @@
 
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "delta/table_reader.h"
@@ -17,13 +19,44 @@
 
 namespace tributary::exec {
 
+/// What the files of a scan part reported, kept for the parallel scan to pass on in order on
+/// its consumer's thread: the spec's callbacks are neither thread-safe nor meant to be called
+/// once per part.
+struct ScanPartReport {
+  /// Top-level fields outside the data schema (FileScanSpec::on_unknown_fields), distinct, in
+  /// order of first appearance.
+  std::vector<std::string> unknown_fields;
+  /// Files skipped as corrupt (FileScanSpec::on_corrupt_file), in order, with their errors.
+  std::vector<std::pair<std::string, Status>> corrupt_files;
+};
+
+/// A part of a scan that one thread reads (exec/parallel_scan.h): the files
+/// [first_file, end_file) of the node's list, and of a Parquet file scan's files the row groups
+/// `row_groups`. With a `report`, the part's unknown fields and corrupt files go there instead
+/// of to the spec's callbacks. The default is the whole scan.
+struct ScanPart {
+  size_t first_file = 0;
+  size_t end_file = SIZE_MAX;
+  formats::FileReadOptions::RowGroupRange row_groups;
+  ScanPartReport* report = nullptr;
+
+  /// The part that is the node's file `file`, or of it the row groups `groups`.
+  static ScanPart File(size_t file, formats::FileReadOptions::RowGroupRange groups = {}) {
+    ScanPart part;
+    part.first_file = file;
+    part.end_file = file + 1;
+    part.row_groups = groups;
+    return part;
+  }
+};
+
 /// Reads the live rows of the node's Delta snapshot: its files left after pruning, one after
 /// the other, decoding only the node's columns.
 class DeltaScanOperator final : public Operator {
  public:
-  /// InvalidArgument when `context` has no file system.
+  /// InvalidArgument when `context` has no file system. Reads the files of `part` only.
   static Result<OperatorPtr> Make(std::shared_ptr<const DeltaScanNode> node,
-                                  const ExecContext& context);
+                                  const ExecContext& context, const ScanPart& part = {});
   const SchemaPtr& OutputSchema() const override { return node_->Schema(); }
   Result<RecordBatchPtr> Next() override;
   std::string ToString() const override { return node_->ToString(); }
@@ -36,10 +69,12 @@ class DeltaScanOperator final : public Operator {
     std::unique_ptr<delta::DataFileReader> file_reader;
   };
 
-  DeltaScanOperator(std::shared_ptr<const DeltaScanNode> node, const ExecContext& context);
+  DeltaScanOperator(std::shared_ptr<const DeltaScanNode> node, const ExecContext& context,
+                    const ScanPart& part);
 
   std::shared_ptr<const DeltaScanNode> node_;
   const ExecContext& context_;
+  const size_t end_file_;
   State state_;
 };
 
@@ -50,9 +85,9 @@ class DeltaScanOperator final : public Operator {
 /// and repeated into each of its batches.
 class FileScanOperator final : public Operator {
  public:
-  /// InvalidArgument when `context` has no file system.
+  /// InvalidArgument when `context` has no file system. Reads the files of `part` only.
   static Result<OperatorPtr> Make(std::shared_ptr<const FileScanNode> node,
-                                  const ExecContext& context);
+                                  const ExecContext& context, const ScanPart& part = {});
   /// The scan of `spec` with output `columns` (FileScanNode::Make, then the operator), for a
   /// scan without a plan.
   static Result<OperatorPtr> Make(FileScanSpec spec, const std::vector<std::string>& columns,
@@ -85,7 +120,8 @@ class FileScanOperator final : public Operator {
     bool unknown_fields_reported = false;
   };
 
-  FileScanOperator(std::shared_ptr<const FileScanNode> node, const ExecContext& context);
+  FileScanOperator(std::shared_ptr<const FileScanNode> node, const ExecContext& context,
+                   const ScanPart& part);
   Status OpenNextFile();
   /// The one-row columns of the file at `path` for the partition and metadata outputs.
   Status MakeFileConstants(const std::string& path);
@@ -96,6 +132,9 @@ class FileScanOperator final : public Operator {
 
   std::shared_ptr<const FileScanNode> node_;
   const ExecContext& context_;
+  const size_t end_file_;
+  const formats::FileReadOptions::RowGroupRange row_groups_;
+  ScanPartReport* const report_;
   State state_;
 };
 

@@ -88,8 +88,9 @@ Result<std::unique_ptr<FileReader>> OpenFileReader(FileFormat format, storage::F
   switch (format) {
     case FileFormat::kParquet: {
       TRIBUTARY_ASSIGN_OR_RAISE(
-          auto reader, parquet::ReconcilingReader::Open(fs, path, schema, columns,
-                                                        options.parquet_rescued_data_column, pool));
+          auto reader, parquet::ReconcilingReader::Open(
+                           fs, path, schema, columns, options.parquet_rescued_data_column, pool,
+                           options.parquet_row_groups.first, options.parquet_row_groups.end));
       return std::unique_ptr<FileReader>(std::move(reader));
     }
     case FileFormat::kJson: {

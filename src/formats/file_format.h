@@ -47,6 +47,13 @@ struct FileReadOptions {
   /// column name with the file's path under "_file_path"; null when a row has none. Auto
   /// Loader's rescued-data column. Default: "" (none).
   std::string parquet_rescued_data_column;
+  /// kParquet: the row groups [first, end) of the file are read, the others skipped: a part of
+  /// a file for one thread (exec/parallel_scan.h). Default: all.
+  struct RowGroupRange {
+    int first = 0;
+    int end = INT32_MAX;
+  };
+  RowGroupRange parquet_row_groups;
 };
 
 /// The columns a reader of `format` can return for data schema `schema` (null for Parquet

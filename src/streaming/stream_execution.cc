@@ -12,6 +12,7 @@
 #include "columnar/calendar.h"
 #include "common/ascii.h"
 #include "common/crash_point.h"
+#include "common/thread_count.h"
 #include "common/uuid.h"
 #include "delta/snapshot.h"
 #include "plan/physical_planner.h"
@@ -685,6 +686,9 @@ Status StreamExecution::RunBatch(const OffsetSeq& offsets,
   context.eval = options_.eval;
   context.eval.current_timestamp_micros = offsets.batch_timestamp_ms * 1000;
   context.fs = fs_.get();
+  // A batch's scans split their files across threads; the rows come out in the files' order,
+  // so what a batch writes does not depend on the thread count.
+  TRIBUTARY_ASSIGN_OR_RAISE(context.threads, ResolveThreadCount(options_.session_config));
   TRIBUTARY_ASSIGN_OR_RAISE(auto memory, plan::QueryMemory::Make(options_.session_config));
   memory->Attach(&context);
   durations["queryPlanning"] = ElapsedMs(planning_start);

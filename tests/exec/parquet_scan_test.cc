@@ -7,6 +7,7 @@
 
 #include "exec/hash_aggregate.h"
 #include "exec/operator_io.h"
+#include "exec/parallel_scan.h"
 #include "exec/read_ahead.h"
 #include "exec/scan.h"
 #include "formats/parquet/writer.h"
@@ -138,44 +139,62 @@ TEST_F(ParquetScanTest, FileWithoutTheScansColumnsStillCountsItsRowsInBoundedBat
   EXPECT_EQ(rows.back(), R"({"missing":null,"k":5})");
 }
 
-// With threads, a scan feeding a grouped aggregate reads ahead on its own thread, and the
-// aggregate's rows are those of one thread; a global aggregate keeps its scan on the caller's
-// thread (handing batches across cores cost more than it saved there).
-TEST_F(ParquetScanTest, WithThreadsAScanFeedingAGroupedAggregateReadsAhead) {
-  FileScanSpec spec;
-  spec.paths = {path_};
-  spec.schema =
-      testing::MakeSchema({Field("id", DataType::Int64()), Field("name", DataType::String())});
-  ASSERT_OK_AND_ASSIGN(auto scan, FileScanNode::Make(spec, {"id", "name"}, context_));
-  const auto aggregate = [&](bool grouped) {
+// With threads, a scan of several parts (here the file's two row groups) is read by several
+// workers; a scan of one part feeding a grouped aggregate reads ahead on its own thread, and a
+// global aggregate keeps it on the caller's thread (handing batches across cores cost more
+// than it saved there). The aggregate's rows are those of one thread either way.
+TEST_F(ParquetScanTest, WithThreadsScansSplitByRowGroupOrReadAhead) {
+  const std::string one_group = dir_.Join("one_group.parquet");
+  {
+    auto schema =
+        testing::MakeSchema({Field("id", DataType::Int64()), Field("name", DataType::String())});
+    ASSERT_OK_AND_ASSIGN(
+        auto batch,
+        testing::BatchFromJson(schema,
+                               R"([{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"a"}])"));
+    ASSERT_OK(parquet::WriteParquetFile(fs_, one_group, {batch}, schema, {}));
+  }
+  const auto aggregate = [&](const std::string& path, bool grouped) {
+    FileScanSpec spec;
+    spec.paths = {path};
+    spec.schema =
+        testing::MakeSchema({Field("id", DataType::Int64()), Field("name", DataType::String())});
+    auto scan = FileScanNode::Make(spec, {"id", "name"}, context_);
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
     std::vector<expr::BoundExprPtr> keys;
     std::vector<Field> fields;
     if (grouped) {
-      keys.push_back(ColumnRef(*scan->Schema(), "name"));
+      keys.push_back(ColumnRef(*(*scan)->Schema(), "name"));
       fields.emplace_back("name", DataType::String());
     }
     fields.emplace_back("n", DataType::Int64());
     fields.emplace_back("s", DataType::Int64());
     return std::make_shared<HashAggregateNode>(
-        scan, std::move(keys),
-        std::vector<AggregateCall>{{"count", {}}, {"sum", {ColumnRef(*scan->Schema(), "id")}}},
+        *scan, std::move(keys),
+        std::vector<AggregateCall>{{"count", {}}, {"sum", {ColumnRef(*(*scan)->Schema(), "id")}}},
         testing::MakeSchema(fields));
   };
   ExecContext two = context_;
   two.threads = 2;
-  for (const bool grouped : {true, false}) {
-    OperatorPtr serial = Instantiate(aggregate(grouped), context_);
-    OperatorPtr parallel = Instantiate(aggregate(grouped), two);
-    ASSERT_NE(serial, nullptr);
-    ASSERT_NE(parallel, nullptr);
-    ASSERT_EQ(parallel->Children().size(), 1u);
-    EXPECT_EQ(dynamic_cast<const ReadAheadOperator*>(parallel->Children()[0]) != nullptr, grouped);
-    EXPECT_EQ(dynamic_cast<const ReadAheadOperator*>(serial->Children()[0]), nullptr);
-    EXPECT_EQ(Explain(*serial), Explain(*parallel));
-    ASSERT_OK_AND_ASSIGN(auto serial_rows, RowsOf(*serial));
-    ASSERT_OK_AND_ASSIGN(auto parallel_rows, RowsOf(*parallel));
-    EXPECT_EQ(parallel_rows.size(), grouped ? 100u : 1u);
-    EXPECT_EQ(Sorted(parallel_rows), Sorted(serial_rows));
+  for (const std::string& path : {path_, one_group}) {
+    for (const bool grouped : {true, false}) {
+      SCOPED_TRACE(path + (grouped ? " grouped" : " global"));
+      OperatorPtr serial = Instantiate(aggregate(path, grouped), context_);
+      OperatorPtr parallel = Instantiate(aggregate(path, grouped), two);
+      ASSERT_NE(serial, nullptr);
+      ASSERT_NE(parallel, nullptr);
+      ASSERT_EQ(parallel->Children().size(), 1u);
+      const Operator* input = parallel->Children()[0];
+      EXPECT_EQ(dynamic_cast<const ParallelScanOperator*>(input) != nullptr, path == path_);
+      EXPECT_EQ(dynamic_cast<const ReadAheadOperator*>(input) != nullptr,
+                path == one_group && grouped);
+      EXPECT_EQ(dynamic_cast<const FileScanOperator*>(serial->Children()[0]) != nullptr, true);
+      EXPECT_EQ(Explain(*serial), Explain(*parallel));
+      ASSERT_OK_AND_ASSIGN(auto serial_rows, RowsOf(*serial));
+      ASSERT_OK_AND_ASSIGN(auto parallel_rows, RowsOf(*parallel));
+      EXPECT_EQ(parallel_rows.size(), grouped ? (path == path_ ? 100u : 2u) : 1u);
+      EXPECT_EQ(Sorted(parallel_rows), Sorted(serial_rows));
+    }
   }
 }
 

@@ -13,7 +13,7 @@ namespace tributary::parquet {
 Result<std::unique_ptr<ReconcilingReader>> ReconcilingReader::Open(
     storage::FileSystem& fs, const std::string& path, const columnar::SchemaPtr& schema,
     const std::vector<std::string>& columns, std::string rescued_data_column,
-    columnar::MemoryPool* pool) {
+    columnar::MemoryPool* pool, int first_row_group, int end_row_group) {
   std::vector<columnar::Field> fields;
   fields.reserve(columns.size());
   for (const std::string& name : columns) {
@@ -30,6 +30,8 @@ Result<std::unique_ptr<ReconcilingReader>> ReconcilingReader::Open(
       path, std::move(file), std::make_shared<columnar::Schema>(std::move(fields)), columns,
       std::move(rescued_data_column), pool));
   TRIBUTARY_RETURN_NOT_OK(reader->Reconcile(*schema));
+  reader->next_row_group_ = std::max(0, first_row_group);
+  reader->end_row_group_ = std::min(end_row_group, reader->file_->NumRowGroups());
   return reader;
 }
 
@@ -92,7 +94,7 @@ Result<columnar::RecordBatchPtr> ReconcilingReader::Next() {
       return WithNulls(nullptr, rows);
     }
     if (group_ == nullptr) {
-      if (file_ == nullptr || next_row_group_ >= file_->NumRowGroups()) {
+      if (file_ == nullptr || next_row_group_ >= end_row_group_) {
         file_.reset();
         return columnar::RecordBatchPtr();
       }

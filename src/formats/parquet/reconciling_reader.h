@@ -33,13 +33,12 @@ class ReconcilingReader final : public formats::FileReader {
  public:
   /// Opens `path` on `fs` (reading its footer) for data schema `schema`; `columns` names the
   /// columns of `schema` to return, in that order. `rescued_data_column`: a string column of
-  /// `schema` no file has, or "" for none.
-  static Result<std::unique_ptr<ReconcilingReader>> Open(storage::FileSystem& fs,
-                                                         const std::string& path,
-                                                         const columnar::SchemaPtr& schema,
-                                                         const std::vector<std::string>& columns,
-                                                         std::string rescued_data_column,
-                                                         columnar::MemoryPool* pool);
+  /// `schema` no file has, or "" for none. Only the row groups [first_row_group,
+  /// end_row_group) of the file are read.
+  static Result<std::unique_ptr<ReconcilingReader>> Open(
+      storage::FileSystem& fs, const std::string& path, const columnar::SchemaPtr& schema,
+      const std::vector<std::string>& columns, std::string rescued_data_column,
+      columnar::MemoryPool* pool, int first_row_group = 0, int end_row_group = INT32_MAX);
 
   const columnar::SchemaPtr& OutputSchema() const override { return schema_; }
   /// Batches of the file's own schema when the file has every selected column with the
@@ -75,6 +74,7 @@ class ReconcilingReader final : public formats::FileReader {
   std::vector<std::string> unknown_fields_;
   columnar::MemoryPool* pool_;
   int next_row_group_ = 0;
+  int end_row_group_ = 0;
   /// The row group being read; reads through file_, so it is declared (and reset) after it.
   std::unique_ptr<RowGroupReader> group_;
   /// Rows of the open row group not yet returned when the file has none of the columns read.
