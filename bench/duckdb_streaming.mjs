@@ -2,7 +2,7 @@
 // the same JSON -> filter(status = 'active') -> Parquet work as one COPY statement over the
 // files `streaming_bench generate` wrote, with the same explicit columns, one thread.
 //
-// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T]
+// Usage: node bench/duckdb_streaming.mjs --dir DIR [--repetitions R] [--table T] [--threads N]
 //   [--infer|--window|--join|--nested]
 //   times COPY (SELECT * FROM read_json(DIR/logs/*.json, columns={...}) WHERE status =
 //   'active') TO DIR/duckdb_out.parquet (FORMAT parquet) R times (Default: 5) after one
@@ -33,6 +33,8 @@ const option = (name, fallback) => {
 const dir = path.resolve(option('dir'));
 const repetitions = Number(option('repetitions', '5'));
 const table = option('table', '');
+// --threads N: DuckDB's thread count (default 1), to compare with tributary at the same count.
+const threads = Number(option('threads', '1'));
 // --infer: read_json detects the columns and types itself, as tributary's Auto Loader pipeline
 // infers them (streaming_bench pipeline); else the explicit columns of streaming_bench's schema.
 const infer = args.includes('--infer');
@@ -75,7 +77,7 @@ const closed = window
   ? ` WHERE minute + INTERVAL 2 minute <= (SELECT max(ts) FROM ${source})`
   : '';
 
-const db = await DuckDBInstance.create(':memory:', { threads: '1' });
+const db = await DuckDBInstance.create(':memory:', { threads: String(threads) });
 const con = await db.connect();
 await con.run("SET TimeZone='UTC'");
 const scalar = async (sql) => Number((await con.runAndReadAll(sql)).getRows()[0][0]);
@@ -90,7 +92,7 @@ for (let r = 0; r < repetitions; ++r) {
 const sorted = [...times].sort((a, b) => a - b);
 const result = {
   duckdb_version: await (async () => (await con.runAndReadAll('SELECT version()')).getRows()[0][0])(),
-  threads: 1,
+  threads,
   times_ms: times.map((t) => Number(t.toFixed(1))),
   median_ms: sorted[Math.floor(sorted.length / 2)],
   // Nested: every line, malformed ones too (tributary reads them as rows and rescues them).

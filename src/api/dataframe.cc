@@ -102,6 +102,8 @@ plan::Catalog SessionState::MakeCatalog(int64_t now_micros) const {
   catalog.warehouse = warehouse;
   catalog.eval.session_time_zone = time_zone;
   catalog.eval.current_timestamp_micros = now_micros;
+  // A bad setting is reported when the query runs (ExecuteDataFrame); inference then uses one.
+  catalog.threads = ResolveThreadCount(config).ValueOr(1);
   catalog.session_table = [this](const std::string& name) -> plan::LogicalPlanPtr {
     std::optional<streaming::MemoryTable> table = memory_tables->Find(name);
     if (!table) {

@@ -346,7 +346,8 @@ Result<columnar::SchemaPtr> ParseSchemaDdl(std::string_view ddl) {
 
 Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view format,
                                   std::vector<std::string> paths, const formats::OptionMap& options,
-                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults) {
+                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults,
+                                  int threads) {
   TRIBUTARY_ASSIGN_OR_RAISE(formats::FileFormat file_format, formats::FileFormatFromName(format));
   exec::FileScanSpec spec;
   spec.format = file_format;
@@ -357,7 +358,8 @@ Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view form
     case formats::FileFormat::kJson: {
       TRIBUTARY_ASSIGN_OR_RAISE(spec.options.json, formats::JsonOptionsFromMap(options, defaults));
       if (schema == nullptr) {
-        TRIBUTARY_ASSIGN_OR_RAISE(schema, json::InferJsonSchema(fs, spec.paths, spec.options.json));
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            schema, json::InferJsonSchema(fs, spec.paths, spec.options.json, threads));
       }
       break;
     }
@@ -451,7 +453,7 @@ Result<LogicalPlanPtr> ScanFiles(const Catalog& catalog, std::string_view format
                                                      catalog.eval.session_time_zone));
   TRIBUTARY_ASSIGN_OR_RAISE(ScanSource source,
                             FileScanSource(*catalog.fs, format, std::move(*listed), options,
-                                           std::move(schema), defaults));
+                                           std::move(schema), defaults, catalog.threads));
   if (partitions->NumFields() > 0) {
     if (schema_given != nullptr) {
       // A partition column in the given schema takes its type there (Spark's user schema).

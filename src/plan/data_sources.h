@@ -23,6 +23,8 @@ struct Catalog {
   std::string warehouse;
   /// Session time zone and current timestamp.
   expr::EvalContext eval;
+  /// Threads a read may use to infer its files' schema (the session's tributary.threads).
+  int threads = 1;
   /// Session tables outside the warehouse (a memory sink's table, queryable by its query
   /// name): the plan for a lowercased name, or null. Looked up before the warehouse; may be
   /// empty.
@@ -95,10 +97,12 @@ Result<std::vector<storage::FileInfo>> ListDataFileInfos(storage::FileSystem& fs
 /// `options` over `defaults`: the reader spec and the scan's schema; the caller sets the
 /// description. `schema` null means inferred from `paths` (JSON/CSV per the options' inference
 /// settings; Parquet from the first file). ScanFiles and the file stream source both build
-/// their scans here, so an option means the same to a batch read and to a stream.
+/// their scans here, so an option means the same to a batch read and to a stream. JSON
+/// inference reads files on up to `threads` threads (the same schema whatever the count).
 Result<ScanSource> FileScanSource(storage::FileSystem& fs, std::string_view format,
                                   std::vector<std::string> paths, const formats::OptionMap& options,
-                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults);
+                                  columnar::SchemaPtr schema, formats::OptionDefaults defaults,
+                                  int threads = 1);
 
 /// The partition columns of `files` below the directory `root` (Spark's partition discovery):
 /// the keys of the `key=value` directories between `root` and each file, which every file

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/ascii.h"
+#include "common/thread_count.h"
 #include "delta/schema_json.h"
 #include "exec/scan.h"
 #include "formats/text/schema_hints.h"
@@ -125,13 +126,13 @@ Result<columnar::SchemaPtr> MergedParquetSchema(storage::FileSystem& fs,
 // The schema JSON or CSV inference gives over `paths`. With `ignore_corrupt_files`, when that
 // fails on a file that cannot be read (a truncated .json.gz), the files that fail alone are left
 // out and the rest inferred together, as Spark's inference skips corrupt files; when every file
-// fails, the first one's error.
+// fails, the first one's error. JSON files are inferred on up to `threads` threads.
 Result<columnar::SchemaPtr> InferredTextSchema(storage::FileSystem& fs, const std::string& format,
                                                const std::vector<std::string>& paths,
                                                const formats::OptionMap& options,
-                                               bool ignore_corrupt_files) {
+                                               bool ignore_corrupt_files, int threads) {
   auto inferred = plan::FileScanSource(fs, format, paths, options, nullptr,
-                                       formats::OptionDefaults::kAutoLoader);
+                                       formats::OptionDefaults::kAutoLoader, threads);
   if (inferred.ok() || !ignore_corrupt_files || !IsSkippableFileError(inferred.status())) {
     if (!inferred.ok()) {
       return inferred.status();
@@ -159,7 +160,7 @@ Result<columnar::SchemaPtr> InferredTextSchema(storage::FileSystem& fs, const st
   }
   TRIBUTARY_ASSIGN_OR_RAISE(plan::ScanSource rest,
                             plan::FileScanSource(fs, format, readable, options, nullptr,
-                                                 formats::OptionDefaults::kAutoLoader));
+                                                 formats::OptionDefaults::kAutoLoader, threads));
   return rest.files.schema;
 }
 
@@ -271,8 +272,10 @@ Result<SchemaChoice> InferSchema(const CloudFilesSchemaRequest& request,
     TRIBUTARY_ASSIGN_OR_RAISE(
         data, MergedParquetSchema(*request.fs, paths, sample_options, ignore_corrupt_files));
   } else {
-    TRIBUTARY_ASSIGN_OR_RAISE(data, InferredTextSchema(*request.fs, request.format, paths,
-                                                       sample_options, ignore_corrupt_files));
+    TRIBUTARY_ASSIGN_OR_RAISE(const int threads, ResolveThreadCount(request.session_config));
+    TRIBUTARY_ASSIGN_OR_RAISE(data,
+                              InferredTextSchema(*request.fs, request.format, paths, sample_options,
+                                                 ignore_corrupt_files, threads));
   }
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr partition, PartitionColumns(request, sample));
   // A column both in the files and in the directories stays in the data schema; the scan
@@ -355,7 +358,8 @@ class EvolutionHook {
       }
       batch_schema_ptr = std::move(*merged);
     } else {
-      auto inferred = InferredTextSchema(*fs_, format_, paths, options_, ignore_corrupt_files);
+      auto inferred =
+          InferredTextSchema(*fs_, format_, paths, options_, ignore_corrupt_files, /*threads=*/1);
       if (!inferred.ok()) {
         return inferred.status().WithContext("inferring the types of Auto Loader's new columns");
       }

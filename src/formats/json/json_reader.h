@@ -156,10 +156,11 @@ Result<columnar::SchemaPtr> JsonOutputSchema(const columnar::Schema& schema,
 /// reached), with Spark's JSON inference rules (formats/text/schema_inference.h): fields sorted
 /// by name, integers as bigint, fractions as double, null-only as string; every leaf string
 /// unless `infer_column_types`; then `schema_hints` applied. Records that do not parse are
-/// skipped; no corrupt-record or rescued-data column is added.
+/// skipped; no corrupt-record or rescued-data column is added. With `threads` above one, files
+/// are inferred on that many threads and merged in order: the same schema, and the same error.
 Result<columnar::SchemaPtr> InferJsonSchema(storage::FileSystem& fs,
                                             const std::vector<std::string>& paths,
-                                            const JsonReadOptions& options);
+                                            const JsonReadOptions& options, int threads = 1);
 
 /// InferJsonSchema over in-memory file contents.
 Result<columnar::SchemaPtr> InferJsonSchemaFromText(const std::vector<std::string_view>& files,

@@ -7,8 +7,11 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -476,25 +479,114 @@ Result<Inferrer> MakeInferrer(simdjson::dom::parser& parser, const JsonReadOptio
   return Inferrer(options, std::move(temporal));
 }
 
+// Adds what `from` held to `into`, as if `into`'s records had been followed by `from`'s: the
+// tree a pass over both would have built, since widening neither depends on the order of the
+// types nor on how they are grouped, and fields are sorted when the schema is made.
+void MergeInto(InferNode& into, const InferNode& from) {
+  if (from.scalar != nullptr) {
+    into.scalar = into.scalar == nullptr || into.scalar == from.scalar
+                      ? from.scalar
+                      : text::WidenInferredTypes(into.scalar, from.scalar);
+  }
+  into.object = into.object || from.object;
+  for (const auto& [key, child] : from.fields) {
+    MergeInto(into.Field(key), *child);
+  }
+  if (from.element != nullptr) {
+    if (into.element == nullptr) {
+      into.element = std::make_unique<InferNode>();
+    }
+    MergeInto(*into.element, *from.element);
+  }
+}
+
+// InferJsonSchema over `paths` (at most the sample's file count) on `threads` workers: each
+// file is inferred into a tree of its own by the next free worker, and the trees are merged in
+// file order. The sample ends where a serial pass ends it, at the first file whose predecessors
+// sampled sample_size_bytes: a worker takes no file past the end once the files before it are
+// known, and an error is the one a serial pass meets first.
+Result<columnar::SchemaPtr> InferFilesInParallel(storage::FileSystem& fs,
+                                                 std::span<const std::string> paths,
+                                                 const JsonReadOptions& options, int threads) {
+  struct FileResult {
+    InferNode root;
+    Result<int64_t> sampled = Status::Internal("not inferred");
+    bool done = false;
+  };
+  std::vector<FileResult> results(paths.size());
+  std::mutex mutex;
+  size_t next = 0;            // the next file a worker takes
+  size_t end = paths.size();  // files from here on are past the sample
+  size_t known = 0;           // files [0, known) are done
+  int64_t known_bytes = 0;    // what they sampled
+  const auto work = [&] {
+    simdjson::dom::parser parser;
+    Result<Inferrer> inferrer = MakeInferrer(parser, options);
+    std::unique_lock lock(mutex);
+    while (next < end) {
+      const size_t index = next++;
+      FileResult& result = results[index];
+      lock.unlock();
+      if (!inferrer.ok()) {
+        result.sampled = inferrer.status();
+      } else if (auto input = text::InputStream::Open(fs, paths[index]); !input.ok()) {
+        result.sampled = input.status();
+      } else {
+        result.sampled =
+            inferrer->AddFile(parser, std::move(*input), options.multi_line, result.root);
+      }
+      lock.lock();
+      result.done = true;
+      for (; known < end && results[known].done; ++known) {
+        if (!results[known].sampled.ok()) {
+          end = known + 1;  // a serial pass stops at the first error
+          break;
+        }
+        known_bytes += *results[known].sampled;
+        if (known_bytes >= options.sample_size_bytes) {
+          end = known + 1;
+          break;
+        }
+      }
+    }
+  };
+  const size_t workers = std::min(paths.size(), static_cast<size_t>(threads));
+  std::vector<std::thread> pool;
+  pool.reserve(workers - 1);
+  for (size_t i = 1; i < workers; ++i) {
+    pool.emplace_back(work);
+  }
+  work();
+  for (std::thread& worker : pool) {
+    worker.join();
+  }
+  InferNode root;
+  for (size_t file = 0; file < end; ++file) {
+    TRIBUTARY_RETURN_NOT_OK(results[file].sampled.status());
+    MergeInto(root, results[file].root);
+  }
+  return FinishSchema(root, options);
+}
+
 }  // namespace
 
 Result<columnar::SchemaPtr> InferJsonSchema(storage::FileSystem& fs,
                                             const std::vector<std::string>& paths,
-                                            const JsonReadOptions& options) {
+                                            const JsonReadOptions& options, int threads) {
+  const size_t max_files =
+      std::min(paths.size(), static_cast<size_t>(std::max<int64_t>(0, options.sample_size_files)));
+  if (threads > 1 && max_files > 1) {
+    return InferFilesInParallel(fs, {paths.data(), max_files}, options, threads);
+  }
   simdjson::dom::parser parser;
   TRIBUTARY_ASSIGN_OR_RAISE(Inferrer inferrer, MakeInferrer(parser, options));
   InferNode root;
   int64_t bytes = 0;
-  int64_t files = 0;
-  for (const std::string& path : paths) {
-    if (files >= options.sample_size_files || bytes >= options.sample_size_bytes) {
-      break;
-    }
-    TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, path));
+  for (size_t file = 0; file < max_files && bytes < options.sample_size_bytes; ++file) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto input, text::InputStream::Open(fs, paths[file]));
     TRIBUTARY_ASSIGN_OR_RAISE(const int64_t sampled,
                               inferrer.AddFile(parser, std::move(input), options.multi_line, root));
     bytes += sampled;
-    ++files;
   }
   return FinishSchema(root, options);
 }

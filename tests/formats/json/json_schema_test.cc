@@ -4,13 +4,16 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "formats/json/json_reader.h"
 #include "formats/json/shaped_json_lines.h"
 #include "formats/text/schema_hints.h"
 #include "formats/text/schema_inference.h"
+#include "storage/local_file_system.h"
 #include "support/status_matchers.h"
+#include "support/temp_dir.h"
 
 namespace tributary::json {
 namespace {
@@ -233,6 +236,60 @@ TEST(JsonSchemaInferenceTest, RecordsOfManyShapesMixedInferTheSameSchemaInAnyOrd
     EXPECT_EQ(schema, Infer({joined(reversed)}, options));
     EXPECT_NE(schema.find("error:struct<code:string,retry:boolean>"), std::string::npos) << schema;
     EXPECT_NE(schema.find("user:struct<id:bigint,plan:string>"), std::string::npos) << schema;
+  }
+}
+
+// Files inferred on several threads give the schema of one thread: the trees of the files are
+// merged in file order, the sample ends at the same file (sampleSize.numBytes), and the error
+// is the first one a serial pass meets.
+TEST(JsonSchemaInferenceTest, FilesInferredOnThreadsGiveTheSchemaOfOneThread) {
+  testing::TempDir dir;
+  storage::LocalFileSystem fs;
+  const std::vector<std::string> lines = MixedShapeLines(20261204, 600);
+  std::vector<std::string> paths;
+  std::vector<int64_t> sizes;
+  for (size_t file = 0; file < 12; ++file) {
+    std::string text;
+    for (size_t line = file * 50; line < (file + 1) * 50; ++line) {
+      text += lines[line] + "\n";
+    }
+    if (file == 9) {
+      text += R"({"late":{"x":1.5,"tags":[true]}})"
+              "\n";
+    }
+    paths.push_back(dir.Join(fmt::format("part-{:02}.json", file)));
+    ASSERT_OK(fs.WriteFile(paths.back(), text, storage::WriteMode::kPutIfAbsent));
+    sizes.push_back(static_cast<int64_t>(text.size()));
+  }
+  const auto infer = [&](const std::vector<std::string>& files, const JsonReadOptions& options,
+                         int threads) {
+    auto schema = InferJsonSchema(fs, files, options, threads);
+    return schema.ok() ? SchemaText(**schema) : schema.status().ToString();
+  };
+  JsonReadOptions options = Typed();
+  const std::string all = infer(paths, options, 1);
+  EXPECT_NE(all.find("late:struct<tags:array<boolean>,x:double>"), std::string::npos) << all;
+  for (const int threads : {2, 3, 8}) {
+    SCOPED_TRACE(threads);
+    EXPECT_EQ(infer(paths, options, threads), all);
+    // The sample ends after file 5: its bytes and those before reach the limit.
+    JsonReadOptions limited = options;
+    limited.sample_size_bytes = sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4] + 1;
+    const std::string sampled = infer(paths, limited, 1);
+    EXPECT_EQ(sampled.find("late:"), std::string::npos) << sampled;
+    EXPECT_EQ(infer(paths, limited, threads), sampled);
+    limited = options;
+    limited.sample_size_files = 9;
+    EXPECT_EQ(infer(paths, limited, threads), infer(paths, limited, 1));
+    // A missing file: the error when the sample reaches it, nothing when it ends before.
+    std::vector<std::string> with_missing = paths;
+    with_missing[7] = dir.Join("missing.json");
+    const std::string failed = infer(with_missing, options, 1);
+    EXPECT_NE(failed.find("missing.json"), std::string::npos) << failed;
+    EXPECT_EQ(infer(with_missing, options, threads), failed);
+    limited = options;
+    limited.sample_size_files = 7;
+    EXPECT_EQ(infer(with_missing, limited, threads), infer(paths, limited, 1));
   }
 }
 
