@@ -16,9 +16,12 @@
 # stream-stream join (Default: 1000000); TRIBUTARY_BENCH_KAFKA_ROWS, records of the Kafka ->
 # Delta throughput case (Default: 500000); TRIBUTARY_BENCH_KAFKA_SECONDS, seconds of the Kafka
 # latency case at 1000 records/s (Default: 10).
-# Both engines run on one thread.
+# Both engines run on one thread, except the cases marked "all threads", where both run with
+# every core (TRIBUTARY_THREADS and DuckDB's threads set to nproc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export TRIBUTARY_THREADS=1
+all_threads=$(nproc)
 rows=${TRIBUTARY_BENCH_ROWS:-8000000}
 parquet_rows=${TRIBUTARY_BENCH_PARQUET_ROWS:-1000000}
 repetitions=${TRIBUTARY_BENCH_REPETITIONS:-5}
@@ -258,6 +261,17 @@ node bench/duckdb_query.mjs bench --dir "$parquet_dir" --repetitions "$repetitio
 echo "== SQL queries over the log table (bench/query_cases.tsv), 1 thread, medians of $repetitions repetitions"
 echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
 compare_medians "$out/query_bench.json" "$out/duckdb_query.json" query_bench || disagree=1
+echo "== tributary: query_bench, $repetitions repetitions, all threads ($all_threads)"
+TRIBUTARY_THREADS=$all_threads TRIBUTARY_BENCH_PARQUET_DIR=$parquet_dir "$out/query_bench" \
+  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/query_bench_all_threads.json" --benchmark_out_format=json
+echo "== duckdb: bench/duckdb_query.mjs, $repetitions repetitions, $all_threads threads"
+node bench/duckdb_query.mjs bench --dir "$parquet_dir" --repetitions "$repetitions" \
+  --threads "$all_threads" >"$out/duckdb_query_all_threads.json"
+echo "== SQL queries over the log table, all threads ($all_threads) on both sides, medians of $repetitions repetitions"
+echo "   ratio: duckdb / tributary wall time; cpu ratio: same for CPU time; > 1: tributary faster"
+compare_medians "$out/query_bench_all_threads.json" "$out/duckdb_query_all_threads.json" \
+  query_bench || disagree=1
 
 # Delta snapshot loading: the benchmark generates its table (a checkpoint plus JSON commits) in
 # a temporary directory of its own before timing. DuckDB has no equivalent of loading a Delta
@@ -421,6 +435,13 @@ echo "== duckdb: bench/duckdb_streaming.mjs --infer, $repetitions repetitions"
 node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --infer \
   --table "$stream_dir/pipeline_warehouse/gold_active_logs" >"$out/duckdb_pipeline.json" ||
   disagree=1
+echo "== tributary: streaming_bench pipeline, $repetitions repetitions, all threads ($all_threads)"
+TRIBUTARY_THREADS=$all_threads "$out/streaming_bench" pipeline --dir "$stream_dir" \
+  --repetitions "$repetitions" >"$out/pipeline_bench_all_threads.json" || disagree=1
+echo "== duckdb: bench/duckdb_streaming.mjs --infer, $repetitions repetitions, $all_threads threads"
+node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --infer \
+  --threads "$all_threads" --table "$stream_dir/pipeline_warehouse/gold_active_logs" \
+  >"$out/duckdb_pipeline_all_threads.json" || disagree=1
 # (c1) Logs as services write them: a nested object and an array per record, about one
 # malformed line per thousand, a field that appears only in the last file, 70 MB files; a
 # one-table Auto Loader pipeline with inferred types and a filter, against DuckDB's COPY of
@@ -434,6 +455,13 @@ echo "== duckdb: bench/duckdb_streaming.mjs --nested, $repetitions repetitions"
 node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --nested \
   --table "$stream_dir/nested_warehouse/active_events" >"$out/duckdb_nested.json" ||
   disagree=1
+echo "== tributary: streaming_bench nested, $repetitions repetitions, all threads ($all_threads)"
+TRIBUTARY_THREADS=$all_threads "$out/streaming_bench" nested --dir "$stream_dir" \
+  --repetitions "$repetitions" >"$out/nested_bench_all_threads.json" || disagree=1
+echo "== duckdb: bench/duckdb_streaming.mjs --nested, $repetitions repetitions, $all_threads threads"
+node bench/duckdb_streaming.mjs --dir "$stream_dir" --repetitions "$repetitions" --nested \
+  --threads "$all_threads" --table "$stream_dir/nested_warehouse/active_events" \
+  >"$out/duckdb_nested_all_threads.json" || disagree=1
 # (c2) The same pipeline entirely on S3: landing and warehouse (tables, checkpoints, schema
 # location) in a bucket of a moto server on loopback (the S3 API server the tests use), against
 # the local run above; what each micro-batch asks of S3 comes from the progress records.
@@ -507,7 +535,8 @@ for (const row of rows) {
   console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
     .join('  '));
 }
-console.log(`rows/s: input rows per second; DuckDB ${duckdb.duckdb_version}, threads=1; times ` +
+console.log(`rows/s: input rows per second; DuckDB ${duckdb.duckdb_version}, ` +
+  `threads=${duckdb.threads}; times ` +
   `tributary ${tributary.times_ms.join('/')} ms, duckdb ${duckdb.times_ms.map((t) => t.toFixed(1)).join('/')} ms; ` +
   `target ratio >= ${target}`);
 process.exitCode = failed ? 1 : 0;
@@ -538,6 +567,12 @@ echo "   read_json(files, columns={...}, ignore_errors=true) WHERE status = 'act
 echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
 compare_streaming nested_logs_pipeline "$out/nested_bench.json" "$out/duckdb_nested.json" ||
   disagree=1
+echo "== the reference pipeline and nested logs as above, all threads ($all_threads) on both sides"
+echo "   ratio: duckdb / tributary wall time; > 1: tributary faster"
+compare_streaming reference_pipeline_all_threads "$out/pipeline_bench_all_threads.json" \
+  "$out/duckdb_pipeline_all_threads.json" 2.0 || disagree=1
+compare_streaming nested_logs_pipeline_all_threads "$out/nested_bench_all_threads.json" \
+  "$out/duckdb_nested_all_threads.json" || disagree=1
 echo "== the reference pipeline on S3 (moto server on loopback) against the same on local disk,"
 echo "   medians of $repetitions repetitions; requests: the median S3 run's, per micro-batch"
 node --input-type=module - "$out/pipeline_bench.json" "$out/pipeline_s3_bench.json" <<'EOF' ||
