@@ -490,6 +490,8 @@ tributary::Status DataFrameWriter::Save(const std::string& path) {
   delta::TableWriteOptions options;
   TRIBUTARY_ASSIGN_OR_RAISE(options.mode, ParseSaveMode(mode_));
   options.partition_by = partition_by_;
+  TRIBUTARY_ASSIGN_OR_RAISE(options.data.parquet.threads,
+                            ResolveThreadCount(state.session->config));
   std::optional<std::string> txn_app_id;
   std::optional<int64_t> txn_version;
   for (const auto& [key, value] : options_) {

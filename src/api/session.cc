@@ -8,6 +8,7 @@
 
 #include "api/api_state.h"
 #include "common/ascii.h"
+#include "common/thread_count.h"
 #include "delta/log_segment.h"
 #include "delta/table_writes.h"
 #include "formats/reader_options.h"
@@ -89,7 +90,9 @@ Result<delta::TableWriteResult> WritePlan(const std::shared_ptr<SessionState>& s
   frame.session = session;
   frame.plan = plan;
   TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(frame));
-  return delta::WriteTable(*session->fs, path, plan->Schema(), batches, options);
+  delta::TableWriteOptions threaded = options;
+  TRIBUTARY_ASSIGN_OR_RAISE(threaded.data.parquet.threads, ResolveThreadCount(session->config));
+  return delta::WriteTable(*session->fs, path, plan->Schema(), batches, threaded);
 }
 
 // The dotted name of a table reference that is not a path.
@@ -207,6 +210,7 @@ Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& sess
   }
   delta::TableWriteOptions options;
   options.mode = bound.insert.overwrite ? delta::SaveMode::kOverwrite : delta::SaveMode::kAppend;
+  TRIBUTARY_ASSIGN_OR_RAISE(options.data.parquet.threads, ResolveThreadCount(session->config));
   DataFrameState frame;
   frame.session = session;
   frame.plan = bound.plan;

@@ -80,6 +80,8 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
   write.partition_by = options_.partition_by;
   write.properties = options_.properties;
   write.merge_schema = options_.merge_schema;
+  // The batch's columns are encoded and compressed on its threads.
+  write.data.parquet.threads = batch.context->threads;
   write.txn = std::make_pair(batch.query_id, batch.batch_id);
   // DeltaOperations.StreamingUpdate, as Spark's DeltaSink records it.
   write.operation = "STREAMING UPDATE";

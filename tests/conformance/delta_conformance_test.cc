@@ -1,18 +1,21 @@
 // The Delta conformance suite: every table of ../shared/testdata/manifest.json, at every
-// version with a known outcome, read through the snapshot and table reader. Rows must equal the
-// expected canonical JSON lines, live file sets must equal the expected ones, and tables that
-// must not load must fail with the expected reason. Prints "N passed, M failed".
+// version with a known outcome, read through the snapshot and table reader, and through a query's
+// Delta scan on one thread and on four. Rows must equal the expected canonical JSON lines, live
+// file sets must equal the expected ones, and tables that must not load must fail with the expected
+// reason. Prints "N passed, M failed".
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "columnar/canonical_json.h"
 #include "delta/snapshot.h"
 #include "delta/table_reader.h"
+#include "exec/physical_plan.h"
 #include "storage/local_file_system.h"
 #include "support/duckdb_oracle.h"
 
@@ -55,6 +58,29 @@ Result<std::vector<std::string>> TableRows(const std::string& root, int64_t vers
     }
   }
   std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// The rows of the table at `version` as a query reads them, in the order it returns them: a
+// Delta scan of every column run on `threads` threads (its files split across them).
+Result<std::vector<std::string>> ScannedRows(const std::string& root, int64_t version,
+                                             const std::string& zone, int threads) {
+  storage::LocalFileSystem fs;
+  TRIBUTARY_ASSIGN_OR_RAISE(auto snapshot, Snapshot::Load(fs, root, version));
+  exec::ExecContext context;
+  context.fs = &fs;
+  context.threads = threads;
+  TRIBUTARY_ASSIGN_OR_RAISE(context.eval.session_time_zone, expr::TimeZone::Make(zone));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto scan, exec::DeltaScanNode::Make(snapshot, {}, nullptr, context));
+  TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr root_operator,
+                            exec::InstantiateOperators(scan, context));
+  TRIBUTARY_ASSIGN_OR_RAISE(auto batches, exec::Drain(*root_operator));
+  std::vector<std::string> rows;
+  for (const auto& batch : batches) {
+    for (auto& row : columnar::CanonicalJsonRows(*batch)) {
+      rows.push_back(std::move(row));
+    }
+  }
   return rows;
 }
 
@@ -109,15 +135,15 @@ TEST(DeltaConformanceTest, EveryManifestTableReadsAsExpected) {
     const int64_t latest = table["latest_version"].get<int64_t>();
     for (const auto& [version_text, expected] : table["oracle"].items()) {
       const int64_t version = std::stoll(version_text);
-      const std::string label = name + " v" + version_text;
+      const std::string label = fmt::format("{} v{}", name, version_text);
       if (expected.contains("error") && expected["error"].is_string()) {
         const std::string error = expected["error"].get<std::string>();
         auto rows = TableRows(root, version, zone);
         const std::string reason = error.substr(0, error.find(':'));
         const bool ok = !rows.ok() && (reason == "invalid_metadata" ||
                                        rows.status().Message().find(reason) != std::string::npos);
-        tally.Check(ok, label + ": expected error '" + error + "', got " +
-                            (rows.ok() ? "rows" : rows.status().ToString()));
+        tally.Check(ok, fmt::format("{}: expected error '{}', got {}", label, error,
+                                    rows.ok() ? "rows" : rows.status().ToString()));
         continue;
       }
       if (expected.contains("files") && expected["files"].is_string()) {
@@ -159,7 +185,17 @@ TEST(DeltaConformanceTest, EveryManifestTableReadsAsExpected) {
           }
         }
       }
-      tally.Check(got.ok() && *got == want, label + " rows: " + detail);
+      tally.Check(got.ok() && *got == want, fmt::format("{} rows: {}", label, detail));
+      // A query's scan gives the same rows on one thread and on several, in the same order.
+      auto serial = ScannedRows(root, version, zone, 1);
+      auto parallel = ScannedRows(root, version, zone, 4);
+      std::vector<std::string> sorted_serial = serial.ok() ? *serial : std::vector<std::string>{};
+      std::sort(sorted_serial.begin(), sorted_serial.end());
+      tally.Check(serial.ok() && parallel.ok() && *serial == *parallel && sorted_serial == want,
+                  fmt::format("{} scanned rows on 1 and 4 threads: {}", label,
+                              !serial.ok()     ? serial.status().ToString()
+                              : !parallel.ok() ? parallel.status().ToString()
+                                               : "differ"));
     }
   }
   for (const std::string& failure : tally.failures) {

@@ -1,7 +1,8 @@
 // Differential testing of the query engine: DuckDB writes seeded pseudo-random tables as
 // Parquet, a seeded generator writes SQL queries (filters, projections, aggregates, joins,
 // sorts) in the dialect both engines share, and every query must give the same rows in
-// tributary (Session::Sql) and DuckDB over the same files. Without ORDER BY the rows compare
+// tributary (Session::Sql, on one thread and, in the same order, on three) and DuckDB over the
+// same files. Without ORDER BY the rows compare
 // as multisets; with one, the generator orders by every output column, so the order is total
 // and compared exactly.
 
@@ -221,8 +222,19 @@ TEST(SqlDifferentialTest, RandomQueriesAgreeWithDuckDb) {
       "snappy", 1000));
   ASSERT_OK(testing::OracleWriteParquet(
       u, Replace(Replace(Replace(kTableSql, "{seed}", "23"), "{keys}", "60"), "{rows}", "400")));
-  auto session = Session::Builder().Warehouse(dir.Path() + "/warehouse").TimeZone("UTC").Build();
+  // One thread, and three: t's three row groups are read by three workers.
+  auto session = Session::Builder()
+                     .Warehouse(dir.Path() + "/warehouse")
+                     .TimeZone("UTC")
+                     .Config("tributary.threads", "1")
+                     .Build();
   ASSERT_OK(session.status());
+  auto threaded = Session::Builder()
+                      .Warehouse(dir.Path() + "/warehouse")
+                      .TimeZone("UTC")
+                      .Config("tributary.threads", "3")
+                      .Build();
+  ASSERT_OK(threaded.status());
 
   QueryGenerator generator(20261129);
   constexpr int kQueries = 300;
@@ -244,6 +256,10 @@ TEST(SqlDifferentialTest, RandomQueriesAgreeWithDuckDb) {
     auto rows = (*session)->Sql(ours_sql[static_cast<size_t>(i)]).Collect();
     ASSERT_OK(rows.status());
     std::vector<std::string> ours = Json(*rows);
+    // The same rows in the same order on three threads, ORDER BY or not.
+    auto threaded_rows = (*threaded)->Sql(ours_sql[static_cast<size_t>(i)]).Collect();
+    ASSERT_OK(threaded_rows.status());
+    EXPECT_EQ(Json(*threaded_rows), ours);
     std::vector<std::string> theirs = *expected[static_cast<size_t>(i)];
     if (ours_sql[static_cast<size_t>(i)].find("ORDER BY") == std::string::npos) {
       std::sort(ours.begin(), ours.end());

@@ -203,7 +203,7 @@ class CrashRecoveryTest : public ::testing::TestWithParam<std::string> {
                                      "--checkpoint",
                                      checkpoint_,
                                      "--max-files",
-                                     "1",
+                                     std::to_string(max_files_),
                                      "--source",
                                      source_};
     if (!query_.empty()) {
@@ -214,6 +214,7 @@ class CrashRecoveryTest : public ::testing::TestWithParam<std::string> {
     // Unset unless armed here, whatever the test process's environment says.
     child.environment["TRIBUTARY_CRASH_AT"] =
         crash_at.empty() ? std::nullopt : std::optional<std::string>(crash_at);
+    child.environment["TRIBUTARY_THREADS"] = std::to_string(threads_);
     child.stderr_path = dir_.Join("driver.stderr");
     return testing::RunChild(child);
   }
@@ -448,6 +449,9 @@ class CrashRecoveryTest : public ::testing::TestWithParam<std::string> {
   std::string source_ = "json";
   /// stream_driver's --query; empty: the stateless filter and projection.
   std::string query_;
+  /// The driver's --max-files (files per micro-batch) and its threads (TRIBUTARY_THREADS).
+  int max_files_ = 1;
+  int threads_ = 1;
   testing::TempDir dir_;
   std::optional<std::string> saved_tmpdir_;
   /// The test's storage root: dir_ or s3://kBucket.
@@ -531,6 +535,36 @@ TEST_P(LocalCrashRecoveryTest, KilledAtEveryStepOfABatchStillWritesEveryRowExact
   const ChildResult idle_run = RunDriver("");
   ASSERT_EQ(idle_run.exit_code, 0) << idle_run.Describe();
   EXPECT_EQ(FileNames(table_ + "/_delta_log").size(), log_entries);
+}
+
+// The same with four files per micro-batch read on three threads (a scan split across workers):
+// every row exactly once after kills at every step.
+TEST_P(LocalCrashRecoveryTest, KilledAtEveryStepWithABatchsFilesReadOnThreadsWritesEachRowOnce) {
+  max_files_ = 4;
+  threads_ = 3;
+  int next_file = 0;
+  for (; next_file < 40; ++next_file) {
+    AddInputFile(next_file);
+  }
+  int kills = 0;
+  for (const int visit : {1, 2}) {
+    for (const std::string& point : kCrashPoints) {
+      const ChildResult result = RunDriver(fmt::format("{}:{}", point, visit));
+      ASSERT_TRUE(result.killed_by_sigkill) << "kill " << kills << " at " << point << ":" << visit
+                                            << ": the driver " << result.Describe();
+      ++kills;
+    }
+  }
+  EXPECT_EQ(kills, 2 * static_cast<int>(kCrashPoints.size()));
+  const ChildResult final_run = RunDriver("");
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.Describe();
+  const std::string query_id =
+      json::parse(Lines(checkpoint_ + "/metadata").at(0))["id"].get<std::string>();
+  const std::set<int64_t> batches = ExpectOneCommitPerBatch(query_id);
+  EXPECT_EQ(batches.size(), 10u) << "four input files per batch";
+  ExpectConsistentCheckpoint(batches);
+  ExpectTableRowsThroughOurReader();
+  ExpectTableRowsThroughDuckDb();
 }
 
 // Auto Loader: the seen files in RocksDB and the schema inferred into the checkpoint on the

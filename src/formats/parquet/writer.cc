@@ -32,12 +32,14 @@
 #include "formats/parquet/writer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <iterator>
 #include <limits>
 #include <span>
+#include <thread>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -67,6 +69,9 @@ constexpr std::string_view kMagic = "PAR1";
 constexpr int64_t kSliceEntries = 4096;
 // Rows shredded at a time, so the row group byte limit is checked this often.
 constexpr int64_t kMaxPieceRows = 65536;
+// Rows below which a piece's columns are encoded on the calling thread: starting threads costs
+// more than such a piece's encoding (a streaming micro-batch of a few rows).
+constexpr int64_t kMinParallelPieceRows = 8192;
 
 // ---------------------------------------------------------------------------------------------
 // Physical values: gathering from columns (the dictionary is in dictionary_encoder.h, the
@@ -696,13 +701,7 @@ class ParquetWriter::Impl {
     while (r < rows) {
       const int64_t piece =
           std::min({rows - r, options_.row_group_size_rows - group_rows_, kMaxPieceRows});
-      for (size_t i = 0; i < leaves_.size(); ++i) {
-        const LeafInfo& leaf = leaves_[i];
-        TRIBUTARY_RETURN_NOT_OK(
-            Fail(shredder_.Shred(*batch.ColumnAt(leaf.top_index), leaf, r, r + piece, &shredded_)
-                     .WithContext(out_->Path())));
-        TRIBUTARY_RETURN_NOT_OK(Fail(writers_[i]->Append(shredded_)));
-      }
+      TRIBUTARY_RETURN_NOT_OK(Fail(AppendPiece(batch, r, r + piece)));
       r += piece;
       group_rows_ += piece;
       total_rows_ += piece;
@@ -773,6 +772,54 @@ class ParquetWriter::Impl {
       }
     }
     return Status::OK();
+  }
+
+  // Appends rows [begin, end) of `batch` to every column's chunk writer. A piece large enough
+  // to be worth it is spread over the option's threads, a column at a time each (a column's
+  // pages are made by one thread, in order, so the bytes are those of one thread); the error is
+  // the first column's that failed.
+  Status AppendPiece(const columnar::RecordBatch& batch, int64_t begin, int64_t end) {
+    const size_t workers =
+        std::min(leaves_.size(), static_cast<size_t>(std::max(1, options_.threads)));
+    if (workers <= 1 || end - begin < kMinParallelPieceRows) {
+      for (size_t i = 0; i < leaves_.size(); ++i) {
+        TRIBUTARY_RETURN_NOT_OK(AppendLeaf(batch, i, begin, end, shredder_, shredded_));
+      }
+      return Status::OK();
+    }
+    std::vector<Status> statuses(leaves_.size());
+    std::atomic<size_t> next{0};
+    const auto work = [&](Shredder& shredder, Shredded& shredded) {
+      for (size_t i = next++; i < leaves_.size(); i = next++) {
+        statuses[i] = AppendLeaf(batch, i, begin, end, shredder, shredded);
+      }
+    };
+    std::vector<std::thread> helpers;
+    helpers.reserve(workers - 1);
+    for (size_t w = 1; w < workers; ++w) {
+      helpers.emplace_back([&work] {
+        Shredder shredder;
+        Shredded shredded;
+        work(shredder, shredded);
+      });
+    }
+    work(shredder_, shredded_);
+    for (std::thread& helper : helpers) {
+      helper.join();
+    }
+    for (Status& status : statuses) {
+      TRIBUTARY_RETURN_NOT_OK(status);
+    }
+    return Status::OK();
+  }
+
+  Status AppendLeaf(const columnar::RecordBatch& batch, size_t i, int64_t begin, int64_t end,
+                    Shredder& shredder, Shredded& shredded) {
+    const LeafInfo& leaf = leaves_[i];
+    TRIBUTARY_RETURN_NOT_OK(
+        shredder.Shred(*batch.ColumnAt(leaf.top_index), leaf, begin, end, &shredded)
+            .WithContext(out_->Path()));
+    return writers_[i]->Append(shredded);
   }
 
   int64_t GroupBytesEstimate() const {

@@ -53,6 +53,9 @@ struct ParquetWriterOptions {
   int64_t dictionary_page_size_limit = int64_t{1} << 20;
   /// Dictionary-encode columns of every type except boolean. Default: true.
   bool enable_dictionary = true;
+  /// Threads that encode and compress the columns of a batch at once (each column's pages on
+  /// one thread, so the file's bytes do not depend on the count). Default: 1.
+  int threads = 1;
   /// Written to FileMetaData.key_value_metadata in order. Default: none.
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
   /// FileMetaData.created_by. Default: "tributary version 0.1.0".
