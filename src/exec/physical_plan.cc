@@ -242,9 +242,6 @@ bool ConsumesHeavily(const PhysicalNode& node) {
   }
 }
 
-// Batches a read-ahead keeps ready: one being consumed, one decoded behind it.
-constexpr int kReadAheadDepth = 2;
-
 // The leaf of a scan pipeline (IsScanPipeline): the file or Delta scan.
 const PhysicalNode& ScanLeaf(const PhysicalNode& pipeline) {
   const PhysicalNode* node = &pipeline;

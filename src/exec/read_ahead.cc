@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "exec/parallel_scan.h"
+
 namespace tributary::exec {
 
 ReadAheadOperator::ReadAheadOperator(OperatorPtr input, int depth)
@@ -56,6 +58,13 @@ Result<RecordBatchPtr> ReadAheadOperator::Next() {
     finished_ = true;
   }
   return batch;
+}
+
+OperatorPtr AheadOfWriter(OperatorPtr root, const ExecContext& context) {
+  if (context.threads <= 1 || dynamic_cast<const ParallelScanOperator*>(root.get()) != nullptr) {
+    return root;
+  }
+  return std::make_unique<ReadAheadOperator>(std::move(root), kReadAheadDepth);
 }
 
 }  // namespace tributary::exec

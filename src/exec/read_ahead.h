@@ -18,6 +18,9 @@
 
 namespace tributary::exec {
 
+/// Batches a read-ahead keeps ready by default: one being consumed, one decoded behind it.
+inline constexpr int kReadAheadDepth = 2;
+
 /// Runs `input` ahead on its own thread, up to `depth` batches ahead of the consumer. The thread
 /// starts at the first Next() (so a plan instantiated only to be explained does no work) and is
 /// stopped and joined by the destructor. EXPLAIN shows the input alone: read-ahead is how the
@@ -50,5 +53,11 @@ class ReadAheadOperator final : public Operator {
   bool started_ = false;
   bool finished_ = false;  // the end or an error was returned; Next() returns the end after
 };
+
+/// `root`, the root of a plan whose batches a writer consumes, read ahead on a thread of its own
+/// when `context` has threads and `root` does not already hand out batches made on other threads
+/// (a ParallelScanOperator): the plan decodes and filters the next batches while the writer
+/// encodes and compresses this one.
+OperatorPtr AheadOfWriter(OperatorPtr root, const ExecContext& context);
 
 }  // namespace tributary::exec

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "exec/read_ahead.h"
 #include "formats/reader_options.h"
 #include "streaming/schema_change.h"
 
@@ -104,6 +105,7 @@ Result<int64_t> DeltaSink::AddBatch(const MicroBatch& batch) {
     // The rows go to the Parquet writers batch by batch as the plan yields them, so a
     // micro-batch is never held whole (nor its buffers faulted in afresh).
     TRIBUTARY_ASSIGN_OR_RAISE(exec::OperatorPtr root, batch.Execute());
+    root = exec::AheadOfWriter(std::move(root), *batch.context);
     int64_t num_rows = 0;
     auto next = [&]() -> Result<columnar::RecordBatchPtr> {
       TRIBUTARY_ASSIGN_OR_RAISE(columnar::RecordBatchPtr rows, root->Next());

@@ -521,13 +521,14 @@ Result<columnar::SchemaPtr> InferFilesInParallel(storage::FileSystem& fs,
   int64_t known_bytes = 0;    // what they sampled
   const auto work = [&] {
     simdjson::dom::parser parser;
-    Result<Inferrer> inferrer = MakeInferrer(parser, options);
     std::unique_lock lock(mutex);
     while (next < end) {
       const size_t index = next++;
       FileResult& result = results[index];
       lock.unlock();
-      if (!inferrer.ok()) {
+      // An inferrer of its own per file: the shapes it caches point into the tree they were
+      // resolved against, which is this file's.
+      if (Result<Inferrer> inferrer = MakeInferrer(parser, options); !inferrer.ok()) {
         result.sampled = inferrer.status();
       } else if (auto input = text::InputStream::Open(fs, paths[index]); !input.ok()) {
         result.sampled = input.status();
@@ -537,14 +538,15 @@ Result<columnar::SchemaPtr> InferFilesInParallel(storage::FileSystem& fs,
       }
       lock.lock();
       result.done = true;
-      for (; known < end && results[known].done; ++known) {
-        if (!results[known].sampled.ok()) {
-          end = known + 1;  // a serial pass stops at the first error
+      while (known < end && results[known].done) {
+        const FileResult& known_result = results[known++];
+        if (!known_result.sampled.ok()) {
+          end = known;  // a serial pass stops at the first error
           break;
         }
-        known_bytes += *results[known].sampled;
+        known_bytes += *known_result.sampled;
         if (known_bytes >= options.sample_size_bytes) {
-          end = known + 1;
+          end = known;
           break;
         }
       }
