@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -119,6 +118,12 @@ TEST_F(KinesisClientTest, ReadsWhatBotocorePutFromEveryIteratorType) {
     EXPECT_EQ(all[i].sequence_number, puts[i].sequence_number);
     EXPECT_EQ(all[i].partition_key, "k" + std::to_string(i + 1));
     EXPECT_GT(all[i].approximate_arrival_micros, int64_t{1'600'000'000} * 1'000'000);
+    // The test server's arrival times (what the AT_TIMESTAMP check below relies on): whole
+    // milliseconds, each later than the one before.
+    EXPECT_EQ(all[i].approximate_arrival_micros % 1000, 0);
+    if (i > 0) {
+      EXPECT_GT(all[i].approximate_arrival_micros, all[i - 1].approximate_arrival_micros);
+    }
   }
   EXPECT_THAT(
       Data(ReadAll("events", shard, {Type::kAfterSequenceNumber, puts[1].sequence_number, 0})),
@@ -138,12 +143,11 @@ TEST_F(KinesisClientTest, ReadsWhatBotocorePutFromEveryIteratorType) {
                        client_->GetRecords("events", shard, nothing.next_iterator, 100));
   EXPECT_THAT(Data(after.records), ElementsAre("after"));
 
-  // AT_TIMESTAMP: the records that arrived at or after the time. Arrival times have
-  // milliseconds; the time asked for is one past the last arrival, once the clock is there.
+  // AT_TIMESTAMP: the records that arrived at or after the time. The test server stamps each
+  // record a whole millisecond after the one before, so a record put now arrives at or after
+  // one past the last arrival.
   const int64_t last_arrival_ms = after.records[0].approximate_arrival_micros / 1000;
-  const int64_t now_ms = last_arrival_ms + 2;
-  std::this_thread::sleep_until(
-      std::chrono::system_clock::time_point(std::chrono::milliseconds(now_ms)));
+  const int64_t now_ms = last_arrival_ms + 1;
   ASSERT_OK(KinesisOraclePut("events", {{"k7", "timed"}}).status());
   EXPECT_THAT(Data(ReadAll("events", shard, {Type::kAtTimestamp, "", now_ms})),
               ElementsAre("timed"));

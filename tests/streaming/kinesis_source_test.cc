@@ -13,7 +13,6 @@
 #include <map>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,6 +38,7 @@ using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::tributary::testing::KinesisOracleCreateStream;
+using ::tributary::testing::KinesisOracleLastArrivalMs;
 using ::tributary::testing::KinesisOracleMerge;
 using ::tributary::testing::KinesisOraclePut;
 using ::tributary::testing::KinesisOracleShards;
@@ -52,19 +52,6 @@ std::string ReadText(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-/// Waits until the wall clock is past `ms` (arrival times have milliseconds): what the test
-/// needs is a later time, not a synchronization with another party.
-void ClockPast(int64_t ms) {
-  std::this_thread::sleep_until(
-      std::chrono::system_clock::time_point(std::chrono::milliseconds(ms + 1)));
 }
 
 class KinesisSourceTest : public ::testing::Test {
@@ -282,10 +269,10 @@ TEST_F(KinesisSourceTest, LatestStartsAfterWhatWasThereAndAtTimestampAtTheGivenT
     EXPECT_THAT(TableRows(), ElementsAreArray(Expected(fresh, puts)));
   }
 
-  // at_timestamp, with a format and without (CAST's forms, UTC).
-  ClockPast(NowMs());
-  const int64_t at_ms = NowMs();
-  ClockPast(at_ms);
+  // at_timestamp, with a format and without (CAST's forms, UTC): a millisecond after every
+  // record so far, which the test server's arrival times make at or before the later ones'.
+  ASSERT_OK_AND_ASSIGN(const int64_t last_ms, KinesisOracleLastArrivalMs(stream_));
+  const int64_t at_ms = last_ms + 1;
   auto later = Records("later", 4);
   ASSERT_OK_AND_ASSIGN(std::vector<KinesisPut> later_puts, KinesisOraclePut(stream_, later));
   const std::time_t seconds = at_ms / 1000;

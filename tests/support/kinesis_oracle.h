@@ -62,6 +62,18 @@ elif op == 'merge':
     result = None
 elif op == 'shards':
     result = [s['ShardId'] for s in client.list_shards(StreamName=stream)['Shards']]
+elif op == 'last_arrival_ms':
+    result = 0
+    for shard in client.list_shards(StreamName=stream)['Shards']:
+        iterator = client.get_shard_iterator(
+            StreamName=stream, ShardId=shard['ShardId'],
+            ShardIteratorType='TRIM_HORIZON')['ShardIterator']
+        while iterator:
+            page = client.get_records(ShardIterator=iterator, Limit=10000)
+            for record in page['Records']:
+                result = max(result, round(
+                    record['ApproximateArrivalTimestamp'].timestamp() * 1000))
+            iterator = page.get('NextShardIterator') if page['Records'] else None
 else:
     raise SystemExit('unknown command ' + op)
 print(json.dumps(result))
@@ -167,6 +179,15 @@ inline Result<std::vector<std::string>> KinesisOracleShards(const std::string& s
   TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json result,
                             KinesisOracle({{"op", "shards"}, {"stream", stream}}));
   return result.get<std::vector<std::string>>();
+}
+
+/// The latest arrival time, in milliseconds, of the records in `stream`'s shards (0 when it has
+/// none). The test server stamps each record a whole millisecond after the one before
+/// (tests/support/moto_server.py), so records put afterwards arrive at this time + 1 or later.
+inline Result<int64_t> KinesisOracleLastArrivalMs(const std::string& stream) {
+  TRIBUTARY_ASSIGN_OR_RAISE(nlohmann::json result,
+                            KinesisOracle({{"op", "last_arrival_ms"}, {"stream", stream}}));
+  return result.get<int64_t>();
 }
 
 }  // namespace tributary::testing

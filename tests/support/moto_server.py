@@ -32,6 +32,7 @@ def patch_kinesis_as_aws():
     # parent's records in the closed parent, writes to open shards only, ends the iterator (no
     # NextShardIterator) once a closed shard is read, and refuses a stream name with NextToken.
     from collections import OrderedDict
+    import datetime
     import moto.kinesis.models as km
     from moto.kinesis.utils import decompose_shard_iterator
     from moto.utilities.utils import md5_hash
@@ -69,6 +70,20 @@ def patch_kinesis_as_aws():
             token_streams[token] = (stream_arn, stream_name)
         return shards, token
     token_streams = {}
+    # Arrival times. Kinesis stamps a record's arrival in milliseconds; here each record's is a
+    # whole millisecond, later than every earlier record's, so a test can name a time after some
+    # records and at or before the next ones from the arrivals it read back, instead of waiting
+    # for the wall clock to move on.
+    def arrival():
+        now = wall_clock()
+        now = now.replace(microsecond=now.microsecond // 1000 * 1000)
+        if last_arrival and now <= last_arrival[0]:
+            now = last_arrival[0] + datetime.timedelta(milliseconds=1)
+        last_arrival[:] = [now]
+        return now
+    last_arrival = []
+    wall_clock = km.utcnow
+    km.utcnow = arrival
     list_all = km.KinesisBackend.list_shards
     km.KinesisBackend.list_shards = list_shards
     route, read = km.Stream.get_shard_for_key, km.KinesisBackend.get_records
