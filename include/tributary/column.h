@@ -15,6 +15,8 @@
 
 namespace tributary {
 
+class WindowSpec;
+
 /// An unresolved expression, with an optional output alias and sort direction.
 ///
 /// Thread-safety: immutable value type.
@@ -42,6 +44,12 @@ class Column {
   Column AscNullsLast() const;
   Column Desc() const;
   Column DescNullsFirst() const;
+
+  /// This ranking, offset or aggregate function call computed over `window` (Spark's
+  /// Column.over): Sum(Col("bytes")).Over(WindowSpec().PartitionBy({Col("user")})).
+  /// Without a window: over all rows as one partition.
+  Column Over(const WindowSpec& window) const;
+  Column Over() const;
 
   /// SQL-like text of the expression.
   std::string ToString() const;
@@ -159,5 +167,50 @@ Column Window(const Column& time_column, std::string_view window_duration,
 /// time or a gap that is null or not positive are left out. A stream needs a key besides it.
 Column SessionWindow(const Column& time_column, std::string_view gap_duration);
 Column SessionWindow(const Column& time_column, const Column& gap_duration);
+
+/// Spark's WindowSpec (Window.partitionBy(...).orderBy(...).rowsBetween(...)):
+///   WindowSpec().PartitionBy({Col("dept")}).OrderBy({Col("salary").Desc()})
+/// Without a frame, Spark's default applies: the whole partition without OrderBy, else RANGE
+/// BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+///
+/// Thread-safety: immutable value type.
+class WindowSpec {
+ public:
+  /// Frame boundaries, as Spark's Window.unboundedPreceding, currentRow, unboundedFollowing.
+  static constexpr int64_t kUnboundedPreceding = INT64_MIN;
+  static constexpr int64_t kCurrentRow = 0;
+  static constexpr int64_t kUnboundedFollowing = INT64_MAX;
+
+  WindowSpec PartitionBy(std::vector<Column> columns) const;
+  /// Sort orders as in DataFrame::OrderBy (Asc(), Desc(), ...).
+  WindowSpec OrderBy(std::vector<Column> columns) const;
+  /// A frame of rows relative to the current one: negative before it, positive after.
+  WindowSpec RowsBetween(int64_t start, int64_t end) const;
+  /// A frame of rows whose (single) ORDER BY key is within [key + start, key + end].
+  WindowSpec RangeBetween(int64_t start, int64_t end) const;
+
+ private:
+  friend class Column;
+  std::vector<Column> partition_by_;
+  std::vector<Column> order_by_;
+  bool has_frame_ = false;
+  bool rows_ = true;
+  int64_t start_ = 0;
+  int64_t end_ = 0;
+};
+
+/// Ranking and offset window functions (use with Over): row_number, rank, dense_rank,
+/// percent_rank, cume_dist, ntile; lag/lead read the row `offset` rows before/after the
+/// current one in its partition, or `default_value` (else null) past its ends.
+Column RowNumber();
+Column Rank();
+Column DenseRank();
+Column PercentRank();
+Column CumeDist();
+Column Ntile(int32_t buckets);
+Column Lag(const Column& column, int32_t offset = 1);
+Column Lag(const Column& column, int32_t offset, const Column& default_value);
+Column Lead(const Column& column, int32_t offset = 1);
+Column Lead(const Column& column, int32_t offset, const Column& default_value);
 
 }  // namespace tributary

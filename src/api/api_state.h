@@ -33,6 +33,10 @@ struct SessionState {
   expr::TimeZone time_zone;
   std::map<std::string, std::string> config;
 
+  /// Temporary views by lowercased name (CREATE TEMPORARY VIEW, createOrReplaceTempView):
+  /// the view's plan, as bound when it was created. Guarded by `views_mutex`.
+  mutable std::mutex views_mutex;
+  std::map<std::string, plan::LogicalPlanPtr> views;
   /// Memory sink tables by lowercased query name, readable as session tables.
   std::shared_ptr<streaming::MemoryTables> memory_tables =
       std::make_shared<streaming::MemoryTables>();

@@ -1,5 +1,7 @@
 #include "tributary/column.h"
 
+#include <fmt/format.h>
+
 #include "api/api_access.h"
 #include "columnar/sql_type_parser.h"
 #include "expr/expression.h"
@@ -124,6 +126,115 @@ Column Column::Desc() const {
 }
 Column Column::DescNullsFirst() const {
   return WithOrder(/*ascending=*/false, /*nulls_first=*/true);
+}
+
+Column Column::Over(const WindowSpec& window) const {
+  const expr::Expression& call = *impl_->expr;
+  if (call.GetOp() != expr::Op::kFunction) {
+    return WithError(fmt::format(
+        "over() applies to a window or aggregate function call, not to '{}'", call.ToString()));
+  }
+  expr::WindowSpec spec;
+  std::vector<ExprPtr> keys;
+  std::vector<Column> sources = {*this};
+  for (const Column& key : window.partition_by_) {
+    keys.push_back(key.impl_->expr);
+    sources.push_back(key);
+  }
+  spec.num_partition_keys = keys.size();
+  for (const Column& key : window.order_by_) {
+    keys.push_back(key.impl_->expr);
+    spec.order.push_back({key.impl_->ascending, key.impl_->nulls_first});
+    sources.push_back(key);
+  }
+  if (window.has_frame_) {
+    spec.has_frame = true;
+    spec.frame_type =
+        window.rows_ ? expr::WindowSpec::FrameType::kRows : expr::WindowSpec::FrameType::kRange;
+    auto bound = [](int64_t offset) {
+      expr::WindowFrameBound out;
+      using Kind = expr::WindowFrameBound::Kind;
+      if (offset == WindowSpec::kUnboundedPreceding) {
+        out.kind = Kind::kUnboundedPreceding;
+      } else if (offset == WindowSpec::kUnboundedFollowing) {
+        out.kind = Kind::kUnboundedFollowing;
+      } else if (offset == 0) {
+        out.kind = Kind::kCurrentRow;
+      } else {
+        out.kind = offset < 0 ? Kind::kPreceding : Kind::kFollowing;
+        out.offset = expr::Scalar::Int64(offset < 0 ? -offset : offset);
+      }
+      return out;
+    };
+    spec.start = bound(window.start_);
+    spec.end = bound(window.end_);
+  }
+  Column out = Wrap(expr::WindowCall(call.Name(), call.Children(), call.IsDistinct(),
+                                     std::move(keys), std::move(spec)),
+                    sources);
+  return impl_->alias.empty() ? out : out.Alias(impl_->alias);
+}
+
+Column Column::Over() const {
+  return Over(WindowSpec());
+}
+
+WindowSpec WindowSpec::PartitionBy(std::vector<Column> columns) const {
+  WindowSpec out = *this;
+  out.partition_by_ = std::move(columns);
+  return out;
+}
+
+WindowSpec WindowSpec::OrderBy(std::vector<Column> columns) const {
+  WindowSpec out = *this;
+  out.order_by_ = std::move(columns);
+  return out;
+}
+
+WindowSpec WindowSpec::RowsBetween(int64_t start, int64_t end) const {
+  WindowSpec out = *this;
+  out.has_frame_ = true;
+  out.rows_ = true;
+  out.start_ = start;
+  out.end_ = end;
+  return out;
+}
+
+WindowSpec WindowSpec::RangeBetween(int64_t start, int64_t end) const {
+  WindowSpec out = RowsBetween(start, end);
+  out.rows_ = false;
+  return out;
+}
+
+Column RowNumber() {
+  return CallFunction("row_number", {});
+}
+Column Rank() {
+  return CallFunction("rank", {});
+}
+Column DenseRank() {
+  return CallFunction("dense_rank", {});
+}
+Column PercentRank() {
+  return CallFunction("percent_rank", {});
+}
+Column CumeDist() {
+  return CallFunction("cume_dist", {});
+}
+Column Ntile(int32_t buckets) {
+  return CallFunction("ntile", {Lit(buckets)});
+}
+Column Lag(const Column& column, int32_t offset) {
+  return CallFunction("lag", {column, Lit(offset)});
+}
+Column Lag(const Column& column, int32_t offset, const Column& default_value) {
+  return CallFunction("lag", {column, Lit(offset), default_value});
+}
+Column Lead(const Column& column, int32_t offset) {
+  return CallFunction("lead", {column, Lit(offset)});
+}
+Column Lead(const Column& column, int32_t offset, const Column& default_value) {
+  return CallFunction("lead", {column, Lit(offset), default_value});
 }
 
 std::string Column::ToString() const {

@@ -105,6 +105,12 @@ plan::Catalog SessionState::MakeCatalog(int64_t now_micros) const {
   // A bad setting is reported when the query runs (ExecuteDataFrame); inference then uses one.
   catalog.threads = ResolveThreadCount(config).ValueOr(1);
   catalog.session_table = [this](const std::string& name) -> plan::LogicalPlanPtr {
+    {
+      std::lock_guard<std::mutex> lock(views_mutex);
+      if (auto view = views.find(name); view != views.end()) {
+        return view->second;
+      }
+    }
     std::optional<streaming::MemoryTable> table = memory_tables->Find(name);
     if (!table) {
       return nullptr;

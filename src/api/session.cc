@@ -224,6 +224,35 @@ Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& sess
   return plan::CountsPlan({{"num_affected_rows", rows}, {"num_inserted_rows", rows}}, "INSERT");
 }
 
+// CREATE [OR REPLACE] TEMPORARY VIEW: the session keeps the view's plan under its name.
+Result<plan::LogicalPlanPtr> RunCreateView(const std::shared_ptr<SessionState>& session,
+                                           const sql::BoundStatement& bound) {
+  const sql::CreateView& view = bound.create_view;
+  const std::string key = AsciiLower(view.name);
+  std::lock_guard<std::mutex> lock(session->views_mutex);
+  if (session->views.contains(key) && !view.or_replace) {
+    if (view.if_not_exists) {
+      return plan::CountsPlan({}, "CREATE VIEW");
+    }
+    return Status::AlreadyExists(fmt::format(
+        "[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view `{}` because it "
+        "already exists",
+        view.name));
+  }
+  session->views[key] = bound.plan;
+  return plan::CountsPlan({}, "CREATE VIEW");
+}
+
+Result<plan::LogicalPlanPtr> RunDropView(const std::shared_ptr<SessionState>& session,
+                                         const sql::BoundStatement& bound) {
+  std::lock_guard<std::mutex> lock(session->views_mutex);
+  if (session->views.erase(AsciiLower(bound.drop_view.name)) == 0 && !bound.drop_view.if_exists) {
+    return Status::NotFound(fmt::format(
+        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `{}` cannot be found", bound.drop_view.name));
+  }
+  return plan::CountsPlan({}, "DROP VIEW");
+}
+
 Result<plan::LogicalPlanPtr> RunDropTable(const std::shared_ptr<SessionState>& session,
                                           const sql::BoundStatement& bound) {
   if (!bound.drop.table.IsPath()) {
@@ -345,6 +374,10 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
       return RunInsert(session, bound);
     case sql::BoundKind::kDropTable:
       return RunDropTable(session, bound);
+    case sql::BoundKind::kCreateView:
+      return RunCreateView(session, bound);
+    case sql::BoundKind::kDropView:
+      return RunDropView(session, bound);
     case sql::BoundKind::kCreateStreamingTable:
       return RunStreamingTable(session, bound.create, text);
     case sql::BoundKind::kDelete:

@@ -17,6 +17,7 @@
 #include "exec/stateful_aggregate.h"
 #include "exec/streaming_deduplicate.h"
 #include "exec/streaming_join.h"
+#include "exec/window.h"
 #include "formats/parquet/reader.h"
 
 namespace tributary::exec {
@@ -197,6 +198,15 @@ std::string SortNode::ToString() const {
   return out + ")";
 }
 
+std::string WindowNode::ToString() const {
+  std::string out = "Window(";
+  const int first = schema_->NumFields() - static_cast<int>(functions_.size());
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    out += (i > 0 ? ", " : "") + schema_->FieldAt(first + static_cast<int>(i)).Name();
+  }
+  return out + ")";
+}
+
 std::string GenerateNode::ToString() const {
   return std::string("Generate ") + (spec_.with_position ? "posexplode" : "explode") +
          (spec_.outer ? "_outer(" : "(") + spec_.collection->ToString() + ")";
@@ -234,6 +244,7 @@ bool ConsumesHeavily(const PhysicalNode& node) {
   switch (node.Kind()) {
     case PhysicalNodeKind::kHashJoin:
     case PhysicalNodeKind::kSort:
+    case PhysicalNodeKind::kWindow:
       return true;
     case PhysicalNodeKind::kHashAggregate:
       return !static_cast<const HashAggregateNode&>(node).Keys().empty();
@@ -385,6 +396,9 @@ Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& 
     case PhysicalNodeKind::kSort:
       return OperatorPtr(
           std::make_unique<SortOperator>(As<SortNode>(plan), std::move(inputs[0]), context));
+    case PhysicalNodeKind::kWindow:
+      return OperatorPtr(
+          std::make_unique<WindowOperator>(As<WindowNode>(plan), std::move(inputs[0]), context));
     case PhysicalNodeKind::kGenerate:
       return OperatorPtr(std::make_unique<GenerateOperator>(As<GenerateNode>(plan),
                                                             std::move(inputs[0]), context));

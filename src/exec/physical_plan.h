@@ -55,6 +55,7 @@ enum class PhysicalNodeKind {
   kStreamingJoin,
   kUpdatingSessions,
   kSessionWindowAggregate,
+  kWindow,
 };
 
 /// One node of a physical plan. Immutable after construction; thread-safe to read.
@@ -268,6 +269,41 @@ class GenerateNode final : public PhysicalNode {
 
  private:
   GenerateSpec spec_;
+  SchemaPtr schema_;
+};
+
+/// One window function call of a WindowNode: `function(arguments) OVER (PARTITION BY
+/// partition_keys ORDER BY order_keys frame)`, every expression bound against the window's
+/// input. `function` is a ranking or offset function (row_number, rank, dense_rank,
+/// percent_rank, cume_dist, ntile, lag, lead, nth_value) or an aggregate of
+/// expr/aggregate_signatures.h computed over each row's frame.
+struct WindowFunction {
+  std::string function;
+  std::vector<expr::BoundExprPtr> arguments;
+  bool distinct = false;
+  std::vector<expr::BoundExprPtr> partition_keys;
+  std::vector<SortKey> order_keys;
+  /// ROWS or RANGE, always explicit (the planner applies Spark's default frame).
+  expr::WindowSpec::FrameType frame_type = expr::WindowSpec::FrameType::kRows;
+  expr::WindowFrameBound frame_start;
+  expr::WindowFrameBound frame_end;
+  DataTypePtr type;
+};
+
+/// The input's rows, in input order, each followed by one column per window function
+/// (`schema` names and types them all).
+class WindowNode final : public PhysicalNode {
+ public:
+  WindowNode(PhysicalNodePtr input, std::vector<WindowFunction> functions, SchemaPtr schema)
+      : PhysicalNode(PhysicalNodeKind::kWindow, {std::move(input)}),
+        functions_(std::move(functions)),
+        schema_(std::move(schema)) {}
+  const std::vector<WindowFunction>& Functions() const { return functions_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  std::string ToString() const override;
+
+ private:
+  std::vector<WindowFunction> functions_;
   SchemaPtr schema_;
 };
 

@@ -33,6 +33,35 @@ enum class AggregateKind {
   kVarPop,
   kBoolAnd,
   kBoolOr,
+  kMaxBy,
+  kMinBy,
+  kTrySum,
+  kTryAvg,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kCorr,
+  kCovarPop,
+  kCovarSamp,
+  kRegrCount,
+  kRegrAvgX,
+  kRegrAvgY,
+  kRegrSxx,
+  kRegrSyy,
+  kRegrSxy,
+  kRegrSlope,
+  kRegrIntercept,
+  kRegrR2,
+  kMedian,
+  kPercentile,
+  kPercentileApprox,
+  kPercentileCont,
+  kPercentileDisc,
+  kMode,
+  kSkewness,
+  kKurtosis,
+  kAnyValue,
+  kHistogramNumeric,
 };
 
 /// Maps argument types (whose count AggregateSignature has checked) to the result type, or to
@@ -47,7 +76,7 @@ struct AggregateSignature {
   std::string_view name;
   std::span<const std::string_view> aliases;
   /// Argument counts taken; count(*) takes none, first/last and approx_count_distinct an
-  /// optional literal second argument.
+  /// optional literal second argument, percentile an optional frequency.
   size_t min_arguments;
   size_t max_arguments;
   /// What the arguments must be, for the error naming a call that does not fit ("a boolean").
@@ -64,7 +93,14 @@ const AggregateSignature* FindAggregateSignature(std::string_view name);
 /// decimal(min(38,p+10),s), float/double -> double; avg: decimal(p,s) ->
 /// decimal(min(38,p+4),min(38,s+4)), other numeric -> double; min/max/first/last -> the
 /// argument's type; collect_list/collect_set -> array<T> (no null elements); stddev/variance
-/// family -> double; bool_and/bool_or -> boolean. InvalidArgument names an unknown function or
+/// family -> double; bool_and/bool_or -> boolean; max_by/min_by/mode/any_value -> the value's
+/// type; try_sum/try_avg as sum/avg; bit_and/bit_or/bit_xor -> the integral argument's type;
+/// corr, covar_*, regr_* but regr_count/regr_avgx/regr_avgy, median, skewness, kurtosis ->
+/// double; regr_count -> bigint; regr_avgx/regr_avgy -> avg of x/y; percentile -> double (an
+/// array of them for an array of percentages), as percentile_cont/percentile_disc (which the
+/// parser gives the WITHIN GROUP ordering as first argument and its DESC as a third, boolean
+/// one); percentile_approx -> the value's type (or an array of it); histogram_numeric ->
+/// array<struct<x: the value's type, y: double>>. InvalidArgument names an unknown function or
 /// an argument type the function does not take.
 Result<columnar::DataTypePtr> AggregateResultType(
     std::string_view function, const std::vector<columnar::DataTypePtr>& argument_types,

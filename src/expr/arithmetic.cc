@@ -249,9 +249,24 @@ bool DecimalOp(Op op, Int128 x, int s1, Int128 y, int s2, const DataType& type, 
   return Rescale(raw, raw_scale, s, out) && columnar::FitsPrecision(*out, type.Precision());
 }
 
+// `validity` (nullptr: all valid) without the rows flagged in `failed`.
+Result<BufferPtr> ClearFailedRows(const BufferPtr& validity, const std::vector<uint8_t>& failed,
+                                  MemoryPool* pool) {
+  const auto n = static_cast<int64_t>(failed.size());
+  TRIBUTARY_ASSIGN_OR_RAISE(auto out, Buffer::Allocate(columnar::BitmapBytes(n), pool));
+  uint8_t* bits = out->mutable_data();
+  const uint8_t* in = validity ? validity->data() : nullptr;
+  for (int64_t i = 0; i < n; ++i) {
+    columnar::SetBitTo(
+        bits, i, failed[static_cast<size_t>(i)] == 0 && (in == nullptr || columnar::GetBit(in, i)));
+  }
+  return BufferPtr(std::move(out));
+}
+
+// `safe` (try_add and friends) makes failed rows null instead of failing the batch.
 template <typename T>
 Result<ColumnPtr> NumericArithmetic(Op op, const Column& a, const Column& b,
-                                    const DataTypePtr& type, MemoryPool* pool) {
+                                    const DataTypePtr& type, bool safe, MemoryPool* pool) {
   const int64_t n = a.Length();
   TRIBUTARY_ASSIGN_OR_RAISE(BufferPtr validity, IntersectValidity(a, b, pool));
   TRIBUTARY_ASSIGN_OR_RAISE(auto values,
@@ -265,7 +280,9 @@ Result<ColumnPtr> NumericArithmetic(Op op, const Column& a, const Column& b,
     TRIBUTARY_RETURN_NOT_OK(IntegerLoop<T>(op, a.Values<T>(), b.Values<T>(),
                                            values->MutableDataAs<T>(), n, &failed, &any_failed));
   }
-  if (any_failed) {
+  if (any_failed && safe) {
+    TRIBUTARY_ASSIGN_OR_RAISE(validity, ClearFailedRows(validity, failed, pool));
+  } else if (any_failed) {
     TRIBUTARY_ASSIGN_OR_RAISE(int64_t row, FirstFailedValidRow(failed, a, b));
     if (row >= 0) {
       const bool by_zero = op == Op::kDivide || op == Op::kRemainder;
@@ -276,7 +293,7 @@ Result<ColumnPtr> NumericArithmetic(Op op, const Column& a, const Column& b,
 }
 
 Result<ColumnPtr> DecimalArithmetic(Op op, const Column& a, const Column& b,
-                                    const DataTypePtr& type, MemoryPool* pool) {
+                                    const DataTypePtr& type, bool safe, MemoryPool* pool) {
   const int64_t n = a.Length();
   TRIBUTARY_ASSIGN_OR_RAISE(BufferPtr validity, IntersectValidity(a, b, pool));
   TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * 16, pool));
@@ -286,6 +303,7 @@ Result<ColumnPtr> DecimalArithmetic(Op op, const Column& a, const Column& b,
   const int s1 = a.Type()->Scale();
   const int s2 = b.Type()->Scale();
   const uint8_t* bits = validity ? validity->data() : nullptr;
+  std::vector<uint8_t> failed;
   for (int64_t i = 0; i < n; ++i) {
     if (bits != nullptr && !columnar::GetBit(bits, i)) {
       out[i] = 0;
@@ -293,34 +311,52 @@ Result<ColumnPtr> DecimalArithmetic(Op op, const Column& a, const Column& b,
     }
     bool by_zero = false;
     if (!DecimalOp(op, x[i], s1, y[i], s2, *type, &out[i], &by_zero)) {
-      return ArithmeticError(op, a, b, i, by_zero, *type);
+      if (!safe) {
+        return ArithmeticError(op, a, b, i, by_zero, *type);
+      }
+      failed.resize(static_cast<size_t>(n), 0);
+      failed[static_cast<size_t>(i)] = 1;
+      out[i] = 0;
     }
   }
+  if (!failed.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(validity, ClearFailedRows(validity, failed, pool));
+  }
   return Column::Make(type, n, std::move(validity), std::move(values));
+}
+
+Result<ColumnPtr> DispatchArithmetic(Op op, const Column& a, const Column& b,
+                                     const DataTypePtr& type, bool safe, MemoryPool* pool) {
+  switch (type->Id()) {
+    case TypeId::kInt8:
+      return NumericArithmetic<int8_t>(op, a, b, type, safe, pool);
+    case TypeId::kInt16:
+      return NumericArithmetic<int16_t>(op, a, b, type, safe, pool);
+    case TypeId::kInt32:
+      return NumericArithmetic<int32_t>(op, a, b, type, safe, pool);
+    case TypeId::kInt64:
+      return NumericArithmetic<int64_t>(op, a, b, type, safe, pool);
+    case TypeId::kFloat32:
+      return NumericArithmetic<float>(op, a, b, type, safe, pool);
+    case TypeId::kFloat64:
+      return NumericArithmetic<double>(op, a, b, type, safe, pool);
+    case TypeId::kDecimal:
+      return DecimalArithmetic(op, a, b, type, safe, pool);
+    default:
+      return Status::Internal("arithmetic on " + type->ToString());
+  }
 }
 
 }  // namespace
 
 Result<ColumnPtr> ArithmeticKernel(Op op, const Column& a, const Column& b, const DataTypePtr& type,
                                    MemoryPool* pool) {
-  switch (type->Id()) {
-    case TypeId::kInt8:
-      return NumericArithmetic<int8_t>(op, a, b, type, pool);
-    case TypeId::kInt16:
-      return NumericArithmetic<int16_t>(op, a, b, type, pool);
-    case TypeId::kInt32:
-      return NumericArithmetic<int32_t>(op, a, b, type, pool);
-    case TypeId::kInt64:
-      return NumericArithmetic<int64_t>(op, a, b, type, pool);
-    case TypeId::kFloat32:
-      return NumericArithmetic<float>(op, a, b, type, pool);
-    case TypeId::kFloat64:
-      return NumericArithmetic<double>(op, a, b, type, pool);
-    case TypeId::kDecimal:
-      return DecimalArithmetic(op, a, b, type, pool);
-    default:
-      return Status::Internal("arithmetic on " + type->ToString());
-  }
+  return DispatchArithmetic(op, a, b, type, /*safe=*/false, pool);
+}
+
+Result<ColumnPtr> TryArithmeticKernel(Op op, const Column& a, const Column& b,
+                                      const DataTypePtr& type, MemoryPool* pool) {
+  return DispatchArithmetic(op, a, b, type, /*safe=*/true, pool);
 }
 
 Result<ColumnPtr> NegateKernel(const Column& input, MemoryPool* pool) {

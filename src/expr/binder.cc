@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include "columnar/decimal.h"
+#include "common/ascii.h"
 #include "expr/balanced_tree.h"
 #include "expr/bound_expression.h"
 #include "expr/coercion.h"
 #include "expr/function_registry.h"
+#include "expr/higher_order_functions.h"
 #include "expr/in_set.h"
 
 namespace tributary::expr {
@@ -106,11 +108,32 @@ namespace {
 
 class Binder {
  public:
-  explicit Binder(const columnar::Schema& schema) : schema_(schema) {}
+  explicit Binder(const columnar::Schema& schema, LambdaScope scope = {})
+      : schema_(schema), scope_(std::move(scope)) {}
 
   Result<BoundExprPtr> Bind(const Expression& expr) {
+    if (expr.GetOp() == Op::kWindow) {
+      // The planner computes window calls in a window operator below the SELECT list; one
+      // anywhere else (WHERE, GROUP BY, a join condition) has no window to run in.
+      return Status::InvalidArgument(fmt::format(
+          "window function '{}' is only allowed in the SELECT list and ORDER BY", expr.ToString()));
+    }
+    if (expr.GetOp() == Op::kFunction && IsWindowOnlyFunctionName(expr.Name())) {
+      return Status::InvalidArgument(
+          fmt::format("window function '{}' requires an OVER clause", expr.ToString()));
+    }
     if (expr.GetOp() == Op::kFunction && (expr.Name() == "mod" || expr.Name() == "pmod")) {
       return BindModulo(expr);
+    }
+    if (expr.GetOp() == Op::kFunction &&
+        std::any_of(expr.Children().begin(), expr.Children().end(),
+                    [](const ExprPtr& child) { return child->GetOp() == Op::kLambda; })) {
+      return BindHigherOrderCall(expr, schema_, scope_);
+    }
+    if (expr.GetOp() == Op::kLambda) {
+      return Status::InvalidArgument(fmt::format(
+          "a lambda function is only allowed as an argument of a higher-order function: {}",
+          expr.ToString()));
     }
     std::vector<BoundExprPtr> children;
     for (const ExprPtr& child : expr.Children()) {
@@ -181,6 +204,11 @@ class Binder {
         return BindCaseWhen(expr, std::move(children));
       case Op::kSubscript:
         return BindSubscript(expr, std::move(children[0]), std::move(children[1]));
+      case Op::kWindow:
+      case Op::kLambda:
+        break;
+      case Op::kLambdaVariable:
+        return BindLambdaVariable(expr);
     }
     return Status::Internal("unhandled expression " + expr.ToString());
   }
@@ -409,13 +437,31 @@ class Binder {
                                                base->ToString(), type.ToString(), expr.ToString()));
   }
 
+  // The innermost lambda parameter of that name (ignoring case), as the column holding it.
+  Result<BoundExprPtr> BindLambdaVariable(const Expression& expr) {
+    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it) {
+      if (EqualsIgnoreAsciiCase(it->first, expr.Name())) {
+        const columnar::Field& field = schema_.FieldAt(it->second);
+        return MakeBound(Op::kColumn, field.Type(), {}, it->second, Scalar::Null(), field.Name());
+      }
+    }
+    return Status::InvalidArgument(
+        fmt::format("lambda variable '{}' is used outside its lambda function", expr.Name()));
+  }
+
   const columnar::Schema& schema_;
+  LambdaScope scope_;
 };
 
 }  // namespace
 
 Result<BoundExprPtr> Bind(const Expression& expr, const columnar::Schema& schema) {
   return Binder(schema).Bind(expr);
+}
+
+Result<BoundExprPtr> BindInScope(const Expression& expr, const columnar::Schema& schema,
+                                 const LambdaScope& scope) {
+  return Binder(schema, scope).Bind(expr);
 }
 
 }  // namespace tributary::expr

@@ -1,14 +1,25 @@
-// Nested values: arr[i] / m[k], element_at, try_element_at, get, size/cardinality,
-// array(...), map(...), struct(...)/named_struct(...), array_contains, map_keys, map_values.
+// Nested values: arr[i] / m[k], element_at, try_element_at, get, size/cardinality/array_size,
+// array(...), map(...), struct(...)/named_struct(...), array_contains; the array functions of
+// Spark 3.4+ (array_append ... array_max, sort_array, slice, flatten, sequence, arrays_zip,
+// shuffle, set operations); the map functions (map_keys ... map_concat). Higher-order
+// functions with lambdas are in higher_order_functions.cc.
 //
-// ANSI semantics as Spark 3.4+: an array index out of range is an error (INVALID_ARRAY_INDEX),
-// a missing map key gives null, size(NULL) is NULL, map keys may be neither null nor repeated.
+// ANSI semantics as Spark 4: an array index out of range is an error (INVALID_ARRAY_INDEX,
+// INVALID_ARRAY_INDEX_IN_ELEMENT_AT), a missing map key gives null, size(NULL) is NULL, map
+// keys may be neither null nor repeated (NULL_MAP_KEY, DUPLICATED_MAP_KEY).
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <random>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "columnar/take.h"
+#include "common/ascii.h"
 #include "expr/function_kernels.h"
+#include "expr/nested_values.h"
 #include "expr/row_gather.h"
 
 namespace tributary::expr {
@@ -19,6 +30,9 @@ using columnar::RecordBatch;
 using columnar::TypeId;
 
 namespace {
+
+// Spark's ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH: the most elements an array may hold.
+constexpr int64_t kMaxArrayElements = 2147483632;
 
 // Whether row i of `a` equals row j of `b` (both valid, one primitive type).
 bool SameValue(const Column& a, int64_t i, const Column& b, int64_t j) {
@@ -70,9 +84,12 @@ Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, IndexRu
     const int64_t size = offsets[i + 1] - offsets[i];
     int64_t k = IntAt(index, i);
     if (rule.one_based) {
-      if (k == 0 && !rule.safe) {
-        return Status::InvalidArgument(
-            fmt::format("row {}: element_at index 0 is invalid: SQL array indices start at 1", i));
+      // Index 0 fails try_element_at too, as Spark's ElementAt.
+      if (k == 0) {
+        return Status::InvalidArgument(fmt::format(
+            "[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 "
+            "(the first element has index 1). (row {})",
+            i));
       }
       k = k > 0 ? k - 1 : (k < 0 ? size + k : -1);
     }
@@ -80,9 +97,14 @@ Result<ColumnPtr> ArrayElement(const Column& array, const Column& index, IndexRu
       if (rule.safe) {
         continue;
       }
-      return Status::InvalidArgument(
-          fmt::format("row {}: array index {} is out of bounds for an array of {} elements", i,
-                      IntAt(index, i), size));
+      const std::string_view error_class =
+          rule.one_based ? "INVALID_ARRAY_INDEX_IN_ELEMENT_AT" : "INVALID_ARRAY_INDEX";
+      const std::string_view alternative =
+          rule.one_based ? "`try_element_at`" : "the SQL function `get()`";
+      return Status::InvalidArgument(fmt::format(
+          "[{}] The index {} is out of bounds. The array has {} elements. Use {} to tolerate "
+          "accessing element at invalid index and return NULL instead. (row {})",
+          error_class, IntAt(index, i), size, alternative, i));
     }
     element[static_cast<size_t>(i)] = offsets[i] + k;
   }
@@ -177,11 +199,25 @@ class SizeFunction final : public EagerFunction {
 Result<BoundExprPtr> BindSize(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
   const TypeId id = args[0]->Type()->Id();
+  if (call.Name() == "array_size" && id == TypeId::kMap) {
+    return CallError(call, "needs an array, got " + args[0]->Type()->ToString());
+  }
   if (id != TypeId::kArray && id != TypeId::kMap && id != TypeId::kNull) {
     return CallError(call, "needs an array or a map, got " + args[0]->Type()->ToString());
   }
   return MakeFunctionCall(call.Name(), DataType::Int32(), std::move(args),
                           std::make_shared<const SizeFunction>());
+}
+
+// The name a user gave a column: the planner resolves columns under internal names
+// "<name>#<n>" (unique per plan), which struct field names must not show.
+std::string SourceName(const std::string& name) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string::npos || hash + 1 == name.size() ||
+      name.find_first_not_of("0123456789", hash + 1) != std::string::npos) {
+    return name;
+  }
+  return name.substr(0, hash);
 }
 
 // array(...): one array per row of the argument values (array() is empty in every row).
@@ -255,8 +291,26 @@ class MapFunction final : public EagerFunction {
   }
 };
 
+// map() with no arguments: an empty map in every row.
+class EmptyMapFunction final : public ScalarFunction {
+ public:
+  Result<ColumnPtr> Evaluate(const BoundExpression& call, const RecordBatch& batch,
+                             const EvalContext& context) const override {
+    ColumnBuilder builder(call.Type(), context.pool);
+    for (int64_t i = 0; i < batch.NumRows(); ++i) {
+      builder.AppendMap();
+    }
+    return builder.Finish();
+  }
+};
+
 Result<BoundExprPtr> BindMap(const Expression& call, std::vector<BoundExprPtr> args) {
-  if (args.empty() || args.size() % 2 != 0) {
+  if (args.empty()) {
+    // map() is an empty map of null keys and values, as Spark 3+.
+    return MakeFunctionCall(call.Name(), DataType::Map(DataType::Null(), DataType::Null()), {},
+                            std::make_shared<const EmptyMapFunction>());
+  }
+  if (args.size() % 2 != 0) {
     return CallError(call, "map needs key, value pairs");
   }
   DataTypePtr key = CommonType(TypesOf(args, 0, 2));
@@ -314,7 +368,8 @@ Result<BoundExprPtr> BindStruct(const Expression& call, std::vector<BoundExprPtr
       // Spark names a field after a column or struct field reference, else col1, col2, ...
       const Expression& source = *call.Child(i);
       const bool named = source.GetOp() == Op::kColumn || source.GetOp() == Op::kGetField;
-      fields.emplace_back(named ? args[i]->Name() : fmt::format("col{}", i + 1), args[i]->Type());
+      fields.emplace_back(named ? SourceName(args[i]->Name()) : fmt::format("col{}", i + 1),
+                          args[i]->Type());
     }
   }
   return MakeFunctionCall(call.Name(), DataType::Struct(std::move(fields)), std::move(args),
@@ -407,7 +462,1208 @@ Result<BoundExprPtr> BindMapPart(const Expression& call, std::vector<BoundExprPt
                           std::make_shared<const MapPartFunction>(keys ? 0 : 1));
 }
 
+// ---- array functions of Spark 3.4+ (array_append ... array_max) ----
+
+template <typename T>
+int ThreeWay(T x, T y) {
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+// Spark's ordering of floating point: NaN above every number and equal to itself, -0.0 = 0.0.
+int CompareFloating(double x, double y) {
+  const bool x_nan = std::isnan(x);
+  const bool y_nan = std::isnan(y);
+  if (x_nan || y_nan) {
+    return x_nan == y_nan ? 0 : (x_nan ? 1 : -1);
+  }
+  return ThreeWay(x, y);
+}
+
+// Builds an array column row by row out of elements picked from source columns (all of the
+// element type), then gathers them in one pass.
+class ArrayAssembler {
+ public:
+  explicit ArrayAssembler(int64_t rows) {
+    offsets_.reserve(static_cast<size_t>(rows) + 1);
+    offsets_.push_back(0);
+    valid_.reserve(static_cast<size_t>(rows));
+  }
+  // Appends row `row` of source `source` to the current array; source -1 is a null element.
+  void Add(int32_t source, int64_t row) {
+    source_.push_back(source);
+    row_.push_back(row);
+  }
+  void AddNull() { Add(-1, 0); }
+  // Ends the current row as an array of the elements added since the last row.
+  void EndRow() {
+    offsets_.push_back(static_cast<int64_t>(source_.size()));
+    valid_.push_back(1);
+  }
+  // Ends the current row as null (dropping elements added to it).
+  void NullRow() {
+    source_.resize(static_cast<size_t>(offsets_.back()));
+    row_.resize(static_cast<size_t>(offsets_.back()));
+    offsets_.push_back(offsets_.back());
+    valid_.push_back(0);
+  }
+  int64_t RowSize() const { return static_cast<int64_t>(source_.size()) - offsets_.back(); }
+
+  Result<ColumnPtr> Finish(const DataTypePtr& array_type, std::span<const ColumnPtr> sources,
+                           MemoryPool* pool) const {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto elements,
+                              Interleave(array_type->ElementType(), sources, source_, row_, pool));
+    return MakeListColumn(array_type, offsets_, valid_, {std::move(elements)}, pool);
+  }
+
+ private:
+  std::vector<int32_t> source_;
+  std::vector<int64_t> row_;
+  std::vector<int64_t> offsets_;
+  std::vector<uint8_t> valid_;
+};
+
+Status RequireArray(const Expression& call, const BoundExprPtr& arg, int position) {
+  if (arg->Type()->Id() != TypeId::kArray) {
+    return CallError(call, fmt::format("argument {} must be an array, got {}", position,
+                                       arg->Type()->ToString()));
+  }
+  return Status::OK();
+}
+
+// Casts an integer (or NULL) argument to int32, as Spark's implicit cast to IntegerType.
+Status RequireInt(const Expression& call, BoundExprPtr* arg, int position) {
+  const DataType& type = *(*arg)->Type();
+  if (!type.IsInteger() && type.Id() != TypeId::kNull) {
+    return CallError(
+        call, fmt::format("argument {} must be an integer, got {}", position, type.ToString()));
+  }
+  *arg = CastTo(std::move(*arg), DataType::Int32());
+  return Status::OK();
+}
+
+// The common element type of an array and a value (array_append, array_remove, ...), with
+// both arguments cast to it.
+Status CoerceArrayAndElement(const Expression& call, BoundExprPtr* array, BoundExprPtr* value) {
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, *array, 1));
+  const DataTypePtr& element = (*array)->Type()->ElementType();
+  const DataTypePtr types[] = {element, (*value)->Type()};
+  DataTypePtr common = CommonType(types);
+  if (common == nullptr) {
+    return CallError(call, fmt::format("cannot use {} as an element of {}",
+                                       (*value)->Type()->ToString(), (*array)->Type()->ToString()));
+  }
+  if (!common->SameShape(*element)) {
+    *array = CastTo(std::move(*array), DataType::Array(common));
+  }
+  *value = CastTo(std::move(*value), common);
+  return Status::OK();
+}
+
+// Two or more arrays cast to one element type (array_union, arrays of flatten's siblings...).
+Status CoerceArrays(const Expression& call, std::vector<BoundExprPtr>* args) {
+  std::vector<DataTypePtr> elements;
+  for (size_t i = 0; i < args->size(); ++i) {
+    TRIBUTARY_RETURN_NOT_OK(RequireArray(call, (*args)[i], static_cast<int>(i) + 1));
+    elements.push_back((*args)[i]->Type()->ElementType());
+  }
+  DataTypePtr common = CommonType(elements);
+  if (common == nullptr) {
+    return CallError(call, "the arrays' elements have no common type");
+  }
+  for (auto& arg : *args) {
+    if (!arg->Type()->ElementType()->SameShape(*common)) {
+      arg = CastTo(std::move(arg), DataType::Array(common));
+    }
+  }
+  return Status::OK();
+}
+
+// array_append(arr, v) / array_prepend(arr, v): v (which may be null) added at the end or the
+// front; a null array gives null.
+Result<BoundExprPtr> BindArrayAppend(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArrayAndElement(call, &args[0], &args[1]));
+  const bool prepend = call.Name() == "array_prepend";
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([prepend](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                       MemoryPool* pool) -> Result<ColumnPtr> {
+        const Column& array = *a[0];
+        ArrayAssembler out(array.Length());
+        for (int64_t i = 0; i < array.Length(); ++i) {
+          if (array.IsNull(i)) {
+            out.NullRow();
+            continue;
+          }
+          if (prepend) {
+            out.Add(1, i);
+          }
+          for (int64_t j = array.Offsets()[i]; j < array.Offsets()[i + 1]; ++j) {
+            out.Add(0, j);
+          }
+          if (!prepend) {
+            out.Add(1, i);
+          }
+          out.EndRow();
+        }
+        const ColumnPtr sources[] = {array.Child(0), a[1]};
+        return out.Finish(c.Type(), sources, pool);
+      }));
+}
+
+Status IndexOfZero(std::string_view) {
+  return Status::InvalidArgument(
+      "[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the "
+      "first element has index 1).");
+}
+
+// array_insert(arr, pos, v), Spark 3.4+: pos counts from 1, or from the end when negative (-1
+// puts v last); a position past either end pads with nulls.
+Result<BoundExprPtr> BindArrayInsert(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArrayAndElement(call, &args[0], &args[2]));
+  TRIBUTARY_RETURN_NOT_OK(RequireInt(call, &args[1], 2));
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const Column& array = *a[0];
+        const Column& position = *a[1];
+        ArrayAssembler out(array.Length());
+        for (int64_t i = 0; i < array.Length(); ++i) {
+          if (array.IsNull(i) || position.IsNull(i)) {
+            out.NullRow();
+            continue;
+          }
+          const int64_t begin = array.Offsets()[i];
+          const int64_t size = array.Offsets()[i + 1] - begin;
+          const int64_t pos = IntAt(position, i);
+          if (pos == 0) {
+            return IndexOfZero("array_insert");
+          }
+          // Where v lands (0-based) and how many nulls pad between the elements and v.
+          int64_t at;
+          int64_t pad = 0;
+          if (pos > 0) {
+            at = std::min(pos - 1, size);
+            pad = std::max<int64_t>(0, pos - 1 - size);
+          } else {
+            at = std::max<int64_t>(0, size + 1 + pos);
+            pad = std::max<int64_t>(0, -pos - size - 1);
+          }
+          if (size + pad + 1 > kMaxArrayElements) {
+            return Status::InvalidArgument(fmt::format(
+                "[COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER] Can't create array with {} elements "
+                "which exceeding the array size limit {}",
+                size + pad + 1, kMaxArrayElements));
+          }
+          if (pos < 0 && pad > 0) {
+            out.Add(1, i);
+            for (int64_t k = 0; k < pad; ++k) {
+              out.AddNull();
+            }
+            for (int64_t k = 0; k < size; ++k) {
+              out.Add(0, begin + k);
+            }
+          } else {
+            for (int64_t k = 0; k < at; ++k) {
+              out.Add(0, begin + k);
+            }
+            for (int64_t k = 0; k < pad; ++k) {
+              out.AddNull();
+            }
+            out.Add(1, i);
+            for (int64_t k = at; k < size; ++k) {
+              out.Add(0, begin + k);
+            }
+          }
+          out.EndRow();
+        }
+        const ColumnPtr sources[] = {array.Child(0), a[2]};
+        return out.Finish(c.Type(), sources, pool);
+      }));
+}
+
+// A function of one array whose result picks elements of it: `pick(elements, begin, end,
+// &positions)` fills the chosen element positions of one valid row or returns an error.
+template <typename Pick>
+std::shared_ptr<const ScalarFunction> PickElements(Pick pick) {
+  return Lambda([pick](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                       MemoryPool* pool) -> Result<ColumnPtr> {
+    const Column& array = *a[0];
+    ArrayAssembler out(array.Length());
+    std::vector<int64_t> positions;
+    for (int64_t i = 0; i < array.Length(); ++i) {
+      bool any_null = false;
+      for (const ColumnPtr& arg : a) {
+        any_null = any_null || arg->IsNull(i);
+      }
+      if (any_null) {
+        out.NullRow();
+        continue;
+      }
+      positions.clear();
+      TRIBUTARY_RETURN_NOT_OK(pick(a, i, &positions));
+      for (int64_t p : positions) {
+        out.Add(0, p);
+      }
+      out.EndRow();
+    }
+    const ColumnPtr sources[] = {array.Child(0)};
+    return out.Finish(c.Type(), sources, pool);
+  });
+}
+
+// array_compact(arr): the non-null elements.
+Result<BoundExprPtr> BindArrayCompact(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      PickElements([](const std::vector<ColumnPtr>& a, int64_t i, std::vector<int64_t>* out) {
+        const Column& elements = *a[0]->Child(0);
+        for (int64_t j = a[0]->Offsets()[i]; j < a[0]->Offsets()[i + 1]; ++j) {
+          if (elements.IsValid(j)) {
+            out->push_back(j);
+          }
+        }
+        return Status::OK();
+      }));
+}
+
+// Sorts element positions [begin, end) of `elements`: ascending or descending, nulls first or
+// last; stable, as Spark's sort.
+void SortPositions(const Column& elements, int64_t begin, int64_t end, bool ascending,
+                   bool nulls_first, std::vector<int64_t>* out) {
+  const size_t first = out->size();
+  for (int64_t j = begin; j < end; ++j) {
+    out->push_back(j);
+  }
+  std::stable_sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
+                   [&](int64_t x, int64_t y) {
+                     const bool x_null = elements.IsNull(x);
+                     const bool y_null = elements.IsNull(y);
+                     if (x_null || y_null) {
+                       return x_null != y_null && (x_null == nulls_first);
+                     }
+                     const int c = CompareValues(elements, x, elements, y);
+                     return ascending ? c < 0 : c > 0;
+                   });
+}
+
+// sort_array(arr[, asc]): asc (a boolean literal, default true) sorts ascending with nulls
+// first, descending with nulls last. array_sort(arr): ascending, nulls last.
+Result<BoundExprPtr> BindSortArray(const Expression& call, std::vector<BoundExprPtr> args) {
+  const bool sort_array = call.Name() == "sort_array";
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, sort_array ? 2 : 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  if (!IsOrderable(*args[0]->Type()->ElementType())) {
+    return CallError(call,
+                     "cannot sort elements of type " + args[0]->Type()->ElementType()->ToString());
+  }
+  bool ascending = true;
+  if (args.size() == 2) {
+    const BoundExpression& order = *args[1];
+    // Spark's checks, in its order: the type, then a constant, then not null.
+    if (order.Type()->Id() != TypeId::kBoolean && order.Type()->Id() != TypeId::kNull) {
+      return CallError(call, fmt::format("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] The second "
+                                         "parameter requires the \"BOOLEAN\" type, however \"{}\" "
+                                         "has the type \"{}\".",
+                                         order.ToString(), AsciiUpper(order.Type()->ToString())));
+    }
+    const bool null_literal =
+        (order.GetOp() == Op::kLiteral && order.Literal().IsNull()) ||
+        (order.GetOp() == Op::kCast && order.Child(0).GetOp() == Op::kLiteral &&
+         order.Child(0).Literal().IsNull());
+    if (order.GetOp() != Op::kLiteral && !null_literal) {
+      return CallError(call,
+                       "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the input `ascendingOrder` "
+                       "should be a foldable \"BOOLEAN\" expression");
+    }
+    if (null_literal) {
+      return CallError(call,
+                       "[DATATYPE_MISMATCH.UNEXPECTED_NULL] The `ascendingOrder` must not "
+                       "be null.");
+    }
+    ascending = order.Literal().BoolValue();
+    args.pop_back();
+  }
+  const bool nulls_first = sort_array && ascending;
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      PickElements([ascending, nulls_first](const std::vector<ColumnPtr>& a, int64_t i,
+                                            std::vector<int64_t>* out) {
+        SortPositions(*a[0]->Child(0), a[0]->Offsets()[i], a[0]->Offsets()[i + 1], ascending,
+                      nulls_first, out);
+        return Status::OK();
+      }));
+}
+
+// slice(arr, start, length): `length` elements from `start` (1-based, negative from the end).
+Result<BoundExprPtr> BindSlice(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireInt(call, &args[1], 2));
+  TRIBUTARY_RETURN_NOT_OK(RequireInt(call, &args[2], 3));
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      PickElements([](const std::vector<ColumnPtr>& a, int64_t i, std::vector<int64_t>* out) {
+        const int64_t begin = a[0]->Offsets()[i];
+        const int64_t size = a[0]->Offsets()[i + 1] - begin;
+        const int64_t start = IntAt(*a[1], i);
+        const int64_t length = IntAt(*a[2], i);
+        if (start == 0) {
+          return Status::InvalidArgument(
+              "[INVALID_PARAMETER_VALUE.START] The value of parameter(s) `start` in `slice` is "
+              "invalid: Expects a positive or a negative value for `start`, but got 0.");
+        }
+        if (length < 0) {
+          return Status::InvalidArgument(fmt::format(
+              "[INVALID_PARAMETER_VALUE.LENGTH] The value of parameter(s) `length` in `slice` is "
+              "invalid: Expects `length` greater than or equal to 0, but got {}.",
+              length));
+        }
+        const int64_t from = start < 0 ? start + size : start - 1;
+        if (from < 0 || from >= size) {
+          return Status::OK();
+        }
+        for (int64_t k = from; k < std::min(size, from + length); ++k) {
+          out->push_back(begin + k);
+        }
+        return Status::OK();
+      }));
+}
+
+// flatten(arr of arrays): the inner arrays one after the other; null when the outer array or
+// any inner array is null.
+Result<BoundExprPtr> BindFlatten(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  if (args[0]->Type()->ElementType()->Id() != TypeId::kArray) {
+    return CallError(call, "needs an array of arrays, got " + args[0]->Type()->ToString());
+  }
+  DataTypePtr type = args[0]->Type()->ElementType();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const Column& outer = *a[0];
+        const Column& inner = *outer.Child(0);
+        ArrayAssembler out(outer.Length());
+        for (int64_t i = 0; i < outer.Length(); ++i) {
+          bool null = outer.IsNull(i);
+          for (int64_t j = outer.Offsets()[i]; !null && j < outer.Offsets()[i + 1]; ++j) {
+            null = inner.IsNull(j);
+          }
+          if (null) {
+            out.NullRow();
+            continue;
+          }
+          for (int64_t j = outer.Offsets()[i]; j < outer.Offsets()[i + 1]; ++j) {
+            for (int64_t k = inner.Offsets()[j]; k < inner.Offsets()[j + 1]; ++k) {
+              out.Add(0, k);
+            }
+          }
+          out.EndRow();
+        }
+        const ColumnPtr sources[] = {inner.Child(0)};
+        return out.Finish(c.Type(), sources, pool);
+      }));
+}
+
+constexpr int64_t kMicrosPerDay = 86400000000;
+
+// sequence(start, stop[, step]) over integers (step default 1 or -1), dates (step a day-time
+// interval of whole days, default 1 day) or timestamps (step a day-time interval).
+Result<BoundExprPtr> BindSequence(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
+  const DataTypePtr bounds[] = {args[0]->Type(), args[1]->Type()};
+  DataTypePtr type = CommonType(bounds);
+  if (type == nullptr ||
+      !(type->IsInteger() || type->Id() == TypeId::kDate || type->Id() == TypeId::kTimestamp ||
+        type->Id() == TypeId::kTimestampNtz)) {
+    return CallError(call, "start and stop must both be integers, dates or timestamps");
+  }
+  const bool integral = type->IsInteger();
+  if (args.size() == 3) {
+    const DataType& step = *args[2]->Type();
+    if (integral ? !step.IsInteger() : step.Id() != TypeId::kDayTimeInterval) {
+      return CallError(
+          call, fmt::format("the step must be {}, got {}",
+                            integral ? "an integer" : "a day-time interval", step.ToString()));
+    }
+    if (integral) {
+      const DataTypePtr all[] = {type, args[2]->Type()};
+      type = CommonType(all);
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    args[i] = CastTo(std::move(args[i]), type);
+  }
+  if (integral && args.size() == 3) {
+    args[2] = CastTo(std::move(args[2]), type);
+  }
+  const bool date = type->Id() == TypeId::kDate;
+  return MakeFunctionCall(
+      call.Name(), DataType::Array(type, false), std::move(args),
+      Lambda([integral, date](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                              MemoryPool* pool) -> Result<ColumnPtr> {
+        const int64_t n = a[0]->Length();
+        ColumnBuilder builder(c.Type(), pool);
+        for (int64_t i = 0; i < n; ++i) {
+          bool any_null = false;
+          for (const ColumnPtr& arg : a) {
+            any_null = any_null || arg->IsNull(i);
+          }
+          if (any_null) {
+            builder.AppendNull();
+            continue;
+          }
+          const int64_t start = IntAt(*a[0], i);
+          const int64_t stop = IntAt(*a[1], i);
+          int64_t step = start <= stop ? 1 : -1;
+          if (a.size() == 3) {
+            step = IntAt(*a[2], i);
+          } else if (!integral) {
+            step = date ? step : step * kMicrosPerDay;
+          }
+          const int64_t raw_step = step;
+          if (date && a.size() == 3) {
+            if (step % kMicrosPerDay != 0) {
+              return Status::InvalidArgument(
+                  "sequence step must be an interval day to second of day granularity if start "
+                  "and end values are dates");
+            }
+            step /= kMicrosPerDay;
+          }
+          if ((step > 0 && start > stop) || (step < 0 && start < stop) ||
+              (step == 0 && start != stop)) {
+            return Status::InvalidArgument(
+                fmt::format("requirement failed: Illegal sequence boundaries: {} to {} by {}",
+                            start, stop, raw_step));
+          }
+          const __int128 count = step == 0 ? 1 : (static_cast<__int128>(stop) - start) / step + 1;
+          if (count > kMaxArrayElements) {
+            return Status::InvalidArgument(fmt::format(
+                "[COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER] Can't create array with {} elements "
+                "which exceeding the array size limit {}",
+                static_cast<int64_t>(count), kMaxArrayElements));
+          }
+          ColumnBuilder& elements = builder.Child(0);
+          for (__int128 k = 0; k < count; ++k) {
+            elements.AppendInt(static_cast<int64_t>(start + k * step));
+          }
+          builder.AppendArray();
+        }
+        return builder.Finish();
+      }));
+}
+
+// arrays_zip(a1, ..., an): an array of structs whose field k holds the elements of ak, as long
+// as the longest input (the shorter padded with nulls); null when any input is null. Fields are
+// named after column references, else "0", "1", ... as Spark.
+Result<BoundExprPtr> BindArraysZip(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1024));
+  std::vector<Field> fields;
+  for (size_t i = 0; i < args.size(); ++i) {
+    TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[i], static_cast<int>(i) + 1));
+    const Expression& source = *call.Child(i);
+    const bool named = source.GetOp() == Op::kColumn || source.GetOp() == Op::kGetField;
+    fields.emplace_back(named ? SourceName(args[i]->Name()) : std::to_string(i),
+                        args[i]->Type()->ElementType());
+  }
+  DataTypePtr type = DataType::Array(DataType::Struct(std::move(fields)), false);
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const int64_t n = a[0]->Length();
+        const size_t m = a.size();
+        std::vector<std::vector<int32_t>> source(m);
+        std::vector<std::vector<int64_t>> row(m);
+        std::vector<int64_t> offsets = {0};
+        std::vector<uint8_t> valid;
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t longest = 0;
+          bool any_null = false;
+          for (const ColumnPtr& arg : a) {
+            any_null = any_null || arg->IsNull(i);
+            if (!any_null) {
+              longest = std::max(longest, arg->Offsets()[i + 1] - arg->Offsets()[i]);
+            }
+          }
+          valid.push_back(any_null ? 0 : 1);
+          if (any_null) {
+            offsets.push_back(offsets.back());
+            continue;
+          }
+          for (size_t k = 0; k < m; ++k) {
+            const int64_t begin = a[k]->Offsets()[i];
+            const int64_t size = a[k]->Offsets()[i + 1] - begin;
+            for (int64_t e = 0; e < longest; ++e) {
+              source[k].push_back(e < size ? 0 : -1);
+              row[k].push_back(e < size ? begin + e : 0);
+            }
+          }
+          offsets.push_back(offsets.back() + longest);
+        }
+        const DataTypePtr& element_type = c.Type()->ElementType();
+        std::vector<ColumnPtr> columns;
+        for (size_t k = 0; k < m; ++k) {
+          const ColumnPtr sources[] = {a[k]->Child(0)};
+          TRIBUTARY_ASSIGN_OR_RAISE(auto column, Interleave(element_type->Fields()[k].Type(),
+                                                            sources, source[k], row[k], pool));
+          columns.push_back(std::move(column));
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(auto structs, Column::Make(element_type, offsets.back(), nullptr,
+                                                             nullptr, nullptr, std::move(columns)));
+        return MakeListColumn(c.Type(), offsets, valid, {std::move(structs)}, pool);
+      }));
+}
+
+// shuffle(arr): a random permutation of the elements (not deterministic, as Spark's).
+Result<BoundExprPtr> BindShuffle(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(call.Name(), std::move(type), std::move(args),
+                          Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                                    MemoryPool* pool) -> Result<ColumnPtr> {
+                            std::mt19937_64 random{std::random_device{}()};
+                            const Column& array = *a[0];
+                            ArrayAssembler out(array.Length());
+                            std::vector<int64_t> positions;
+                            for (int64_t i = 0; i < array.Length(); ++i) {
+                              if (array.IsNull(i)) {
+                                out.NullRow();
+                                continue;
+                              }
+                              positions.clear();
+                              for (int64_t j = array.Offsets()[i]; j < array.Offsets()[i + 1];
+                                   ++j) {
+                                positions.push_back(j);
+                              }
+                              std::shuffle(positions.begin(), positions.end(), random);
+                              for (int64_t p : positions) {
+                                out.Add(0, p);
+                              }
+                              out.EndRow();
+                            }
+                            const ColumnPtr sources[] = {array.Child(0)};
+                            return out.Finish(c.Type(), sources, pool);
+                          }));
+}
+
+// array_repeat(v, count): v repeated count times (none when count <= 0); null when count is.
+Result<BoundExprPtr> BindArrayRepeat(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(RequireInt(call, &args[1], 2));
+  DataTypePtr type = DataType::Array(args[0]->Type());
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const Column& count = *a[1];
+        ArrayAssembler out(count.Length());
+        for (int64_t i = 0; i < count.Length(); ++i) {
+          if (count.IsNull(i)) {
+            out.NullRow();
+            continue;
+          }
+          const int64_t times = IntAt(count, i);
+          if (times > kMaxArrayElements) {
+            return Status::InvalidArgument(fmt::format(
+                "[COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER] Can't create array with {} elements "
+                "which exceeding the array size limit {}",
+                times, kMaxArrayElements));
+          }
+          for (int64_t k = 0; k < times; ++k) {
+            out.Add(0, i);
+          }
+          out.EndRow();
+        }
+        const ColumnPtr sources[] = {a[0]};
+        return out.Finish(c.Type(), sources, pool);
+      }));
+}
+
+// array_position(arr, v): the 1-based position (bigint) of the first element equal to v, 0
+// when there is none; null when either argument is.
+Result<BoundExprPtr> BindArrayPosition(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArrayAndElement(call, &args[0], &args[1]));
+  if (!IsOrderable(*args[1]->Type())) {
+    return CallError(call, "cannot compare values of type " + args[1]->Type()->ToString());
+  }
+  return PerRowFixed<int64_t>(
+      call, DataType::Int64(), std::move(args),
+      [](const std::vector<ColumnPtr>& a, int64_t i) -> int64_t {
+        const Column& elements = *a[0]->Child(0);
+        const int64_t begin = a[0]->Offsets()[i];
+        for (int64_t j = begin; j < a[0]->Offsets()[i + 1]; ++j) {
+          if (elements.IsValid(j) && CompareValues(elements, j, *a[1], i) == 0) {
+            return j - begin + 1;
+          }
+        }
+        return 0;
+      });
+}
+
+// array_remove(arr, v): the elements not equal to v (null elements stay); null when either
+// argument is null.
+Result<BoundExprPtr> BindArrayRemove(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArrayAndElement(call, &args[0], &args[1]));
+  if (!IsOrderable(*args[1]->Type())) {
+    return CallError(call, "cannot compare values of type " + args[1]->Type()->ToString());
+  }
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      PickElements([](const std::vector<ColumnPtr>& a, int64_t i, std::vector<int64_t>* out) {
+        const Column& elements = *a[0]->Child(0);
+        for (int64_t j = a[0]->Offsets()[i]; j < a[0]->Offsets()[i + 1]; ++j) {
+          if (elements.IsNull(j) || CompareValues(elements, j, *a[1], i) != 0) {
+            out->push_back(j);
+          }
+        }
+        return Status::OK();
+      }));
+}
+
+// Appends to `out` the positions [begin, end) of `elements` whose value is not yet among
+// `out`'s from `first` on (one null at most), keeping `keep(j)` ones only. Arrays are scanned
+// linearly per element: SQL arrays are short, and this needs no hashing of nested values.
+template <typename Keep>
+void AppendDistinct(const Column& elements, int64_t begin, int64_t end, size_t first,
+                    std::vector<int64_t>* out, Keep keep) {
+  for (int64_t j = begin; j < end; ++j) {
+    if (!keep(j)) {
+      continue;
+    }
+    const bool seen =
+        std::any_of(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
+                    [&](int64_t k) { return CompareNullable(elements, k, elements, j) == 0; });
+    if (!seen) {
+      out->push_back(j);
+    }
+  }
+}
+
+// array_distinct(arr): the elements without repeats, first occurrences in order.
+Result<BoundExprPtr> BindArrayDistinct(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  if (!IsOrderable(*args[0]->Type()->ElementType())) {
+    return CallError(call,
+                     "cannot compare values of type " + args[0]->Type()->ElementType()->ToString());
+  }
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      PickElements([](const std::vector<ColumnPtr>& a, int64_t i, std::vector<int64_t>* out) {
+        AppendDistinct(*a[0]->Child(0), a[0]->Offsets()[i], a[0]->Offsets()[i + 1], 0, out,
+                       [](int64_t) { return true; });
+        return Status::OK();
+      }));
+}
+
+// array_union, array_intersect, array_except of two arrays: distinct elements, in the order of
+// the first array (then the second's for a union); null when either array is null.
+Result<BoundExprPtr> BindArraySetOperation(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArrays(call, &args));
+  if (!IsOrderable(*args[0]->Type()->ElementType())) {
+    return CallError(call,
+                     "cannot compare values of type " + args[0]->Type()->ElementType()->ToString());
+  }
+  enum class SetOp { kUnion, kIntersect, kExcept };
+  const SetOp op = call.Name() == "array_union"       ? SetOp::kUnion
+                   : call.Name() == "array_intersect" ? SetOp::kIntersect
+                                                      : SetOp::kExcept;
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([op](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                  MemoryPool* pool) -> Result<ColumnPtr> {
+        // Both arrays' elements as one column, so positions of either compare with each other.
+        const ColumnPtr both_parts[] = {a[0]->Child(0), a[1]->Child(0)};
+        TRIBUTARY_ASSIGN_OR_RAISE(auto both, columnar::Concatenate(both_parts, pool));
+        const int64_t shift = a[0]->Child(0)->Length();
+        const Column& left = *a[0];
+        const Column& right = *a[1];
+        ArrayAssembler out(left.Length());
+        std::vector<int64_t> positions;
+        for (int64_t i = 0; i < left.Length(); ++i) {
+          if (left.IsNull(i) || right.IsNull(i)) {
+            out.NullRow();
+            continue;
+          }
+          positions.clear();
+          const int64_t r_begin = right.Offsets()[i] + shift;
+          const int64_t r_end = right.Offsets()[i + 1] + shift;
+          const auto in_right = [&](int64_t j) {
+            for (int64_t k = r_begin; k < r_end; ++k) {
+              if (CompareNullable(*both, k, *both, j) == 0) {
+                return true;
+              }
+            }
+            return false;
+          };
+          const int64_t l_begin = left.Offsets()[i];
+          const int64_t l_end = left.Offsets()[i + 1];
+          switch (op) {
+            case SetOp::kUnion:
+              AppendDistinct(*both, l_begin, l_end, 0, &positions, [](int64_t) { return true; });
+              AppendDistinct(*both, r_begin, r_end, 0, &positions, [](int64_t) { return true; });
+              break;
+            case SetOp::kIntersect:
+              AppendDistinct(*both, l_begin, l_end, 0, &positions, in_right);
+              break;
+            case SetOp::kExcept:
+              AppendDistinct(*both, l_begin, l_end, 0, &positions,
+                             [&](int64_t j) { return !in_right(j); });
+              break;
+          }
+          for (int64_t p : positions) {
+            out.Add(0, p);
+          }
+          out.EndRow();
+        }
+        const ColumnPtr sources[] = {both};
+        return out.Finish(c.Type(), sources, pool);
+      }));
+}
+
+// arrays_overlap(a, b): true when the arrays share a non-null element; otherwise null when
+// both are non-empty and either holds a null, else false; null when either array is null.
+Result<BoundExprPtr> BindArraysOverlap(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArrays(call, &args));
+  if (!IsOrderable(*args[0]->Type()->ElementType())) {
+    return CallError(call,
+                     "cannot compare values of type " + args[0]->Type()->ElementType()->ToString());
+  }
+  return MakeFunctionCall(
+      call.Name(), DataType::Boolean(), std::move(args),
+      Lambda([](const BoundExpression&, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const Column& left = *a[0];
+        const Column& right = *a[1];
+        const Column& l = *left.Child(0);
+        const Column& r = *right.Child(0);
+        ColumnBuilder out(DataType::Boolean(), pool);
+        out.Reserve(left.Length());
+        for (int64_t i = 0; i < left.Length(); ++i) {
+          if (left.IsNull(i) || right.IsNull(i)) {
+            out.AppendNull();
+            continue;
+          }
+          bool found = false;
+          bool saw_null = false;
+          for (int64_t p = left.Offsets()[i]; p < left.Offsets()[i + 1] && !found; ++p) {
+            if (l.IsNull(p)) {
+              saw_null = true;
+              continue;
+            }
+            for (int64_t q = right.Offsets()[i]; q < right.Offsets()[i + 1] && !found; ++q) {
+              if (r.IsNull(q)) {
+                saw_null = true;
+              } else {
+                found = CompareValues(l, p, r, q) == 0;
+              }
+            }
+          }
+          const bool both_non_empty = left.Offsets()[i + 1] > left.Offsets()[i] &&
+                                      right.Offsets()[i + 1] > right.Offsets()[i];
+          if (!found && saw_null && both_non_empty) {
+            out.AppendNull();
+          } else {
+            out.AppendBoolean(found);
+          }
+        }
+        return out.Finish();
+      }));
+}
+
+// array_join(arr, delimiter[, null_replacement]): the elements as strings joined by the
+// delimiter; null elements are skipped, or replaced when a replacement is given.
+Result<BoundExprPtr> BindArrayJoin(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  if (args[0]->Type()->ElementType()->IsNested()) {
+    return CallError(call, "needs an array of strings, got " + args[0]->Type()->ToString());
+  }
+  args[0] = CastTo(std::move(args[0]), DataType::Array(DataType::String()));
+  std::vector<BoundExprPtr> rest(std::make_move_iterator(args.begin() + 1),
+                                 std::make_move_iterator(args.end()));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &rest, {DataType::String()}));
+  for (size_t i = 0; i < rest.size(); ++i) {
+    args[i + 1] = std::move(rest[i]);
+  }
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const Column& elements = *a[0]->Child(0);
+                       const std::string_view delimiter = a[1]->BytesAt(i);
+                       bool first = true;
+                       for (int64_t j = a[0]->Offsets()[i]; j < a[0]->Offsets()[i + 1]; ++j) {
+                         if (elements.IsNull(j) && a.size() == 2) {
+                           continue;
+                         }
+                         if (!first) {
+                           out->append(delimiter);
+                         }
+                         first = false;
+                         out->append(elements.IsNull(j) ? a[2]->BytesAt(i) : elements.BytesAt(j));
+                       }
+                       return true;
+                     });
+}
+
+// array_max(arr) / array_min(arr): the greatest or least non-null element (NaN is the
+// greatest double); null for an empty or all-null array.
+Result<BoundExprPtr> BindArrayExtreme(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  if (!IsOrderable(*args[0]->Type()->ElementType())) {
+    return CallError(call,
+                     "cannot order values of type " + args[0]->Type()->ElementType()->ToString());
+  }
+  const int want = call.Name() == "array_max" ? 1 : -1;
+  DataTypePtr type = args[0]->Type()->ElementType();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([want](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                    MemoryPool* pool) -> Result<ColumnPtr> {
+        const Column& array = *a[0];
+        const Column& elements = *array.Child(0);
+        std::vector<int64_t> best(static_cast<size_t>(array.Length()), -1);
+        for (int64_t i = 0; i < array.Length(); ++i) {
+          if (array.IsNull(i)) {
+            continue;
+          }
+          int64_t& b = best[static_cast<size_t>(i)];
+          for (int64_t j = array.Offsets()[i]; j < array.Offsets()[i + 1]; ++j) {
+            if (elements.IsValid(j) && (b < 0 || CompareValues(elements, j, elements, b) == want)) {
+              b = j;
+            }
+          }
+        }
+        return GatherElements(c.Type(), array.Child(0), best, pool);
+      }));
+}
+
+// ---- map functions ----
+
+// map_entries(m): the entries as an array of struct<key, value>, sharing the map's buffers.
+Result<BoundExprPtr> BindMapEntries(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  const DataType& map = *args[0]->Type();
+  if (map.Id() != TypeId::kMap) {
+    return CallError(call, "needs a map, got " + map.ToString());
+  }
+  DataTypePtr entry = DataType::Struct(
+      {Field("key", map.KeyType(), false), Field("value", map.ValueType(), map.ContainsNull())});
+  return MakeFunctionCall(call.Name(), DataType::Array(std::move(entry), false), std::move(args),
+                          Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                                    MemoryPool*) -> Result<ColumnPtr> {
+                            const Column& m = *a[0];
+                            const DataTypePtr& entry_type = c.Type()->ElementType();
+                            TRIBUTARY_ASSIGN_OR_RAISE(
+                                auto entries,
+                                Column::Make(entry_type, m.Child(0)->Length(), nullptr, nullptr,
+                                             nullptr, {m.Child(0), m.Child(1)}));
+                            return Column::Make(c.Type(), m.Length(), m.ValidityBuffer(), nullptr,
+                                                m.OffsetsBuffer(), {std::move(entries)});
+                          }));
+}
+
+// Builds a map column from per-row entries picked out of key and value source columns, after
+// checking the keys as Spark's map builder does.
+class MapAssembler {
+ public:
+  explicit MapAssembler(int64_t rows) : keys_(rows), values_(rows) {}
+  void Add(int32_t key_source, int64_t key_row, int32_t value_source, int64_t value_row) {
+    keys_.Add(key_source, key_row);
+    values_.Add(value_source, value_row);
+  }
+  void EndRow() {
+    keys_.EndRow();
+    values_.EndRow();
+  }
+  void NullRow() {
+    keys_.NullRow();
+    values_.NullRow();
+  }
+  Result<ColumnPtr> Finish(const DataTypePtr& map_type, std::span<const ColumnPtr> key_sources,
+                           std::span<const ColumnPtr> value_sources,
+                           const EvalContext& context) const {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto keys, keys_.Finish(DataType::Array(map_type->KeyType()), key_sources, context.pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto values, values_.Finish(DataType::Array(map_type->ValueType()),
+                                                          value_sources, context.pool));
+    const int64_t n = keys->Length();
+    std::vector<int64_t> offsets(keys->Offsets(), keys->Offsets() + n + 1);
+    TRIBUTARY_RETURN_NOT_OK(CheckMapKeys(*keys->Child(0), offsets, context));
+    return Column::Make(map_type, n, keys->ValidityBuffer(), nullptr, keys->OffsetsBuffer(),
+                        {keys->Child(0), values->Child(0)});
+  }
+
+ private:
+  ArrayAssembler keys_;
+  ArrayAssembler values_;
+};
+
+// map_from_arrays(keys, values): a map pairing the arrays' elements; null when either is.
+Result<BoundExprPtr> BindMapFromArrays(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[1], 2));
+  const DataTypePtr& key = args[0]->Type()->ElementType();
+  if (!IsOrderable(*key) || key->Id() == TypeId::kNull) {
+    return CallError(call, "map keys cannot be of type " + key->ToString());
+  }
+  DataTypePtr type = DataType::Map(key, args[1]->Type()->ElementType());
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                const EvalContext& context) -> Result<ColumnPtr> {
+        const Column& keys = *a[0];
+        const Column& values = *a[1];
+        MapAssembler out(keys.Length());
+        for (int64_t i = 0; i < keys.Length(); ++i) {
+          if (keys.IsNull(i) || values.IsNull(i)) {
+            out.NullRow();
+            continue;
+          }
+          const int64_t size = keys.Offsets()[i + 1] - keys.Offsets()[i];
+          if (size != values.Offsets()[i + 1] - values.Offsets()[i]) {
+            return Status::InvalidArgument(
+                "The key array and value array of MapData must have the same length.");
+          }
+          for (int64_t k = 0; k < size; ++k) {
+            out.Add(0, keys.Offsets()[i] + k, 0, values.Offsets()[i] + k);
+          }
+          out.EndRow();
+        }
+        const ColumnPtr key_sources[] = {keys.Child(0)};
+        const ColumnPtr value_sources[] = {values.Child(0)};
+        return out.Finish(c.Type(), key_sources, value_sources, context);
+      }));
+}
+
+// map_from_entries(array of struct<k, v>): a map of the entries; null when the array or any
+// entry is null.
+Result<BoundExprPtr> BindMapFromEntries(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  const DataType& entry = *args[0]->Type()->ElementType();
+  if (entry.Id() != TypeId::kStruct || entry.Fields().size() != 2) {
+    return CallError(call,
+                     "needs an array of two-field structs, got " + args[0]->Type()->ToString());
+  }
+  const DataTypePtr& key = entry.Fields()[0].Type();
+  if (!IsOrderable(*key) || key->Id() == TypeId::kNull) {
+    return CallError(call, "map keys cannot be of type " + key->ToString());
+  }
+  DataTypePtr type = DataType::Map(key, entry.Fields()[1].Type());
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                const EvalContext& context) -> Result<ColumnPtr> {
+        const Column& array = *a[0];
+        const Column& entries = *array.Child(0);
+        MapAssembler out(array.Length());
+        for (int64_t i = 0; i < array.Length(); ++i) {
+          bool null = array.IsNull(i);
+          for (int64_t j = array.Offsets()[i]; !null && j < array.Offsets()[i + 1]; ++j) {
+            null = entries.IsNull(j);
+          }
+          if (null) {
+            out.NullRow();
+            continue;
+          }
+          for (int64_t j = array.Offsets()[i]; j < array.Offsets()[i + 1]; ++j) {
+            out.Add(0, j, 0, j);
+          }
+          out.EndRow();
+        }
+        const ColumnPtr key_sources[] = {entries.Child(0)};
+        const ColumnPtr value_sources[] = {entries.Child(1)};
+        return out.Finish(c.Type(), key_sources, value_sources, context);
+      }));
+}
+
+// map_concat(m1, m2, ...): the entries of all maps (a repeated key is an error); null when any
+// map is null.
+Result<BoundExprPtr> BindMapConcat(const Expression& call, std::vector<BoundExprPtr> args) {
+  if (args.empty()) {
+    return MakeFunctionCall(call.Name(), DataType::Map(DataType::String(), DataType::String()), {},
+                            Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>&,
+                                      const EvalContext&) -> Result<ColumnPtr> {
+                              return Column::MakeAllNull(c.Type(), 0);
+                            }));
+  }
+  std::vector<DataTypePtr> keys;
+  std::vector<DataTypePtr> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i]->Type()->Id() != TypeId::kMap) {
+      return CallError(call, fmt::format("argument {} must be a map, got {}", i + 1,
+                                         args[i]->Type()->ToString()));
+    }
+    keys.push_back(args[i]->Type()->KeyType());
+    values.push_back(args[i]->Type()->ValueType());
+  }
+  DataTypePtr key = CommonType(keys);
+  DataTypePtr value = CommonType(values);
+  if (key == nullptr || value == nullptr) {
+    return CallError(call, "the maps' keys or values have no common type");
+  }
+  DataTypePtr type = DataType::Map(key, value);
+  for (auto& arg : args) {
+    if (!arg->Type()->SameShape(*type)) {
+      arg = CastTo(std::move(arg), type);
+    }
+  }
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                const EvalContext& context) -> Result<ColumnPtr> {
+        const int64_t n = a[0]->Length();
+        MapAssembler out(n);
+        for (int64_t i = 0; i < n; ++i) {
+          if (std::any_of(a.begin(), a.end(), [&](const ColumnPtr& m) { return m->IsNull(i); })) {
+            out.NullRow();
+            continue;
+          }
+          for (size_t m = 0; m < a.size(); ++m) {
+            for (int64_t j = a[m]->Offsets()[i]; j < a[m]->Offsets()[i + 1]; ++j) {
+              out.Add(static_cast<int32_t>(m), j, static_cast<int32_t>(m), j);
+            }
+          }
+          out.EndRow();
+        }
+        std::vector<ColumnPtr> key_sources;
+        std::vector<ColumnPtr> value_sources;
+        for (const ColumnPtr& m : a) {
+          key_sources.push_back(m->Child(0));
+          value_sources.push_back(m->Child(1));
+        }
+        return out.Finish(c.Type(), key_sources, value_sources, context);
+      }));
+}
+
 }  // namespace
+
+bool IsOrderable(const DataType& type) {
+  switch (type.Id()) {
+    case TypeId::kMap:
+      return false;
+    case TypeId::kArray:
+      return IsOrderable(*type.ElementType());
+    case TypeId::kStruct:
+      return std::all_of(type.Fields().begin(), type.Fields().end(),
+                         [](const Field& f) { return IsOrderable(*f.Type()); });
+    default:
+      return true;
+  }
+}
+
+int CompareNullable(const Column& a, int64_t i, const Column& b, int64_t j) {
+  const bool a_null = a.IsNull(i);
+  const bool b_null = b.IsNull(j);
+  if (a_null || b_null) {
+    return a_null == b_null ? 0 : (a_null ? -1 : 1);
+  }
+  return CompareValues(a, i, b, j);
+}
+
+int CompareValues(const Column& a, int64_t i, const Column& b, int64_t j) {
+  switch (a.Type()->Id()) {
+    case TypeId::kNull:
+      return 0;
+    case TypeId::kBoolean:
+      return ThreeWay(a.Values<uint8_t>()[i], b.Values<uint8_t>()[j]);
+    case TypeId::kFloat32:
+      return CompareFloating(a.Values<float>()[i], b.Values<float>()[j]);
+    case TypeId::kFloat64:
+      return CompareFloating(a.Values<double>()[i], b.Values<double>()[j]);
+    case TypeId::kDecimal:
+      return ThreeWay(a.Values<columnar::Int128>()[i], b.Values<columnar::Int128>()[j]);
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      const int c = a.BytesAt(i).compare(b.BytesAt(j));
+      return ThreeWay(c, 0);
+    }
+    case TypeId::kStruct:
+      for (int f = 0; f < a.NumChildren(); ++f) {
+        if (const int c = CompareNullable(*a.Child(f), i, *b.Child(f), j); c != 0) {
+          return c;
+        }
+      }
+      return 0;
+    case TypeId::kArray: {
+      const int64_t a_begin = a.Offsets()[i];
+      const int64_t a_size = a.Offsets()[i + 1] - a_begin;
+      const int64_t b_begin = b.Offsets()[j];
+      const int64_t b_size = b.Offsets()[j + 1] - b_begin;
+      for (int64_t k = 0; k < std::min(a_size, b_size); ++k) {
+        if (const int c = CompareNullable(*a.Child(0), a_begin + k, *b.Child(0), b_begin + k);
+            c != 0) {
+          return c;
+        }
+      }
+      return ThreeWay(a_size, b_size);
+    }
+    default:
+      return ThreeWay(IntAt(a, i), IntAt(b, j));
+  }
+}
+
+Result<ColumnPtr> MakeListColumn(const DataTypePtr& type, const std::vector<int64_t>& offsets,
+                                 const std::vector<uint8_t>& valid, std::vector<ColumnPtr> children,
+                                 MemoryPool* pool) {
+  const auto n = static_cast<int64_t>(valid.size());
+  TRIBUTARY_ASSIGN_OR_RAISE(auto offsets_buffer, columnar::Buffer::Allocate((n + 1) * 8, pool));
+  std::memcpy(offsets_buffer->mutable_data(), offsets.data(), static_cast<size_t>(n + 1) * 8);
+  BufferPtr validity;
+  if (std::find(valid.begin(), valid.end(), 0) != valid.end()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto bits,
+                              columnar::Buffer::Allocate(columnar::BitmapBytes(n), pool));
+    for (int64_t i = 0; i < n; ++i) {
+      columnar::SetBitTo(bits->mutable_data(), i, valid[static_cast<size_t>(i)] != 0);
+    }
+    validity = std::move(bits);
+  }
+  return Column::Make(type, n, std::move(validity), nullptr, std::move(offsets_buffer),
+                      std::move(children));
+}
+
+Status CheckMapKeys(const Column& keys, const std::vector<int64_t>& offsets,
+                    const EvalContext& context) {
+  for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+    for (int64_t p = offsets[i]; p < offsets[i + 1]; ++p) {
+      if (keys.IsNull(p)) {
+        return Status::InvalidArgument("[NULL_MAP_KEY] Cannot use null as map key.");
+      }
+      for (int64_t q = offsets[i]; q < p; ++q) {
+        if (CompareValues(keys, q, keys, p) == 0) {
+          std::string text;
+          AppendCastString(keys, p, context, &text);
+          return Status::InvalidArgument(fmt::format(
+              "[DUPLICATED_MAP_KEY] Duplicate map key {} was found, please check the input data.",
+              text));
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
 
 Result<ColumnPtr> SubscriptKernel(const Column& base, const Column& key, MemoryPool* pool) {
   if (base.Type()->Id() == TypeId::kMap) {
@@ -428,7 +1684,34 @@ void AddCollectionFunctions(std::vector<FunctionEntry>* table) {
                                {"named_struct", BindStruct},
                                {"array_contains", BindArrayContains},
                                {"map_keys", BindMapPart},
-                               {"map_values", BindMapPart}});
+                               {"map_values", BindMapPart},
+                               {"array_size", BindSize},
+                               {"array_append", BindArrayAppend},
+                               {"array_prepend", BindArrayAppend},
+                               {"array_insert", BindArrayInsert},
+                               {"array_compact", BindArrayCompact},
+                               {"sort_array", BindSortArray},
+                               {"array_sort", BindSortArray},
+                               {"slice", BindSlice},
+                               {"flatten", BindFlatten},
+                               {"sequence", BindSequence},
+                               {"arrays_zip", BindArraysZip},
+                               {"shuffle", BindShuffle},
+                               {"array_repeat", BindArrayRepeat},
+                               {"array_position", BindArrayPosition},
+                               {"array_remove", BindArrayRemove},
+                               {"array_distinct", BindArrayDistinct},
+                               {"array_union", BindArraySetOperation},
+                               {"array_intersect", BindArraySetOperation},
+                               {"array_except", BindArraySetOperation},
+                               {"array_join", BindArrayJoin},
+                               {"array_max", BindArrayExtreme},
+                               {"array_min", BindArrayExtreme},
+                               {"arrays_overlap", BindArraysOverlap},
+                               {"map_entries", BindMapEntries},
+                               {"map_from_arrays", BindMapFromArrays},
+                               {"map_from_entries", BindMapFromEntries},
+                               {"map_concat", BindMapConcat}});
 }
 
 }  // namespace tributary::expr

@@ -69,6 +69,12 @@ std::string_view OpName(Op op) {
       return "CASE";
     case Op::kSubscript:
       return "[]";
+    case Op::kWindow:
+      return "OVER";
+    case Op::kLambda:
+      return "->";
+    case Op::kLambdaVariable:
+      return "lambda variable";
   }
   return "?";
 }
@@ -79,13 +85,15 @@ bool IsComparison(Op op) {
 }
 
 Expression::Expression(Op op, std::vector<ExprPtr> children, std::string name, Scalar literal,
-                       DataTypePtr target_type, bool distinct)
+                       DataTypePtr target_type, bool distinct,
+                       std::shared_ptr<const WindowSpec> window)
     : op_(op),
       children_(std::move(children)),
       name_(std::move(name)),
       literal_(std::move(literal)),
       target_type_(std::move(target_type)),
-      distinct_(distinct) {}
+      distinct_(distinct),
+      window_(std::move(window)) {}
 
 std::string BackquotedName(std::string_view name) {
   std::string out = "`";
@@ -152,6 +160,16 @@ std::string FormatOperator(Op op, const std::vector<std::string>& operands,
     }
     case Op::kSubscript:
       return fmt::format("{}[{}]", operands[0], operands[1]);
+    case Op::kLambda: {
+      // Spark's text of a lambda: "x -> body" or "(x, y) -> body".
+      std::string params;
+      for (size_t i = 1; i < operands.size(); ++i) {
+        params += i > 1 ? ", " : "";
+        params += operands[i];
+      }
+      return operands.size() == 2 ? fmt::format("{} -> {}", params, operands[0])
+                                  : fmt::format("({}) -> {}", params, operands[0]);
+    }
     default:
       return operands.size() == 2 ? fmt::format("({} {} {})", operands[0], OpName(op), operands[1])
                                   : std::string(OpName(op));
@@ -176,6 +194,8 @@ std::string Expression::ToString() const {
       return fmt::format("{}.{}", children_[0]->ToString(), QuoteName(name_));
     case Op::kLiteral:
       return literal_.ToString();
+    case Op::kLambdaVariable:
+      return QuoteName(name_);
     default: {
       std::vector<std::string> operands;
       for (const ExprPtr& child : children_) {
@@ -183,6 +203,13 @@ std::string Expression::ToString() const {
       }
       if (op_ == Op::kFunction) {
         return FormatFunctionCall(name_, operands, distinct_);
+      }
+      if (op_ == Op::kWindow) {
+        const auto arguments = static_cast<std::ptrdiff_t>(window_->num_arguments);
+        return fmt::format(
+            "{} OVER ({})",
+            FormatFunctionCall(name_, {operands.begin(), operands.begin() + arguments}, distinct_),
+            window_->ToString({operands.begin() + arguments, operands.end()}));
       }
       return FormatOperator(op_, operands, target_type_.get());
     }
@@ -271,6 +298,45 @@ ExprPtr CaseWhen(std::vector<std::pair<ExprPtr, ExprPtr>> branches, ExprPtr else
   return Make(Op::kCaseWhen, std::move(children));
 }
 
+namespace {
+
+// `e` with column references named in `params` turned into lambda variables.
+ExprPtr ReplaceLambdaParams(const ExprPtr& e, const std::vector<std::string>& params) {
+  if (e->GetOp() == Op::kColumn) {
+    const bool is_param = std::any_of(params.begin(), params.end(), [&](const std::string& p) {
+      return EqualsIgnoreAsciiCase(p, e->Name());
+    });
+    return is_param ? LambdaVariable(e->Name()) : e;
+  }
+  std::vector<ExprPtr> children;
+  bool changed = false;
+  for (const ExprPtr& child : e->Children()) {
+    children.push_back(ReplaceLambdaParams(child, params));
+    changed = changed || children.back() != child;
+  }
+  if (!changed) {
+    return e;
+  }
+  return std::make_shared<const Expression>(e->GetOp(), std::move(children), e->Name(),
+                                            e->Literal(), e->TargetType(), e->IsDistinct(),
+                                            e->Window());
+}
+
+}  // namespace
+
+ExprPtr LambdaExpr(std::vector<std::string> params, ExprPtr body) {
+  body = ReplaceLambdaParams(body, params);
+  std::vector<ExprPtr> children = {std::move(body)};
+  for (std::string& param : params) {
+    children.push_back(LambdaVariable(std::move(param)));
+  }
+  return Make(Op::kLambda, std::move(children));
+}
+
+ExprPtr LambdaVariable(std::string name) {
+  return Make(Op::kLambdaVariable, {}, std::move(name));
+}
+
 ExprPtr Subscript(ExprPtr base, ExprPtr key) {
   return Make(Op::kSubscript, {std::move(base), std::move(key)});
 }
@@ -285,6 +351,81 @@ bool ContainsAggregate(const Expression& e) {
   }
   return std::any_of(e.Children().begin(), e.Children().end(),
                      [](const ExprPtr& child) { return ContainsAggregate(*child); });
+}
+
+bool ContainsWindow(const Expression& e) {
+  return e.GetOp() == Op::kWindow ||
+         std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const ExprPtr& child) { return ContainsWindow(*child); });
+}
+
+bool IsWindowOnlyFunctionName(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"row_number",   "rank",      "dense_rank",
+                                                "percent_rank", "cume_dist", "ntile",
+                                                "lag",          "lead",      "nth_value"};
+  const std::string lower = AsciiLower(name);
+  return std::find(std::begin(kNames), std::end(kNames), lower) != std::end(kNames);
+}
+
+ExprPtr WindowCall(const std::string& function, std::vector<ExprPtr> arguments, bool distinct,
+                   std::vector<ExprPtr> keys, WindowSpec spec) {
+  spec.num_arguments = arguments.size();
+  for (ExprPtr& key : keys) {
+    arguments.push_back(std::move(key));
+  }
+  return std::make_shared<Expression>(Op::kWindow, std::move(arguments), AsciiLower(function),
+                                      Scalar::Null(), nullptr, distinct,
+                                      std::make_shared<const WindowSpec>(std::move(spec)));
+}
+
+namespace {
+
+std::string FrameBoundText(const WindowFrameBound& bound) {
+  switch (bound.kind) {
+    case WindowFrameBound::Kind::kUnboundedPreceding:
+      return "UNBOUNDED PRECEDING";
+    case WindowFrameBound::Kind::kPreceding:
+      return bound.offset.ToString() + " PRECEDING";
+    case WindowFrameBound::Kind::kCurrentRow:
+      return "CURRENT ROW";
+    case WindowFrameBound::Kind::kFollowing:
+      return bound.offset.ToString() + " FOLLOWING";
+    case WindowFrameBound::Kind::kUnboundedFollowing:
+      return "UNBOUNDED FOLLOWING";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string WindowSpec::ToString(const std::vector<std::string>& keys) const {
+  std::vector<std::string> parts;
+  if (num_partition_keys > 0) {
+    std::string text = "PARTITION BY ";
+    for (size_t i = 0; i < num_partition_keys; ++i) {
+      text += (i > 0 ? ", " : "") + keys[i];
+    }
+    parts.push_back(std::move(text));
+  }
+  if (!order.empty()) {
+    std::string text = "ORDER BY ";
+    for (size_t i = 0; i < order.size(); ++i) {
+      text +=
+          fmt::format("{}{} {} NULLS {}", i > 0 ? ", " : "", keys[num_partition_keys + i],
+                      order[i].ascending ? "ASC" : "DESC", order[i].nulls_first ? "FIRST" : "LAST");
+    }
+    parts.push_back(std::move(text));
+  }
+  if (has_frame) {
+    parts.push_back(fmt::format("{} BETWEEN {} AND {}",
+                                frame_type == FrameType::kRows ? "ROWS" : "RANGE",
+                                FrameBoundText(start), FrameBoundText(end)));
+  }
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    out += (i > 0 ? " " : "") + parts[i];
+  }
+  return out;
 }
 
 bool IsGeneratorFunctionName(std::string_view name) {

@@ -50,6 +50,16 @@ enum class Op : uint8_t {
   kCaseWhen,
   // child 0 is an array or a map, child 1 the index or key: arr[0] (0-based), m['k'].
   kSubscript,
+  // A window function call, `f(args) OVER (PARTITION BY ... ORDER BY ... frame)`: Name() is
+  // the function, lowercased; Window() the specification; Children() are the arguments, then
+  // the partition keys, then the ordering keys (WindowSpec tells how many of each).
+  kWindow,
+  // A lambda function argument of a higher-order function (transform, filter, ...): child 0 is
+  // the body, children 1..n its parameters (kLambdaVariable), as in `(x, i) -> x + i`.
+  kLambda,
+  // A lambda parameter named Name() where the body uses it; bound to the value it takes in
+  // the enclosing lambda (a variable, not a column, so column resolution passes it by).
+  kLambdaVariable,
 };
 
 /// Operator name as SQL spells it ("+", "<=>", "AND", "CAST").
@@ -70,6 +80,46 @@ bool IsComparison(Op op);
 class Expression;
 using ExprPtr = std::shared_ptr<const Expression>;
 
+/// One end of a window frame (Spark's frame boundaries).
+struct WindowFrameBound {
+  enum class Kind : uint8_t {
+    kUnboundedPreceding,
+    kPreceding,  // `offset` rows (ROWS) or order-key units (RANGE) before the current row
+    kCurrentRow,
+    kFollowing,  // `offset` after the current row
+    kUnboundedFollowing,
+  };
+  Kind kind = Kind::kUnboundedPreceding;
+  /// kPreceding/kFollowing: a non-negative literal (integral for ROWS; for RANGE a number,
+  /// in the units of the ordering key).
+  Scalar offset = Scalar::Null();
+};
+
+/// The OVER clause of a window function call (the expressions are the call's children).
+struct WindowSpec {
+  enum class FrameType : uint8_t { kRows, kRange };
+  struct Direction {
+    bool ascending = true;
+    bool nulls_first = true;
+  };
+  size_t num_arguments = 0;
+  size_t num_partition_keys = 0;
+  /// One per ordering key (the children after the partition keys).
+  std::vector<Direction> order;
+  /// Whether the query wrote a frame; without one Spark's default applies: the whole partition
+  /// without ORDER BY, else RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+  bool has_frame = false;
+  /// `OVER w`: the name of a WINDOW clause definition the parser has yet to substitute.
+  std::string reference;
+  FrameType frame_type = FrameType::kRange;
+  WindowFrameBound start;
+  WindowFrameBound end;
+
+  /// "PARTITION BY a ORDER BY b DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW" over the
+  /// printed keys (partition keys, then ordering keys).
+  std::string ToString(const std::vector<std::string>& keys) const;
+};
+
 /// An unbound expression node. Immutable; share subtrees freely.
 ///
 /// Thread-safety: immutable, safe to share between threads.
@@ -88,13 +138,16 @@ class Expression {
   bool IsDistinct() const { return distinct_; }
   /// kCaseWhen only: whether the last child is the ELSE value.
   bool HasElse() const { return op_ == Op::kCaseWhen && children_.size() % 2 == 1; }
+  /// kWindow only: the OVER clause.
+  const std::shared_ptr<const WindowSpec>& Window() const { return window_; }
 
   /// SQL-like text: (a + 1), CAST(b AS int), s.f IN (1, 2).
   std::string ToString() const;
 
   /// Not for direct use: the builder functions below make expressions.
   Expression(Op op, std::vector<ExprPtr> children, std::string name, Scalar literal,
-             DataTypePtr target_type, bool distinct = false);
+             DataTypePtr target_type, bool distinct = false,
+             std::shared_ptr<const WindowSpec> window = nullptr);
 
  private:
   Op op_;
@@ -103,6 +156,7 @@ class Expression {
   Scalar literal_;
   DataTypePtr target_type_;
   bool distinct_;
+  std::shared_ptr<const WindowSpec> window_;
 };
 
 /// A column reference. Dots separate nested struct fields ("address.city"); backticks quote a
@@ -129,9 +183,24 @@ ExprPtr Or(ExprPtr left, ExprPtr right);
 /// and COALESCE, IFNULL/NVL, NULLIF, IF are coalesce(...), ifnull(a, b), nullif(a, b), if(c, a,
 /// b).
 ExprPtr Function(const std::string& name, std::vector<ExprPtr> args, bool distinct = false);
+/// `function(arguments) OVER (spec)`: `keys` are the partition keys then the ordering keys.
+ExprPtr WindowCall(const std::string& function, std::vector<ExprPtr> arguments, bool distinct,
+                   std::vector<ExprPtr> keys, WindowSpec spec);
+/// Whether `e` contains a window function call.
+bool ContainsWindow(const Expression& e);
+/// The names of functions that are only window functions (row_number, rank, lag, ...): a
+/// call of one needs an OVER clause.
+bool IsWindowOnlyFunctionName(std::string_view name);
+
 /// CASE WHEN branches[0].first THEN branches[0].second ... ELSE else_value END; `else_value`
 /// may be null (no ELSE: rows no branch matches are null).
 ExprPtr CaseWhen(std::vector<std::pair<ExprPtr, ExprPtr>> branches, ExprPtr else_value);
+/// A lambda `(params...) -> body`. Column references in `body` named like a parameter
+/// (ignoring case, as Spark) become LambdaVariable(name): parsers build the body as ordinary
+/// expressions and need not know which names are parameters.
+ExprPtr LambdaExpr(std::vector<std::string> params, ExprPtr body);
+/// A reference to the lambda parameter `name` inside a lambda body.
+ExprPtr LambdaVariable(std::string name);
 /// base[key]: element `key` (0-based) of an array, or the value under `key` of a map; null
 /// when the index is out of range or the key is absent.
 ExprPtr Subscript(ExprPtr base, ExprPtr key);

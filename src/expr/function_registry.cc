@@ -18,6 +18,9 @@ const std::vector<FunctionEntry>& Registry() {
     AddConditionalFunctions(&entries);
     AddCollectionFunctions(&entries);
     AddStringFunctions(&entries);
+    AddBinaryFunctions(&entries);
+    AddUrlFunctions(&entries);
+    AddNumberFormatFunctions(&entries);
     AddDatetimeFunctions(&entries);
     AddHashFunctions(&entries);
     AddJsonFunctions(&entries);

@@ -53,6 +53,9 @@ struct FunctionEntry {
 /// Families register their entries here (one function per family file).
 void AddConditionalFunctions(std::vector<FunctionEntry>* table);
 void AddStringFunctions(std::vector<FunctionEntry>* table);
+void AddBinaryFunctions(std::vector<FunctionEntry>* table);
+void AddUrlFunctions(std::vector<FunctionEntry>* table);
+void AddNumberFormatFunctions(std::vector<FunctionEntry>* table);
 void AddMathFunctions(std::vector<FunctionEntry>* table);
 void AddDatetimeFunctions(std::vector<FunctionEntry>* table);
 void AddHashFunctions(std::vector<FunctionEntry>* table);

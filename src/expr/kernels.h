@@ -19,6 +19,10 @@ Result<BufferPtr> IntersectValidity(const Column& a, const Column& b, MemoryPool
 /// `type`; decimals: their own scales, result `type`).
 Result<ColumnPtr> ArithmeticKernel(Op op, const Column& a, const Column& b, const DataTypePtr& type,
                                    MemoryPool* pool);
+/// ArithmeticKernel with rows that overflow or divide by zero null instead of an error
+/// (try_add, try_subtract, try_multiply, try_divide, try_mod).
+Result<ColumnPtr> TryArithmeticKernel(Op op, const Column& a, const Column& b,
+                                      const DataTypePtr& type, MemoryPool* pool);
 Result<ColumnPtr> NegateKernel(const Column& input, MemoryPool* pool);
 
 /// a <op> b for =, !=, <, <=, >, >=, <=>, both operands of one type.

@@ -1,15 +1,21 @@
 // Math functions with Spark's types and ANSI semantics: abs, round/bround, floor, ceil/
-// ceiling, sqrt, exp, ln/log/log10/log2, pow/power, sign/signum. (mod and pmod are rewritten
-// into % by the binder, so they share its division-by-zero error.)
+// ceiling, sqrt, exp, ln/log/log10/log2, pow/power, sign/signum; try_add, try_subtract,
+// try_multiply, try_divide, try_mod; positive, nullifzero, zeroifnull, width_bucket; the bit
+// operators & | ^ ~ and shifts (<< >> >>> and shiftleft/shiftright/shiftrightunsigned),
+// bit_count, getbit/bit_get, bin, conv. (mod and pmod are rewritten into % by the binder, so
+// they share its division-by-zero error.)
 //
 // round/bround work on the decimal value as Spark does: doubles through their shortest
 // decimal text (so round(0.125, 2) is 0.13, like Scala's BigDecimal(0.125)), decimals exactly,
 // integers with negative scales. Logarithms of values <= 0 are null, as in Spark.
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "columnar/decimal.h"
 #include "expr/function_kernels.h"
@@ -382,6 +388,600 @@ Result<BoundExprPtr> BindRound(const Expression& call, std::vector<BoundExprPtr>
                           std::make_shared<const RoundFunction>(mode, scale));
 }
 
+// ---- try_add, try_subtract, try_multiply, try_divide, try_mod -------------------------------
+
+// The operator bound over two stand-in columns (the binder's own typing rules: decimal result
+// types, timestamp and interval arithmetic), evaluated with the call's argument columns in
+// their place. Rows that overflow or divide by zero are null; arguments themselves are
+// evaluated as usual, so an overflow inside an argument stays an error, as in Spark.
+class TryArithmeticFunction final : public EagerFunction {
+ public:
+  TryArithmeticFunction(BoundExprPtr op, columnar::SchemaPtr operands)
+      : op_(std::move(op)), operands_(std::move(operands)) {}
+
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    const int64_t n = args[0]->Length();
+    TRIBUTARY_ASSIGN_OR_RAISE(auto batch, columnar::RecordBatch::Make(operands_, n, args));
+    if (op_->Function() == nullptr) {
+      // Numbers: the operands' implicit casts, then the vectorized kernel that nulls failures.
+      TRIBUTARY_ASSIGN_OR_RAISE(auto a, expr::Evaluate(*op_->Children()[0], *batch, context));
+      TRIBUTARY_ASSIGN_OR_RAISE(auto b, expr::Evaluate(*op_->Children()[1], *batch, context));
+      return TryArithmeticKernel(op_->GetOp(), *a, *b, call.Type(), context.pool);
+    }
+    auto whole = expr::Evaluate(*op_, *batch, context);
+    const auto fixed_width = [](const ColumnPtr& c) {
+      return c->Type()->ByteWidth() > 0;
+    };
+    if (whole.ok() || !whole.status().IsInvalidArgument() || call.Type()->ByteWidth() <= 0 ||
+        !std::all_of(args.begin(), args.end(), fixed_width)) {
+      return whole;
+    }
+    // Datetime and interval arithmetic fails the batch on the first overflow; the rare batch
+    // that has one is redone row by row, failing rows null.
+    return RowByRow(call, args, context);
+  }
+
+ private:
+  static Result<ColumnPtr> OneRow(const Column& column, int64_t row, MemoryPool* pool) {
+    if (column.IsNull(row)) {
+      return Column::MakeAllNull(column.Type(), 1, pool);
+    }
+    const int width = column.Type()->ByteWidth();
+    TRIBUTARY_ASSIGN_OR_RAISE(auto values, columnar::Buffer::Allocate(width, pool));
+    std::memcpy(values->mutable_data(), column.Values<uint8_t>() + row * width,
+                static_cast<size_t>(width));
+    return Column::Make(column.Type(), 1, nullptr, std::move(values));
+  }
+
+  Result<ColumnPtr> RowByRow(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                             const EvalContext& context) const {
+    const int64_t n = args[0]->Length();
+    const int width = call.Type()->ByteWidth();
+    TRIBUTARY_ASSIGN_OR_RAISE(auto values, columnar::Buffer::Allocate(n * width, context.pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(auto validity,
+                              columnar::Buffer::Allocate(columnar::BitmapBytes(n), context.pool));
+    std::memset(values->mutable_data(), 0, static_cast<size_t>(n * width));
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<ColumnPtr> row;
+      for (const ColumnPtr& arg : args) {
+        TRIBUTARY_ASSIGN_OR_RAISE(auto one, OneRow(*arg, i, context.pool));
+        row.push_back(std::move(one));
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(auto batch,
+                                columnar::RecordBatch::Make(operands_, 1, std::move(row)));
+      auto result = expr::Evaluate(*op_, *batch, context);
+      if (!result.ok() && !result.status().IsInvalidArgument()) {
+        return result.status();
+      }
+      const bool valid = result.ok() && (*result)->IsValid(0);
+      columnar::SetBitTo(validity->mutable_data(), i, valid);
+      if (valid) {
+        std::memcpy(values->mutable_data() + i * width, (*result)->Values<uint8_t>(),
+                    static_cast<size_t>(width));
+      }
+    }
+    return Column::Make(call.Type(), n, std::move(validity), std::move(values));
+  }
+
+  BoundExprPtr op_;
+  columnar::SchemaPtr operands_;
+};
+
+// Spark coerces a string operand of try_* to bigint (double beside a fractional or decimal
+// operand); under try_* a string that does not convert gives null.
+BoundExprPtr TryOperand(BoundExprPtr arg, const DataType& other) {
+  if (arg->Type()->Id() != TypeId::kString) {
+    return arg;
+  }
+  const bool fractional = other.IsFloatingPoint() || other.Id() == TypeId::kDecimal;
+  DataTypePtr type = fractional ? DataType::Float64() : DataType::Int64();
+  return MakeBound(Op::kTryCast, std::move(type), {std::move(arg)});
+}
+
+// Day-time interval microseconds times (or divided by) a number as Spark's MultiplyDTInterval/
+// DivideDTInterval round it (half up); false where Spark fails (overflow, division by zero, a
+// NaN or infinite result), which try_multiply/try_divide turn into null.
+bool ScaleInterval(int64_t micros, const Column& number, int64_t row, bool divide, int64_t* out) {
+  const DataType& type = *number.Type();
+  if (type.IsFloatingPoint()) {
+    const double x = type.Id() == TypeId::kFloat32 ? double{number.Values<float>()[row]}
+                                                   : number.Values<double>()[row];
+    if (divide && x == 0) {
+      return false;
+    }
+    const double r =
+        std::round(divide ? static_cast<double>(micros) / x : static_cast<double>(micros) * x);
+    if (!(r >= -9.2233720368547758e18 && r < 9.2233720368547758e18)) {
+      return false;
+    }
+    *out = static_cast<int64_t>(r);
+    return true;
+  }
+  Int128 unscaled = 0;
+  int scale = 0;
+  if (type.Id() == TypeId::kDecimal) {
+    unscaled = number.Values<Int128>()[row];
+    scale = type.Scale();
+  } else {
+    unscaled = IntAt(number, row);
+  }
+  Int128 result = 0;
+  if (divide) {
+    // micros / (unscaled / 10^scale) = micros * 10^scale / unscaled.
+    Int128 numerator = 0;
+    if (unscaled == 0 ||
+        __builtin_mul_overflow(static_cast<Int128>(micros), PowerOfTen(scale), &numerator)) {
+      return false;
+    }
+    const Int128 quotient = numerator / unscaled;
+    const Int128 remainder = numerator % unscaled;
+    const Int128 twice = (remainder < 0 ? -remainder : remainder) * 2;
+    const Int128 divisor = unscaled < 0 ? -unscaled : unscaled;
+    result = quotient + (twice >= divisor ? ((numerator < 0) != (unscaled < 0) ? -1 : 1) : 0);
+  } else {
+    Int128 product = 0;
+    if (__builtin_mul_overflow(static_cast<Int128>(micros), unscaled, &product)) {
+      return false;
+    }
+    result = DivideRounded(product, scale, Rounding::kHalfUp);
+  }
+  if (result < std::numeric_limits<int64_t>::min() ||
+      result > std::numeric_limits<int64_t>::max()) {
+    return false;
+  }
+  *out = static_cast<int64_t>(result);
+  return true;
+}
+
+// try_multiply(interval, number), try_multiply(number, interval), try_divide(interval, number)
+// for day-time intervals; nullptr for other operands.
+Result<BoundExprPtr> BindTryIntervalScale(const Expression& call, Op op,
+                                          std::vector<BoundExprPtr>& args) {
+  if (op != Op::kMultiply && op != Op::kDivide) {
+    return BoundExprPtr();
+  }
+  if (op == Op::kMultiply && args[1]->Type()->Id() == TypeId::kDayTimeInterval) {
+    std::swap(args[0], args[1]);
+  }
+  if (args[0]->Type()->Id() != TypeId::kDayTimeInterval) {
+    return BoundExprPtr();
+  }
+  const DataType& number = *args[1]->Type();
+  if (number.Id() == TypeId::kNull || number.Id() == TypeId::kString) {
+    args[1] = CastTo(std::move(args[1]), DataType::Float64());
+  } else if (!number.IsNumeric()) {
+    return CallError(call, "an interval can only be scaled by a number, not " + number.ToString());
+  }
+  const bool divide = op == Op::kDivide;
+  return MakeFunctionCall(
+      call.Name(), DataType::DayTimeInterval(), std::move(args),
+      Lambda([divide](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                      MemoryPool* pool) -> Result<ColumnPtr> {
+        const int64_t* micros = a[0]->Values<int64_t>();
+        std::vector<uint8_t> failed(static_cast<size_t>(a[0]->Length()), 0);
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto result, BuildFixed<int64_t>(c.Type(), a, pool, [&](int64_t i) {
+              int64_t out = 0;
+              failed[static_cast<size_t>(i)] = !ScaleInterval(micros[i], *a[1], i, divide, &out);
+              return out;
+            }));
+        return NullWhere(std::move(result), pool,
+                         [&](int64_t i) { return failed[static_cast<size_t>(i)] != 0; });
+      }));
+}
+
+Result<BoundExprPtr> BindTryArithmetic(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  const std::string& name = call.Name();
+  const Op op = name == "try_add"        ? Op::kAdd
+                : name == "try_subtract" ? Op::kSubtract
+                : name == "try_multiply" ? Op::kMultiply
+                : name == "try_divide"   ? Op::kDivide
+                                         : Op::kRemainder;
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr scaled, BindTryIntervalScale(call, op, args));
+  if (scaled != nullptr) {
+    return scaled;
+  }
+  // date +/- days is date_add/date_sub, as Spark's DateTimeOperations rule rewrites it.
+  const auto days = [](const BoundExprPtr& arg) {
+    return arg->Type()->IsInteger() || arg->Type()->Id() == TypeId::kNull;
+  };
+  if (op == Op::kAdd && args[1]->Type()->Id() == TypeId::kDate && days(args[0])) {
+    std::swap(args[0], args[1]);
+  }
+  const bool date_days = (op == Op::kAdd || op == Op::kSubtract) &&
+                         args[0]->Type()->Id() == TypeId::kDate && days(args[1]);
+  args[0] = TryOperand(std::move(args[0]), *args[1]->Type());
+  args[1] = TryOperand(std::move(args[1]), *args[0]->Type());
+  auto operands = std::make_shared<const columnar::Schema>(std::vector<columnar::Field>{
+      columnar::Field("left", args[0]->Type()), columnar::Field("right", args[1]->Type())});
+  Result<BoundExprPtr> bound = BoundExprPtr();
+  if (date_days) {
+    std::vector<BoundExprPtr> columns;
+    for (int i = 0; i < 2; ++i) {
+      const columnar::Field& field = operands->FieldAt(i);
+      columns.push_back(MakeBound(Op::kColumn, field.Type(), {}, i, Scalar::Null(), field.Name()));
+    }
+    bound = BindFunction(
+        *Function(op == Op::kAdd ? "date_add" : "date_sub", {Col("left"), Col("right")}),
+        std::move(columns));
+  } else {
+    bound = Bind(*Call(op, {Col("left"), Col("right")}), *operands);
+  }
+  if (!bound.ok()) {
+    return CallError(call, bound.status().Message());
+  }
+  DataTypePtr type = (*bound)->Type();
+  return MakeFunctionCall(
+      name, std::move(type), std::move(args),
+      std::make_shared<const TryArithmeticFunction>(std::move(*bound), std::move(operands)));
+}
+
+// ---- positive, nullifzero, zeroifnull, width_bucket -----------------------------------------
+
+// `name(arguments...)` bound through the registry (the functions Spark defines by others).
+Result<BoundExprPtr> BindAs(std::string name, const std::vector<ExprPtr>& unbound,
+                            std::vector<BoundExprPtr> arguments) {
+  return BindFunction(*Function(std::move(name), unbound), std::move(arguments));
+}
+
+BoundExprPtr IntLiteral(int32_t value) {
+  return MakeBound(Op::kLiteral, DataType::Int32(), {}, -1, Scalar::Int32(value));
+}
+
+Result<BoundExprPtr> BindPositive(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (args[0]->Type()->Id() == TypeId::kDayTimeInterval) {
+    return args[0];
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireNumeric(call, std::move(args[0])));
+  if (!args[0]->Type()->IsNumeric()) {
+    return CastTo(std::move(args[0]), DataType::Float64());
+  }
+  return args[0];
+}
+
+// nullifzero(x) is nullif(x, 0); zeroifnull(x) is coalesce(x, 0), as Spark defines them.
+Result<BoundExprPtr> BindZeroNull(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (!args[0]->Type()->IsNumeric() && args[0]->Type()->Id() != TypeId::kNull) {
+    return CallError(call, "needs a numeric argument, got " + args[0]->Type()->ToString());
+  }
+  const bool nullif = call.Name() == "nullifzero";
+  args.push_back(IntLiteral(0));
+  return BindAs(nullif ? "nullif" : "coalesce", {call.Child(0), Lit(Scalar::Int32(0))},
+                std::move(args));
+}
+
+// Spark's WidthBucket.computeBucketNumber: the 1-based bucket of `value` among `buckets`
+// equal ranges from `min` to `max` (either order); 0 below them, buckets + 1 above; valid
+// false where Spark returns null.
+int64_t WidthBucket(double value, double min, double max, int64_t buckets, bool* valid) {
+  *valid = buckets > 0 && buckets != std::numeric_limits<int64_t>::max() && !std::isnan(value) &&
+           min != max && std::isfinite(min) && std::isfinite(max);
+  if (!*valid) {
+    return 0;
+  }
+  const double lower = std::min(min, max);
+  const double upper = std::max(min, max);
+  if (min < max) {
+    if (value < lower) {
+      return 0;
+    }
+    if (value >= upper) {
+      return buckets + 1;
+    }
+    return static_cast<int64_t>(static_cast<double>(buckets) * (value - lower) / (upper - lower)) +
+           1;
+  }
+  if (value > upper) {
+    return 0;
+  }
+  if (value <= lower) {
+    return buckets + 1;
+  }
+  return static_cast<int64_t>(static_cast<double>(buckets) * (upper - value) / (upper - lower)) + 1;
+}
+
+Result<BoundExprPtr> BindWidthBucket(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 4, 4));
+  for (size_t i = 0; i < 4; ++i) {
+    TRIBUTARY_ASSIGN_OR_RAISE(args[i], RequireNumeric(call, std::move(args[i])));
+    if (i == 3 && !args[i]->Type()->IsInteger() && args[i]->Type()->Id() != TypeId::kNull) {
+      return CallError(
+          call, "the number of buckets must be an integer, got " + args[i]->Type()->ToString());
+    }
+    args[i] = CastTo(std::move(args[i]), i == 3 ? DataType::Int64() : DataType::Float64());
+  }
+  return MakeFunctionCall(
+      call.Name(), DataType::Int64(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const double* value = a[0]->Values<double>();
+        const double* min = a[1]->Values<double>();
+        const double* max = a[2]->Values<double>();
+        const int64_t* buckets = a[3]->Values<int64_t>();
+        std::vector<uint8_t> invalid(static_cast<size_t>(a[0]->Length()), 0);
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto result, BuildFixed<int64_t>(c.Type(), a, pool, [&](int64_t i) {
+              bool valid = true;
+              const int64_t bucket = WidthBucket(value[i], min[i], max[i], buckets[i], &valid);
+              invalid[static_cast<size_t>(i)] = !valid;
+              return bucket;
+            }));
+        return NullWhere(std::move(result), pool,
+                         [&](int64_t i) { return invalid[static_cast<size_t>(i)] != 0; });
+      }));
+}
+
+// ---- bits: & | ^ ~, shifts, bit_count, bit_get, bin, conv -----------------------------------
+
+// The argument as an integer type (`widen_to_int`: tinyint and smallint become int, as for
+// Spark's shifts), an error for anything else.
+Result<BoundExprPtr> RequireIntegral(const Expression& call, BoundExprPtr arg, bool widen_to_int) {
+  const DataType& type = *arg->Type();
+  if (type.Id() == TypeId::kNull) {
+    return CastTo(std::move(arg), widen_to_int ? DataType::Int32() : DataType::Int64());
+  }
+  if (!type.IsInteger()) {
+    return CallError(call, "needs an integer argument, got " + type.ToString());
+  }
+  if (widen_to_int && type.ByteWidth() < 4) {
+    return CastTo(std::move(arg), DataType::Int32());
+  }
+  return arg;
+}
+
+// A per-row integer kernel templated on the physical type of the call's result `c.Type()`
+// (which the first argument shares): `fn(T x, int64_t row) -> T`.
+template <typename Fn>
+Result<ColumnPtr> IntegralKernel(const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                                 MemoryPool* pool, Fn fn) {
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = a[0]->Values<T>();
+    return BuildFixed<T>(c.Type(), a, pool, [&](int64_t i) { return fn(x[i], i); });
+  };
+  switch (c.Type()->Id()) {
+    case TypeId::kInt8:
+      return run(int8_t{0});
+    case TypeId::kInt16:
+      return run(int16_t{0});
+    case TypeId::kInt32:
+      return run(int32_t{0});
+    default:
+      return run(int64_t{0});
+  }
+}
+
+enum class BitOp : uint8_t { kAnd, kOr, kXor };
+
+// a & b, a | b, a ^ b (the parser's names for the operators): both sides widened to one
+// integer type, as Spark's BitwiseAnd/Or/Xor.
+Result<BoundExprPtr> BindBitwise(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  for (auto& arg : args) {
+    TRIBUTARY_ASSIGN_OR_RAISE(arg, RequireIntegral(call, std::move(arg), false));
+  }
+  const DataTypePtr type = WiderNumeric(args[0]->Type(), args[1]->Type());
+  for (auto& arg : args) {
+    arg = CastTo(std::move(arg), type);
+  }
+  const BitOp op = call.Name() == "&" ? BitOp::kAnd : call.Name() == "|" ? BitOp::kOr : BitOp::kXor;
+  return MakeFunctionCall(
+      call.Name(), type, std::move(args),
+      Lambda([op](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
+        return IntegralKernel(c, a, pool, [&](auto x, int64_t i) {
+          using T = decltype(x);
+          const T y = a[1]->Values<T>()[i];
+          return static_cast<T>(op == BitOp::kAnd ? (x & y) : op == BitOp::kOr ? (x | y) : (x ^ y));
+        });
+      }));
+}
+
+Result<BoundExprPtr> BindBitwiseNot(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireIntegral(call, std::move(args[0]), false));
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      call.Name(), std::move(type), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
+        return IntegralKernel(c, a, pool,
+                              [](auto x, int64_t) { return static_cast<decltype(x)>(~x); });
+      }));
+}
+
+enum class Shift : uint8_t { kLeft, kRight, kRightUnsigned };
+
+// shiftleft/shiftright/shiftrightunsigned (and <<, >>, >>>): int or bigint by an int, the
+// distance taken modulo the width as Java does.
+Result<BoundExprPtr> BindShift(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireIntegral(call, std::move(args[0]), true));
+  TRIBUTARY_ASSIGN_OR_RAISE(args[1], RequireIntegral(call, std::move(args[1]), true));
+  if (args[1]->Type()->Id() != TypeId::kInt32) {
+    return CallError(call, "the shift distance must be an int, got " + args[1]->Type()->ToString());
+  }
+  const std::string& name = call.Name();
+  const Shift shift = name == "shiftleft"    ? Shift::kLeft
+                      : name == "shiftright" ? Shift::kRight
+                                             : Shift::kRightUnsigned;
+  DataTypePtr type = args[0]->Type();
+  return MakeFunctionCall(
+      name, std::move(type), std::move(args),
+      Lambda([shift](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
+        const int32_t* distance = a[1]->Values<int32_t>();
+        return IntegralKernel(c, a, pool, [&](auto x, int64_t i) {
+          using T = decltype(x);
+          using U = std::make_unsigned_t<T>;
+          const int bits = static_cast<int>(sizeof(T) * 8);
+          const int d = distance[i] & (bits - 1);
+          switch (shift) {
+            case Shift::kLeft:
+              return static_cast<T>(static_cast<U>(x) << d);
+            case Shift::kRight:
+              return static_cast<T>(x >> d);
+            case Shift::kRightUnsigned:
+              break;
+          }
+          return static_cast<T>(static_cast<U>(x) >> d);
+        });
+      }));
+}
+
+// bit_count: the set bits of the value sign-extended to 64 bits (Spark's Long.bitCount);
+// booleans count 1 or 0.
+Result<BoundExprPtr> BindBitCount(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (args[0]->Type()->Id() == TypeId::kBoolean) {
+    args[0] = CastTo(std::move(args[0]), DataType::Int64());
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireIntegral(call, std::move(args[0]), false));
+  return PerRowFixed<int32_t>(
+      call, DataType::Int32(), std::move(args), [](const std::vector<ColumnPtr>& a, int64_t i) {
+        return static_cast<int32_t>(__builtin_popcountll(static_cast<uint64_t>(IntAt(*a[0], i))));
+      });
+}
+
+// getbit/bit_get(x, pos): bit `pos` (0 = least significant) as a tinyint; a position outside
+// the type's width is an error, as in Spark.
+Result<BoundExprPtr> BindBitGet(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireIntegral(call, std::move(args[0]), false));
+  TRIBUTARY_ASSIGN_OR_RAISE(args[1], RequireIntegral(call, std::move(args[1]), true));
+  args[1] = CastTo(std::move(args[1]), DataType::Int32());
+  return MakeFunctionCall(
+      call.Name(), DataType::Int8(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const int bits = a[0]->Type()->ByteWidth() * 8;
+        const int32_t* pos = a[1]->Values<int32_t>();
+        int64_t bad_row = -1;
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto result, BuildFixed<int8_t>(c.Type(), a, pool, [&](int64_t i) {
+              if (pos[i] < 0 || pos[i] >= bits) {
+                bad_row = bad_row < 0 ? i : bad_row;
+                return int8_t{0};
+              }
+              return static_cast<int8_t>((static_cast<uint64_t>(IntAt(*a[0], i)) >> pos[i]) & 1);
+            }));
+        if (bad_row >= 0) {
+          return Status::InvalidArgument(fmt::format(
+              "[INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE] The value of parameter(s) `pos` in "
+              "`{}` is invalid: expects an integer value in [0, {}), but got {} (row {})",
+              c.Name(), bits, pos[bad_row], bad_row));
+        }
+        return result;
+      }));
+}
+
+// Digits of `value` read as unsigned in `radix` (2..36), most significant first, uppercase.
+std::string UnsignedDigits(uint64_t value, int radix) {
+  if (value == 0) {
+    return "0";
+  }
+  std::string digits;
+  while (value != 0) {
+    const auto digit = static_cast<int>(value % static_cast<uint64_t>(radix));
+    digits.push_back(static_cast<char>(digit < 10 ? '0' + digit : 'A' + digit - 10));
+    value /= static_cast<uint64_t>(radix);
+  }
+  std::reverse(digits.begin(), digits.end());
+  return digits;
+}
+
+Result<BoundExprPtr> BindBin(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireNumeric(call, std::move(args[0])));
+  args[0] = CastTo(std::move(args[0]), DataType::Int64());
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       *out = UnsignedDigits(static_cast<uint64_t>(a[0]->Values<int64_t>()[i]), 2);
+                       return true;
+                     });
+}
+
+// conv(num, from_base, to_base), Spark's NumberConverter: the digits of `num` (after an
+// optional '-', up to the first character that is not a digit of `from_base`) as an unsigned
+// 64-bit number; a negative `to_base` prints it signed. Bases outside [2, 36] (by absolute
+// value for `to_base`) give null; more than 64 bits is an ANSI overflow error.
+enum class ConvResult : uint8_t { kOk, kNull, kOverflow };
+
+ConvResult Conv(std::string_view text, int64_t from_base, int64_t to_base, std::string* out) {
+  if (from_base < 2 || from_base > 36 || to_base < -36 || to_base > 36 ||
+      (to_base > -2 && to_base < 2)) {
+    return ConvResult::kNull;
+  }
+  while (!text.empty() && text.front() == ' ') {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && text.back() == ' ') {
+    text.remove_suffix(1);
+  }
+  if (text.empty()) {
+    return ConvResult::kNull;
+  }
+  bool negative = text.front() == '-';
+  if (negative) {
+    text.remove_prefix(1);
+  }
+  uint64_t value = 0;
+  for (char ch : text) {
+    const int digit = ch >= '0' && ch <= '9'   ? ch - '0'
+                      : ch >= 'a' && ch <= 'z' ? ch - 'a' + 10
+                      : ch >= 'A' && ch <= 'Z' ? ch - 'A' + 10
+                                               : 99;
+    if (digit >= from_base) {
+      break;
+    }
+    if (__builtin_mul_overflow(value, static_cast<uint64_t>(from_base), &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(digit), &value)) {
+      return ConvResult::kOverflow;
+    }
+  }
+  if (negative && to_base > 0) {
+    value = static_cast<int64_t>(value) < 0 ? ~uint64_t{0} : uint64_t{0} - value;
+  }
+  if (to_base < 0 && static_cast<int64_t>(value) < 0) {
+    value = uint64_t{0} - value;
+    negative = true;
+  }
+  if (negative && to_base < 0) {
+    out->push_back('-');
+  }
+  out->append(UnsignedDigits(value, static_cast<int>(to_base < 0 ? -to_base : to_base)));
+  return ConvResult::kOk;
+}
+
+Result<BoundExprPtr> BindConv(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  TRIBUTARY_RETURN_NOT_OK(
+      CoerceArgs(call, &args, {DataType::String(), DataType::Int32(), DataType::Int32()}));
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        int64_t overflow_row = -1;
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto result, BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
+              const ConvResult r = Conv(a[0]->BytesAt(i), a[1]->Values<int32_t>()[i],
+                                        a[2]->Values<int32_t>()[i], out);
+              if (r == ConvResult::kOverflow && overflow_row < 0) {
+                overflow_row = i;
+              }
+              return r == ConvResult::kOk;
+            }));
+        if (overflow_row >= 0) {
+          return Status::InvalidArgument(fmt::format(
+              "[ARITHMETIC_OVERFLOW] Overflow in function conv() at row {}: '{}' does not fit 64 "
+              "bits",
+              overflow_row, a[0]->BytesAt(overflow_row)));
+        }
+        return result;
+      }));
+}
+
 }  // namespace
 
 void AddMathFunctions(std::vector<FunctionEntry>* table) {
@@ -399,6 +999,27 @@ void AddMathFunctions(std::vector<FunctionEntry>* table) {
                                {"log2", BindUnaryMath},
                                {"sign", BindUnaryMath},
                                {"signum", BindUnaryMath},
+                               {"try_add", BindTryArithmetic},
+                               {"try_subtract", BindTryArithmetic},
+                               {"try_multiply", BindTryArithmetic},
+                               {"try_divide", BindTryArithmetic},
+                               {"try_mod", BindTryArithmetic},
+                               {"positive", BindPositive},
+                               {"nullifzero", BindZeroNull},
+                               {"zeroifnull", BindZeroNull},
+                               {"width_bucket", BindWidthBucket},
+                               {"&", BindBitwise},
+                               {"|", BindBitwise},
+                               {"^", BindBitwise},
+                               {"~", BindBitwiseNot},
+                               {"shiftleft", BindShift},
+                               {"shiftright", BindShift},
+                               {"shiftrightunsigned", BindShift},
+                               {"bit_count", BindBitCount},
+                               {"bit_get", BindBitGet},
+                               {"getbit", BindBitGet},
+                               {"bin", BindBin},
+                               {"conv", BindConv},
                                {"pow", BindPow},
                                {"power", BindPow}});
 }

@@ -1,17 +1,28 @@
 // String functions and pattern predicates, with Spark's semantics: lengths and positions count
 // characters (UTF-8 code points), positions are 1-based, regular expressions are Java's syntax
-// as far as RE2 implements it (no backreferences or lookaround: such a pattern is an error at
-// bind time).
+// as far as RE2 implements it. Where Java's java.util.regex and RE2 differ: backreferences,
+// lookaround and possessive quantifiers are errors at bind time; \w, \d, \s and \b are ASCII-only
+// in both, but RE2's '.' and classes match whole code points where Java matches UTF-16 units
+// (the same for text in the Basic Multilingual Plane); Java's embedded flags (?i) (?s) (?m)
+// work, (?x) and (?u) do not; named groups are (?P<name>...) or (?<name>...).
 //
-// lower, upper, lcase, ucase, length/char_length/character_length, substring/substr, concat,
-// concat_ws, trim/ltrim/rtrim, split, regexp_extract, regexp_replace, replace, starts_with/
-// startswith, ends_with/endswith, contains, lpad, rpad, instr, initcap, reverse, like, rlike/
-// regexp/regexp_like.
+// lower, upper, lcase, ucase, length/char_length/character_length/len, substring/substr,
+// concat, concat_ws, trim/ltrim/rtrim/btrim, split, split_part, regexp_extract,
+// regexp_extract_all, regexp_replace, regexp_count, regexp_substr, regexp_instr, replace,
+// starts_with/startswith, ends_with/endswith, contains, lpad, rpad, instr, locate/position,
+// initcap, reverse, left, right, elt, overlay, soundex, levenshtein, luhn_check, mask, ascii,
+// chr/char, repeat, space, translate, substring_index, find_in_set, bit_length, octet_length,
+// format_string/printf, uuid, sentences, like, rlike/regexp/regexp_like.
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
+#include <random>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -123,6 +134,16 @@ std::vector<DataTypePtr> Strings(size_t n) {
   return std::vector<DataTypePtr>(n, DataType::String());
 }
 
+// Spark casts a string argument where an integer is expected (under ANSI a text that is no
+// number fails at run time), which CoerceArgs does not: cast those at `positions` first.
+void CastStringsToInt(std::vector<BoundExprPtr>* args, std::initializer_list<size_t> positions) {
+  for (const size_t k : positions) {
+    if (k < args->size() && (*args)[k]->Type()->Id() == TypeId::kString) {
+      (*args)[k] = CastTo(std::move((*args)[k]), DataType::Int32());
+    }
+  }
+}
+
 // ---- simple per-string functions -----------------------------------------------------------
 
 Result<BoundExprPtr> BindCase(const Expression& call, std::vector<BoundExprPtr> args) {
@@ -166,6 +187,7 @@ std::string_view SubstringSql(std::string_view s, int64_t pos, int64_t length) {
 
 Result<BoundExprPtr> BindSubstring(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
+  CastStringsToInt(&args, {1, 2});
   TRIBUTARY_RETURN_NOT_OK(
       CoerceArgs(call, &args, {DataType::String(), DataType::Int32(), DataType::Int32()}));
   return PerRowBytes(call, DataType::String(), std::move(args),
@@ -262,11 +284,15 @@ Result<BoundExprPtr> BindConcatWs(const Expression& call, std::vector<BoundExprP
       }));
 }
 
-// trim(str), trim(trim_chars, str) as Spark's StringTrim(trimStr, srcStr) constructor; the
-// one-argument form removes spaces (' ') only.
+// trim(str), trim(trim_chars, str), btrim(str[, trim_chars]) as Spark's StringTrim(trimStr, srcStr)
+// constructor; the one-argument form removes spaces (' ') only.
 Result<BoundExprPtr> BindTrim(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 2));
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(2)));
+  if (call.Name() == "btrim" && args.size() == 2) {
+    // btrim(str, trim_chars) takes its arguments the other way round (StringTrimBoth).
+    std::swap(args[0], args[1]);
+  }
   const bool left = call.Name() != "rtrim";
   const bool right = call.Name() != "ltrim";
   return PerRowBytes(
@@ -387,18 +413,31 @@ void WriteRepeated(std::string_view pad, int64_t whole, size_t part, char* out) 
   std::memcpy(out + total, pad.data(), part);
 }
 
-// lpad/rpad(str, len[, pad = ' ']): the result is exactly `len` characters (cut when longer).
+// lpad/rpad(str, len[, pad = ' ']): the result is exactly `len` characters (cut when longer);
+// on binary str and pad, `len` bytes, the pad defaulting to X'00'.
 // Its size is known before it is built: past kMaxStringBytes it is an error, and a long one is
 // written into a buffer of the query's pool, so a memory limit refuses it before it exists.
 Result<BoundExprPtr> BindPad(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
-  TRIBUTARY_RETURN_NOT_OK(
-      CoerceArgs(call, &args, {DataType::String(), DataType::Int32(), DataType::String()}));
+  CastStringsToInt(&args, {1});
+  // Binary when str (and pad, if given) are: then lengths count bytes and the pad is X'00'.
+  const bool binary = args[0]->Type()->Id() == TypeId::kBinary &&
+                      (args.size() < 3 || args[2]->Type()->Id() == TypeId::kBinary);
+  const DataTypePtr type = binary ? DataType::Binary() : DataType::String();
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {type, DataType::Int32(), type}));
   const bool left = call.Name() == "lpad";
   return MakeFunctionCall(
-      call.Name(), DataType::String(), std::move(args),
-      Lambda([left](const BoundExpression& c, const std::vector<ColumnPtr>& a,
-                    MemoryPool* pool) -> Result<ColumnPtr> {
+      call.Name(), type, std::move(args),
+      Lambda([left, binary](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                            MemoryPool* pool) -> Result<ColumnPtr> {
+        auto num_chars = [binary](std::string_view s) {
+          return binary ? static_cast<int64_t>(s.size()) : NumChars(s);
+        };
+        auto offset_of_char = [binary](std::string_view s, int64_t chars) {
+          return binary
+                     ? static_cast<size_t>(std::min<int64_t>(chars, static_cast<int64_t>(s.size())))
+                     : ByteOffsetOfChar(s, chars);
+        };
         constexpr int64_t kPooledAbove = 1 << 16;
         const int64_t n = a[0]->Length();
         ColumnBuilder builder(c.Type(), pool);
@@ -411,15 +450,17 @@ Result<BoundExprPtr> BindPad(const Expression& call, std::vector<BoundExprPtr> a
           }
           const std::string_view s = a[0]->BytesAt(i);
           const int64_t target = std::max<int64_t>(IntAt(*a[1], i), 0);
-          const std::string_view pad = a.size() > 2 ? a[2]->BytesAt(i) : " ";
-          const int64_t have = NumChars(s);
+          const std::string_view pad = a.size() > 2 ? a[2]->BytesAt(i)
+                                       : binary     ? std::string_view("\0", 1)
+                                                    : std::string_view(" ");
+          const int64_t have = num_chars(s);
           if (have >= target || pad.empty()) {
-            builder.AppendBytes(s.substr(0, ByteOffsetOfChar(s, std::min(have, target))));
+            builder.AppendBytes(s.substr(0, offset_of_char(s, std::min(have, target))));
             continue;
           }
-          const int64_t pad_chars = NumChars(pad);
+          const int64_t pad_chars = num_chars(pad);
           const int64_t whole = (target - have) / pad_chars;
-          const size_t part = ByteOffsetOfChar(pad, (target - have) % pad_chars);
+          const size_t part = offset_of_char(pad, (target - have) % pad_chars);
           const int64_t bytes = static_cast<int64_t>(s.size()) +
                                 whole * static_cast<int64_t>(pad.size()) +
                                 static_cast<int64_t>(part);
@@ -496,6 +537,1110 @@ Result<BoundExprPtr> BindReverse(const Expression& call, std::vector<BoundExprPt
                        }
                        return true;
                      });
+}
+
+// ---- functions built on positions and characters -------------------------------------------
+
+// split_part(str, delimiter, part): the part-th piece (negative counts from the end), "" past
+// either end; an empty delimiter leaves the whole string as the only piece.
+Result<BoundExprPtr> BindSplitPart(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  CastStringsToInt(&args, {2});
+  TRIBUTARY_RETURN_NOT_OK(
+      CoerceArgs(call, &args, {DataType::String(), DataType::String(), DataType::Int32()}));
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        Status status;
+        std::vector<std::string_view> parts;
+        auto result = BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
+          const int64_t index = IntAt(*a[2], i);
+          if (index == 0) {
+            status = Status::InvalidArgument(
+                "[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or "
+                "> 0 (the first element has index 1).");
+            return false;
+          }
+          const std::string_view s = a[0]->BytesAt(i);
+          const std::string_view delimiter = a[1]->BytesAt(i);
+          parts.clear();
+          if (delimiter.empty()) {
+            parts.push_back(s);
+          } else {
+            size_t from = 0;
+            for (size_t at = s.find(delimiter); at != std::string_view::npos;
+                 at = s.find(delimiter, from)) {
+              parts.push_back(s.substr(from, at - from));
+              from = at + delimiter.size();
+            }
+            parts.push_back(s.substr(from));
+          }
+          const auto count = static_cast<int64_t>(parts.size());
+          const int64_t k = index > 0 ? index - 1 : count + index;
+          if (k >= 0 && k < count) {
+            out->assign(parts[static_cast<size_t>(k)]);
+          }
+          return true;
+        });
+        TRIBUTARY_RETURN_NOT_OK(status);
+        return result;
+      }));
+}
+
+// left(str, len) / right(str, len): "" when len <= 0, the whole string when len passes it.
+Result<BoundExprPtr> BindLeftRight(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  CastStringsToInt(&args, {1});
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String(), DataType::Int32()}));
+  const bool left = call.Name() == "left";
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [left](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const int64_t len = IntAt(*a[1], i);
+                       if (len > 0) {
+                         out->assign(left ? SubstringSql(a[0]->BytesAt(i), 1, len)
+                                          : SubstringSql(a[0]->BytesAt(i), -len, INT32_MAX));
+                       }
+                       return true;
+                     });
+}
+
+// elt(n, input1, input2, ...): the n-th input; null when n is; an n outside the inputs is an
+// ANSI error.
+Result<BoundExprPtr> BindElt(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, SIZE_MAX));
+  CastStringsToInt(&args, {0});
+  bool all_binary = true;
+  for (size_t k = 1; k < args.size(); ++k) {
+    all_binary = all_binary && args[k]->Type()->Id() == TypeId::kBinary;
+  }
+  const DataTypePtr type = all_binary ? DataType::Binary() : DataType::String();
+  std::vector<DataTypePtr> types(args.size(), type);
+  types[0] = DataType::Int32();
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, types));
+  return MakeFunctionCall(
+      call.Name(), type, std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const int64_t n = a[0]->Length();
+        const auto inputs = static_cast<int64_t>(a.size()) - 1;
+        ColumnBuilder builder(c.Type(), pool);
+        for (int64_t i = 0; i < n; ++i) {
+          if (a[0]->IsNull(i)) {
+            builder.AppendNull();
+            continue;
+          }
+          const int64_t index = IntAt(*a[0], i);
+          if (index < 1 || index > inputs) {
+            return Status::InvalidArgument(fmt::format(
+                "[INVALID_ARRAY_INDEX] The index {} is out of bounds. The array has {} elements. "
+                "Use the SQL function `get()` to tolerate accessing element at invalid index and "
+                "return NULL instead.",
+                index, inputs));
+          }
+          const Column& chosen = *a[static_cast<size_t>(index)];
+          if (chosen.IsNull(i)) {
+            builder.AppendNull();
+          } else {
+            builder.AppendBytes(chosen.BytesAt(i));
+          }
+        }
+        return builder.Finish();
+      }));
+}
+
+// overlay(input, replace, pos[, len = -1]): input's characters [pos, pos + len) replaced by
+// `replace`; a negative len means the length of `replace` (Spark's Overlay on
+// UTF8String.substringSQL). On binary inputs positions count bytes.
+Result<BoundExprPtr> BindOverlay(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 4));
+  CastStringsToInt(&args, {2, 3});
+  const bool binary =
+      args[0]->Type()->Id() == TypeId::kBinary && args[1]->Type()->Id() == TypeId::kBinary;
+  const DataTypePtr type = binary ? DataType::Binary() : DataType::String();
+  TRIBUTARY_RETURN_NOT_OK(
+      CoerceArgs(call, &args, {type, type, DataType::Int32(), DataType::Int32()}));
+  return PerRowBytes(
+      call, type, std::move(args),
+      [binary](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+        const std::string_view s = a[0]->BytesAt(i);
+        const std::string_view replace = a[1]->BytesAt(i);
+        const int64_t pos = IntAt(*a[2], i);
+        const int64_t given = a.size() > 3 ? IntAt(*a[3], i) : -1;
+        if (binary) {
+          auto slice = [&](int64_t from, int64_t length) {
+            const auto size = static_cast<int64_t>(s.size());
+            int64_t start = from > 0 ? from - 1 : (from < 0 ? size + from : 0);
+            const int64_t end = length >= INT32_MAX ? size : std::min(start + length, size);
+            start = std::max<int64_t>(start, 0);
+            return start >= end
+                       ? std::string_view()
+                       : s.substr(static_cast<size_t>(start), static_cast<size_t>(end - start));
+          };
+          const int64_t len = given >= 0 ? given : static_cast<int64_t>(replace.size());
+          out->assign(slice(1, pos - 1));
+          out->append(replace);
+          out->append(slice(pos + len, INT32_MAX));
+          return true;
+        }
+        const int64_t len = given >= 0 ? given : NumChars(replace);
+        out->assign(SubstringSql(s, 1, pos - 1));
+        out->append(replace);
+        out->append(SubstringSql(s, pos + len, INT32_MAX));
+        return true;
+      });
+}
+
+// soundex(str): the American Soundex code of ASCII letters; a string not starting with a
+// letter is returned as it is (Spark's UTF8String.soundex).
+Result<BoundExprPtr> BindSoundex(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       // Codes of A..Z; '7' (H, W) neither codes nor separates equal codes.
+                       static constexpr std::string_view kCodes = "01230127022455012623017202";
+                       const std::string_view s = a[0]->BytesAt(i);
+                       auto upper = [](char c) {
+                         return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c;
+                       };
+                       if (s.empty() || upper(s[0]) < 'A' || upper(s[0]) > 'Z') {
+                         out->assign(s);
+                         return true;
+                       }
+                       out->assign({upper(s[0]), '0', '0', '0'});
+                       size_t filled = 1;
+                       char last = kCodes[static_cast<size_t>(upper(s[0]) - 'A')];
+                       for (size_t k = 1; k < s.size() && filled < 4; ++k) {
+                         const char c = upper(s[k]);
+                         if (c < 'A' || c > 'Z') {
+                           last = '0';
+                           continue;
+                         }
+                         const char code = kCodes[static_cast<size_t>(c - 'A')];
+                         if (code == '7') {
+                           continue;
+                         }
+                         if (code != '0' && code != last) {
+                           (*out)[filled++] = code;
+                         }
+                         last = code;
+                       }
+                       return true;
+                     });
+}
+
+std::vector<uint32_t> CodePoints(std::string_view s) {
+  std::vector<uint32_t> out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    int width = 1;
+    out.push_back(DecodeAt(s, i, &width));
+    i += static_cast<size_t>(width);
+  }
+  return out;
+}
+
+// levenshtein(a, b[, threshold]): the edit distance in characters; with a threshold, -1 when
+// the distance is above it.
+Result<BoundExprPtr> BindLevenshtein(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
+  TRIBUTARY_RETURN_NOT_OK(
+      CoerceArgs(call, &args, {DataType::String(), DataType::String(), DataType::Int32()}));
+  return PerRowFixed<int32_t>(
+      call, DataType::Int32(), std::move(args), [](const std::vector<ColumnPtr>& a, int64_t i) {
+        const std::vector<uint32_t> x = CodePoints(a[0]->BytesAt(i));
+        const std::vector<uint32_t> y = CodePoints(a[1]->BytesAt(i));
+        std::vector<int64_t> row(y.size() + 1);
+        for (size_t j = 0; j <= y.size(); ++j) {
+          row[j] = static_cast<int64_t>(j);
+        }
+        for (size_t k = 1; k <= x.size(); ++k) {
+          int64_t diagonal = row[0];
+          row[0] = static_cast<int64_t>(k);
+          for (size_t j = 1; j <= y.size(); ++j) {
+            const int64_t above = row[j];
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[k - 1] == y[j - 1] ? 0 : 1)});
+            diagonal = above;
+          }
+        }
+        const int64_t distance = row[y.size()];
+        if (a.size() > 2 && distance > IntAt(*a[2], i)) {
+          return -1;
+        }
+        return static_cast<int32_t>(distance);
+      });
+}
+
+// luhn_check(str): whether str is a non-empty run of digits passing the Luhn checksum.
+Result<BoundExprPtr> BindLuhnCheck(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
+  return PerRowFixed<uint8_t>(call, DataType::Boolean(), std::move(args),
+                              [](const std::vector<ColumnPtr>& a, int64_t i) -> uint8_t {
+                                const std::string_view s = a[0]->BytesAt(i);
+                                if (s.empty()) {
+                                  return 0;
+                                }
+                                int sum = 0;
+                                bool second = false;
+                                for (size_t k = s.size(); k-- > 0;) {
+                                  if (s[k] < '0' || s[k] > '9') {
+                                    return 0;
+                                  }
+                                  int digit = s[k] - '0';
+                                  if (second) {
+                                    digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+                                  }
+                                  sum += digit;
+                                  second = !second;
+                                }
+                                return static_cast<uint8_t>(sum % 10 == 0);
+                              });
+}
+
+// mask(str[, upperChar = 'X', lowerChar = 'x', digitChar = 'n', otherChar = NULL]): each
+// replacement is a one-character literal, or NULL to leave that class of characters as is.
+Result<BoundExprPtr> BindMask(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 5));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(5)));
+  static constexpr std::array<std::string_view, 4> kNames = {"upperChar", "lowerChar", "digitChar",
+                                                             "otherChar"};
+  // std::nullopt: leave the class unmasked.
+  std::array<std::optional<uint32_t>, 4> with = {'X', 'x', 'n', std::nullopt};
+  for (size_t k = 1; k < args.size(); ++k) {
+    const BoundExpression& arg = *args[k];
+    if (arg.GetOp() != Op::kLiteral) {
+      return CallError(call, fmt::format("[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the input `{}` "
+                                         "should be a foldable STRING expression",
+                                         kNames[k - 1]));
+    }
+    if (arg.Literal().IsNull()) {
+      with[k - 1] = std::nullopt;
+      continue;
+    }
+    const std::string& text = arg.Literal().BytesValue();
+    if (text.empty() || NumChars(text) != 1) {
+      return CallError(call, fmt::format("[DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE] Length of `{}` "
+                                         "should be 1.",
+                                         kNames[k - 1]));
+    }
+    int width = 1;
+    with[k - 1] = DecodeAt(text, 0, &width);
+  }
+  args.resize(1);
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [with](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       MapChars(
+                           a[0]->BytesAt(i),
+                           [&](uint32_t c) {
+                             const size_t kind = ToLower(c) != c        ? 0
+                                                 : ToUpper(c) != c      ? 1
+                                                 : c >= '0' && c <= '9' ? 2
+                                                                        : 3;
+                             return with[kind].value_or(c);
+                           },
+                           out);
+                       return true;
+                     });
+}
+
+// locate(substr, str[, pos = 1]) / position(substr, str[, pos = 1]): the 1-based character
+// position of substr in str at or after pos, 0 when absent or pos < 1. A null pos gives 0, not
+// null (Spark keeps Hive's rule).
+Result<BoundExprPtr> BindLocate(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
+  CastStringsToInt(&args, {2});
+  TRIBUTARY_RETURN_NOT_OK(
+      CoerceArgs(call, &args, {DataType::String(), DataType::String(), DataType::Int32()}));
+  return MakeFunctionCall(
+      call.Name(), DataType::Int32(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        const std::vector<ColumnPtr> strings = {a[0], a[1]};
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto result, BuildFixed<int32_t>(c.Type(), strings, pool, [&](int64_t i) -> int32_t {
+              const int64_t start = a.size() > 2 && a[2]->IsValid(i) ? IntAt(*a[2], i) : 1;
+              if (start < 1) {
+                return 0;
+              }
+              const std::string_view s = a[1]->BytesAt(i);
+              const std::string_view part = a[0]->BytesAt(i);
+              if (part.empty()) {
+                return 1;
+              }
+              const size_t from = ByteOffsetOfChar(s, start - 1);
+              const size_t at = s.find(part, from);
+              return at == std::string_view::npos
+                         ? 0
+                         : static_cast<int32_t>(start + NumChars(s.substr(from, at - from)));
+            }));
+        if (a.size() < 3) {
+          return result;
+        }
+        // A null pos makes the row 0 even where substr or str is null.
+        const Column& pos = *a[2];
+        TRIBUTARY_ASSIGN_OR_RAISE(auto values,
+                                  columnar::Buffer::Allocate(result->Length() * 4, pool));
+        auto* out = reinterpret_cast<int32_t*>(values->mutable_data());
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto validity,
+            columnar::Buffer::Allocate(columnar::BitmapBytes(result->Length()), pool));
+        for (int64_t i = 0; i < result->Length(); ++i) {
+          const bool zero = pos.IsNull(i);
+          out[i] = zero || result->IsNull(i) ? 0 : result->Values<int32_t>()[i];
+          columnar::SetBitTo(validity->mutable_data(), i, zero || result->IsValid(i));
+        }
+        return Column::Make(c.Type(), result->Length(), std::move(validity), std::move(values));
+      }));
+}
+
+// ---- more per-string functions -------------------------------------------------------------
+
+// ascii(str): the code point of the first character, 0 for "".
+Result<BoundExprPtr> BindAscii(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
+  return PerRowFixed<int32_t>(call, DataType::Int32(), std::move(args),
+                              [](const std::vector<ColumnPtr>& a, int64_t i) {
+                                const std::string_view s = a[0]->BytesAt(i);
+                                int width = 1;
+                                return s.empty() ? 0 : static_cast<int32_t>(DecodeAt(s, 0, &width));
+                              });
+}
+
+// chr(n) / char(n): the character n mod 256 (Latin-1), "" for a negative n.
+Result<BoundExprPtr> BindChr(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::Int64()}));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const int64_t n = IntAt(*a[0], i);
+                       if (n >= 0) {
+                         AppendUtf8(static_cast<uint32_t>(n & 0xFF), out);
+                       }
+                       return true;
+                     });
+}
+
+// repeat(str, n): str n times, "" when n <= 0; space(n): n spaces.
+Result<BoundExprPtr> BindRepeat(const Expression& call, std::vector<BoundExprPtr> args) {
+  const bool space = call.Name() == "space";
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, space ? 1 : 2, space ? 1 : 2));
+  CastStringsToInt(&args, {space ? size_t{0} : size_t{1}});
+  if (space) {
+    TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::Int32()}));
+  } else {
+    TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String(), DataType::Int32()}));
+  }
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      Lambda([space](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                     MemoryPool* pool) -> Result<ColumnPtr> {
+        Status status;
+        auto result = BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
+          const std::string_view s = space ? " " : a[0]->BytesAt(i);
+          const int64_t times = std::max<int64_t>(IntAt(*a[space ? 0 : 1], i), 0);
+          const int64_t bytes = times * static_cast<int64_t>(s.size());
+          if (bytes > kMaxStringBytes) {
+            status = StringTooLong(i, bytes);
+            return false;
+          }
+          out->resize(static_cast<size_t>(bytes));
+          if (bytes > 0) {
+            WriteRepeated(s, times, 0, out->data());
+          }
+          return true;
+        });
+        TRIBUTARY_RETURN_NOT_OK(status);
+        return result;
+      }));
+}
+
+// translate(input, from, to): each character of input found in `from` becomes the character
+// at the same place in `to`, or is dropped when `to` is shorter; the first occurrence in
+// `from` wins.
+Result<BoundExprPtr> BindTranslate(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(3)));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const std::vector<uint32_t> from = CodePoints(a[1]->BytesAt(i));
+                       const std::vector<uint32_t> to = CodePoints(a[2]->BytesAt(i));
+                       const std::string_view s = a[0]->BytesAt(i);
+                       for (size_t k = 0; k < s.size();) {
+                         int width = 1;
+                         const uint32_t c = DecodeAt(s, k, &width);
+                         const auto it = std::find(from.begin(), from.end(), c);
+                         if (it == from.end()) {
+                           out->append(s.substr(k, static_cast<size_t>(width)));
+                         } else if (static_cast<size_t>(it - from.begin()) < to.size()) {
+                           AppendUtf8(to[static_cast<size_t>(it - from.begin())], out);
+                         }
+                         k += static_cast<size_t>(width);
+                       }
+                       return true;
+                     });
+}
+
+// substring_index(str, delim, count): the text before the count-th delim (from the right when
+// count < 0); "" when count is 0 or delim is empty, str when it has fewer delims.
+Result<BoundExprPtr> BindSubstringIndex(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  CastStringsToInt(&args, {2});
+  TRIBUTARY_RETURN_NOT_OK(
+      CoerceArgs(call, &args, {DataType::String(), DataType::String(), DataType::Int32()}));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       const std::string_view s = a[0]->BytesAt(i);
+                       const std::string_view delim = a[1]->BytesAt(i);
+                       int64_t count = IntAt(*a[2], i);
+                       if (count == 0 || delim.empty()) {
+                         return true;
+                       }
+                       if (count > 0) {
+                         size_t at = std::string_view::npos;
+                         for (size_t from = 0; count > 0; --count) {
+                           at = s.find(delim, from);
+                           if (at == std::string_view::npos) {
+                             out->assign(s);
+                             return true;
+                           }
+                           from = at + delim.size();
+                         }
+                         out->assign(s.substr(0, at));
+                       } else {
+                         size_t at = s.size();
+                         for (; count < 0; ++count) {
+                           if (at < delim.size()) {
+                             out->assign(s);
+                             return true;
+                           }
+                           at = s.rfind(delim, at - delim.size());
+                           if (at == std::string_view::npos) {
+                             out->assign(s);
+                             return true;
+                           }
+                         }
+                         out->assign(s.substr(at + delim.size()));
+                       }
+                       return true;
+                     });
+}
+
+// find_in_set(str, str_list): the 1-based place of str in the comma-separated str_list, 0 when
+// absent or when str holds a comma.
+Result<BoundExprPtr> BindFindInSet(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(2)));
+  return PerRowFixed<int32_t>(call, DataType::Int32(), std::move(args),
+                              [](const std::vector<ColumnPtr>& a, int64_t i) {
+                                const std::string_view s = a[0]->BytesAt(i);
+                                const std::string_view list = a[1]->BytesAt(i);
+                                if (s.find(',') != std::string_view::npos) {
+                                  return 0;
+                                }
+                                int32_t index = 1;
+                                for (size_t from = 0;; ++index) {
+                                  const size_t comma = std::min(list.find(',', from), list.size());
+                                  if (list.substr(from, comma - from) == s) {
+                                    return index;
+                                  }
+                                  if (comma == list.size()) {
+                                    return 0;
+                                  }
+                                  from = comma + 1;
+                                }
+                              });
+}
+
+// bit_length / octet_length of a string's UTF-8 bytes or of a binary.
+Result<BoundExprPtr> BindByteLength(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (args[0]->Type()->Id() != TypeId::kBinary) {
+    TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
+  }
+  const int32_t scale = call.Name() == "bit_length" ? 8 : 1;
+  return PerRowFixed<int32_t>(call, DataType::Int32(), std::move(args),
+                              [scale](const std::vector<ColumnPtr>& a, int64_t i) {
+                                return static_cast<int32_t>(a[0]->BytesAt(i).size()) * scale;
+                              });
+}
+
+// ---- uuid, sentences -----------------------------------------------------------------------
+
+// uuid(): a random (version 4, IETF variant) UUID per row, in canonical lower-case text. The
+// optimizer knows the name as nondeterministic, so it is never folded into a constant.
+class UuidFunction final : public ScalarFunction {
+ public:
+  Result<ColumnPtr> Evaluate(const BoundExpression& call, const columnar::RecordBatch& batch,
+                             const EvalContext& context) const override {
+    thread_local std::mt19937_64 engine{std::random_device{}()};
+    ColumnBuilder builder(call.Type(), context.pool);
+    std::string text;
+    for (int64_t i = 0; i < batch.NumRows(); ++i) {
+      uint64_t high = engine();
+      uint64_t low = engine();
+      high = (high & ~uint64_t{0xF000}) | 0x4000;
+      low = (low & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);
+      text = fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", high >> 32, (high >> 16) & 0xFFFF,
+                         high & 0xFFFF, low >> 48, low & 0xFFFFFFFFFFFFULL);
+      builder.AppendBytes(text);
+    }
+    return builder.Finish();
+  }
+};
+
+Result<BoundExprPtr> BindUuid(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 0));
+  return MakeFunctionCall(call.Name(), DataType::String(), {},
+                          std::make_shared<const UuidFunction>());
+}
+
+bool IsWordChar(uint32_t c) {
+  return (c >= '0' && c <= '9') || ToLower(c) != c || ToUpper(c) != c || c >= 0x80;
+}
+
+// sentences(str[, lang, country]): str split into sentences (ended by '.', '!' or '?' before
+// white space or the end, a '.' before a lower-case word excepted) and those into words (runs
+// of letters and digits, an apostrophe or '.' between letters kept), as java.text.BreakIterator
+// does for English text. lang and country select the locale in Spark; the rules here are the same
+// for all.
+Result<BoundExprPtr> BindSentences(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 3));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(3)));
+  args.resize(1);
+  return MakeFunctionCall(
+      call.Name(), DataType::Array(DataType::Array(DataType::String())), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        ColumnBuilder builder(c.Type(), pool);
+        ColumnBuilder& sentences = builder.Child(0);
+        ColumnBuilder& words = sentences.Child(0);
+        for (int64_t i = 0; i < a[0]->Length(); ++i) {
+          if (a[0]->IsNull(i)) {
+            builder.AppendNull();
+            continue;
+          }
+          const std::string_view s = a[0]->BytesAt(i);
+          int64_t in_sentence = 0;
+          size_t word_start = std::string_view::npos;
+          auto end_word = [&](size_t at) {
+            if (word_start != std::string_view::npos) {
+              words.AppendBytes(s.substr(word_start, at - word_start));
+              ++in_sentence;
+              word_start = std::string_view::npos;
+            }
+          };
+          auto end_sentence = [&]() {
+            if (in_sentence > 0) {
+              sentences.AppendArray();
+              in_sentence = 0;
+            }
+          };
+          for (size_t k = 0; k < s.size();) {
+            int width = 1;
+            const uint32_t ch = DecodeAt(s, k, &width);
+            const size_t next = k + static_cast<size_t>(width);
+            if (IsWordChar(ch)) {
+              if (word_start == std::string_view::npos) {
+                word_start = k;
+              }
+            } else if ((ch == '\'' || ch == '.') && word_start != std::string_view::npos &&
+                       next < s.size() && IsWordChar(static_cast<unsigned char>(s[next]))) {
+              // "don't" and "p.m" are one word each.
+            } else {
+              end_word(k);
+              size_t after = next;
+              while (after < s.size() && (s[after] == ' ' || s[after] == '\n' || s[after] == '\t' ||
+                                          s[after] == '\r')) {
+                ++after;
+              }
+              // A '.' before a lower-case word ends an abbreviation, not the sentence.
+              const bool lower_next = after < s.size() && s[after] >= 'a' && s[after] <= 'z';
+              if ((ch == '!' || ch == '?' || (ch == '.' && !lower_next)) &&
+                  (after > next || next >= s.size())) {
+                end_sentence();
+              }
+            }
+            k = next;
+          }
+          end_word(s.size());
+          end_sentence();
+          builder.AppendArray();
+        }
+        return builder.Finish();
+      }));
+}
+
+// ---- format_string / printf: java.util.Formatter -------------------------------------------
+//
+// A specifier is %[index$][flags][width][.precision]conversion with the conversions Spark users
+// meet: s S b B c d o x X f e E g G % n. Arguments are the values Spark hands to Java: strings,
+// boxed numbers and booleans, dates as their day count and timestamps as microseconds; a null
+// prints "null" (false for %b).
+
+struct FormatSpec {
+  std::string text;  // literal text (conversion == 0)
+  char conversion = 0;
+  int argument = -1;  // 0-based argument, -1 for %% and %n
+  std::string flags;
+  int width = -1;
+  int precision = -1;
+};
+
+Result<std::vector<FormatSpec>> ParseFormat(std::string_view format) {
+  std::vector<FormatSpec> specs;
+  int ordinary = 0;
+  int previous = -1;
+  size_t i = 0;
+  while (i < format.size()) {
+    const size_t percent = format.find('%', i);
+    if (percent != i) {
+      FormatSpec literal;
+      literal.text = std::string(format.substr(i, percent - i));
+      specs.push_back(std::move(literal));
+      if (percent == std::string_view::npos) {
+        break;
+      }
+    }
+    i = percent + 1;
+    FormatSpec spec;
+    auto digits = [&]() {
+      int value = 0;
+      size_t start = i;
+      while (i < format.size() && format[i] >= '0' && format[i] <= '9') {
+        value = std::min(value * 10 + (format[i] - '0'), 1 << 24);
+        ++i;
+      }
+      return i == start ? -1 : value;
+    };
+    const size_t start = i;
+    int index = digits();
+    if (index >= 0 && i < format.size() && format[i] == '$') {
+      ++i;
+      if (index == 0) {
+        return Status::InvalidArgument(
+            "[INVALID_PARAMETER_VALUE.ZERO_INDEX] The value of parameter(s) `strfmt` in "
+            "`format_string` is invalid: expects %1$, %2$ and so on, but got %0$.");
+      }
+      spec.argument = index - 1;
+    } else {
+      i = start;
+      index = -1;
+    }
+    while (i < format.size() &&
+           std::string_view("-#+ 0,(<").find(format[i]) != std::string_view::npos) {
+      spec.flags.push_back(format[i++]);
+    }
+    spec.width = digits();
+    if (i < format.size() && format[i] == '.') {
+      ++i;
+      spec.precision = digits();
+      if (spec.precision < 0) {
+        return Status::InvalidArgument(
+            fmt::format("format_string: illegal precision in '{}'", format.substr(percent)));
+      }
+    }
+    if (i >= format.size()) {
+      return Status::InvalidArgument(fmt::format(
+          "format_string: UnknownFormatConversionException: Conversion = '%' at the end of '{}'",
+          format));
+    }
+    spec.conversion = format[i++];
+    if (std::string_view("sSbBcdoxXfeEgG%n").find(spec.conversion) == std::string_view::npos) {
+      return Status::InvalidArgument(fmt::format(
+          "format_string: UnknownFormatConversionException: Conversion = '{}'", spec.conversion));
+    }
+    if (spec.conversion == '%' || spec.conversion == 'n') {
+      spec.argument = -1;
+    } else if (spec.flags.find('<') != std::string::npos) {
+      if (previous < 0) {
+        return Status::InvalidArgument(
+            fmt::format("format_string: MissingFormatArgumentException: Format specifier '%{}'",
+                        format.substr(percent + 1, i - percent - 1)));
+      }
+      spec.argument = previous;
+    } else if (index < 0) {
+      spec.argument = ordinary++;
+    }
+    if (spec.argument >= 0) {
+      previous = spec.argument;
+    }
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+// The shortest decimal digits of finite |v| > 0 and the position of the decimal point: v =
+// 0.<digits> * 10^point.
+void ShortestDigits(double v, std::string* digits, int* point) {
+  char buffer[64];
+  const auto end =
+      std::to_chars(buffer, buffer + sizeof(buffer), std::fabs(v), std::chars_format::scientific)
+          .ptr;
+  const std::string_view text(buffer, static_cast<size_t>(end - buffer));
+  const size_t e = text.find('e');
+  digits->clear();
+  for (const char c : text.substr(0, e)) {
+    if (c != '.') {
+      digits->push_back(c);
+    }
+  }
+  int exponent = 0;
+  std::from_chars(text.data() + e + (text[e + 1] == '+' ? 2 : 1), text.data() + text.size(),
+                  exponent);
+  *point = exponent + 1;
+}
+
+// `digits` (v = 0.<digits> * 10^point) rounded half up to `keep` leading digits.
+void RoundDigits(std::string* digits, int* point, int keep) {
+  if (keep < 0) {
+    digits->clear();
+    return;
+  }
+  if (static_cast<size_t>(keep) >= digits->size()) {
+    return;
+  }
+  const bool up = (*digits)[static_cast<size_t>(keep)] >= '5';
+  digits->resize(static_cast<size_t>(keep));
+  if (!up) {
+    return;
+  }
+  for (size_t k = digits->size(); k-- > 0;) {
+    if ((*digits)[k] != '9') {
+      ++(*digits)[k];
+      return;
+    }
+    (*digits)[k] = '0';
+  }
+  digits->insert(digits->begin(), '1');
+  ++*point;
+}
+
+std::string Grouped(std::string_view integer) {
+  std::string out;
+  for (size_t k = 0; k < integer.size(); ++k) {
+    if (k > 0 && (integer.size() - k) % 3 == 0) {
+      out.push_back(',');
+    }
+    out.push_back(integer[k]);
+  }
+  return out;
+}
+
+// Java's %f / %e of |v| with `precision` digits after the point.
+std::string FixedText(double v, int precision, bool group) {
+  std::string digits;
+  int point = 0;
+  if (v != 0) {
+    ShortestDigits(v, &digits, &point);
+    RoundDigits(&digits, &point, point + precision);
+  }
+  std::string integer;
+  std::string fraction;
+  for (int k = 0; k < point; ++k) {
+    integer.push_back(static_cast<size_t>(k) < digits.size() ? digits[static_cast<size_t>(k)]
+                                                             : '0');
+  }
+  if (integer.empty()) {
+    integer = "0";
+  }
+  for (int k = 0; k < precision; ++k) {
+    const int at = point + k;
+    fraction.push_back(
+        at >= 0 && static_cast<size_t>(at) < digits.size() ? digits[static_cast<size_t>(at)] : '0');
+  }
+  std::string out = group ? Grouped(integer) : integer;
+  if (precision > 0) {
+    out.push_back('.');
+    out += fraction;
+  }
+  return out;
+}
+
+std::string ScientificText(double v, int precision, bool upper) {
+  std::string digits;
+  int point = 1;
+  if (v != 0) {
+    ShortestDigits(v, &digits, &point);
+    RoundDigits(&digits, &point, precision + 1);
+  }
+  digits.resize(static_cast<size_t>(precision) + 1, '0');
+  std::string out(1, digits[0]);
+  if (precision > 0) {
+    out.push_back('.');
+    out.append(digits, 1);
+  }
+  const int exponent = v == 0 ? 0 : point - 1;
+  out += fmt::format("{}{}{:02}", upper ? 'E' : 'e', exponent < 0 ? '-' : '+', std::abs(exponent));
+  return out;
+}
+
+// Pads `body` (after `sign`) to the spec's width: zeros between sign and digits with '0',
+// spaces on the right with '-', else spaces on the left.
+void AppendPadded(const FormatSpec& spec, std::string_view sign, std::string_view body,
+                  std::string* out) {
+  const int64_t length = NumChars(sign) + NumChars(body);
+  const int64_t fill = spec.width > length ? spec.width - length : 0;
+  const bool zero = spec.flags.find('0') != std::string::npos;
+  const bool left = spec.flags.find('-') != std::string::npos;
+  if (!left && !zero) {
+    out->append(static_cast<size_t>(fill), ' ');
+  }
+  out->append(sign);
+  if (zero && !left) {
+    out->append(static_cast<size_t>(fill), '0');
+  }
+  out->append(body);
+  if (left) {
+    out->append(static_cast<size_t>(fill), ' ');
+  }
+}
+
+std::string_view JavaClassName(const DataType& type) {
+  switch (type.Id()) {
+    case TypeId::kBoolean:
+      return "java.lang.Boolean";
+    case TypeId::kInt8:
+      return "java.lang.Byte";
+    case TypeId::kInt16:
+      return "java.lang.Short";
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      return "java.lang.Integer";
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      return "java.lang.Long";
+    case TypeId::kFloat32:
+      return "java.lang.Float";
+    case TypeId::kFloat64:
+      return "java.lang.Double";
+    case TypeId::kDecimal:
+      return "org.apache.spark.sql.types.Decimal";
+    case TypeId::kString:
+      return "org.apache.spark.unsafe.types.UTF8String";
+    default:
+      return "java.lang.Object";
+  }
+}
+
+bool IsJavaIntegral(const DataType& type) {
+  return type.IsInteger() || type.Id() == TypeId::kDate || type.Id() == TypeId::kTimestamp ||
+         type.Id() == TypeId::kTimestampNtz;
+}
+
+double DoubleAt(const Column& column, int64_t row) {
+  return column.Type()->Id() == TypeId::kFloat32 ? column.Values<float>()[row]
+                                                 : column.Values<double>()[row];
+}
+
+// Appends one conversion of `arg` (nullptr: no such argument was given) at `row`.
+Status AppendConversion(const FormatSpec& spec, const Column* arg, int64_t row,
+                        const EvalContext& context, std::string* out) {
+  const char conversion = spec.conversion;
+  const bool upper = conversion >= 'A' && conversion <= 'Z';
+  const char lower = static_cast<char>(upper ? conversion + 32 : conversion);
+  auto has = [&](char flag) {
+    return spec.flags.find(flag) != std::string::npos;
+  };
+  std::string body;
+  std::string sign;
+  const bool null = arg->IsNull(row);
+  auto mismatch = [&]() {
+    return Status::InvalidArgument(
+        fmt::format("format_string: IllegalFormatConversionException: {} != {}", conversion,
+                    JavaClassName(*arg->Type())));
+  };
+  if (lower == 'b') {
+    body = null ? "false"
+           : arg->Type()->Id() == TypeId::kBoolean
+               ? (arg->Values<uint8_t>()[row] != 0 ? "true" : "false")
+               : "true";
+  } else if (null) {
+    body = "null";
+  } else if (lower == 's') {
+    const DataType& type = *arg->Type();
+    if (type.Id() == TypeId::kString) {
+      body.assign(arg->BytesAt(row));
+    } else if (IsJavaIntegral(type)) {
+      body = fmt::format("{}", IntAt(*arg, row));
+    } else {
+      AppendCastString(*arg, row, context, &body);
+    }
+  } else if (lower == 'c') {
+    if (!arg->Type()->IsInteger()) {
+      return mismatch();
+    }
+    AppendUtf8(static_cast<uint32_t>(IntAt(*arg, row)), &body);
+  } else if (lower == 'd' || lower == 'o' || lower == 'x') {
+    if (!IsJavaIntegral(*arg->Type())) {
+      return mismatch();
+    }
+    const int64_t value = IntAt(*arg, row);
+    if (lower == 'd') {
+      const std::string digits = fmt::format(
+          "{}", value < 0 ? -static_cast<uint64_t>(value) : static_cast<uint64_t>(value));
+      body = has(',') ? Grouped(digits) : digits;
+      if (value < 0) {
+        if (has('(')) {
+          sign = "(";
+          body.push_back(')');
+        } else {
+          sign = "-";
+        }
+      } else if (has('+')) {
+        sign = "+";
+      } else if (has(' ')) {
+        sign = " ";
+      }
+    } else {
+      // Java prints a negative value as its two's complement in the boxed type's width.
+      int bits = 64;
+      switch (arg->Type()->Id()) {
+        case TypeId::kInt8:
+          bits = 8;
+          break;
+        case TypeId::kInt16:
+          bits = 16;
+          break;
+        case TypeId::kInt32:
+        case TypeId::kDate:
+          bits = 32;
+          break;
+        default:
+          break;
+      }
+      auto bits_value = static_cast<uint64_t>(value);
+      if (bits < 64) {
+        bits_value &= (uint64_t{1} << bits) - 1;
+      }
+      body = lower == 'x' ? fmt::format("{:x}", bits_value) : fmt::format("{:o}", bits_value);
+      if (has('#')) {
+        sign = lower == 'x' ? "0x" : "0";
+      }
+    }
+  } else {
+    if (!arg->Type()->IsFloatingPoint()) {
+      return mismatch();
+    }
+    const double value = DoubleAt(*arg, row);
+    if (std::isnan(value)) {
+      body = "NaN";
+    } else if (std::isinf(value)) {
+      body = "Infinity";
+    } else {
+      const int precision = spec.precision >= 0 ? spec.precision : 6;
+      if (lower == 'f') {
+        body = FixedText(value, precision, has(','));
+      } else if (lower == 'e') {
+        body = ScientificText(value, precision, false);
+      } else {
+        // %g: scientific unless 10^-4 <= the rounded value < 10^precision.
+        const int significant = precision == 0 ? 1 : precision;
+        std::string digits;
+        int point = 1;
+        if (value != 0) {
+          ShortestDigits(value, &digits, &point);
+          RoundDigits(&digits, &point, significant);
+        }
+        if (value != 0 && (point - 1 < -4 || point - 1 >= significant)) {
+          body = ScientificText(value, significant - 1, false);
+        } else {
+          body = FixedText(value, std::max(significant - point, 0), has(','));
+        }
+      }
+    }
+    if (std::signbit(value) && !std::isnan(value)) {
+      if (has('(')) {
+        sign = "(";
+        body.push_back(')');
+      } else {
+        sign = "-";
+      }
+    } else if (has('+') && !std::isnan(value)) {
+      sign = "+";
+    } else if (has(' ') && !std::isnan(value)) {
+      sign = " ";
+    }
+    if (!std::isfinite(value)) {
+      FormatSpec no_zero = spec;
+      no_zero.flags.erase(std::remove(no_zero.flags.begin(), no_zero.flags.end(), '0'),
+                          no_zero.flags.end());
+      AppendPadded(no_zero, sign, body, out);
+      return Status::OK();
+    }
+  }
+  if ((lower == 's' || lower == 'b') && spec.precision >= 0) {
+    body.resize(ByteOffsetOfChar(body, spec.precision));
+  }
+  if (upper) {
+    MapChars(std::string(body), ToUpper, &body);
+  }
+  AppendPadded(spec, sign, body, out);
+  return Status::OK();
+}
+
+// format_string(strfmt, obj, ...) / printf: null only when strfmt is.
+Result<BoundExprPtr> BindFormatString(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, SIZE_MAX));
+  args[0] = CastTo(std::move(args[0]), DataType::String());
+  for (size_t k = 1; k < args.size(); ++k) {
+    if (args[k]->Type()->IsNested()) {
+      args[k] = CastTo(std::move(args[k]), DataType::String());
+    }
+  }
+  std::optional<std::vector<FormatSpec>> constant;
+  if (args[0]->GetOp() == Op::kLiteral && !args[0]->Literal().IsNull()) {
+    auto parsed = ParseFormat(args[0]->Literal().BytesValue());
+    if (!parsed.ok()) {
+      return CallError(call, parsed.status().Message());
+    }
+    constant = std::move(*parsed);
+  }
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      Lambda([constant](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                        const EvalContext& context) -> Result<ColumnPtr> {
+        Status status;
+        const std::vector<ColumnPtr> format = {a[0]};
+        auto result = BuildBytes(c.Type(), format, context.pool, [&](int64_t i, std::string* out) {
+          std::vector<FormatSpec> parsed;
+          if (!constant) {
+            auto row_specs = ParseFormat(a[0]->BytesAt(i));
+            if (!row_specs.ok()) {
+              status = row_specs.status();
+              return false;
+            }
+            parsed = std::move(*row_specs);
+          }
+          for (const FormatSpec& spec : constant ? *constant : parsed) {
+            if (spec.conversion == 0) {
+              out->append(spec.text);
+            } else if (spec.conversion == '%') {
+              AppendPadded(spec, "", "%", out);
+            } else if (spec.conversion == 'n') {
+              out->push_back('\n');
+            } else if (static_cast<size_t>(spec.argument) + 1 >= a.size()) {
+              status = Status::InvalidArgument(fmt::format(
+                  "MissingFormatArgumentException: Format specifier '%{}{}{}'", spec.flags,
+                  spec.width >= 0 ? fmt::format("{}", spec.width) : "", spec.conversion));
+              return false;
+            } else {
+              status = AppendConversion(spec, a[static_cast<size_t>(spec.argument) + 1].get(), i,
+                                        context, out);
+              if (!status.ok()) {
+                return false;
+              }
+            }
+          }
+          return true;
+        });
+        TRIBUTARY_RETURN_NOT_OK(status);
+        return result;
+      }));
 }
 
 // ---- regular expressions -------------------------------------------------------------------
@@ -717,22 +1862,24 @@ class RegexpExtractFunction final : public EagerFunction {
     return BuildBytesWithRegex(
         regex_, call, args, context,
         [&](int64_t i, const RE2& regex, std::string* out, Status* status) {
+          // As Spark, the group index is checked only once something matched.
           const int64_t group = args.size() > 2 ? IntAt(*args[2], i) : 1;
           const int groups = regex.NumberOfCapturingGroups();
+          std::vector<re2::StringPiece> matches(static_cast<size_t>(groups) + 1);
+          const std::string_view s = args[0]->BytesAt(i);
+          if (!regex.Match(Piece(s), 0, s.size(), RE2::UNANCHORED, matches.data(), groups + 1)) {
+            return true;
+          }
           if (group < 0 || group > groups) {
             *status = Status::InvalidArgument(fmt::format(
-                "row {}: regexp_extract group {} does not exist: the regex '{}' has {} groups", i,
-                group, regex.pattern(), groups));
+                "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] The value of parameter(s) `idx` in "
+                "`regexp_extract` is invalid: Expects group index between 0 and {}, but got {}.",
+                groups, group));
             return false;
           }
-          std::vector<re2::StringPiece> matches(static_cast<size_t>(group + 1));
-          const std::string_view s = args[0]->BytesAt(i);
-          if (regex.Match(Piece(s), 0, s.size(), RE2::UNANCHORED, matches.data(),
-                          static_cast<int>(group + 1))) {
-            const re2::StringPiece& m = matches[static_cast<size_t>(group)];
-            if (m.data() != nullptr) {
-              out->assign(m.data(), m.size());
-            }
+          const re2::StringPiece& m = matches[static_cast<size_t>(group)];
+          if (m.data() != nullptr) {
+            out->assign(m.data(), m.size());
           }
           return true;
         });
@@ -788,6 +1935,11 @@ class RegexpReplaceFunction final : public EagerFunction {
             *status = Status::InvalidArgument(fmt::format(
                 "row {}: regexp_replace position must be at least 1, got {}", i, position));
             return false;
+          }
+          if (position > 1 && position - 1 >= NumChars(s)) {
+            // Spark leaves the string alone when the search would start past its end.
+            out->assign(s);
+            return true;
           }
           const size_t from = ByteOffsetOfChar(s, position - 1);
           std::string tail(s.substr(from));
@@ -873,6 +2025,186 @@ Result<BoundExprPtr> BindSplit(const Expression& call, std::vector<BoundExprPtr>
                                       DataType::Array(DataType::String(), false));
 }
 
+// Calls `on_match(groups)` for each match of `regex` in `s` in the order of Java's
+// Matcher.find loop: after an empty match the search goes on one character later.
+template <typename OnMatch>
+void ForEachMatch(const RE2& regex, std::string_view s, int groups, OnMatch on_match) {
+  std::vector<re2::StringPiece> m(static_cast<size_t>(groups) + 1);
+  size_t search = 0;
+  while (search <= s.size() &&
+         regex.Match(Piece(s), search, s.size(), RE2::UNANCHORED, m.data(), groups + 1)) {
+    if (!on_match(m)) {
+      return;
+    }
+    const size_t end = static_cast<size_t>(m[0].data() - s.data()) + m[0].size();
+    if (!m[0].empty()) {
+      search = end;
+    } else if (end >= s.size()) {
+      return;
+    } else {
+      search = end + static_cast<size_t>(Utf8Width(static_cast<unsigned char>(s[end])));
+    }
+  }
+}
+
+Status CheckGroupIndex(const RE2& regex, int64_t group, std::string_view function) {
+  const int groups = regex.NumberOfCapturingGroups();
+  if (group < 0 || group > groups) {
+    return Status::InvalidArgument(fmt::format(
+        "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] The value of parameter(s) `idx` in `{}` is "
+        "invalid: Expects group index between 0 and {}, but got {}.",
+        function, groups, group));
+  }
+  return Status::OK();
+}
+
+// regexp_extract_all(str, regex[, group = 1]): the group of every match ("" where it did not
+// take part).
+class RegexpExtractAllFunction final : public EagerFunction {
+ public:
+  explicit RegexpExtractAllFunction(RegexArgument regex) : regex_(std::move(regex)) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    RegexCache cache;
+    const int64_t n = args[0]->Length();
+    ColumnBuilder builder(call.Type(), context.pool);
+    ColumnBuilder& parts = builder.Child(0);
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::any_of(args.begin(), args.end(),
+                      [i](const ColumnPtr& arg) { return arg->IsNull(i); })) {
+        builder.AppendNull();
+        continue;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(const RE2* regex, regex_.At(*args[1], i, &cache));
+      const int64_t group = args.size() > 2 ? IntAt(*args[2], i) : 1;
+      // As Spark, the group index is checked only once something matched.
+      Status status;
+      ForEachMatch(*regex, args[0]->BytesAt(i), regex->NumberOfCapturingGroups(),
+                   [&](const std::vector<re2::StringPiece>& m) {
+                     status = CheckGroupIndex(*regex, group, "regexp_extract_all");
+                     if (!status.ok()) {
+                       return false;
+                     }
+                     const re2::StringPiece& g = m[static_cast<size_t>(group)];
+                     parts.AppendBytes(std::string_view(g.data() == nullptr ? "" : g.data(),
+                                                        g.data() == nullptr ? 0 : g.size()));
+                     return true;
+                   });
+      TRIBUTARY_RETURN_NOT_OK(status);
+      builder.AppendArray();
+    }
+    return builder.Finish();
+  }
+
+ private:
+  RegexArgument regex_;
+};
+
+Result<BoundExprPtr> BindRegexpExtractAll(const Expression& call, std::vector<BoundExprPtr> args) {
+  return BindRegexCall<RegexpExtractAllFunction>(
+      call, std::move(args), 2, {DataType::String(), DataType::String(), DataType::Int32()},
+      DataType::Array(DataType::String(), false));
+}
+
+// regexp_count(str, regex): the number of matches, empty ones included.
+class RegexpCountFunction final : public EagerFunction {
+ public:
+  explicit RegexpCountFunction(RegexArgument regex) : regex_(std::move(regex)) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    RegexCache cache;
+    Status status;
+    auto result = BuildFixed<int32_t>(call.Type(), args, context.pool, [&](int64_t i) {
+      auto regex = regex_.At(*args[1], i, &cache);
+      if (!regex.ok()) {
+        status = regex.status();
+        return 0;
+      }
+      int32_t count = 0;
+      ForEachMatch(**regex, args[0]->BytesAt(i), 0, [&](const std::vector<re2::StringPiece>&) {
+        ++count;
+        return true;
+      });
+      return count;
+    });
+    TRIBUTARY_RETURN_NOT_OK(status);
+    return result;
+  }
+
+ private:
+  RegexArgument regex_;
+};
+
+Result<BoundExprPtr> BindRegexpCount(const Expression& call, std::vector<BoundExprPtr> args) {
+  return BindRegexCall<RegexpCountFunction>(call, std::move(args), 2, Strings(2),
+                                            DataType::Int32());
+}
+
+// regexp_substr(str, regex): the first match, null when there is none or it is empty.
+class RegexpSubstrFunction final : public EagerFunction {
+ public:
+  explicit RegexpSubstrFunction(RegexArgument regex) : regex_(std::move(regex)) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    return BuildBytesWithRegex(
+        regex_, call, args, context, [&](int64_t i, const RE2& regex, std::string* out, Status*) {
+          re2::StringPiece match;
+          const std::string_view s = args[0]->BytesAt(i);
+          if (!regex.Match(Piece(s), 0, s.size(), RE2::UNANCHORED, &match, 1) || match.empty()) {
+            return false;
+          }
+          out->assign(match.data(), match.size());
+          return true;
+        });
+  }
+
+ private:
+  RegexArgument regex_;
+};
+
+Result<BoundExprPtr> BindRegexpSubstr(const Expression& call, std::vector<BoundExprPtr> args) {
+  return BindRegexCall<RegexpSubstrFunction>(call, std::move(args), 2, Strings(2),
+                                             DataType::String());
+}
+
+// regexp_instr(str, regex[, idx]): the 1-based character position where the first match
+// starts, 0 when nothing matches. Spark accepts idx but ignores it (RegExpInStr always reports
+// the start of the whole match); a null idx still makes the row null.
+class RegexpInstrFunction final : public EagerFunction {
+ public:
+  explicit RegexpInstrFunction(RegexArgument regex) : regex_(std::move(regex)) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    RegexCache cache;
+    Status status;
+    auto result = BuildFixed<int32_t>(call.Type(), args, context.pool, [&](int64_t i) {
+      auto regex = regex_.At(*args[1], i, &cache);
+      if (!regex.ok()) {
+        status = regex.status();
+        return 0;
+      }
+      const std::string_view s = args[0]->BytesAt(i);
+      re2::StringPiece match;
+      if (!(*regex)->Match(Piece(s), 0, s.size(), RE2::UNANCHORED, &match, 1)) {
+        return 0;
+      }
+      const auto at = static_cast<size_t>(match.data() - s.data());
+      return static_cast<int32_t>(NumChars(s.substr(0, at)) + 1);
+    });
+    TRIBUTARY_RETURN_NOT_OK(status);
+    return result;
+  }
+
+ private:
+  RegexArgument regex_;
+};
+
+Result<BoundExprPtr> BindRegexpInstr(const Expression& call, std::vector<BoundExprPtr> args) {
+  return BindRegexCall<RegexpInstrFunction>(
+      call, std::move(args), 2, {DataType::String(), DataType::String(), DataType::Int32()},
+      DataType::Int32());
+}
+
 }  // namespace
 
 void AddStringFunctions(std::vector<FunctionEntry>* table) {
@@ -907,7 +2239,38 @@ void AddStringFunctions(std::vector<FunctionEntry>* table) {
                                {"regexp_like", BindRlike},
                                {"regexp_extract", BindRegexpExtract},
                                {"regexp_replace", BindRegexpReplace},
-                               {"split", BindSplit}});
+                               {"split", BindSplit},
+                               {"split_part", BindSplitPart},
+                               {"btrim", BindTrim},
+                               {"left", BindLeftRight},
+                               {"right", BindLeftRight},
+                               {"elt", BindElt},
+                               {"overlay", BindOverlay},
+                               {"soundex", BindSoundex},
+                               {"levenshtein", BindLevenshtein},
+                               {"luhn_check", BindLuhnCheck},
+                               {"mask", BindMask},
+                               {"locate", BindLocate},
+                               {"position", BindLocate},
+                               {"format_string", BindFormatString},
+                               {"printf", BindFormatString},
+                               {"regexp_extract_all", BindRegexpExtractAll},
+                               {"regexp_count", BindRegexpCount},
+                               {"regexp_substr", BindRegexpSubstr},
+                               {"regexp_instr", BindRegexpInstr},
+                               {"len", BindLength},
+                               {"ascii", BindAscii},
+                               {"chr", BindChr},
+                               {"char", BindChr},
+                               {"repeat", BindRepeat},
+                               {"space", BindRepeat},
+                               {"translate", BindTranslate},
+                               {"substring_index", BindSubstringIndex},
+                               {"find_in_set", BindFindInSet},
+                               {"bit_length", BindByteLength},
+                               {"octet_length", BindByteLength},
+                               {"uuid", BindUuid},
+                               {"sentences", BindSentences}});
 }
 
 }  // namespace tributary::expr

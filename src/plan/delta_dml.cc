@@ -95,7 +95,8 @@ ExprPtr StripQualifier(const ExprPtr& e, const std::string& alias) {
     children.push_back(StripQualifier(child, alias));
   }
   return std::make_shared<expr::Expression>(e->GetOp(), std::move(children), e->Name(),
-                                            e->Literal(), e->TargetType(), e->IsDistinct());
+                                            e->Literal(), e->TargetType(), e->IsDistinct(),
+                                            e->Window());
 }
 
 void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {

@@ -431,6 +431,35 @@ std::shared_ptr<LogicalPlan> GenerateNode::Clone() const {
   return std::make_shared<GenerateNode>(*this);
 }
 
+// ---- Window
+
+WindowNode::WindowNode(LogicalPlanPtr input, std::vector<exec::WindowFunction> functions,
+                       std::vector<columnar::Field> outputs)
+    : LogicalPlan(PlanKind::kWindow, GenerateSchema(*input, outputs), input->Qualifiers(), {input}),
+      functions_(std::move(functions)),
+      outputs_(std::move(outputs)) {}
+
+std::string WindowNode::ToString() const {
+  std::string out = "Window ";
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    out += (i > 0 ? ", " : "") + outputs_[i].Name();
+  }
+  return out;
+}
+
+LogicalPlanPtr WindowNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  return std::make_shared<WindowNode>(std::move(inputs.at(0)), functions_, outputs_);
+}
+
+LogicalPlanPtr WindowNode::With(LogicalPlanPtr input,
+                                std::vector<exec::WindowFunction> functions) const {
+  return std::make_shared<WindowNode>(std::move(input), std::move(functions), outputs_);
+}
+
+std::shared_ptr<LogicalPlan> WindowNode::Clone() const {
+  return std::make_shared<WindowNode>(*this);
+}
+
 // ---- Watermark
 
 WatermarkNode::WatermarkNode(LogicalPlanPtr input, int event_time, int64_t delay_micros)

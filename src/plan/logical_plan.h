@@ -53,6 +53,7 @@ enum class PlanKind : uint8_t {
   kGenerate,     // explode: a row per element of an array or map, input columns alongside
   kWatermark,    // rows unchanged; names the event-time column and the delay of a watermark
   kDeduplicate,  // the first row of each key (dropDuplicates)
+  kWindow,       // input rows with window function values alongside
 };
 
 /// An unbounded source as a query names it (format, path, options, schema). The streaming
@@ -354,6 +355,26 @@ class GenerateNode final : public LogicalPlan {
  private:
   exec::GenerateSpec spec_;
   std::vector<columnar::Field> generated_;
+};
+
+/// Window functions (SQL `f(...) OVER (...)`): the input's rows and columns, then one column per
+/// function (`outputs` name and type them).
+class WindowNode final : public LogicalPlan {
+ public:
+  WindowNode(LogicalPlanPtr input, std::vector<exec::WindowFunction> functions,
+             std::vector<columnar::Field> outputs);
+  const std::vector<exec::WindowFunction>& Functions() const { return functions_; }
+  std::string ToString() const override;
+  /// The node over another input (same columns) and functions bound against it.
+  LogicalPlanPtr With(LogicalPlanPtr input, std::vector<exec::WindowFunction> functions) const;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<exec::WindowFunction> functions_;
+  std::vector<columnar::Field> outputs_;
 };
 
 /// Spark's EventTimeWatermark (Dataset.withWatermark, SQL `WATERMARK ts DELAY OF ...`): its rows

@@ -520,6 +520,47 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
           std::move(mapping)};
 }
 
+[[gnu::noinline]] Pruned PruneWindow(const LogicalPlanPtr& plan, std::vector<bool> required,
+                                     int n) {
+  // The input keeps the columns needed above and those the functions read; every function
+  // stays (one unused costs its computation, not a wrong result).
+  const auto& window = plan->As<WindowNode>();
+  const int inputs = plan->Input().Schema()->NumFields();
+  std::vector<bool> child_required(required.begin(), required.begin() + inputs);
+  auto mark_all = [&](const std::vector<BoundExprPtr>& expressions) {
+    for (const BoundExprPtr& e : expressions) {
+      MarkColumns(*e, &child_required);
+    }
+  };
+  for (const exec::WindowFunction& function : window.Functions()) {
+    mark_all(function.arguments);
+    mark_all(function.partition_keys);
+    for (const exec::SortKey& key : function.order_keys) {
+      MarkColumns(*key.expression, &child_required);
+    }
+  }
+  Pruned child = Prune(plan->Inputs()[0], child_required);
+  auto remap_all = [&](std::vector<BoundExprPtr>* expressions) {
+    for (BoundExprPtr& e : *expressions) {
+      e = RemapColumns(e, child.mapping);
+    }
+  };
+  std::vector<exec::WindowFunction> functions = window.Functions();
+  for (exec::WindowFunction& function : functions) {
+    remap_all(&function.arguments);
+    remap_all(&function.partition_keys);
+    for (exec::SortKey& key : function.order_keys) {
+      key.expression = RemapColumns(key.expression, child.mapping);
+    }
+  }
+  const int new_inputs = child.plan->Schema()->NumFields();
+  std::vector<int> mapping(child.mapping);
+  for (int j = inputs; j < n; ++j) {
+    mapping.push_back(new_inputs + (j - inputs));
+  }
+  return {window.With(child.plan, std::move(functions)), std::move(mapping)};
+}
+
 [[gnu::noinline]] Pruned PruneWatermark(const LogicalPlanPtr& plan, std::vector<bool> required,
                                         int /*n*/) {
   // The event-time column stays, read or not: the watermark is computed from it.
@@ -571,6 +612,8 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
     case PlanKind::kDeduplicate:
       // A row's key needs every input column.
       return PruneUnion(plan, required, n);
+    case PlanKind::kWindow:
+      return PruneWindow(plan, std::move(required), n);
   }
   return {plan, Identity(n)};
 }

@@ -244,6 +244,7 @@ int64_t EstimateRows(const LogicalPlan& plan) {
     case PlanKind::kGenerate:
     case PlanKind::kWatermark:
     case PlanKind::kDeduplicate:
+    case PlanKind::kWindow:
       return EstimateRows(plan.Input());
     case PlanKind::kLimit: {
       const int64_t input = EstimateRows(plan.Input());
@@ -322,6 +323,11 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
       return over_input([&](exec::PhysicalNodePtr input) {
         const auto& limit = plan.As<LimitNode>();
         return std::make_shared<exec::LimitNode>(std::move(input), limit.Limit(), limit.Offset());
+      });
+    case PlanKind::kWindow:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        return std::make_shared<exec::WindowNode>(std::move(input),
+                                                  plan.As<WindowNode>().Functions(), plan.Schema());
       });
     case PlanKind::kGenerate:
       return over_input([&](exec::PhysicalNodePtr input) {

@@ -94,7 +94,8 @@ bool IsQualifier(const LogicalPlan& plan, const std::string& name) {
 
 ExprPtr Rebuild(const Expression& node, std::vector<ExprPtr> children) {
   return std::make_shared<Expression>(node.GetOp(), std::move(children), node.Name(),
-                                      node.Literal(), node.TargetType(), node.IsDistinct());
+                                      node.Literal(), node.TargetType(), node.IsDistinct(),
+                                      node.Window());
 }
 
 // Replaces user column names by internal names of `plan`'s columns.
@@ -629,6 +630,241 @@ Result<LogicalPlanPtr> PlanTimeWindow(LogicalPlanPtr input, const std::vector<Ex
 
 }  // namespace
 
+namespace {
+
+// ---- window functions (Spark's ExtractWindowExpressions analyzer rule)
+
+using BindOverInput = std::function<Result<BoundExprPtr>(const Expression&)>;
+
+void CollectWindows(const ExprPtr& e, std::vector<ExprPtr>* windows) {
+  if (e->GetOp() == Op::kWindow) {
+    const std::string text = e->ToString();
+    if (std::none_of(windows->begin(), windows->end(),
+                     [&](const ExprPtr& w) { return w->ToString() == text; })) {
+      windows->push_back(e);
+    }
+    return;
+  }
+  for (const ExprPtr& child : e->Children()) {
+    CollectWindows(child, windows);
+  }
+}
+
+ExprPtr ReplaceWindows(const ExprPtr& e, const std::vector<ExprPtr>& windows,
+                       const std::vector<ExprPtr>& columns) {
+  if (e->GetOp() == Op::kWindow) {
+    const std::string text = e->ToString();
+    for (size_t i = 0; i < windows.size(); ++i) {
+      if (windows[i]->ToString() == text) {
+        return columns[i];
+      }
+    }
+  }
+  if (!expr::ContainsWindow(*e)) {
+    return e;
+  }
+  std::vector<ExprPtr> children;
+  for (const ExprPtr& child : e->Children()) {
+    children.push_back(ReplaceWindows(child, windows, columns));
+  }
+  return Rebuild(*e, std::move(children));
+}
+
+bool IsRankingWindowFunction(std::string_view name) {
+  return name == "row_number" || name == "rank" || name == "dense_rank" || name == "percent_rank" ||
+         name == "cume_dist" || name == "ntile";
+}
+
+Status CheckFrameOffset(const expr::WindowFrameBound& bound, const exec::WindowFunction& window,
+                        const std::string& call) {
+  using Kind = expr::WindowFrameBound::Kind;
+  if (bound.kind != Kind::kPreceding && bound.kind != Kind::kFollowing) {
+    return Status::OK();
+  }
+  const columnar::DataType& type = *bound.offset.Type();
+  if (window.frame_type == expr::WindowSpec::FrameType::kRows) {
+    if (!type.IsInteger() || bound.offset.IntValue() < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "a ROWS frame boundary must be a non-negative integer literal, got {} in '{}'",
+          bound.offset.ToString(), call));
+    }
+    return Status::OK();
+  }
+  if (window.order_keys.size() != 1) {
+    return Status::InvalidArgument(fmt::format(
+        "a RANGE frame with a PRECEDING or FOLLOWING offset needs exactly one ORDER BY key: '{}'",
+        call));
+  }
+  const columnar::TypeId key = window.order_keys[0].expression->Type()->Id();
+  const bool temporal_key = key == columnar::TypeId::kTimestamp ||
+                            key == columnar::TypeId::kTimestampNtz ||
+                            key == columnar::TypeId::kDate;
+  const bool numeric_offset = type.IsNumeric() && !temporal_key;
+  const bool interval_offset = type.Id() == columnar::TypeId::kDayTimeInterval &&
+                               key != columnar::TypeId::kDate && temporal_key;
+  const bool day_offset = key == columnar::TypeId::kDate && type.IsInteger();
+  if (!(numeric_offset && window.order_keys[0].expression->Type()->IsNumeric()) &&
+      !interval_offset && !day_offset) {
+    return Status::InvalidArgument(
+        fmt::format("a RANGE frame offset of {} does not fit the ORDER BY key of type {} in '{}'",
+                    type.ToString(), window.order_keys[0].expression->Type()->ToString(), call));
+  }
+  const bool negative =
+      type.Id() == columnar::TypeId::kDecimal ? bound.offset.DecimalValue() < 0
+      : type.Id() == columnar::TypeId::kFloat32 || type.Id() == columnar::TypeId::kFloat64
+          ? bound.offset.DoubleValue() < 0
+          : bound.offset.IntValue() < 0;
+  if (negative) {
+    return Status::InvalidArgument(
+        fmt::format("a window frame boundary must not be negative: '{}'", call));
+  }
+  return Status::OK();
+}
+
+// The window function call `e` (kWindow) bound through `bind`, with Spark's default frame
+// made explicit.
+Result<exec::WindowFunction> BindWindow(const Expression& e, const BindOverInput& bind) {
+  const expr::WindowSpec& spec = *e.Window();
+  const std::string call = e.ToString();
+  exec::WindowFunction window;
+  window.function = e.Name();
+  window.distinct = e.IsDistinct();
+  size_t child = 0;
+  for (; child < spec.num_arguments; ++child) {
+    const Expression& argument = *e.Child(child);
+    // count(*) arrives as count(<*>): no argument.
+    if (argument.GetOp() == Op::kColumn && argument.Name() == "*") {
+      continue;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, bind(argument));
+    window.arguments.push_back(std::move(bound));
+  }
+  for (size_t k = 0; k < spec.num_partition_keys; ++k, ++child) {
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, bind(*e.Child(child)));
+    window.partition_keys.push_back(std::move(bound));
+  }
+  for (const expr::WindowSpec::Direction& direction : spec.order) {
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, bind(*e.Child(child++)));
+    if (bound->Type()->Id() == columnar::TypeId::kMap) {
+      return Status::InvalidArgument(
+          fmt::format("a map cannot be a window ORDER BY key: '{}'", call));
+    }
+    window.order_keys.push_back({std::move(bound), direction.ascending, direction.nulls_first});
+  }
+  using Kind = expr::WindowFrameBound::Kind;
+  if (spec.has_frame) {
+    window.frame_type = spec.frame_type;
+    window.frame_start = spec.start;
+    window.frame_end = spec.end;
+  } else if (spec.order.empty()) {
+    window.frame_type = expr::WindowSpec::FrameType::kRows;
+    window.frame_start.kind = Kind::kUnboundedPreceding;
+    window.frame_end.kind = Kind::kUnboundedFollowing;
+  } else {
+    window.frame_type = expr::WindowSpec::FrameType::kRange;
+    window.frame_start.kind = Kind::kUnboundedPreceding;
+    window.frame_end.kind = Kind::kCurrentRow;
+  }
+  if (window.frame_start.kind == Kind::kUnboundedFollowing ||
+      window.frame_end.kind == Kind::kUnboundedPreceding) {
+    return Status::InvalidArgument(fmt::format(
+        "a window frame cannot start at UNBOUNDED FOLLOWING or end at UNBOUNDED PRECEDING: '{}'",
+        call));
+  }
+  TRIBUTARY_RETURN_NOT_OK(CheckFrameOffset(window.frame_start, window, call));
+  TRIBUTARY_RETURN_NOT_OK(CheckFrameOffset(window.frame_end, window, call));
+
+  const std::string& name = window.function;
+  auto argument_count = [&](size_t min, size_t max) -> Status {
+    if (window.arguments.size() < min || window.arguments.size() > max) {
+      return Status::InvalidArgument(fmt::format("{} takes {} to {} arguments, got {}: '{}'", name,
+                                                 min, max, window.arguments.size(), call));
+    }
+    return Status::OK();
+  };
+  if (IsRankingWindowFunction(name) || name == "lag" || name == "lead") {
+    if (window.order_keys.empty()) {
+      // Spark: "Window function row_number() requires window to be ordered".
+      return Status::InvalidArgument(fmt::format(
+          "Window function {}() requires window to be ordered, please add ORDER BY clause: '{}'",
+          name, call));
+    }
+  }
+  if (IsRankingWindowFunction(name)) {
+    TRIBUTARY_RETURN_NOT_OK(argument_count(name == "ntile" ? 1 : 0, name == "ntile" ? 1 : 0));
+    window.type = name == "percent_rank" || name == "cume_dist" ? columnar::DataType::Float64()
+                                                                : columnar::DataType::Int32();
+    return window;
+  }
+  if (name == "lag" || name == "lead") {
+    TRIBUTARY_RETURN_NOT_OK(argument_count(1, 3));
+    window.type = window.arguments[0]->Type();
+    if (window.arguments.size() == 3 && window.arguments[2]->Type()->Id() != window.type->Id()) {
+      // The default takes the value's type (Spark's implicit cast of the default).
+      TRIBUTARY_ASSIGN_OR_RAISE(window.arguments[2], bind(*expr::Cast(e.Child(2), window.type)));
+    }
+    return window;
+  }
+  if (name == "nth_value") {
+    TRIBUTARY_RETURN_NOT_OK(argument_count(2, 3));
+    window.type = window.arguments[0]->Type();
+    return window;
+  }
+  if (expr::FindAggregateSignature(name) == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("{} is not a window function or an aggregate: '{}'", name, call));
+  }
+  std::vector<columnar::DataTypePtr> types;
+  for (const BoundExprPtr& argument : window.arguments) {
+    types.push_back(argument->Type());
+  }
+  auto type = expr::AggregateResultType(name, types, window.distinct);
+  if (!type.ok()) {
+    return type.status().WithContext(fmt::format("in '{}'", call));
+  }
+  window.type = *type;
+  return window;
+}
+
+// `input` with a WindowNode computing the window calls in `*items` (each bound through `bind`,
+// over `input`) on top; the items then read the window node's columns instead.
+Result<LogicalPlanPtr> PlanWindows(LogicalPlanPtr input, const std::vector<ExprPtr*>& items,
+                                   const BindOverInput& bind) {
+  std::vector<ExprPtr> windows;
+  for (const ExprPtr* item : items) {
+    CollectWindows(*item, &windows);
+  }
+  if (windows.empty()) {
+    return input;
+  }
+  std::vector<exec::WindowFunction> functions;
+  std::vector<columnar::Field> outputs;
+  for (const ExprPtr& window : windows) {
+    for (const ExprPtr& child : window->Children()) {
+      if (expr::ContainsWindow(*child)) {
+        return Status::InvalidArgument(
+            fmt::format("window function calls may not be nested: '{}'", window->ToString()));
+      }
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(exec::WindowFunction function, BindWindow(*window, bind));
+    outputs.emplace_back(window->ToString(), function.type, true);
+    functions.push_back(std::move(function));
+  }
+  const int first = input->Schema()->NumFields();
+  auto node =
+      std::make_shared<WindowNode>(std::move(input), std::move(functions), std::move(outputs));
+  std::vector<ExprPtr> columns;
+  for (size_t i = 0; i < windows.size(); ++i) {
+    columns.push_back(ExactColumn(InternalName(*node, first + static_cast<int>(i))));
+  }
+  for (ExprPtr* item : items) {
+    *item = ReplaceWindows(*item, windows, columns);
+  }
+  return LogicalPlanPtr(node);
+}
+
+}  // namespace
+
 Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& original_items) {
   const int visible = input->Schema()->NumFields();
   input = WithReferencedHiddenColumns(std::move(input), ItemExpressions(original_items));
@@ -663,12 +899,23 @@ Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>
       return Aggregate(std::move(input), {}, expanded, nullptr);
     }
   }
+  // Window calls become columns of a window node below the projection; names stay the calls'.
+  const std::vector<NamedExpr> named = expanded;
+  std::vector<ExprPtr*> windowed_items;
+  for (NamedExpr& item : expanded) {
+    windowed_items.push_back(&item.expr);
+  }
+  const LogicalPlan* below = input.get();
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      input, PlanWindows(std::move(input), windowed_items,
+                         [below](const Expression& e) { return Resolve(e, *below); }));
   std::vector<BoundExprPtr> bound;
   std::vector<std::string> names;
   std::vector<std::string> qualifiers;
-  for (const NamedExpr& item : expanded) {
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    const NamedExpr& item = expanded[i];
     TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr b, Resolve(*item.expr, *input));
-    names.push_back(item.alias.empty() ? DerivedName(*item.expr) : item.alias);
+    names.push_back(item.alias.empty() ? DerivedName(*named[i].expr) : item.alias);
     // A column passed through keeps its qualifier (also under its own name, as `*` names
     // it), so `t.x` still resolves above the projection.
     const bool same_name =
@@ -859,10 +1106,19 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
     }
     current = std::make_shared<FilterNode>(current, std::move(*condition));
   }
+  std::vector<ExprPtr*> windowed_items;
+  for (ExprPtr& item : rewritten_items) {
+    windowed_items.push_back(&item);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      current, PlanWindows(current, windowed_items, [&resolution](const Expression& e) {
+        return expr::Bind(e, *resolution);
+      }));
+  const SchemaPtr output_resolution = ResolutionSchema(*current);
   std::vector<BoundExprPtr> outputs;
   std::vector<std::string> names;
   for (size_t i = 0; i < expanded.size(); ++i) {
-    auto bound = expr::Bind(*rewritten_items[i], *resolution);
+    auto bound = expr::Bind(*rewritten_items[i], *output_resolution);
     if (!bound.ok()) {
       return bound.status().WithContext(fmt::format("in '{}'", expanded[i].expr->ToString()));
     }

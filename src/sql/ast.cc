@@ -337,6 +337,23 @@ std::string ToString(const Statement& statement) {
       }
       return vacuum.dry_run ? out + " DRY RUN" : out;
     }
+    std::string operator()(const CreateView& view) const {
+      std::string out =
+          fmt::format("CREATE {}TEMPORARY VIEW {}{}", view.or_replace ? "OR REPLACE " : "",
+                      view.if_not_exists ? "IF NOT EXISTS " : "", QuoteIdentifier(view.name));
+      if (!view.columns.empty()) {
+        std::string names;
+        for (const std::string& column : view.columns) {
+          names += (names.empty() ? "" : ", ") + QuoteIdentifier(column);
+        }
+        out += " (" + names + ")";
+      }
+      return out + " AS " + printer.Query(*view.query);
+    }
+    std::string operator()(const DropView& drop) const {
+      return fmt::format("DROP VIEW {}{}", drop.if_exists ? "IF EXISTS " : "",
+                         QuoteIdentifier(drop.name));
+    }
     std::string operator()(const DropTable& drop) const {
       return fmt::format("DROP TABLE {}{}", drop.if_exists ? "IF EXISTS " : "",
                          drop.table.ToString());

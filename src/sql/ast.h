@@ -94,6 +94,8 @@ struct WatermarkClause {
 struct Relation {
   RelationKind kind = RelationKind::kTable;
   SourcePosition position;
+  /// `AS t(a, b)`: new names for the relation's columns, in order (empty: keep them).
+  std::vector<std::string> column_aliases;
 
   /// kTable.
   TableName table;
@@ -162,6 +164,9 @@ struct Query {
   expr::ExprPtr where;
   std::vector<expr::ExprPtr> group_by;
   expr::ExprPtr having;
+  /// QUALIFY: a condition on the row after window functions are computed (may name SELECT
+  /// aliases); null when absent.
+  expr::ExprPtr qualify;
 
   /// kUnion: `left UNION [ALL|DISTINCT] right` (DISTINCT by default).
   bool union_all = false;
@@ -245,6 +250,26 @@ struct Vacuum {
 struct DropTable {
   TableName table;
   bool if_exists = false;
+};
+
+/// CREATE [OR REPLACE] [GLOBAL] TEMP|TEMPORARY VIEW [IF NOT EXISTS] name [(column, ...)] AS
+/// query. Views live in the session (no metastore keeps them), so CREATE VIEW without
+/// TEMPORARY makes one too.
+struct CreateView {
+  std::string name;
+  /// New names for the query's columns, in order (empty: the query's names).
+  std::vector<std::string> columns;
+  QueryPtr query;
+  bool or_replace = false;
+  bool if_not_exists = false;
+  SourcePosition position;
+};
+
+/// DROP VIEW [IF EXISTS] name.
+struct DropView {
+  std::string name;
+  bool if_exists = false;
+  SourcePosition position;
 };
 
 /// `column = value` of UPDATE SET and of MERGE's UPDATE SET / INSERT (column) VALUES (value).
@@ -332,8 +357,9 @@ struct AutoCdc {
   SourcePosition track_history_position;
 };
 
-using StatementBody = std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize,
-                                   Vacuum, DropTable, Delete, Update, Merge, AutoCdc>;
+using StatementBody =
+    std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize, Vacuum, DropTable,
+                 Delete, Update, Merge, AutoCdc, CreateView, DropView>;
 
 /// One parsed statement with what error messages need: the text it came from and where each
 /// expression node is in it.

@@ -187,6 +187,18 @@ class Binder : public internal::RelationBinder {
 
   Result<LogicalPlanPtr> Relation(const sql::Relation& relation) {
     TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, RelationWithoutWatermark(relation));
+    if (!relation.column_aliases.empty()) {
+      const int columns = plan->Schema()->NumFields();
+      if (static_cast<size_t>(columns) != relation.column_aliases.size()) {
+        return At(Status::InvalidArgument(
+                      fmt::format("number of column aliases does not match number of columns: {} "
+                                  "has {} columns, {} aliases",
+                                  relation.alias, columns, relation.column_aliases.size())),
+                  relation.position);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Rename(std::move(plan), relation.column_aliases));
+      plan = plan->WithAlias(relation.alias);
+    }
     if (!relation.watermark.has_value()) {
       return plan;
     }
@@ -655,6 +667,12 @@ class Binder : public internal::RelationBinder {
       aggregates = aggregates || ContainsAggregate(*item.expr);
       items.push_back({item.expr, item.alias});
     }
+    // QUALIFY: the condition is computed as a hidden last item (window calls in it join the
+    // SELECT list's window node), the rows filtered on it, and the item projected away.
+    if (query.qualify != nullptr) {
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(query.qualify));
+      items.push_back({QualifyWithAliases(query, query.qualify, *input), "__qualify"});
+    }
     Result<LogicalPlanPtr> output = Status::Internal("unset");
     if (aggregates) {
       std::vector<ExprPtr> keys;
@@ -672,10 +690,56 @@ class Binder : public internal::RelationBinder {
       return culprit != nullptr ? At(output.status(), *culprit)
                                 : At(output.status(), query.position);
     }
+    if (query.qualify != nullptr) {
+      output = Qualified(*std::move(output));
+      if (!output.ok()) {
+        return At(output.status(), *query.qualify);
+      }
+    }
     if (query.distinct) {
       output = plan::Distinct(*std::move(output));
     }
     return output;
+  }
+
+  // QUALIFY's condition with each column name that is no input column but a SELECT alias
+  // replaced by the aliased expression (QUALIFY rn = 1 over row_number() ... AS rn).
+  static ExprPtr QualifyWithAliases(const sql::Query& query, const ExprPtr& e,
+                                    const plan::LogicalPlan& input) {
+    if (e->GetOp() == Op::kColumn && !HasField(*input.Schema(), e->Name())) {
+      for (const SelectItem& item : query.select) {
+        if (!item.alias.empty() && AsciiLower(item.alias) == AsciiLower(e->Name())) {
+          return item.expr;
+        }
+      }
+      return e;
+    }
+    std::vector<ExprPtr> children;
+    bool changed = false;
+    for (const ExprPtr& child : e->Children()) {
+      children.push_back(QualifyWithAliases(query, child, input));
+      changed = changed || children.back() != child;
+    }
+    if (!changed) {
+      return e;
+    }
+    return std::make_shared<expr::Expression>(e->GetOp(), std::move(children), e->Name(),
+                                              e->Literal(), e->TargetType(), e->IsDistinct(),
+                                              e->Window());
+  }
+
+  // `plan`'s rows where its last column (QUALIFY's condition) holds, without that column.
+  static Result<LogicalPlanPtr> Qualified(LogicalPlanPtr plan) {
+    const columnar::SchemaPtr resolution = plan::ResolutionSchema(*plan);
+    const int visible = resolution->NumFields() - 1;
+    const std::string condition = resolution->FieldAt(visible).Name();
+    TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Filter(std::move(plan), plan::ExactColumn(condition)));
+    std::vector<plan::NamedExpr> items;
+    for (int i = 0; i < visible; ++i) {
+      items.push_back(
+          {plan::ExactColumn(resolution->FieldAt(i).Name()), plan->Schema()->FieldAt(i).Name()});
+    }
+    return plan::Select(std::move(plan), items);
   }
 
   // The SELECT item, HAVING or GROUP BY expression an error from the plan builder is about:
@@ -1000,6 +1064,26 @@ class Binder : public internal::RelationBinder {
       bound.insert = *insert;
       TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(insert->table));
       TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, InsertRows(*insert, bound.path));
+      return bound;
+    }
+    if (const auto* view = std::get_if<CreateView>(&body)) {
+      bound.kind = BoundKind::kCreateView;
+      bound.create_view = *view;
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, Query(*view->query));
+      if (!view->columns.empty()) {
+        if (static_cast<size_t>(bound.plan->Schema()->NumFields()) != view->columns.size()) {
+          return At(Status::InvalidArgument(fmt::format(
+                        "CREATE VIEW {}: {} column names for a query of {} columns", view->name,
+                        view->columns.size(), bound.plan->Schema()->NumFields())),
+                    view->position);
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, plan::Rename(bound.plan, view->columns));
+      }
+      return bound;
+    }
+    if (const auto* drop_view = std::get_if<DropView>(&body)) {
+      bound.kind = BoundKind::kDropView;
+      bound.drop_view = *drop_view;
       return bound;
     }
     if (const auto* drop = std::get_if<DropTable>(&body)) {

@@ -63,6 +63,8 @@ enum class BoundKind : uint8_t {
   kUpdate,                // target_alias, condition, assignments (plan::UpdateTable runs it)
   kMerge,                 // merge: the command, its source bound (plan::MergeIntoTable runs it)
   kAutoCdc,               // auto_cdc: the flow; plan: its source, a stream; path: the target's root
+  kCreateView,            // create_view: the statement; plan: the view's rows (columns renamed)
+  kDropView,              // drop_view: the statement
 };
 
 /// A bound statement. `path` is the target table's root (warehouse/<name>, or the path of
@@ -76,6 +78,8 @@ struct BoundStatement {
   CreateTable create;
   Insert insert;
   DropTable drop;
+  CreateView create_view;
+  DropView drop_view;
   Optimize optimize;
   Vacuum vacuum;
   /// kDelete, kUpdate: what columns may be qualified with (the alias, else the table's name;

@@ -128,7 +128,8 @@ Result<std::string> Parser::OptionalAlias() {
   if (AcceptKeyword("AS")) {
     return Identifier("an alias", true);
   }
-  if (AtIdentifier()) {
+  // QUALIFY is not reserved (a column may be named so), but starts a clause after a table.
+  if (AtIdentifier() && !Peek().IsKeyword("QUALIFY")) {
     last_implicit_alias_ = pos_;
     return Next().text;
   }
@@ -243,6 +244,16 @@ Result<StatementBody> Parser::ParseCreate() {
     } else {
       return Unexpected("REPLACE or REFRESH", {"REPLACE", "REFRESH"});
     }
+  }
+  const bool temporary =
+      AcceptKeyword("GLOBAL") || Peek().IsKeyword("TEMPORARY") || Peek().IsKeyword("TEMP");
+  if (temporary) {
+    if (!AcceptKeyword("TEMPORARY") && !AcceptKeyword("TEMP")) {
+      return Unexpected("TEMPORARY", {"TEMPORARY"});
+    }
+  }
+  if ((temporary || Peek().IsKeyword("VIEW")) && !create.or_refresh) {
+    return ParseCreateView(create.or_replace);
   }
   create.streaming = AcceptKeyword("STREAMING");
   if (create.or_refresh && !create.streaming) {
@@ -439,8 +450,44 @@ Result<StatementBody> Parser::ParseVacuum() {
   return vacuum;
 }
 
+Result<StatementBody> Parser::ParseCreateView(bool or_replace) {
+  CreateView view;
+  view.or_replace = or_replace;
+  view.position = Peek().position;
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("VIEW"));
+  if (AcceptKeyword("IF")) {
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("NOT"));
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+    view.if_not_exists = true;
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(view.name, Identifier("a view name"));
+  if (AcceptOperator("(")) {
+    do {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string column, Identifier("a column name"));
+      if (AcceptKeyword("COMMENT")) {
+        TRIBUTARY_RETURN_NOT_OK(StringLiteral("a comment string").status());
+      }
+      view.columns.push_back(std::move(column));
+    } while (AcceptOperator(","));
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
+  TRIBUTARY_ASSIGN_OR_RAISE(view.query, ParseQuery());
+  return view;
+}
+
 Result<StatementBody> Parser::ParseDropTable() {
   Next();
+  if (AcceptKeyword("VIEW")) {
+    DropView drop;
+    drop.position = Peek().position;
+    if (AcceptKeyword("IF")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+      drop.if_exists = true;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(drop.name, Identifier("a view name"));
+    return drop;
+  }
   TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("TABLE"));
   DropTable drop;
   if (AcceptKeyword("IF")) {

@@ -240,12 +240,16 @@ Result<StatementBody> Parser::ParseAutoCdc() {
   TRIBUTARY_ASSIGN_OR_RAISE(flow.source, ParsePrimaryRelation());
   // KEYS is not reserved, so `FROM STREAM(src) KEYS (id)` read it as the source's alias: it is
   // the clause.
-  if (!flow.source->alias.empty() && last_implicit_alias_ + 1 == pos_ &&
-      tokens_[pos_ - 1].IsKeyword("KEYS") && Peek().IsOperator("(")) {
+  // (The relation parser took `(id)` as the alias's column list.)
+  if (!flow.source->alias.empty() && last_implicit_alias_ < pos_ &&
+      tokens_[last_implicit_alias_].IsKeyword("KEYS") &&
+      (last_implicit_alias_ + 1 == pos_ ? Peek().IsOperator("(")
+                                        : !flow.source->column_aliases.empty())) {
     auto source = std::make_shared<Relation>(*flow.source);
     source->alias.clear();
+    source->column_aliases.clear();
     flow.source = std::move(source);
-    --pos_;
+    pos_ = last_implicit_alias_;
   }
   flow.keys_position = Peek().position;
   TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("KEYS"));

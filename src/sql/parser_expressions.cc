@@ -103,7 +103,8 @@ Result<ExprPtr> Parser::ParseNot() {
     TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr operand, ParseNot());
     return Track(expr::Not(std::move(operand)), token.position);
   }
-  if (token.IsKeyword("EXISTS") && Peek(1).IsOperator("(")) {
+  // EXISTS (query); otherwise exists(array, x -> cond) is the higher-order function.
+  if (token.IsKeyword("EXISTS") && Peek(1).IsOperator("(") && IsQueryStart(2)) {
     Next();
     return SubqueryCall(kExistsFunction, {}, token);
   }
@@ -268,7 +269,42 @@ Result<ExprPtr> Parser::ParseBitXor() {
 }
 
 Result<ExprPtr> Parser::ParseBitAnd() {
-  return ParseFunctionOperator("&", "&", &Parser::ParseAdditive);
+  return ParseFunctionOperator("&", "&", &Parser::ParseShift);
+}
+
+// <<, >> and >>> (Spark's shiftOperator, between & and the additive operators). The lexer
+// keeps '<' and '>' single so that nested types (array<array<int>>) still close; a shift is
+// those characters written without a gap.
+Result<ExprPtr> Parser::ParseShift() {
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, ParseAdditive());
+  while (true) {
+    const Token& token = Peek();
+    const bool left_shift = token.IsOperator("<");
+    if (!left_shift && !token.IsOperator(">")) {
+      return left;
+    }
+    const auto adjacent = [&](size_t k) {
+      const Token& next = Peek(k);
+      return next.IsOperator(token.text) && next.position.offset == token.position.offset + k;
+    };
+    if (!adjacent(1)) {
+      return left;
+    }
+    const bool unsigned_shift = !left_shift && adjacent(2);
+    const char* name = left_shift       ? "shiftleft"
+                       : unsigned_shift ? "shiftrightunsigned"
+                                        : "shiftright";
+    Next();
+    Next();
+    if (unsigned_shift) {
+      Next();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr right, ParseAdditive());
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        left, CheckHeight(
+                  Track(expr::Function(name, {std::move(left), std::move(right)}), token.position),
+                  token.position));
+  }
 }
 
 Result<ExprPtr> Parser::ParseAdditive() {
@@ -513,13 +549,17 @@ Result<ExprPtr> Parser::ParsePrimaryUntracked() {
         Track(expr::Lit(Scalar::String(AsciiUpper(field_name))), field.position);
     return expr::Function("date_part", {std::move(field_literal), std::move(source)});
   }
-  if (after.IsOperator("(") && (!IsReservedWord(token.text) || token.IsKeyword("LEFT") ||
-                                token.IsKeyword("RIGHT") || token.IsKeyword("WINDOW"))) {
+  if (after.IsOperator("(") &&
+      (!IsReservedWord(token.text) || token.IsKeyword("LEFT") || token.IsKeyword("RIGHT") ||
+       token.IsKeyword("WINDOW") || token.IsKeyword("EXISTS"))) {
     return FunctionCall();
   }
   // WINDOW is reserved for the WINDOW clause, but in an expression it is a name, as in Spark
   // (the column `window` that GROUP BY window(ts, '1 minute') makes, window.start).
-  if (IsReservedWord(token.text) && !token.IsKeyword("WINDOW")) {
+  // LEFT and RIGHT too: Spark's examples name comparator parameters so,
+  // array_sort(a, (left, right) -> ...).
+  if (IsReservedWord(token.text) && !token.IsKeyword("WINDOW") && !token.IsKeyword("LEFT") &&
+      !token.IsKeyword("RIGHT")) {
     return Unexpected("an expression");
   }
   Next();
@@ -580,6 +620,83 @@ Result<ExprPtr> Parser::CaseExpression() {
   return expr::CaseWhen(std::move(branches), std::move(else_value));
 }
 
+Result<ExprPtr> Parser::LambdaOrExpr() {
+  std::vector<std::string> params;
+  size_t arrow = 0;  // where the "->" is, tokens ahead
+  if (Peek().kind == TokenKind::kWord && Peek(1).IsOperator("->")) {
+    params.push_back(Peek().text);
+    arrow = 1;
+  } else if (Peek().IsOperator("(")) {
+    size_t k = 1;
+    while (Peek(k).kind == TokenKind::kWord &&
+           (Peek(k + 1).IsOperator(",") || Peek(k + 1).IsOperator(")"))) {
+      params.push_back(Peek(k).text);
+      k += 2;
+      if (Peek(k - 1).IsOperator(")")) {
+        break;
+      }
+    }
+    arrow = k > 1 && Peek(k - 1).IsOperator(")") && Peek(k).IsOperator("->") ? k : 0;
+  }
+  if (arrow == 0) {
+    return ParseExpr();
+  }
+  for (size_t k = 0; k <= arrow; ++k) {
+    Next();
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr body, ParseExpr());
+  return expr::LambdaExpr(std::move(params), std::move(body));
+}
+
+// percentile_cont(p)/percentile_disc(p)/mode() WITHIN GROUP (ORDER BY v [ASC|DESC]): the
+// ordered value becomes the first argument and the direction a boolean literal after the
+// others (mode(v, true, desc): mode's ties go to the least value, or the greatest for DESC).
+Status Parser::WithinGroup(const Token& name, bool distinct, std::vector<ExprPtr>* args) {
+  const Token& within = Next();
+  Next();
+  const bool percentile = name.IsKeyword("percentile_cont") || name.IsKeyword("percentile_disc");
+  if (!percentile && !name.IsKeyword("mode")) {
+    return ErrorAt(within, fmt::format("[INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX] {} "
+                                       "does not support WITHIN GROUP (ORDER BY ...)",
+                                       AsciiLower(name.text)));
+  }
+  if (distinct) {
+    return ErrorAt(within, fmt::format("[INVALID_WITHIN_GROUP_EXPRESSION.DISTINCT_UNSUPPORTED] "
+                                       "{} WITHIN GROUP does not take DISTINCT",
+                                       AsciiLower(name.text)));
+  }
+  if (args->size() != (percentile ? 1u : 0u)) {
+    return ErrorAt(name, fmt::format("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] {} takes {} arguments "
+                                     "before WITHIN GROUP, got {}",
+                                     AsciiLower(name.text), percentile ? 1 : 0, args->size()));
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("ORDER"));
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
+  bool descending = false;
+  if (AcceptKeyword("DESC")) {
+    descending = true;
+  } else {
+    AcceptKeyword("ASC");
+  }
+  if (AcceptKeyword("NULLS") && !AcceptKeyword("FIRST")) {
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("LAST"));
+  }
+  if (Peek().IsOperator(",")) {
+    return ErrorAt(Peek(), fmt::format("[INVALID_WITHIN_GROUP_EXPRESSION.WRONG_NUM_ORDERINGS] {} "
+                                       "WITHIN GROUP takes one ORDER BY expression",
+                                       AsciiLower(name.text)));
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+  args->insert(args->begin(), std::move(value));
+  if (!percentile) {
+    args->push_back(expr::Lit(expr::Scalar::Boolean(true)));
+  }
+  args->push_back(expr::Lit(expr::Scalar::Boolean(descending)));
+  return Status::OK();
+}
+
 Result<ExprPtr> Parser::FunctionCall() {
   const Token& name = Next();
   Next();
@@ -597,15 +714,67 @@ Result<ExprPtr> Parser::FunctionCall() {
     } else {
       AcceptKeyword("ALL");
     }
+    // timestampadd(HOUR, n, ts), datediff(DAY, a, b) and the like: Spark's datetimeUnit
+    // keyword as the first of three arguments reaches the binder as a string literal. A word
+    // that turns out not to start three arguments is a column after all.
+    const Token* unit = nullptr;
+    if (OneOf(AsciiLower(name.text),
+              {"dateadd", "date_add", "timestampadd", "datediff", "date_diff", "timestampdiff"}) &&
+        Peek().kind == TokenKind::kWord && Peek(1).IsOperator(",") &&
+        OneOf(AsciiUpper(Peek().text),
+              {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND",
+               "MILLISECOND", "MICROSECOND"})) {
+      unit = &Next();
+      Next();
+      args.push_back(expr::Lit(expr::Scalar::String(AsciiUpper(unit->text))));
+    }
     do {
-      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr arg, ParseExpr());
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr arg, LambdaOrExpr());
       args.push_back(std::move(arg));
     } while (AcceptOperator(","));
+    if (unit != nullptr && args.size() != 3) {
+      args[0] = Track(expr::Col(unit->text), unit->position);
+    }
   }
+  // first/last/any_value(x IGNORE NULLS) and first(x) IGNORE NULLS: Spark's spellings of
+  // their ignoreNulls argument (RESPECT NULLS is the default).
+  const bool takes_ignore_nulls =
+      args.size() == 1 &&
+      (name.IsKeyword("first") || name.IsKeyword("first_value") || name.IsKeyword("last") ||
+       name.IsKeyword("last_value") || name.IsKeyword("any_value"));
+  const auto accept_nulls_option = [&] {
+    if (takes_ignore_nulls && (Peek().IsKeyword("IGNORE") || Peek().IsKeyword("RESPECT")) &&
+        Peek(1).IsKeyword("NULLS")) {
+      if (Next().IsKeyword("IGNORE")) {
+        args.push_back(expr::Lit(expr::Scalar::Boolean(true)));
+      }
+      Next();
+      return true;
+    }
+    return false;
+  };
+  const bool inside = accept_nulls_option();
   TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
-  if (Peek().IsKeyword("OVER") || Peek().IsKeyword("FILTER")) {
+  if (!inside) {
+    accept_nulls_option();
+  }
+  if (Peek().IsKeyword("WITHIN") && Peek(1).IsKeyword("GROUP")) {
+    TRIBUTARY_RETURN_NOT_OK(WithinGroup(name, distinct, &args));
+  } else if (name.IsKeyword("percentile_cont") || name.IsKeyword("percentile_disc")) {
+    return ErrorAt(name, fmt::format("[INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING] {} "
+                                     "takes WITHIN GROUP (ORDER BY ...)",
+                                     AsciiLower(name.text)));
+  }
+  if (Peek().IsKeyword("OVER")) {
+    return WindowClause(name, std::move(args), distinct);
+  }
+  if (Peek().IsKeyword("FILTER")) {
     return ErrorAt(
         Peek(), fmt::format("{} after a function call is not supported", AsciiUpper(Peek().text)));
+  }
+  if (expr::IsWindowOnlyFunctionName(name.text)) {
+    return ErrorAt(
+        name, fmt::format("window function {} requires an OVER clause", AsciiLower(name.text)));
   }
   if (name.IsKeyword("schema_of_json")) {
     // Spark's schema_of_json takes a constant: the schema is computed here, as a literal, so
@@ -653,6 +822,105 @@ Result<ExprPtr> Parser::FunctionCall() {
     return expr::FromJson(std::move(args[0]), *type, options);
   }
   return expr::Function(name.text, std::move(args), distinct);
+}
+
+Result<ExprPtr> Parser::WindowClause(const Token& name, std::vector<ExprPtr> args, bool distinct) {
+  const Token& over = Next();
+  expr::WindowSpec spec;
+  std::vector<ExprPtr> keys;
+  if (Peek().kind == TokenKind::kWord || Peek().kind == TokenKind::kQuotedWord) {
+    // OVER w: a name the query's WINDOW clause defines.
+    TRIBUTARY_ASSIGN_OR_RAISE(spec.reference, Identifier("a window name"));
+  } else {
+    if (!Peek().IsOperator("(")) {
+      return ErrorAt(Peek(),
+                     "OVER takes a window specification: OVER (PARTITION BY k ORDER "
+                     "BY t) or OVER w");
+    }
+    Next();
+    TRIBUTARY_RETURN_NOT_OK(WindowSpecification(&spec, &keys));
+  }
+  return Track(
+      expr::WindowCall(name.text, std::move(args), distinct, std::move(keys), std::move(spec)),
+      over.position);
+}
+
+Status Parser::WindowSpecification(expr::WindowSpec* out, std::vector<ExprPtr>* out_keys) {
+  expr::WindowSpec spec;
+  std::vector<ExprPtr> keys;
+  if (AcceptKeyword("PARTITION") || AcceptKeyword("DISTRIBUTE")) {
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+    do {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr key, ParseExpr());
+      keys.push_back(std::move(key));
+    } while (AcceptOperator(","));
+    spec.num_partition_keys = keys.size();
+  }
+  if (AcceptKeyword("ORDER") || AcceptKeyword("SORT")) {
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
+    do {
+      TRIBUTARY_ASSIGN_OR_RAISE(OrderItem item, ParseOrderItem());
+      keys.push_back(std::move(item.expr));
+      spec.order.push_back({item.ascending, item.nulls_first});
+    } while (AcceptOperator(","));
+  }
+  if (Peek().IsKeyword("ROWS") || Peek().IsKeyword("RANGE")) {
+    spec.has_frame = true;
+    spec.frame_type = Next().IsKeyword("ROWS") ? expr::WindowSpec::FrameType::kRows
+                                               : expr::WindowSpec::FrameType::kRange;
+    if (AcceptKeyword("BETWEEN")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.start, FrameBound());
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AND"));
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.end, FrameBound());
+    } else {
+      // `ROWS 2 PRECEDING` is BETWEEN 2 PRECEDING AND CURRENT ROW.
+      TRIBUTARY_ASSIGN_OR_RAISE(spec.start, FrameBound());
+      spec.end.kind = expr::WindowFrameBound::Kind::kCurrentRow;
+    }
+  }
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+  *out = std::move(spec);
+  *out_keys = std::move(keys);
+  return Status::OK();
+}
+
+Result<expr::WindowFrameBound> Parser::FrameBound() {
+  using Kind = expr::WindowFrameBound::Kind;
+  expr::WindowFrameBound bound;
+  if (AcceptKeyword("UNBOUNDED")) {
+    if (AcceptKeyword("PRECEDING")) {
+      bound.kind = Kind::kUnboundedPreceding;
+    } else if (AcceptKeyword("FOLLOWING")) {
+      bound.kind = Kind::kUnboundedFollowing;
+    } else {
+      return Unexpected("PRECEDING or FOLLOWING", {"PRECEDING", "FOLLOWING"});
+    }
+    return bound;
+  }
+  if (AcceptKeyword("CURRENT")) {
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("ROW"));
+    bound.kind = Kind::kCurrentRow;
+    return bound;
+  }
+  const Token& at = Peek();
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr offset, ParseAdditive());
+  if (offset->GetOp() == expr::Op::kNegate && offset->Child(0)->GetOp() == expr::Op::kLiteral) {
+    return ErrorAt(at, "a window frame boundary must not be negative");
+  }
+  if (offset->GetOp() != expr::Op::kLiteral || offset->Literal().IsNull()) {
+    return ErrorAt(at,
+                   "a window frame boundary must be a constant: UNBOUNDED PRECEDING, n "
+                   "PRECEDING, CURRENT ROW, n FOLLOWING or UNBOUNDED FOLLOWING");
+  }
+  bound.offset = offset->Literal();
+  if (AcceptKeyword("PRECEDING")) {
+    bound.kind = Kind::kPreceding;
+  } else if (AcceptKeyword("FOLLOWING")) {
+    bound.kind = Kind::kFollowing;
+  } else {
+    return Unexpected("PRECEDING or FOLLOWING", {"PRECEDING", "FOLLOWING"});
+  }
+  return bound;
 }
 
 namespace {

@@ -83,6 +83,7 @@ class Parser {
   Result<Statement> ParseOneStatement();
   Result<TableName> ParseTableName(bool allow_string_path);
   Result<StatementBody> ParseCreate();
+  Result<StatementBody> ParseCreateView(bool or_replace);
   Result<std::vector<std::pair<std::string, std::string>>> ParseProperties();
   Result<StatementBody> ParseInsert();
   bool KindWordFollowedByTable() const;
@@ -113,9 +114,13 @@ class Parser {
   Result<std::shared_ptr<Query>> ParseValues();
   size_t QualifiedStarLength() const;
   Result<std::shared_ptr<Query>> ParseSelect();
+  /// One `expr [ASC|DESC] [NULLS FIRST|LAST]` of ORDER BY (queries and OVER clauses).
+  Result<OrderItem> ParseOrderItem();
   std::pair<JoinKind, size_t> PeekJoin() const;
   Result<RelationPtr> ParseRelation();
   Result<RelationPtr> ParsePrimaryRelation();
+  /// [AS] alias [(column, ...)] after a relation.
+  Status RelationAlias(Relation* relation);
   bool AtWatermarkClause() const;
   Status ParseWatermarkClause(Relation* relation);
 
@@ -182,6 +187,7 @@ class Parser {
   Result<ExprPtr> ParseBitOr();
   Result<ExprPtr> ParseBitXor();
   Result<ExprPtr> ParseBitAnd();
+  Result<ExprPtr> ParseShift();
   Result<ExprPtr> ParseAdditive();
   Result<ExprPtr> ParseMultiplicative();
   Result<ExprPtr> ParseUnary();
@@ -194,6 +200,17 @@ class Parser {
   Result<ExprPtr> Parenthesized();
   Result<ExprPtr> CaseExpression();
   Result<ExprPtr> FunctionCall();
+  Status WithinGroup(const Token& name, bool distinct, std::vector<ExprPtr>* args);
+  /// A function argument: a lambda (`x -> body`, `(x, y) -> body`) or an expression.
+  Result<ExprPtr> LambdaOrExpr();
+  /// `OVER (PARTITION BY ... ORDER BY ... frame)` after `name(args)`: the window call.
+  Result<ExprPtr> WindowClause(const Token& name, std::vector<ExprPtr> args, bool distinct);
+  /// The inside of an OVER (...) or of a WINDOW clause's definition, up to the `)`.
+  Status WindowSpecification(expr::WindowSpec* spec, std::vector<ExprPtr>* keys);
+  /// `WINDOW w AS (...), ...` after HAVING: OVER w calls of the query's SELECT list and
+  /// QUALIFY take the named specification.
+  Status ParseNamedWindows(Query* query);
+  Result<expr::WindowFrameBound> FrameBound();
   static Result<columnar::DataTypePtr> FromJsonSchema(const std::string& text);
   /// schema_of_json('...'): the inferred type of the JSON value as Spark's SQL type text.
   static Result<std::string> SchemaOfJson(const std::string& json);

@@ -38,6 +38,27 @@ std::shared_ptr<Query> Parser::WrapInSelect(QueryPtr inner) {
   return outer;
 }
 
+Result<OrderItem> Parser::ParseOrderItem() {
+  OrderItem item;
+  TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
+  if (AcceptKeyword("DESC")) {
+    item.ascending = false;
+  } else {
+    AcceptKeyword("ASC");
+  }
+  item.nulls_first = item.ascending;
+  if (AcceptKeyword("NULLS")) {
+    if (AcceptKeyword("FIRST")) {
+      item.nulls_first = true;
+    } else if (AcceptKeyword("LAST")) {
+      item.nulls_first = false;
+    } else {
+      return Unexpected("FIRST or LAST", {"FIRST", "LAST"});
+    }
+  }
+  return item;
+}
+
 Result<QueryPtr> Parser::ParseQuery() {
   DepthGuard guard(&depth_);
   TRIBUTARY_RETURN_NOT_OK(CheckDepth());
@@ -87,23 +108,7 @@ Result<QueryPtr> Parser::ParseQuery() {
   if (AcceptKeyword("ORDER")) {
     TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
     do {
-      OrderItem item;
-      TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
-      if (AcceptKeyword("DESC")) {
-        item.ascending = false;
-      } else {
-        AcceptKeyword("ASC");
-      }
-      item.nulls_first = item.ascending;
-      if (AcceptKeyword("NULLS")) {
-        if (AcceptKeyword("FIRST")) {
-          item.nulls_first = true;
-        } else if (AcceptKeyword("LAST")) {
-          item.nulls_first = false;
-        } else {
-          return Unexpected("FIRST or LAST", {"FIRST", "LAST"});
-        }
-      }
+      TRIBUTARY_ASSIGN_OR_RAISE(OrderItem item, ParseOrderItem());
       query->order_by.push_back(std::move(item));
     } while (AcceptOperator(","));
   }
@@ -235,7 +240,76 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
   if (AcceptKeyword("HAVING")) {
     TRIBUTARY_ASSIGN_OR_RAISE(query->having, ParseExpr());
   }
+  // Databricks writes QUALIFY before or after the WINDOW clause; both are accepted.
+  if (AcceptKeyword("QUALIFY")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(query->qualify, ParseExpr());
+  }
+  if (AcceptKeyword("WINDOW")) {
+    TRIBUTARY_RETURN_NOT_OK(ParseNamedWindows(query.get()));
+  }
+  if (query->qualify == nullptr && AcceptKeyword("QUALIFY")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(query->qualify, ParseExpr());
+  }
   return query;
+}
+
+namespace {
+
+struct NamedWindow {
+  std::string name;
+  expr::WindowSpec spec;
+  std::vector<ExprPtr> keys;
+};
+
+// `e` with each OVER w call given w's definition; an unknown name is an error.
+Result<ExprPtr> SubstituteNamedWindows(const ExprPtr& e, const std::vector<NamedWindow>& windows) {
+  if (e == nullptr) {
+    return e;
+  }
+  std::vector<ExprPtr> children;
+  bool changed = false;
+  for (const ExprPtr& child : e->Children()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr substituted, SubstituteNamedWindows(child, windows));
+    changed = changed || substituted != child;
+    children.push_back(std::move(substituted));
+  }
+  if (e->GetOp() == expr::Op::kWindow && !e->Window()->reference.empty()) {
+    const std::string& reference = e->Window()->reference;
+    auto found = std::find_if(windows.begin(), windows.end(), [&](const NamedWindow& w) {
+      return EqualsIgnoreAsciiCase(w.name, reference);
+    });
+    if (found == windows.end()) {
+      return Status::InvalidArgument(
+          fmt::format("Window specification {} is not defined in the WINDOW clause", reference));
+    }
+    return expr::WindowCall(e->Name(), std::move(children), e->IsDistinct(), found->keys,
+                            found->spec);
+  }
+  if (!changed) {
+    return e;
+  }
+  return std::make_shared<expr::Expression>(e->GetOp(), std::move(children), e->Name(),
+                                            e->Literal(), e->TargetType(), e->IsDistinct(),
+                                            e->Window());
+}
+
+}  // namespace
+
+Status Parser::ParseNamedWindows(Query* query) {
+  std::vector<NamedWindow> windows;
+  do {
+    NamedWindow window;
+    TRIBUTARY_ASSIGN_OR_RAISE(window.name, Identifier("a window name"));
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+    TRIBUTARY_RETURN_NOT_OK(WindowSpecification(&window.spec, &window.keys));
+    windows.push_back(std::move(window));
+  } while (AcceptOperator(","));
+  for (SelectItem& item : query->select) {
+    TRIBUTARY_ASSIGN_OR_RAISE(item.expr, SubstituteNamedWindows(item.expr, windows));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(query->qualify, SubstituteNamedWindows(query->qualify, windows));
+  return Status::OK();
 }
 
 // ---- relations ----
@@ -333,9 +407,15 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
       TRIBUTARY_ASSIGN_OR_RAISE(relation->table, ParseTableName(false));
       TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
       TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
-      TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+      TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
       return RelationPtr(relation);
     }
+  } else if (Peek().IsKeyword("VALUES")) {
+    // An inline table: FROM VALUES (1, 'a'), (2, 'b') AS t(id, name).
+    relation->kind = RelationKind::kSubquery;
+    TRIBUTARY_ASSIGN_OR_RAISE(relation->subquery, ParseValues());
+    TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
+    return RelationPtr(relation);
   } else if (Peek().IsOperator("(")) {
     const size_t save = pos_;
     if (IsQueryStart(1) && !Failed(failed_relation_subquery_, save)) {
@@ -345,7 +425,7 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
         relation->kind = RelationKind::kSubquery;
         relation->subquery = *std::move(query);
         TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
-        TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+        TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
         return RelationPtr(relation);
       }
       if (!tokens_[save + 1].IsOperator("(")) {
@@ -394,8 +474,16 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
     }
   }
   TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
-  TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+  TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
   return RelationPtr(relation);
+}
+
+Status Parser::RelationAlias(Relation* relation) {
+  TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
+  if (!relation->alias.empty() && Peek().IsOperator("(")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(relation->column_aliases, ParenthesizedNames());
+  }
+  return Status::OK();
 }
 
 // WATERMARK is not reserved (FROM t watermark keeps being t's alias): it starts the clause only
@@ -508,6 +596,7 @@ int Parser::QueryHeight(const QueryPtr& query) {
     expression(key);
   }
   expression(q.having);
+  expression(q.qualify);
   if (q.left != nullptr) {
     below = std::max(below, QueryHeight(q.left));
   }
@@ -541,6 +630,14 @@ int Parser::OwnLevels(const Query& q) {
   }
   if (!q.group_by.empty() || q.having != nullptr) {
     ++levels;
+  }
+  // A window node, and QUALIFY's filter and projection.
+  if (std::any_of(q.select.begin(), q.select.end(),
+                  [](const SelectItem& item) {
+                    return item.expr != nullptr && expr::ContainsWindow(*item.expr);
+                  }) ||
+      q.qualify != nullptr) {
+    levels += q.qualify != nullptr ? 3 : 1;
   }
   if (!q.order_by.empty()) {
     ++levels;

@@ -445,6 +445,13 @@ Status CheckNode(const plan::LogicalPlan& plan, exec::OutputMode mode) {
       return Status::OK();
     case plan::PlanKind::kLimit:
       return Status::InvalidArgument("LIMIT is not supported on a streaming DataFrame");
+    case plan::PlanKind::kWindow:
+      if (!plan.Input().IsStreaming()) {
+        return Status::OK();
+      }
+      // Spark's UnsupportedOperationChecker: OVER windows need the whole input.
+      return Status::InvalidArgument(
+          "Non-time-based windows are not supported on streaming DataFrames/Datasets");
     case plan::PlanKind::kJoin: {
       const auto& join = plan.As<plan::JoinNode>();
       const bool left = plan.Input(0).IsStreaming();
@@ -716,6 +723,11 @@ EventTimes EventTimeColumns(const plan::LogicalPlan& plan) {
     case plan::PlanKind::kLimit:
     case plan::PlanKind::kDeduplicate:
       return EventTimeColumns(plan.Input());
+    case plan::PlanKind::kWindow: {
+      EventTimes times = EventTimeColumns(plan.Input());
+      times.resize(n);
+      return times;
+    }
     case plan::PlanKind::kProject: {
       const EventTimes input = EventTimeColumns(plan.Input());
       EventTimes times;

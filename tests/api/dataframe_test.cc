@@ -119,6 +119,36 @@ TEST_F(DataFrameTest, GroupByMatchesDuckDb) {
                         DuckEvents() + " GROUP BY country, status")));
 }
 
+TEST_F(DataFrameTest, WindowFunctionsMatchDuckDb) {
+  const WindowSpec by_country = WindowSpec().PartitionBy({Col("country")});
+  const WindowSpec ordered = by_country.OrderBy({Col("latency_ms").Desc(), Col("id").Asc()});
+  DataFrame result = Events().Select(
+      {Col("id"), RowNumber().Over(ordered).Alias("rn"), Rank().Over(ordered).Alias("r"),
+       Lag(Col("bytes"), 1, Lit(int64_t{-1})).Over(ordered).Alias("prev"),
+       Sum(Col("bytes")).Over(by_country).Alias("total"),
+       Sum(Col("bytes"))
+           .Over(ordered.RowsBetween(WindowSpec::kUnboundedPreceding, WindowSpec::kCurrentRow))
+           .Alias("running"),
+       Avg(Col("latency_ms")).Over(ordered.RowsBetween(-2, 2)).Alias("smooth")});
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> rows, result.Collect());
+  EXPECT_EQ(rows.size(), 1000u);
+  const std::string window =
+      " OVER (PARTITION BY country ORDER BY latency_ms DESC NULLS LAST, id ASC NULLS FIRST";
+  EXPECT_EQ(Sorted(Json(rows)),
+            Sorted(Duck("SELECT id, row_number()" + window + ") AS rn, rank()" + window +
+                        ") AS r, lag(bytes, 1, -1)" + window +
+                        ") AS prev, sum(bytes) OVER "
+                        "(PARTITION BY country)::BIGINT AS total, sum(bytes)" +
+                        window +
+                        " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)::BIGINT AS running, "
+                        "avg(latency_ms)" +
+                        window + " ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS smooth FROM " +
+                        DuckEvents())));
+  // A window over something that is no function call is refused where it is used.
+  EXPECT_THAT(Events().Select({Col("id").Over(by_country)}).Collect().status().ToString(),
+              HasSubstr("over() applies to a window or aggregate function call"));
+}
+
 TEST_F(DataFrameTest, JoinsMatchDuckDb) {
   DataFrame events = Events().Alias("e");
   DataFrame countries = Countries().Alias("c");

@@ -101,6 +101,35 @@ std::vector<Case> Cases() {
       {"approx_count_distinct", {c("i")}},
       {"approx_count_distinct", {c("s"), expr::Lit(expr::Scalar::Float64(0.01))}},
       {"approx_count_distinct", {c("st")}},
+      {"max_by", {c("s"), c("i")}},
+      {"min_by", {c("i"), c("d")}},
+      {"max_by", {c("st"), c("s")}},
+      {"min_by", {c("arr"), c("ts")}},
+      {"bit_and", {c("i")}},
+      {"bit_or", {c("l")}},
+      {"bit_xor", {c("i")}},
+      {"regr_count", {c("i"), c("d")}},
+      {"regr_avgx", {c("i"), c("dec")}},
+      {"regr_avgy", {c("i"), c("dec")}},
+      {"median", {c("i")}},
+      {"percentile", {c("d"), expr::Lit(expr::Scalar::Float64(0.3))}},
+      {"percentile",
+       {c("i"), expr::Function("array", {expr::Lit(expr::Scalar::Float64(0.1)),
+                                         expr::Lit(expr::Scalar::Float64(0.9))})}},
+      {"percentile",
+       {c("dec"), expr::Lit(expr::Scalar::Float64(0.5)), expr::Function("abs", {c("i")})}},
+      {"percentile_approx", {c("l"), expr::Lit(expr::Scalar::Float64(0.5))}},
+      {"percentile_approx", {c("ts"), expr::Lit(expr::Scalar::Float64(0.25))}},
+      {"mode", {c("s")}},
+      {"mode", {c("i")}},
+      {"mode", {c("st")}},
+      {"any_value", {c("s")}},
+      {"any_value", {c("i"), ignore}},
+      {"histogram_numeric", {c("d"), expr::Lit(expr::Scalar::Int32(3))}},
+      {"histogram_numeric", {c("i"), expr::Lit(expr::Scalar::Int32(4))}},
+      {"percentile_cont", {c("i"), expr::Lit(expr::Scalar::Float64(0.25)), keep}},
+      {"percentile_disc", {c("d"), expr::Lit(expr::Scalar::Float64(0.25)), ignore}},
+      {"mode", {c("i"), ignore, ignore}},
   };
   for (const char* column : {"i", "l", "f", "d", "dec", "s", "b", "ts", "arr", "st"}) {
     cases.push_back({"count", {c(column)}});
@@ -115,9 +144,13 @@ std::vector<Case> Cases() {
     cases.push_back({"collect_set", {c(column)}});
   }
   for (const char* column : {"i", "l", "f", "d", "dec"}) {
-    for (const char* function :
-         {"sum", "avg", "stddev_samp", "stddev_pop", "var_samp", "var_pop"}) {
+    for (const char* function : {"sum", "avg", "stddev_samp", "stddev_pop", "var_samp", "var_pop",
+                                 "try_sum", "try_avg", "skewness", "kurtosis"}) {
       cases.push_back({function, {c(column)}});
+    }
+    for (const char* function : {"corr", "covar_pop", "covar_samp", "regr_sxx", "regr_syy",
+                                 "regr_sxy", "regr_slope", "regr_intercept", "regr_r2"}) {
+      cases.push_back({function, {c(column), c("d")}});
     }
   }
   return cases;

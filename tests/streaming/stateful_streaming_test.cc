@@ -132,6 +132,13 @@ TEST_F(StatefulStreamingTest, OutputModesFollowSparksUnsupportedOperationChecker
   auto sorted_update = StartMemory(by_country.OrderBy({Col("country")}), "update", "s2");
   ASSERT_FALSE(sorted_update.ok());
   EXPECT_THAT(sorted_update.status().Message(), HasSubstr("Sorting is not supported"));
+  // OVER windows need the whole input: refused on a stream, as Spark refuses them.
+  auto ranked = StartMemory(
+      events.Select({Col("country"), RowNumber().Over(WindowSpec().OrderBy({Col("ts")}))}),
+      "append", "ranked");
+  ASSERT_FALSE(ranked.ok());
+  EXPECT_THAT(ranked.status().Message(),
+              HasSubstr("Non-time-based windows are not supported on streaming"));
 
   // Several stateful operators: append only.
   const DataFrame chained =

@@ -31,7 +31,9 @@ using expr::AggregateKind;
 std::unique_ptr<Accumulator> MakeCountAccumulator(AggregateKind kind, MemoryPool* pool);
 /// sum and avg of an `input`-typed argument: bigint sums for integers, double for floating
 /// point (and every avg but decimal's), 128-bit sums for decimals.
-std::unique_ptr<Accumulator> MakeSumAccumulator(const DataType& input, bool average,
+/// `try_mode`: try_sum/try_avg, a null result for a group whose sum overflows instead of the
+/// error.
+std::unique_ptr<Accumulator> MakeSumAccumulator(const DataType& input, bool average, bool try_mode,
                                                 MemoryPool* pool);
 /// min or max of `type`: a typed loop for fixed-width types, ordering keys for the others.
 std::unique_ptr<Accumulator> MakeMinMaxAccumulator(const DataTypePtr& type, bool max,
@@ -51,6 +53,47 @@ Result<std::unique_ptr<Accumulator>> MakeApproxCountDistinctAccumulator(double r
 std::unique_ptr<Accumulator> MakeVarianceAccumulator(AggregateKind kind, MemoryPool* pool);
 /// bool_and (`all`) or bool_or.
 std::unique_ptr<Accumulator> MakeBooleanAccumulator(bool all, MemoryPool* pool);
+/// max_by (`max`) or min_by: the value of the row with the greatest (least) ordering.
+std::unique_ptr<Accumulator> MakeValueByOrderingAccumulator(bool max, DataTypePtr value_type,
+                                                            DataTypePtr ordering_type,
+                                                            MemoryPool* pool);
+/// bit_and, bit_or or bit_xor (`kind`) of an integral `type`.
+std::unique_ptr<Accumulator> MakeBitwiseAccumulator(AggregateKind kind, const DataType& type,
+                                                    MemoryPool* pool);
+/// corr, covar_pop, covar_samp, regr_sxx, regr_syy, regr_sxy, regr_slope, regr_intercept,
+/// regr_r2 of two numeric arguments.
+std::unique_ptr<Accumulator> MakeCoMomentAccumulator(AggregateKind kind, MemoryPool* pool);
+/// Feeds `inner` argument `value_index` alone, null on rows where any argument is null
+/// (regr_avgx, regr_avgy).
+std::unique_ptr<Accumulator> MakePairFilterAccumulator(std::unique_ptr<Accumulator> inner,
+                                                       size_t value_index, MemoryPool* pool);
+/// What median, percentile and percentile_approx compute.
+struct PercentileOptions {
+  /// The percentages, each within [0, 1].
+  std::vector<double> percentages;
+  /// Whether the result is an array (percentages given as an array).
+  bool array = false;
+  /// percentile_approx: the rank rule of Spark's summary, the value's own type.
+  bool approximate = false;
+  /// percentile_approx's accuracy (> 0).
+  int64_t accuracy = 10000;
+  /// percentile's third argument: each value counts that many times.
+  bool frequency = false;
+  /// percentile_disc: the first value whose cumulative distribution reaches the percentage,
+  /// instead of interpolating.
+  bool discrete = false;
+  /// percentile_cont/percentile_disc WITHIN GROUP (ORDER BY ... DESC): values in descending
+  /// order.
+  bool reverse = false;
+};
+std::unique_ptr<Accumulator> MakePercentileAccumulator(PercentileOptions options, MemoryPool* pool);
+/// mode: the most frequent non-null value; ties go to the least value (the greatest with
+/// `greatest`).
+std::unique_ptr<Accumulator> MakeModeAccumulator(DataTypePtr type, bool greatest, MemoryPool* pool);
+/// histogram_numeric with at most `max_bins` bins (>= 2).
+std::unique_ptr<Accumulator> MakeHistogramAccumulator(int64_t max_bins, MemoryPool* pool);
+/// skewness or kurtosis (`kind`).
+std::unique_ptr<Accumulator> MakeCentralMomentAccumulator(AggregateKind kind, MemoryPool* pool);
 /// Passes only the first occurrence of each (group, arguments) to `inner`: DISTINCT.
 std::unique_ptr<Accumulator> MakeDistinctAccumulator(std::unique_ptr<Accumulator> inner,
                                                      MemoryPool* pool);
@@ -231,6 +274,12 @@ inline bool OrderedLess(T a, T b) {
   }
   return a < b;
 }
+
+// ids[i] = the id in `table` of row i's (group, arguments) pair, new pairs inserted with the
+// next ids in row order; has_null[i] = 1 where an argument of row i is null.
+Status FindOrInsertPairs(GroupTable& table, std::span<const ColumnPtr> args, int64_t rows,
+                         const int32_t* groups, std::vector<int32_t>* ids,
+                         std::vector<uint8_t>* has_null);
 
 // Rows of `args` whose (group, arguments) pair is new to `seen` (with `skip_nulls`, only those
 // whose arguments have no null).

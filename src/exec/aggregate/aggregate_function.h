@@ -29,9 +29,12 @@ using expr::AggregateResultType;
 /// (case-insensitive, aliases included).
 struct AggregateCall {
   std::string function;
-  /// Bound against the aggregate's input schema; count(*) has none. first/last take an
-  /// optional second argument, a boolean literal: ignoreNulls (Default: false, as Spark);
-  /// approx_count_distinct an optional numeric literal: relativeSD (Default: 0.05).
+  /// Bound against the aggregate's input schema; count(*) has none. first/last/any_value take
+  /// an optional second argument, a boolean literal: ignoreNulls (Default: false, as Spark);
+  /// approx_count_distinct an optional numeric literal: relativeSD (Default: 0.05); percentile,
+  /// percentile_approx, percentile_cont and percentile_disc a constant percentage (or array of
+  /// them) second; percentile_approx an optional constant accuracy (Default: 10000);
+  /// histogram_numeric a constant number of bins.
   std::vector<expr::BoundExprPtr> arguments;
   /// count(DISTINCT ...), sum(DISTINCT ...): each distinct argument tuple counts once per group.
   bool distinct = false;
@@ -69,9 +72,10 @@ class Accumulator {
 
 /// The accumulator computing `call` (DISTINCT included), allocating from `pool`.
 /// `value_arguments` receives how many leading arguments are evaluated per batch and passed to
-/// Update (first/last's ignoreNulls and approx_count_distinct's relativeSD are literals read
-/// here). InvalidArgument for an unknown function, argument types AggregateResultType rejects,
-/// or a literal argument that is not a literal of the right type.
+/// Update (constant arguments such as first/last's ignoreNulls, approx_count_distinct's
+/// relativeSD or percentile's percentages are read here). InvalidArgument for an unknown function,
+/// argument types AggregateResultType rejects, or a literal argument that is not a literal of the
+/// right type.
 Result<std::unique_ptr<Accumulator>> MakeAccumulator(const AggregateCall& call, MemoryPool* pool,
                                                      size_t* value_arguments);
 

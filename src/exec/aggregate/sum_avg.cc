@@ -1,7 +1,9 @@
-// sum/avg's serialized state (Accumulator::SerializeState), by input type:
-//   integer sum   seen: u8, sum: i64
+// sum/avg's (and try_sum/try_avg's) serialized state (Accumulator::SerializeState), by input
+// type:
+//   integer sum   seen: u8, sum: i64        (seen 2: try_sum overflowed, the result is null)
 //   double        sum: f64, count: i64      (every avg but decimal's, floating-point sums)
 //   decimal       sum: i128, count: i64     (unscaled, the input's scale)
+//                 [overflowed: u8]          (try_sum/try_avg only)
 
 #include <fmt/format.h>
 
@@ -11,9 +13,12 @@ namespace tributary::exec::aggregate {
 
 namespace {
 
+// seen 0: no value yet; 1: sums_ holds the sum; 2 (try_sum): the sum overflowed, the result
+// stays null whatever follows, as Spark's try_sum.
 class SumIntegerAccumulator final : public Accumulator {
  public:
-  explicit SumIntegerAccumulator(MemoryPool* pool) : sums_(pool), seen_(pool) {}
+  SumIntegerAccumulator(bool try_mode, MemoryPool* pool)
+      : try_(try_mode), sums_(pool), seen_(pool) {}
   Status Resize(int64_t groups) override {
     TRIBUTARY_RETURN_NOT_OK(sums_.Resize(groups));
     return seen_.Resize(groups);
@@ -25,9 +30,16 @@ class SumIntegerAccumulator final : public Accumulator {
     int64_t overflow_row = -1;
     VisitValidNative(*args[0], rows, [&](int64_t i, auto v) {
       const int32_t g = groups[i];
+      if (seen[g] == 2) {
+        return;
+      }
       seen[g] = 1;
-      if (__builtin_add_overflow(sums[g], static_cast<int64_t>(v), &sums[g]) && overflow_row < 0) {
-        overflow_row = i;
+      if (__builtin_add_overflow(sums[g], static_cast<int64_t>(v), &sums[g])) {
+        if (try_) {
+          seen[g] = 2;
+        } else if (overflow_row < 0) {
+          overflow_row = i;
+        }
       }
     });
     if (overflow_row >= 0) {
@@ -40,7 +52,14 @@ class SumIntegerAccumulator final : public Accumulator {
   }
   Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer&,
                            MemoryPool* pool) override {
-    return MakeFixedColumn<int64_t>(type, sums_.data(), seen_.data(), groups, pool);
+    if (!try_) {
+      return MakeFixedColumn<int64_t>(type, sums_.data(), seen_.data(), groups, pool);
+    }
+    std::vector<uint8_t> valid(static_cast<size_t>(groups));
+    for (int64_t g = 0; g < groups; ++g) {
+      valid[static_cast<size_t>(g)] = seen_[g] == 1 ? 1 : 0;
+    }
+    return MakeFixedColumn<int64_t>(type, sums_.data(), valid.data(), groups, pool);
   }
   Status SerializeState(int32_t group, std::string* out) const override {
     AppendRaw(out, seen_[group]);
@@ -48,13 +67,17 @@ class SumIntegerAccumulator final : public Accumulator {
     return Status::OK();
   }
   Status DeserializeState(int32_t group, std::string_view bytes) override {
-    StateReader reader(bytes, "sum state");
+    StateReader reader(bytes, try_ ? "try_sum state" : "sum state");
     TRIBUTARY_RETURN_NOT_OK(reader.Read(&seen_[group]));
     TRIBUTARY_RETURN_NOT_OK(reader.Read(&sums_[group]));
+    if (seen_[group] > (try_ ? 2 : 1)) {
+      return Status::Corruption(fmt::format("sum state: seen flag {}", seen_[group]));
+    }
     return reader.Finish();
   }
 
  private:
+  bool try_;
   PoolArray<int64_t> sums_;
   PoolArray<uint8_t> seen_;
 };
@@ -108,12 +131,19 @@ class SumDoubleAccumulator final : public Accumulator {
   PoolArray<int64_t> counts_;
 };
 
+// try_sum/try_avg (`try_mode`) turn every overflow into a null result for the group.
 class SumDecimalAccumulator final : public Accumulator {
  public:
-  SumDecimalAccumulator(bool average, int input_scale, MemoryPool* pool)
-      : average_(average), input_scale_(input_scale), sums_(pool), counts_(pool) {}
+  SumDecimalAccumulator(bool average, bool try_mode, int input_scale, MemoryPool* pool)
+      : average_(average),
+        try_(try_mode),
+        input_scale_(input_scale),
+        sums_(pool),
+        counts_(pool),
+        overflowed_(pool) {}
   Status Resize(int64_t groups) override {
     TRIBUTARY_RETURN_NOT_OK(sums_.Resize(groups));
+    TRIBUTARY_RETURN_NOT_OK(overflowed_.Resize(try_ ? groups : 0));
     return counts_.Resize(groups);
   }
   Status Update(std::span<const ColumnPtr> args, const int32_t* groups, int64_t rows,
@@ -121,11 +151,16 @@ class SumDecimalAccumulator final : public Accumulator {
     Int128* sums = sums_.data();
     int64_t* counts = counts_.data();
     int64_t overflow_row = -1;
+    uint8_t* overflowed = overflowed_.data();
     VisitValidAs<Int128>(*args[0], rows, [&](int64_t i, Int128 v) {
       const int32_t g = groups[i];
       ++counts[g];
-      if (__builtin_add_overflow(sums[g], v, &sums[g]) && overflow_row < 0) {
-        overflow_row = i;
+      if (__builtin_add_overflow(sums[g], v, &sums[g])) {
+        if (try_) {
+          overflowed[g] = 1;
+        } else if (overflow_row < 0) {
+          overflow_row = i;
+        }
       }
     });
     if (overflow_row >= 0) {
@@ -141,14 +176,16 @@ class SumDecimalAccumulator final : public Accumulator {
     const Int128 factor = columnar::PowerOfTen(type->Scale() - input_scale_);
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t n = counts_[g];
-      if (n == 0) {
+      if (n == 0 || (try_ && overflowed_[g] != 0)) {
         continue;
       }
-      seen[static_cast<size_t>(g)] = 1;
       Int128 value = sums_[g];
       if (average_) {
         Int128 scaled;
         if (__builtin_mul_overflow(value, factor, &scaled)) {
+          if (try_) {
+            continue;
+          }
           return Status::InvalidArgument(
               fmt::format("[ARITHMETIC_OVERFLOW] avg overflows {} in group {}", type->ToString(),
                           namer(static_cast<int32_t>(g))));
@@ -163,42 +200,54 @@ class SumDecimalAccumulator final : public Accumulator {
         value = quotient;
       }
       if (!columnar::FitsPrecision(value, type->Precision())) {
+        if (try_) {
+          continue;
+        }
         return Status::InvalidArgument(fmt::format(
             "[ARITHMETIC_OVERFLOW] {} result does not fit {} in group {}", average_ ? "avg" : "sum",
             type->ToString(), namer(static_cast<int32_t>(g))));
       }
       values[static_cast<size_t>(g)] = value;
+      seen[static_cast<size_t>(g)] = 1;
     }
     return MakeFixedColumn<Int128>(type, values.data(), seen.data(), groups, pool);
   }
   Status SerializeState(int32_t group, std::string* out) const override {
     AppendRaw(out, sums_[group]);
     AppendRaw(out, counts_[group]);
+    if (try_) {
+      AppendRaw(out, overflowed_[group]);
+    }
     return Status::OK();
   }
   Status DeserializeState(int32_t group, std::string_view bytes) override {
     StateReader reader(bytes, average_ ? "decimal avg state" : "decimal sum state");
     TRIBUTARY_RETURN_NOT_OK(reader.Read(&sums_[group]));
     TRIBUTARY_RETURN_NOT_OK(reader.Read(&counts_[group]));
+    if (try_) {
+      TRIBUTARY_RETURN_NOT_OK(reader.Read(&overflowed_[group]));
+    }
     return reader.Finish();
   }
 
  private:
   bool average_;
+  bool try_;
   int input_scale_;
   PoolArray<Int128> sums_;
   PoolArray<int64_t> counts_;
+  PoolArray<uint8_t> overflowed_;  // try_ only: 1 once the group's sum overflowed
 };
 
 }  // namespace
 
-std::unique_ptr<Accumulator> MakeSumAccumulator(const DataType& input, bool average,
+std::unique_ptr<Accumulator> MakeSumAccumulator(const DataType& input, bool average, bool try_mode,
                                                 MemoryPool* pool) {
   if (input.Id() == TypeId::kDecimal) {
-    return std::make_unique<SumDecimalAccumulator>(average, input.Scale(), pool);
+    return std::make_unique<SumDecimalAccumulator>(average, try_mode, input.Scale(), pool);
   }
   if (input.IsInteger() && !average) {
-    return std::make_unique<SumIntegerAccumulator>(pool);
+    return std::make_unique<SumIntegerAccumulator>(try_mode, pool);
   }
   return std::make_unique<SumDoubleAccumulator>(average, pool);
 }

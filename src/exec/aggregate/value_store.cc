@@ -34,22 +34,32 @@ void PrefixWithGroups(const EncodedKeys& keys, const int32_t* groups, EncodedKey
 
 }  // namespace
 
-// Rows of `keys` that are the first of their (group, key) pair in `seen`.
-Result<std::vector<int64_t>> FirstOccurrences(GroupTable& seen, std::span<const ColumnPtr> args,
-                                              int64_t rows, const int32_t* groups,
-                                              bool skip_nulls) {
+Status FindOrInsertPairs(GroupTable& table, std::span<const ColumnPtr> args, int64_t rows,
+                         const int32_t* groups, std::vector<int32_t>* ids,
+                         std::vector<uint8_t>* has_null) {
   EncodedKeys keys;
   EncodeGroupingKeys(args, rows, &keys);
   EncodedKeys prefixed;
   PrefixWithGroups(keys, groups, &prefixed);
-  std::vector<int32_t> ids(static_cast<size_t>(rows));
+  ids->resize(static_cast<size_t>(rows));
+  TRIBUTARY_RETURN_NOT_OK(table.FindOrInsert(prefixed, ids->data()));
+  *has_null = std::move(keys.has_null);
+  return Status::OK();
+}
+
+// Rows of `keys` that are the first of their (group, key) pair in `seen`.
+Result<std::vector<int64_t>> FirstOccurrences(GroupTable& seen, std::span<const ColumnPtr> args,
+                                              int64_t rows, const int32_t* groups,
+                                              bool skip_nulls) {
+  std::vector<int32_t> ids;
+  std::vector<uint8_t> has_null;
   int64_t next_new = seen.NumGroups();
-  TRIBUTARY_RETURN_NOT_OK(seen.FindOrInsert(prefixed, ids.data()));
+  TRIBUTARY_RETURN_NOT_OK(FindOrInsertPairs(seen, args, rows, groups, &ids, &has_null));
   std::vector<int64_t> selected;
   for (int64_t i = 0; i < rows; ++i) {
     if (ids[static_cast<size_t>(i)] == next_new) {
       ++next_new;
-      if (!skip_nulls || keys.has_null[static_cast<size_t>(i)] == 0) {
+      if (!skip_nulls || has_null[static_cast<size_t>(i)] == 0) {
         selected.push_back(i);
       }
     }
