@@ -31,7 +31,13 @@ struct SessionState {
   std::string warehouse;
   std::string time_zone_name;
   expr::TimeZone time_zone;
+  /// Settings: the builder's, then SET changes them (RESET returns to `initial_config`).
+  /// Statements of one session run one at a time; a SET is not synchronized with queries
+  /// running on other threads.
   std::map<std::string, std::string> config;
+  std::map<std::string, std::string> initial_config;
+  /// The builder's time zone, which RESET restores.
+  std::string initial_time_zone_name;
 
   /// Temporary views by lowercased name (CREATE TEMPORARY VIEW, createOrReplaceTempView):
   /// the view's plan, as bound when it was created. Guarded by `views_mutex`.

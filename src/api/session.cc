@@ -14,6 +14,7 @@
 #include "formats/reader_options.h"
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
+#include "plan/table_info.h"
 #include "sql/binder.h"
 #include "sql/parser.h"
 #include "storage/local_path.h"
@@ -67,6 +68,8 @@ Result<std::shared_ptr<Session>> Session::Builder::Build() {
   }
   state->time_zone = std::move(*parsed);
   state->time_zone_name = zone;
+  state->initial_config = state->config;
+  state->initial_time_zone_name = zone;
   return ApiAccess::MakeSharedSession(std::move(state));
 }
 
@@ -324,6 +327,161 @@ Result<plan::LogicalPlanPtr> RunRowChanges(const plan::Catalog& catalog,
   return plan::DmlResultPlan("MERGE", result);
 }
 
+// EXPLAIN: one row, column plan, with DataFrame::Explain's sections as Spark's modes choose
+// them: the physical plan; EXTENDED all four (the binder resolves names as it builds the plan,
+// so the parsed plan is the analyzed one); COST the optimized and physical plans. FORMATTED
+// prints as the default mode.
+Result<plan::LogicalPlanPtr> RunExplain(const std::shared_ptr<SessionState>& session,
+                                        const sql::BoundStatement& bound) {
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string all, MakeDataFrame(session, bound.plan).Explain());
+  constexpr std::string_view kAnalyzed = "== Analyzed Logical Plan ==\n";
+  constexpr std::string_view kOptimized = "== Optimized Logical Plan ==\n";
+  constexpr std::string_view kPhysical = "== Physical Plan ==\n";
+  const size_t optimized_at = all.find(kOptimized);
+  const size_t physical_at = all.find(kPhysical);
+  if (all.rfind(kAnalyzed, 0) != 0 || optimized_at == std::string::npos ||
+      physical_at == std::string::npos) {
+    return Status::Internal("EXPLAIN: the plan text has no Analyzed, Optimized and Physical parts");
+  }
+  const std::string analyzed = all.substr(kAnalyzed.size(), optimized_at - kAnalyzed.size());
+  const std::string optimized =
+      all.substr(optimized_at + kOptimized.size(), physical_at - optimized_at - kOptimized.size());
+  const std::string physical = all.substr(physical_at + kPhysical.size());
+  std::string columns;
+  for (const columnar::Field& field : bound.plan->Schema()->Fields()) {
+    columns += fmt::format("{}{}: {}", columns.empty() ? "" : ", ", field.Name(),
+                           field.Type()->ToString());
+  }
+  std::string text;
+  switch (bound.explain.mode) {
+    case sql::ExplainMode::kExtended:
+      text = fmt::format(
+          "== Parsed Logical Plan ==\n{}\n== Analyzed Logical Plan ==\n{}\n{}\n"
+          "== Optimized Logical Plan ==\n{}\n== Physical Plan ==\n{}\n",
+          analyzed, columns, analyzed, optimized, physical);
+      break;
+    case sql::ExplainMode::kCost:
+      text = fmt::format("== Optimized Logical Plan ==\n{}\n== Physical Plan ==\n{}\n", optimized,
+                         physical);
+      break;
+    case sql::ExplainMode::kSimple:
+    case sql::ExplainMode::kFormatted:
+      text = fmt::format("== Physical Plan ==\n{}\n", physical);
+      break;
+  }
+  return plan::StringRowsPlan({"plan"}, {{text}}, "EXPLAIN");
+}
+
+// Values SET shows for settings the session has not been given (Spark's defaults).
+std::string DefaultSetting(const SessionState& session, const std::string& key) {
+  if (key == "spark.sql.session.timeZone") {
+    return session.time_zone_name;
+  }
+  if (key == "spark.sql.shuffle.partitions") {
+    return "200";
+  }
+  if (key == "spark.sql.ansi.enabled") {
+    return "true";
+  }
+  return "<undefined>";
+}
+
+// Makes the session's time zone follow spark.sql.session.timeZone (the builder's zone when the
+// setting is gone).
+Status ApplyTimeZone(SessionState* session) {
+  auto it = session->config.find("spark.sql.session.timeZone");
+  const std::string zone =
+      it != session->config.end() ? it->second : session->initial_time_zone_name;
+  TRIBUTARY_ASSIGN_OR_RAISE(expr::TimeZone parsed, expr::TimeZone::Make(zone));
+  session->time_zone = std::move(parsed);
+  session->time_zone_name = zone;
+  return Status::OK();
+}
+
+// SET lists the settings (key, value), shows one, or changes one; a value is checked before it
+// is kept (a time zone, a thread count), so a bad SET leaves the session as it was.
+Result<plan::LogicalPlanPtr> RunSet(const std::shared_ptr<SessionState>& session,
+                                    const sql::SetConfig& set) {
+  std::vector<std::vector<std::string>> rows;
+  if (set.key == "-v" && !set.value) {
+    return Status::NotImplemented("SET -v (every setting with its meaning) is not supported");
+  }
+  if (!set.key) {
+    for (const auto& [key, value] : session->config) {
+      rows.push_back({key, value});
+    }
+  } else if (!set.value) {
+    auto it = session->config.find(*set.key);
+    rows.push_back(
+        {*set.key, it != session->config.end() ? it->second : DefaultSetting(*session, *set.key)});
+  } else {
+    std::map<std::string, std::string> changed = session->config;
+    changed[*set.key] = *set.value;
+    if (*set.key == kThreadsConfigKey) {
+      TRIBUTARY_RETURN_NOT_OK(ResolveThreadCount(changed).status());
+    }
+    if (*set.key == "spark.sql.session.timeZone") {
+      auto zone = expr::TimeZone::Make(*set.value);
+      if (!zone.ok()) {
+        return Status::InvalidArgument(fmt::format(
+            "[INVALID_CONF_VALUE.TIME_ZONE] The value '{}' in the config "
+            "\"spark.sql.session.timeZone\" is invalid. Cannot resolve the given timezone.",
+            *set.value));
+      }
+    }
+    if (*set.key == "spark.sql.shuffle.partitions") {
+      int64_t number = 0;
+      const std::string& text = *set.value;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+      if (error != std::errc{} || end != text.data() + text.size() || number <= 0) {
+        return Status::InvalidArgument(fmt::format(
+            "[INVALID_CONF_VALUE] The value '{}' in the config \"spark.sql.shuffle.partitions\" "
+            "is invalid. The value must be a positive integer.",
+            text));
+      }
+    }
+    session->config = std::move(changed);
+    TRIBUTARY_RETURN_NOT_OK(ApplyTimeZone(session.get()));
+    rows.push_back({*set.key, *set.value});
+  }
+  return plan::StringRowsPlan({"key", "value"}, rows, "SET");
+}
+
+// RESET: the settings the session was built with (one, or all).
+Result<plan::LogicalPlanPtr> RunReset(const std::shared_ptr<SessionState>& session,
+                                      const sql::ResetConfig& reset) {
+  if (!reset.key) {
+    session->config = session->initial_config;
+  } else if (auto it = session->initial_config.find(*reset.key);
+             it != session->initial_config.end()) {
+    session->config[*reset.key] = it->second;
+  } else {
+    session->config.erase(*reset.key);
+  }
+  TRIBUTARY_RETURN_NOT_OK(ApplyTimeZone(session.get()));
+  return plan::CountsPlan({}, "RESET");
+}
+
+// SHOW VIEWS: the session's temporary views (namespace empty, as Spark shows local temporary
+// views), by name.
+Result<plan::LogicalPlanPtr> RunShowViews(const std::shared_ptr<SessionState>& session,
+                                          const sql::ShowTableInfo& show) {
+  std::vector<std::vector<std::string>> rows;
+  {
+    std::lock_guard<std::mutex> lock(session->views_mutex);
+    for (const auto& [name, view] : session->views) {
+      if (show.pattern.empty() || sql::MatchesShowPattern(show.pattern, name)) {
+        rows.push_back({"", name, "true"});
+      }
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      plan::LogicalPlanPtr strings,
+      plan::StringRowsPlan({"namespace", "viewName", "isTemporary"}, rows, "SHOW VIEWS"));
+  return plan::WithColumn(strings, "isTemporary",
+                          expr::Cast(expr::Col("isTemporary"), columnar::DataType::Boolean()));
+}
+
 }  // namespace
 
 Result<plan::DmlOptions> DmlOptionsFromConfig(const std::map<std::string, std::string>& config) {
@@ -380,6 +538,16 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
       return RunDropView(session, bound);
     case sql::BoundKind::kCreateStreamingTable:
       return RunStreamingTable(session, bound.create, text);
+    case sql::BoundKind::kExplain:
+      return RunExplain(session, bound);
+    case sql::BoundKind::kSetConfig:
+      return RunSet(session, bound.set_config);
+    case sql::BoundKind::kResetConfig:
+      return RunReset(session, bound.reset_config);
+    case sql::BoundKind::kUse:
+      return plan::CountsPlan({}, "USE");
+    case sql::BoundKind::kShowViews:
+      return RunShowViews(session, bound.show);
     case sql::BoundKind::kDelete:
     case sql::BoundKind::kUpdate:
     case sql::BoundKind::kMerge: {

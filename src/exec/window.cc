@@ -484,6 +484,7 @@ Result<ColumnPtr> RunningNumeric(const WindowFunction& function, const WindowOrd
     auto load = [&](auto* values, auto& out) {
       out.resize(n);
       for (size_t k = 0; k < n; ++k) {
+        // NOLINTNEXTLINE(bugprone-signed-char-misuse): int8 values are numbers, sign kept
         out[k] = static_cast<std::remove_reference_t<decltype(out[0])>>(values[k]);
       }
     };

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include "common/ascii.h"
 #include "common/utf8.h"
 #include "expr/function_kernels.h"
 #include "expr/utf8_validity.h"
@@ -26,19 +27,6 @@ namespace {
 
 // ---- hex and base64 ------------------------------------------------------------------------
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
 // Spark's Hex.unhex: an odd-length text reads as if it had a leading '0'. False when a
 // character is not a hex digit.
 bool Unhex(std::string_view text, std::string* out) {
@@ -46,7 +34,7 @@ bool Unhex(std::string_view text, std::string* out) {
   out->reserve((text.size() + 1) / 2);
   size_t i = 0;
   if (text.size() % 2 == 1) {
-    const int low = HexValue(text[0]);
+    const int low = HexDigitValue(text[0]);
     if (low < 0) {
       return false;
     }
@@ -54,8 +42,8 @@ bool Unhex(std::string_view text, std::string* out) {
     i = 1;
   }
   for (; i < text.size(); i += 2) {
-    const int high = HexValue(text[i]);
-    const int low = HexValue(text[i + 1]);
+    const int high = HexDigitValue(text[i]);
+    const int low = HexDigitValue(text[i + 1]);
     if (high < 0 || low < 0) {
       return false;
     }

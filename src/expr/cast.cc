@@ -78,6 +78,14 @@ void NumericLoop(const From* in, To* out, int64_t n, Failed* failed) {
     const From v = in[i];
     if constexpr (std::is_integral_v<To> && !std::is_same_v<To, uint8_t>) {
       const bool ok = InRange<To>(v);
+      if constexpr (std::is_floating_point_v<From> && std::is_same_v<To, int64_t>) {
+        // Spark compares floor(v) with Long.MaxValue as a double, which is 2^63: 2^63 itself
+        // passes and Java's toLong saturates it (bigint(float('9223372036854775807'))).
+        if (v == -static_cast<From>(std::numeric_limits<int64_t>::min())) {
+          out[i] = std::numeric_limits<int64_t>::max();
+          continue;
+        }
+      }
       (*failed)[static_cast<size_t>(i)] = !ok;
       out[i] = ok ? static_cast<To>(v) : To{0};
     } else {

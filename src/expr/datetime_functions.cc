@@ -235,7 +235,7 @@ Result<BoundExprPtr> BindParse(const Expression& call, std::vector<BoundExprPtr>
           return Status::Internal("unreachable: unix_timestamp() is bound as a constant");
         }));
   }
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, unix ? 1 : 1, 2));
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 2));
   const TypeId input = args[0]->Type()->Id();
   if (input != TypeId::kString && input != TypeId::kNull) {
     if (!IsDatetime(input)) {
@@ -697,7 +697,8 @@ class MakeTimestampFunction final : public EagerFunction {
     const int64_t days =
         columnar::DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day));
     // A whole 60 seconds rolls into the next minute.
-    Int128 micros = (static_cast<Int128>(days) * 86400 + hour * 3600 + minute * 60 + seconds) *
+    Int128 micros = (static_cast<Int128>(days) * 86400 + static_cast<Int128>(hour) * 3600 +
+                     static_cast<Int128>(minute) * 60 + seconds) *
                         kMicrosPerSecond +
                     fraction;
     if (micros < std::numeric_limits<int64_t>::min() ||
@@ -1233,6 +1234,7 @@ class CurrentTimeFunction final : public ScalarFunction {
   }
 };
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): the FunctionBinder signature
 Result<BoundExprPtr> BindCurrent(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 0));
   const std::string& name = call.Name();

@@ -429,8 +429,9 @@ std::string WindowSpec::ToString(const std::vector<std::string>& keys) const {
 }
 
 bool IsGeneratorFunctionName(std::string_view name) {
-  static constexpr std::string_view kNames[] = {
-      "explode", "posexplode", "inline", "explode_outer", "posexplode_outer", "inline_outer"};
+  static constexpr std::string_view kNames[] = {"explode",       "posexplode",       "inline",
+                                                "explode_outer", "posexplode_outer", "inline_outer",
+                                                "json_tuple"};
   const std::string lower = AsciiLower(name);
   return std::find(std::begin(kNames), std::end(kNames), lower) != std::end(kNames);
 }

@@ -13,7 +13,7 @@ namespace tributary::expr {
 namespace {
 
 const std::vector<FunctionEntry>& Registry() {
-  static const std::vector<FunctionEntry> table = [] {
+  static const std::vector<FunctionEntry> kTable = [] {
     std::vector<FunctionEntry> entries;
     AddConditionalFunctions(&entries);
     AddCollectionFunctions(&entries);
@@ -24,14 +24,16 @@ const std::vector<FunctionEntry>& Registry() {
     AddDatetimeFunctions(&entries);
     AddHashFunctions(&entries);
     AddJsonFunctions(&entries);
+    AddCsvFunctions(&entries);
     AddMathFunctions(&entries);
     AddOperatorFunctions(&entries);
     AddTimeWindowFunctions(&entries);
+    AddScalarSubqueryFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;
   }();
-  return table;
+  return kTable;
 }
 
 }  // namespace

@@ -61,8 +61,10 @@ void AddDatetimeFunctions(std::vector<FunctionEntry>* table);
 void AddHashFunctions(std::vector<FunctionEntry>* table);
 void AddCollectionFunctions(std::vector<FunctionEntry>* table);
 void AddJsonFunctions(std::vector<FunctionEntry>* table);
+void AddCsvFunctions(std::vector<FunctionEntry>* table);
 void AddOperatorFunctions(std::vector<FunctionEntry>* table);
 void AddTimeWindowFunctions(std::vector<FunctionEntry>* table);
+void AddScalarSubqueryFunctions(std::vector<FunctionEntry>* table);
 
 /// Binds a kFunction call through the registry: unknown names, aggregates and generators are
 /// InvalidArgument errors naming the function (unknown ones with a "did you mean" suggestion).

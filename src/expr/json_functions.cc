@@ -1,4 +1,6 @@
-// JSON functions: get_json_object(json, path), from_json(json, schema), to_json(value).
+// JSON functions: get_json_object(json, path), from_json(json, schema), to_json(value),
+// json_array_length(json), json_object_keys(json) and json_tuple_field(json, key), the column
+// the planner makes of each key of the json_tuple generator.
 //
 // JSON text is parsed with simdjson's DOM parser, one parser per batch. Like Spark, malformed
 // JSON is not an error: get_json_object returns null, from_json returns null (the record is
@@ -206,11 +208,54 @@ Result<BoundExprPtr> BindGetJsonObject(const Expression& call, std::vector<Bound
                           std::make_shared<const GetJsonObjectFunction>(std::move(path)));
 }
 
+// ---- json_tuple ------------------------------------------------------------------------------
+
+// One column of json_tuple(json, k0, k1, ...): the planner turns the generator into one
+// json_tuple_field(json, k) per key, named c0, c1, ... as Spark names them. The value of the
+// top-level field `key`: a string without quotes, anything else as minified JSON; null for a
+// missing field, a JSON null, a null key, or text that is not a JSON object.
+Result<BoundExprPtr> BindJsonTupleField(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  for (const BoundExprPtr& arg : args) {
+    const TypeId id = arg->Type()->Id();
+    if (id != TypeId::kString && id != TypeId::kNull) {
+      return CallError(call, fmt::format("[DATATYPE_MISMATCH.NON_STRING_TYPE] all arguments of "
+                                         "the function json_tuple must be strings, got {}",
+                                         AsciiUpper(arg->Type()->ToString())));
+    }
+  }
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String()}));
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
+        simdjson::dom::parser parser;
+        return BuildBytes(c.Type(), a, pool, [&](int64_t i, std::string* out) {
+          const std::string_view json = a[0]->BytesAt(i);
+          simdjson::dom::object object;
+          element value;
+          if (parser.parse(json.data(), json.size()).get(object) != simdjson::SUCCESS ||
+              object.at_key(a[1]->BytesAt(i)).get(value) != simdjson::SUCCESS || value.is_null()) {
+            return false;
+          }
+          AppendJsonResult(value, out);
+          return true;
+        });
+      }));
+}
+
 // ---- from_json -----------------------------------------------------------------------------
+
+// How from_json reads values: the session (its time zone) and the `timestampFormat` and
+// `dateFormat` options (null: Spark's default parsing, as CAST does).
+struct JsonConversion {
+  const EvalContext& context;
+  const DateTimePattern* timestamp_format = nullptr;
+  const DateTimePattern* date_format = nullptr;
+};
 
 // Appends the JSON `value` converted to the builder's type; null where it does not fit, which
 // sets `*mismatch` (when given).
-void AppendJson(element value, const EvalContext& context, columnar::ColumnBuilder* builder,
+void AppendJson(element value, const JsonConversion& conversion, columnar::ColumnBuilder* builder,
                 bool* mismatch = nullptr);
 
 // A null where a value did not fit.
@@ -221,8 +266,8 @@ void AppendMisfit(columnar::ColumnBuilder* builder, bool* mismatch) {
   }
 }
 
-void AppendJsonValue(element value, const EvalContext& context, columnar::ColumnBuilder* builder,
-                     bool* mismatch) {
+void AppendJsonValue(element value, const JsonConversion& conversion,
+                     columnar::ColumnBuilder* builder, bool* mismatch) {
   const DataType& type = *builder->Type();
   switch (type.Id()) {
     case TypeId::kBoolean: {
@@ -284,11 +329,17 @@ void AppendJsonValue(element value, const EvalContext& context, columnar::Column
       if (value.get(text) != simdjson::SUCCESS) {
         AppendMisfit(builder, mismatch);
       } else if (type.Id() == TypeId::kDate) {
-        ParseDate(text, &days) ? builder->AppendInt(days) : AppendMisfit(builder, mismatch);
+        const bool ok = conversion.date_format != nullptr
+                            ? conversion.date_format->ParseDate(text, &days)
+                            : ParseDate(text, &days);
+        ok ? builder->AppendInt(days) : AppendMisfit(builder, mismatch);
       } else {
-        ParseTimestamp(text, context.session_time_zone, type.Id() == TypeId::kTimestampNtz, &micros)
-            ? builder->AppendInt(micros)
-            : AppendMisfit(builder, mismatch);
+        const TimeZone& zone = conversion.context.session_time_zone;
+        const bool ntz = type.Id() == TypeId::kTimestampNtz;
+        const bool ok = conversion.timestamp_format != nullptr
+                            ? conversion.timestamp_format->ParseTimestamp(text, zone, ntz, &micros)
+                            : ParseTimestamp(text, zone, ntz, &micros);
+        ok ? builder->AppendInt(micros) : AppendMisfit(builder, mismatch);
       }
       return;
     }
@@ -302,7 +353,7 @@ void AppendJsonValue(element value, const EvalContext& context, columnar::Column
         element field;
         auto& child = builder->Child(static_cast<int>(f));
         if (object.at_key(type.Fields()[f].Name()).get(field) == simdjson::SUCCESS) {
-          AppendJson(field, context, &child, mismatch);
+          AppendJson(field, conversion, &child, mismatch);
         } else {
           child.AppendNull();
         }
@@ -317,7 +368,7 @@ void AppendJsonValue(element value, const EvalContext& context, columnar::Column
         return;
       }
       for (element item : array) {
-        AppendJson(item, context, &builder->Child(0), mismatch);
+        AppendJson(item, conversion, &builder->Child(0), mismatch);
       }
       builder->AppendArray();
       return;
@@ -330,7 +381,7 @@ void AppendJsonValue(element value, const EvalContext& context, columnar::Column
       }
       for (auto [key, item] : object) {
         builder->Child(0).AppendBytes(key);
-        AppendJson(item, context, &builder->Child(1), mismatch);
+        AppendJson(item, conversion, &builder->Child(1), mismatch);
       }
       builder->AppendMap();
       return;
@@ -341,13 +392,13 @@ void AppendJsonValue(element value, const EvalContext& context, columnar::Column
   }
 }
 
-void AppendJson(element value, const EvalContext& context, columnar::ColumnBuilder* builder,
+void AppendJson(element value, const JsonConversion& conversion, columnar::ColumnBuilder* builder,
                 bool* mismatch) {
   if (value.is_null()) {
     builder->AppendNull();
     return;
   }
-  AppendJsonValue(value, context, builder, mismatch);
+  AppendJsonValue(value, conversion, builder, mismatch);
 }
 
 // from_json's options (Spark's `mode` and `columnNameOfCorruptRecord`, and Auto Loader's
@@ -356,18 +407,27 @@ struct FromJsonOptions {
   bool fail_fast = false;
   int corrupt_index = -1;  // the string field taking a malformed record's text, or -1
   int rescued_index = -1;  // the rescued-data field, or -1
+  std::optional<DateTimePattern> timestamp_format;  // `timestampFormat`
+  std::optional<DateTimePattern> date_format;       // `dateFormat`
   bool Plain() const { return !fail_fast && corrupt_index < 0 && rescued_index < 0; }
 };
 
 class FromJsonFunction final : public EagerFunction {
  public:
-  explicit FromJsonFunction(FromJsonOptions options) : options_(options) {}
+  explicit FromJsonFunction(FromJsonOptions options) : options_(std::move(options)) {}
 
   Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
                             const EvalContext& context) const override {
     simdjson::dom::parser parser;
     const Column& json = *args[0];
+    const JsonConversion conversion{
+        context, options_.timestamp_format ? &*options_.timestamp_format : nullptr,
+        options_.date_format ? &*options_.date_format : nullptr};
     columnar::ColumnBuilder builder(call.Type(), context.pool);
+    const DataType& type = *call.Type();
+    // An array or map schema: a value that does not fit makes the whole row null (Spark
+    // fails the record), so those rows are marked and nulled once the column is built.
+    std::vector<int64_t> failed_rows;
     std::string rescued;
     for (int64_t i = 0; i < json.Length(); ++i) {
       if (json.IsNull(i)) {
@@ -377,17 +437,28 @@ class FromJsonFunction final : public EagerFunction {
       element root;
       const std::string_view text = json.BytesAt(i);
       const bool parsed = parser.parse(text.data(), text.size()).get(root) == simdjson::SUCCESS;
-      if (options_.Plain()) {
-        parsed ? AppendJson(root, context, &builder) : builder.AppendNull();
-        continue;
-      }
-      if (call.Type()->Id() != TypeId::kStruct) {
-        // An array or map schema: only FAILFAST applies.
+      if (type.Id() != TypeId::kStruct) {
         bool mismatch = !parsed;
-        parsed ? AppendJson(root, context, &builder, &mismatch) : builder.AppendNull();
-        if (mismatch) {
+        if (!parsed) {
+          builder.AppendNull();
+        } else if (type.Id() == TypeId::kArray && type.ElementType()->Id() == TypeId::kStruct &&
+                   root.is_object()) {
+          // One object read as an array of structs is that array of one, as Spark reads it.
+          AppendJson(root, conversion, &builder.Child(0), &mismatch);
+          builder.AppendArray();
+        } else {
+          AppendJson(root, conversion, &builder, &mismatch);
+        }
+        if (mismatch && options_.fail_fast) {
           return MalformedError(text);
         }
+        if (mismatch && parsed) {
+          failed_rows.push_back(i);
+        }
+        continue;
+      }
+      if (options_.Plain()) {
+        parsed ? AppendJson(root, conversion, &builder) : builder.AppendNull();
         continue;
       }
       simdjson::dom::object object;
@@ -395,9 +466,24 @@ class FromJsonFunction final : public EagerFunction {
         TRIBUTARY_RETURN_NOT_OK(AppendMalformed(text, &builder));
         continue;
       }
-      TRIBUTARY_RETURN_NOT_OK(AppendRecord(object, text, context, &builder, &rescued));
+      TRIBUTARY_RETURN_NOT_OK(AppendRecord(object, text, conversion, &builder, &rescued));
     }
-    return builder.Finish();
+    TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr result, builder.Finish());
+    if (failed_rows.empty()) {
+      return result;
+    }
+    const int64_t n = result->Length();
+    TRIBUTARY_ASSIGN_OR_RAISE(auto validity,
+                              columnar::Buffer::Allocate(columnar::BitmapBytes(n), context.pool));
+    uint8_t* valid = validity->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      columnar::SetBitTo(valid, i, result->IsValid(i));
+    }
+    for (int64_t row : failed_rows) {
+      columnar::SetBitTo(valid, row, false);
+    }
+    return Column::Make(result->Type(), n, std::move(validity), result->ValuesBuffer(),
+                        result->OffsetsBuffer(), result->Children());
   }
 
  private:
@@ -432,7 +518,7 @@ class FromJsonFunction final : public EagerFunction {
   // not fit makes the record malformed (FAILFAST's error, or its text in the corrupt-record
   // field while the fields that fit keep their values, as Spark's PERMISSIVE mode).
   Status AppendRecord(const simdjson::dom::object& object, std::string_view text,
-                      const EvalContext& context, columnar::ColumnBuilder* builder,
+                      const JsonConversion& conversion, columnar::ColumnBuilder* builder,
                       std::string* rescued) const {
     const DataType& type = *builder->Type();
     const auto& fields = type.Fields();
@@ -456,7 +542,7 @@ class FromJsonFunction final : public EagerFunction {
         continue;
       }
       bool mismatch = false;
-      AppendJson(value, context, &child, &mismatch);
+      AppendJson(value, conversion, &child, &mismatch);
       if (mismatch && options_.rescued_index >= 0) {
         rescue(fields[f].Name(), value);
       } else if (mismatch) {
@@ -540,6 +626,13 @@ Result<FromJsonOptions> FromJsonOptionsOf(const Expression& call,
                                            "modes are PERMISSIVE and FAILFAST.",
                                            value));
       }
+    } else if (name == "timestampformat" || name == "dateformat") {
+      auto pattern = DateTimePattern::Compile(value);
+      if (!pattern.ok()) {
+        return CallError(call, fmt::format("invalid {} '{}': {}", args[i]->Literal().BytesValue(),
+                                           value, pattern.status().Message()));
+      }
+      (name == "dateformat" ? options.date_format : options.timestamp_format) = std::move(*pattern);
     } else if (name == "columnnameofcorruptrecord") {
       corrupt_column = value;
     } else if (name == "rescueddatacolumn") {
@@ -608,7 +701,7 @@ Result<BoundExprPtr> BindFromJson(const Expression& call, std::vector<BoundExprP
   args.resize(1);
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String()}));
   return MakeFunctionCall(call.Name(), std::move(type), std::move(args),
-                          std::make_shared<const FromJsonFunction>(options));
+                          std::make_shared<const FromJsonFunction>(std::move(options)));
 }
 
 // ---- to_json -------------------------------------------------------------------------------
@@ -640,8 +733,9 @@ void AppendBase64(std::string_view bytes, std::string* out) {
 
 class JsonWriter {
  public:
-  JsonWriter(const EvalContext& context, const DateTimePattern& timestamp_format)
-      : context_(context), timestamp_format_(timestamp_format) {}
+  JsonWriter(const EvalContext& context, const DateTimePattern& timestamp_format,
+             const DateTimePattern* date_format)
+      : context_(context), timestamp_format_(timestamp_format), date_format_(date_format) {}
 
   void Value(const Column& column, int64_t i, std::string* out) const {
     if (column.IsNull(i)) {
@@ -661,7 +755,12 @@ class JsonWriter {
       }
       case TypeId::kDate: {
         std::string text;
-        AppendCastString(column, i, context_, &text);
+        if (date_format_ != nullptr) {
+          constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000 * 1000;
+          date_format_->Format(column.Values<int32_t>()[i] * kMicrosPerDay, TimeZone(), &text);
+        } else {
+          AppendCastString(column, i, context_, &text);
+        }
         columnar::AppendJsonString(text, out);
         return;
       }
@@ -748,15 +847,16 @@ class JsonWriter {
  private:
   const EvalContext& context_;
   const DateTimePattern& timestamp_format_;
+  const DateTimePattern* date_format_;  // null: CAST's yyyy-MM-dd
 };
 
 class ToJsonFunction final : public EagerFunction {
  public:
-  explicit ToJsonFunction(DateTimePattern timestamp_format)
-      : timestamp_format_(std::move(timestamp_format)) {}
+  ToJsonFunction(DateTimePattern timestamp_format, std::optional<DateTimePattern> date_format)
+      : timestamp_format_(std::move(timestamp_format)), date_format_(std::move(date_format)) {}
   Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
                             const EvalContext& context) const override {
-    JsonWriter writer(context, timestamp_format_);
+    JsonWriter writer(context, timestamp_format_, date_format_ ? &*date_format_ : nullptr);
     return BuildBytes(call.Type(), args, context.pool, [&](int64_t i, std::string* out) {
       writer.Value(*args[0], i, out);
       return true;
@@ -765,16 +865,114 @@ class ToJsonFunction final : public EagerFunction {
 
  private:
   DateTimePattern timestamp_format_;
+  std::optional<DateTimePattern> date_format_;
 };
 
+// to_json(value[, options]): the SQL layer flattens map('timestampFormat', 'dd/MM/yyyy', ...)
+// into name and value string literals after the value. Options other than the two formats
+// (Spark's `pretty`, `ignoreNullFields`, ...) are accepted and have no effect.
 Result<BoundExprPtr> BindToJson(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (args.empty() || args.size() % 2 == 0) {
+    return CallError(call, fmt::format("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `to_json` "
+                                       "requires [1, 2] parameters but the actual number is {}.",
+                                       args.empty() ? 0 : 2));
+  }
   if (!args[0]->Type()->IsNested()) {
     return CallError(call, "needs a struct, map or array, got " + args[0]->Type()->ToString());
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(auto format, DateTimePattern::Compile("yyyy-MM-dd'T'HH:mm:ss.SSSXXX"));
-  return MakeFunctionCall(call.Name(), DataType::String(), std::move(args),
-                          std::make_shared<const ToJsonFunction>(std::move(format)));
+  std::string timestamp_pattern = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX";
+  std::optional<DateTimePattern> date_format;
+  for (size_t i = 1; i < args.size(); i += 2) {
+    for (size_t k = i; k < i + 2; ++k) {
+      if (args[k]->GetOp() != Op::kLiteral || args[k]->Literal().IsNull() ||
+          args[k]->Type()->Id() != TypeId::kString) {
+        return CallError(call, "the options must be a map of string literals");
+      }
+    }
+    const std::string name = AsciiLower(args[i]->Literal().BytesValue());
+    const std::string& value = args[i + 1]->Literal().BytesValue();
+    if (name == "timestampformat") {
+      timestamp_pattern = value;
+    } else if (name == "dateformat") {
+      TRIBUTARY_ASSIGN_OR_RAISE(auto pattern, DateTimePattern::Compile(value));
+      date_format = std::move(pattern);
+    }
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(auto format, DateTimePattern::Compile(timestamp_pattern));
+  args.resize(1);
+  return MakeFunctionCall(
+      call.Name(), DataType::String(), std::move(args),
+      std::make_shared<const ToJsonFunction>(std::move(format), std::move(date_format)));
+}
+
+// ---- json_array_length, json_object_keys ----------------------------------------------------
+
+// Spark's JSON functions take a string only (no implicit cast from numbers).
+Status RequireJsonString(const Expression& call, const BoundExpression& arg) {
+  const TypeId id = arg.Type()->Id();
+  if (id == TypeId::kString || id == TypeId::kNull) {
+    return Status::OK();
+  }
+  return CallError(call, fmt::format("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] The first "
+                                     "parameter requires the \"STRING\" type, however \"{}\" has "
+                                     "the type \"{}\".",
+                                     arg.ToString(), AsciiUpper(arg.Type()->ToString())));
+}
+
+// The number of elements of a top-level JSON array; null for malformed JSON or another value.
+Result<BoundExprPtr> BindJsonArrayLength(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireJsonString(call, *args[0]));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String()}));
+  return MakeFunctionCall(
+      call.Name(), DataType::Int32(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        simdjson::dom::parser parser;
+        columnar::ColumnBuilder builder(c.Type(), pool);
+        const Column& json = *a[0];
+        for (int64_t i = 0; i < json.Length(); ++i) {
+          simdjson::dom::array array;
+          const std::string_view text = json.IsNull(i) ? std::string_view() : json.BytesAt(i);
+          if (json.IsNull(i) ||
+              parser.parse(text.data(), text.size()).get(array) != simdjson::SUCCESS) {
+            builder.AppendNull();
+          } else {
+            builder.AppendInt(static_cast<int64_t>(array.size()));
+          }
+        }
+        return builder.Finish();
+      }));
+}
+
+// The keys of a top-level JSON object in document order; null for malformed JSON or another
+// value.
+Result<BoundExprPtr> BindJsonObjectKeys(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(RequireJsonString(call, *args[0]));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::String()}));
+  return MakeFunctionCall(
+      call.Name(), DataType::Array(DataType::String()), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        simdjson::dom::parser parser;
+        columnar::ColumnBuilder builder(c.Type(), pool);
+        const Column& json = *a[0];
+        for (int64_t i = 0; i < json.Length(); ++i) {
+          simdjson::dom::object object;
+          const std::string_view text = json.IsNull(i) ? std::string_view() : json.BytesAt(i);
+          if (json.IsNull(i) ||
+              parser.parse(text.data(), text.size()).get(object) != simdjson::SUCCESS) {
+            builder.AppendNull();
+            continue;
+          }
+          for (const simdjson::dom::key_value_pair member : object) {
+            builder.Child(0).AppendBytes(member.key);
+          }
+          builder.AppendArray();
+        }
+        return builder.Finish();
+      }));
 }
 
 }  // namespace
@@ -792,7 +990,10 @@ ExprPtr FromJson(ExprPtr json, DataTypePtr schema,
 void AddJsonFunctions(std::vector<FunctionEntry>* table) {
   table->insert(table->end(), {{"get_json_object", BindGetJsonObject},
                                {"from_json", BindFromJson},
-                               {"to_json", BindToJson}});
+                               {"to_json", BindToJson},
+                               {"json_array_length", BindJsonArrayLength},
+                               {"json_object_keys", BindJsonObjectKeys},
+                               {"json_tuple_field", BindJsonTupleField}});
 }
 
 }  // namespace tributary::expr

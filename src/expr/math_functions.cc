@@ -621,9 +621,9 @@ Result<BoundExprPtr> BindTryArithmetic(const Expression& call, std::vector<Bound
 // ---- positive, nullifzero, zeroifnull, width_bucket -----------------------------------------
 
 // `name(arguments...)` bound through the registry (the functions Spark defines by others).
-Result<BoundExprPtr> BindAs(std::string name, const std::vector<ExprPtr>& unbound,
+Result<BoundExprPtr> BindAs(const std::string& name, const std::vector<ExprPtr>& unbound,
                             std::vector<BoundExprPtr> arguments) {
-  return BindFunction(*Function(std::move(name), unbound), std::move(arguments));
+  return BindFunction(*Function(name, unbound), std::move(arguments));
 }
 
 BoundExprPtr IntLiteral(int32_t value) {

@@ -624,14 +624,12 @@ void RoundPlainHalfEven(std::string_view plain, int scale, bool* negative, std::
   whole.erase(0, std::min(whole.find_first_not_of('0'), whole.size()));
   *integer = whole.empty() ? "0" : whole;
   *fraction = frac;
-  if (*integer == "0" && fraction->find_first_not_of('0') == std::string::npos) {
-    *negative = false;
-  }
 }
 
 // format_number(x, d): x rounded half to even to d decimal places with ',' grouping
-// (java.text.DecimalFormat "#,##0.00..."); null for a negative d. Only the integer form of d
-// is supported, not a DecimalFormat pattern.
+// (java.text.DecimalFormat "#,##0.00...", which keeps the sign of a negative value that rounds
+// to zero: "-0.00"); null for a negative d. Only the integer form of d is supported, not a
+// DecimalFormat pattern.
 Result<BoundExprPtr> BindFormatNumber(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   const DataTypePtr type = args[0]->Type();
@@ -683,10 +681,6 @@ Result<BoundExprPtr> BindFormatNumber(const Expression& call, std::vector<BoundE
             integer = std::string(body.substr(0, point));
             fraction = point == std::string_view::npos ? "" : std::string(body.substr(point + 1));
             fraction.resize(static_cast<size_t>(scale), '0');
-            if (integer.find_first_not_of('0') == std::string::npos &&
-                fraction.find_first_not_of('0') == std::string::npos) {
-              negative = false;
-            }
           } else {
             RoundPlainHalfEven(plain, static_cast<int>(std::min<int64_t>(scale, 1000)), &negative,
                                &integer, &fraction);

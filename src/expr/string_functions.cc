@@ -12,7 +12,7 @@
 // starts_with/startswith, ends_with/endswith, contains, lpad, rpad, instr, locate/position,
 // initcap, reverse, left, right, elt, overlay, soundex, levenshtein, luhn_check, mask, ascii,
 // chr/char, repeat, space, translate, substring_index, find_in_set, bit_length, octet_length,
-// format_string/printf, uuid, sentences, like, rlike/regexp/regexp_like.
+// quote, format_string/printf, uuid, sentences, like, rlike/regexp/regexp_like.
 
 #include <algorithm>
 #include <array>
@@ -1055,6 +1055,24 @@ Result<BoundExprPtr> BindFindInSet(const Expression& call, std::vector<BoundExpr
                               });
 }
 
+// quote(str): str in single quotes, each single quote inside preceded by a backslash.
+Result<BoundExprPtr> BindQuote(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, Strings(1)));
+  return PerRowBytes(call, DataType::String(), std::move(args),
+                     [](const std::vector<ColumnPtr>& a, int64_t i, std::string* out) {
+                       out->push_back('\'');
+                       for (const char c : a[0]->BytesAt(i)) {
+                         if (c == '\'') {
+                           out->push_back('\\');
+                         }
+                         out->push_back(c);
+                       }
+                       out->push_back('\'');
+                       return true;
+                     });
+}
+
 // bit_length / octet_length of a string's UTF-8 bytes or of a binary.
 Result<BoundExprPtr> BindByteLength(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
@@ -1092,6 +1110,7 @@ class UuidFunction final : public ScalarFunction {
   }
 };
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): the FunctionBinder signature
 Result<BoundExprPtr> BindUuid(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 0));
   return MakeFunctionCall(call.Name(), DataType::String(), {},
@@ -2269,6 +2288,7 @@ void AddStringFunctions(std::vector<FunctionEntry>* table) {
                                {"find_in_set", BindFindInSet},
                                {"bit_length", BindByteLength},
                                {"octet_length", BindByteLength},
+                               {"quote", BindQuote},
                                {"uuid", BindUuid},
                                {"sentences", BindSentences}});
 }

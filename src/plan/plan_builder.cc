@@ -1,11 +1,13 @@
 #include "plan/plan_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <functional>
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/ascii.h"
 #include "common/closest_match.h"
@@ -374,6 +376,28 @@ Result<LogicalPlanPtr> SelectWithGenerator(LogicalPlanPtr input, std::vector<Nam
                                            size_t generator) {
   const Expression& call = *items[generator].expr;
   const std::string& name = call.Name();
+  if (name == "json_tuple") {
+    // One row per input row: a string column c<i> per key, each the key's field (Spark's
+    // JsonTuple), so no Generate node is needed.
+    if (call.Children().size() < 2) {
+      return Status::InvalidArgument(fmt::format(
+          "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `json_tuple` requires > 1 parameters but the "
+          "actual number is {}.",
+          call.Children().size()));
+    }
+    std::vector<NamedExpr> rewritten;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i != generator) {
+        rewritten.push_back(items[i]);
+        continue;
+      }
+      for (size_t k = 1; k < call.Children().size(); ++k) {
+        rewritten.push_back({expr::Function("json_tuple_field", {call.Child(0), call.Child(k)}),
+                             fmt::format("c{}", k - 1)});
+      }
+    }
+    return Select(std::move(input), rewritten);
+  }
   if (name != "explode" && name != "explode_outer" && name != "posexplode" &&
       name != "posexplode_outer") {
     return Status::NotImplemented(fmt::format("generator {} is not supported", name));
@@ -902,6 +926,7 @@ Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>
   // Window calls become columns of a window node below the projection; names stay the calls'.
   const std::vector<NamedExpr> named = expanded;
   std::vector<ExprPtr*> windowed_items;
+  windowed_items.reserve(expanded.size());
   for (NamedExpr& item : expanded) {
     windowed_items.push_back(&item.expr);
   }
@@ -934,15 +959,29 @@ namespace {
 // expressions become key columns, aggregate calls become aggregate columns (registered here).
 class AggregateRewriter {
  public:
+  /// `grouping_sets`: whether the aggregation's output has, after the keys, Spark's
+  /// spark_grouping_id and a grouping-set position column (GROUPING SETS, ROLLUP, CUBE).
   AggregateRewriter(const LogicalPlan& input, std::vector<BoundExprPtr> keys,
-                    std::vector<std::string> key_names)
-      : input_(input), keys_(std::move(keys)), key_names_(std::move(key_names)) {
+                    std::vector<std::string> key_names, bool grouping_sets = false)
+      : input_(input),
+        keys_(std::move(keys)),
+        key_names_(std::move(key_names)),
+        grouping_sets_(grouping_sets),
+        key_columns_(keys_.size() + (grouping_sets ? 2 : 0)) {
     for (const BoundExprPtr& key : keys_) {
       key_texts_.push_back(key->ToString());
     }
   }
 
   Result<ExprPtr> Rewrite(const ExprPtr& e) {
+    if (e->GetOp() == Op::kFunction && (e->Name() == "grouping" || e->Name() == "grouping_id")) {
+      return RewriteGrouping(*e);
+    }
+    // Hive's virtual column grouping__id: grouping_id(), unless the input has such a column.
+    if (e->GetOp() == Op::kColumn && EqualsIgnoreAsciiCase(e->Name(), "grouping__id") &&
+        !Resolve(*e, input_).ok()) {
+      return RewriteGrouping(*expr::Function("grouping_id", {}));
+    }
     if (e->GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e->Name())) {
       return RegisterAggregate(*e);
     }
@@ -1032,12 +1071,69 @@ class AggregateRewriter {
       call_texts_.push_back(text);
       calls_.push_back(std::move(bound_call));
     }
-    return ExactColumn(fmt::format("{}#{}", call_names_[index], keys_.size() + index));
+    return ExactColumn(fmt::format("{}#{}", call_names_[index], key_columns_ + index));
+  }
+
+  // grouping(key): whether the row's grouping set leaves `key` out (1) or not (0), a tinyint;
+  // grouping_id() or grouping_id(every key in order): the spark_grouping_id, a bigint with a
+  // bit per key, the first key's the most significant, set when the key is left out.
+  Result<ExprPtr> RewriteGrouping(const Expression& call) {
+    if (!grouping_sets_) {
+      return Status::InvalidArgument(
+          "[UNSUPPORTED_GROUPING_EXPRESSION] grouping()/grouping_id() can only be used with "
+          "GroupingSets/Cube/Rollup.");
+    }
+    ExprPtr id = ExactColumn(fmt::format("spark_grouping_id#{}", keys_.size()));
+    const std::string key_list = fmt::format("{}", fmt::join(key_names_, ","));
+    std::vector<size_t> indices;
+    std::string argument_list;
+    for (const ExprPtr& argument : call.Children()) {
+      if (!argument_list.empty()) {
+        argument_list += ',';
+      }
+      argument_list += argument->ToString();
+      auto bound = Resolve(*argument, input_);
+      size_t k = keys_.size();
+      if (bound.ok()) {
+        k = std::find(key_texts_.begin(), key_texts_.end(), (*bound)->ToString()) -
+            key_texts_.begin();
+      }
+      indices.push_back(k);
+    }
+    if (call.Name() == "grouping_id") {
+      for (size_t i = 0; i < indices.size(); ++i) {
+        if (indices.size() != keys_.size() || indices[i] != i) {
+          return Status::InvalidArgument(
+              fmt::format("[GROUPING_ID_COLUMN_MISMATCH] Columns of grouping_id ({}) does not "
+                          "match grouping columns ({}).",
+                          argument_list, key_list));
+        }
+      }
+      return id;
+    }
+    if (indices.size() != 1) {
+      return Status::InvalidArgument(fmt::format(
+          "[WRONG_NUM_ARGS] The `grouping` requires 1 parameters but the actual number is {}.",
+          indices.size()));
+    }
+    if (indices.front() == keys_.size()) {
+      return Status::InvalidArgument(fmt::format(
+          "[GROUPING_COLUMN_MISMATCH] Column of grouping ({}) can't be found in grouping "
+          "columns {}.",
+          argument_list, key_list));
+    }
+    const int shift = static_cast<int>(keys_.size() - 1 - indices.front());
+    ExprPtr bit = expr::Call(
+        Op::kRemainder, {expr::Function("shiftright", {id, expr::Lit(expr::Scalar::Int32(shift))}),
+                         expr::Lit(expr::Scalar::Int64(2))});
+    return expr::Cast(std::move(bit), columnar::DataType::Int8());
   }
 
   const LogicalPlan& input_;
   std::vector<BoundExprPtr> keys_;
   std::vector<std::string> key_names_;
+  bool grouping_sets_;
+  size_t key_columns_;
   std::vector<std::string> key_texts_;
   std::vector<exec::AggregateCall> calls_;
   std::vector<std::string> call_names_;
@@ -1047,9 +1143,62 @@ class AggregateRewriter {
 
 }  // namespace
 
+namespace {
+
+// Spark's Expand for GROUPING SETS: per set, the input's columns, then each key (null when the
+// set leaves it out), the set's spark_grouping_id and its position (so that a set listed twice
+// keeps its duplicate groups), all sets' rows unioned. The aggregation groups by the columns
+// after the input's; its aggregate calls read the input's columns at their own indices.
+Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
+                                          const std::vector<BoundExprPtr>& keys,
+                                          const std::vector<std::vector<size_t>>& sets) {
+  const int columns = input->Schema()->NumFields();
+  const SchemaPtr resolution = ResolutionSchema(*input);
+  std::vector<LogicalPlanPtr> projections;
+  for (size_t p = 0; p < sets.size(); ++p) {
+    std::vector<BoundExprPtr> expressions;
+    std::vector<std::string> names;
+    std::vector<std::string> qualifiers = input->Qualifiers();
+    for (int c = 0; c < columns; ++c) {
+      expressions.push_back(ColumnRef(*input, c));
+      names.push_back(input->Schema()->FieldAt(c).Name());
+    }
+    int64_t id = 0;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const bool kept = std::find(sets[p].begin(), sets[p].end(), k) != sets[p].end();
+      if (kept) {
+        expressions.push_back(keys[k]);
+      } else {
+        id |= int64_t{1} << (keys.size() - 1 - k);
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            BoundExprPtr null,
+            expr::Bind(*expr::Lit(expr::Scalar::Null(keys[k]->Type())), *resolution));
+        expressions.push_back(std::move(null));
+      }
+      names.push_back(fmt::format("__grouping_key{}", k));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr id_literal,
+                              expr::Bind(*expr::Lit(expr::Scalar::Int64(id)), *resolution));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        BoundExprPtr position,
+        expr::Bind(*expr::Lit(expr::Scalar::Int32(static_cast<int32_t>(p))), *resolution));
+    expressions.push_back(std::move(id_literal));
+    names.emplace_back("spark_grouping_id");
+    expressions.push_back(std::move(position));
+    names.emplace_back("__grouping_set");
+    qualifiers.resize(names.size());
+    projections.push_back(
+        std::make_shared<ProjectNode>(input, std::move(expressions), names, std::move(qualifiers)));
+  }
+  return LogicalPlanPtr(std::make_shared<UnionNode>(std::move(projections)));
+}
+
+}  // namespace
+
 Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr>& original_keys,
                                  const std::vector<NamedExpr>& original_items,
-                                 const ExprPtr& original_having) {
+                                 const ExprPtr& original_having,
+                                 const std::vector<std::vector<size_t>>& grouping_sets) {
   const int visible = input->Schema()->NumFields();
   std::vector<const Expression*> referencing = ItemExpressions(original_items);
   for (const ExprPtr& key : original_keys) {
@@ -1081,8 +1230,20 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
     fields.emplace_back(key_names.back(), bound->Type(), true);
     bound_keys.push_back(std::move(bound));
   }
+  LogicalPlanPtr grouped = input;
+  std::vector<BoundExprPtr> grouped_keys = bound_keys;
+  if (!grouping_sets.empty()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(grouped, ExpandGroupingSets(input, bound_keys, grouping_sets));
+    grouped_keys.clear();
+    for (size_t k = 0; k < bound_keys.size() + 2; ++k) {
+      grouped_keys.push_back(
+          ColumnRef(*grouped, input->Schema()->NumFields() + static_cast<int>(k)));
+    }
+    fields.emplace_back("spark_grouping_id", columnar::DataType::Int64(), false);
+    fields.emplace_back("__grouping_set", columnar::DataType::Int32(), false);
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded, ExpandStars(*input, items, visible));
-  AggregateRewriter rewriter(*input, bound_keys, key_names);
+  AggregateRewriter rewriter(*input, bound_keys, key_names, !grouping_sets.empty());
   std::vector<ExprPtr> rewritten_items;
   for (const NamedExpr& item : expanded) {
     TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rewritten, rewriter.Rewrite(item.expr));
@@ -1095,8 +1256,9 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
   for (const columnar::Field& field : rewriter.CallFields()) {
     fields.push_back(field);
   }
-  LogicalPlanPtr aggregate = std::make_shared<AggregateNode>(
-      input, bound_keys, rewriter.Calls(), std::make_shared<columnar::Schema>(std::move(fields)));
+  LogicalPlanPtr aggregate =
+      std::make_shared<AggregateNode>(grouped, grouped_keys, rewriter.Calls(),
+                                      std::make_shared<columnar::Schema>(std::move(fields)));
   const SchemaPtr resolution = ResolutionSchema(*aggregate);
   LogicalPlanPtr current = aggregate;
   if (rewritten_having != nullptr) {
@@ -1107,6 +1269,7 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
     current = std::make_shared<FilterNode>(current, std::move(*condition));
   }
   std::vector<ExprPtr*> windowed_items;
+  windowed_items.reserve(rewritten_items.size());
   for (ExprPtr& item : rewritten_items) {
     windowed_items.push_back(&item);
   }
@@ -1296,32 +1459,41 @@ Result<LogicalPlanPtr> Limit(LogicalPlanPtr input, int64_t limit, int64_t offset
   return LogicalPlanPtr(std::make_shared<LimitNode>(std::move(input), limit, offset));
 }
 
-Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct) {
-  if (inputs.empty()) {
-    return Status::InvalidArgument("UNION of no inputs");
-  }
+namespace {
+
+// `inputs` with each column cast to the common type of that column in all of them, as a set
+// operation (`operation`: UNION, INTERSECT, EXCEPT) lines them up by position.
+Result<std::vector<LogicalPlanPtr>> WidenSetInputs(std::vector<LogicalPlanPtr> inputs,
+                                                   std::string_view operation) {
+  // Spark's ordinal words in these messages: first, second, third, 4th, ...
+  auto ordinal = [](size_t i) {
+    static constexpr std::array<std::string_view, 3> kWords = {"first", "second", "third"};
+    return i < kWords.size() ? std::string(kWords[i]) : fmt::format("{}th", i + 1);
+  };
   const int columns = inputs.front()->Schema()->NumFields();
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i]->Schema()->NumFields() != columns) {
+      return Status::InvalidArgument(fmt::format(
+          "[NUM_COLUMNS_MISMATCH] {} can only be performed on inputs with the same number of "
+          "columns, but the first input has {} columns and the {} input has {} columns.",
+          operation, columns, ordinal(i), inputs[i]->Schema()->NumFields()));
+    }
+  }
   std::vector<columnar::DataTypePtr> types;
   for (int c = 0; c < columns; ++c) {
     std::vector<columnar::DataTypePtr> candidates;
+    columnar::DataTypePtr common;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i]->Schema()->NumFields() != columns) {
-        return Status::InvalidArgument(fmt::format(
-            "UNION inputs must have the same number of columns: the first has {}, input {} "
-            "has {}",
-            columns, i + 1, inputs[i]->Schema()->NumFields()));
-      }
       candidates.push_back(inputs[i]->Schema()->FieldAt(c).Type());
-    }
-    columnar::DataTypePtr common = expr::CommonType(candidates);
-    if (common == nullptr) {
-      std::string listed;
-      for (const auto& t : candidates) {
-        listed += (listed.empty() ? "" : ", ") + t->ToString();
+      common = expr::CommonType(candidates);
+      if (common == nullptr) {
+        return Status::InvalidArgument(fmt::format(
+            "[INCOMPATIBLE_COLUMN_TYPE] {} can only be performed on tables with compatible "
+            "column types. The {} column of the {} table is \"{}\" type which is not "
+            "compatible with \"{}\" at the same column of the first table.",
+            operation, ordinal(static_cast<size_t>(c)), ordinal(i),
+            AsciiUpper(candidates.back()->ToString()), AsciiUpper(candidates.front()->ToString())));
       }
-      return Status::InvalidArgument(
-          fmt::format("UNION column {} ('{}') has incompatible types: {}", c + 1,
-                      inputs.front()->Schema()->FieldAt(c).Name(), listed));
     }
     types.push_back(std::move(common));
   }
@@ -1343,8 +1515,88 @@ Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct) 
                                             std::vector<std::string>(static_cast<size_t>(columns)));
     }
   }
+  return inputs;
+}
+
+}  // namespace
+
+Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct) {
+  if (inputs.empty()) {
+    return Status::InvalidArgument("UNION of no inputs");
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(inputs, WidenSetInputs(std::move(inputs), "UNION"));
   LogicalPlanPtr all = std::make_shared<UnionNode>(std::move(inputs));
   return distinct ? Distinct(std::move(all)) : all;
+}
+
+// Both sides tagged with a count column each (1 on its own side, 0 on the other), unioned and
+// grouped by every column: the hash aggregation matches rows as Spark's null-safe equality
+// does, and the two sums are each row's multiplicity on either side. DISTINCT keeps the rows
+// the counts admit; ALL then replicates each row min(l, r) or l - r times through explode
+// (Spark's rewrite of INTERSECT/EXCEPT ALL through a replicating Generate).
+Result<LogicalPlanPtr> SetOperation(LogicalPlanPtr left, LogicalPlanPtr right,
+                                    SetOperationKind kind, bool all) {
+  const std::string_view operation = kind == SetOperationKind::kIntersect
+                                         ? (all ? "INTERSECT ALL" : "INTERSECT")
+                                         : (all ? "EXCEPT ALL" : "EXCEPT");
+  std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(left->Schema()->NumFields()));
+  for (int c = 0; c < left->Schema()->NumFields(); ++c) {
+    names.push_back(left->Schema()->FieldAt(c).Name());
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<LogicalPlanPtr> sides,
+                            WidenSetInputs({std::move(left), std::move(right)}, operation));
+  const int columns = static_cast<int>(names.size());
+  std::vector<ExprPtr> keys;
+  keys.reserve(static_cast<size_t>(columns));
+  for (int c = 0; c < columns; ++c) {
+    keys.push_back(ExactColumn(fmt::format("__c{}", c)));
+  }
+  for (size_t side = 0; side < sides.size(); ++side) {
+    const SchemaPtr resolution = ResolutionSchema(*sides[side]);
+    std::vector<NamedExpr> items;
+    items.reserve(static_cast<size_t>(columns) + 2);
+    for (int c = 0; c < columns; ++c) {
+      items.push_back({ExactColumn(resolution->FieldAt(c).Name()), fmt::format("__c{}", c)});
+    }
+    items.push_back({expr::Lit(expr::Scalar::Int64(side == 0 ? 1 : 0)), "__left"});
+    items.push_back({expr::Lit(expr::Scalar::Int64(side == 0 ? 0 : 1)), "__right"});
+    TRIBUTARY_ASSIGN_OR_RAISE(sides[side], Select(std::move(sides[side]), items));
+  }
+  LogicalPlanPtr tagged = std::make_shared<UnionNode>(std::move(sides));
+  const ExprPtr left_count = expr::Function("sum", {ExactColumn("__left")});
+  const ExprPtr right_count = expr::Function("sum", {ExactColumn("__right")});
+  const ExprPtr zero = expr::Lit(expr::Scalar::Int64(0));
+  ExprPtr copies;
+  ExprPtr having;
+  if (kind == SetOperationKind::kIntersect) {
+    copies = expr::Function("least", {left_count, right_count});
+    having = expr::And(expr::Call(Op::kGreater, {left_count, zero}),
+                       expr::Call(Op::kGreater, {right_count, zero}));
+  } else {
+    copies = expr::Call(Op::kSubtract, {left_count, right_count});
+    having = all ? expr::Call(Op::kGreater, {copies, zero})
+                 : expr::And(expr::Call(Op::kGreater, {left_count, zero}),
+                             expr::Call(Op::kEqual, {right_count, zero}));
+  }
+  std::vector<NamedExpr> items;
+  items.reserve(static_cast<size_t>(columns) + 1);
+  for (int c = 0; c < columns; ++c) {
+    items.push_back({keys[static_cast<size_t>(c)], fmt::format("__c{}", c)});
+  }
+  if (all) {
+    items.push_back({copies, "__copies"});
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr grouped, Aggregate(tagged, keys, items, having));
+  if (all) {
+    items.pop_back();
+    items.push_back(
+        {expr::Function("explode", {expr::Function("sequence", {expr::Lit(expr::Scalar::Int64(1)),
+                                                                ExactColumn("__copies")})}),
+         "__copy"});
+    TRIBUTARY_ASSIGN_OR_RAISE(grouped, Select(std::move(grouped), items));
+  }
+  return Rename(FirstColumns(std::move(grouped), columns), names);
 }
 
 Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input) {

@@ -59,9 +59,13 @@ Result<LogicalPlanPtr> Filter(LogicalPlanPtr input, const ExprPtr& condition);
 Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>& items);
 
 /// GROUP BY `keys`, output `items` (each either a grouping expression, an aggregate, or built
-/// from them), then HAVING `having` (may be null) over the same vocabulary.
+/// from them), then HAVING `having` (may be null) over the same vocabulary. `grouping_sets`
+/// (GROUPING SETS, ROLLUP, CUBE): each set as indices into `keys`; the groups of every set,
+/// with the keys a set leaves out null, and grouping(key) / grouping_id() available to `items`
+/// and `having` as Spark's. Default: empty (one plain grouping by all keys).
 Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr>& keys,
-                                 const std::vector<NamedExpr>& items, const ExprPtr& having);
+                                 const std::vector<NamedExpr>& items, const ExprPtr& having,
+                                 const std::vector<std::vector<size_t>>& grouping_sets = {});
 
 /// `left JOIN right ON condition` (condition null: a cross join; required for the others
 /// except semi/anti which also accept null for "any row").
@@ -77,6 +81,13 @@ Result<LogicalPlanPtr> Limit(LogicalPlanPtr input, int64_t limit, int64_t offset
 /// UNION ALL (`distinct` false) or UNION: by position; column types widen to their common
 /// type; names come from the first input.
 Result<LogicalPlanPtr> Union(std::vector<LogicalPlanPtr> inputs, bool distinct);
+/// INTERSECT or EXCEPT (MINUS), DISTINCT (`all` false) or ALL, as Spark: rows match by every
+/// column with NULLs equal; ALL keeps each row min(left, right) times (INTERSECT) or left -
+/// right times (EXCEPT), DISTINCT once. Columns line up by position and widen as UNION's; names
+/// come from `left`.
+enum class SetOperationKind : uint8_t { kIntersect, kExcept };
+Result<LogicalPlanPtr> SetOperation(LogicalPlanPtr left, LogicalPlanPtr right,
+                                    SetOperationKind kind, bool all);
 Result<LogicalPlanPtr> Distinct(LogicalPlanPtr input);
 /// dropDuplicates(names) (`within_watermark`: dropDuplicatesWithinWatermark): a
 /// DeduplicateNode keyed by every column named (case-insensitive, every column of that name

@@ -1,6 +1,7 @@
 #include "sql/ast.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "expr/backquoted_name.h"
 #include "sql/keywords.h"
@@ -125,7 +126,19 @@ class Printer {
         if (query.where != nullptr) {
           out += " WHERE " + Expr(query.where);
         }
-        if (!query.group_by.empty()) {
+        if (query.group_by_all) {
+          out += " GROUP BY ALL";
+        } else if (!query.grouping_sets.empty()) {
+          out += " GROUP BY GROUPING SETS (";
+          for (size_t i = 0; i < query.grouping_sets.size(); ++i) {
+            std::vector<expr::ExprPtr> set;
+            for (size_t key : query.grouping_sets[i]) {
+              set.push_back(query.group_by[key]);
+            }
+            out += fmt::format("{}({})", i > 0 ? ", " : "", Exprs(set));
+          }
+          out += ")";
+        } else if (!query.group_by.empty()) {
           out += " GROUP BY " + Exprs(query.group_by);
         }
         if (query.having != nullptr) {
@@ -133,8 +146,11 @@ class Printer {
         }
         break;
       case QueryKind::kUnion:
-        out += fmt::format("({}) UNION {}({})", Query(*query.left), query.union_all ? "ALL " : "",
-                           Query(*query.right));
+        out += fmt::format("({}) {} {}({})", Query(*query.left),
+                           query.set_operator == SetOperator::kIntersect ? "INTERSECT"
+                           : query.set_operator == SetOperator::kExcept  ? "EXCEPT"
+                                                                         : "UNION",
+                           query.union_all ? "ALL " : "", Query(*query.right));
         break;
       case QueryKind::kValues:
         out += "VALUES ";
@@ -145,7 +161,8 @@ class Printer {
     }
     for (size_t i = 0; i < query.order_by.size(); ++i) {
       const OrderItem& item = query.order_by[i];
-      out += fmt::format("{}{} {} NULLS {}", i > 0 ? ", " : " ORDER BY ", Expr(item.expr),
+      out += fmt::format("{}{} {} NULLS {}", i > 0 ? ", " : " ORDER BY ",
+                         query.order_by_all ? std::string("ALL") : Expr(item.expr),
                          item.ascending ? "ASC" : "DESC", item.nulls_first ? "FIRST" : "LAST");
     }
     if (query.limit != nullptr) {
@@ -315,11 +332,58 @@ std::string ToString(const Statement& statement) {
       return out + " " + printer.Query(*insert.query);
     }
     std::string operator()(const Describe& describe) const {
+      if (describe.query != nullptr) {
+        return "DESCRIBE QUERY " + printer.Query(*describe.query);
+      }
       const char* kind = describe.kind == DescribeKind::kHistory  ? "HISTORY"
                          : describe.kind == DescribeKind::kDetail ? "DETAIL"
                                                                   : "TABLE";
-      std::string out = fmt::format("DESCRIBE {} {}", kind, describe.table.ToString());
+      std::string out = fmt::format("DESCRIBE {} {}{}", kind, describe.extended ? "EXTENDED " : "",
+                                    describe.table.ToString());
       return describe.limit ? out + fmt::format(" LIMIT {}", *describe.limit) : out;
+    }
+    std::string operator()(const Explain& explain) const {
+      const char* mode = explain.mode == ExplainMode::kExtended    ? "EXTENDED "
+                         : explain.mode == ExplainMode::kFormatted ? "FORMATTED "
+                         : explain.mode == ExplainMode::kCost      ? "COST "
+                                                                   : "";
+      return fmt::format("EXPLAIN {}{}", mode, printer.Query(*explain.query));
+    }
+    std::string operator()(const SetConfig& set) const {
+      std::string out = "SET";
+      out += set.key ? " " + *set.key : "";
+      return set.value ? out + " = " + *set.value : out;
+    }
+    std::string operator()(const ResetConfig& reset) const {
+      return reset.key ? "RESET " + *reset.key : "RESET";
+    }
+    std::string operator()(const Use& use) const {
+      std::string out = "USE ";
+      for (size_t i = 0; i < use.parts.size(); ++i) {
+        if (i > 0) {
+          out += '.';
+        }
+        out += QuoteIdentifier(use.parts[i]);
+      }
+      return out;
+    }
+    std::string operator()(const ShowTableInfo& show) const {
+      switch (show.kind) {
+        case ShowKind::kColumns: {
+          std::string out = "SHOW COLUMNS IN " + show.table.ToString();
+          return show.database.empty() ? out : out + " IN " + QuoteIdentifier(show.database);
+        }
+        case ShowKind::kTblProperties:
+          return "SHOW TBLPROPERTIES " + show.table.ToString() +
+                 (show.key.empty() ? "" : " (" + QuoteString(show.key) + ")");
+        case ShowKind::kCreateTable:
+          return "SHOW CREATE TABLE " + show.table.ToString();
+        case ShowKind::kViews:
+          break;
+      }
+      std::string out = "SHOW VIEWS";
+      out += show.database.empty() ? "" : " IN " + QuoteIdentifier(show.database);
+      return show.pattern.empty() ? out : out + " LIKE " + QuoteString(show.pattern);
     }
     std::string operator()(const ShowTables& show) const {
       std::string out = "SHOW TABLES";
@@ -342,11 +406,12 @@ std::string ToString(const Statement& statement) {
           fmt::format("CREATE {}TEMPORARY VIEW {}{}", view.or_replace ? "OR REPLACE " : "",
                       view.if_not_exists ? "IF NOT EXISTS " : "", QuoteIdentifier(view.name));
       if (!view.columns.empty()) {
-        std::string names;
+        std::vector<std::string> names;
+        names.reserve(view.columns.size());
         for (const std::string& column : view.columns) {
-          names += (names.empty() ? "" : ", ") + QuoteIdentifier(column);
+          names.push_back(QuoteIdentifier(column));
         }
-        out += " (" + names + ")";
+        out += fmt::format(" ({})", fmt::join(names, ", "));
       }
       return out + " AS " + printer.Query(*view.query);
     }

@@ -149,6 +149,9 @@ struct CommonTableExpression {
 
 enum class QueryKind : uint8_t { kSelect, kUnion, kValues };
 
+/// Which set operation a kUnion query is.
+enum class SetOperator : uint8_t { kUnion, kIntersect, kExcept };
+
 /// A query: a SELECT block, a UNION of two queries or a VALUES list, with the ORDER BY and
 /// LIMIT that apply to its result and the WITH clause that scopes over it.
 struct Query {
@@ -163,12 +166,19 @@ struct Query {
   RelationPtr from;
   expr::ExprPtr where;
   std::vector<expr::ExprPtr> group_by;
+  /// GROUP BY ALL: `group_by` holds one column `ALL`, which the binder reads as that column
+  /// when the input has one (as Spark) and else as every SELECT item without an aggregate.
+  bool group_by_all = false;
+  /// GROUPING SETS, ROLLUP, CUBE (and WITH ROLLUP|CUBE): each set as indices into `group_by`,
+  /// which then lists each grouping expression once; empty for a plain GROUP BY.
+  std::vector<std::vector<size_t>> grouping_sets;
   expr::ExprPtr having;
   /// QUALIFY: a condition on the row after window functions are computed (may name SELECT
   /// aliases); null when absent.
   expr::ExprPtr qualify;
 
-  /// kUnion: `left UNION [ALL|DISTINCT] right` (DISTINCT by default).
+  /// kUnion: `left UNION|INTERSECT|EXCEPT [ALL|DISTINCT] right` (DISTINCT by default).
+  SetOperator set_operator = SetOperator::kUnion;
   bool union_all = false;
   QueryPtr left;
   QueryPtr right;
@@ -177,6 +187,9 @@ struct Query {
   std::vector<std::vector<expr::ExprPtr>> rows;
 
   std::vector<OrderItem> order_by;
+  /// ORDER BY ALL: `order_by` holds one column `ALL` with the direction, which the binder reads
+  /// as that column when there is one (as Spark) and else as every output column in order.
+  bool order_by_all = false;
   /// Null when there is no LIMIT (or LIMIT ALL).
   expr::ExprPtr limit;
 };
@@ -220,11 +233,56 @@ struct Insert {
 
 enum class DescribeKind : uint8_t { kTable, kHistory, kDetail };
 
-/// DESCRIBE [TABLE|HISTORY|DETAIL] name; HISTORY takes an optional LIMIT n.
+/// DESCRIBE [TABLE|HISTORY|DETAIL] name; HISTORY takes an optional LIMIT n. TABLE takes
+/// EXTENDED or FORMATTED (the same output in Spark) before the name. DESCRIBE [QUERY] query.
 struct Describe {
   DescribeKind kind = DescribeKind::kTable;
   TableName table;
   std::optional<int64_t> limit;
+  bool extended = false;
+  /// DESCRIBE [QUERY] query: the query whose result columns are described (no table then).
+  QueryPtr query;
+};
+
+enum class ExplainMode : uint8_t { kSimple, kExtended, kFormatted, kCost };
+
+/// EXPLAIN [EXTENDED|FORMATTED|COST] query.
+struct Explain {
+  ExplainMode mode = ExplainMode::kSimple;
+  QueryPtr query;
+};
+
+/// SET (list), SET key (show one), SET key = value; SET TIME ZONE 'zone' | LOCAL sets
+/// spark.sql.session.timeZone. Key and value are the source text, trimmed, as Spark reads them.
+struct SetConfig {
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+};
+
+/// RESET [key]: every setting made in the session, or one.
+struct ResetConfig {
+  std::optional<std::string> key;
+};
+
+/// USE [DATABASE|SCHEMA|NAMESPACE] name.
+struct Use {
+  std::vector<std::string> parts;
+  SourcePosition position;
+};
+
+enum class ShowKind : uint8_t { kColumns, kTblProperties, kCreateTable, kViews };
+
+/// SHOW COLUMNS (IN|FROM) table [(IN|FROM) database], SHOW TBLPROPERTIES table [(key)],
+/// SHOW CREATE TABLE table [AS SERDE], SHOW VIEWS [(IN|FROM) database] [[LIKE] 'pattern'].
+struct ShowTableInfo {
+  ShowKind kind = ShowKind::kColumns;
+  /// Not set for kViews.
+  TableName table;
+  std::string database;
+  /// kTblProperties: the one key asked for; empty for all.
+  std::string key;
+  /// kViews.
+  std::string pattern;
 };
 
 /// SHOW TABLES [(IN|FROM) database] [[LIKE] 'pattern'].
@@ -357,9 +415,9 @@ struct AutoCdc {
   SourcePosition track_history_position;
 };
 
-using StatementBody =
-    std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize, Vacuum, DropTable,
-                 Delete, Update, Merge, AutoCdc, CreateView, DropView>;
+using StatementBody = std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize,
+                                   Vacuum, DropTable, Delete, Update, Merge, AutoCdc, CreateView,
+                                   DropView, Explain, SetConfig, ResetConfig, Use, ShowTableInfo>;
 
 /// One parsed statement with what error messages need: the text it came from and where each
 /// expression node is in it.

@@ -12,6 +12,7 @@
 #include "common/closest_match.h"
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
+#include "plan/table_info.h"
 #include "sql/binder_internal.h"
 #include "sql/parser.h"
 #include "storage/file_system.h"
@@ -129,7 +130,8 @@ class Binder : public internal::RelationBinder {
     }
     if (statement_.sources->subqueries.count(e.get()) > 0) {
       return At(Status::NotImplemented(
-                    "only [NOT] EXISTS and IN subqueries that are WHERE conjuncts are supported"),
+                    "only [NOT] EXISTS and [NOT] IN subqueries that are WHERE conjuncts and "
+                    "uncorrelated scalar subqueries in SELECT, WHERE and HAVING are supported"),
                 *e);
     }
     for (const ExprPtr& child : e->Children()) {
@@ -548,10 +550,9 @@ class Binder : public internal::RelationBinder {
                               : At(joined.status(), relation.position);
   }
 
-  // WHERE conjuncts `x IN (query)`, `EXISTS (query)` and `NOT EXISTS (query)` (uncorrelated)
-  // become left semi/anti joins of `*input` with the subquery, as Spark rewrites them; returns
-  // the other conjuncts (null when none are left). NOT IN stays an error: its NULL semantics
-  // are not an anti join's.
+  // WHERE conjuncts `x [NOT] IN (query)`, `EXISTS (query)` and `NOT EXISTS (query)`
+  // (uncorrelated) become left semi/anti joins of `*input` with the subquery, as Spark rewrites
+  // them; returns the other conjuncts (null when none are left).
   Result<ExprPtr> SubqueryJoins(const ExprPtr& condition, LogicalPlanPtr* input) {
     if (condition->GetOp() == Op::kAnd) {
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr left, SubqueryJoins(condition->Child(0), input));
@@ -564,15 +565,34 @@ class Binder : public internal::RelationBinder {
       return condition;
     }
     auto found = statement_.sources->subqueries.find(call.get());
-    if (found == statement_.sources->subqueries.end() ||
-        (negated && call->Name() != kExistsFunction)) {
+    if (found == statement_.sources->subqueries.end()) {
       return condition;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr sub, Query(*found->second));
+    auto bound = Query(*found->second);
+    ExprPtr correlation;
+    if (!bound.ok() && IsUnresolvedColumn(bound.status())) {
+      auto decorrelated =
+          Decorrelated(*found->second, call->Name() == kInSubqueryFunction, &correlation);
+      if (decorrelated.ok() && *decorrelated != nullptr) {
+        bound = *std::move(decorrelated);
+      } else if (!decorrelated.ok()) {
+        return decorrelated.status();
+      }
+    }
+    TRIBUTARY_RETURN_NOT_OK(bound.status());
+    LogicalPlanPtr sub = *std::move(bound);
     const std::string alias = fmt::format("__subquery_{}", ++subquery_count_);
     ExprPtr on;
     exec::JoinType type = negated ? exec::JoinType::kLeftAnti : exec::JoinType::kLeftSemi;
-    if (call->Name() == kInSubqueryFunction) {
+    if (call->Name() == kInSubqueryFunction && correlation != nullptr) {
+      const columnar::Schema& columns = *sub->Schema();
+      on = expr::Call(
+          Op::kEqual,
+          {call->Child(0), plan::ExactColumn(columns.FieldAt(columns.NumFields() - 1).Name())});
+      if (negated) {
+        on = expr::Or(on, expr::IsNull(on));
+      }
+    } else if (call->Name() == kInSubqueryFunction) {
       if (sub->Schema()->NumFields() != 1) {
         return At(Status::InvalidArgument(
                       fmt::format("the IN subquery returns {} columns; it must return one",
@@ -590,16 +610,314 @@ class Binder : public internal::RelationBinder {
       sub = *std::move(renamed);
       on = expr::Call(Op::kEqual, {call->Child(0), expr::Col(QuoteIdentifier(alias) + "." +
                                                              QuoteIdentifier(alias))});
+      if (negated) {
+        // Spark's null-aware anti join: x NOT IN (subquery) is false or null, and the row goes,
+        // when some value equals x or compares to it as null (x null, or a null value); an
+        // empty subquery keeps every row.
+        on = expr::Or(on, expr::IsNull(on));
+      }
     } else if (call->Name() != kExistsFunction) {
       return condition;
     }
-    sub = sub->WithAlias(alias);
+    if (correlation != nullptr) {
+      // The correlated conjuncts name the subquery's own tables: its qualifiers stay.
+      on = on == nullptr ? correlation : expr::And(on, correlation);
+    } else {
+      sub = sub->WithAlias(alias);
+    }
     auto joined = plan::Join(*input, std::move(sub), type, on);
     if (!joined.ok()) {
       return At(joined.status(), *call);
     }
     *input = *std::move(joined);
     return ExprPtr();
+  }
+
+  bool IsScalarSubquery(const expr::Expression& e) const {
+    return e.GetOp() == Op::kFunction && e.Name() == kScalarSubqueryFunction &&
+           statement_.sources != nullptr && statement_.sources->subqueries.count(&e) > 0;
+  }
+
+  bool HasScalarSubquery(const ExprPtr& e) const {
+    return e != nullptr && (IsScalarSubquery(*e) ||
+                            std::any_of(e->Children().begin(), e->Children().end(),
+                                        [&](const ExprPtr& c) { return HasScalarSubquery(c); }));
+  }
+
+  // Uncorrelated scalar subqueries in the SELECT list, WHERE and HAVING of `query`: each
+  // becomes a one-row, one-column plan cross-joined into `*input` (Spark runs them once, before
+  // the query), and the placeholder a reference to its column. Returns the query with the
+  // references; nullopt when it has no scalar subquery there.
+  Result<std::optional<sql::Query>> ScalarSubqueries(const sql::Query& query,
+                                                     LogicalPlanPtr* input) {
+    const bool any =
+        HasScalarSubquery(query.where) || HasScalarSubquery(query.having) ||
+        std::any_of(query.select.begin(), query.select.end(),
+                    [&](const SelectItem& item) { return HasScalarSubquery(item.expr); });
+    if (!any) {
+      return std::nullopt;
+    }
+    const columnar::SchemaPtr before = plan::ResolutionSchema(**input);
+    const int input_columns = (*input)->Schema()->NumFields();
+    bool aggregates = query.having != nullptr || !query.group_by.empty();
+    for (const SelectItem& item : query.select) {
+      aggregates = aggregates || (!item.IsStar() && ContainsAggregate(*item.expr));
+    }
+    sql::Query rewritten = query;
+    if (query.where != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(rewritten.where,
+                                ScalarSubqueryColumns(query.where, input, false, false));
+    }
+    if (query.having != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(rewritten.having,
+                                ScalarSubqueryColumns(query.having, input, true, false));
+    }
+    rewritten.select.clear();
+    for (const SelectItem& item : query.select) {
+      if (item.IsStar() && item.star_qualifier.empty()) {
+        // `*` is the input's columns, not the subqueries' joined after them.
+        for (int i = 0; i < input_columns; ++i) {
+          SelectItem column;
+          column.expr = plan::ExactColumn(before->FieldAt(i).Name());
+          column.alias = (*input)->Schema()->FieldAt(i).Name();
+          column.position = item.position;
+          rewritten.select.push_back(std::move(column));
+        }
+        continue;
+      }
+      SelectItem copy = item;
+      if (!item.IsStar()) {
+        TRIBUTARY_ASSIGN_OR_RAISE(copy.expr,
+                                  ScalarSubqueryColumns(item.expr, input, aggregates, false));
+        if (copy.alias.empty() && copy.expr != item.expr) {
+          copy.alias = plan::DerivedName(*item.expr);
+        }
+      }
+      rewritten.select.push_back(std::move(copy));
+    }
+    return std::optional<sql::Query>(std::move(rewritten));
+  }
+
+  // `e` with each scalar subquery placeholder replaced by a column of a one-row plan joined
+  // into `*input`. In an aggregating query (`aggregates`) a reference outside an aggregate call
+  // is wrapped in any_value: the column is constant, so any row of the group gives it.
+  Result<ExprPtr> ScalarSubqueryColumns(const ExprPtr& e, LogicalPlanPtr* input, bool aggregates,
+                                        bool inside_aggregate) {
+    if (IsScalarSubquery(*e)) {
+      const QueryPtr& query = statement_.sources->subqueries.at(e.get());
+      auto sub = Query(*query);
+      if (!sub.ok() && IsUnresolvedColumn(sub.status())) {
+        scopes_.emplace_back();
+        auto column = CorrelatedScalar(*query, *e, input);
+        scopes_.pop_back();
+        if (!column.ok() || *column != nullptr) {
+          TRIBUTARY_RETURN_NOT_OK(column.status());
+          return aggregates && !inside_aggregate ? expr::Function("any_value", {*column}) : *column;
+        }
+        return At(Status::NotImplemented(
+                      "correlated scalar subqueries are supported only as one aggregate "
+                      "filtered by equalities with the outer query"),
+                  *e);
+      }
+      TRIBUTARY_RETURN_NOT_OK(sub.status());
+      const int columns = (*sub)->Schema()->NumFields();
+      if (columns != 1) {
+        return At(Status::InvalidArgument(fmt::format(
+                      "[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_"
+                      "COLUMN] Invalid subquery: Scalar subquery must return only one column, but "
+                      "got {}.",
+                      columns)),
+                  *e);
+      }
+      const std::string name = fmt::format("__scalar_{}", ++subquery_count_);
+      // One row whatever the subquery returns: its first value (null when it is empty),
+      // checked to be its only one.
+      const ExprPtr value = plan::ExactColumn(plan::ResolutionSchema(**sub)->FieldAt(0).Name());
+      const ExprPtr checked = expr::Function(
+          "scalar_subquery_value", {expr::Function("count", {}), expr::Function("first", {value})});
+      auto one_row = plan::Aggregate(*sub, {}, {{checked, name}}, nullptr);
+      if (!one_row.ok()) {
+        return At(one_row.status(), *e);
+      }
+      auto joined = plan::Join(*input, *std::move(one_row), exec::JoinType::kCross, nullptr);
+      if (!joined.ok()) {
+        return At(joined.status(), *e);
+      }
+      *input = *std::move(joined);
+      ExprPtr column = plan::ExactColumn(name);
+      return aggregates && !inside_aggregate ? expr::Function("any_value", {column}) : column;
+    }
+    const bool aggregate_call =
+        e->GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e->Name());
+    std::vector<ExprPtr> children;
+    bool changed = false;
+    for (const ExprPtr& child : e->Children()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          ExprPtr replaced,
+          ScalarSubqueryColumns(child, input, aggregates, inside_aggregate || aggregate_call));
+      changed = changed || replaced != child;
+      children.push_back(std::move(replaced));
+    }
+    if (!changed) {
+      return e;
+    }
+    return std::make_shared<expr::Expression>(e->GetOp(), std::move(children), e->Name(),
+                                              e->Literal(), e->TargetType(), e->IsDistinct(),
+                                              e->Window());
+  }
+
+  // A correlated scalar subquery `SELECT agg FROM r WHERE local AND inner = outer AND ...`,
+  // decorrelated as Spark does: `r` filtered by the local conjuncts, grouped by the inner sides
+  // of the equalities, left-joined into `*input` on them. A row without a group gets the
+  // aggregate's value over no rows (count is 0, not null: the "count bug"), computed by a
+  // second one-row plan. Returns the expression that reads the value; null when the subquery
+  // has another shape.
+  Result<ExprPtr> CorrelatedScalar(const sql::Query& query, const expr::Expression& at,
+                                   LogicalPlanPtr* input) {
+    const bool simple = query.kind == QueryKind::kSelect && query.with.empty() &&
+                        query.from != nullptr && query.where != nullptr && query.group_by.empty() &&
+                        query.having == nullptr && query.qualify == nullptr &&
+                        query.limit == nullptr && query.select.size() == 1 &&
+                        !query.select[0].IsStar() && ContainsAggregate(*query.select[0].expr);
+    if (!simple) {
+      return ExprPtr();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Relation(*query.from));
+    std::vector<ExprPtr> conjuncts;
+    Conjuncts(query.where, &conjuncts);
+    std::vector<std::pair<ExprPtr, ExprPtr>> keys;  // inner, outer
+    const auto resolves = [&](const ExprPtr& side) {
+      return plan::Select(plan, {{side, "__probe"}}).ok();
+    };
+    for (const ExprPtr& conjunct : conjuncts) {
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(conjunct));
+      auto filtered = plan::Filter(plan, conjunct);
+      if (filtered.ok()) {
+        plan = *std::move(filtered);
+        continue;
+      }
+      if (!IsUnresolvedColumn(filtered.status()) || conjunct->GetOp() != Op::kEqual) {
+        return ExprPtr();
+      }
+      const bool left_inner = resolves(conjunct->Child(0));
+      const bool right_inner = resolves(conjunct->Child(1));
+      if (left_inner == right_inner) {
+        return ExprPtr();
+      }
+      keys.emplace_back(left_inner ? conjunct->Child(0) : conjunct->Child(1),
+                        left_inner ? conjunct->Child(1) : conjunct->Child(0));
+    }
+    if (keys.empty()) {
+      return ExprPtr();
+    }
+    const int number = ++subquery_count_;
+    const std::string value = fmt::format("__scalar_{}", number);
+    const std::string empty_value = fmt::format("__scalar_empty_{}", number);
+    std::vector<ExprPtr> group;
+    std::vector<plan::NamedExpr> items;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      group.push_back(keys[i].first);
+      items.push_back({keys[i].first, fmt::format("__scalar_key_{}_{}", number, i)});
+    }
+    items.push_back({query.select[0].expr, value});
+    auto grouped = plan::Aggregate(plan, group, items, nullptr);
+    auto none = plan::Filter(plan, expr::Lit(expr::Scalar::Boolean(false)));
+    if (!grouped.ok() || !none.ok()) {
+      return At(grouped.ok() ? none.status() : grouped.status(), at);
+    }
+    auto over_nothing = plan::Aggregate(*none, {}, {{query.select[0].expr, empty_value}}, nullptr);
+    if (!over_nothing.ok()) {
+      return At(over_nothing.status(), at);
+    }
+    ExprPtr on;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ExprPtr equal = expr::Call(
+          Op::kEqual,
+          {keys[i].second, plan::ExactColumn(fmt::format("__scalar_key_{}_{}", number, i))});
+      on = on == nullptr ? equal : expr::And(on, equal);
+    }
+    auto joined = plan::Join(*input, *std::move(grouped), exec::JoinType::kLeft, on);
+    if (!joined.ok()) {
+      return At(joined.status(), at);
+    }
+    joined =
+        plan::Join(*std::move(joined), *std::move(over_nothing), exec::JoinType::kCross, nullptr);
+    if (!joined.ok()) {
+      return At(joined.status(), at);
+    }
+    *input = *std::move(joined);
+    return expr::CaseWhen(
+        {{expr::IsNull(plan::ExactColumn(fmt::format("__scalar_key_{}_0", number))),
+          plan::ExactColumn(empty_value)}},
+        plan::ExactColumn(value));
+  }
+
+  static bool IsUnresolvedColumn(const Status& status) {
+    return status.Message().find("cannot resolve column") != std::string::npos ||
+           status.Message().find("UNRESOLVED_COLUMN") != std::string::npos;
+  }
+
+  static void Conjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+    if (e->GetOp() == Op::kAnd) {
+      Conjuncts(e->Child(0), out);
+      Conjuncts(e->Child(1), out);
+    } else {
+      out->push_back(e);
+    }
+  }
+
+  // A correlated EXISTS or IN subquery, `SELECT ... FROM r WHERE local AND correlated`, as Spark
+  // decorrelates it: the plan of `r` filtered by the conjuncts that resolve inside it, and in
+  // `*correlation` the conjuncts that name the outer query, for the semi/anti join's condition.
+  // For IN (`in_subquery`) the plan is `r`'s columns plus the one selected value, last. Null
+  // when the subquery has another shape (aggregates, grouping, set operations, LIMIT), whose
+  // correlation is not supported.
+  Result<LogicalPlanPtr> Decorrelated(const sql::Query& query, bool in_subquery,
+                                      ExprPtr* correlation) {
+    const bool simple =
+        query.kind == QueryKind::kSelect && query.with.empty() && query.from != nullptr &&
+        query.where != nullptr && query.group_by.empty() && query.having == nullptr &&
+        query.qualify == nullptr && query.limit == nullptr && !query.distinct &&
+        std::none_of(query.select.begin(), query.select.end(), [](const SelectItem& item) {
+          return !item.IsStar() && ContainsAggregate(*item.expr);
+        });
+    if (!simple || (in_subquery && (query.select.size() != 1 || query.select[0].IsStar()))) {
+      return LogicalPlanPtr();
+    }
+    scopes_.emplace_back();
+    auto plan = DecorrelatedFrom(query, in_subquery, correlation);
+    scopes_.pop_back();
+    return plan;
+  }
+
+  Result<LogicalPlanPtr> DecorrelatedFrom(const sql::Query& query, bool in_subquery,
+                                          ExprPtr* correlation) {
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Relation(*query.from));
+    std::vector<ExprPtr> conjuncts;
+    Conjuncts(query.where, &conjuncts);
+    for (const ExprPtr& conjunct : conjuncts) {
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(conjunct));
+      auto filtered = plan::Filter(plan, conjunct);
+      if (filtered.ok()) {
+        plan = *std::move(filtered);
+      } else if (IsUnresolvedColumn(filtered.status())) {
+        *correlation = *correlation == nullptr ? conjunct : expr::And(*correlation, conjunct);
+      } else {
+        return At(filtered.status(), *conjunct);
+      }
+    }
+    if (*correlation == nullptr) {
+      return LogicalPlanPtr();
+    }
+    if (in_subquery) {
+      const std::string name = fmt::format("__in_value_{}", subquery_count_ + 1);
+      auto added = plan::WithColumn(plan, name, query.select[0].expr);
+      if (!added.ok()) {
+        return LogicalPlanPtr();
+      }
+      plan = *std::move(added);
+    }
+    return plan;
   }
 
   // One row without columns: what SELECT without FROM and VALUES select from.
@@ -641,6 +959,11 @@ class Binder : public internal::RelationBinder {
     } else {
       TRIBUTARY_ASSIGN_OR_RAISE(input, OneRow());
     }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<sql::Query> rewritten, ScalarSubqueries(query, &input));
+    return SelectFrom(rewritten.has_value() ? *rewritten : query, std::move(input));
+  }
+
+  Result<LogicalPlanPtr> SelectFrom(const sql::Query& query, LogicalPlanPtr input) {
     if (query.where != nullptr) {
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rest, SubqueryJoins(query.where, &input));
       if (rest != nullptr) {
@@ -676,12 +999,19 @@ class Binder : public internal::RelationBinder {
     Result<LogicalPlanPtr> output = Status::Internal("unset");
     if (aggregates) {
       std::vector<ExprPtr> keys;
-      for (const ExprPtr& key : query.group_by) {
-        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr resolved, GroupKey(query, key, *input));
-        keys.push_back(std::move(resolved));
+      if (query.group_by_all && !HasField(*input->Schema(), "all")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(keys, GroupByAllKeys(query, *input));
+      } else {
+        for (const ExprPtr& key : query.group_by) {
+          TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr resolved, GroupKey(query, key, *input));
+          keys.push_back(std::move(resolved));
+        }
       }
       TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(query.having));
-      output = plan::Aggregate(input, keys, items, query.having);
+      // HAVING may name SELECT aliases (HAVING cnt > 1 over count(id) AS cnt), as Spark.
+      const ExprPtr having =
+          query.having != nullptr ? QualifyWithAliases(query, query.having, *input) : nullptr;
+      output = plan::Aggregate(input, keys, items, having, query.grouping_sets);
     } else {
       output = plan::Select(input, items);
     }
@@ -735,6 +1065,7 @@ class Binder : public internal::RelationBinder {
     const std::string condition = resolution->FieldAt(visible).Name();
     TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Filter(std::move(plan), plan::ExactColumn(condition)));
     std::vector<plan::NamedExpr> items;
+    items.reserve(static_cast<size_t>(visible));
     for (int i = 0; i < visible; ++i) {
       items.push_back(
           {plan::ExactColumn(resolution->FieldAt(i).Name()), plan->Schema()->FieldAt(i).Name()});
@@ -772,6 +1103,49 @@ class Binder : public internal::RelationBinder {
 
   SourcePosition PositionOf(const expr::Expression& e, const SourcePosition& fallback) const {
     return PositionIn(statement_, e, fallback);
+  }
+
+  // GROUP BY ALL's keys (Spark's ResolveGroupByAll): every SELECT item without an aggregate
+  // call (a star: every input column). An item that mixes an aggregate with columns outside it
+  // leaves the grouping ambiguous, an error as Spark's.
+  Result<std::vector<ExprPtr>> GroupByAllKeys(const sql::Query& query,
+                                              const plan::LogicalPlan& input) const {
+    std::vector<ExprPtr> keys;
+    for (const SelectItem& item : query.select) {
+      if (item.IsStar()) {
+        if (!item.star_qualifier.empty()) {
+          return At(Status::NotImplemented("GROUP BY ALL over a qualified star (t.*)"),
+                    item.position);
+        }
+        const columnar::SchemaPtr resolution = plan::ResolutionSchema(input);
+        for (int c = 0; c < input.Schema()->NumFields(); ++c) {
+          keys.push_back(plan::ExactColumn(resolution->FieldAt(c).Name()));
+        }
+        continue;
+      }
+      if (!ContainsAggregate(*item.expr)) {
+        keys.push_back(item.expr);
+      } else if (ColumnOutsideAggregate(*item.expr)) {
+        return At(Status::InvalidArgument(
+                      "[UNRESOLVED_ALL_IN_GROUP_BY] Cannot infer grouping columns for GROUP BY "
+                      "ALL based on the select clause. Please explicitly specify the grouping "
+                      "columns."),
+                  *query.group_by.front());
+      }
+    }
+    return keys;
+  }
+
+  static bool ColumnOutsideAggregate(const expr::Expression& e) {
+    if (e.GetOp() == Op::kFunction && expr::IsAggregateFunctionName(e.Name())) {
+      return false;
+    }
+    if (e.GetOp() == Op::kColumn) {
+      return true;
+    }
+    const auto& children = e.Children();
+    return std::any_of(children.begin(), children.end(),
+                       [](const ExprPtr& child) { return ColumnOutsideAggregate(*child); });
   }
 
   // GROUP BY key: an ordinal or an alias of the SELECT list becomes that item's expression
@@ -816,7 +1190,13 @@ class Binder : public internal::RelationBinder {
       case QueryKind::kUnion: {
         TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr left, Query(*query.left));
         TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr right, Query(*query.right));
-        auto unioned = plan::Union({std::move(left), std::move(right)}, !query.union_all);
+        auto unioned = query.set_operator == SetOperator::kUnion
+                           ? plan::Union({std::move(left), std::move(right)}, !query.union_all)
+                           : plan::SetOperation(std::move(left), std::move(right),
+                                                query.set_operator == SetOperator::kIntersect
+                                                    ? plan::SetOperationKind::kIntersect
+                                                    : plan::SetOperationKind::kExcept,
+                                                query.union_all);
         if (!unioned.ok()) {
           return At(unioned.status(), query.position);
         }
@@ -824,14 +1204,39 @@ class Binder : public internal::RelationBinder {
         break;
       }
     }
-    if (!query.order_by.empty()) {
+    std::vector<OrderItem> order_by = query.order_by;
+    if (query.order_by_all && !HasField(*plan->Schema(), "all")) {
+      // ORDER BY ALL: every output column in order, each with the direction given.
+      const OrderItem all = order_by.front();
+      order_by.clear();
+      for (int c = 0; c < plan->Schema()->NumFields(); ++c) {
+        OrderItem item = all;
+        item.expr = expr::Lit(expr::Scalar::Int64(c + 1));
+        order_by.push_back(std::move(item));
+      }
+    }
+    if (!order_by.empty()) {
       std::vector<plan::SortItem> items;
-      for (const OrderItem& order : query.order_by) {
+      for (const OrderItem& order : order_by) {
         plan::SortItem item;
         item.expr = order.expr;
         item.ascending = order.ascending;
         item.nulls_first = order.nulls_first;
-        if (std::optional<int64_t> ordinal = Ordinal(*order.expr)) {
+        std::optional<int64_t> ordinal = Ordinal(*order.expr);
+        const bool has_star = std::any_of(query.select.begin(), query.select.end(),
+                                          [](const SelectItem& s) { return s.IsStar(); });
+        if (!ordinal.has_value() && query.kind == QueryKind::kSelect && !has_star &&
+            order.expr->GetOp() == Op::kFunction) {
+          // A call the SELECT list computes (sum(x), grouping(a)) sorts by that output column.
+          for (size_t i = 0; i < query.select.size(); ++i) {
+            if (!query.select[i].IsStar() &&
+                query.select[i].expr->ToString() == order.expr->ToString()) {
+              ordinal = static_cast<int64_t>(i + 1);
+              break;
+            }
+          }
+        }
+        if (ordinal.has_value()) {
           const int columns = plan->Schema()->NumFields();
           if (*ordinal < 1 || *ordinal > columns) {
             return At(
@@ -847,7 +1252,7 @@ class Binder : public internal::RelationBinder {
       }
       auto sorted = plan::OrderBy(plan, items);
       if (!sorted.ok()) {
-        return At(sorted.status(), *query.order_by.front().expr);
+        return At(sorted.status(), *order_by.front().expr);
       }
       plan = *std::move(sorted);
     }
@@ -860,20 +1265,6 @@ class Binder : public internal::RelationBinder {
       TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Limit(plan, *count));
     }
     return plan;
-  }
-
-  // DESCRIBE TABLE: col_name, data_type, comment (Spark's columns), one row per column.
-  Result<LogicalPlanPtr> DescribeTable(const TableName& table) {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(table));
-    auto scan = plan::ScanDeltaTable(catalog_, path, {}, "");
-    if (!scan.ok()) {
-      return At(scan.status(), table.position);
-    }
-    std::vector<std::vector<std::string>> rows;
-    for (const columnar::Field& field : (*scan)->Schema()->Fields()) {
-      rows.push_back({field.Name(), field.Type()->ToString(), ""});
-    }
-    return StringRows({"col_name", "data_type", "comment"}, rows, "DESCRIBE " + table.ToString());
   }
 
   // SHOW TABLES: namespace, tableName, isTemporary for each Delta table in the warehouse.
@@ -916,65 +1307,11 @@ class Binder : public internal::RelationBinder {
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     TRIBUTARY_ASSIGN_OR_RAISE(
         LogicalPlanPtr strings,
-        StringRows({"namespace", "tableName", "isTemporary"}, rows, "SHOW TABLES"));
+        plan::StringRowsPlan({"namespace", "tableName", "isTemporary"}, rows, "SHOW TABLES"));
     auto typed =
         plan::WithColumn(strings, "isTemporary",
                          expr::Cast(expr::Col("isTemporary"), columnar::DataType::Boolean()));
     return typed;
-  }
-
-  // Spark's SHOW TABLES LIKE pattern: '*' matches any text, '|' separates alternatives,
-  // matched ignoring case.
-  static bool MatchesShowPattern(const std::string& pattern, const std::string& name) {
-    size_t start = 0;
-    while (start <= pattern.size()) {
-      size_t end = pattern.find('|', start);
-      if (end == std::string::npos) {
-        end = pattern.size();
-      }
-      if (GlobMatch(AsciiLower(pattern.substr(start, end - start)), AsciiLower(name))) {
-        return true;
-      }
-      start = end + 1;
-    }
-    return false;
-  }
-
-  static bool GlobMatch(std::string_view pattern, std::string_view text) {
-    if (pattern.empty()) {
-      return text.empty();
-    }
-    if (pattern[0] == '*') {
-      for (size_t skip = 0; skip <= text.size(); ++skip) {
-        if (GlobMatch(pattern.substr(1), text.substr(skip))) {
-          return true;
-        }
-      }
-      return false;
-    }
-    return !text.empty() && pattern[0] == text[0] && GlobMatch(pattern.substr(1), text.substr(1));
-  }
-
-  static Result<LogicalPlanPtr> StringRows(const std::vector<std::string>& names,
-                                           const std::vector<std::vector<std::string>>& rows,
-                                           std::string description) {
-    std::vector<columnar::Field> fields;
-    std::vector<columnar::ColumnPtr> columns;
-    for (size_t c = 0; c < names.size(); ++c) {
-      fields.emplace_back(names[c], columnar::DataType::String());
-      columnar::ColumnBuilder builder(columnar::DataType::String());
-      for (const std::vector<std::string>& row : rows) {
-        builder.AppendBytes(row[c]);
-      }
-      TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr column, builder.Finish());
-      columns.push_back(std::move(column));
-    }
-    auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        columnar::RecordBatchPtr batch,
-        columnar::RecordBatch::Make(std::move(schema), static_cast<int64_t>(rows.size()),
-                                    std::move(columns)));
-    return plan::ValuesPlan(std::move(batch), std::move(description));
   }
 
   // INSERT rows in the table's column order and types: by position, or by the column list
@@ -1092,11 +1429,23 @@ class Binder : public internal::RelationBinder {
       TRIBUTARY_ASSIGN_OR_RAISE(bound.path, TablePath(drop->table));
       return bound;
     }
+    if (const auto* explain = std::get_if<Explain>(&body)) {
+      bound.kind = BoundKind::kExplain;
+      bound.explain = *explain;
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, Query(*explain->query));
+      return bound;
+    }
+    if (const auto* describe = std::get_if<Describe>(&body); describe && describe->query) {
+      TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr rows, Query(*describe->query));
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan,
+                                plan::DescribeColumns(*rows->Schema(),
+                                                      /*names_only=*/false, "DESCRIBE QUERY"));
+      return bound;
+    }
+    if (internal::IsUtilityStatement(body)) {
+      return internal::BindUtility(statement_, catalog_, this);
+    }
     if (const auto* describe = std::get_if<Describe>(&body)) {
-      if (describe->kind == DescribeKind::kTable) {
-        TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, DescribeTable(describe->table));
-        return bound;
-      }
       TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(describe->table));
       auto result =
           describe->kind == DescribeKind::kHistory

@@ -3,10 +3,13 @@
 // Binding has no side effects: it reads table metadata and builds plans, and what changes a
 // table is returned as a command for the caller to run. Queries become plans; DESCRIBE
 // HISTORY/DETAIL, DESCRIBE TABLE and SHOW TABLES are plans of rows read from the table's log,
-// its schema or the warehouse listing. Writes (CREATE TABLE, INSERT), DROP TABLE and the Delta
-// maintenance commands (OPTIMIZE, VACUUM) are bound to their table's path and described for
-// the caller, which owns the table writer and the session (the API's Session::Sql, which runs
-// them eagerly, as Spark runs commands).
+// its schema or the warehouse listing; so are DESCRIBE EXTENDED, DESCRIBE QUERY and SHOW
+// COLUMNS / TBLPROPERTIES / CREATE TABLE (binder_utility.cc). EXPLAIN binds its query; SET,
+// RESET, USE and SHOW VIEWS are bound to kinds the session runs, as they change or read it.
+// Writes (CREATE TABLE, INSERT), DROP TABLE and the Delta maintenance commands (OPTIMIZE,
+// VACUUM) are bound to their table's path and described for the caller, which owns the table
+// writer and the session (the API's Session::Sql, which runs them eagerly, as Spark runs
+// commands).
 //
 // Streams: `STREAM read_files(path, format => 'json', schema => 'a INT, ...', option => v)`
 // binds to a file stream source (streaming::DefineSource, options under their Spark and
@@ -65,6 +68,11 @@ enum class BoundKind : uint8_t {
   kAutoCdc,               // auto_cdc: the flow; plan: its source, a stream; path: the target's root
   kCreateView,            // create_view: the statement; plan: the view's rows (columns renamed)
   kDropView,              // drop_view: the statement
+  kExplain,               // explain: the statement; plan: its query's plan
+  kSetConfig,             // set_config: the statement (the session applies it)
+  kResetConfig,           // reset_config: the statement
+  kUse,                   // use: the statement
+  kShowViews,             // show: the statement (the session lists its views)
 };
 
 /// A bound statement. `path` is the target table's root (warehouse/<name>, or the path of
@@ -82,6 +90,11 @@ struct BoundStatement {
   DropView drop_view;
   Optimize optimize;
   Vacuum vacuum;
+  Explain explain;
+  SetConfig set_config;
+  ResetConfig reset_config;
+  Use use;
+  ShowTableInfo show;
   /// kDelete, kUpdate: what columns may be qualified with (the alias, else the table's name;
   /// empty for a path without alias), the WHERE condition (null: every row) and UPDATE's SET
   /// list, each column the target's as the schema spells it (a dotted path into a struct).
@@ -107,6 +120,10 @@ struct BoundStatement {
 Result<BoundStatement> Bind(const Statement& statement, const plan::Catalog& catalog,
                             const std::map<std::string, std::string>& session_config = {},
                             const std::string& stream_checkpoint = "");
+
+/// Spark's SHOW TABLES / SHOW VIEWS LIKE pattern: '*' matches any text, '|' separates
+/// alternatives, matched ignoring case.
+bool MatchesShowPattern(std::string_view pattern, std::string_view name);
 
 /// `status` (not OK), the failure of running `bound`'s command (OPTIMIZE, VACUUM, DELETE,
 /// UPDATE, MERGE), with its message placed in `statement`'s text as binding errors are: at the

@@ -3,6 +3,7 @@
 //   binder.cc      queries, FROM relations, DDL, DESCRIBE/SHOW and the maintenance commands
 //   binder_dml.cc  DELETE, UPDATE, MERGE INTO, AUTO CDC flows and table_changes(...)
 //   binder_sources.cc  the arguments of read_kafka(...) and read_kinesis(...)
+//   binder_utility.cc  SET, RESET, USE, DESCRIBE TABLE and SHOW (but SHOW TABLES)
 
 #pragma once
 
@@ -54,6 +55,15 @@ Result<plan::LogicalPlanPtr> BindTableChanges(const Statement& statement, const 
 /// for read_kafka without bootstrapServers. The sources check the names.
 Result<std::map<std::string, std::string>> MessageBusOptions(const Statement& statement,
                                                              const Relation& relation);
+
+/// Whether `body` is bound by BindUtility: SET, RESET, USE, SHOW COLUMNS / TBLPROPERTIES /
+/// CREATE TABLE / VIEWS and DESCRIBE TABLE (binder_utility.cc).
+bool IsUtilityStatement(const StatementBody& body);
+
+/// Binds a statement IsUtilityStatement accepts: the table statements to plans of their rows
+/// (plan/table_info.h), the session ones (SET, RESET, USE, SHOW VIEWS) to their kinds.
+Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catalog& catalog,
+                                   RelationBinder* binder);
 
 /// PlaceCommandError for kDelete, kUpdate and kMerge.
 Status PlaceRowChangeError(const Statement& statement, const BoundStatement& bound,

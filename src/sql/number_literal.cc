@@ -11,6 +11,48 @@ namespace tributary::sql {
 
 using expr::Scalar;
 
+namespace {
+
+// A decimal in exponent form ("123.0E-28", Spark's 123.0E-28BD) written out in plain digits
+// with the scale it stands for (0.00000000000000000000000001230); a negative scale becomes
+// trailing zeros (1E2 is 100), as Spark does not keep negative scales. Other text unchanged.
+std::string PlainDecimalText(const std::string& text) {
+  const size_t e = text.find_first_of("eE");
+  if (e == std::string::npos) {
+    return text;
+  }
+  int exponent = 0;
+  const char* begin = text.data() + e + 1 + (text[e + 1] == '+' ? 1 : 0);
+  if (std::from_chars(begin, text.data() + text.size(), exponent).ec != std::errc() ||
+      exponent > 1000 || exponent < -1000) {
+    return text;  // DecimalLiteral reports it
+  }
+  std::string_view sign;
+  std::string mantissa = text.substr(0, e);
+  if (!mantissa.empty() && (mantissa[0] == '-' || mantissa[0] == '+')) {
+    sign = mantissa[0] == '-' ? "-" : "";
+    mantissa.erase(0, 1);
+  }
+  const size_t dot = mantissa.find('.');
+  int scale = 0;
+  if (dot != std::string::npos) {
+    scale = static_cast<int>(mantissa.size() - dot - 1);
+    mantissa.erase(dot, 1);
+  }
+  scale -= exponent;
+  if (scale <= 0) {
+    mantissa.append(static_cast<size_t>(-scale), '0');
+  } else {
+    if (static_cast<size_t>(scale) >= mantissa.size()) {
+      mantissa.insert(0, static_cast<size_t>(scale) - mantissa.size() + 1, '0');
+    }
+    mantissa.insert(mantissa.size() - static_cast<size_t>(scale), 1, '.');
+  }
+  return fmt::format("{}{}", sign, mantissa);
+}
+
+}  // namespace
+
 Result<expr::ExprPtr> NumberLiteral(const Token& token, bool negative) {
   const NumberKind kind = token.number_kind;
   const size_t suffix = kind == NumberKind::kBigDecimal ? 2
@@ -41,7 +83,7 @@ Result<expr::ExprPtr> NumberLiteral(const Token& token, bool negative) {
       [[fallthrough]];
     case NumberKind::kDecimal:
     case NumberKind::kBigDecimal: {
-      TRIBUTARY_ASSIGN_OR_RAISE(Scalar value, expr::DecimalLiteral(digits));
+      TRIBUTARY_ASSIGN_OR_RAISE(Scalar value, expr::DecimalLiteral(PlainDecimalText(digits)));
       return expr::Lit(std::move(value));
     }
     case NumberKind::kBigint:

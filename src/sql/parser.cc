@@ -1,8 +1,8 @@
 // The SQL parser's entry points (parser.h), its token, name and error helpers, and the
-// statements: CREATE [STREAMING] TABLE, INSERT, DESCRIBE, SHOW TABLES, OPTIMIZE, VACUUM, DROP
-// TABLE. Queries and relations are in parser_queries.cc, expressions and types in
-// parser_expressions.cc, DELETE, UPDATE, MERGE and AUTO CDC in parser_dml.cc; the class is in
-// parser_internal.h.
+// statements: CREATE [STREAMING] TABLE, INSERT, DESCRIBE, SHOW, EXPLAIN, SET, RESET, USE,
+// OPTIMIZE, VACUUM, DROP TABLE. Queries and relations are in parser_queries.cc, expressions and
+// types in parser_expressions.cc, DELETE, UPDATE, MERGE and AUTO CDC in parser_dml.cc; the class is
+// in parser_internal.h.
 
 #include "sql/parser.h"
 
@@ -172,8 +172,18 @@ Result<Statement> Parser::ParseOneStatement() {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseInsert());
   } else if (first.IsKeyword("DESCRIBE") || first.IsKeyword("DESC")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseDescribe());
+  } else if (first.IsKeyword("SHOW") && !Peek(1).IsKeyword("TABLES")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseShowTableInfo());
   } else if (first.IsKeyword("SHOW")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseShowTables());
+  } else if (first.IsKeyword("EXPLAIN")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseExplain());
+  } else if (first.IsKeyword("SET")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseSet());
+  } else if (first.IsKeyword("RESET")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseReset());
+  } else if (first.IsKeyword("USE")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseUse());
   } else if (first.IsKeyword("OPTIMIZE")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseOptimize());
   } else if (first.IsKeyword("VACUUM")) {
@@ -383,6 +393,19 @@ Result<StatementBody> Parser::ParseDescribe() {
   } else if (Peek().IsKeyword("TABLE") && KindWordFollowedByTable()) {
     Next();
   }
+  if (describe.kind == DescribeKind::kTable &&
+      (Peek().IsKeyword("EXTENDED") || Peek().IsKeyword("FORMATTED")) &&
+      KindWordFollowedByTable()) {
+    Next();
+    describe.extended = true;
+  }
+  // DESCRIBE [QUERY] query: the columns of the query's result.
+  if (describe.kind == DescribeKind::kTable && !describe.extended &&
+      (IsQueryStart(0) || (Peek().IsKeyword("QUERY") && IsQueryStart(1)))) {
+    AcceptKeyword("QUERY");
+    TRIBUTARY_ASSIGN_OR_RAISE(describe.query, ParseQuery());
+    return describe;
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(describe.table, ParseTableName(describe.kind != DescribeKind::kTable));
   if (describe.kind == DescribeKind::kHistory && AcceptKeyword("LIMIT")) {
     TRIBUTARY_ASSIGN_OR_RAISE(describe.limit, NonNegativeInteger("the history limit"));
@@ -414,6 +437,156 @@ Result<StatementBody> Parser::ParseShowTables() {
     show.pattern = Next().text;
   }
   return show;
+}
+
+// SHOW COLUMNS | TBLPROPERTIES | CREATE TABLE | VIEWS (SHOW TABLES is ParseShowTables).
+Result<StatementBody> Parser::ParseShowTableInfo() {
+  Next();
+  ShowTableInfo show;
+  if (AcceptKeyword("COLUMNS")) {
+    if (!AcceptKeyword("IN") && !AcceptKeyword("FROM")) {
+      return Unexpected("IN or FROM", {"IN", "FROM"});
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(show.table, ParseTableName(false));
+    if (AcceptKeyword("IN") || AcceptKeyword("FROM")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(show.database, Identifier("a database name"));
+    }
+  } else if (AcceptKeyword("TBLPROPERTIES")) {
+    show.kind = ShowKind::kTblProperties;
+    TRIBUTARY_ASSIGN_OR_RAISE(show.table, ParseTableName(false));
+    if (AcceptOperator("(")) {
+      if (Peek().kind == TokenKind::kString) {
+        show.key = Next().text;
+      } else {
+        do {
+          TRIBUTARY_ASSIGN_OR_RAISE(std::string part, Identifier("a property key", true));
+          show.key += show.key.empty() ? part : "." + part;
+        } while (AcceptOperator("."));
+      }
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    }
+  } else if (AcceptKeyword("CREATE")) {
+    show.kind = ShowKind::kCreateTable;
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("TABLE"));
+    TRIBUTARY_ASSIGN_OR_RAISE(show.table, ParseTableName(false));
+    if (AcceptKeyword("AS")) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("SERDE"));
+    }
+  } else if (AcceptKeyword("VIEWS")) {
+    show.kind = ShowKind::kViews;
+    if (AcceptKeyword("IN") || AcceptKeyword("FROM")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(show.database, Identifier("a database name"));
+    }
+    AcceptKeyword("LIKE");
+    if (Peek().kind == TokenKind::kString) {
+      show.pattern = Next().text;
+    }
+  } else {
+    return Unexpected("TABLES, VIEWS, COLUMNS, TBLPROPERTIES or CREATE TABLE",
+                      {"TABLES", "VIEWS", "COLUMNS", "TBLPROPERTIES", "CREATE"});
+  }
+  return show;
+}
+
+Result<StatementBody> Parser::ParseExplain() {
+  Next();
+  Explain explain;
+  if (AcceptKeyword("EXTENDED")) {
+    explain.mode = ExplainMode::kExtended;
+  } else if (AcceptKeyword("FORMATTED")) {
+    explain.mode = ExplainMode::kFormatted;
+  } else if (AcceptKeyword("COST")) {
+    explain.mode = ExplainMode::kCost;
+  } else if (Peek().IsKeyword("CODEGEN") || Peek().IsKeyword("LOGICAL")) {
+    return ErrorAt(Peek(), fmt::format("EXPLAIN {} is not supported", Peek().text));
+  }
+  if (!IsQueryStart(0)) {
+    return Unexpected("a query after EXPLAIN", {"SELECT", "VALUES", "WITH"});
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(explain.query, ParseQuery());
+  return explain;
+}
+
+// The source text of tokens [from, to), trimmed; empty when the range is. One back-quoted
+// word stands for its text (Spark's SET `key` = `value`).
+std::string Parser::RestOfStatement(size_t from, size_t to) const {
+  if (from >= to) {
+    return std::string();
+  }
+  if (to == from + 1 && tokens_[from].kind == TokenKind::kQuotedWord) {
+    return tokens_[from].text;
+  }
+  const Token& first = tokens_[from];
+  const Token& last = tokens_[to - 1];
+  return std::string(std::string_view(*source_).substr(
+      first.position.offset, last.position.offset + last.length - first.position.offset));
+}
+
+// Spark reads SET's key and value as raw text (SparkSqlParser's `SET .*?`), so a key may hold
+// any characters but '=' and a value runs to the end of the statement.
+Result<StatementBody> Parser::ParseSet() {
+  Next();
+  SetConfig set;
+  if (Peek().IsKeyword("TIME") && Peek(1).IsKeyword("ZONE")) {
+    Next();
+    Next();
+    set.key = "spark.sql.session.timeZone";
+    if (AcceptKeyword("LOCAL")) {
+      const char* env = std::getenv("TZ");
+      set.value = env != nullptr && *env != '\0' ? env : "UTC";
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(set.value, StringLiteral("a time zone string or LOCAL"));
+    }
+    return set;
+  }
+  const size_t start = pos_;
+  size_t end = pos_;
+  while (!AtEnd() && !Peek().IsOperator(";") && !Peek().IsOperator("=")) {
+    Next();
+    ++end;
+  }
+  if (start == end && !Peek().IsOperator("=")) {
+    return set;
+  }
+  set.key = RestOfStatement(start, end);
+  if (set.key->empty()) {
+    return ErrorAt(Peek(), "SET needs a key before '='");
+  }
+  if (AcceptOperator("=")) {
+    const size_t value_start = pos_;
+    while (!AtEnd() && !Peek().IsOperator(";")) {
+      Next();
+    }
+    set.value = RestOfStatement(value_start, pos_);
+  }
+  return set;
+}
+
+Result<StatementBody> Parser::ParseReset() {
+  Next();
+  ResetConfig reset;
+  const size_t start = pos_;
+  while (!AtEnd() && !Peek().IsOperator(";")) {
+    Next();
+  }
+  if (pos_ > start) {
+    reset.key = RestOfStatement(start, pos_);
+  }
+  return reset;
+}
+
+Result<StatementBody> Parser::ParseUse() {
+  Next();
+  if (!AcceptKeyword("DATABASE") && !AcceptKeyword("SCHEMA")) {
+    AcceptKeyword("NAMESPACE");
+  }
+  Use use;
+  use.position = Peek().position;
+  do {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string part, Identifier("a database name"));
+    use.parts.push_back(std::move(part));
+  } while (AcceptOperator("."));
+  return use;
 }
 
 Result<StatementBody> Parser::ParseOptimize() {

@@ -10,6 +10,7 @@
 #include "common/ascii.h"
 #include "common/closest_match.h"
 #include "expr/backquoted_name.h"
+#include "expr/csv_functions.h"
 #include "formats/json/json_reader.h"
 #include "formats/text/schema_hints.h"
 #include "sql/keywords.h"
@@ -408,11 +409,18 @@ Result<ExprPtr> Parser::IntervalLiteral(const Token& keyword) {
     const Token& value = Peek(minus ? 1 : 0);
     const Token& unit = Peek(minus ? 2 : 1);
     if ((value.kind != TokenKind::kNumber && value.kind != TokenKind::kString) ||
-        (minus && value.kind != TokenKind::kNumber) || !IsIntervalUnit(unit)) {
+        !IsIntervalUnit(unit)) {
       break;
     }
     pos_ += minus ? 3 : 2;
-    parts.emplace_back((minus ? "-" : "") + value.text, AsciiUpper(unit.text));
+    // A minus sign negates the value: INTERVAL -'-1' DAY is one day, as in Spark.
+    std::string text = value.text;
+    if (minus && !text.empty() && text[0] == '-') {
+      text.erase(0, 1);
+    } else if (minus) {
+      text.insert(0, 1, '-');
+    }
+    parts.emplace_back(std::move(text), AsciiUpper(unit.text));
   }
   std::string value;
   std::string unit;
@@ -550,8 +558,17 @@ Result<ExprPtr> Parser::ParsePrimaryUntracked() {
     return expr::Function("date_part", {std::move(field_literal), std::move(source)});
   }
   if (after.IsOperator("(") &&
+      (token.IsKeyword("POSITION") || token.IsKeyword("SUBSTRING") || token.IsKeyword("SUBSTR") ||
+       token.IsKeyword("TRIM") || token.IsKeyword("OVERLAY"))) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<ExprPtr> special, KeywordArgumentCall());
+    if (special.has_value()) {
+      return *special;
+    }
+  }
+  if (after.IsOperator("(") &&
       (!IsReservedWord(token.text) || token.IsKeyword("LEFT") || token.IsKeyword("RIGHT") ||
-       token.IsKeyword("WINDOW") || token.IsKeyword("EXISTS"))) {
+       token.IsKeyword("WINDOW") || token.IsKeyword("EXISTS") || token.IsKeyword("RLIKE") ||
+       token.IsKeyword("REGEXP"))) {
     return FunctionCall();
   }
   // WINDOW is reserved for the WINDOW clause, but in an expression it is a name, as in Spark
@@ -697,6 +714,166 @@ Status Parser::WithinGroup(const Token& name, bool distinct, std::vector<ExprPtr
   return Status::OK();
 }
 
+namespace {
+
+// The field FilterArguments wraps a respecting-nulls first/last value in.
+constexpr std::string_view kFilteredValueField = "value";
+
+bool ReadsColumns(const expr::Expression& e) {
+  return e.GetOp() == expr::Op::kColumn || e.GetOp() == expr::Op::kGetField ||
+         std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const ExprPtr& child) { return ReadsColumns(*child); });
+}
+
+// `agg(args) FILTER (WHERE condition)` as Spark runs it, feeding the aggregate only the rows
+// where the condition is true, rewritten into the arguments: every aggregate but the
+// respecting-nulls first/last skips a row whose (column) arguments are null, so each argument
+// becomes CASE WHEN condition THEN arg END. The first argument is wrapped even when it is a
+// constant (count(1), count(DISTINCT 2, 3)), later constants (a percentile's percentage, an
+// ignoreNulls flag) are not. count(*) counts the rows where the condition holds.
+// first/last/any_value respecting nulls take the first row that passes even if its value is
+// null: they take the first non-null struct of the value instead, and the result is true when
+// the caller must read field kFilteredValueField of the call's result.
+bool FilterArguments(const std::string& name, const ExprPtr& condition,
+                     std::vector<ExprPtr>* args) {
+  const auto when = [&](ExprPtr value) {
+    return expr::CaseWhen({{condition, std::move(value)}}, nullptr);
+  };
+  if (args->empty()) {
+    args->push_back(when(expr::Lit(expr::Scalar::Int32(1))));
+    return false;
+  }
+  const bool respects_nulls =
+      OneOf(name, {"first", "first_value", "last", "last_value", "any_value"}) &&
+      (args->size() == 1 ||
+       ((*args)[1]->GetOp() == expr::Op::kLiteral && !(*args)[1]->Literal().IsNull() &&
+        (*args)[1]->Literal().Type()->Id() == columnar::TypeId::kBoolean &&
+        !(*args)[1]->Literal().BoolValue()));
+  if (respects_nulls) {
+    ExprPtr wrapped = expr::Function(
+        "named_struct",
+        {expr::Lit(expr::Scalar::String(std::string(kFilteredValueField))), std::move((*args)[0])});
+    *args = {when(std::move(wrapped)), expr::Lit(expr::Scalar::Boolean(true))};
+    return true;
+  }
+  for (size_t i = 0; i < args->size(); ++i) {
+    if (i == 0 || ReadsColumns(*(*args)[i])) {
+      (*args)[i] = when(std::move((*args)[i]));
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+namespace {
+
+// The type a cast-alias function name stands for (Spark's FunctionRegistry castAlias list), or
+// null for any other name. decimal(x) is DECIMAL(10,0), Spark's default decimal.
+std::string SqlTypeText(const columnar::DataType& type);
+
+columnar::DataTypePtr TypeConstructorType(const std::string& function) {
+  using columnar::DataType;
+  static const std::pair<std::string_view, columnar::DataTypePtr (*)()> kTypes[] = {
+      {"boolean", &DataType::Boolean},     {"tinyint", &DataType::Int8},
+      {"smallint", &DataType::Int16},      {"int", &DataType::Int32},
+      {"bigint", &DataType::Int64},        {"float", &DataType::Float32},
+      {"double", &DataType::Float64},      {"date", &DataType::Date},
+      {"timestamp", &DataType::Timestamp}, {"binary", &DataType::Binary},
+      {"string", &DataType::String}};
+  const std::string name = AsciiLower(function);
+  if (name == "decimal") {
+    return DataType::Decimal(10, 0).ValueOrDie();
+  }
+  for (const auto& [type_name, make] : kTypes) {
+    if (name == type_name) {
+      return make();
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// Spark's calls with keywords between their arguments: POSITION(substr IN str),
+// SUBSTRING(str FROM pos [FOR len]), TRIM([BOTH | LEADING | TRAILING] [chars] FROM str),
+// OVERLAY(str PLACING replacement FROM pos [FOR len]). Nullopt (nothing read) when the call
+// is the plain comma form.
+Result<std::optional<ExprPtr>> Parser::KeywordArgumentCall() {
+  const size_t start = pos_;
+  const Token& name = Next();
+  Next();
+  const std::string function = AsciiLower(name.text);
+  auto finish = [&](const std::string& called,
+                    std::vector<ExprPtr> args) -> Result<std::optional<ExprPtr>> {
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return std::optional<ExprPtr>(Track(expr::Function(called, std::move(args)), name.position));
+  };
+  auto plain = [&]() -> Result<std::optional<ExprPtr>> {
+    pos_ = start;
+    return std::optional<ExprPtr>();
+  };
+  if (function == "trim") {
+    std::string trimmed = "trim";
+    if (AcceptKeyword("BOTH")) {
+      trimmed = "trim";
+    } else if (AcceptKeyword("LEADING")) {
+      trimmed = "ltrim";
+    } else if (AcceptKeyword("TRAILING")) {
+      trimmed = "rtrim";
+    }
+    const bool has_side = pos_ != start + 2;
+    if (AcceptKeyword("FROM")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr str, ParseExpr());
+      return finish(trimmed, {std::move(str)});
+    }
+    if (!has_side && Peek().IsOperator(")")) {
+      return plain();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr chars, ParseExpr());
+    if (!AcceptKeyword("FROM")) {
+      if (has_side) {
+        return Unexpected("FROM", {"FROM"});
+      }
+      return plain();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr str, ParseExpr());
+    // trim(chars, str): Spark's two-argument StringTrim takes the characters first.
+    return finish(trimmed, {std::move(chars), std::move(str)});
+  }
+  if (Peek().IsOperator(")")) {
+    return plain();
+  }
+  if (function == "position") {
+    // The substring is a value expression: IN ends it rather than starting a predicate.
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr substring, ParseComparison());
+    if (!AcceptKeyword("IN")) {
+      return plain();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr str, ParseComparison());
+    return finish("position", {std::move(substring), std::move(str)});
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr str, ParseExpr());
+  std::vector<ExprPtr> args = {std::move(str)};
+  if (function == "overlay") {
+    if (!AcceptKeyword("PLACING")) {
+      return plain();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr replacement, ParseExpr());
+    args.push_back(std::move(replacement));
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("FROM"));
+  } else if (!AcceptKeyword("FROM")) {
+    return plain();
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr position, ParseExpr());
+  args.push_back(std::move(position));
+  if (AcceptKeyword("FOR")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr length, ParseExpr());
+    args.push_back(std::move(length));
+  }
+  return finish(function, std::move(args));
+}
+
 Result<ExprPtr> Parser::FunctionCall() {
   const Token& name = Next();
   Next();
@@ -765,30 +942,180 @@ Result<ExprPtr> Parser::FunctionCall() {
                                      "takes WITHIN GROUP (ORDER BY ...)",
                                      AsciiLower(name.text)));
   }
+  if (Peek().IsKeyword("FILTER") && Peek(1).IsOperator("(")) {
+    const Token& filter = Next();
+    Next();
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("WHERE"));
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr condition, ParseExpr());
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    if (!expr::IsAggregateFunctionName(name.text)) {
+      return ErrorAt(filter, fmt::format("FILTER predicate specified, but {} is not an aggregate "
+                                         "function",
+                                         AsciiLower(name.text)));
+    }
+    // Only a constant's type is known here; other non-boolean conditions fail in the binder.
+    if (condition->GetOp() == expr::Op::kLiteral && !condition->Literal().IsNull() &&
+        condition->Literal().Type()->Id() != columnar::TypeId::kBoolean) {
+      return ErrorAt(filter,
+                     fmt::format("[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] the FILTER "
+                                 "expression {} of type {} is not a boolean",
+                                 condition->ToString(), condition->Literal().Type()->ToString()));
+    }
+    if (expr::ContainsAggregate(*condition)) {
+      return ErrorAt(filter, fmt::format("the FILTER condition of {} contains an aggregate "
+                                         "function, which is not allowed",
+                                         AsciiLower(name.text)));
+    }
+    if (FilterArguments(AsciiLower(name.text), condition, &args)) {
+      ExprPtr call;
+      if (Peek().IsKeyword("OVER")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(call, WindowClause(name, std::move(args), distinct));
+      } else {
+        call = expr::Function(name.text, std::move(args), distinct);
+      }
+      return expr::GetField(std::move(call), std::string(kFilteredValueField));
+    }
+  }
   if (Peek().IsKeyword("OVER")) {
     return WindowClause(name, std::move(args), distinct);
-  }
-  if (Peek().IsKeyword("FILTER")) {
-    return ErrorAt(
-        Peek(), fmt::format("{} after a function call is not supported", AsciiUpper(Peek().text)));
   }
   if (expr::IsWindowOnlyFunctionName(name.text)) {
     return ErrorAt(
         name, fmt::format("window function {} requires an OVER clause", AsciiLower(name.text)));
   }
+  if (const columnar::DataTypePtr type = TypeConstructorType(name.text); type != nullptr) {
+    // Spark's cast aliases: int(x) is CAST(x AS INT), named and evaluated as the cast.
+    if (args.size() != 1 || distinct) {
+      return ErrorAt(name, fmt::format("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `{}` requires 1 "
+                                       "parameters but the actual number is {}.",
+                                       AsciiLower(name.text), args.size()));
+    }
+    return expr::Cast(std::move(args[0]), type);
+  }
+  // The options argument of the JSON functions: Spark's map('name', 'value', ...) of string
+  // literals, as name and value pairs.
+  using Options = std::vector<std::pair<std::string, std::string>>;
+  const auto options_of = [&](const expr::Expression& map) -> Result<Options> {
+    if (map.GetOp() != expr::Op::kFunction || map.Name() != "map") {
+      return ErrorAt(name, fmt::format("[INVALID_OPTIONS.NON_MAP_FUNCTION] Invalid options: Must "
+                                       "use the `map()` function for options ({} options must "
+                                       "be a map of string literals: map('mode', 'FAILFAST')).",
+                                       AsciiLower(name.text)));
+    }
+    const bool literal_map =
+        map.Children().size() % 2 == 0 &&
+        std::all_of(map.Children().begin(), map.Children().end(), [](const expr::ExprPtr& e) {
+          return e->GetOp() == expr::Op::kLiteral && !e->Literal().IsNull() &&
+                 e->Literal().Type()->Id() == columnar::TypeId::kString;
+        });
+    if (!literal_map) {
+      return ErrorAt(name, fmt::format("[INVALID_OPTIONS.NON_STRING_TYPE] Invalid options: A type "
+                                       "of keys and values in `map()` must be string ({} options "
+                                       "must be a map of string literals: map('mode', "
+                                       "'FAILFAST')).",
+                                       AsciiLower(name.text)));
+    }
+    Options options;
+    for (size_t i = 0; i < map.Children().size(); i += 2) {
+      options.emplace_back(map.Children()[i]->Literal().BytesValue(),
+                           map.Children()[i + 1]->Literal().BytesValue());
+    }
+    return options;
+  };
   if (name.IsKeyword("schema_of_json")) {
     // Spark's schema_of_json takes a constant: the schema is computed here, as a literal, so
     // that from_json(v, schema_of_json('{...}')) sees schema text.
-    if (args.size() != 1 || args[0]->GetOp() != expr::Op::kLiteral || args[0]->Literal().IsNull() ||
+    if (args.empty() || args.size() > 2) {
+      return ErrorAt(name, fmt::format("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `schema_of_json` "
+                                       "requires [1, 2] parameters but the actual number is {}.",
+                                       args.size()));
+    }
+    if (args[0]->GetOp() != expr::Op::kLiteral) {
+      return ErrorAt(name,
+                     "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] schema_of_json takes one constant "
+                     "JSON string: schema_of_json('{\"a\": 1}')");
+    }
+    if (args[0]->Literal().IsNull() ||
         args[0]->Literal().Type()->Id() != columnar::TypeId::kString) {
       return ErrorAt(name,
-                     "schema_of_json takes one constant JSON string: schema_of_json('{\"a\": 1}')");
+                     "[DATATYPE_MISMATCH.UNEXPECTED_NULL] schema_of_json takes one constant "
+                     "JSON string, not null");
     }
-    auto schema = SchemaOfJson(args[0]->Literal().BytesValue());
+    Options options;
+    if (args.size() == 2) {
+      TRIBUTARY_ASSIGN_OR_RAISE(options, options_of(*args[1]));
+    }
+    auto schema = SchemaOfJson(args[0]->Literal().BytesValue(), options);
     if (!schema.ok()) {
       return ErrorAt(name, fmt::format("schema_of_json: {}", schema.status().Message()));
     }
     return expr::Lit(expr::Scalar::String(*schema));
+  }
+  if (name.IsKeyword("schema_of_csv")) {
+    // Like schema_of_json: a constant, computed here so from_csv(v, schema_of_csv('...'))
+    // sees schema text.
+    if (args.empty() || args.size() > 2) {
+      return ErrorAt(name, fmt::format("[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `schema_of_csv` "
+                                       "requires [1, 2] parameters but the actual number is {}.",
+                                       args.size()));
+    }
+    if (args[0]->GetOp() != expr::Op::kLiteral) {
+      return ErrorAt(name,
+                     "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] schema_of_csv takes one "
+                     "constant CSV string: schema_of_csv('1,abc')");
+    }
+    if (args[0]->Literal().IsNull() ||
+        args[0]->Literal().Type()->Id() != columnar::TypeId::kString) {
+      return ErrorAt(name,
+                     "[DATATYPE_MISMATCH.UNEXPECTED_NULL] schema_of_csv takes one constant "
+                     "CSV string, not null");
+    }
+    Options options;
+    if (args.size() == 2) {
+      TRIBUTARY_ASSIGN_OR_RAISE(options, options_of(*args[1]));
+    }
+    auto type = expr::InferCsvSchema(args[0]->Literal().BytesValue(), options);
+    if (!type.ok()) {
+      return ErrorAt(name, fmt::format("schema_of_csv: {}", type.status().Message()));
+    }
+    return expr::Lit(expr::Scalar::String(SqlTypeText(**type)));
+  }
+  if (name.IsKeyword("from_csv") && (args.size() == 2 || args.size() == 3)) {
+    // from_csv(text, 'a INT, b STRING' [, map(...)]): the schema as a type, as from_json.
+    if (args[1]->GetOp() != expr::Op::kLiteral || args[1]->Literal().IsNull() ||
+        args[1]->Literal().Type()->Id() != columnar::TypeId::kString) {
+      return ErrorAt(name, fmt::format("[INVALID_SCHEMA] The expression \"{}\" is not a valid "
+                                       "schema string.",
+                                       args[1]->ToString()));
+    }
+    auto type = FromJsonSchema(args[1]->Literal().BytesValue());
+    if (!type.ok()) {
+      return ErrorAt(name, fmt::format("from_csv schema: {}", type.status().Message()));
+    }
+    if ((*type)->Id() != columnar::TypeId::kStruct) {
+      return ErrorAt(name, fmt::format("[INVALID_SCHEMA.NON_STRUCT_TYPE] The input schema {} "
+                                       "must be a struct type.",
+                                       args[1]->ToString()));
+    }
+    Options options;
+    if (args.size() == 3) {
+      TRIBUTARY_ASSIGN_OR_RAISE(options, options_of(*args[2]));
+    }
+    std::vector<ExprPtr> call = {std::move(args[0]), expr::Lit(Scalar::Null(*type))};
+    for (auto& [key, value] : options) {
+      call.push_back(expr::Lit(Scalar::String(key)));
+      call.push_back(expr::Lit(Scalar::String(value)));
+    }
+    return expr::Function("from_csv", std::move(call));
+  }
+  if ((name.IsKeyword("to_json") || name.IsKeyword("to_csv")) && args.size() == 2) {
+    TRIBUTARY_ASSIGN_OR_RAISE(Options options, options_of(*args[1]));
+    args.pop_back();
+    for (auto& [key, value] : options) {
+      args.push_back(expr::Lit(expr::Scalar::String(key)));
+      args.push_back(expr::Lit(expr::Scalar::String(value)));
+    }
+    return expr::Function(name.text, std::move(args));
   }
   if (name.IsKeyword("from_json") && (args.size() == 2 || args.size() == 3) &&
       args[1]->GetOp() == expr::Op::kLiteral && !args[1]->Literal().IsNull() &&
@@ -799,25 +1126,9 @@ Result<ExprPtr> Parser::FunctionCall() {
     if (!type.ok()) {
       return ErrorAt(name, fmt::format("from_json schema: {}", type.status().Message()));
     }
-    std::vector<std::pair<std::string, std::string>> options;
+    Options options;
     if (args.size() == 3) {
-      const expr::Expression& map = *args[2];
-      const bool literal_map =
-          map.GetOp() == expr::Op::kFunction && map.Name() == "map" &&
-          map.Children().size() % 2 == 0 &&
-          std::all_of(map.Children().begin(), map.Children().end(), [](const expr::ExprPtr& e) {
-            return e->GetOp() == expr::Op::kLiteral && !e->Literal().IsNull() &&
-                   e->Literal().Type()->Id() == columnar::TypeId::kString;
-          });
-      if (!literal_map) {
-        return ErrorAt(name,
-                       "from_json options must be a map of string literals: map('mode', "
-                       "'FAILFAST', 'rescuedDataColumn', '_rescued_data')");
-      }
-      for (size_t i = 0; i < map.Children().size(); i += 2) {
-        options.emplace_back(map.Children()[i]->Literal().BytesValue(),
-                             map.Children()[i + 1]->Literal().BytesValue());
-      }
+      TRIBUTARY_ASSIGN_OR_RAISE(options, options_of(*args[2]));
     }
     return expr::FromJson(std::move(args[0]), *type, options);
   }
@@ -960,10 +1271,24 @@ std::string SqlTypeText(const columnar::DataType& type) {
 
 // Spark's JSON schema inference over the one value `json` (fields sorted by name, integers
 // BIGINT, fractions DOUBLE, null-only STRING), as schema_of_json does.
-Result<std::string> Parser::SchemaOfJson(const std::string& json) {
+// Options: Spark's `primitivesAsString`, `prefersDecimal` and `allowNumericLeadingZeros`; the
+// rest are accepted and have no effect.
+Result<std::string> Parser::SchemaOfJson(
+    const std::string& json, const std::vector<std::pair<std::string, std::string>>& settings) {
   json::JsonReadOptions options;
   options.infer_column_types = true;
   options.multi_line = true;
+  for (const auto& [key, value] : settings) {
+    const std::string option = AsciiLower(key);
+    const bool on = AsciiLower(value) == "true";
+    if (option == "primitivesasstring") {
+      options.infer_column_types = !on;
+    } else if (option == "prefersdecimal") {
+      options.prefers_decimal = on;
+    } else if (option == "allownumericleadingzeros") {
+      options.allow_numeric_leading_zeros = on;
+    }
+  }
   // The value as the one field of a record, so arrays and scalars are typed as they are.
   const std::string record = "{\"v\": " + json + "\n}";
   TRIBUTARY_ASSIGN_OR_RAISE(columnar::SchemaPtr schema,

@@ -89,6 +89,12 @@ class Parser {
   bool KindWordFollowedByTable() const;
   Result<StatementBody> ParseDescribe();
   Result<StatementBody> ParseShowTables();
+  Result<StatementBody> ParseShowTableInfo();
+  Result<StatementBody> ParseExplain();
+  Result<StatementBody> ParseSet();
+  Result<StatementBody> ParseReset();
+  Result<StatementBody> ParseUse();
+  std::string RestOfStatement(size_t from, size_t to) const;
   Result<StatementBody> ParseOptimize();
   Result<StatementBody> ParseVacuum();
   Result<StatementBody> ParseDropTable();
@@ -116,6 +122,13 @@ class Parser {
   Result<std::shared_ptr<Query>> ParseSelect();
   /// One `expr [ASC|DESC] [NULLS FIRST|LAST]` of ORDER BY (queries and OVER clauses).
   Result<OrderItem> ParseOrderItem();
+  /// Whether the cursor is at the ALL of GROUP BY ALL / ORDER BY ALL.
+  bool AtAllKeyword() const;
+  /// The GROUP BY list after GROUP BY: ALL, expressions, ROLLUP, CUBE, GROUPING SETS.
+  Status ParseGroupBy(Query* query);
+  /// One grouping element inside `within` (ROLLUP, CUBE or GROUPING SETS): `expr` or
+  /// `(expr, ...)`; `()` only in GROUPING SETS.
+  Result<std::vector<ExprPtr>> ParseGroupingItem(std::string_view within);
   std::pair<JoinKind, size_t> PeekJoin() const;
   Result<RelationPtr> ParseRelation();
   Result<RelationPtr> ParsePrimaryRelation();
@@ -200,6 +213,7 @@ class Parser {
   Result<ExprPtr> Parenthesized();
   Result<ExprPtr> CaseExpression();
   Result<ExprPtr> FunctionCall();
+  Result<std::optional<ExprPtr>> KeywordArgumentCall();
   Status WithinGroup(const Token& name, bool distinct, std::vector<ExprPtr>* args);
   /// A function argument: a lambda (`x -> body`, `(x, y) -> body`) or an expression.
   Result<ExprPtr> LambdaOrExpr();
@@ -213,7 +227,8 @@ class Parser {
   Result<expr::WindowFrameBound> FrameBound();
   static Result<columnar::DataTypePtr> FromJsonSchema(const std::string& text);
   /// schema_of_json('...'): the inferred type of the JSON value as Spark's SQL type text.
-  static Result<std::string> SchemaOfJson(const std::string& json);
+  static Result<std::string> SchemaOfJson(
+      const std::string& json, const std::vector<std::pair<std::string, std::string>>& options);
 
   std::shared_ptr<const std::string> source_;
   std::vector<Token> tokens_;

@@ -78,27 +78,37 @@ Result<QueryPtr> Parser::ParseQuery() {
       with.push_back(std::move(cte));
     } while (AcceptOperator(","));
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Query> query, ParseQueryTerm());
-  while (true) {
-    const Token& op = Peek();
-    if (op.IsKeyword("EXCEPT") || op.IsKeyword("INTERSECT") || op.IsKeyword("MINUS")) {
-      return ErrorAt(op, fmt::format("{} is not supported; only UNION is", AsciiUpper(op.text)));
-    }
-    if (!op.IsKeyword("UNION")) {
-      break;
-    }
-    Next();
+  // `left op [ALL|DISTINCT] right` for the operator at the cursor, whose right side `term` parses.
+  auto set_operation = [&](std::shared_ptr<Query> left, SetOperator set_operator,
+                           const auto& term) -> Result<std::shared_ptr<Query>> {
+    const Token& op = Next();
     auto set = std::make_shared<Query>();
     set->kind = QueryKind::kUnion;
+    set->set_operator = set_operator;
     set->position = op.position;
     set->union_all = AcceptKeyword("ALL");
     if (!set->union_all) {
       AcceptKeyword("DISTINCT");
     }
-    set->left = std::move(query);
-    TRIBUTARY_ASSIGN_OR_RAISE(set->right, ParseQueryTerm());
+    set->left = std::move(left);
+    TRIBUTARY_ASSIGN_OR_RAISE(set->right, term());
     TRIBUTARY_RETURN_NOT_OK(CheckQueryHeight(set, op.position));
-    query = std::move(set);
+    return set;
+  };
+  // INTERSECT binds tighter than UNION and EXCEPT (Spark's grammar, as the SQL standard).
+  auto intersect_term = [&]() -> Result<std::shared_ptr<Query>> {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Query> term, ParseQueryTerm());
+    while (Peek().IsKeyword("INTERSECT")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(term, set_operation(std::move(term), SetOperator::kIntersect,
+                                                    [&] { return ParseQueryTerm(); }));
+    }
+    return term;
+  };
+  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Query> query, intersect_term());
+  while (Peek().IsKeyword("UNION") || Peek().IsKeyword("EXCEPT") || Peek().IsKeyword("MINUS")) {
+    const SetOperator set_operator =
+        Peek().IsKeyword("UNION") ? SetOperator::kUnion : SetOperator::kExcept;
+    TRIBUTARY_ASSIGN_OR_RAISE(query, set_operation(std::move(query), set_operator, intersect_term));
   }
   const bool has_order = Peek().IsKeyword("ORDER");
   const bool has_limit = Peek().IsKeyword("LIMIT");
@@ -107,10 +117,41 @@ Result<QueryPtr> Parser::ParseQuery() {
   }
   if (AcceptKeyword("ORDER")) {
     TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
-    do {
-      TRIBUTARY_ASSIGN_OR_RAISE(OrderItem item, ParseOrderItem());
+    if (AtAllKeyword()) {
+      // ORDER BY ALL [ASC|DESC] [NULLS FIRST|LAST]: ALL stands as a column for the binder.
+      query->order_by_all = true;
+      OrderItem item;
+      item.expr = Track(expr::Col("`ALL`"), Next().position);
+      if (AcceptKeyword("DESC")) {
+        item.ascending = false;
+      } else {
+        AcceptKeyword("ASC");
+      }
+      item.nulls_first = item.ascending;
+      if (AcceptKeyword("NULLS")) {
+        if (AcceptKeyword("FIRST")) {
+          item.nulls_first = true;
+        } else if (AcceptKeyword("LAST")) {
+          item.nulls_first = false;
+        } else {
+          return Unexpected("FIRST or LAST", {"FIRST", "LAST"});
+        }
+      }
       query->order_by.push_back(std::move(item));
-    } while (AcceptOperator(","));
+      // `ORDER BY all, b` sorts by a column named all (Spark resolves ALL as one first).
+      if (AcceptOperator(",")) {
+        query->order_by_all = false;
+        do {
+          TRIBUTARY_ASSIGN_OR_RAISE(OrderItem next, ParseOrderItem());
+          query->order_by.push_back(std::move(next));
+        } while (AcceptOperator(","));
+      }
+    } else {
+      do {
+        TRIBUTARY_ASSIGN_OR_RAISE(OrderItem item, ParseOrderItem());
+        query->order_by.push_back(std::move(item));
+      } while (AcceptOperator(","));
+    }
   }
   if (AcceptKeyword("LIMIT")) {
     if (!AcceptKeyword("ALL")) {
@@ -232,10 +273,7 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
   }
   if (AcceptKeyword("GROUP")) {
     TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("BY"));
-    do {
-      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr key, ParseExpr());
-      query->group_by.push_back(std::move(key));
-    } while (AcceptOperator(","));
+    TRIBUTARY_RETURN_NOT_OK(ParseGroupBy(query.get()));
   }
   if (AcceptKeyword("HAVING")) {
     TRIBUTARY_ASSIGN_OR_RAISE(query->having, ParseExpr());
@@ -251,6 +289,193 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
     TRIBUTARY_ASSIGN_OR_RAISE(query->qualify, ParseExpr());
   }
   return query;
+}
+
+bool Parser::AtAllKeyword() const {
+  if (!Peek().IsKeyword("ALL")) {
+    return false;
+  }
+  const Token& next = Peek(1);
+  return next.kind == TokenKind::kEnd || next.IsOperator(")") || next.IsOperator(";") ||
+         next.kind == TokenKind::kWord;
+}
+
+Result<std::vector<ExprPtr>> Parser::ParseGroupingItem(std::string_view within) {
+  std::vector<ExprPtr> item;
+  if (Peek().IsOperator("(")) {
+    const size_t save = pos_;
+    Next();
+    if (AcceptOperator(")")) {
+      if (within != "GROUPING SETS") {
+        return ErrorAt(tokens_[save],
+                       fmt::format("Empty set in {} grouping sets is not supported.", within));
+      }
+      return item;
+    }
+    bool tuple = true;
+    do {
+      auto e = ParseExpr();
+      if (!e.ok()) {
+        tuple = false;
+        break;
+      }
+      item.push_back(*std::move(e));
+    } while (AcceptOperator(","));
+    // `(a + b) * 2` is one expression that starts with a parenthesis, not a group.
+    if (tuple && AcceptOperator(")") && (Peek().IsOperator(",") || Peek().IsOperator(")"))) {
+      return item;
+    }
+    pos_ = save;
+    item.clear();
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr e, ParseExpr());
+  item.push_back(std::move(e));
+  return item;
+}
+
+// GROUP BY: ALL, or a list of elements, each a list of grouping sets: an expression is one set
+// of itself, ROLLUP(a, b) the sets (a, b), (a), (), CUBE(a, b) every subset, GROUPING SETS the
+// sets listed. The query's grouping sets are the cross product of its elements' (Spark's
+// GroupingAnalytics); `a, b WITH ROLLUP|CUBE` is ROLLUP|CUBE(a, b).
+Status Parser::ParseGroupBy(Query* query) {
+  if (AtAllKeyword()) {
+    query->group_by_all = true;
+    query->group_by.push_back(Track(expr::Col("`ALL`"), Next().position));
+    return Status::OK();
+  }
+  using Set = std::vector<ExprPtr>;
+  auto rollup = [](const std::vector<Set>& items) {
+    std::vector<Set> sets;
+    for (size_t n = items.size() + 1; n-- > 0;) {
+      Set set;
+      for (size_t i = 0; i < n; ++i) {
+        set.insert(set.end(), items[i].begin(), items[i].end());
+      }
+      sets.push_back(std::move(set));
+    }
+    return sets;
+  };
+  // Spark's order: the sets with the first item, then those without it, recursively.
+  auto cube = [](const std::vector<Set>& items) {
+    std::vector<Set> sets = {Set{}};
+    for (size_t i = items.size(); i-- > 0;) {
+      std::vector<Set> with;
+      for (const Set& rest : sets) {
+        Set set = items[i];
+        set.insert(set.end(), rest.begin(), rest.end());
+        with.push_back(std::move(set));
+      }
+      with.insert(with.end(), sets.begin(), sets.end());
+      sets = std::move(with);
+    }
+    return sets;
+  };
+  auto grouping_sets = [&]() -> Result<std::vector<Set>> {
+    Next();
+    Next();
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+    std::vector<Set> sets;
+    do {
+      TRIBUTARY_ASSIGN_OR_RAISE(Set set, ParseGroupingItem("GROUPING SETS"));
+      sets.push_back(std::move(set));
+    } while (AcceptOperator(","));
+    TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+    return sets;
+  };
+  std::vector<std::vector<Set>> elements;
+  bool analytics = false;
+  do {
+    const bool is_rollup = Peek().IsKeyword("ROLLUP") && Peek(1).IsOperator("(");
+    const bool is_cube = Peek().IsKeyword("CUBE") && Peek(1).IsOperator("(");
+    if (is_rollup || is_cube) {
+      Next();
+      Next();
+      std::vector<Set> items;
+      do {
+        TRIBUTARY_ASSIGN_OR_RAISE(Set item, ParseGroupingItem(is_rollup ? "ROLLUP" : "CUBE"));
+        items.push_back(std::move(item));
+      } while (AcceptOperator(","));
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      elements.push_back(is_rollup ? rollup(items) : cube(items));
+      analytics = true;
+    } else if (Peek().IsKeyword("GROUPING") && Peek(1).IsKeyword("SETS")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Set> sets, grouping_sets());
+      elements.push_back(std::move(sets));
+      analytics = true;
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr key, ParseExpr());
+      elements.push_back({Set{std::move(key)}});
+    }
+  } while (AcceptOperator(","));
+  // Hive's `GROUP BY a, b GROUPING SETS (...)`: the list names the grouping columns (in
+  // grouping_id's order), the sets alone say how to group.
+  std::vector<ExprPtr> columns;
+  if (Peek().IsKeyword("GROUPING") && Peek(1).IsKeyword("SETS")) {
+    if (analytics) {
+      return ErrorAt(Peek(), "GROUPING SETS after a GROUP BY list takes a plain list");
+    }
+    for (std::vector<Set>& element : elements) {
+      columns.push_back(std::move(element.front().front()));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Set> sets, grouping_sets());
+    elements = {std::move(sets)};
+    analytics = true;
+  }
+  if (Peek().IsKeyword("WITH") && (Peek(1).IsKeyword("ROLLUP") || Peek(1).IsKeyword("CUBE"))) {
+    if (analytics) {
+      return ErrorAt(Peek(), "WITH ROLLUP and WITH CUBE take a plain GROUP BY list");
+    }
+    Next();
+    std::vector<Set> items;
+    items.reserve(elements.size());
+    for (std::vector<Set>& element : elements) {
+      items.push_back(std::move(element.front()));
+    }
+    elements = {Next().IsKeyword("ROLLUP") ? rollup(items) : cube(items)};
+    analytics = true;
+  }
+  if (!analytics) {
+    for (std::vector<Set>& element : elements) {
+      query->group_by.push_back(std::move(element.front().front()));
+    }
+    return Status::OK();
+  }
+  std::vector<Set> product = {Set{}};
+  for (const std::vector<Set>& element : elements) {
+    std::vector<Set> next;
+    for (const Set& prefix : product) {
+      for (const Set& set : element) {
+        Set combined = prefix;
+        combined.insert(combined.end(), set.begin(), set.end());
+        next.push_back(std::move(combined));
+      }
+    }
+    product = std::move(next);
+  }
+  // Each grouping expression once (by its text), the sets as indices into them.
+  std::vector<std::string> texts;
+  for (const ExprPtr& e : columns) {
+    if (std::find(texts.begin(), texts.end(), e->ToString()) == texts.end()) {
+      texts.push_back(e->ToString());
+      query->group_by.push_back(e);
+    }
+  }
+  for (const Set& set : product) {
+    std::vector<size_t> indices;
+    for (const ExprPtr& e : set) {
+      const std::string text = e->ToString();
+      size_t index = std::find(texts.begin(), texts.end(), text) - texts.begin();
+      if (index == texts.size()) {
+        texts.push_back(text);
+        query->group_by.push_back(e);
+      }
+      if (std::find(indices.begin(), indices.end(), index) == indices.end()) {
+        indices.push_back(index);
+      }
+    }
+    query->grouping_sets.push_back(std::move(indices));
+  }
+  return Status::OK();
 }
 
 namespace {
@@ -619,7 +844,7 @@ int Parser::QueryHeight(const QueryPtr& query) {
 
 // The plan nodes a query puts over its inputs, as the binder builds them: a projection or a
 // union, a filter, an aggregation, DISTINCT's aggregation and projection (a UNION without
-// ALL has them too), a sort, a limit.
+// ALL has them too), a sort, a limit; INTERSECT, EXCEPT and grouping sets build more.
 int Parser::OwnLevels(const Query& q) {
   int levels = 1;
   if (q.distinct || (q.kind == QueryKind::kUnion && !q.union_all)) {
@@ -630,6 +855,15 @@ int Parser::OwnLevels(const Query& q) {
   }
   if (!q.group_by.empty() || q.having != nullptr) {
     ++levels;
+  }
+  // Grouping sets: a projection per set and their union below the aggregation.
+  if (!q.grouping_sets.empty()) {
+    levels += 2;
+  }
+  // INTERSECT and EXCEPT: tagging projections, a union, an aggregation with its filter and
+  // projection, ALL's generate and projection, and the final projections (plan::SetOperation).
+  if (q.kind == QueryKind::kUnion && q.set_operator != SetOperator::kUnion) {
+    levels += 8;
   }
   // A window node, and QUALIFY's filter and projection.
   if (std::any_of(q.select.begin(), q.select.end(),

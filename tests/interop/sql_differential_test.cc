@@ -7,6 +7,7 @@
 // and compared exactly.
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 #include <gmock/gmock.h>
@@ -274,6 +275,131 @@ class WindowQueryGenerator {
   std::mt19937 random_;
 };
 
+// Set operations (INTERSECT/EXCEPT [ALL], mixed with UNION to exercise precedence), grouping
+// sets (ROLLUP, CUBE, GROUPING SETS with grouping()), and GROUP BY ALL with ORDER BY ALL.
+class SetAndGroupingQueryGenerator {
+ public:
+  explicit SetAndGroupingQueryGenerator(uint32_t seed) : random_(seed) {}
+
+  std::string Next() {
+    switch (Pick(3)) {
+      case 0:
+        return SetOperation();
+      case 1:
+        return GroupingSets();
+      default:
+        return GroupByAll();
+    }
+  }
+
+ private:
+  std::string SetOperation() {
+    const std::string columns =
+        OneOf<std::string>({"k", "k, b % 4 AS b4", "s", "k, s", "b % 3 AS b3, s"});
+    auto side = [&](const std::string& table) {
+      return "SELECT " + columns + " FROM " + table + " WHERE a > " +
+             std::to_string(Pick(120) - 100);
+    };
+    auto op = [&] {
+      return OneOf<std::string>(
+          {" INTERSECT ", " INTERSECT ALL ", " EXCEPT ", " EXCEPT ALL ", " UNION ALL "});
+    };
+    std::string sql = side("{t}") + op() + side("{u}");
+    if (Pick(2) == 0) {
+      sql += op() + side(Pick(2) ? "{t}" : "{u}");
+    }
+    return sql;
+  }
+
+  std::string GroupingSets() {
+    const std::string first = OneOf<std::string>({"k", "s", "b % 3"});
+    const std::string second = first == "s" ? "k" : "s";
+    const std::string by = OneOf<std::string>(
+        {"ROLLUP(" + first + ", " + second + ")", "CUBE(" + first + ", " + second + ")",
+         "GROUPING SETS ((" + first + ", " + second + "), (" + second + "), ())",
+         first + ", ROLLUP(" + second + ")"});
+    std::string sql = "SELECT " + first + " AS g1, " + second + " AS g2, grouping(" + first +
+                      ") AS gg1, grouping(" + second +
+                      ") AS gg2, count(*) AS n, min(a) AS lo, max(d) AS hi FROM {t} GROUP BY " + by;
+    if (Pick(3) == 0) {
+      sql += " HAVING count(*) > " + std::to_string(Pick(20));
+    }
+    return sql;
+  }
+
+  std::string GroupByAll() {
+    const std::string keys = OneOf<std::string>({"k", "s", "k, s", "b % 5 AS b5, s"});
+    std::string sql =
+        "SELECT " + keys + ", count(*) AS n, max(a) AS m FROM {t} GROUP BY ALL ORDER BY ALL";
+    sql += Pick(2) ? " ASC" : " DESC";
+    sql += Pick(2) ? " NULLS FIRST" : " NULLS LAST";
+    if (Pick(2) == 0) {
+      sql += " LIMIT " + std::to_string(1 + Pick(30));
+    }
+    return sql;
+  }
+
+  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
+  template <typename T>
+  const T& OneOf(const std::vector<T>& items) {
+    return items[static_cast<size_t>(Pick(static_cast<int>(items.size())))];
+  }
+
+  std::mt19937 random_;
+};
+
+Result<std::shared_ptr<Session>> SessionWithThreads(const testing::TempDir& dir, int threads) {
+  return Session::Builder()
+      .Warehouse(dir.Path() + "/warehouse")
+      .TimeZone("UTC")
+      .Config("tributary.threads", std::to_string(threads))
+      .Build();
+}
+
+// Runs each query of `ours_sql` on one and on three threads and compares the rows with DuckDB's
+// (`expected`, same positions): exactly when `ordered(sql)` says the query's order is total,
+// else as multisets. On three threads the rows must come in the same order too, unless
+// `threads_may_reorder`. Returns how many queries gave rows.
+int ExpectAgreement(Session& one, Session& three, const std::vector<std::string>& ours_sql,
+                    const std::vector<Result<std::vector<std::string>>>& expected,
+                    const std::function<bool(const std::string&)>& ordered,
+                    bool threads_may_reorder) {
+  int non_empty = 0;
+  for (size_t i = 0; i < ours_sql.size(); ++i) {
+    SCOPED_TRACE(ours_sql[i]);
+    EXPECT_OK(expected[i].status());
+    auto rows = one.Sql(ours_sql[i]).Collect();
+    auto threaded_rows = three.Sql(ours_sql[i]).Collect();
+    EXPECT_OK(rows.status());
+    EXPECT_OK(threaded_rows.status());
+    if (!expected[i].ok() || !rows.ok() || !threaded_rows.ok()) {
+      continue;
+    }
+    std::vector<std::string> ours = Json(*rows);
+    std::vector<std::string> ours_threaded = Json(*threaded_rows);
+    std::vector<std::string> theirs = *expected[i];
+    if (threads_may_reorder) {
+      std::sort(ours_threaded.begin(), ours_threaded.end());
+      std::vector<std::string> sorted = ours;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(ours_threaded, sorted);
+    } else {
+      EXPECT_EQ(ours_threaded, ours);
+    }
+    if (!ordered(ours_sql[i])) {
+      std::sort(ours.begin(), ours.end());
+      std::sort(theirs.begin(), theirs.end());
+    }
+    EXPECT_EQ(ours, theirs);
+    non_empty += ours.empty() ? 0 : 1;
+  }
+  return non_empty;
+}
+
+bool HasOrderBy(const std::string& sql) {
+  return sql.find("ORDER BY") != std::string::npos;
+}
+
 TEST(SqlDifferentialTest, RandomQueriesAgreeWithDuckDb) {
   testing::TempDir dir;
   const std::string t = dir.Path() + "/t.parquet";
@@ -284,18 +410,8 @@ TEST(SqlDifferentialTest, RandomQueriesAgreeWithDuckDb) {
   ASSERT_OK(testing::OracleWriteParquet(
       u, Replace(Replace(Replace(kTableSql, "{seed}", "23"), "{keys}", "60"), "{rows}", "400")));
   // One thread, and three: t's three row groups are read by three workers.
-  auto session = Session::Builder()
-                     .Warehouse(dir.Path() + "/warehouse")
-                     .TimeZone("UTC")
-                     .Config("tributary.threads", "1")
-                     .Build();
-  ASSERT_OK(session.status());
-  auto threaded = Session::Builder()
-                      .Warehouse(dir.Path() + "/warehouse")
-                      .TimeZone("UTC")
-                      .Config("tributary.threads", "3")
-                      .Build();
-  ASSERT_OK(threaded.status());
+  ASSERT_OK_AND_ASSIGN(auto session, SessionWithThreads(dir, 1));
+  ASSERT_OK_AND_ASSIGN(auto threaded, SessionWithThreads(dir, 3));
 
   QueryGenerator generator(20261129);
   constexpr int kQueries = 300;
@@ -309,28 +425,8 @@ TEST(SqlDifferentialTest, RandomQueriesAgreeWithDuckDb) {
                                "read_parquet('" + u + "')"));
   }
   ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleQueryMany(duck_sql));
-  int compared = 0;
-  int non_empty = 0;
-  for (int i = 0; i < kQueries; ++i) {
-    SCOPED_TRACE(ours_sql[static_cast<size_t>(i)]);
-    ASSERT_OK(expected[static_cast<size_t>(i)].status());
-    auto rows = (*session)->Sql(ours_sql[static_cast<size_t>(i)]).Collect();
-    ASSERT_OK(rows.status());
-    std::vector<std::string> ours = Json(*rows);
-    // The same rows in the same order on three threads, ORDER BY or not.
-    auto threaded_rows = (*threaded)->Sql(ours_sql[static_cast<size_t>(i)]).Collect();
-    ASSERT_OK(threaded_rows.status());
-    EXPECT_EQ(Json(*threaded_rows), ours);
-    std::vector<std::string> theirs = *expected[static_cast<size_t>(i)];
-    if (ours_sql[static_cast<size_t>(i)].find("ORDER BY") == std::string::npos) {
-      std::sort(ours.begin(), ours.end());
-      std::sort(theirs.begin(), theirs.end());
-    }
-    EXPECT_EQ(ours, theirs);
-    ++compared;
-    non_empty += ours.empty() ? 0 : 1;
-  }
-  EXPECT_EQ(compared, kQueries);
+  const int non_empty = ExpectAgreement(*session, *threaded, ours_sql, expected, HasOrderBy,
+                                        /*threads_may_reorder=*/false);
   // The generator must produce queries with results, or the comparison proves little.
   EXPECT_GT(non_empty, kQueries / 2);
 }
@@ -341,18 +437,8 @@ TEST(SqlDifferentialTest, WindowFunctionsAgreeWithDuckDb) {
   ASSERT_OK(testing::OracleWriteParquet(
       t, Replace(Replace(Replace(kTableSql, "{seed}", "31"), "{keys}", "12"), "{rows}", "2000"),
       "snappy", 700));
-  auto session = Session::Builder()
-                     .Warehouse(dir.Path() + "/warehouse")
-                     .TimeZone("UTC")
-                     .Config("tributary.threads", "1")
-                     .Build();
-  ASSERT_OK(session.status());
-  auto threaded = Session::Builder()
-                      .Warehouse(dir.Path() + "/warehouse")
-                      .TimeZone("UTC")
-                      .Config("tributary.threads", "3")
-                      .Build();
-  ASSERT_OK(threaded.status());
+  ASSERT_OK_AND_ASSIGN(auto session, SessionWithThreads(dir, 1));
+  ASSERT_OK_AND_ASSIGN(auto threaded, SessionWithThreads(dir, 3));
 
   WindowQueryGenerator generator(20261203);
   constexpr int kQueries = 100;
@@ -364,21 +450,41 @@ TEST(SqlDifferentialTest, WindowFunctionsAgreeWithDuckDb) {
     duck_sql.push_back(Replace(sql, "{t}", "read_parquet('" + t + "')"));
   }
   ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleQueryMany(duck_sql));
+  // Window queries give a row per input row; their ORDER BY is inside OVER, not total.
+  const int non_empty = ExpectAgreement(
+      *session, *threaded, ours_sql, expected, [](const std::string&) { return false; },
+      /*threads_may_reorder=*/false);
+  EXPECT_EQ(non_empty, kQueries);
+}
+
+TEST(SqlDifferentialTest, SetOperationsAndGroupingSetsAgreeWithDuckDb) {
+  testing::TempDir dir;
+  const std::string t = dir.Path() + "/t.parquet";
+  const std::string u = dir.Path() + "/u.parquet";
+  ASSERT_OK(testing::OracleWriteParquet(
+      t, Replace(Replace(Replace(kTableSql, "{seed}", "41"), "{keys}", "15"), "{rows}", "1500"),
+      "snappy", 600));
+  ASSERT_OK(testing::OracleWriteParquet(
+      u, Replace(Replace(Replace(kTableSql, "{seed}", "53"), "{keys}", "15"), "{rows}", "500")));
+  ASSERT_OK_AND_ASSIGN(auto session, SessionWithThreads(dir, 1));
+  ASSERT_OK_AND_ASSIGN(auto threaded, SessionWithThreads(dir, 3));
+
+  SetAndGroupingQueryGenerator generator(20261204);
+  constexpr int kQueries = 120;
+  std::vector<std::string> ours_sql;
+  std::vector<std::string> duck_sql;
   for (int i = 0; i < kQueries; ++i) {
-    SCOPED_TRACE(ours_sql[static_cast<size_t>(i)]);
-    ASSERT_OK(expected[static_cast<size_t>(i)].status());
-    auto rows = (*session)->Sql(ours_sql[static_cast<size_t>(i)]).Collect();
-    ASSERT_OK(rows.status());
-    std::vector<std::string> ours = Json(*rows);
-    auto threaded_rows = (*threaded)->Sql(ours_sql[static_cast<size_t>(i)]).Collect();
-    ASSERT_OK(threaded_rows.status());
-    EXPECT_EQ(Json(*threaded_rows), ours);
-    std::vector<std::string> theirs = *expected[static_cast<size_t>(i)];
-    EXPECT_GT(ours.size(), 0U);
-    std::sort(ours.begin(), ours.end());
-    std::sort(theirs.begin(), theirs.end());
-    EXPECT_EQ(ours, theirs);
+    const std::string sql = generator.Next();
+    ours_sql.push_back(
+        Replace(Replace(sql, "{t}", "parquet.`" + t + "`"), "{u}", "parquet.`" + u + "`"));
+    duck_sql.push_back(Replace(Replace(sql, "{t}", "read_parquet('" + t + "')"), "{u}",
+                               "read_parquet('" + u + "')"));
   }
+  ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleQueryMany(duck_sql));
+  // ORDER BY ALL orders by every column: a total order, compared exactly.
+  const int non_empty = ExpectAgreement(*session, *threaded, ours_sql, expected, HasOrderBy,
+                                        /*threads_may_reorder=*/true);
+  EXPECT_GT(non_empty, kQueries / 2);
 }
 
 }  // namespace

@@ -253,7 +253,20 @@ TEST(ParserTest, WithUnionAndValues) {
   EXPECT_EQ(Error("VALUES (1, 2), (3)"),
             "VALUES rows must have the same number of values: this row has 1, the first has 2 "
             "at line 1, column 18:\nVALUES (1, 2), (3)\n                 ^");
-  EXPECT_NE(Error("SELECT 1 EXCEPT SELECT 2").find("EXCEPT is not supported; only UNION is"),
+  EXPECT_EQ(Sql("SELECT 1 MINUS SELECT 2"), "(SELECT 1) EXCEPT (SELECT 2)");
+  // INTERSECT binds tighter than UNION and EXCEPT, which go left to right.
+  EXPECT_EQ(Sql("SELECT 1 UNION SELECT 2 EXCEPT ALL SELECT 3 INTERSECT ALL SELECT 4"),
+            "((SELECT 1) UNION (SELECT 2)) EXCEPT ALL ((SELECT 3) INTERSECT ALL (SELECT 4))");
+  EXPECT_EQ(Sql("SELECT a, sum(b) FROM t GROUP BY ALL ORDER BY ALL DESC"),
+            "SELECT a, sum(b) FROM t GROUP BY ALL ORDER BY ALL DESC NULLS LAST");
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY a, ROLLUP(b, (c, a))"),
+            "SELECT a FROM t GROUP BY GROUPING SETS ((a, b, c), (a, b), (a))");
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY a, b WITH CUBE"),
+            "SELECT a FROM t GROUP BY GROUPING SETS ((a, b), (a), (b), ())");
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY b, a GROUPING SETS ((a), ())"),
+            "SELECT a FROM t GROUP BY GROUPING SETS ((a), ())");
+  EXPECT_NE(Error("SELECT a FROM t GROUP BY CUBE(a, ())")
+                .find("Empty set in CUBE grouping sets is not supported."),
             std::string::npos);
 }
 

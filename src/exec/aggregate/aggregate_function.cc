@@ -116,8 +116,10 @@ Result<int64_t> ReadAccuracy(const AggregateCall& call) {
   }
   TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr value, ConstantArgument(call, 2, "accuracy"));
   int64_t accuracy = 0;
-  aggregate::VisitValidNative(*value, 1,
-                              [&](int64_t, auto v) { accuracy = static_cast<int64_t>(v); });
+  aggregate::VisitValidNative(*value, 1, [&](int64_t, auto v) {
+    // NOLINTNEXTLINE(bugprone-signed-char-misuse): a tinyint accuracy is a number
+    accuracy = static_cast<int64_t>(v);
+  });
   if (accuracy <= 0 || accuracy > std::numeric_limits<int32_t>::max()) {
     return Status::InvalidArgument(
         fmt::format("[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] {}: the accuracy must be between [1, "
@@ -266,8 +268,10 @@ Result<std::unique_ptr<Accumulator>> MakeForKind(AggregateKind kind, const Aggre
     case AggregateKind::kHistogramNumeric: {
       TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr bins, ConstantArgument(call, 1, "nb"));
       int64_t max_bins = 0;
-      aggregate::VisitValidNative(*bins, 1,
-                                  [&](int64_t, auto v) { max_bins = static_cast<int64_t>(v); });
+      aggregate::VisitValidNative(*bins, 1, [&](int64_t, auto v) {
+        // NOLINTNEXTLINE(bugprone-signed-char-misuse): a tinyint bin count is a number
+        max_bins = static_cast<int64_t>(v);
+      });
       if (max_bins < 2 || max_bins > std::numeric_limits<int32_t>::max()) {
         return Status::InvalidArgument(fmt::format(
             "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] histogram_numeric: nb must be between [2, "

@@ -29,7 +29,9 @@ class BitwiseAccumulator final : public Accumulator {
       if (seen[g] == 0) {
         values[g] = v;
         seen[g] = 1;
-      } else if constexpr (kOp == BitOp::kAnd) {
+        return;
+      }
+      if constexpr (kOp == BitOp::kAnd) {
         values[g] = static_cast<T>(values[g] & v);
       } else if constexpr (kOp == BitOp::kOr) {
         values[g] = static_cast<T>(values[g] | v);

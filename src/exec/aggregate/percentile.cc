@@ -55,6 +55,7 @@ class PercentileAccumulator final : public Accumulator {
     frequencies_.assign(static_cast<size_t>(rows), 0);
     int64_t negative_row = -1;
     VisitValidNative(frequency, rows, [&](int64_t i, auto f) {
+      // NOLINTNEXTLINE(bugprone-signed-char-misuse): a tinyint frequency is a number
       frequencies_[static_cast<size_t>(i)] = static_cast<int64_t>(f);
       if (f < 0 && negative_row < 0) {
         negative_row = i;
