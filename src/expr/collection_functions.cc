@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/calendar.h"
 #include "columnar/take.h"
 #include "common/ascii.h"
 #include "expr/function_kernels.h"
@@ -876,8 +877,6 @@ Result<BoundExprPtr> BindFlatten(const Expression& call, std::vector<BoundExprPt
       }));
 }
 
-constexpr int64_t kMicrosPerDay = 86400000000;
-
 // sequence(start, stop[, step]) over integers (step default 1 or -1), dates (step a day-time
 // interval of whole days, default 1 day) or timestamps (step a day-time interval).
 Result<BoundExprPtr> BindSequence(const Expression& call, std::vector<BoundExprPtr> args) {
@@ -930,16 +929,16 @@ Result<BoundExprPtr> BindSequence(const Expression& call, std::vector<BoundExprP
           if (a.size() == 3) {
             step = IntAt(*a[2], i);
           } else if (!integral) {
-            step = date ? step : step * kMicrosPerDay;
+            step = date ? step : step * columnar::kMicrosPerDay;
           }
           const int64_t raw_step = step;
           if (date && a.size() == 3) {
-            if (step % kMicrosPerDay != 0) {
+            if (step % columnar::kMicrosPerDay != 0) {
               return Status::InvalidArgument(
                   "sequence step must be an interval day to second of day granularity if start "
                   "and end values are dates");
             }
-            step /= kMicrosPerDay;
+            step /= columnar::kMicrosPerDay;
           }
           if ((step > 0 && start > stop) || (step < 0 && start < stop) ||
               (step == 0 && start != stop)) {

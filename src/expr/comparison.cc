@@ -106,7 +106,7 @@ void CompareBytes(Op op, const Column& a, const Column& b, uint8_t* out) {
 }
 
 template <bool kConstantB>
-Status CompareValues(Op op, const Column& a, const Column& b, uint8_t* out) {
+Status CompareColumnValues(Op op, const Column& a, const Column& b, uint8_t* out) {
   switch (a.Type()->Id()) {
     case TypeId::kBoolean:
       CompareFixed<uint8_t, kConstantB>(op, a, b, out);
@@ -162,7 +162,7 @@ Result<ColumnPtr> CompareKernel(Op op, const Column& a, const Column& b, MemoryP
   }
   TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::AllocateUninitialized(n, pool));
   uint8_t* out = values->mutable_data();
-  TRIBUTARY_RETURN_NOT_OK(CompareValues<false>(op, a, b, out));
+  TRIBUTARY_RETURN_NOT_OK(CompareColumnValues<false>(op, a, b, out));
   if (op == Op::kNullSafeEqual) {
     // Never null: two nulls are equal, a null and a value are not.
     if (a.ValidityBits() != nullptr || b.ValidityBits() != nullptr) {
@@ -193,7 +193,7 @@ Result<ColumnPtr> CompareWithConstantKernel(Op op, const Column& a, const Column
   const int64_t n = a.Length();
   TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::AllocateUninitialized(n, pool));
   uint8_t* out = values->mutable_data();
-  TRIBUTARY_RETURN_NOT_OK(CompareValues<true>(op, a, constant, out));
+  TRIBUTARY_RETURN_NOT_OK(CompareColumnValues<true>(op, a, constant, out));
   if (op != Op::kNullSafeEqual) {
     // The constant is valid, so a row is null exactly where `a` is.
     return Column::Make(DataType::Boolean(), n, a.ValidityBuffer(), std::move(values));

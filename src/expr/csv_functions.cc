@@ -14,6 +14,7 @@
 #include <charconv>
 #include <optional>
 
+#include "columnar/calendar.h"
 #include "common/ascii.h"
 #include "expr/datetime_pattern.h"
 #include "expr/function_kernels.h"
@@ -306,8 +307,7 @@ class ToCsvFunction final : public EagerFunction {
         text->pop_back();
       }
     } else if (id == TypeId::kDate && date_format_) {
-      constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000 * 1000;
-      date_format_->Format(field.Values<int32_t>()[i] * kMicrosPerDay, TimeZone(), text);
+      date_format_->Format(field.Values<int32_t>()[i] * columnar::kMicrosPerDay, TimeZone(), text);
     } else {
       AppendCastString(field, i, context, text);
     }

@@ -66,6 +66,11 @@ void AddOperatorFunctions(std::vector<FunctionEntry>* table);
 void AddTimeWindowFunctions(std::vector<FunctionEntry>* table);
 void AddScalarSubqueryFunctions(std::vector<FunctionEntry>* table);
 
+/// Binds `name(arguments...)` through the registry where `arguments` are already bound (their
+/// unbound forms are `unbound`, for messages): a function Spark defines by another.
+Result<BoundExprPtr> BindAs(const std::string& name, const std::vector<ExprPtr>& unbound,
+                            std::vector<BoundExprPtr> arguments);
+
 /// Binds a kFunction call through the registry: unknown names, aggregates and generators are
 /// InvalidArgument errors naming the function (unknown ones with a "did you mean" suggestion).
 Result<BoundExprPtr> BindFunction(const Expression& call, std::vector<BoundExprPtr> args);

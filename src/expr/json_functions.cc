@@ -22,6 +22,7 @@
 #include <optional>
 #include <utility>
 
+#include "columnar/calendar.h"
 #include "columnar/canonical_json.h"
 #include "common/ascii.h"
 #include "expr/datetime_pattern.h"
@@ -756,8 +757,8 @@ class JsonWriter {
       case TypeId::kDate: {
         std::string text;
         if (date_format_ != nullptr) {
-          constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000 * 1000;
-          date_format_->Format(column.Values<int32_t>()[i] * kMicrosPerDay, TimeZone(), &text);
+          date_format_->Format(column.Values<int32_t>()[i] * columnar::kMicrosPerDay, TimeZone(),
+                               &text);
         } else {
           AppendCastString(column, i, context_, &text);
         }

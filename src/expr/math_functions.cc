@@ -620,12 +620,6 @@ Result<BoundExprPtr> BindTryArithmetic(const Expression& call, std::vector<Bound
 
 // ---- positive, nullifzero, zeroifnull, width_bucket -----------------------------------------
 
-// `name(arguments...)` bound through the registry (the functions Spark defines by others).
-Result<BoundExprPtr> BindAs(const std::string& name, const std::vector<ExprPtr>& unbound,
-                            std::vector<BoundExprPtr> arguments) {
-  return BindFunction(*Function(name, unbound), std::move(arguments));
-}
-
 BoundExprPtr IntLiteral(int32_t value) {
   return MakeBound(Op::kLiteral, DataType::Int32(), {}, -1, Scalar::Int32(value));
 }

@@ -10,14 +10,12 @@
 
 namespace tributary::expr {
 
-namespace {
-
-// Binds `name(arguments...)` where `arguments` are already bound (their unbound forms are
-// `unbound`, for messages).
 Result<BoundExprPtr> BindAs(const std::string& name, const std::vector<ExprPtr>& unbound,
                             std::vector<BoundExprPtr> arguments) {
   return BindFunction(*Function(name, unbound), std::move(arguments));
 }
+
+namespace {
 
 Result<BoundExprPtr> BindIlike(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
@@ -47,10 +45,11 @@ Result<BoundExprPtr> BindIntegralDivide(const Expression& call, std::vector<Boun
   }
   // Exact: both sides as decimals, divided (ANSI: by zero is an error), truncated to bigint.
   std::vector<BoundExprPtr> decimals;
+  decimals.reserve(args.size());
   for (BoundExprPtr& arg : args) {
-    decimals.push_back(CastTo(
-        arg,
-        AsDecimal(arg->Type()->Id() == columnar::TypeId::kNull ? DataType::Int64() : arg->Type())));
+    const columnar::DataTypePtr type =
+        arg->Type()->Id() == columnar::TypeId::kNull ? DataType::Int64() : arg->Type();
+    decimals.push_back(CastTo(std::move(arg), AsDecimal(type)));
   }
   // 20 integer digits hold any bigint quotient; 18 fraction digits keep the rounding of the
   // quotient from reaching the units digit for any bigint divisor below 10^18.

@@ -102,6 +102,12 @@ bool IsUtilityStatement(const StatementBody& body) {
          std::holds_alternative<Use>(body) || std::holds_alternative<ShowTableInfo>(body);
 }
 
+// GCC 12 reports the optional<string> members of SET/RESET as maybe uninitialized when they are
+// copied into `bound` inlined in a unity build: a false positive (they are copy-constructed).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catalog& catalog,
                                    RelationBinder* binder) {
   BoundStatement bound;
@@ -171,5 +177,8 @@ Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catal
   bound.plan = *std::move(rows);
   return bound;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace tributary::sql::internal
