@@ -17,7 +17,10 @@ const std::vector<FunctionEntry>& Registry() {
     std::vector<FunctionEntry> entries;
     AddConditionalFunctions(&entries);
     AddCollectionFunctions(&entries);
+    AddMapFunctions(&entries);
     AddStringFunctions(&entries);
+    AddRegexpFunctions(&entries);
+    AddFormatStringFunctions(&entries);
     AddBinaryFunctions(&entries);
     AddUrlFunctions(&entries);
     AddNumberFormatFunctions(&entries);

@@ -53,6 +53,8 @@ struct FunctionEntry {
 /// Families register their entries here (one function per family file).
 void AddConditionalFunctions(std::vector<FunctionEntry>* table);
 void AddStringFunctions(std::vector<FunctionEntry>* table);
+void AddRegexpFunctions(std::vector<FunctionEntry>* table);
+void AddFormatStringFunctions(std::vector<FunctionEntry>* table);
 void AddBinaryFunctions(std::vector<FunctionEntry>* table);
 void AddUrlFunctions(std::vector<FunctionEntry>* table);
 void AddNumberFormatFunctions(std::vector<FunctionEntry>* table);
@@ -60,6 +62,7 @@ void AddMathFunctions(std::vector<FunctionEntry>* table);
 void AddDatetimeFunctions(std::vector<FunctionEntry>* table);
 void AddHashFunctions(std::vector<FunctionEntry>* table);
 void AddCollectionFunctions(std::vector<FunctionEntry>* table);
+void AddMapFunctions(std::vector<FunctionEntry>* table);
 void AddJsonFunctions(std::vector<FunctionEntry>* table);
 void AddCsvFunctions(std::vector<FunctionEntry>* table);
 void AddOperatorFunctions(std::vector<FunctionEntry>* table);

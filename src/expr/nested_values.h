@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "columnar/column.h"
+#include "expr/bound_expression.h"
 #include "expr/evaluator.h"
+#include "expr/expression.h"
 
 namespace tributary::expr {
 
@@ -37,5 +40,49 @@ Result<columnar::ColumnPtr> MakeListColumn(const columnar::DataTypePtr& type,
 /// spark.sql.mapKeyDedupPolicy=EXCEPTION).
 Status CheckMapKeys(const columnar::Column& keys, const std::vector<int64_t>& offsets,
                     const EvalContext& context);
+
+/// Builds an array column row by row out of elements picked from source columns (all of the
+/// element type), then gathers them in one pass.
+class ArrayAssembler {
+ public:
+  explicit ArrayAssembler(int64_t rows) {
+    offsets_.reserve(static_cast<size_t>(rows) + 1);
+    offsets_.push_back(0);
+    valid_.reserve(static_cast<size_t>(rows));
+  }
+  // Appends row `row` of source `source` to the current array; source -1 is a null element.
+  void Add(int32_t source, int64_t row) {
+    source_.push_back(source);
+    row_.push_back(row);
+  }
+  void AddNull() { Add(-1, 0); }
+  // Ends the current row as an array of the elements added since the last row.
+  void EndRow() {
+    offsets_.push_back(static_cast<int64_t>(source_.size()));
+    valid_.push_back(1);
+  }
+  // Ends the current row as null (dropping elements added to it).
+  void NullRow() {
+    source_.resize(static_cast<size_t>(offsets_.back()));
+    row_.resize(static_cast<size_t>(offsets_.back()));
+    offsets_.push_back(offsets_.back());
+    valid_.push_back(0);
+  }
+  int64_t RowSize() const { return static_cast<int64_t>(source_.size()) - offsets_.back(); }
+
+  /// The array column of `array_type` whose elements are the picked rows of `sources`.
+  Result<columnar::ColumnPtr> Finish(const columnar::DataTypePtr& array_type,
+                                     std::span<const columnar::ColumnPtr> sources,
+                                     columnar::MemoryPool* pool) const;
+
+ private:
+  std::vector<int32_t> source_;
+  std::vector<int64_t> row_;
+  std::vector<int64_t> offsets_;
+  std::vector<uint8_t> valid_;
+};
+
+/// InvalidArgument naming `call` unless `arg` (argument `position`, 1-based) is an array.
+Status RequireArray(const Expression& call, const BoundExprPtr& arg, int position);
 
 }  // namespace tributary::expr

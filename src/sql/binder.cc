@@ -1267,53 +1267,6 @@ class Binder : public internal::RelationBinder {
     return plan;
   }
 
-  // SHOW TABLES: namespace, tableName, isTemporary for each Delta table in the warehouse.
-  Result<LogicalPlanPtr> ShowTablesPlan(const ShowTables& show) {
-    if (!show.database.empty()) {
-      return At(Status::NotImplemented("SHOW TABLES IN <database>: the warehouse has no "
-                                       "databases yet"),
-                statement_.position);
-    }
-    std::vector<std::vector<std::string>> rows;
-    auto entries = catalog_.fs->List(catalog_.warehouse, storage::ListOptions{});
-    if (!entries.ok() && !entries.status().IsNotFound()) {
-      return entries.status();
-    }
-    if (entries.ok()) {
-      for (const storage::FileInfo& entry : *entries) {
-        const std::string name = entry.path.substr(entry.path.find_last_of('/') + 1);
-        if (!entry.is_directory || name.empty() || name[0] == '.' || name[0] == '_') {
-          continue;
-        }
-        if (!show.pattern.empty() && !MatchesShowPattern(show.pattern, name)) {
-          continue;
-        }
-        auto log = catalog_.fs->List(entry.path + "/_delta_log", storage::ListOptions{});
-        if (log.ok() && !log->empty()) {
-          rows.push_back({"", name, "false"});
-        }
-      }
-    }
-    // External tables (CREATE TABLE ... LOCATION) are in the warehouse by their catalog entry.
-    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> external,
-                              plan::ListExternalTables(catalog_));
-    for (const std::string& name : external) {
-      if (show.pattern.empty() || MatchesShowPattern(show.pattern, name)) {
-        rows.push_back({"", name, "false"});
-      }
-    }
-    // An external table located inside the warehouse is both a directory and an entry.
-    std::sort(rows.begin(), rows.end());
-    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-    TRIBUTARY_ASSIGN_OR_RAISE(
-        LogicalPlanPtr strings,
-        plan::StringRowsPlan({"namespace", "tableName", "isTemporary"}, rows, "SHOW TABLES"));
-    auto typed =
-        plan::WithColumn(strings, "isTemporary",
-                         expr::Cast(expr::Col("isTemporary"), columnar::DataType::Boolean()));
-    return typed;
-  }
-
   // INSERT rows in the table's column order and types: by position, or by the column list
   // (columns not listed are null), each cast to the table's type.
   Result<LogicalPlanPtr> InsertRows(const Insert& insert, const std::string& path) {
@@ -1460,7 +1413,7 @@ class Binder : public internal::RelationBinder {
       return bound;
     }
     if (const auto* show = std::get_if<ShowTables>(&body)) {
-      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, ShowTablesPlan(*show));
+      TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, internal::ShowTablesPlan(statement_, catalog_, *show));
       return bound;
     }
     if (std::holds_alternative<Delete>(body) || std::holds_alternative<Update>(body) ||
@@ -1524,85 +1477,6 @@ Result<plan::LogicalPlanPtr> BindQuery(const Statement& statement, const Query& 
   const std::map<std::string, std::string> no_settings;
   const std::string no_checkpoint;
   return Binder(statement, catalog, no_settings, no_checkpoint).Query(query);
-}
-
-namespace {
-
-// Collects the table names a query reads, minus the WITH names in scope.
-class TableReferences {
- public:
-  explicit TableReferences(std::vector<std::string>* names) : names_(names) {}
-
-  void Query(const sql::Query& query) {
-    scopes_.emplace_back();
-    for (const CommonTableExpression& cte : query.with) {
-      Query(*cte.query);
-      scopes_.back().push_back(AsciiLower(cte.name));
-    }
-    if (query.from != nullptr) {
-      Relation(*query.from);
-    }
-    if (query.left != nullptr) {
-      Query(*query.left);
-    }
-    if (query.right != nullptr) {
-      Query(*query.right);
-    }
-    scopes_.pop_back();
-  }
-
-  void Relation(const sql::Relation& relation) {
-    if (relation.kind == RelationKind::kTable && !relation.table.IsPath() &&
-        relation.table.parts.size() == 1) {
-      const std::string name = AsciiLower(relation.table.parts[0]);
-      const bool cte = std::any_of(scopes_.begin(), scopes_.end(), [&](const auto& scope) {
-        return std::find(scope.begin(), scope.end(), name) != scope.end();
-      });
-      if (!cte && std::find(names_->begin(), names_->end(), name) == names_->end()) {
-        names_->push_back(name);
-      }
-    }
-    if (relation.subquery != nullptr) {
-      Query(*relation.subquery);
-    }
-    if (relation.left != nullptr) {
-      Relation(*relation.left);
-    }
-    if (relation.right != nullptr) {
-      Relation(*relation.right);
-    }
-  }
-
- private:
-  std::vector<std::string>* names_;
-  std::vector<std::vector<std::string>> scopes_;
-};
-
-}  // namespace
-
-std::vector<std::string> ReferencedTables(const Statement& statement) {
-  std::vector<std::string> names;
-  TableReferences references(&names);
-  if (const auto* query = std::get_if<QueryPtr>(&statement.body)) {
-    references.Query(**query);
-  } else if (const auto* create = std::get_if<CreateTable>(&statement.body)) {
-    if (create->query != nullptr) {
-      references.Query(*create->query);
-    }
-  } else if (const auto* insert = std::get_if<Insert>(&statement.body)) {
-    references.Query(*insert->query);
-  } else if (const auto* merge = std::get_if<Merge>(&statement.body)) {
-    references.Relation(*merge->source);
-  } else if (const auto* flow = std::get_if<AutoCdc>(&statement.body)) {
-    references.Relation(*flow->source);
-  }
-  // Subqueries inside expressions (IN, EXISTS, scalar) are kept beside the tree.
-  if (statement.sources != nullptr) {
-    for (const auto& [node, query] : statement.sources->subqueries) {
-      references.Query(*query);
-    }
-  }
-  return names;
 }
 
 }  // namespace tributary::sql

@@ -65,6 +65,11 @@ bool IsUtilityStatement(const StatementBody& body);
 Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catalog& catalog,
                                    RelationBinder* binder);
 
+/// SHOW TABLES [LIKE pattern]: namespace, tableName, isTemporary for each Delta table of the
+/// warehouse and each external table.
+Result<plan::LogicalPlanPtr> ShowTablesPlan(const Statement& statement,
+                                            const plan::Catalog& catalog, const ShowTables& show);
+
 /// PlaceCommandError for kDelete, kUpdate and kMerge.
 Status PlaceRowChangeError(const Statement& statement, const BoundStatement& bound,
                            const Status& status);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/ascii.h"
+#include "plan/plan_builder.h"
 #include "plan/table_info.h"
 #include "sql/binder_internal.h"
 
@@ -102,12 +103,59 @@ bool IsUtilityStatement(const StatementBody& body) {
          std::holds_alternative<Use>(body) || std::holds_alternative<ShowTableInfo>(body);
 }
 
+Result<plan::LogicalPlanPtr> ShowTablesPlan(const Statement& statement,
+                                            const plan::Catalog& catalog, const ShowTables& show) {
+  if (!show.database.empty()) {
+    return StatusAt(statement,
+                    Status::NotImplemented("SHOW TABLES IN <database>: the warehouse has no "
+                                           "databases yet"),
+                    statement.position);
+  }
+  std::vector<std::vector<std::string>> rows;
+  auto entries = catalog.fs->List(catalog.warehouse, storage::ListOptions{});
+  if (!entries.ok() && !entries.status().IsNotFound()) {
+    return entries.status();
+  }
+  if (entries.ok()) {
+    for (const storage::FileInfo& entry : *entries) {
+      const std::string name = entry.path.substr(entry.path.find_last_of('/') + 1);
+      if (!entry.is_directory || name.empty() || name[0] == '.' || name[0] == '_') {
+        continue;
+      }
+      if (!show.pattern.empty() && !MatchesShowPattern(show.pattern, name)) {
+        continue;
+      }
+      auto log = catalog.fs->List(entry.path + "/_delta_log", storage::ListOptions{});
+      if (log.ok() && !log->empty()) {
+        rows.push_back({"", name, "false"});
+      }
+    }
+  }
+  // External tables (CREATE TABLE ... LOCATION) are in the warehouse by their catalog entry.
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> external, plan::ListExternalTables(catalog));
+  for (const std::string& name : external) {
+    if (show.pattern.empty() || MatchesShowPattern(show.pattern, name)) {
+      rows.push_back({"", name, "false"});
+    }
+  }
+  // An external table located inside the warehouse is both a directory and an entry.
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      plan::LogicalPlanPtr strings,
+      plan::StringRowsPlan({"namespace", "tableName", "isTemporary"}, rows, "SHOW TABLES"));
+  auto typed = plan::WithColumn(
+      strings, "isTemporary", expr::Cast(expr::Col("isTemporary"), columnar::DataType::Boolean()));
+  return typed;
+}
+
 // GCC 12 reports the optional<string> members of SET/RESET as maybe uninitialized when they are
 // copied into `bound` inlined in a unity build: a false positive (they are copy-constructed).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+// SHOW TABLES: namespace, tableName, isTemporary for each Delta table in the warehouse.
 Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catalog& catalog,
                                    RelationBinder* binder) {
   BoundStatement bound;

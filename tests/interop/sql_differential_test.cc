@@ -396,6 +396,25 @@ int ExpectAgreement(Session& one, Session& three, const std::vector<std::string>
   return non_empty;
 }
 
+// `count` queries of `generator`, as tributary's SQL (tables {t} and {u} as parquet.`path`) and
+// as DuckDB's (read_parquet('path')).
+template <typename Generator>
+std::pair<std::vector<std::string>, std::vector<std::string>> Queries(Generator& generator,
+                                                                      int count,
+                                                                      const std::string& t,
+                                                                      const std::string& u) {
+  std::vector<std::string> ours;
+  std::vector<std::string> duck;
+  for (int i = 0; i < count; ++i) {
+    const std::string sql = generator.Next();
+    ours.push_back(
+        Replace(Replace(sql, "{t}", "parquet.`" + t + "`"), "{u}", "parquet.`" + u + "`"));
+    duck.push_back(Replace(Replace(sql, "{t}", "read_parquet('" + t + "')"), "{u}",
+                           "read_parquet('" + u + "')"));
+  }
+  return {std::move(ours), std::move(duck)};
+}
+
 bool HasOrderBy(const std::string& sql) {
   return sql.find("ORDER BY") != std::string::npos;
 }
@@ -415,15 +434,7 @@ TEST(SqlDifferentialTest, RandomQueriesAgreeWithDuckDb) {
 
   QueryGenerator generator(20261129);
   constexpr int kQueries = 300;
-  std::vector<std::string> ours_sql;
-  std::vector<std::string> duck_sql;
-  for (int i = 0; i < kQueries; ++i) {
-    const std::string sql = generator.Next();
-    ours_sql.push_back(
-        Replace(Replace(sql, "{t}", "parquet.`" + t + "`"), "{u}", "parquet.`" + u + "`"));
-    duck_sql.push_back(Replace(Replace(sql, "{t}", "read_parquet('" + t + "')"), "{u}",
-                               "read_parquet('" + u + "')"));
-  }
+  const auto [ours_sql, duck_sql] = Queries(generator, kQueries, t, u);
   ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleQueryMany(duck_sql));
   const int non_empty = ExpectAgreement(*session, *threaded, ours_sql, expected, HasOrderBy,
                                         /*threads_may_reorder=*/false);
@@ -442,13 +453,7 @@ TEST(SqlDifferentialTest, WindowFunctionsAgreeWithDuckDb) {
 
   WindowQueryGenerator generator(20261203);
   constexpr int kQueries = 100;
-  std::vector<std::string> ours_sql;
-  std::vector<std::string> duck_sql;
-  for (int i = 0; i < kQueries; ++i) {
-    const std::string sql = generator.Next();
-    ours_sql.push_back(Replace(sql, "{t}", "parquet.`" + t + "`"));
-    duck_sql.push_back(Replace(sql, "{t}", "read_parquet('" + t + "')"));
-  }
+  const auto [ours_sql, duck_sql] = Queries(generator, kQueries, t, "");
   ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleQueryMany(duck_sql));
   // Window queries give a row per input row; their ORDER BY is inside OVER, not total.
   const int non_empty = ExpectAgreement(
@@ -471,15 +476,7 @@ TEST(SqlDifferentialTest, SetOperationsAndGroupingSetsAgreeWithDuckDb) {
 
   SetAndGroupingQueryGenerator generator(20261204);
   constexpr int kQueries = 120;
-  std::vector<std::string> ours_sql;
-  std::vector<std::string> duck_sql;
-  for (int i = 0; i < kQueries; ++i) {
-    const std::string sql = generator.Next();
-    ours_sql.push_back(
-        Replace(Replace(sql, "{t}", "parquet.`" + t + "`"), "{u}", "parquet.`" + u + "`"));
-    duck_sql.push_back(Replace(Replace(sql, "{t}", "read_parquet('" + t + "')"), "{u}",
-                               "read_parquet('" + u + "')"));
-  }
+  const auto [ours_sql, duck_sql] = Queries(generator, kQueries, t, u);
   ASSERT_OK_AND_ASSIGN(auto expected, testing::OracleQueryMany(duck_sql));
   // ORDER BY ALL orders by every column: a total order, compared exactly.
   const int non_empty = ExpectAgreement(*session, *threaded, ours_sql, expected, HasOrderBy,
