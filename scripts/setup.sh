@@ -11,7 +11,7 @@ packages=(
   libsimdjson-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev libroaring-dev
   librocksdb-dev libssl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   tzdata libre2-dev libxxhash-dev libcurl4-openssl-dev libpugixml-dev
-  librdkafka-dev kcat
+  librdkafka-dev kcat libedit-dev tmux
 )
 
 missing=()

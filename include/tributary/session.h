@@ -55,7 +55,8 @@ class Session {
   /// Runs a SQL query (SELECT/WITH/VALUES) as a DataFrame. Statements that change things
   /// (CREATE, INSERT, OPTIMIZE...) run at once and return their result rows.
   DataFrame Sql(const std::string& statement) const;
-  /// Table names in the warehouse, sorted.
+  /// Table names of the current schema (USE; the warehouse root for `default`), sorted: its
+  /// Delta tables, external tables and data source tables, as SQL's SHOW TABLES lists them.
   Result<std::vector<std::string>> ListTables() const;
 
   const std::string& WarehouseDirectory() const;

@@ -38,6 +38,8 @@ struct SessionState {
   std::map<std::string, std::string> initial_config;
   /// The builder's time zone, which RESET restores.
   std::string initial_time_zone_name;
+  /// The schema unqualified table names are in (USE schema), lowercased. Default: "default".
+  std::string current_schema = "default";
 
   /// Temporary views by lowercased name (CREATE TEMPORARY VIEW, createOrReplaceTempView):
   /// the view's plan, as bound when it was created. Guarded by `views_mutex`.

@@ -17,6 +17,7 @@
 #include "plan/optimizer.h"
 #include "plan/physical_planner.h"
 #include "plan/plan_builder.h"
+#include "plan/warehouse_catalog.h"
 #include "sql/parser.h"
 #include "storage/local_path.h"
 #include "streaming/kafka_sink.h"
@@ -104,6 +105,15 @@ plan::Catalog SessionState::MakeCatalog(int64_t now_micros) const {
   catalog.eval.current_timestamp_micros = now_micros;
   // A bad setting is reported when the query runs (ExecuteDataFrame); inference then uses one.
   catalog.threads = ResolveThreadCount(config).ValueOr(1);
+  catalog.current_schema = current_schema;
+  catalog.session_views = [this]() {
+    std::vector<std::string> names;
+    std::lock_guard<std::mutex> lock(views_mutex);
+    for (const auto& [name, view] : views) {
+      names.push_back(name);
+    }
+    return names;
+  };
   catalog.session_table = [this](const std::string& name) -> plan::LogicalPlanPtr {
     {
       std::lock_guard<std::mutex> lock(views_mutex);
@@ -129,6 +139,7 @@ Result<std::vector<columnar::RecordBatchPtr>> ExecuteDataFrame(const DataFrameSt
   TRIBUTARY_RETURN_NOT_OK(frame.error);
   exec::ExecContext context;
   context.eval.session_time_zone = frame.session->time_zone;
+  context.eval.current_schema = frame.session->current_schema;
   // current_timestamp() is one instant for the whole query, as Spark.
   context.eval.current_timestamp_micros = NowMicros();
   context.fs = frame.session->fs.get();
@@ -563,7 +574,9 @@ tributary::Status DataFrameWriter::SaveKafka(const std::string& path) {
 tributary::Status DataFrameWriter::SaveAsTable(const std::string& name) {
   const DataFrameState& state = *ApiAccess::State(frame_);
   TRIBUTARY_RETURN_NOT_OK(state.error);
-  TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(state.session->MakeCatalog(0), name));
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      std::string path,
+      plan::DeltaTablePathForWrite(state.session->MakeCatalog(0), name, "SaveAsTable"));
   return Save(path);
 }
 

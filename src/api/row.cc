@@ -77,6 +77,7 @@ Result<int64_t> Row::GetLong(int i) const {
       return column.Values<int16_t>()[row_];
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return column.Values<int32_t>()[row_];
     case TypeId::kInt64:
     case TypeId::kTimestamp:

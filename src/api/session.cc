@@ -15,6 +15,7 @@
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
 #include "plan/table_info.h"
+#include "plan/warehouse_catalog.h"
 #include "sql/binder.h"
 #include "sql/parser.h"
 #include "storage/local_path.h"
@@ -130,6 +131,58 @@ Result<bool> SameLocation(const std::string& a, const std::string& b) {
   return first == second;
 }
 
+// CREATE TABLE ... USING parquet | json | csv [AS SELECT], as Spark's data source tables: the
+// rows (if any) written as files of the table's folder, then the catalog entry the binder made
+// (plan/warehouse_catalog.h), put-if-absent, so the table exists only once its files do.
+Result<plan::LogicalPlanPtr> RunCreateFileTable(const std::shared_ptr<SessionState>& session,
+                                                const sql::BoundStatement& bound) {
+  const sql::CreateTable& create = bound.create;
+  const plan::TableEntry& entry = bound.file_table;
+  TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr empty, plan::CountsPlan({}, "CREATE TABLE"));
+  const plan::Catalog catalog = session->MakeCatalog(0);
+  const std::string name = NameOf(create.table);
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> existing,
+                            plan::ReadTableEntry(catalog, name));
+  TRIBUTARY_ASSIGN_OR_RAISE(const std::string managed, plan::ManagedTablePath(catalog, name));
+  if (existing || delta::HasDeltaLog(*session->fs, managed)) {
+    if (create.if_not_exists) {
+      return empty;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(const plan::QualifiedName qualified,
+                              plan::QualifyTableName(catalog, name));
+    return Status::AlreadyExists(fmt::format(
+        "[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `{}`.`{}` because it "
+        "already exists. Choose a different name, drop or rename the existing object, or add "
+        "the IF NOT EXISTS clause to tolerate pre-existing objects.",
+        qualified.schema, qualified.table));
+  }
+  if (entry.managed) {
+    // Spark refuses a managed table whose folder is taken (files left by something else).
+    Result<std::vector<storage::FileInfo>> taken = session->fs->List(entry.location, {});
+    if (taken.ok() && !taken->empty()) {
+      return Status::AlreadyExists(fmt::format(
+          "[LOCATION_ALREADY_EXISTS] Cannot name the managed table as {}, as its associated "
+          "location '{}' already exists. Please pick a different table name, or remove the "
+          "existing location first.",
+          name, entry.location));
+    }
+  }
+  if (bound.plan != nullptr) {
+    DataFrameState frame;
+    frame.session = session;
+    frame.plan = bound.plan;
+    TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(frame));
+    TRIBUTARY_ASSIGN_OR_RAISE(const int threads, ResolveThreadCount(session->config));
+    TRIBUTARY_RETURN_NOT_OK(plan::WriteFileTable(*session->fs, entry, batches, /*overwrite=*/false,
+                                                 threads, session->time_zone)
+                                .status());
+  } else if (entry.managed) {
+    TRIBUTARY_RETURN_NOT_OK(session->fs->CreateDir(entry.location));
+  }
+  TRIBUTARY_RETURN_NOT_OK(plan::WriteTableEntry(catalog, name, entry));
+  return empty;
+}
+
 // CREATE TABLE [AS SELECT]: nothing to return, as Spark. With LOCATION and a name, the table
 // is external: its files are at the location, and the name is registered in the warehouse's
 // catalog (plan::RegisterExternalTable) as Spark's metastore registers it; without columns or
@@ -138,6 +191,30 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
                                             const sql::BoundStatement& bound) {
   // The binder has refused other providers, and binds streaming tables to another kind.
   const sql::CreateTable& create = bound.create;
+  if (plan::IsFileTableProvider(create.provider)) {
+    return RunCreateFileTable(session, bound);
+  }
+  if (!create.table.IsPath()) {
+    const plan::Catalog catalog = session->MakeCatalog(0);
+    TRIBUTARY_ASSIGN_OR_RAISE(const plan::QualifiedName qualified,
+                              plan::QualifyTableName(catalog, NameOf(create.table)));
+    TRIBUTARY_ASSIGN_OR_RAISE(const bool schema_exists,
+                              plan::SchemaExists(catalog, qualified.schema));
+    if (!schema_exists) {
+      return plan::SchemaNotFoundError(qualified.schema);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> entry,
+                              plan::ReadTableEntry(catalog, NameOf(create.table)));
+    if (entry && entry->IsFileTable()) {
+      if (create.if_not_exists) {
+        return plan::CountsPlan({}, "CREATE TABLE");
+      }
+      return Status::AlreadyExists(fmt::format(
+          "[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `{}`.`{}` because it "
+          "already exists (a {} table)",
+          qualified.schema, qualified.table, entry->provider));
+    }
+  }
   const bool exists = delta::HasDeltaLog(*session->fs, bound.path);
   TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr empty, plan::CountsPlan({}, "CREATE TABLE"));
   const bool external = !create.location.empty() && !create.table.IsPath();
@@ -208,6 +285,23 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
 // INSERT INTO/OVERWRITE: Databricks' metrics row (num_affected_rows, num_inserted_rows).
 Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& session,
                                        const sql::BoundStatement& bound) {
+  if (!bound.insert.table.IsPath()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        std::optional<plan::TableEntry> entry,
+        plan::ReadTableEntry(session->MakeCatalog(0), NameOf(bound.insert.table)));
+    if (entry && entry->IsFileTable()) {
+      DataFrameState frame;
+      frame.session = session;
+      frame.plan = bound.plan;
+      TRIBUTARY_ASSIGN_OR_RAISE(auto batches, ExecuteDataFrame(frame));
+      TRIBUTARY_ASSIGN_OR_RAISE(const int threads, ResolveThreadCount(session->config));
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          const int64_t rows,
+          plan::WriteFileTable(*session->fs, *entry, batches, bound.insert.overwrite, threads,
+                               session->time_zone));
+      return plan::CountsPlan({{"num_affected_rows", rows}, {"num_inserted_rows", rows}}, "INSERT");
+    }
+  }
   if (!delta::HasDeltaLog(*session->fs, bound.path)) {
     return Status::NotFound(fmt::format("INSERT: no table at {}", bound.path));
   }
@@ -259,9 +353,21 @@ Result<plan::LogicalPlanPtr> RunDropView(const std::shared_ptr<SessionState>& se
 Result<plan::LogicalPlanPtr> RunDropTable(const std::shared_ptr<SessionState>& session,
                                           const sql::BoundStatement& bound) {
   if (!bound.drop.table.IsPath()) {
-    // An external table: forget the name, keep the files (Spark's DROP of an external table).
     const plan::Catalog catalog = session->MakeCatalog(0);
     const std::string name = NameOf(bound.drop.table);
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> entry,
+                              plan::ReadTableEntry(catalog, name));
+    if (entry && entry->managed) {
+      // A managed data source table: the entry first, so the name never points at half-deleted
+      // files, then the folder.
+      TRIBUTARY_RETURN_NOT_OK(plan::DeleteTableEntry(catalog, name));
+      Status deleted = session->fs->DeleteDir(entry->location, /*recursive=*/true);
+      if (!deleted.ok() && !deleted.IsNotFound()) {
+        return deleted.WithContext(fmt::format("DROP TABLE {}", name));
+      }
+      return plan::CountsPlan({}, "DROP TABLE");
+    }
+    // An external table: forget the name, keep the files (Spark's DROP of an external table).
     TRIBUTARY_ASSIGN_OR_RAISE(std::optional<std::string> location,
                               plan::ExternalTableLocation(catalog, name));
     if (location) {
@@ -287,6 +393,16 @@ Result<plan::LogicalPlanPtr> RunStreamingTable(const std::shared_ptr<SessionStat
                                                const std::string& text) {
   TRIBUTARY_ASSIGN_OR_RAISE(plan::LogicalPlanPtr done,
                             plan::CountsPlan({}, "CREATE STREAMING TABLE"));
+  if (!create.table.IsPath()) {
+    // A data source table cannot take a stream's writes (Delta commits) in its folder.
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> entry,
+                              plan::ReadTableEntry(session->MakeCatalog(0), NameOf(create.table)));
+    if (entry && entry->IsFileTable()) {
+      return Status::NotImplemented(fmt::format(
+          "CREATE STREAMING TABLE {}: {} is a {} table; streaming writes go to Delta tables only",
+          create.table.ToString(), create.table.ToString(), entry->provider));
+    }
+  }
   if (!create.or_refresh && !create.table.IsPath() && create.table.parts.size() == 1) {
     TRIBUTARY_ASSIGN_OR_RAISE(std::string path,
                               plan::TablePath(session->MakeCatalog(0), create.table.parts[0]));
@@ -462,6 +578,30 @@ Result<plan::LogicalPlanPtr> RunReset(const std::shared_ptr<SessionState>& sessi
   return plan::CountsPlan({}, "RESET");
 }
 
+// CREATE SCHEMA [IF NOT EXISTS] and DROP SCHEMA [IF EXISTS] [CASCADE]: the schema's folder in
+// the warehouse (plan/warehouse_catalog.h). Dropping the current schema returns the session to
+// `default`.
+Result<plan::LogicalPlanPtr> RunSchemaCommand(const std::shared_ptr<SessionState>& session,
+                                              const sql::SchemaCommand& command) {
+  const plan::Catalog catalog = session->MakeCatalog(0);
+  const std::string& schema = command.parts.at(0);
+  if (command.kind == sql::SchemaCommandKind::kCreate) {
+    Status created = plan::CreateSchema(catalog, schema);
+    if (!created.ok() && !(created.IsAlreadyExists() && command.if_not_exists)) {
+      return created;
+    }
+    return plan::CountsPlan({}, "CREATE SCHEMA");
+  }
+  Status dropped = plan::DropSchema(catalog, schema, command.cascade);
+  if (!dropped.ok() && !(dropped.IsNotFound() && command.if_exists)) {
+    return dropped;
+  }
+  if (dropped.ok() && session->current_schema == schema) {
+    session->current_schema = std::string(plan::kDefaultSchema);
+  }
+  return plan::CountsPlan({}, "DROP SCHEMA");
+}
+
 // SHOW VIEWS: the session's temporary views (namespace empty, as Spark shows local temporary
 // views), by name.
 Result<plan::LogicalPlanPtr> RunShowViews(const std::shared_ptr<SessionState>& session,
@@ -545,7 +685,11 @@ Result<plan::LogicalPlanPtr> RunStatement(const std::shared_ptr<SessionState>& s
     case sql::BoundKind::kResetConfig:
       return RunReset(session, bound.reset_config);
     case sql::BoundKind::kUse:
+      session->current_schema = bound.schema_command.parts.at(0);
       return plan::CountsPlan({}, "USE");
+    case sql::BoundKind::kCreateSchema:
+    case sql::BoundKind::kDropSchema:
+      return RunSchemaCommand(session, bound.schema_command);
     case sql::BoundKind::kShowViews:
       return RunShowViews(session, bound.show);
     case sql::BoundKind::kDelete:
@@ -588,30 +732,8 @@ DataFrame Session::Sql(const std::string& statement) const {
 }
 
 Result<std::vector<std::string>> Session::ListTables() const {
-  storage::ListOptions options;
-  auto entries = state_->fs->List(state_->warehouse, options);
-  if (!entries.ok()) {
-    if (entries.status().IsNotFound()) {
-      return std::vector<std::string>{};
-    }
-    return entries.status();
-  }
-  std::vector<std::string> names;
-  for (const storage::FileInfo& entry : *entries) {
-    if (!entry.is_directory) {
-      continue;
-    }
-    if (delta::HasDeltaLog(*state_->fs, entry.path)) {
-      names.emplace_back(entry.path.substr(entry.path.find_last_of('/') + 1));
-    }
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> external,
-                            plan::ListExternalTables(state_->MakeCatalog(0)));
-  names.insert(names.end(), external.begin(), external.end());
-  // An external table located inside the warehouse is both a directory and an entry.
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
+  const plan::Catalog catalog = state_->MakeCatalog(0);
+  return plan::ListSchemaTables(catalog, catalog.current_schema);
 }
 
 const std::string& Session::WarehouseDirectory() const {
@@ -771,6 +893,11 @@ DataFrame DataFrameReader::Table(const std::string& name) const {
       }
     }
     TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(catalog, name));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> entry,
+                              plan::ReadTableEntry(catalog, name));
+    if (entry && entry->IsFileTable()) {
+      return plan::ScanFileTable(catalog, *entry, name);
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(auto changes, ChangeFeedScan(catalog, path, options_));
     if (changes) {
       return std::move(*changes);

@@ -14,6 +14,7 @@
 #include "common/ascii.h"
 #include "formats/json/json_reader.h"
 #include "plan/plan_builder.h"
+#include "plan/warehouse_catalog.h"
 #include "storage/local_path.h"
 #include "streaming/console_sink.h"
 #include "streaming/delta_sink.h"
@@ -231,7 +232,8 @@ DataStreamWriter& DataStreamWriter::ForeachBatch(
 
 Result<StreamingQuery> DataStreamWriter::ToTable(const std::string& name) {
   const std::shared_ptr<SessionState>& session = ApiAccess::State(frame_)->session;
-  TRIBUTARY_ASSIGN_OR_RAISE(std::string path, plan::TablePath(session->MakeCatalog(0), name));
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string path,
+                            plan::DeltaTablePathForWrite(session->MakeCatalog(0), name, "ToTable"));
   if (format_ != "delta") {
     return Status::InvalidArgument(
         fmt::format("ToTable writes a Delta table; format '{}' has no tables", format_));

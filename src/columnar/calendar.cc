@@ -98,4 +98,11 @@ void AppendDayTimeInterval(int64_t micros, std::string* out) {
   *out += "' DAY TO SECOND";
 }
 
+void AppendYearMonthInterval(int32_t months, std::string* out) {
+  // Magnitude in 64 bits: INT32_MIN months has no positive int32 counterpart.
+  const int64_t magnitude = months < 0 ? -static_cast<int64_t>(months) : months;
+  *out += fmt::format("INTERVAL '{}{}-{}' YEAR TO MONTH", months < 0 ? "-" : "", magnitude / 12,
+                      magnitude % 12);
+}
+
 }  // namespace tributary::columnar

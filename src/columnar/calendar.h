@@ -43,5 +43,8 @@ void AppendTimestampSpark(int64_t micros, std::string* out);
 /// Appends a day-time interval of `micros` as Spark prints it:
 /// INTERVAL '[-]d hh:mm:ss[.fraction]' DAY TO SECOND (fraction without trailing zeros).
 void AppendDayTimeInterval(int64_t micros, std::string* out);
+/// Appends a year-month interval of `months` as Spark prints it:
+/// INTERVAL '[-]y-m' YEAR TO MONTH (-13 months is INTERVAL '-1-1' YEAR TO MONTH).
+void AppendYearMonthInterval(int32_t months, std::string* out);
 
 }  // namespace tributary::columnar

@@ -242,6 +242,11 @@ void AppendCanonicalJsonValue(const Column& column, int64_t row, std::string* ou
       AppendDayTimeInterval(column.Values<int64_t>()[row], out);
       out->push_back('"');
       return;
+    case TypeId::kYearMonthInterval:
+      out->push_back('"');
+      AppendYearMonthInterval(column.Values<int32_t>()[row], out);
+      out->push_back('"');
+      return;
     case TypeId::kStruct: {
       out->push_back('{');
       for (int i = 0; i < column.NumChildren(); ++i) {

@@ -1,8 +1,12 @@
 #include "columnar/data_type.h"
 
+#include <algorithm>
+#include <cctype>
 #include <functional>
 
 #include <fmt/format.h>
+
+#include "common/ascii.h"
 
 namespace tributary::columnar {
 namespace {
@@ -84,6 +88,7 @@ TRIBUTARY_PRIMITIVE_FACTORY(Date, TypeId::kDate)
 TRIBUTARY_PRIMITIVE_FACTORY(Timestamp, TypeId::kTimestamp)
 TRIBUTARY_PRIMITIVE_FACTORY(TimestampNtz, TypeId::kTimestampNtz)
 TRIBUTARY_PRIMITIVE_FACTORY(DayTimeInterval, TypeId::kDayTimeInterval)
+TRIBUTARY_PRIMITIVE_FACTORY(YearMonthInterval, TypeId::kYearMonthInterval)
 #undef TRIBUTARY_PRIMITIVE_FACTORY
 
 Result<DataTypePtr> DataType::Decimal(int precision, int scale) {
@@ -136,6 +141,7 @@ int DataType::ByteWidth() const {
     case TypeId::kInt32:
     case TypeId::kFloat32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return 4;
     case TypeId::kInt64:
     case TypeId::kFloat64:
@@ -247,8 +253,56 @@ std::string DataType::ToString() const {
       return fmt::format("map<{},{}>", first_->ToString(), second_->ToString());
     case TypeId::kDayTimeInterval:
       return "interval day to second";
+    case TypeId::kYearMonthInterval:
+      return "interval year to month";
   }
   return "unknown";
+}
+
+std::string DataType::Sql() const {
+  switch (id_) {
+    case TypeId::kStruct: {
+      std::string out = "STRUCT<";
+      for (size_t i = 0; i < fields_.size(); ++i) {
+        const Field& field = fields_[i];
+        if (i > 0) {
+          out += ", ";
+        }
+        // Spark's quoteIfNeeded: a name of letters, digits and '_' (not all digits) stays bare.
+        const std::string& name = field.Name();
+        const bool bare =
+            !name.empty() &&
+            std::all_of(name.begin(), name.end(),
+                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }) &&
+            !std::all_of(name.begin(), name.end(),
+                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+        if (bare) {
+          out += name;
+        } else {
+          out.push_back('`');
+          for (char c : name) {
+            out.push_back(c);
+            if (c == '`') {
+              out.push_back(c);
+            }
+          }
+          out.push_back('`');
+        }
+        out += ": ";
+        out += field.Type()->Sql();
+        if (!field.Nullable()) {
+          out += " NOT NULL";
+        }
+      }
+      return out + ">";
+    }
+    case TypeId::kArray:
+      return fmt::format("ARRAY<{}>", first_->Sql());
+    case TypeId::kMap:
+      return fmt::format("MAP<{}, {}>", first_->Sql(), second_->Sql());
+    default:
+      return AsciiUpper(ToString());
+  }
 }
 
 }  // namespace tributary::columnar

@@ -12,6 +12,8 @@
 //   timestamp_ntz          values: int64 microseconds of a zone-less wall-clock time
 //   interval day to second values: int64 microseconds (Spark's DayTimeIntervalType); only
 //                          expressions produce it, no file format stores it
+//   interval year to month values: int32 months (Spark's YearMonthIntervalType); like day-time
+//                          intervals, only expressions produce it
 //   string/binary          offsets: int64[length + 1]; values: the bytes (UTF-8 for string)
 //   struct                 children: one column per field, same length
 //   array                  offsets: int64[length + 1]; children[0]: the elements
@@ -49,6 +51,7 @@ enum class TypeId : uint8_t {
   kArray,
   kMap,
   kDayTimeInterval,
+  kYearMonthInterval,
 };
 
 /// Largest decimal precision (Spark's DecimalType.MAX_PRECISION).
@@ -111,6 +114,8 @@ class DataType {
   static DataTypePtr TimestampNtz();
   /// Spark's DayTimeIntervalType (INTERVAL DAY TO SECOND), microseconds.
   static DataTypePtr DayTimeInterval();
+  /// Spark's YearMonthIntervalType (INTERVAL YEAR TO MONTH), months.
+  static DataTypePtr YearMonthInterval();
   /// decimal(precision, scale): 1 <= precision <= 38, 0 <= scale <= precision.
   static Result<DataTypePtr> Decimal(int precision, int scale);
   static DataTypePtr Struct(std::vector<Field> fields);
@@ -152,6 +157,10 @@ class DataType {
   /// Spark's SQL name: "int", "bigint", "decimal(10,2)", "struct<a:int,b:string>",
   /// "array<string>", "map<string,bigint>", "timestamp_ntz", ...
   std::string ToString() const;
+
+  /// Spark's DataType.sql, as casts, DDL and schema_of_json print a type: "INT",
+  /// "DECIMAL(10,2)", "STRUCT<a: BIGINT, `b c`: ARRAY<STRING> NOT NULL>", "MAP<STRING, INT>".
+  std::string Sql() const;
 
   /// Not for direct use: the factories above build types.
   struct Parts {

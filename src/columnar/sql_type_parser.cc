@@ -1,6 +1,7 @@
 #include "columnar/sql_type_parser.h"
 
 #include <cctype>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -125,6 +126,9 @@ Result<DataTypePtr> SqlTypeParser::TypeAtThisLevel() {
       return make();
     }
   }
+  if (EqualsIgnoreAsciiCase(word, "interval")) {
+    return IntervalType();
+  }
   if (EqualsIgnoreAsciiCase(word, "varchar") || EqualsIgnoreAsciiCase(word, "char")) {
     TRIBUTARY_RETURN_NOT_OK(Expect('('));
     TRIBUTARY_RETURN_NOT_OK(Integer().status());
@@ -179,6 +183,52 @@ Result<DataTypePtr> SqlTypeParser::TypeAtThisLevel() {
   }
   return Status::InvalidArgument(fmt::format("unknown type '{}' at offset {} of type text '{}'",
                                              word, pos_ - word.size(), text_));
+}
+
+// INTERVAL unit [TO unit]: YEAR and MONTH make a year-month interval, DAY, HOUR, MINUTE and
+// SECOND a day-time one. Both keep their whole range (Spark's start and end fields only change
+// how a value prints, which tributary does not track).
+Result<DataTypePtr> SqlTypeParser::IntervalType() {
+  static constexpr std::string_view kUnits[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
+  auto unit_index = [](const std::string& name) {
+    for (size_t i = 0; i < std::size(kUnits); ++i) {
+      if (EqualsIgnoreAsciiCase(name, kUnits[i])) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  };
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string first_name, Name());
+  const int first = unit_index(first_name);
+  if (first < 0) {
+    return Error(
+        fmt::format("expected an interval unit (YEAR, MONTH, DAY, HOUR, MINUTE or "
+                    "SECOND), got '{}'",
+                    first_name));
+  }
+  int last = first;
+  const size_t before_to = pos_;
+  SkipSpaces();
+  if (pos_ < text_.size() && std::isalpha(static_cast<unsigned char>(text_[pos_]))) {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string word, Name());
+    if (EqualsIgnoreAsciiCase(word, "to")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::string last_name, Name());
+      last = unit_index(last_name);
+      if (last < 0) {
+        return Error(fmt::format("expected an interval unit after TO, got '{}'", last_name));
+      }
+    } else {
+      pos_ = before_to;
+    }
+  } else {
+    pos_ = before_to;
+  }
+  const bool year_month = first <= 1;
+  if (last < first || (last <= 1) != year_month) {
+    return Error(
+        fmt::format("INTERVAL {} TO {} is not an interval type", kUnits[first], kUnits[last]));
+  }
+  return year_month ? DataType::YearMonthInterval() : DataType::DayTimeInterval();
 }
 
 // [NOT NULL] [COMMENT 'text']: returns whether the member is nullable.

@@ -7,6 +7,7 @@
 //   type       = "BOOLEAN" | "TINYINT" | "BYTE" | "SMALLINT" | "SHORT" | "INT" | "INTEGER"
 //              | "BIGINT" | "LONG" | "FLOAT" | "REAL" | "DOUBLE" | "STRING" | "BINARY" | "DATE"
 //              | "TIMESTAMP" | "TIMESTAMP_LTZ" | "TIMESTAMP_NTZ" | "VOID"
+//              | "INTERVAL" unit [ "TO" unit ]   ; unit YEAR|MONTH or DAY|HOUR|MINUTE|SECOND
 //              | ("VARCHAR" | "CHAR") "(" int ")"                      ; read as string
 //              | ("DECIMAL" | "DEC" | "NUMERIC") [ "(" int [ "," int ] ")" ]  ; default (10,0)
 //              | "ARRAY" "<" type ">" | "MAP" "<" type "," type ">"
@@ -54,6 +55,7 @@ class SqlTypeParser {
  private:
   Result<int> Integer();
   Result<DataTypePtr> TypeAtThisLevel();
+  Result<DataTypePtr> IntervalType();
   void SkipSpaces();
 
   std::string_view text_;

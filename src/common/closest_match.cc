@@ -54,4 +54,20 @@ std::string_view ClosestMatch(std::string_view word,
   return best;
 }
 
+std::vector<size_t> OrderedBySimilarity(std::string_view word,
+                                        const std::vector<std::string_view>& candidates,
+                                        size_t limit) {
+  std::vector<std::pair<size_t, size_t>> ranked;  // (distance, position)
+  ranked.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    ranked.emplace_back(EditDistance(word, candidates[i]), i);
+  }
+  std::stable_sort(ranked.begin(), ranked.end());
+  std::vector<size_t> ordered;
+  for (size_t i = 0; i < ranked.size() && i < limit; ++i) {
+    ordered.push_back(ranked[i].second);
+  }
+  return ordered;
+}
+
 }  // namespace tributary

@@ -19,4 +19,10 @@ size_t EditDistance(std::string_view a, std::string_view b);
 std::string_view ClosestMatch(std::string_view word,
                               const std::vector<std::string_view>& candidates);
 
+/// Positions in `candidates` ordered by EditDistance to `word`, closest first (ties keep their
+/// order), at most `limit` of them: the list of Spark's "Did you mean one of the following?".
+std::vector<size_t> OrderedBySimilarity(std::string_view word,
+                                        const std::vector<std::string_view>& candidates,
+                                        size_t limit);
+
 }  // namespace tributary

@@ -244,6 +244,48 @@ std::optional<Protocol> WithFeatures(const Protocol& protocol,
   return upgraded;
 }
 
+// Appends "path: type" for every column whose type Delta and Parquet cannot store: Spark's
+// ANSI interval types, which exist only in expressions.
+void CollectIntervalColumns(const std::string& path, const columnar::DataType& type,
+                            std::vector<std::string>* found) {
+  switch (type.Id()) {
+    case columnar::TypeId::kDayTimeInterval:
+    case columnar::TypeId::kYearMonthInterval:
+      found->push_back(fmt::format("{}: {}", path, type.ToString()));
+      return;
+    case columnar::TypeId::kStruct:
+      for (const columnar::Field& field : type.Fields()) {
+        CollectIntervalColumns(path + "." + field.Name(), *field.Type(), found);
+      }
+      return;
+    case columnar::TypeId::kArray:
+      CollectIntervalColumns(path + ".element", *type.ElementType(), found);
+      return;
+    case columnar::TypeId::kMap:
+      CollectIntervalColumns(path + ".key", *type.KeyType(), found);
+      CollectIntervalColumns(path + ".value", *type.ValueType(), found);
+      return;
+    default:
+      return;
+  }
+}
+
+// Spark's Delta writer refuses interval columns (DeltaErrors.unsupportedDataTypes): no Parquet
+// type holds them, so no other reader could read the table.
+Status RejectIntervalColumns(const columnar::Schema& schema, const std::string& table_root) {
+  std::vector<std::string> found;
+  for (int i = 0; i < schema.NumFields(); ++i) {
+    CollectIntervalColumns(schema.FieldAt(i).Name(), *schema.FieldAt(i).Type(), &found);
+  }
+  if (found.empty()) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      fmt::format("[DELTA_UNSUPPORTED_DATA_TYPES] Found columns using unsupported data types: "
+                  "[{}] in the write to {}",
+                  fmt::join(found, ", "), table_root));
+}
+
 // Properties that turn on a table feature this writer does not write yet. Set, they would be
 // recorded with no protocol upgrade: a table other engines misread and this one refuses to
 // write. Refused before anything is written, whatever the table's state.
@@ -389,6 +431,7 @@ Result<TableWriteResult> WriteTableFrom(storage::FileSystem& fs, const std::stri
                                         const columnar::SchemaPtr& schema, const BatchSource& next,
                                         const TableWriteOptions& options) {
   TRIBUTARY_RETURN_NOT_OK(CheckFeatureProperties(options.properties, table_root));
+  TRIBUTARY_RETURN_NOT_OK(RejectIntervalColumns(*schema, table_root));
   TRIBUTARY_ASSIGN_OR_RAISE(
       auto txn, options.read_snapshot != nullptr
                     ? Transaction::Begin(fs, table_root, options.read_snapshot, options.transaction)

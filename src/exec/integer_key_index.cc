@@ -56,6 +56,7 @@ bool IntegerKeyIndex::Supports(const columnar::DataType& type) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDayTimeInterval:
+    case TypeId::kYearMonthInterval:
       return true;
     default:
       return false;

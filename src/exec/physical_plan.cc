@@ -203,6 +203,10 @@ std::string WindowNode::ToString() const {
   const int first = schema_->NumFields() - static_cast<int>(functions_.size());
   for (size_t i = 0; i < functions_.size(); ++i) {
     out += (i > 0 ? ", " : "") + schema_->FieldAt(first + static_cast<int>(i)).Name();
+    if (functions_[i].group_limit) {
+      // Spark's WindowGroupLimit, shown as Spark's EXPLAIN names it.
+      out += fmt::format(" WindowGroupLimit {}", *functions_[i].group_limit);
+    }
   }
   return out + ")";
 }

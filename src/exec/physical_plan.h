@@ -288,6 +288,10 @@ struct WindowFunction {
   expr::WindowFrameBound frame_start;
   expr::WindowFrameBound frame_end;
   DataTypePtr type;
+  /// Set by the optimizer on the one function of a window (row_number, rank or dense_rank)
+  /// whose value a filter above keeps at most this (Spark's WindowGroupLimit): rows that cannot
+  /// qualify are dropped before the window sorts.
+  std::optional<int64_t> group_limit;
 };
 
 /// The input's rows, in input order, each followed by one column per window function

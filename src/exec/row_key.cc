@@ -361,10 +361,12 @@ uint8_t* EncodeOrderingPayload(const Column& column, int64_t row, uint8_t* out) 
       return PutOrderedSigned<int16_t, uint16_t>(column.Values<int16_t>()[row], out);
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return PutOrderedSigned<int32_t, uint32_t>(column.Values<int32_t>()[row], out);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return PutOrderedSigned<int64_t, uint64_t>(column.Values<int64_t>()[row], out);
     case TypeId::kDecimal: {
       Int128 v;
@@ -436,6 +438,7 @@ const uint8_t* DecodeGroupingValue(ColumnBuilder& builder, const uint8_t* in) {
       return in + 2;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       builder.AppendInt(Load<int32_t>(in));
       return in + 4;
     case TypeId::kFloat32:
@@ -707,6 +710,7 @@ Result<size_t> MeasureGroupingValue(const DataType& type, std::string_view bytes
       return fixed(2);
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kFloat32:
       return fixed(4);
     case TypeId::kFloat64:

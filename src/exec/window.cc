@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -49,8 +52,15 @@ Result<std::vector<ColumnPtr>> EvaluateAll(const std::vector<expr::BoundExprPtr>
   return columns;
 }
 
-Result<WindowOrder> SortRows(const WindowFunction& function, const RecordBatch& batch,
-                             const expr::EvalContext& context) {
+// A function's partition and ordering keys of every row of `batch`, in the ordering encoding
+// (byte order is the window's order).
+struct WindowKeys {
+  EncodedKeys partition;
+  EncodedKeys order;
+};
+
+Result<WindowKeys> EncodeWindowKeys(const WindowFunction& function, const RecordBatch& batch,
+                                    const expr::EvalContext& context) {
   const int64_t n = batch.NumRows();
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> partition_columns,
                             EvaluateAll(function.partition_keys, batch, context));
@@ -62,16 +72,116 @@ Result<WindowOrder> SortRows(const WindowFunction& function, const RecordBatch& 
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> order_columns,
                             EvaluateAll(order_expressions, batch, context));
-  EncodedKeys partition_keys;
+  WindowKeys keys;
   const std::vector<OrderingDirection> partition_directions(partition_columns.size());
-  EncodeOrderingKeys(partition_columns, partition_directions, n, &partition_keys);
-  EncodedKeys order_keys;
-  EncodeOrderingKeys(order_columns, order_directions, n, &order_keys);
+  EncodeOrderingKeys(partition_columns, partition_directions, n, &keys.partition);
+  EncodeOrderingKeys(order_columns, order_directions, n, &keys.order);
+  return keys;
+}
+
+// Spark's WindowGroupLimit: the rows of `batch` to which the rank-like `function` (row_number,
+// rank or dense_rank) can give a value of at most `function.group_limit` in their partition.
+// A filter above the window drops every other row, so only these need sorting. They are the
+// rows whose ordering key is at most the partition's limit-th smallest key (counting equal keys
+// once for dense_rank): rank and dense_rank are exact so; for row_number the ties at that key
+// stay too, and the window numbers them in some order as Spark does.
+Result<RecordBatchPtr> RowsWithinGroupLimit(const WindowFunction& function,
+                                            const RecordBatchPtr& batch,
+                                            const expr::EvalContext& context,
+                                            columnar::MemoryPool* pool) {
+  const int64_t limit = *function.group_limit;
+  const int64_t n = batch->NumRows();
+  std::vector<int64_t> kept;
+  if (limit >= 1) {
+    TRIBUTARY_ASSIGN_OR_RAISE(WindowKeys keys, EncodeWindowKeys(function, *batch, context));
+    // Rows compare by ordering key; the key's first 8 bytes as a big-endian number settle
+    // most comparisons without a memcmp.
+    std::vector<uint64_t> prefix(static_cast<size_t>(n));
+    for (int64_t row = 0; row < n; ++row) {
+      const std::string_view key = keys.order.Key(row);
+      uint64_t value = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        value = (value << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
+      }
+      prefix[static_cast<size_t>(row)] = value;
+    }
+    auto less = [&](int64_t a, int64_t b) {
+      const uint64_t pa = prefix[static_cast<size_t>(a)];
+      const uint64_t pb = prefix[static_cast<size_t>(b)];
+      return pa != pb ? pa < pb : keys.order.Key(a) < keys.order.Key(b);
+    };
+    // Each row's partition, numbered in order of appearance.
+    std::vector<uint32_t> partition_of(static_cast<size_t>(n), 0);
+    uint32_t partitions = 1;
+    if (!function.partition_keys.empty()) {
+      std::unordered_map<std::string_view, uint32_t> ids;
+      for (int64_t row = 0; row < n; ++row) {
+        const auto [it, inserted] = ids.try_emplace(keys.partition.Key(row), ids.size());
+        partition_of[static_cast<size_t>(row)] = it->second;
+      }
+      partitions = static_cast<uint32_t>(std::max<size_t>(ids.size(), 1));
+    }
+    // Per partition the rows of the `limit` smallest keys, the largest first (a max-heap), or
+    // for dense_rank one row per distinct key among the `limit` smallest (an ordered set).
+    const auto cap = static_cast<size_t>(limit);
+    const bool distinct_keys = function.function == "dense_rank";
+    std::vector<std::vector<int64_t>> heaps(distinct_keys ? 0 : partitions);
+    using DistinctKeys = std::set<int64_t, decltype(less)>;
+    std::vector<DistinctKeys> distinct(distinct_keys ? partitions : 0, DistinctKeys(less));
+    for (int64_t row = 0; row < n; ++row) {
+      const uint32_t p = partition_of[static_cast<size_t>(row)];
+      if (distinct_keys) {
+        DistinctKeys& smallest = distinct[p];
+        if (smallest.size() < cap || less(row, *smallest.rbegin())) {
+          smallest.insert(row);
+          if (smallest.size() > cap) {
+            smallest.erase(std::prev(smallest.end()));
+          }
+        }
+        continue;
+      }
+      std::vector<int64_t>& heap = heaps[p];
+      if (heap.size() < cap) {
+        heap.push_back(row);
+        std::push_heap(heap.begin(), heap.end(), less);
+      } else if (less(row, heap.front())) {
+        std::pop_heap(heap.begin(), heap.end(), less);
+        heap.back() = row;
+        std::push_heap(heap.begin(), heap.end(), less);
+      }
+    }
+    // The largest key a partition keeps, or -1 when it has fewer than `limit` (distinct) keys
+    // and keeps every row.
+    std::vector<int64_t> threshold(partitions, -1);
+    for (uint32_t p = 0; p < partitions; ++p) {
+      if (distinct_keys ? distinct[p].size() == cap : heaps[p].size() == cap) {
+        threshold[p] = distinct_keys ? *distinct[p].rbegin() : heaps[p].front();
+      }
+    }
+    for (int64_t row = 0; row < n; ++row) {
+      const int64_t last = threshold[partition_of[static_cast<size_t>(row)]];
+      if (last < 0 || !less(last, row)) {
+        kept.push_back(row);
+      }
+    }
+  }
+  if (static_cast<int64_t>(kept.size()) == n) {
+    return batch;
+  }
+  return columnar::TakeRows(*batch, kept, pool);
+}
+
+Result<WindowOrder> SortRows(const WindowFunction& function, const RecordBatch& batch,
+                             const expr::EvalContext& context) {
+  const int64_t n = batch.NumRows();
+  TRIBUTARY_ASSIGN_OR_RAISE(WindowKeys keys, EncodeWindowKeys(function, batch, context));
+  const EncodedKeys& partition_keys = keys.partition;
+  const EncodedKeys& order_keys = keys.order;
 
   WindowOrder order;
   order.rows.resize(static_cast<size_t>(n));
   std::iota(order.rows.begin(), order.rows.end(), 0);
-  if (!partition_columns.empty() || !order_columns.empty()) {
+  if (!function.partition_keys.empty() || !function.order_keys.empty()) {
     std::stable_sort(order.rows.begin(), order.rows.end(), [&](int64_t a, int64_t b) {
       const int c = partition_keys.Key(a).compare(partition_keys.Key(b));
       return c < 0 || (c == 0 && order_keys.Key(a) < order_keys.Key(b));
@@ -146,6 +256,7 @@ Result<std::vector<std::optional<double>>> RangeValues(const Column& column, boo
       break;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       fill([&](int64_t i) { return static_cast<double>(column.Values<int32_t>()[i]); });
       break;
     case TypeId::kInt64:
@@ -851,8 +962,15 @@ Status WindowOperator::Consume() {
   parts.clear();
   rows_ = columns.empty() ? 0 : columns.front()->Length();
   TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr all, RecordBatch::Make(input_schema, rows_, columns));
+  const std::vector<WindowFunction>& functions = node_->Functions();
+  if (functions.size() == 1 && functions.front().group_limit.has_value()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        all, RowsWithinGroupLimit(functions.front(), all, context_.eval, context_.pool));
+    rows_ = all->NumRows();
+    columns = all->Columns();
+  }
   std::vector<std::pair<std::string, WindowOrder>> orders;
-  for (const WindowFunction& function : node_->Functions()) {
+  for (const WindowFunction& function : functions) {
     const std::string text = OrderingText(function);
     auto same = std::find_if(orders.begin(), orders.end(),
                              [&](const auto& entry) { return entry.first == text; });

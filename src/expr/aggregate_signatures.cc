@@ -47,8 +47,16 @@ Result<DataTypePtr> CountIfResult(const Types& types) {
   return types[0]->Id() == TypeId::kBoolean ? DataType::Int64() : DataTypePtr();
 }
 
+// Spark's Sum and Average also take ANSI intervals, and give the interval's type.
+bool IsAnsiIntervalArgument(const DataType& type) {
+  return type.Id() == TypeId::kYearMonthInterval || type.Id() == TypeId::kDayTimeInterval;
+}
+
 Result<DataTypePtr> SumResult(const Types& types) {
   const DataTypePtr& type = types[0];
+  if (IsAnsiIntervalArgument(*type)) {
+    return type;
+  }
   if (!IsNumericOrNull(*type)) {
     return DataTypePtr();
   }
@@ -61,6 +69,9 @@ Result<DataTypePtr> SumResult(const Types& types) {
 
 Result<DataTypePtr> AvgResult(const Types& types) {
   const DataTypePtr& type = types[0];
+  if (IsAnsiIntervalArgument(*type)) {
+    return type;
+  }
   if (!IsNumericOrNull(*type)) {
     return DataTypePtr();
   }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/calendar.h"
 #include "columnar/decimal.h"
 #include "expr/kernels.h"
 
@@ -54,6 +55,16 @@ std::string ValueText(const Column& column, int64_t row) {
       columnar::AppendDecimal(column.Values<Int128>()[row], type.Scale(), &text);
       return text;
     }
+    case TypeId::kYearMonthInterval: {
+      std::string text;
+      columnar::AppendYearMonthInterval(column.Values<int32_t>()[row], &text);
+      return text;
+    }
+    case TypeId::kDayTimeInterval: {
+      std::string text;
+      columnar::AppendDayTimeInterval(column.Values<int64_t>()[row], &text);
+      return text;
+    }
     default:
       return "?";
   }
@@ -63,8 +74,18 @@ Status ArithmeticError(Op op, const Column& a, const Column& b, int64_t row, boo
                        const DataType& type) {
   if (divide_by_zero) {
     return Status::InvalidArgument(
-        fmt::format("[DIVIDE_BY_ZERO] division by zero at row {}: {} {} {}", row, ValueText(a, row),
-                    OpName(op), ValueText(b, row)));
+        fmt::format("[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` to tolerate divisor "
+                    "being 0 and return NULL instead. (row {}: {} {} {})",
+                    row, ValueText(a, row), OpName(op), ValueText(b, row)));
+  }
+  if (type.Id() == TypeId::kYearMonthInterval || type.Id() == TypeId::kDayTimeInterval) {
+    // Spark's ANSI interval +, - and negation (Math.addExact and friends on months or
+    // microseconds).
+    return Status::InvalidArgument(fmt::format(
+        "[INTERVAL_ARITHMETIC_OVERFLOW] {} overflow at row {}: {} {} {}. Use '{}' to tolerate "
+        "overflow and return NULL instead.",
+        type.Id() == TypeId::kYearMonthInterval ? "integer" : "long", row, ValueText(a, row),
+        OpName(op), ValueText(b, row), op == Op::kAdd ? "try_add" : "try_subtract"));
   }
   return Status::InvalidArgument(
       fmt::format("[ARITHMETIC_OVERFLOW] {} overflow at row {}: {} {} {}", type.ToString(), row,
@@ -333,8 +354,10 @@ Result<ColumnPtr> DispatchArithmetic(Op op, const Column& a, const Column& b,
     case TypeId::kInt16:
       return NumericArithmetic<int16_t>(op, a, b, type, safe, pool);
     case TypeId::kInt32:
+    case TypeId::kYearMonthInterval:
       return NumericArithmetic<int32_t>(op, a, b, type, safe, pool);
     case TypeId::kInt64:
+    case TypeId::kDayTimeInterval:
       return NumericArithmetic<int64_t>(op, a, b, type, safe, pool);
     case TypeId::kFloat32:
       return NumericArithmetic<float>(op, a, b, type, safe, pool);

@@ -7,6 +7,7 @@
 #include "expr/balanced_tree.h"
 #include "expr/bound_expression.h"
 #include "expr/coercion.h"
+#include "expr/date_arithmetic.h"
 #include "expr/function_registry.h"
 #include "expr/higher_order_functions.h"
 #include "expr/in_set.h"
@@ -71,7 +72,7 @@ bool CanCast(const DataType& from, const DataType& to) {
     return true;
   }
   if (f == TypeId::kString) {
-    return t_num || t_time || t == TypeId::kBinary;
+    return t_num || t_time || t == TypeId::kBinary || t == TypeId::kYearMonthInterval;
   }
   if (f_num && t_num) {
     return true;
@@ -155,7 +156,10 @@ class Binder {
         return BindArithmetic(expr, std::move(children));
       case Op::kNegate: {
         DataTypePtr type = children[0]->Type();
-        if (!type->IsNumeric()) {
+        // Spark's UnaryMinus also negates ANSI intervals (overflow is an error).
+        const bool interval =
+            type->Id() == TypeId::kDayTimeInterval || type->Id() == TypeId::kYearMonthInterval;
+        if (!type->IsNumeric() && !interval) {
           return Mismatch(expr, "a numeric operand", *type);
         }
         return MakeBound(Op::kNegate, std::move(type), std::move(children));
@@ -269,6 +273,10 @@ class Binder {
   }
 
   Result<BoundExprPtr> BindArithmetic(const Expression& expr, std::vector<BoundExprPtr> children) {
+    TRIBUTARY_ASSIGN_OR_RAISE(auto dated, BindDateArithmetic(expr, children));
+    if (dated != nullptr) {
+      return dated;
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(auto temporal, BindIntervalArithmetic(expr, children));
     if (temporal != nullptr) {
       return temporal;
@@ -296,8 +304,23 @@ class Binder {
       }
       return MakeBound(op, type, {CastTo(children[0], type), CastTo(children[1], type)});
     }
-    const DataTypePtr da = AsDecimal(a);
-    const DataTypePtr db = AsDecimal(b);
+    // Spark's DecimalPrecision reads an integer literal beside a decimal as the narrowest
+    // decimal holding it (10 as decimal(2,0), not int's decimal(10,0)), which keeps more scale.
+    auto operand_decimal = [](const BoundExprPtr& child, const DataTypePtr& type) {
+      if (child->GetOp() == Op::kLiteral && type->IsInteger() && !child->Literal().IsNull()) {
+        const int64_t value = child->Literal().IntValue();
+        uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : value;
+        int digits = 1;
+        while (magnitude >= 10) {
+          magnitude /= 10;
+          ++digits;
+        }
+        return DecimalOrDie(digits, 0);
+      }
+      return AsDecimal(type);
+    };
+    const DataTypePtr da = operand_decimal(children[0], a);
+    const DataTypePtr db = operand_decimal(children[1], b);
     const int p1 = da->Precision();
     const int s1 = da->Scale();
     const int p2 = db->Precision();

@@ -13,6 +13,7 @@
 #include "columnar/canonical_json.h"
 #include "columnar/column_builder.h"
 #include "columnar/decimal.h"
+#include "expr/interval_text.h"
 #include "expr/kernels.h"
 #include "expr/temporal_parsing.h"
 
@@ -44,11 +45,23 @@ Result<ColumnPtr> Conclude(const Column& input, const DataTypePtr& type, bool sa
       std::string value;
       columnar::AppendCanonicalJsonValue(input, first, &value);
       const bool parse = input.Type()->Id() == TypeId::kString;
+      if (parse && value.size() >= 2 && value.front() == '"') {
+        // Spark shows the string as a SQL literal.
+        value.front() = '\'';
+        value.back() = '\'';
+      }
+      // Spark's messages, then the row.
+      if (parse) {
+        return Status::InvalidArgument(fmt::format(
+            "[CAST_INVALID_INPUT] The value {} of the type \"{}\" cannot be cast to \"{}\" "
+            "because it is malformed. Correct the value as per the syntax, or change its target "
+            "type. Use `try_cast` to tolerate malformed input and return NULL instead. (row {})",
+            value, input.Type()->Sql(), type->Sql(), first));
+      }
       return Status::InvalidArgument(fmt::format(
-          "[{}] the value {} of type {} cannot be cast to {}{} at row {}; use try_cast to "
-          "tolerate it",
-          parse ? "CAST_INVALID_INPUT" : "CAST_OVERFLOW", value, input.Type()->ToString(),
-          type->ToString(), parse ? "" : " due to an overflow", first));
+          "[CAST_OVERFLOW] The value {} of the type \"{}\" cannot be cast to \"{}\" due to an "
+          "overflow. Use `try_cast` to tolerate overflow and return NULL instead. (row {})",
+          value, input.Type()->Sql(), type->Sql(), first));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(auto bits, Buffer::Allocate(columnar::BitmapBytes(n), pool));
     for (int64_t i = 0; i < n; ++i) {
@@ -347,6 +360,9 @@ void AppendValueAsString(const Column& column, int64_t row, const EvalContext& c
     case TypeId::kDayTimeInterval:
       columnar::AppendDayTimeInterval(column.Values<int64_t>()[row], out);
       return;
+    case TypeId::kYearMonthInterval:
+      columnar::AppendYearMonthInterval(column.Values<int32_t>()[row], out);
+      return;
     case TypeId::kStruct:
     case TypeId::kArray:
     case TypeId::kMap:
@@ -444,6 +460,9 @@ Result<ColumnPtr> FromString(const Column& input, const DataTypePtr& type,
       case TypeId::kTimestampNtz:
         ok = ParseTimestamp(text, context.session_time_zone, type->Id() == TypeId::kTimestampNtz,
                             &reinterpret_cast<int64_t*>(out)[i]);
+        break;
+      case TypeId::kYearMonthInterval:
+        ok = ParseYearMonthIntervalText(text, &reinterpret_cast<int32_t*>(out)[i]);
         break;
       default:
         return Status::Internal("cast from string to " + type->ToString());
@@ -569,6 +588,7 @@ Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool 
       break;
     case TypeId::kNull:
     case TypeId::kDayTimeInterval:
+    case TypeId::kYearMonthInterval:
       break;
   }
   return Status::InvalidArgument(

@@ -124,11 +124,13 @@ DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
     }
     return DataType::TimestampNtz();
   }
+  // Spark's ANSI string promotion: a string compared with a decimal is read as a double (so
+  // 1.5 = '1.51' is false, not '1.51' cut to decimal(2,1)); with other types, as that type.
   if (x == TypeId::kString && (b->IsNumeric() || IsDatetime(y) || y == TypeId::kBoolean)) {
-    return b;
+    return y == TypeId::kDecimal ? DataType::Float64() : b;
   }
   if (y == TypeId::kString && (a->IsNumeric() || IsDatetime(x) || x == TypeId::kBoolean)) {
-    return a;
+    return x == TypeId::kDecimal ? DataType::Float64() : a;
   }
   return nullptr;
 }

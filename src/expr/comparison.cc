@@ -119,6 +119,7 @@ Status CompareColumnValues(Op op, const Column& a, const Column& b, uint8_t* out
       break;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       CompareFixed<int32_t, kConstantB>(op, a, b, out);
       break;
     case TypeId::kInt64:

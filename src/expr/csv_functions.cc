@@ -18,6 +18,7 @@
 #include "common/ascii.h"
 #include "expr/datetime_pattern.h"
 #include "expr/function_kernels.h"
+#include "expr/interval_text.h"
 #include "expr/temporal_parsing.h"
 
 namespace tributary::expr {
@@ -173,6 +174,14 @@ bool AppendCsvValue(std::string_view text, const CsvOptions& options, const Time
                           : ParseTimestamp(text, zone, ntz, &micros);
       if (ok) {
         builder->AppendInt(micros);
+      }
+      return ok;
+    }
+    case TypeId::kYearMonthInterval: {
+      int32_t months = 0;
+      const bool ok = ParseYearMonthIntervalText(text, &months);
+      if (ok) {
+        builder->AppendInt(months);
       }
       return ok;
     }

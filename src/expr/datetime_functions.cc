@@ -4,15 +4,19 @@
 // spark.sql.ansi.enabled); try_to_timestamp returns null instead.
 //
 // year, quarter, month, day/dayofmonth, dayofweek (1 = Sunday), weekday (0 = Monday),
-// dayofyear, hour, minute, second; to_timestamp, try_to_timestamp, to_date, unix_timestamp,
+// dayofyear, hour, minute, second; to_timestamp, to_timestamp_ntz, to_timestamp_ltz,
+// try_to_timestamp, to_date, unix_timestamp,
 // to_unix_timestamp, from_unixtime, date_format; date_trunc, trunc; date_add, date_sub,
 // datediff/date_diff; timestampadd/dateadd and timestampdiff (a unit keyword first: the
 // parser passes it as a string literal); make_date, make_timestamp[_ltz|_ntz] and their try_
 // forms, make_dt_interval; next_day; timestamp_seconds/_millis/_micros, unix_seconds/_millis/
 // _micros, unix_date, date_from_unix_date; from_utc_timestamp, to_utc_timestamp;
-// current_timestamp/now, current_date/curdate, current_timezone; and timestamp arithmetic
-// with day-time intervals (BindIntervalArithmetic).
+// current_timestamp/now, current_date/curdate, current_timezone, localtimestamp; and
+// timestamp arithmetic with day-time intervals (BindIntervalArithmetic). weekofyear is in
+// calendar_fields.cc; add_months, last_day, months_between, dayname, monthname and
+// convert_timezone in calendar_functions.cc.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -21,6 +25,8 @@
 
 #include "columnar/calendar.h"
 #include "columnar/decimal.h"
+#include "expr/calendar_fields.h"
+#include "expr/calendar_functions.h"
 #include "expr/datetime_pattern.h"
 #include "expr/function_kernels.h"
 #include "expr/temporal_parsing.h"
@@ -177,6 +183,8 @@ class ParseFunction final : public EagerFunction {
     const TimeZone& zone = context.session_time_zone;
     const int64_t n = text.Length();
     const int width = call.Type()->ByteWidth();
+    // to_timestamp_ntz reads the wall clock and ignores a zone in the text, as Spark does.
+    const bool ntz = call.Type()->Id() == TypeId::kTimestampNtz;
     TRIBUTARY_ASSIGN_OR_RAISE(auto values, columnar::Buffer::Allocate(n * width, context.pool));
     TRIBUTARY_ASSIGN_OR_RAISE(auto validity,
                               columnar::Buffer::Allocate(columnar::BitmapBytes(n), context.pool));
@@ -193,8 +201,8 @@ class ParseFunction final : public EagerFunction {
         ok = pattern_ ? pattern_->ParseDate(s, &days) : ParseDate(s, &days);
         values->MutableDataAs<int32_t>()[i] = days;
       } else {
-        ok = pattern_ ? pattern_->ParseTimestamp(s, zone, false, &micros)
-                      : ParseTimestamp(s, zone, false, &micros);
+        ok = pattern_ ? pattern_->ParseTimestamp(s, zone, ntz, &micros)
+                      : ParseTimestamp(s, zone, ntz, &micros);
         values->MutableDataAs<int64_t>()[i] =
             target_ == ParseTarget::kUnixSeconds ? FloorDiv(micros, kMicrosPerSecond) : micros;
       }
@@ -223,9 +231,10 @@ Result<BoundExprPtr> BindParse(const Expression& call, std::vector<BoundExprPtr>
   const ParseTarget target = unix                ? ParseTarget::kUnixSeconds
                              : name == "to_date" ? ParseTarget::kDate
                                                  : ParseTarget::kTimestamp;
-  const DataTypePtr type = target == ParseTarget::kDate        ? DataType::Date()
-                           : target == ParseTarget::kTimestamp ? DataType::Timestamp()
-                                                               : DataType::Int64();
+  const DataTypePtr type = target == ParseTarget::kDate          ? DataType::Date()
+                           : name == "to_timestamp_ntz"          ? DataType::TimestampNtz()
+                           : target == ParseTarget::kUnixSeconds ? DataType::Int64()
+                                                                 : DataType::Timestamp();
   if (name == "unix_timestamp" && args.empty()) {
     // unix_timestamp() is the current time.
     return MakeFunctionCall(
@@ -238,6 +247,13 @@ Result<BoundExprPtr> BindParse(const Expression& call, std::vector<BoundExprPtr>
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 2));
   const TypeId input = args[0]->Type()->Id();
   if (input != TypeId::kString && input != TypeId::kNull) {
+    // Spark's ParseToTimestamp casts a non-string argument; integers are seconds since the
+    // epoch, as CAST reads them (only towards timestamp: CAST rejects number to
+    // timestamp_ntz and to date). Fractional seconds are not taken: CAST from decimal and
+    // double to timestamp drops or rejects the fraction here.
+    if (args[0]->Type()->IsInteger() && type->Id() == TypeId::kTimestamp && !unix) {
+      return CastTo(std::move(args[0]), type);
+    }
     if (!IsDatetime(input)) {
       return CallError(call,
                        "needs a string, date or timestamp, got " + args[0]->Type()->ToString());
@@ -260,6 +276,11 @@ Result<BoundExprPtr> BindFormat(const Expression& call, std::vector<BoundExprPtr
   const bool from_unix = call.Name() == "from_unixtime";
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, from_unix ? 1 : 2, 2));
   TRIBUTARY_ASSIGN_OR_RAISE(auto pattern, PatternArgument(call, args, 1, kDefaultFormat));
+  if (pattern == nullptr) {
+    // An empty pattern formats every value as '' (PatternArgument maps '' to "no pattern").
+    TRIBUTARY_ASSIGN_OR_RAISE(auto empty, DateTimePattern::Compile(""));
+    pattern = std::make_shared<const DateTimePattern>(std::move(empty));
+  }
   args.resize(1);
   if (from_unix) {
     if (!args[0]->Type()->IsInteger() && args[0]->Type()->Id() != TypeId::kNull) {
@@ -446,8 +467,21 @@ Result<BoundExprPtr> BindDateAdd(const Expression& call, std::vector<BoundExprPt
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   TRIBUTARY_ASSIGN_OR_RAISE(args[0], AsDate(call, std::move(args[0])));
   const DataType& days = *args[1]->Type();
-  if (days.Id() != TypeId::kNull && days.Id() != TypeId::kInt8 && days.Id() != TypeId::kInt16 &&
-      days.Id() != TypeId::kInt32) {
+  if (days.Id() == TypeId::kString) {
+    // Spark's ANSI coercion reads a string day count as an int: a literal that is not one is
+    // an analysis error, other strings cast (and fail) per row.
+    const BoundExpression& count = *args[1];
+    int64_t value = 0;
+    if (count.GetOp() == Op::kLiteral && !count.Literal().IsNull() &&
+        (!ParseInt64(count.Literal().BytesValue(), &value) ||
+         value < std::numeric_limits<int32_t>::min() ||
+         value > std::numeric_limits<int32_t>::max())) {
+      return CallError(call, fmt::format("[SECOND_FUNCTION_ARGUMENT_NOT_INTEGER] the number of "
+                                         "days must be an integer, got '{}'",
+                                         count.Literal().BytesValue()));
+    }
+  } else if (days.Id() != TypeId::kNull && days.Id() != TypeId::kInt8 &&
+             days.Id() != TypeId::kInt16 && days.Id() != TypeId::kInt32) {
     return CallError(call,
                      "the number of days must be tinyint, smallint or int, got " + days.ToString());
   }
@@ -1203,6 +1237,41 @@ Result<BoundExprPtr> BindMakeDtInterval(const Expression& call, std::vector<Boun
       }));
 }
 
+// make_ym_interval([years[, months]]) -> interval year to month; missing arguments are 0,
+// a total beyond 32-bit months is an error (Spark's MakeYMInterval: Math.addExact over
+// Math.multiplyExact).
+Result<BoundExprPtr> BindMakeYmInterval(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 2));
+  while (args.size() < 2) {
+    args.push_back(MakeBound(Op::kLiteral, DataType::Int32(), {}, -1, Scalar::Int32(0)));
+  }
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::Int32(), DataType::Int32()}));
+  return MakeFunctionCall(
+      call.Name(), DataType::YearMonthInterval(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        int64_t overflow_row = -1;
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto result, BuildFixed<int32_t>(c.Type(), a, pool, [&](int64_t i) {
+              int32_t months = 0;
+              if (__builtin_mul_overflow(a[0]->Values<int32_t>()[i], 12, &months) ||
+                  __builtin_add_overflow(months, a[1]->Values<int32_t>()[i], &months)) {
+                overflow_row = overflow_row < 0 ? i : overflow_row;
+                return int32_t{0};
+              }
+              return months;
+            }));
+        if (overflow_row >= 0) {
+          return Status::InvalidArgument(fmt::format(
+              "[ARITHMETIC_OVERFLOW] integer overflow at row {}: {} years and {} months do not "
+              "fit an interval year to month",
+              overflow_row, a[0]->Values<int32_t>()[overflow_row],
+              a[1]->Values<int32_t>()[overflow_row]));
+        }
+        return result;
+      }));
+}
+
 // ---- the current time ------------------------------------------------------------------------
 
 // current_timestamp(), now(), current_date(), curdate(), current_timezone(),
@@ -1229,6 +1298,8 @@ class CurrentTimeFunction final : public ScalarFunction {
           FloorDiv(context.session_time_zone.LocalFromUtc(now), kMicrosPerDay)));
     } else if (name == "unix_timestamp") {
       value = Scalar::Int64(FloorDiv(now, kMicrosPerSecond));
+    } else if (name == "localtimestamp") {
+      value = Scalar::TimestampNtz(context.session_time_zone.LocalFromUtc(now));
     }
     return MakeConstantColumn(value, batch.NumRows(), context.pool);
   }
@@ -1241,6 +1312,7 @@ Result<BoundExprPtr> BindCurrent(const Expression& call, std::vector<BoundExprPt
   const DataTypePtr type = name == "current_date" || name == "curdate" ? DataType::Date()
                            : name == "current_timezone"                ? DataType::String()
                            : name == "unix_timestamp"                  ? DataType::Int64()
+                           : name == "localtimestamp"                  ? DataType::TimestampNtz()
                                                                        : DataType::Timestamp();
   return MakeFunctionCall(name, type, {}, std::make_shared<const CurrentTimeFunction>());
 }
@@ -1283,16 +1355,113 @@ class MicrosArithmetic final : public EagerFunction {
   bool subtract_;
 };
 
+// date +/- year-month interval (Spark's DateAddYMInterval) and timestamp +/- year-month
+// interval (TimestampAddYMInterval): calendar months added to the date, or to the timestamp's
+// wall clock in the session zone (timestamp_ntz: its own wall clock), the day clamped to the
+// end of the month as add_months does. A result outside the type's range is an ANSI error.
+class MonthsShift final : public EagerFunction {
+ public:
+  explicit MonthsShift(bool subtract) : subtract_(subtract) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    const int32_t* months = args[1]->Values<int32_t>();
+    const int64_t sign = subtract_ ? -1 : 1;
+    int64_t overflow_row = -1;
+    auto fail = [&](int64_t i) {
+      overflow_row = overflow_row < 0 ? i : overflow_row;
+    };
+    ColumnPtr result;
+    if (call.Type()->Id() == TypeId::kDate) {
+      const int32_t* days = args[0]->Values<int32_t>();
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          result, BuildFixed<int32_t>(call.Type(), args, context.pool, [&](int64_t i) {
+            const columnar::CivilDate date = columnar::CivilFromDays(days[i]);
+            const int64_t total = date.year * 12 + (date.month - 1) + sign * months[i];
+            const int64_t year = FloorDiv(total, 12);
+            const int month = static_cast<int>(FloorMod(total, 12)) + 1;
+            const int64_t shifted = columnar::DaysFromCivil(
+                year, month, std::min(date.day, columnar::DaysInMonth(year, month)));
+            if (shifted < std::numeric_limits<int32_t>::min() ||
+                shifted > std::numeric_limits<int32_t>::max()) {
+              fail(i);
+              return int32_t{0};
+            }
+            return static_cast<int32_t>(shifted);
+          }));
+    } else {
+      const bool ntz = call.Type()->Id() == TypeId::kTimestampNtz;
+      const TimeZone utc;
+      const TimeZone& zone = ntz ? utc : context.session_time_zone;
+      const int64_t* ts = args[0]->Values<int64_t>();
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          result, BuildFixed<int64_t>(call.Type(), args, context.pool, [&](int64_t i) {
+            int64_t local = 0;
+            if (!AddMonths(zone.LocalFromUtc(ts[i]), sign * months[i], &local)) {
+              fail(i);
+              return int64_t{0};
+            }
+            return zone.UtcFromLocal(local);
+          }));
+    }
+    if (overflow_row >= 0) {
+      return Status::InvalidArgument(
+          fmt::format("[DATETIME_OVERFLOW] row {}: {} overflows", overflow_row, call.ToString()));
+    }
+    return result;
+  }
+
+ private:
+  bool subtract_;
+};
+
+// + and - with a year-month interval operand: interval +/- interval, date or timestamp
+// +/- interval, interval + date or timestamp; anything else is Spark's type mismatch.
+Result<BoundExprPtr> BindYearMonthArithmetic(const Expression& expr,
+                                             std::vector<BoundExprPtr>& children) {
+  const Op op = expr.GetOp();
+  const TypeId a = children[0]->Type()->Id();
+  const TypeId b = children[1]->Type()->Id();
+  const bool a_months = a == TypeId::kYearMonthInterval;
+  const bool b_months = b == TypeId::kYearMonthInterval;
+  if ((a_months || a == TypeId::kNull) && (b_months || b == TypeId::kNull)) {
+    // A null operand takes the interval's type, as Spark types INTERVAL '2' YEAR + NULL.
+    const DataTypePtr type = DataType::YearMonthInterval();
+    return MakeBound(op, type, {CastTo(children[0], type), CastTo(children[1], type)});
+  }
+  auto shift = [&](BoundExprPtr datetime, BoundExprPtr interval) -> BoundExprPtr {
+    DataTypePtr type = datetime->Type();
+    return std::make_shared<const BoundExpression>(
+        op, std::move(type), std::vector<BoundExprPtr>{std::move(datetime), std::move(interval)},
+        -1, Scalar::Null(), std::string(),
+        std::make_shared<const MonthsShift>(op == Op::kSubtract));
+  };
+  if (IsDatetime(a) && b_months) {
+    return shift(children[0], children[1]);
+  }
+  if (a_months && IsDatetime(b) && op == Op::kAdd) {
+    return shift(children[1], children[0]);
+  }
+  return Status::InvalidArgument(fmt::format(
+      "[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] type mismatch in {}: cannot combine {} and {}",
+      expr.ToString(), children[0]->Type()->ToString(), children[1]->Type()->ToString()));
+}
+
 }  // namespace
 
 Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
                                             std::vector<BoundExprPtr>& children) {
   const Op op = expr.GetOp();
+  if (op == Op::kMultiply || op == Op::kDivide) {
+    return BindIntervalScale(expr, op, children, /*safe=*/false);
+  }
   if (op != Op::kAdd && op != Op::kSubtract) {
     return BoundExprPtr();
   }
   TypeId a = children[0]->Type()->Id();
   TypeId b = children[1]->Type()->Id();
+  if (a == TypeId::kYearMonthInterval || b == TypeId::kYearMonthInterval) {
+    return BindYearMonthArithmetic(expr, children);
+  }
   const bool a_interval = a == TypeId::kDayTimeInterval;
   const bool b_interval = b == TypeId::kDayTimeInterval;
   auto make = [&](DataTypePtr type, BoundExprPtr left, BoundExprPtr right) {
@@ -1377,6 +1546,7 @@ void AddDatetimeFunctions(std::vector<FunctionEntry>* table) {
                                {"try_make_timestamp_ntz", BindMakeTimestamp},
                                {"next_day", BindNextDay},
                                {"make_dt_interval", BindMakeDtInterval},
+                               {"make_ym_interval", BindMakeYmInterval},
                                {"timestamp_seconds", BindEpochToTimestamp},
                                {"timestamp_millis", BindEpochToTimestamp},
                                {"timestamp_micros", BindEpochToTimestamp},
@@ -1391,7 +1561,17 @@ void AddDatetimeFunctions(std::vector<FunctionEntry>* table) {
                                {"now", BindCurrent},
                                {"current_date", BindCurrent},
                                {"curdate", BindCurrent},
-                               {"current_timezone", BindCurrent}});
+                               {"current_timezone", BindCurrent},
+                               {"localtimestamp", BindCurrent},
+                               {"to_timestamp_ntz", BindParse},
+                               {"to_timestamp_ltz", BindParse},
+                               {"weekofyear", BindWeekOfYear},
+                               {"add_months", BindAddMonths},
+                               {"last_day", BindLastDay},
+                               {"months_between", BindMonthsBetween},
+                               {"dayname", BindDayOrMonthName},
+                               {"monthname", BindDayOrMonthName},
+                               {"convert_timezone", BindConvertTimezone}});
 }
 
 }  // namespace tributary::expr

@@ -25,6 +25,53 @@ constexpr std::array<std::string_view, 4> kQuarterNames = {"1st quarter", "2nd q
                                                            "3rd quarter", "4th quarter"};
 // Deepest nesting of optional sections.
 constexpr int kMaxOptionalDepth = 8;
+
+// The names java.time prints for pattern letter 'z' (short, zzz) and 'zzzz' (long) in the
+// zones people use most; a zone not listed prints its id, as java.time does for fixed
+// offsets. Daylight time is told from the offset: one hour east of the standard one.
+struct ZoneDisplayNames {
+  std::string_view id;
+  int32_t standard_offset;
+  std::string_view short_standard;
+  std::string_view short_daylight;
+  std::string_view long_standard;
+  std::string_view long_daylight;
+};
+
+constexpr ZoneDisplayNames kZoneDisplayNames[] = {
+    {"America/Los_Angeles", -8 * 3600, "PST", "PDT", "Pacific Standard Time",
+     "Pacific Daylight Time"},
+    {"America/Denver", -7 * 3600, "MST", "MDT", "Mountain Standard Time", "Mountain Daylight Time"},
+    {"America/Phoenix", -7 * 3600, "MST", "MDT", "Mountain Standard Time",
+     "Mountain Daylight Time"},
+    {"America/Chicago", -6 * 3600, "CST", "CDT", "Central Standard Time", "Central Daylight Time"},
+    {"America/New_York", -5 * 3600, "EST", "EDT", "Eastern Standard Time", "Eastern Daylight Time"},
+    {"UTC", 0, "UTC", "UTC", "Coordinated Universal Time", "Coordinated Universal Time"},
+    {"Etc/UTC", 0, "UTC", "UTC", "Coordinated Universal Time", "Coordinated Universal Time"},
+    {"GMT", 0, "GMT", "GMT", "Greenwich Mean Time", "Greenwich Mean Time"},
+    {"Europe/London", 0, "GMT", "BST", "Greenwich Mean Time", "British Summer Time"},
+    {"Europe/Paris", 3600, "CET", "CEST", "Central European Standard Time",
+     "Central European Summer Time"},
+    {"Europe/Berlin", 3600, "CET", "CEST", "Central European Standard Time",
+     "Central European Summer Time"},
+    {"Europe/Amsterdam", 3600, "CET", "CEST", "Central European Standard Time",
+     "Central European Summer Time"},
+    {"Asia/Shanghai", 8 * 3600, "CST", "CDT", "China Standard Time", "China Daylight Time"},
+    {"Asia/Tokyo", 9 * 3600, "JST", "JDT", "Japan Standard Time", "Japan Daylight Time"},
+    {"Asia/Kolkata", 19800, "IST", "IST", "India Standard Time", "India Standard Time"},
+};
+
+void AppendZoneName(const std::string& zone_id, int64_t offset, bool long_form, std::string* out) {
+  for (const ZoneDisplayNames& names : kZoneDisplayNames) {
+    if (names.id == zone_id) {
+      const bool daylight = offset == names.standard_offset + 3600;
+      out->append(long_form ? (daylight ? names.long_daylight : names.long_standard)
+                            : (daylight ? names.short_daylight : names.short_standard));
+      return;
+    }
+  }
+  out->append(zone_id);
+}
 // Most digits a year may have (Spark's timestamps end in year 294247).
 constexpr uint8_t kMaxYearDigits = 9;
 
@@ -227,6 +274,7 @@ struct DateTimePattern::Fields {
   int64_t minute = -1;
   int64_t second = -1;
   int64_t micros = 0;
+  bool has_fraction = false;
   bool has_offset = false;
   int64_t offset_seconds = 0;
   std::string_view zone_id;
@@ -309,6 +357,7 @@ constexpr auto kNumberFields = [] {
   set(Kind::kDayOfYear, &Fields::day_of_year, 1, 366);
   set(Kind::kMonth, &Fields::month, 1, 12);
   set(Kind::kQuarter, nullptr, 1, 4);
+  set(Kind::kAlignedDayOfWeekInMonth, nullptr, 1, 7);
   set(Kind::kDayOfMonth, &Fields::day, 1, 31);
   set(Kind::kHourOfDay, &Fields::hour_of_day, 0, 23);
   set(Kind::kClockHourOfDay, &Fields::hour_of_day, 1, 24, 24);
@@ -527,8 +576,12 @@ Result<DateTimePattern> DateTimePattern::Compile(std::string_view pattern) {
         }
         break;
       case 'z':
-        step.kind = Kind::kZoneId;
+        step.kind = Kind::kZoneName;
         ok = count <= 4;
+        break;
+      case 'F':
+        // java.time (and so Spark) binds 'F' to ALIGNED_DAY_OF_WEEK_IN_MONTH: (day - 1) % 7 + 1.
+        ok = number(Kind::kAlignedDayOfWeekInMonth, 1, 1);
         break;
       case 'Y':
       case 'w':
@@ -649,7 +702,10 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
         for (size_t d = digits; d < 6; ++d) {
           micros *= 10;
         }
+        // A field read twice must agree (java.time's resolver: "Conflict found").
+        ok = ok && (!fields->has_fraction || fields->micros == micros);
         fields->micros = micros;
+        fields->has_fraction = true;
         pos += digits;
         break;
       }
@@ -683,6 +739,7 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
         ok = ReadLocalizedOffset(text, &pos, step.count == 4, &fields->offset_seconds);
         fields->has_offset = ok;
         break;
+      case Kind::kZoneName:
       case Kind::kZoneId: {
         size_t end = pos;
         while (end < text.size() &&
@@ -712,7 +769,9 @@ bool DateTimePattern::Parse(std::string_view text, Fields* fields) const {
         ok = take >= step.min_digits && ReadFixed(text, &pos, static_cast<int>(take), &value) &&
              value >= target.min && value <= target.max;
         if (ok && target.field != nullptr) {
-          fields->*target.field = value == target.wraps_to_zero ? 0 : value;
+          const int64_t resolved = value == target.wraps_to_zero ? 0 : value;
+          ok = fields->*target.field < 0 || fields->*target.field == resolved;
+          fields->*target.field = resolved;
         }
         break;
       }
@@ -936,6 +995,12 @@ void DateTimePattern::Format(int64_t micros, const TimeZone& zone, std::string* 
             AppendPadded(a % 60, 2, out);
           }
         }
+        break;
+      case Kind::kAlignedDayOfWeekInMonth:
+        AppendPadded((civil.day - 1) % 7 + 1, count, out);
+        break;
+      case Kind::kZoneName:
+        AppendZoneName(zone.Name(), offset, count == 4, out);
         break;
       case Kind::kZoneId:
         out->append(zone.Name());

@@ -97,6 +97,8 @@ class DateTimePattern {
       kOffsetLowerX,
       kOffsetZ,
       kOffsetLocalized,
+      kAlignedDayOfWeekInMonth,
+      kZoneName,
       kZoneId,
     };
     Kind kind = Kind::kLiteral;

@@ -230,6 +230,7 @@ Result<ColumnPtr> MakeConstantColumn(const Scalar& value, int64_t length, Memory
                 break;
               case TypeId::kInt32:
               case TypeId::kDate:
+              case TypeId::kYearMonthInterval:
                 fill(static_cast<int32_t>(v));
                 break;
               case TypeId::kFloat32:

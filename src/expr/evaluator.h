@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "columnar/record_batch.h"
 #include "expr/bound_expression.h"
@@ -21,6 +22,9 @@ struct EvalContext {
   /// micro-batch by whoever runs it (microseconds since the epoch, UTC). Default: unset, in
   /// which case those functions fail with InvalidArgument instead of reading a clock.
   std::optional<int64_t> current_timestamp_micros;
+  /// What current_schema()/current_database() return: the session's schema (USE). Default:
+  /// "default".
+  std::string current_schema = "default";
 };
 
 /// The values of `expr` for every row of `batch` (which must have the schema `expr` was bound

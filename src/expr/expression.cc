@@ -1,10 +1,13 @@
 #include "expr/expression.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #include <fmt/format.h>
 
+#include "columnar/canonical_json.h"
+#include "columnar/decimal.h"
 #include "common/ascii.h"
 #include "expr/aggregate_signatures.h"
 #include "expr/backquoted_name.h"
@@ -213,6 +216,160 @@ std::string Expression::ToString() const {
       }
       return FormatOperator(op_, operands, target_type_.get());
     }
+  }
+}
+
+namespace {
+
+// A literal as Spark's usePrettyExpression shows it: strings and numbers by their values, NULL
+// as NULL, the rest (dates, timestamps, binary, booleans) as their SQL literals.
+std::string PrettyLiteral(const Scalar& value) {
+  if (value.IsNull()) {
+    return "NULL";
+  }
+  std::string out;
+  switch (value.Type()->Id()) {
+    case columnar::TypeId::kString:
+      return value.BytesValue();
+    case columnar::TypeId::kInt8:
+    case columnar::TypeId::kInt16:
+    case columnar::TypeId::kInt32:
+    case columnar::TypeId::kInt64:
+      return fmt::format("{}", value.IntValue());
+    case columnar::TypeId::kFloat32:
+    case columnar::TypeId::kFloat64:
+      columnar::AppendJsonDouble(value.DoubleValue(),
+                                 value.Type()->Id() == columnar::TypeId::kFloat32, &out);
+      return out;
+    case columnar::TypeId::kDecimal:
+      columnar::AppendDecimal(value.DecimalValue(), value.Type()->Scale(), &out);
+      return out;
+    default:
+      return value.ToString();
+  }
+}
+
+// A window function call as Spark names it: its frame always written out, the default one
+// resolved as Spark resolves it (ranking functions ROWS up to the current row, lag/lead a
+// one-row frame at their offset, aggregates RANGE up to the current row when ordered, else the
+// whole partition), and lag/lead with their default offset and value.
+std::string PrettyWindowCall(const Expression& e, const std::vector<std::string>& operands) {
+  const WindowSpec& spec = *e.Window();
+  const auto arguments = static_cast<std::ptrdiff_t>(spec.num_arguments);
+  std::vector<std::string> call(operands.begin(), operands.begin() + arguments);
+  const std::vector<std::string> keys(operands.begin() + arguments, operands.end());
+  static constexpr std::array<std::string_view, 6> kRanking = {
+      "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile"};
+  std::string frame;
+  auto bound_text = [](const WindowFrameBound& bound) -> std::string {
+    switch (bound.kind) {
+      case WindowFrameBound::Kind::kUnboundedPreceding:
+        return "UNBOUNDED PRECEDING";
+      case WindowFrameBound::Kind::kPreceding:
+        return PrettyLiteral(bound.offset) + " PRECEDING";
+      case WindowFrameBound::Kind::kCurrentRow:
+        return "CURRENT ROW";
+      case WindowFrameBound::Kind::kFollowing:
+        return PrettyLiteral(bound.offset) + " FOLLOWING";
+      case WindowFrameBound::Kind::kUnboundedFollowing:
+        return "UNBOUNDED FOLLOWING";
+    }
+    return "?";
+  };
+  if ((e.Name() == "lag" || e.Name() == "lead") && !call.empty()) {
+    if (call.size() < 2) {
+      call.emplace_back("1");
+    }
+    if (call.size() < 3) {
+      call.emplace_back("NULL");
+    }
+    std::string offset = call[1];
+    if (e.Name() == "lag") {
+      offset = offset.starts_with('-') ? offset.substr(1) : fmt::format("-{}", offset);
+    }
+    frame = fmt::format("ROWS BETWEEN {0} FOLLOWING AND {0} FOLLOWING", offset);
+  } else if (spec.has_frame) {
+    frame = fmt::format("{} BETWEEN {} AND {}",
+                        spec.frame_type == WindowSpec::FrameType::kRows ? "ROWS" : "RANGE",
+                        bound_text(spec.start), bound_text(spec.end));
+  } else if (std::find(kRanking.begin(), kRanking.end(), e.Name()) != kRanking.end()) {
+    frame = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW";
+  } else if (!spec.order.empty()) {
+    frame = "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW";
+  } else {
+    frame = "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING";
+  }
+  std::string over;
+  for (size_t i = 0; i < spec.num_partition_keys; ++i) {
+    over += i == 0 ? "PARTITION BY " : ", ";
+    over += keys[i];
+  }
+  for (size_t i = 0; i < spec.order.size(); ++i) {
+    over += i == 0 ? (over.empty() ? "ORDER BY " : " ORDER BY ") : ", ";
+    over += fmt::format("{} {} NULLS {}", keys[spec.num_partition_keys + i],
+                        spec.order[i].ascending ? "ASC" : "DESC",
+                        spec.order[i].nulls_first ? "FIRST" : "LAST");
+  }
+  if (!over.empty()) {
+    over.push_back(' ');
+  }
+  return fmt::format("{} OVER ({}{})", FormatFunctionCall(e.Name(), call, e.IsDistinct()), over,
+                     frame);
+}
+
+bool IsNumericLiteral(const Expression& e) {
+  return e.GetOp() == Op::kLiteral && !e.Literal().IsNull() && e.Literal().Type()->IsNumeric();
+}
+
+}  // namespace
+
+std::string PrettyName(const Expression& e) {
+  switch (e.GetOp()) {
+    case Op::kColumn:
+    case Op::kGetField:
+    case Op::kLambdaVariable:
+      return e.ToString();
+    case Op::kLiteral:
+      return PrettyLiteral(e.Literal());
+    default:
+      break;
+  }
+  std::vector<std::string> operands;
+  operands.reserve(e.Children().size());
+  for (const ExprPtr& child : e.Children()) {
+    operands.push_back(PrettyName(*child));
+  }
+  switch (e.GetOp()) {
+    case Op::kFunction:
+      if (e.Name() == "count" && operands.empty()) {
+        return "count(1)";
+      }
+      if (e.Name() == "if" && operands.size() == 3) {
+        return fmt::format("(IF({}, {}, {}))", operands[0], operands[1], operands[2]);
+      }
+      if ((e.Name() == "like" || e.Name() == "rlike" || e.Name() == "regexp") &&
+          operands.size() == 2) {
+        return fmt::format("{} {} {}", operands[0], AsciiUpper(e.Name()), operands[1]);
+      }
+      if (e.Name() == "div" && operands.size() == 2) {
+        return fmt::format("({} div {})", operands[0], operands[1]);
+      }
+      return FormatFunctionCall(e.Name(), operands, e.IsDistinct());
+    case Op::kWindow:
+      return PrettyWindowCall(e, operands);
+    case Op::kNegate:
+      // The parser reads -1 as one literal in Spark.
+      if (IsNumericLiteral(*e.Child(0))) {
+        return fmt::format("-{}", operands[0]);
+      }
+      return fmt::format("(- {})", operands[0]);
+    case Op::kNotEqual:
+      return fmt::format("(NOT ({} = {}))", operands[0], operands[1]);
+    case Op::kCast:
+    case Op::kTryCast:
+      return fmt::format("{}({} AS {})", OpName(e.GetOp()), operands[0], e.TargetType()->Sql());
+    default:
+      return FormatOperator(e.GetOp(), operands, e.TargetType().get());
   }
 }
 
@@ -429,9 +586,9 @@ std::string WindowSpec::ToString(const std::vector<std::string>& keys) const {
 }
 
 bool IsGeneratorFunctionName(std::string_view name) {
-  static constexpr std::string_view kNames[] = {"explode",       "posexplode",       "inline",
-                                                "explode_outer", "posexplode_outer", "inline_outer",
-                                                "json_tuple"};
+  static constexpr std::string_view kNames[] = {
+      "explode",          "posexplode",   "inline",     "explode_outer",
+      "posexplode_outer", "inline_outer", "json_tuple", "stack"};
   const std::string lower = AsciiLower(name);
   return std::find(std::begin(kNames), std::end(kNames), lower) != std::end(kNames);
 }

@@ -159,6 +159,12 @@ class Expression {
   std::shared_ptr<const WindowSpec> window_;
 };
 
+/// The column name Spark derives for an unaliased SELECT expression (its toPrettySQL): the
+/// text of ToString, except that literals print as their values (`1` for 1L, `abc` for 'abc',
+/// `1.5` for 1.5BD), a cast names its type as Spark's SQL does (`CAST(x AS DOUBLE)`), count(*)
+/// is `count(1)`, `a != b` is `(NOT (a = b))`, `if` and LIKE print as Spark prints them.
+std::string PrettyName(const Expression& e);
+
 /// A column reference. Dots separate nested struct fields ("address.city"); backticks quote a
 /// name that contains dots ("`a.b`.c"), doubled backticks stand for one.
 ExprPtr Col(std::string_view path);
@@ -259,7 +265,9 @@ Result<Scalar> DecimalLiteral(std::string_view text);
 /// A day-time interval (Spark's DayTimeIntervalType, microseconds): `value` is a signed
 /// number in `unit` (DAY, HOUR, MINUTE, SECOND with fraction, MILLISECOND, MICROSECOND, WEEK,
 /// singular or plural, any case), or with an empty unit a list "<n> <unit> [<n> <unit>...]"
-/// ("1 day 2 hours 30 minutes"). Year-month units (YEAR, MONTH) are NotImplemented.
+/// ("1 day 2 hours 30 minutes"). Whole numbers of YEAR and MONTH units, and '[+|-]y-m' with
+/// unit "YEAR TO MONTH", make a year-month interval (YearMonthIntervalType, int32 months);
+/// mixing the two families in one literal is InvalidArgument, as in Spark.
 Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view unit);
 
 }  // namespace tributary::expr

@@ -122,6 +122,7 @@ inline int64_t IntAt(const Column& column, int64_t row) {
       return column.Values<int16_t>()[row];
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return column.Values<int32_t>()[row];
     default:
       return column.Values<int64_t>()[row];

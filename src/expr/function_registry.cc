@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/closest_match.h"
+#include "expr/backquoted_name.h"
 #include "expr/coercion.h"
 
 namespace tributary::expr {
@@ -32,6 +33,9 @@ const std::vector<FunctionEntry>& Registry() {
     AddOperatorFunctions(&entries);
     AddTimeWindowFunctions(&entries);
     AddScalarSubqueryFunctions(&entries);
+    AddCatalogFunctions(&entries);
+    AddRandomFunctions(&entries);
+    AddMiscFunctions(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const FunctionEntry& a, const FunctionEntry& b) { return a.name < b.name; });
     return entries;
@@ -104,9 +108,13 @@ Result<BoundExprPtr> BindFunction(const Expression& call, std::vector<BoundExprP
       best = entry.name;
     }
   }
-  std::string message = fmt::format("unknown function {} in {}", name, call.ToString());
+  // Spark's UNRESOLVED_ROUTINE, with the closest built-in name when one is near.
+  std::string message = fmt::format(
+      "[UNRESOLVED_ROUTINE] Cannot resolve routine {} on search path [`system`.`builtin`, "
+      "`system`.`session`, `spark_catalog`.`default`].",
+      BackquotedName(name));
   if (!best.empty() && best_distance <= std::max<size_t>(2, name.size() / 3)) {
-    message += fmt::format("; did you mean {}?", best);
+    message += fmt::format(" Did you mean {}?", BackquotedName(best));
   }
   return Status::InvalidArgument(std::move(message));
 }

@@ -68,6 +68,9 @@ void AddCsvFunctions(std::vector<FunctionEntry>* table);
 void AddOperatorFunctions(std::vector<FunctionEntry>* table);
 void AddTimeWindowFunctions(std::vector<FunctionEntry>* table);
 void AddScalarSubqueryFunctions(std::vector<FunctionEntry>* table);
+void AddCatalogFunctions(std::vector<FunctionEntry>* table);
+void AddRandomFunctions(std::vector<FunctionEntry>* table);
+void AddMiscFunctions(std::vector<FunctionEntry>* table);
 
 /// Binds `name(arguments...)` through the registry where `arguments` are already bound (their
 /// unbound forms are `unbound`, for messages): a function Spark defines by another.
@@ -78,11 +81,19 @@ Result<BoundExprPtr> BindAs(const std::string& name, const std::vector<ExprPtr>&
 /// InvalidArgument errors naming the function (unknown ones with a "did you mean" suggestion).
 Result<BoundExprPtr> BindFunction(const Expression& call, std::vector<BoundExprPtr> args);
 
-/// Binds a + b / a - b where an operand is a day-time interval or both are timestamps
-/// (timestamp +/- interval, interval +/- interval, timestamp - timestamp); null when neither
-/// operand is such a type, so numeric arithmetic applies.
+/// Binds a + b / a - b where an operand is an interval or both are timestamps
+/// (timestamp +/- interval, date +/- year-month interval, interval +/- interval,
+/// timestamp - timestamp), and interval * number, interval / number (BindIntervalScale); null
+/// when neither operand is such a type, so numeric arithmetic applies.
 Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
                                             std::vector<BoundExprPtr>& children);
+
+/// Binds interval * number, number * interval and interval / number for day-time and
+/// year-month intervals (Spark's Multiply/DivideDTInterval and Multiply/DivideYMInterval,
+/// rounding half up); null when no operand is such an interval. `safe` (try_multiply,
+/// try_divide) makes a row that overflows or divides by zero null instead of an error.
+Result<BoundExprPtr> BindIntervalScale(const Expression& call, Op op,
+                                       std::vector<BoundExprPtr>& args, bool safe);
 
 /// A bound kFunction node named `name` of result `type` computed by `function`.
 BoundExprPtr MakeFunctionCall(std::string name, DataTypePtr type, std::vector<BoundExprPtr> args,

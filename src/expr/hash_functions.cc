@@ -115,6 +115,7 @@ typename H::Seed HashValue(const Column& column, int64_t i, typename H::Seed see
       return H::Int(column.Values<int16_t>()[i], seed);
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return H::Int(column.Values<int32_t>()[i], seed);
     case TypeId::kFloat32: {
       float value = column.Values<float>()[i];
@@ -172,6 +173,7 @@ void HashColumn(const Column& column, std::vector<typename H::Seed>* seeds) {
   const bool all_valid = column.ValidityBits() == nullptr && column.Type()->Id() != TypeId::kNull;
   switch (column.Type()->Id()) {
     case TypeId::kInt32:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate: {
       const int32_t* values = column.Values<int32_t>();
       for (int64_t i = 0; i < n; ++i) {

@@ -35,6 +35,7 @@ std::optional<KeyKind> KeyKindOf(TypeId id) {
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
@@ -117,6 +118,7 @@ struct InSetFunction::Keys {
             return;
           case TypeId::kInt32:
           case TypeId::kDate:
+          case TypeId::kYearMonthInterval:
             each([&](int64_t i) { return numbers.contains(column.Values<int32_t>()[i]); });
             return;
           default:

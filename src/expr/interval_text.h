@@ -21,6 +21,12 @@ namespace tributary::expr {
 /// interval: ...".
 Result<int64_t> ParseIntervalMicros(std::string_view text);
 
+/// Months of a year-month interval's text, as CAST(string AS INTERVAL YEAR TO MONTH) reads
+/// it (Spark's castStringToYMInterval): "[+|-]y-m" or the SQL literal forms
+/// "INTERVAL [+|-]'[+|-]y-m' YEAR TO MONTH", "INTERVAL '[+|-]n' YEAR" and
+/// "INTERVAL '[+|-]n' MONTH" (any case). False when the text is none of these or overflows.
+bool ParseYearMonthIntervalText(std::string_view text, int32_t* months);
+
 /// Spark's CalendarInterval text of a day-time duration: "10 minutes", "1 days 2 hours",
 /// "1.5 seconds", "0 seconds".
 std::string IntervalText(int64_t micros);

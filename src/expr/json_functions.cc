@@ -27,6 +27,7 @@
 #include "common/ascii.h"
 #include "expr/datetime_pattern.h"
 #include "expr/function_kernels.h"
+#include "expr/interval_text.h"
 #include "expr/temporal_parsing.h"
 
 namespace tributary::expr {
@@ -341,6 +342,18 @@ void AppendJsonValue(element value, const JsonConversion& conversion,
                             ? conversion.timestamp_format->ParseTimestamp(text, zone, ntz, &micros)
                             : ParseTimestamp(text, zone, ntz, &micros);
         ok ? builder->AppendInt(micros) : AppendMisfit(builder, mismatch);
+      }
+      return;
+    }
+    case TypeId::kYearMonthInterval: {
+      // The text to_json writes (INTERVAL '1-2' YEAR TO MONTH) or "[+|-]y-m", as Spark's
+      // JacksonParser casts a string to the interval.
+      std::string_view text;
+      int32_t months = 0;
+      if (value.get(text) == simdjson::SUCCESS && ParseYearMonthIntervalText(text, &months)) {
+        builder->AppendInt(months);
+      } else {
+        AppendMisfit(builder, mismatch);
       }
       return;
     }
@@ -834,7 +847,7 @@ class JsonWriter {
       }
       default:  // booleans, integers, decimals, intervals: their CAST text is valid JSON
         AppendCastString(column, i, context_, out);
-        if (type.Id() == TypeId::kDayTimeInterval) {
+        if (type.Id() == TypeId::kDayTimeInterval || type.Id() == TypeId::kYearMonthInterval) {
           // An interval's text is not a JSON value: quote it.
           std::string text;
           AppendCastString(column, i, context_, &text);

@@ -211,6 +211,61 @@ Result<Scalar> IntervalResult(__int128 micros, std::string_view value, std::stri
   return Scalar::DayTimeInterval(static_cast<int64_t>(micros));
 }
 
+// A year-month literal of `months`, or Spark's overflow error: the type holds int32 months.
+Result<Scalar> MonthsResult(__int128 months, std::string_view value, std::string_view unit) {
+  if (months > INT32_MAX || months < INT32_MIN) {
+    return Status::InvalidArgument(fmt::format(
+        "Error parsing interval year-month string: integer overflow ('{}' {})", value, unit));
+  }
+  return Scalar::YearMonthInterval(static_cast<int32_t>(months));
+}
+
+// Unsigned decimal digits (at most 18 of them, so the value fits); false otherwise.
+bool YearMonthDigits(std::string_view text, __int128* out) {
+  if (text.empty() || text.size() > 18) {
+    return false;
+  }
+  __int128 value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      return false;
+    }
+    value = value * 10 + (c - '0');
+  }
+  *out = value;
+  return true;
+}
+
+bool IsIntervalBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+std::string_view TrimIntervalBlanks(std::string_view text) {
+  while (!text.empty() && IsIntervalBlank(text.front())) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && IsIntervalBlank(text.back())) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// '[+|-]y-m' with 0 <= m <= 11, as Spark's IntervalUtils.fromYearMonthString; months total.
+bool ParseYearMonthPair(std::string_view text, __int128* months) {
+  text = TrimIntervalBlanks(text);
+  const bool negative = TakeSign(&text);
+  const size_t dash = text.find('-');
+  __int128 years = 0;
+  __int128 month = 0;
+  if (dash == std::string_view::npos || !YearMonthDigits(text.substr(0, dash), &years) ||
+      !YearMonthDigits(text.substr(dash + 1), &month) || month > 11) {
+    return false;
+  }
+  const __int128 total = years * 12 + month;
+  *months = negative ? -total : total;
+  return true;
+}
+
 // 'd h:m:s'-style text for a `from TO to` unit range (DAY TO SECOND, HOUR TO MINUTE, ...).
 Result<Scalar> ParseIntervalRange(std::string_view value, const std::string& from,
                                   const std::string& to, std::string_view unit) {
@@ -274,7 +329,23 @@ Result<Scalar> ParseIntervalRange(std::string_view value, const std::string& fro
 Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view unit) {
   const std::string upper_unit = AsciiUpper(unit);
   if (const size_t to = upper_unit.find(" TO "); to != std::string::npos) {
-    return ParseIntervalRange(value, upper_unit.substr(0, to), upper_unit.substr(to + 4), unit);
+    const std::string from = upper_unit.substr(0, to);
+    const std::string last = upper_unit.substr(to + 4);
+    if (from == "YEAR" || from == "MONTH") {
+      if (from != "YEAR" || last != "MONTH") {
+        return Status::InvalidArgument(
+            fmt::format("Intervals FROM {} TO {} are not supported.", from, last));
+      }
+      __int128 months = 0;
+      if (!ParseYearMonthPair(value, &months)) {
+        return Status::InvalidArgument(
+            fmt::format("Interval string does not match year-month format of `[+|-]y-m`, `INTERVAL "
+                        "[+|-]'[+|-]y-m' YEAR TO MONTH` when cast to interval year to month: {}",
+                        value));
+      }
+      return MonthsResult(months, value, unit);
+    }
+    return ParseIntervalRange(value, from, last, unit);
   }
   // Tokens: with a unit, one number; without, "<number> <unit>" pairs.
   std::vector<std::string_view> tokens;
@@ -302,12 +373,28 @@ Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view uni
         "invalid interval literal '{}' {}: expected <number> <unit> pairs", value, unit));
   }
   __int128 total = 0;
+  __int128 months = 0;
+  bool year_month = false;
+  bool day_time = false;
   for (size_t i = 0; i < tokens.size(); i += 2) {
-    const int64_t per_unit = MicrosPerUnit(AsciiUpper(tokens[i + 1]));
+    const std::string upper = AsciiUpper(tokens[i + 1]);
+    const int64_t per_unit = MicrosPerUnit(upper);
     if (per_unit < 0) {
-      return Status::NotImplemented(
-          fmt::format("year-month intervals are not supported: '{}' {}", value, tokens[i + 1]));
+      // YEAR or MONTH: a whole, signed number of them (Spark takes no fraction here).
+      std::string_view number = tokens[i];
+      const bool negative = TakeSign(&number);
+      __int128 count = 0;
+      if (!YearMonthDigits(number, &count)) {
+        return Status::InvalidArgument(
+            fmt::format("invalid interval literal '{}': '{}' is not a whole number of {}", value,
+                        tokens[i], tokens[i + 1]));
+      }
+      count *= upper.rfind("YEAR", 0) == 0 ? 12 : 1;
+      months += negative ? -count : count;
+      year_month = true;
+      continue;
     }
+    day_time = true;
     if (per_unit == 0) {
       return Status::InvalidArgument(
           fmt::format("invalid interval literal '{}': unknown unit '{}'", value, tokens[i + 1]));
@@ -321,11 +408,23 @@ Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view uni
     }
     total += part;
   }
+  if (year_month && day_time) {
+    return Status::InvalidArgument(
+        fmt::format("Cannot mix year-month and day-time fields: interval '{}'{}{}", value,
+                    unit.empty() ? "" : " ", unit));
+  }
+  if (year_month) {
+    return MonthsResult(months, value, unit);
+  }
   return IntervalResult(total, value, unit);
 }
 
 Result<int64_t> ParseIntervalMicros(std::string_view text) {
   auto parsed = ParseIntervalLiteral(text, "");
+  if (parsed.ok() && parsed->Type()->Id() == columnar::TypeId::kYearMonthInterval) {
+    return Status::NotImplemented(
+        fmt::format("year-month intervals are not supported: '{}'", text));
+  }
   if (!parsed.ok()) {
     if (parsed.status().IsNotImplemented()) {
       return parsed.status();
@@ -371,6 +470,48 @@ std::string IntervalText(int64_t micros) {
     out += (out.empty() ? "" : " ") + seconds + " seconds";
   }
   return out;
+}
+
+bool ParseYearMonthIntervalText(std::string_view text, int32_t* months) {
+  text = TrimIntervalBlanks(text);
+  __int128 total = 0;
+  if (text.size() < 8 || AsciiUpper(text.substr(0, 8)) != "INTERVAL") {
+    if (!ParseYearMonthPair(text, &total)) {
+      return false;
+    }
+  } else {
+    // INTERVAL [+|-]'[+|-]<value>' <unit>: the form CAST(interval AS STRING) prints.
+    text = TrimIntervalBlanks(text.substr(8));
+    const bool outer_negative = TakeSign(&text);
+    const size_t close =
+        text.size() < 2 || text[0] != '\'' ? std::string_view::npos : text.find('\'', 1);
+    if (close == std::string_view::npos) {
+      return false;
+    }
+    const std::string_view quoted = text.substr(1, close - 1);
+    const std::string unit = AsciiUpper(TrimIntervalBlanks(text.substr(close + 1)));
+    if (unit == "YEAR TO MONTH") {
+      if (!ParseYearMonthPair(quoted, &total)) {
+        return false;
+      }
+    } else if (unit == "YEAR" || unit == "MONTH") {
+      std::string_view number = TrimIntervalBlanks(quoted);
+      const bool negative = TakeSign(&number);
+      if (!YearMonthDigits(number, &total)) {
+        return false;
+      }
+      total *= unit == "YEAR" ? 12 : 1;
+      total = negative ? -total : total;
+    } else {
+      return false;
+    }
+    total = outer_negative ? -total : total;
+  }
+  if (total > INT32_MAX || total < INT32_MIN) {
+    return false;
+  }
+  *months = static_cast<int32_t>(total);
+  return true;
 }
 
 }  // namespace tributary::expr

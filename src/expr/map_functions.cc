@@ -218,10 +218,23 @@ Result<BoundExprPtr> BindMapConcat(const Expression& call, std::vector<BoundExpr
       }));
 }
 
+// map_contains_key(m, k): Spark's array_contains(map_keys(m), k).
+Result<BoundExprPtr> BindMapContainsKey(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  if (args[0]->Type()->Id() != TypeId::kMap) {
+    return CallError(call, fmt::format("argument 1 must be a map, got {}",
+                                       args[0]->Type()->ToString()));
+  }
+  const std::vector<ExprPtr>& unbound = call.Children();
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr keys, BindAs("map_keys", {unbound[0]}, {args[0]}));
+  return BindAs("array_contains", unbound, {std::move(keys), std::move(args[1])});
+}
+
 }  // namespace
 
 void AddMapFunctions(std::vector<FunctionEntry>* table) {
-  table->insert(table->end(), {{"map_entries", BindMapEntries},
+  table->insert(table->end(), {{"map_contains_key", BindMapContainsKey},
+                               {"map_entries", BindMapEntries},
                                {"map_from_arrays", BindMapFromArrays},
                                {"map_from_entries", BindMapFromEntries},
                                {"map_concat", BindMapConcat}});

@@ -143,9 +143,13 @@ Result<ColumnPtr> AbsOf(const BoundExpression& c, const std::vector<ColumnPtr>& 
 
 Result<BoundExprPtr> BindAbs(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
-  TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireNumeric(call, std::move(args[0])));
-  if (!args[0]->Type()->IsNumeric()) {
-    args[0] = CastTo(std::move(args[0]), DataType::Float64());
+  const TypeId id = args[0]->Type()->Id();
+  // Spark's Abs takes ANSI intervals too: the interval's magnitude, of the same type.
+  if (id != TypeId::kDayTimeInterval && id != TypeId::kYearMonthInterval) {
+    TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireNumeric(call, std::move(args[0])));
+    if (!args[0]->Type()->IsNumeric()) {
+      args[0] = CastTo(std::move(args[0]), DataType::Float64());
+    }
   }
   DataTypePtr type = args[0]->Type();
   return MakeFunctionCall(call.Name(), type, std::move(args),
@@ -157,8 +161,10 @@ Result<BoundExprPtr> BindAbs(const Expression& call, std::vector<BoundExprPtr> a
                               case TypeId::kInt16:
                                 return AbsOf<int16_t>(c, a, pool);
                               case TypeId::kInt32:
+                              case TypeId::kYearMonthInterval:
                                 return AbsOf<int32_t>(c, a, pool);
                               case TypeId::kInt64:
+                              case TypeId::kDayTimeInterval:
                                 return AbsOf<int64_t>(c, a, pool);
                               case TypeId::kFloat32:
                                 return AbsOf<float>(c, a, pool);
@@ -355,7 +361,9 @@ class RoundFunction final : public EagerFunction {
 Result<BoundExprPtr> BindRound(const Expression& call, std::vector<BoundExprPtr> args) {
   const std::string& name = call.Name();
   const bool floor_or_ceil = name == "floor" || name == "ceil" || name == "ceiling";
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, floor_or_ceil ? 1 : 2));
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 2));
+  // floor/ceil(x, d): Spark's RoundFloor/RoundCeil, over x as a decimal.
+  const bool scaled_floor_or_ceil = floor_or_ceil && args.size() == 2;
   int scale = 0;
   if (args.size() == 2) {
     const BoundExpression& d = *args[1];
@@ -369,13 +377,27 @@ Result<BoundExprPtr> BindRound(const Expression& call, std::vector<BoundExprPtr>
   if (!args[0]->Type()->IsNumeric()) {
     args[0] = CastTo(std::move(args[0]), DataType::Float64());
   }
+  if (scaled_floor_or_ceil && args[0]->Type()->Id() != TypeId::kDecimal) {
+    // Spark's DecimalType.forType: float as decimal(14,7), double as decimal(30,15).
+    const TypeId id = args[0]->Type()->Id();
+    DataTypePtr as_decimal = id == TypeId::kFloat32   ? DecimalOrDie(14, 7)
+                             : id == TypeId::kFloat64 ? DecimalOrDie(30, 15)
+                                                      : AsDecimal(args[0]->Type());
+    args[0] = CastTo(std::move(args[0]), std::move(as_decimal));
+  }
   const DataTypePtr& from = args[0]->Type();
   const Rounding mode = name == "floor"    ? Rounding::kFloor
                         : floor_or_ceil    ? Rounding::kCeil
                         : name == "bround" ? Rounding::kHalfEven
                                            : Rounding::kHalfUp;
   DataTypePtr type = from;
-  if (from->Id() == TypeId::kDecimal) {
+  if (scaled_floor_or_ceil) {
+    // Spark's RoundCeil/RoundFloor type: decimal(max(p, 1 - d), 0) for d < 0, else
+    // decimal(p, min(s, d)).
+    const int p = from->Precision();
+    type = scale < 0 ? DecimalOrDie(std::min(std::max(p, 1 - scale), columnar::kMaxDecimalPrecision), 0)
+                     : DecimalOrDie(p, std::min(from->Scale(), scale));
+  } else if (from->Id() == TypeId::kDecimal) {
     const int p = from->Precision();
     const int s = from->Scale();
     // Spark's RoundBase/Floor/Ceil: integral digits plus one, scale min(s, d) (d >= 0).
@@ -479,9 +501,10 @@ BoundExprPtr TryOperand(BoundExprPtr arg, const DataType& other) {
   return MakeBound(Op::kTryCast, std::move(type), {std::move(arg)});
 }
 
-// Day-time interval microseconds times (or divided by) a number as Spark's MultiplyDTInterval/
-// DivideDTInterval round it (half up); false where Spark fails (overflow, division by zero, a
-// NaN or infinite result), which try_multiply/try_divide turn into null.
+// An interval's value (day-time microseconds, or year-month months, which the caller then
+// checks against int32) times (or divided by) a number as Spark's Multiply/DivideDTInterval
+// and Multiply/DivideYMInterval round it (half up); false where Spark fails (overflow, division
+// by zero, a NaN or infinite result), which try_multiply/try_divide turn into null.
 bool ScaleInterval(int64_t micros, const Column& number, int64_t row, bool divide, int64_t* out) {
   const DataType& type = *number.Type();
   if (type.IsFloatingPoint()) {
@@ -534,17 +557,55 @@ bool ScaleInterval(int64_t micros, const Column& number, int64_t row, bool divid
   return true;
 }
 
-// try_multiply(interval, number), try_multiply(number, interval), try_divide(interval, number)
-// for day-time intervals; nullptr for other operands.
-Result<BoundExprPtr> BindTryIntervalScale(const Expression& call, Op op,
-                                          std::vector<BoundExprPtr>& args) {
+bool IsAnsiInterval(const DataType& type) {
+  return type.Id() == TypeId::kDayTimeInterval || type.Id() == TypeId::kYearMonthInterval;
+}
+
+// Why row `row` of interval * number or interval / number failed, as Spark's MultiplyYMInterval,
+// MultiplyDTInterval, DivideYMInterval and DivideDTInterval report it.
+Status IntervalScaleError(const Column& interval, const Column& number, int64_t row, bool divide) {
+  const bool months = interval.Type()->Id() == TypeId::kYearMonthInterval;
+  if (divide) {
+    const DataType& type = *number.Type();
+    const bool zero = type.IsFloatingPoint()
+                          ? (type.Id() == TypeId::kFloat32 ? number.Values<float>()[row] == 0
+                                                           : number.Values<double>()[row] == 0)
+                      : type.Id() == TypeId::kDecimal ? number.Values<Int128>()[row] == 0
+                                                      : IntAt(number, row) == 0;
+    if (zero) {
+      return Status::InvalidArgument(fmt::format(
+          "[INTERVAL_DIVIDED_BY_ZERO] Division by zero at row {}. Use `try_divide` to tolerate "
+          "divisor being 0 and return NULL instead.",
+          row));
+    }
+    if (type.IsInteger() && IntAt(number, row) == -1) {
+      return Status::InvalidArgument(fmt::format(
+          "[INTERVAL_ARITHMETIC_OVERFLOW] Interval value overflows after being divided by -1 at "
+          "row {}. Use 'try_divide' to tolerate overflow and return NULL instead.",
+          row));
+    }
+  }
+  return Status::InvalidArgument(fmt::format(
+      "[ARITHMETIC_OVERFLOW] {} overflow at row {}: the {} does not fit. Use '{}' to tolerate "
+      "overflow and return NULL instead.",
+      months ? "integer" : "long", row, interval.Type()->ToString(),
+      divide ? "try_divide" : "try_multiply"));
+}
+
+}  // namespace
+
+// interval * number, number * interval and interval / number for both ANSI interval types;
+// nullptr for other operands. Under `safe` (try_multiply, try_divide) a failing row is null,
+// otherwise the first one fails the batch.
+Result<BoundExprPtr> BindIntervalScale(const Expression& call, Op op,
+                                       std::vector<BoundExprPtr>& args, bool safe) {
   if (op != Op::kMultiply && op != Op::kDivide) {
     return BoundExprPtr();
   }
-  if (op == Op::kMultiply && args[1]->Type()->Id() == TypeId::kDayTimeInterval) {
+  if (op == Op::kMultiply && IsAnsiInterval(*args[1]->Type())) {
     std::swap(args[0], args[1]);
   }
-  if (args[0]->Type()->Id() != TypeId::kDayTimeInterval) {
+  if (!IsAnsiInterval(*args[0]->Type())) {
     return BoundExprPtr();
   }
   const DataType& number = *args[1]->Type();
@@ -554,22 +615,44 @@ Result<BoundExprPtr> BindTryIntervalScale(const Expression& call, Op op,
     return CallError(call, "an interval can only be scaled by a number, not " + number.ToString());
   }
   const bool divide = op == Op::kDivide;
+  DataTypePtr type = args[0]->Type();
   return MakeFunctionCall(
-      call.Name(), DataType::DayTimeInterval(), std::move(args),
-      Lambda([divide](const BoundExpression& c, const std::vector<ColumnPtr>& a,
-                      MemoryPool* pool) -> Result<ColumnPtr> {
-        const int64_t* micros = a[0]->Values<int64_t>();
+      call.Name(), std::move(type), std::move(args),
+      Lambda([divide, safe](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                            MemoryPool* pool) -> Result<ColumnPtr> {
+        const bool months = c.Type()->Id() == TypeId::kYearMonthInterval;
         std::vector<uint8_t> failed(static_cast<size_t>(a[0]->Length()), 0);
-        TRIBUTARY_ASSIGN_OR_RAISE(
-            auto result, BuildFixed<int64_t>(c.Type(), a, pool, [&](int64_t i) {
-              int64_t out = 0;
-              failed[static_cast<size_t>(i)] = !ScaleInterval(micros[i], *a[1], i, divide, &out);
-              return out;
-            }));
+        int64_t first_failed = -1;
+        auto scale = [&](int64_t i) {
+          int64_t out = 0;
+          bool ok = ScaleInterval(IntAt(*a[0], i), *a[1], i, divide, &out);
+          ok = ok && (!months || (out >= INT32_MIN && out <= INT32_MAX));
+          if (!ok) {
+            failed[static_cast<size_t>(i)] = 1;
+            first_failed = first_failed < 0 ? i : first_failed;
+          }
+          return out;
+        };
+        ColumnPtr result;
+        if (months) {
+          TRIBUTARY_ASSIGN_OR_RAISE(result, BuildFixed<int32_t>(c.Type(), a, pool, [&](int64_t i) {
+                                      return static_cast<int32_t>(scale(i));
+                                    }));
+        } else {
+          TRIBUTARY_ASSIGN_OR_RAISE(result, BuildFixed<int64_t>(c.Type(), a, pool, scale));
+        }
+        if (first_failed < 0) {
+          return result;
+        }
+        if (!safe) {
+          return IntervalScaleError(*a[0], *a[1], first_failed, divide);
+        }
         return NullWhere(std::move(result), pool,
                          [&](int64_t i) { return failed[static_cast<size_t>(i)] != 0; });
       }));
 }
+
+namespace {
 
 Result<BoundExprPtr> BindTryArithmetic(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
@@ -579,7 +662,7 @@ Result<BoundExprPtr> BindTryArithmetic(const Expression& call, std::vector<Bound
                 : name == "try_multiply" ? Op::kMultiply
                 : name == "try_divide"   ? Op::kDivide
                                          : Op::kRemainder;
-  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr scaled, BindTryIntervalScale(call, op, args));
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr scaled, BindIntervalScale(call, op, args, /*safe=*/true));
   if (scaled != nullptr) {
     return scaled;
   }
@@ -626,7 +709,7 @@ BoundExprPtr IntLiteral(int32_t value) {
 
 Result<BoundExprPtr> BindPositive(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
-  if (args[0]->Type()->Id() == TypeId::kDayTimeInterval) {
+  if (IsAnsiInterval(*args[0]->Type())) {
     return args[0];
   }
   TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireNumeric(call, std::move(args[0])));

@@ -4,8 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "columnar/calendar.h"
 #include "common/ascii.h"
+#include "expr/calendar_fields.h"
 #include "expr/coercion.h"
+#include "expr/function_kernels.h"
 #include "expr/function_registry.h"
 
 namespace tributary::expr {
@@ -58,6 +61,66 @@ Result<BoundExprPtr> BindIntegralDivide(const Expression& call, std::vector<Boun
   return CastTo(std::move(quotient), DataType::Int64());
 }
 
+bool IsAnsiIntervalType(const DataType& type) {
+  return type.Id() == columnar::TypeId::kYearMonthInterval ||
+         type.Id() == columnar::TypeId::kDayTimeInterval;
+}
+
+// EXTRACT of a field of an ANSI interval (Spark's ExtractANSIIntervalYears, ...Months, ...Days,
+// ...Hours, ...Minutes, ...Seconds): YEAR int and MONTH tinyint of a year-month interval; DAY
+// int, HOUR and MINUTE tinyint, SECOND decimal(8,6) of a day-time one. Each part keeps the
+// interval's sign (-13 months is -1 year and -1 month).
+Result<BoundExprPtr> BindIntervalPart(const Expression& call, std::string_view field,
+                                      BoundExprPtr interval) {
+  using columnar::Int128;
+  using columnar::kMicrosPerSecond;
+  std::vector<BoundExprPtr> args{std::move(interval)};
+  if (args[0]->Type()->Id() == columnar::TypeId::kYearMonthInterval) {
+    if (field == "year") {
+      return PerRowFixed<int32_t>(call, DataType::Int32(), std::move(args),
+                                  [](const std::vector<ColumnPtr>& a, int64_t i) {
+                                    return a[0]->Values<int32_t>()[i] / 12;
+                                  });
+    }
+    if (field == "month") {
+      return PerRowFixed<int8_t>(call, DataType::Int8(), std::move(args),
+                                 [](const std::vector<ColumnPtr>& a, int64_t i) {
+                                   return static_cast<int8_t>(a[0]->Values<int32_t>()[i] % 12);
+                                 });
+    }
+    return CallError(call, fmt::format("[INVALID_EXTRACT_FIELD] cannot extract {} from an "
+                                       "interval year to month: use YEAR or MONTH",
+                                       field));
+  }
+  static constexpr int64_t kMinute = 60 * kMicrosPerSecond;
+  static constexpr int64_t kHour = 60 * kMinute;
+  if (field == "day") {
+    return PerRowFixed<int32_t>(
+        call, DataType::Int32(), std::move(args), [](const std::vector<ColumnPtr>& a, int64_t i) {
+          return static_cast<int32_t>(a[0]->Values<int64_t>()[i] / (24 * kHour));
+        });
+  }
+  if (field == "hour" || field == "minute") {
+    const int64_t unit = field == "hour" ? kHour : kMinute;
+    const int64_t per_next = field == "hour" ? 24 : 60;
+    return PerRowFixed<int8_t>(
+        call, DataType::Int8(), std::move(args),
+        [unit, per_next](const std::vector<ColumnPtr>& a, int64_t i) {
+          return static_cast<int8_t>(a[0]->Values<int64_t>()[i] / unit % per_next);
+        });
+  }
+  if (field == "second") {
+    TRIBUTARY_ASSIGN_OR_RAISE(DataTypePtr type, DataType::Decimal(8, 6));
+    return PerRowFixed<Int128>(call, std::move(type), std::move(args),
+                               [](const std::vector<ColumnPtr>& a, int64_t i) {
+                                 return static_cast<Int128>(a[0]->Values<int64_t>()[i] % kMinute);
+                               });
+  }
+  return CallError(call, fmt::format("[INVALID_EXTRACT_FIELD] cannot extract {} from an "
+                                     "interval day to second: use DAY, HOUR, MINUTE or SECOND",
+                                     field));
+}
+
 // EXTRACT(field FROM source) / date_part('field', source): Spark's field names and synonyms.
 Result<BoundExprPtr> BindDatePart(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
@@ -67,6 +130,12 @@ Result<BoundExprPtr> BindDatePart(const Expression& call, std::vector<BoundExprP
     return CallError(call, "the field must be a string literal such as 'YEAR'");
   }
   const std::string field = AsciiLower(field_expr.Literal().BytesValue());
+  if (!IsAnsiIntervalType(*args[1]->Type())) {
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr calendar, BindCalendarDatePart(call, field, args[1]));
+    if (calendar != nullptr) {
+      return calendar;
+    }
+  }
   struct Synonyms {
     std::vector<std::string_view> names;
     const char* function;
@@ -85,12 +154,16 @@ Result<BoundExprPtr> BindDatePart(const Expression& call, std::vector<BoundExprP
   for (const Synonyms& entry : kFields) {
     for (std::string_view name : entry.names) {
       if (field == name) {
+        if (IsAnsiIntervalType(*args[1]->Type())) {
+          return BindIntervalPart(call, entry.function, std::move(args[1]));
+        }
         return BindAs(entry.function, {call.Child(1)}, {args[1]});
       }
     }
   }
-  return CallError(call, fmt::format("unknown field '{}': use YEAR, QUARTER, MONTH, DAY, "
-                                     "DAYOFWEEK, DOY, HOUR, MINUTE or SECOND",
+  return CallError(call, fmt::format("[INVALID_EXTRACT_FIELD] unknown field '{}': use YEAR, "
+                                     "YEAROFWEEK, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, "
+                                     "DAYOFWEEK_ISO, DOY, HOUR, MINUTE or SECOND",
                                      field_expr.Literal().BytesValue()));
 }
 
@@ -100,6 +173,7 @@ void AddOperatorFunctions(std::vector<FunctionEntry>* table) {
   table->insert(table->end(), {{"ilike", BindIlike},
                                {"div", BindIntegralDivide},
                                {"date_part", BindDatePart},
+                               {"datepart", BindDatePart},
                                {"extract", BindDatePart}});
 }
 

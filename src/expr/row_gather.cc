@@ -31,6 +31,7 @@ void AppendValueFrom(const Column& column, int64_t row, ColumnBuilder* builder) 
       return;
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       builder->AppendInt(column.Values<int32_t>()[row]);
       return;
     case TypeId::kFloat32:

@@ -50,6 +50,9 @@ Scalar Scalar::TimestampNtz(int64_t micros) {
 Scalar Scalar::DayTimeInterval(int64_t micros) {
   return {DataType::DayTimeInterval(), micros};
 }
+Scalar Scalar::YearMonthInterval(int32_t months) {
+  return {DataType::YearMonthInterval(), int64_t{months}};
+}
 
 Result<Scalar> Scalar::Decimal(Int128 unscaled, int precision, int scale) {
   TRIBUTARY_ASSIGN_OR_RAISE(auto type, DataType::Decimal(precision, scale));
@@ -113,6 +116,9 @@ std::string Scalar::ToString() const {
       return out + (type_->Id() == columnar::TypeId::kTimestamp ? "Z'" : "'");
     case columnar::TypeId::kDayTimeInterval:
       columnar::AppendDayTimeInterval(IntValue(), &out);
+      return out;
+    case columnar::TypeId::kYearMonthInterval:
+      columnar::AppendYearMonthInterval(static_cast<int32_t>(IntValue()), &out);
       return out;
     default:
       return fmt::format("<{}>", type_->ToString());

@@ -43,6 +43,8 @@ class Scalar {
   static Scalar TimestampNtz(int64_t micros);
   /// A day-time interval of `micros` microseconds.
   static Scalar DayTimeInterval(int64_t micros);
+  /// A year-month interval of `months` months.
+  static Scalar YearMonthInterval(int32_t months);
 
   const DataTypePtr& Type() const { return type_; }
   bool IsNull() const { return std::holds_alternative<std::monostate>(value_); }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "columnar/calendar.h"
@@ -284,10 +285,25 @@ bool ParseTimestamp(std::string_view text, const TimeZone& zone, bool ntz, int64
     return true;
   }
   auto offset = ParseZoneOffset(zone_text);
-  if (!offset.ok()) {
-    return false;
+  if (offset.ok()) {
+    *micros = ntz ? local : local - *offset * columnar::kMicrosPerSecond;
+    return true;
   }
-  *micros = ntz ? local : local - *offset * columnar::kMicrosPerSecond;
+  // A region or short id ("Europe/Paris", "PST"), as Spark's stringToTimestamp reads it
+  // through ZoneId.of: the wall clock is read in that zone's rules at that date. The last
+  // zone is kept per thread, since a column nearly always repeats one zone and loading its
+  // rules reads a file.
+  thread_local std::string cached_name;
+  thread_local std::optional<TimeZone> cached_zone;
+  if (!cached_zone.has_value() || cached_name != zone_text) {
+    auto region = TimeZone::Make(zone_text);
+    if (!region.ok()) {
+      return false;
+    }
+    cached_zone = std::move(*region);
+    cached_name = std::string(zone_text);
+  }
+  *micros = ntz ? local : cached_zone->UtcFromLocal(local);
   return true;
 }
 

@@ -1,10 +1,11 @@
 // Catalog entries of external tables (CREATE TABLE name ... LOCATION 'path', as Spark's
 // metastore keeps them), one file per table in the warehouse, so they outlive the session:
 //
-//   entry path = warehouse "/_catalog/" lowercased-name ".json"
+//   entry path = schema-folder "/_catalog/" lowercased-name ".json"
 //   entry      = {"name": name, "location": path, "provider": "delta"}
 //                name as created; path the table root as an absolute local path or an
-//                object store URI
+//                object store URI; the schema folder is the warehouse for `default`
+//                (warehouse_catalog.cc has the full grammar, data source tables included)
 //
 // An entry is written put-if-absent (of two racing CREATEs one wins) and deleted by DROP
 // TABLE, which leaves the table's files (an external table's data is not the catalog's).
@@ -23,6 +24,7 @@
 #include "expr/temporal_parsing.h"
 #include "formats/text/schema_hints.h"
 #include "plan/plan_builder.h"
+#include "plan/warehouse_catalog.h"
 #include "storage/local_path.h"
 #include "storage/path.h"
 
@@ -68,32 +70,32 @@ namespace {
 constexpr std::string_view kCatalogDirectory = "_catalog";
 constexpr std::string_view kCheckpointsDirectory = "_checkpoints";
 
-Status CheckTableName(const std::string& name) {
-  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-    return Status::InvalidArgument(fmt::format("'{}' is not a valid table name", name));
-  }
-  const std::string lowered = AsciiLower(name);
+// The schema folder and lowercased table of `name` (QualifyTableName), the table checked.
+Result<QualifiedName> CheckTableName(const Catalog& catalog, const std::string& name) {
+  TRIBUTARY_ASSIGN_OR_RAISE(QualifiedName qualified, QualifyTableName(catalog, name));
+  const std::string& lowered = qualified.table;
   if (lowered == kCatalogDirectory || lowered == kCheckpointsDirectory) {
     return Status::InvalidArgument(fmt::format(
         "'{}' is a reserved name: the warehouse keeps {} there, not a table", name,
         lowered == kCatalogDirectory ? "its external table entries" : "streaming checkpoints"));
   }
-  return Status::OK();
+  return qualified;
 }
 
-std::string CatalogEntryPath(const Catalog& catalog, const std::string& name) {
-  return fmt::format("{}/{}/{}.json", catalog.warehouse, kCatalogDirectory, AsciiLower(name));
+std::string CatalogEntryPath(const Catalog& catalog, const QualifiedName& name) {
+  return fmt::format("{}/{}/{}.json", SchemaDirectory(catalog, name.schema), kCatalogDirectory,
+                     name.table);
 }
 
 }  // namespace
 
 Result<std::optional<std::string>> ExternalTableLocation(const Catalog& catalog,
                                                          const std::string& name) {
-  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
+  TRIBUTARY_ASSIGN_OR_RAISE(const QualifiedName qualified, CheckTableName(catalog, name));
   if (catalog.fs == nullptr) {
     return std::optional<std::string>();
   }
-  const std::string path = CatalogEntryPath(catalog, name);
+  const std::string path = CatalogEntryPath(catalog, qualified);
   Result<std::string> text = catalog.fs->ReadFile(path);
   if (!text.ok()) {
     if (text.status().IsNotFound()) {
@@ -113,12 +115,12 @@ Result<std::optional<std::string>> ExternalTableLocation(const Catalog& catalog,
 
 Status RegisterExternalTable(const Catalog& catalog, const std::string& name,
                              const std::string& location) {
-  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
+  TRIBUTARY_ASSIGN_OR_RAISE(const QualifiedName qualified, CheckTableName(catalog, name));
   if (catalog.fs == nullptr) {
     return Status::InvalidArgument("no file system to keep the catalog in");
   }
   const nlohmann::json entry = {{"name", name}, {"location", location}, {"provider", "delta"}};
-  const std::string path = CatalogEntryPath(catalog, name);
+  const std::string path = CatalogEntryPath(catalog, qualified);
   Status written =
       catalog.fs->WriteFile(path, entry.dump() + "\n", storage::WriteMode::kPutIfAbsent);
   if (written.IsAlreadyExists()) {
@@ -128,11 +130,11 @@ Status RegisterExternalTable(const Catalog& catalog, const std::string& name,
 }
 
 Status UnregisterExternalTable(const Catalog& catalog, const std::string& name) {
-  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
+  TRIBUTARY_ASSIGN_OR_RAISE(const QualifiedName qualified, CheckTableName(catalog, name));
   if (catalog.fs == nullptr) {
     return Status::InvalidArgument("no file system to keep the catalog in");
   }
-  return catalog.fs->DeleteFile(CatalogEntryPath(catalog, name));
+  return catalog.fs->DeleteFile(CatalogEntryPath(catalog, qualified));
 }
 
 Result<std::vector<std::string>> ListExternalTables(const Catalog& catalog) {
@@ -140,8 +142,9 @@ Result<std::vector<std::string>> ListExternalTables(const Catalog& catalog) {
   if (catalog.fs == nullptr) {
     return names;
   }
-  Result<std::vector<storage::FileInfo>> entries =
-      catalog.fs->List(fmt::format("{}/{}", catalog.warehouse, kCatalogDirectory), {});
+  Result<std::vector<storage::FileInfo>> entries = catalog.fs->List(
+      fmt::format("{}/{}", SchemaDirectory(catalog, catalog.current_schema), kCatalogDirectory),
+      {});
   if (!entries.ok()) {
     if (entries.status().IsNotFound()) {
       return names;
@@ -165,12 +168,12 @@ Result<std::string> TablePath(const Catalog& catalog, const std::string& name) {
     // An entry written by hand may spell its location as a file URI.
     return storage::StoragePath(*external);
   }
-  return catalog.warehouse + "/" + AsciiLower(name);
+  return ManagedTablePath(catalog, name);
 }
 
 Result<std::string> ManagedTablePath(const Catalog& catalog, const std::string& name) {
-  TRIBUTARY_RETURN_NOT_OK(CheckTableName(name));
-  return catalog.warehouse + "/" + AsciiLower(name);
+  TRIBUTARY_ASSIGN_OR_RAISE(const QualifiedName qualified, CheckTableName(catalog, name));
+  return SchemaDirectory(catalog, qualified.schema) + "/" + qualified.table;
 }
 
 Result<LogicalPlanPtr> ScanDeltaTable(const Catalog& catalog, const std::string& path,

@@ -19,7 +19,8 @@ namespace tributary::plan {
 /// Where tables live and how values are read: what name and path resolution needs.
 struct Catalog {
   storage::FileSystem* fs = nullptr;
-  /// Tables by name are Delta tables at <warehouse>/<name>.
+  /// Tables by name are in its schema folders: <warehouse>/<name> for schema `default`,
+  /// <warehouse>/<schema>.db/<name> for others (warehouse_catalog.h).
   std::string warehouse;
   /// Session time zone and current timestamp.
   expr::EvalContext eval;
@@ -29,10 +30,17 @@ struct Catalog {
   /// name): the plan for a lowercased name, or null. Looked up before the warehouse; may be
   /// empty.
   std::function<LogicalPlanPtr(const std::string& name)> session_table;
+  /// The lowercased names of the session's temporary views, sorted (SHOW TABLES lists them);
+  /// may be empty.
+  std::function<std::vector<std::string>()> session_views;
+  /// The schema unqualified table names are in (USE schema; warehouse_catalog.h). Default:
+  /// "default", the warehouse root.
+  std::string current_schema = "default";
 };
 
-/// The root of table `name`: the location of an external table registered under it
-/// (RegisterExternalTable; its storage::LocalPath), else <warehouse>/<name> (names are
+/// The root of table `name` ([[spark_catalog.]schema.]table, QualifyTableName): the location
+/// of an external or data source table registered under it (its catalog entry), else
+/// <schema folder>/<name> (names are
 /// case-insensitive: stored lowercased, as Spark's default catalog does). InvalidArgument for a
 /// name that is not an identifier, or for the reserved names "_checkpoints" (the default root of
 /// pipeline checkpoints) and "_catalog" (the external table entries).

@@ -1,6 +1,8 @@
 #include "plan/optimizer.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -71,6 +73,10 @@ std::optional<expr::Scalar> ScalarAt(const columnar::Column& column) {
       return expr::Scalar::Timestamp(column.Values<int64_t>()[0]);
     case TypeId::kTimestampNtz:
       return expr::Scalar::TimestampNtz(column.Values<int64_t>()[0]);
+    case TypeId::kDayTimeInterval:
+      return expr::Scalar::DayTimeInterval(column.Values<int64_t>()[0]);
+    case TypeId::kYearMonthInterval:
+      return expr::Scalar::YearMonthInterval(column.Values<int32_t>()[0]);
     default:
       return std::nullopt;
   }
@@ -318,7 +324,104 @@ LogicalPlanPtr LimitIntoSort(const LogicalPlanPtr& plan) {
   return std::make_shared<LimitNode>(top_n, limit.Limit(), limit.Offset());
 }
 
-// ---- 4. column pruning
+// ---- 4. window group limit
+
+// The column a rank-like value is compared with and the largest value the conjunct keeps:
+// `c <= k`, `c < k`, `c = k` (or the same with the operands swapped), for an integer column
+// (maybe widened by a cast) and an integer literal.
+std::optional<std::pair<int, int64_t>> RankBound(const BoundExpression& conjunct) {
+  Op op = conjunct.GetOp();
+  if ((op != Op::kLessEqual && op != Op::kLess && op != Op::kEqual && op != Op::kGreaterEqual &&
+       op != Op::kGreater) ||
+      conjunct.Children().size() != 2) {
+    return std::nullopt;
+  }
+  const BoundExpression* column = conjunct.Children()[0].get();
+  const BoundExpression* literal = conjunct.Children()[1].get();
+  if (column->GetOp() == Op::kLiteral) {
+    std::swap(column, literal);
+    op = op == Op::kGreaterEqual ? Op::kLessEqual
+         : op == Op::kGreater    ? Op::kLess
+         : op == Op::kLessEqual  ? Op::kGreaterEqual
+         : op == Op::kLess       ? Op::kGreater
+                                 : op;
+  }
+  if (op == Op::kGreaterEqual || op == Op::kGreater) {
+    return std::nullopt;
+  }
+  if (column->GetOp() == Op::kCast && column->Type()->IsInteger()) {
+    column = column->Children()[0].get();
+  }
+  if (column->GetOp() != Op::kColumn || !column->Type()->IsInteger() ||
+      literal->GetOp() != Op::kLiteral || literal->Literal().IsNull() ||
+      !literal->Type()->IsInteger()) {
+    return std::nullopt;
+  }
+  const int64_t value = literal->Literal().IntValue();
+  return std::make_pair(column->Index(), op == Op::kLess ? value - 1 : value);
+}
+
+// `plan` with `limit` on the window function that computes its output `column`, when that is
+// the only function of its window, rank-like and ordered, and reaches `column` through
+// projections and filters only; null otherwise.
+LogicalPlanPtr WithGroupLimit(const LogicalPlanPtr& plan, int column, int64_t limit) {
+  switch (plan->Kind()) {
+    case PlanKind::kProject: {
+      const BoundExprPtr& e = plan->As<ProjectNode>().Expressions()[static_cast<size_t>(column)];
+      if (e->GetOp() != Op::kColumn) {
+        return nullptr;
+      }
+      LogicalPlanPtr input = WithGroupLimit(plan->Inputs()[0], e->Index(), limit);
+      return input == nullptr ? nullptr : plan->WithInputs({std::move(input)});
+    }
+    case PlanKind::kFilter: {
+      LogicalPlanPtr input = WithGroupLimit(plan->Inputs()[0], column, limit);
+      return input == nullptr ? nullptr : plan->WithInputs({std::move(input)});
+    }
+    case PlanKind::kWindow: {
+      const auto& window = plan->As<WindowNode>();
+      if (window.Functions().size() != 1 ||
+          column != plan->Input().Schema()->NumFields()) {
+        return nullptr;
+      }
+      exec::WindowFunction function = window.Functions().front();
+      if ((function.function != "row_number" && function.function != "rank" &&
+           function.function != "dense_rank") ||
+          function.order_keys.empty()) {
+        return nullptr;
+      }
+      function.group_limit = std::min(limit, function.group_limit.value_or(limit));
+      return window.With(plan->Inputs()[0], {std::move(function)});
+    }
+    default:
+      return nullptr;
+  }
+}
+
+// Spark's InferWindowGroupLimit: a filter keeping a rank-like window value at most k (`rn <=
+// 10`, also from QUALIFY) lets the window drop, before it sorts, every row that cannot rank
+// within the first k of its partition.
+LogicalPlanPtr InferWindowGroupLimit(const LogicalPlanPtr& plan) {
+  std::vector<LogicalPlanPtr> inputs;
+  for (const LogicalPlanPtr& input : plan->Inputs()) {
+    inputs.push_back(InferWindowGroupLimit(input));
+  }
+  if (plan->Kind() != PlanKind::kFilter) {
+    return inputs.empty() ? plan : plan->WithInputs(std::move(inputs));
+  }
+  std::vector<BoundExprPtr> conjuncts;
+  SplitConjuncts(plan->As<FilterNode>().Condition(), &conjuncts);
+  for (const BoundExprPtr& conjunct : conjuncts) {
+    if (auto bound = RankBound(*conjunct)) {
+      if (LogicalPlanPtr limited = WithGroupLimit(inputs[0], bound->first, bound->second)) {
+        inputs[0] = std::move(limited);
+      }
+    }
+  }
+  return plan->WithInputs(std::move(inputs));
+}
+
+// ---- 5. column pruning
 
 struct Pruned {
   LogicalPlanPtr plan;
@@ -624,6 +727,7 @@ Result<LogicalPlanPtr> Optimize(const LogicalPlanPtr& plan, const expr::EvalCont
   LogicalPlanPtr current = FoldConstants(plan, context);
   current = PushDown(current);
   current = LimitIntoSort(current);
+  current = InferWindowGroupLimit(current);
   Pruned pruned = PruneChildAll(current);
   // With every output column required, each node keeps all of its outputs in order.
   return pruned.plan;

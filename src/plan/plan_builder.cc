@@ -16,6 +16,7 @@
 #include "expr/coercion.h"
 #include "plan/bound_rewrites.h"
 #include "plan/plan_builder_internal.h"
+#include "plan/qualified_access.h"
 
 namespace tributary::plan {
 
@@ -49,13 +50,21 @@ std::string AvailableColumns(const LogicalPlan& plan) {
   std::string out;
   for (int i = 0; i < plan.Schema()->NumFields(); ++i) {
     const std::string& qualifier = plan.Qualifiers()[static_cast<size_t>(i)];
-    out += (i > 0 ? ", " : "") + (qualifier.empty() ? "" : qualifier + ".") +
-           plan.Schema()->FieldAt(i).Name();
+    if (IsQualifiedAccessOnly(qualifier)) {
+      continue;
+    }
+    out += out.empty() ? "" : ", ";
+    if (!qualifier.empty()) {
+      out += qualifier;
+      out += '.';
+    }
+    out += plan.Schema()->FieldAt(i).Name();
   }
   return out;
 }
 
-// Indices of the columns named `name` (and qualified by `qualifier` when not null).
+// Indices of the columns named `name` (and qualified by `qualifier` when not null; columns
+// reachable by qualified access only match only then).
 std::vector<int> MatchColumns(const LogicalPlan& plan, const std::string* qualifier,
                               const std::string& name) {
   std::vector<int> matches;
@@ -63,8 +72,10 @@ std::vector<int> MatchColumns(const LogicalPlan& plan, const std::string* qualif
     if (!EqualsIgnoreAsciiCase(plan.Schema()->FieldAt(i).Name(), name)) {
       continue;
     }
-    if (qualifier != nullptr &&
-        !EqualsIgnoreAsciiCase(plan.Qualifiers()[static_cast<size_t>(i)], *qualifier)) {
+    const std::string& column_qualifier = plan.Qualifiers()[static_cast<size_t>(i)];
+    if (qualifier == nullptr
+            ? IsQualifiedAccessOnly(column_qualifier)
+            : !EqualsIgnoreAsciiCase(QualifierName(column_qualifier), *qualifier)) {
       continue;
     }
     matches.push_back(i);
@@ -77,19 +88,45 @@ Result<int> UniqueColumn(const LogicalPlan& plan, const std::string* qualifier,
   std::vector<int> matches = MatchColumns(plan, qualifier, name);
   const std::string shown = qualifier != nullptr ? *qualifier + "." + name : name;
   if (matches.empty()) {
+    const std::string written =
+        qualifier != nullptr
+            ? fmt::format("{}.{}", expr::BackquotedName(*qualifier), expr::BackquotedName(name))
+            : expr::BackquotedName(name);
+    // Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION: the input's columns, closest first by name, as
+    // `qualifier`.`name`; columns the planner adds for itself are not offered.
     std::vector<std::string_view> names;
-    for (const columnar::Field& field : plan.Schema()->Fields()) {
-      names.push_back(field.Name());
+    std::vector<std::string> quoted;
+    for (int i = 0; i < plan.Schema()->NumFields(); ++i) {
+      const std::string& field = plan.Schema()->FieldAt(i).Name();
+      if (field.starts_with("__") || field.find('#') != std::string::npos) {
+        continue;
+      }
+      const std::string_view q = QualifierName(plan.Qualifiers()[static_cast<size_t>(i)]);
+      names.emplace_back(field);
+      quoted.push_back(
+          q.empty() ? expr::BackquotedName(field)
+                    : fmt::format("{}.{}", expr::BackquotedName(q), expr::BackquotedName(field)));
     }
-    const std::string_view guess = ClosestMatch(name, names);
+    std::string suggestions;
+    for (size_t at : OrderedBySimilarity(name, names, /*limit=*/5)) {
+      suggestions += suggestions.empty() ? "" : ", ";
+      suggestions += quoted[at];
+    }
+    if (suggestions.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function parameter "
+          "with name {} cannot be resolved.",
+          written));
+    }
     return Status::InvalidArgument(fmt::format(
-        "cannot resolve column '{}'{}: available columns are [{}]", shown,
-        guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess), AvailableColumns(plan)));
+        "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with "
+        "name {} cannot be resolved. Did you mean one of the following? [{}].",
+        written, suggestions));
   }
   if (matches.size() > 1) {
     std::string candidates;
     for (int index : matches) {
-      const std::string& q = plan.Qualifiers()[static_cast<size_t>(index)];
+      const std::string_view q = QualifierName(plan.Qualifiers()[static_cast<size_t>(index)]);
       candidates += candidates.empty() ? "" : ", ";
       if (!q.empty()) {
         candidates += q;
@@ -106,7 +143,7 @@ Result<int> UniqueColumn(const LogicalPlan& plan, const std::string* qualifier,
 
 bool IsQualifier(const LogicalPlan& plan, const std::string& name) {
   return std::any_of(plan.Qualifiers().begin(), plan.Qualifiers().end(), [&](const std::string& q) {
-    return !q.empty() && EqualsIgnoreAsciiCase(q, name);
+    return !q.empty() && EqualsIgnoreAsciiCase(QualifierName(q), name);
   });
 }
 
@@ -137,6 +174,10 @@ Result<ExprPtr> RewriteColumns(const ExprPtr& e, const LogicalPlan& plan) {
     if (IsQualifier(plan, head) && !MatchColumns(plan, &head, e->Name()).empty()) {
       TRIBUTARY_ASSIGN_OR_RAISE(int index, UniqueColumn(plan, &head, e->Name()));
       return ExactColumn(InternalName(plan, index));
+    }
+    if (!IsQualifier(plan, head) && MatchColumns(plan, nullptr, head).empty()) {
+      // Neither a qualifier nor a column: Spark names the whole path `t`.`x` as unresolved.
+      return UniqueColumn(plan, &head, e->Name()).status();
     }
   }
   std::vector<ExprPtr> children;
@@ -181,7 +222,7 @@ std::string DerivedName(const Expression& e) {
     // Spark's SessionWindowing names the column so.
     return e.Name();
   }
-  return e.ToString();
+  return expr::PrettyName(e);
 }
 
 Result<BoundExprPtr> Resolve(const Expression& e, const LogicalPlan& input) {
@@ -342,14 +383,23 @@ Result<std::vector<NamedExpr>> ExpandStars(const LogicalPlan& input,
       continue;
     }
     bool any = false;
-    // Hidden columns added for other items are not part of `*`.
-    for (int i = 0; i < visible; ++i) {
-      if (qualified_star &&
-          !EqualsIgnoreAsciiCase(input.Qualifiers()[static_cast<size_t>(i)], e.Child(0)->Name())) {
+    // `t.*` also takes the columns reachable only as `t.x` (a USING join's keys), first, as
+    // Spark puts a side's hidden join keys before its other columns; `*` never does.
+    for (const bool qualified_access_only : {true, false}) {
+      if (qualified_access_only && !qualified_star) {
         continue;
       }
-      any = true;
-      out.push_back({ExactColumn(InternalName(input, i)), input.Schema()->FieldAt(i).Name()});
+      // Hidden columns added for other items are not part of `*`.
+      for (int i = 0; i < visible; ++i) {
+        const std::string& qualifier = input.Qualifiers()[static_cast<size_t>(i)];
+        if (IsQualifiedAccessOnly(qualifier) != qualified_access_only ||
+            (qualified_star &&
+             !EqualsIgnoreAsciiCase(QualifierName(qualifier), e.Child(0)->Name()))) {
+          continue;
+        }
+        any = true;
+        out.push_back({ExactColumn(InternalName(input, i)), input.Schema()->FieldAt(i).Name()});
+      }
     }
     if (qualified_star && !any) {
       return Status::InvalidArgument(fmt::format("'{}.*': no table or alias named '{}'",
@@ -362,8 +412,10 @@ Result<std::vector<NamedExpr>> ExpandStars(const LogicalPlan& input,
 // The qualifier of a plain column reference item (kept through projections, as Spark keeps
 // attribute qualifiers), else "".
 std::string PassThroughQualifier(const BoundExpression& bound, const LogicalPlan& input) {
-  return bound.GetOp() == Op::kColumn ? input.Qualifiers()[static_cast<size_t>(bound.Index())]
-                                      : std::string{};
+  // A selected qualified-access-only column becomes a normal one (Spark's SPARK-42084).
+  return bound.GetOp() == Op::kColumn
+             ? std::string(QualifierName(input.Qualifiers()[static_cast<size_t>(bound.Index())]))
+             : std::string{};
 }
 
 }  // namespace
@@ -380,83 +432,26 @@ bool ContainsGenerator(const Expression& e) {
                      [](const ExprPtr& child) { return ContainsGenerator(*child); });
 }
 
-// The SELECT list with its one generator item (explode, posexplode and their _outer forms)
-// turned into a Generate node under it: the item becomes references to the generated columns.
+// The SELECT list with its one generator item turned into the generator's plan (Generate) under
+// it: the item becomes references to the generated columns.
 Result<LogicalPlanPtr> SelectWithGenerator(LogicalPlanPtr input, std::vector<NamedExpr> items,
                                            size_t generator) {
-  const Expression& call = *items[generator].expr;
-  const std::string& name = call.Name();
-  if (name == "json_tuple") {
-    // One row per input row: a string column c<i> per key, each the key's field (Spark's
-    // JsonTuple), so no Generate node is needed.
-    if (call.Children().size() < 2) {
-      return Status::InvalidArgument(fmt::format(
-          "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `json_tuple` requires > 1 parameters but the "
-          "actual number is {}.",
-          call.Children().size()));
-    }
-    std::vector<NamedExpr> rewritten;
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i != generator) {
-        rewritten.push_back(items[i]);
-        continue;
-      }
-      for (size_t k = 1; k < call.Children().size(); ++k) {
-        rewritten.push_back({expr::Function("json_tuple_field", {call.Child(0), call.Child(k)}),
-                             fmt::format("c{}", k - 1)});
-      }
-    }
-    return Select(std::move(input), rewritten);
-  }
-  if (name != "explode" && name != "explode_outer" && name != "posexplode" &&
-      name != "posexplode_outer") {
-    return Status::NotImplemented(fmt::format("generator {} is not supported", name));
-  }
-  if (call.Children().size() != 1) {
-    return Status::InvalidArgument(
-        fmt::format("{} takes one array or map argument: '{}'", name, call.ToString()));
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr collection, Resolve(*call.Child(0), *input));
-  const columnar::DataType& type = *collection->Type();
-  if (type.Id() != columnar::TypeId::kArray && type.Id() != columnar::TypeId::kMap) {
-    return Status::InvalidArgument(fmt::format("{} takes an array or a map, not {}: '{}'", name,
-                                               type.ToString(), call.ToString()));
-  }
-  exec::GenerateSpec spec;
-  spec.collection = collection;
-  spec.outer = name.ends_with("_outer");
-  spec.with_position = name.starts_with("pos");
-  std::vector<columnar::Field> generated;
-  if (spec.with_position) {
-    generated.emplace_back("pos", columnar::DataType::Int32(), spec.outer);
-  }
-  if (type.Id() == columnar::TypeId::kArray) {
-    generated.emplace_back("col", type.ElementType(), true);
-  } else {
-    generated.emplace_back("key", type.KeyType(), spec.outer);
-    generated.emplace_back("value", type.ValueType(), true);
-  }
-  // `explode(a) AS x` names the one generated value column.
-  const std::string& alias = items[generator].alias;
-  if (!alias.empty()) {
-    if (generated.size() - (spec.with_position ? 1 : 0) != 1) {
-      return Status::InvalidArgument(
-          fmt::format("{} of a map makes two columns (key, value): one alias '{}' cannot name them",
-                      name, alias));
-    }
-    generated.back() = generated.back().WithName(alias);
-  }
   const int first = input->Schema()->NumFields();
-  auto node = std::make_shared<GenerateNode>(input, std::move(spec), generated);
+  const std::string& alias = items[generator].alias;
+  std::vector<std::string> names;
+  if (!alias.empty()) {
+    names.push_back(alias);
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr node,
+                            Generate(input, *items[generator].expr, false, names, ""));
   std::vector<NamedExpr> rewritten;
   for (size_t i = 0; i < items.size(); ++i) {
     if (i != generator) {
       rewritten.push_back(items[i]);
       continue;
     }
-    for (size_t g = 0; g < generated.size(); ++g) {
-      const int index = first + static_cast<int>(g);
-      rewritten.push_back({ExactColumn(InternalName(*node, index)), generated[g].Name()});
+    for (int g = first; g < node->Schema()->NumFields(); ++g) {
+      rewritten.push_back({ExactColumn(InternalName(*node, g)), node->Schema()->FieldAt(g).Name()});
     }
   }
   return Select(node, rewritten);
@@ -585,8 +580,10 @@ class AggregateRewriter {
           return bound.status();
         }
         return Status::InvalidArgument(fmt::format(
-            "column '{}' is neither in GROUP BY nor inside an aggregate function; add it to "
-            "GROUP BY or wrap it in an aggregate such as first()",
+            "[MISSING_AGGREGATION] The non-aggregating expression \"{0}\" is based on columns "
+            "which are not participating in the GROUP BY clause. Add the columns or the "
+            "expression to the GROUP BY, aggregate the expression, or use \"any_value({0})\" if "
+            "you do not care which of the values within a group is returned.",
             e->ToString()));
       }
     }
@@ -938,7 +935,15 @@ Result<LogicalPlanPtr> Join(LogicalPlanPtr left, LogicalPlanPtr right, exec::Joi
 }
 
 Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
-                                 const std::vector<std::string>& columns) {
+                                 const std::vector<std::string>& columns, bool keep_side_keys) {
+  if (columns.empty()) {
+    // A NATURAL join of inputs without a common column: every pair of rows matches (Spark's
+    // join without a condition, also for the outer kinds).
+    const bool outer = type == exec::JoinType::kLeft || type == exec::JoinType::kRight ||
+                       type == exec::JoinType::kFull;
+    return Join(std::move(left), std::move(right), type,
+                outer ? expr::Lit(expr::Scalar::Boolean(true)) : nullptr);
+  }
   std::vector<int> left_indices;
   std::vector<int> right_indices;
   ExprPtr condition;
@@ -997,7 +1002,10 @@ Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec
     } else {
       outputs.push_back(join_type == exec::JoinType::kRight ? r : l);
     }
-    names.push_back(left->Schema()->FieldAt(left_indices[i]).Name());
+    // Spark's RIGHT join outputs the right side's key itself, under its own spelling.
+    names.push_back(join_type == exec::JoinType::kRight
+                        ? right->Schema()->FieldAt(right_indices[i]).Name()
+                        : left->Schema()->FieldAt(left_indices[i]).Name());
     qualifiers.emplace_back();
   }
   for (int i = 0; i < left_columns; ++i) {
@@ -1014,8 +1022,37 @@ Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec
       qualifiers.push_back(right->Qualifiers()[static_cast<size_t>(i)]);
     }
   }
+  if (keep_side_keys) {
+    // Each side's own keys stay reachable as `left.k` / `right.k` (null on the side an outer
+    // join did not match), and part of `left.*` / `right.*`, as Spark's hidden join output.
+    const auto keep = [&](const LogicalPlan& side, const std::vector<int>& indices, int offset) {
+      for (int index : indices) {
+        outputs.push_back(ColumnRef(*joined, offset + index));
+        names.push_back(side.Schema()->FieldAt(index).Name());
+        qualifiers.push_back(
+            QualifiedAccessOnly(QualifierName(side.Qualifiers()[static_cast<size_t>(index)])));
+      }
+    };
+    keep(*left, left_indices, 0);
+    keep(*right, right_indices, left_columns);
+  }
   return LogicalPlanPtr(std::make_shared<ProjectNode>(joined, std::move(outputs), std::move(names),
                                                       std::move(qualifiers)));
+}
+
+std::vector<std::string> NaturalJoinColumns(const LogicalPlan& left, const LogicalPlan& right) {
+  std::vector<std::string> columns;
+  for (int i = 0; i < left.Schema()->NumFields(); ++i) {
+    const std::string& name = left.Schema()->FieldAt(i).Name();
+    const bool seen = std::any_of(columns.begin(), columns.end(), [&](const std::string& c) {
+      return EqualsIgnoreAsciiCase(c, name);
+    });
+    if (!seen && !MatchColumns(left, nullptr, name).empty() &&
+        !MatchColumns(right, nullptr, name).empty()) {
+      columns.push_back(name);
+    }
+  }
+  return columns;
 }
 
 Result<LogicalPlanPtr> OrderBy(LogicalPlanPtr input, const std::vector<SortItem>& items) {

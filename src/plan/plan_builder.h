@@ -73,8 +73,16 @@ Result<LogicalPlanPtr> Join(LogicalPlanPtr left, LogicalPlanPtr right, exec::Joi
                             const ExprPtr& condition);
 /// `left JOIN right USING (columns)`: equality on each named column; output is the USING
 /// columns (once; for FULL joins their coalesce), then the other left and right columns.
+/// `keep_side_keys` (SQL): each side's key columns follow, reachable only qualified by that
+/// side (qualified_access.h), so `left.k`, `right.k`, `left.*` and `right.*` resolve as in
+/// Spark. No `columns` (a NATURAL join without common names): every pair of rows matches.
+/// Default: false.
 Result<LogicalPlanPtr> JoinUsing(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
-                                 const std::vector<std::string>& columns);
+                                 const std::vector<std::string>& columns,
+                                 bool keep_side_keys = false);
+/// The USING columns of `left NATURAL JOIN right`: the names of `left`'s columns that `right`
+/// also has (ignoring case), in `left`'s order, each once.
+std::vector<std::string> NaturalJoinColumns(const LogicalPlan& left, const LogicalPlan& right);
 
 Result<LogicalPlanPtr> OrderBy(LogicalPlanPtr input, const std::vector<SortItem>& items);
 Result<LogicalPlanPtr> Limit(LogicalPlanPtr input, int64_t limit, int64_t offset = 0);
@@ -98,6 +106,15 @@ Result<LogicalPlanPtr> DropDuplicates(LogicalPlanPtr input, const std::vector<st
 /// The input's columns plus `name` = `expr` (replacing a column of that name, as Spark).
 Result<LogicalPlanPtr> WithColumn(LogicalPlanPtr input, const std::string& name,
                                   const ExprPtr& expr);
+/// The input's columns, then the columns the generator `call` makes for each input row
+/// (explode, posexplode, inline, stack, json_tuple and their _outer forms; generator_planning.cc)
+/// named `names` (empty: the generator's own: col, pos, key/value, the struct's fields, col0..,
+/// c0..) and qualified by `qualifier`: SELECT's generator and LATERAL VIEW. `outer` keeps a row
+/// whose collection is null or empty, with nulls (LATERAL VIEW OUTER). Errors as Spark's:
+/// UDTF_ALIAS_NUMBER_MISMATCH, STACK_COLUMN_DIFF_TYPES, UNSUPPORTED_GENERATOR.NOT_GENERATOR.
+Result<LogicalPlanPtr> Generate(LogicalPlanPtr input, const expr::Expression& call, bool outer,
+                                const std::vector<std::string>& names,
+                                const std::string& qualifier);
 /// The input without the named columns (names that do not exist are ignored, as Spark).
 Result<LogicalPlanPtr> Drop(LogicalPlanPtr input, const std::vector<std::string>& names);
 /// The input's columns renamed to `names` (same count).

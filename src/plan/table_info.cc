@@ -100,27 +100,6 @@ std::string LocationText(const std::string& path) {
   return !path.empty() && path[0] == '/' ? "file:" + path : path;
 }
 
-// Spark's DataType.sql: upper-case names, STRUCT<name: TYPE, ...>, ARRAY<T>, MAP<K, V>.
-std::string SqlTypeName(const DataTypePtr& type) {
-  switch (type->Id()) {
-    case TypeId::kStruct: {
-      std::string out = "STRUCT<";
-      for (size_t i = 0; i < type->Fields().size(); ++i) {
-        const columnar::Field& field = type->Fields()[i];
-        out += fmt::format("{}{}: {}{}", i > 0 ? ", " : "", field.Name(), SqlTypeName(field.Type()),
-                           field.Nullable() ? "" : " NOT NULL");
-      }
-      return out + ">";
-    }
-    case TypeId::kArray:
-      return "ARRAY<" + SqlTypeName(type->ElementType()) + ">";
-    case TypeId::kMap:
-      return "MAP<" + SqlTypeName(type->KeyType()) + ", " + SqlTypeName(type->ValueType()) + ">";
-    default:
-      return AsciiUpper(type->ToString());
-  }
-}
-
 // Spark's quoteIfNeeded: back-quoted unless the name is letters, digits and '_'.
 std::string QuoteIfNeeded(const std::string& name) {
   const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
@@ -158,8 +137,44 @@ std::string MultiLines(const std::vector<std::string>& items) {
 
 }  // namespace
 
+namespace {
+
+// DESCRIBE [EXTENDED] of a data source table: its catalog entry's columns and provider.
+Result<LogicalPlanPtr> DescribeFileTable(const TableInfoTarget& table, bool extended) {
+  const TableEntry& entry = *table.file_table;
+  Rows rows;
+  for (const columnar::Field& field : entry.schema->Fields()) {
+    rows.push_back({field.Name(), field.Type()->ToString(), Comment(field)});
+  }
+  if (!entry.partition_columns.empty()) {
+    rows.push_back({"# Partition Information", "", ""});
+    rows.push_back({"# col_name", "data_type", "comment"});
+    for (const std::string& column : entry.partition_columns) {
+      Result<int> index = entry.schema->FieldIndexIgnoreCase(column);
+      if (index.ok() && *index >= 0) {
+        const columnar::Field& field = entry.schema->FieldAt(*index);
+        rows.push_back({field.Name(), field.Type()->ToString(), Comment(field)});
+      }
+    }
+  }
+  if (extended) {
+    rows.push_back({"", "", ""});
+    rows.push_back({"# Detailed Table Information", "", ""});
+    rows.push_back({"Name", table.name, ""});
+    rows.push_back({"Type", entry.managed ? "MANAGED" : "EXTERNAL", ""});
+    rows.push_back({"Provider", entry.provider, ""});
+    rows.push_back({"Location", LocationText(entry.location), ""});
+  }
+  return StringRowsPlan({"col_name", "data_type", "comment"}, rows, "DESCRIBE " + table.name);
+}
+
+}  // namespace
+
 Result<LogicalPlanPtr> DescribeTableInfo(const Catalog& catalog, const TableInfoTarget& table,
                                          bool extended) {
+  if (table.file_table != nullptr) {
+    return DescribeFileTable(table, extended);
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(LoadedTable loaded, Load(catalog, table));
   Rows rows;
   for (const columnar::Field& field : loaded.schema->Fields()) {
@@ -211,6 +226,10 @@ Result<LogicalPlanPtr> DescribeColumns(const columnar::Schema& schema, bool name
 }
 
 Result<LogicalPlanPtr> ShowColumns(const Catalog& catalog, const TableInfoTarget& table) {
+  if (table.file_table != nullptr) {
+    return DescribeColumns(*table.file_table->schema, /*names_only=*/true,
+                           "SHOW COLUMNS " + table.name);
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(LoadedTable loaded, Load(catalog, table));
   Rows rows;
   for (const columnar::Field& field : loaded.schema->Fields()) {
@@ -221,8 +240,11 @@ Result<LogicalPlanPtr> ShowColumns(const Catalog& catalog, const TableInfoTarget
 
 Result<LogicalPlanPtr> ShowTableProperties(const Catalog& catalog, const TableInfoTarget& table,
                                            const std::string& key) {
-  TRIBUTARY_ASSIGN_OR_RAISE(LoadedTable loaded, Load(catalog, table));
-  const std::map<std::string, std::string> properties = TableProperties(*loaded.snapshot);
+  std::map<std::string, std::string> properties;
+  if (table.file_table == nullptr) {
+    TRIBUTARY_ASSIGN_OR_RAISE(LoadedTable loaded, Load(catalog, table));
+    properties = TableProperties(*loaded.snapshot);
+  }
   Rows rows;
   if (key.empty()) {
     for (const auto& [name, value] : properties) {
@@ -236,12 +258,55 @@ Result<LogicalPlanPtr> ShowTableProperties(const Catalog& catalog, const TableIn
   return StringRowsPlan({"key", "value"}, rows, "SHOW TBLPROPERTIES " + table.name);
 }
 
+namespace {
+
+// SHOW CREATE TABLE of a data source table, in Spark's order: USING, OPTIONS, PARTITIONED BY,
+// then LOCATION for an external table only.
+Result<LogicalPlanPtr> ShowCreateFileTable(const TableInfoTarget& table) {
+  const TableEntry& entry = *table.file_table;
+  std::vector<std::string> columns;
+  for (const columnar::Field& field : entry.schema->Fields()) {
+    std::string column = QuoteIfNeeded(field.Name()) + " " + field.Type()->Sql();
+    column += field.Nullable() ? "" : " NOT NULL";
+    columns.push_back(std::move(column));
+  }
+  std::string text =
+      "CREATE TABLE " + table.name + " " + MultiLines(columns) + "USING " + entry.provider + "\n";
+  if (!entry.options.empty()) {
+    std::vector<std::string> options;
+    for (const auto& [key, value] : entry.options) {
+      options.push_back(
+          fmt::format("'{}' = '{}'", EscapeSingleQuoted(key), EscapeSingleQuoted(value)));
+    }
+    text += "OPTIONS " + MultiLines(options);
+  }
+  if (!entry.partition_columns.empty()) {
+    std::string names;
+    for (const std::string& column : entry.partition_columns) {
+      if (!names.empty()) {
+        names += ", ";
+      }
+      names += QuoteIfNeeded(column);
+    }
+    text += "PARTITIONED BY (" + names + ")\n";
+  }
+  if (!entry.managed) {
+    text += "LOCATION '" + EscapeSingleQuoted(LocationText(entry.location)) + "'\n";
+  }
+  return StringRowsPlan({"createtab_stmt"}, {{text}}, "SHOW CREATE TABLE " + table.name);
+}
+
+}  // namespace
+
 Result<LogicalPlanPtr> ShowCreateTable(const Catalog& catalog, const TableInfoTarget& table) {
+  if (table.file_table != nullptr) {
+    return ShowCreateFileTable(table);
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(LoadedTable loaded, Load(catalog, table));
   const delta::Metadata& metadata = loaded.snapshot->GetMetadata();
   std::vector<std::string> columns;
   for (const columnar::Field& field : loaded.schema->Fields()) {
-    std::string column = QuoteIfNeeded(field.Name()) + " " + SqlTypeName(field.Type());
+    std::string column = QuoteIfNeeded(field.Name()) + " " + field.Type()->Sql();
     column += field.Nullable() ? "" : " NOT NULL";
     const std::string comment = Comment(field);
     column += comment.empty() ? "" : " COMMENT '" + EscapeSingleQuoted(comment) + "'";

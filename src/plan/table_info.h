@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "plan/data_sources.h"
+#include "plan/warehouse_catalog.h"
 
 namespace tributary::plan {
 
@@ -18,6 +19,9 @@ namespace tributary::plan {
 struct TableInfoTarget {
   std::string path;
   std::string name;
+  /// A data source table's catalog entry (USING parquet | json | csv): its schema, provider
+  /// and partition columns take the Delta log's place. Null for a Delta table.
+  std::shared_ptr<const TableEntry> file_table;
 };
 
 /// A scan of one batch of string columns `names` holding `rows` (each row one value per name):

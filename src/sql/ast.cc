@@ -73,11 +73,12 @@ class Printer {
         break;
       }
       case RelationKind::kSubquery:
-        out = fmt::format("({})", Query(*relation.subquery));
+        out = fmt::format("{}({})", relation.lateral ? "LATERAL " : "", Query(*relation.subquery));
         break;
       case RelationKind::kJoin:
-        out = fmt::format("({} {} JOIN {}", Relation(*relation.left),
-                          JoinKindName(relation.join_kind), Relation(*relation.right));
+        out = fmt::format("({} {}{} JOIN {}", Relation(*relation.left),
+                          relation.natural ? "NATURAL " : "", JoinKindName(relation.join_kind),
+                          Relation(*relation.right));
         if (relation.condition != nullptr) {
           out += " ON " + Expr(relation.condition);
         }
@@ -85,6 +86,16 @@ class Printer {
           out += " USING (" + JoinNames(relation.using_columns) + ")";
         }
         return out + ")";
+      case RelationKind::kLateralView:
+      case RelationKind::kPivot:
+      case RelationKind::kUnpivot:
+        return FromClauseExtension(relation);
+    }
+    if (relation.sample.has_value()) {
+      out += " TABLESAMPLE (" + relation.sample->text + ")";
+      if (relation.sample->seed.has_value()) {
+        out += fmt::format(" REPEATABLE ({})", *relation.sample->seed);
+      }
     }
     if (relation.watermark.has_value()) {
       const WatermarkClause& watermark = *relation.watermark;
@@ -93,6 +104,46 @@ class Printer {
       out += " DELAY OF " + watermark.delay_text;
     }
     return WithAlias(relation.stream ? "STREAM " + out : out, relation.alias);
+  }
+
+  // LATERAL VIEW, PIVOT and UNPIVOT after the FROM clause `relation.left`.
+  std::string FromClauseExtension(const sql::Relation& relation) const {
+    std::string out = Relation(*relation.left);
+    if (relation.lateral_view != nullptr) {
+      const LateralViewClause& view = *relation.lateral_view;
+      out += fmt::format(" LATERAL VIEW {}{} {}", view.outer ? "OUTER " : "", Expr(view.generator),
+                         QuoteIdentifier(view.table_alias));
+      if (!view.column_aliases.empty()) {
+        out += " AS " + JoinNames(view.column_aliases);
+      }
+      return out;
+    }
+    if (relation.pivot != nullptr) {
+      const PivotClause& pivot = *relation.pivot;
+      out += " PIVOT (";
+      for (size_t i = 0; i < pivot.aggregates.size(); ++i) {
+        out += (i > 0 ? ", " : "") +
+               WithAlias(Expr(pivot.aggregates[i].expr), pivot.aggregates[i].alias);
+      }
+      const std::string columns = Exprs(pivot.columns);
+      out += " FOR " + (pivot.tuple ? "(" + columns + ")" : columns) + " IN (";
+      for (size_t i = 0; i < pivot.values.size(); ++i) {
+        out += (i > 0 ? ", " : "") + WithAlias(Expr(pivot.values[i].value), pivot.values[i].alias);
+      }
+      return WithAlias(out + "))", relation.alias);
+    }
+    const UnpivotClause& unpivot = *relation.unpivot;
+    out += unpivot.include_nulls ? " UNPIVOT INCLUDE NULLS (" : " UNPIVOT (";
+    const bool multi = unpivot.value_columns.size() > 1;
+    const std::string values = JoinNames(unpivot.value_columns);
+    out += (multi ? "(" + values + ")" : values) + " FOR " + QuoteIdentifier(unpivot.name_column) +
+           " IN (";
+    for (size_t i = 0; i < unpivot.sets.size(); ++i) {
+      const std::string columns = Exprs(unpivot.sets[i].columns);
+      out += (i > 0 ? ", " : "") +
+             WithAlias(multi ? "(" + columns + ")" : columns, unpivot.sets[i].alias);
+    }
+    return WithAlias(out + "))", relation.alias);
   }
 
   std::string Query(const sql::Query& query) const {
@@ -117,7 +168,9 @@ class Printer {
             }
             out += "*";
           } else {
-            out += WithAlias(Expr(item.expr), item.alias);
+            out += item.aliases.empty()
+                       ? WithAlias(Expr(item.expr), item.alias)
+                       : fmt::format("{} AS ({})", Expr(item.expr), JoinNames(item.aliases));
           }
         }
         if (query.from != nullptr) {
@@ -313,6 +366,9 @@ std::string ToString(const Statement& statement) {
         out += ")";
       }
       out += create.provider.empty() ? "" : " USING " + create.provider;
+      if (!create.options.empty()) {
+        out += " OPTIONS (" + Properties(create.options) + ")";
+      }
       if (!create.partition_by.empty()) {
         out += " PARTITIONED BY (" + JoinNames(create.partition_by) + ")";
       }
@@ -384,6 +440,28 @@ std::string ToString(const Statement& statement) {
       std::string out = "SHOW VIEWS";
       out += show.database.empty() ? "" : " IN " + QuoteIdentifier(show.database);
       return show.pattern.empty() ? out : out + " LIKE " + QuoteString(show.pattern);
+    }
+    std::string operator()(const SchemaCommand& command) const {
+      std::string name;
+      for (const std::string& part : command.parts) {
+        if (!name.empty()) {
+          name += '.';
+        }
+        name += QuoteIdentifier(part);
+      }
+      switch (command.kind) {
+        case SchemaCommandKind::kCreate:
+          return fmt::format(
+              "CREATE SCHEMA {}{}{}", command.if_not_exists ? "IF NOT EXISTS " : "", name,
+              command.location.empty() ? "" : " LOCATION " + QuoteString(command.location));
+        case SchemaCommandKind::kDrop:
+          return fmt::format("DROP SCHEMA {}{}{}", command.if_exists ? "IF EXISTS " : "", name,
+                             command.cascade ? " CASCADE" : "");
+        case SchemaCommandKind::kShow:
+          break;
+      }
+      return command.pattern.empty() ? "SHOW SCHEMAS"
+                                     : "SHOW SCHEMAS LIKE " + QuoteString(command.pattern);
     }
     std::string operator()(const ShowTables& show) const {
       std::string out = "SHOW TABLES";

@@ -74,7 +74,86 @@ struct TableFunctionArgument {
   expr::ExprPtr value;
 };
 
-enum class RelationKind : uint8_t { kTable, kTableFunction, kSubquery, kJoin };
+/// kLateralView, kPivot and kUnpivot apply their clause (the relation's `lateral_view`, `pivot`
+/// or `unpivot`) to the relation `left`, the FROM clause before them.
+enum class RelationKind : uint8_t {
+  kTable,
+  kTableFunction,
+  kSubquery,
+  kJoin,
+  kLateralView,
+  kPivot,
+  kUnpivot
+};
+
+/// `LATERAL VIEW [OUTER] generator(args) table [AS] column, ...` (Hive's clause, kept by Spark):
+/// the rows of the FROM clause, each joined with the rows the generator makes from it.
+struct LateralViewClause {
+  SourcePosition position;
+  bool outer = false;
+  /// The generator call: explode, posexplode, inline, stack, json_tuple (and _outer forms).
+  expr::ExprPtr generator;
+  /// The qualifier of the generated columns.
+  std::string table_alias;
+  /// Names of the generated columns (empty: the generator's own).
+  std::vector<std::string> column_aliases;
+};
+
+/// One aggregate of PIVOT: `expr [[AS] alias]`.
+struct PivotAggregate {
+  expr::ExprPtr expr;
+  std::string alias;
+};
+
+/// One value of PIVOT's IN list: a constant (a tuple `(v1, v2)`, parsed as struct(v1, v2), for
+/// several pivot columns) and an optional alias.
+struct PivotValue {
+  expr::ExprPtr value;
+  std::string alias;
+};
+
+/// `PIVOT (agg [AS a], ... FOR column IN (value [AS alias], ...))` or `FOR (c1, c2) IN ((v1, v2)
+/// [AS alias], ...)`: one row per group of the columns PIVOT does not read, one column per
+/// value (and aggregate).
+struct PivotClause {
+  SourcePosition position;
+  std::vector<PivotAggregate> aggregates;
+  /// The pivot columns as written (several for the tuple form).
+  std::vector<expr::ExprPtr> columns;
+  bool tuple = false;
+  std::vector<PivotValue> values;
+};
+
+/// `UNPIVOT [INCLUDE|EXCLUDE NULLS] (value FOR name IN (column [AS alias], ...))` or the
+/// multi-value form `((v1, v2) FOR name IN ((c1, c2) [AS alias], ...))`.
+struct UnpivotClause {
+  SourcePosition position;
+  bool include_nulls = false;
+  /// The value column names (one for the single-value form).
+  std::vector<std::string> value_columns;
+  std::string name_column;
+  /// The column sets: one column each in the single-value form.
+  struct ColumnSet {
+    std::vector<expr::ExprPtr> columns;
+    std::string alias;
+    SourcePosition position;
+  };
+  std::vector<ColumnSet> sets;
+};
+
+/// `TABLESAMPLE (n ROWS | x PERCENT | BUCKET x OUT OF y) [REPEATABLE (seed)]` after a FROM item.
+struct TableSampleClause {
+  enum class Method : uint8_t { kRows, kPercent, kBucket };
+  Method method = Method::kRows;
+  SourcePosition position;
+  /// kRows: the row count expression.
+  expr::ExprPtr rows;
+  /// kPercent and kBucket: the fraction of rows to keep, in [0, 1].
+  double fraction = 0;
+  std::optional<int64_t> seed;
+  /// As written, for EXPLAIN and ToString ("10 PERCENT", "BUCKET 1 OUT OF 4").
+  std::string text;
+};
 
 /// `WATERMARK event_time [AS name] DELAY OF INTERVAL ...` after a FROM item (Databricks' clause,
 /// Spark's withWatermark): which timestamp is the event time and how late rows may be.
@@ -110,6 +189,8 @@ struct Relation {
   RelationPtr right;
   expr::ExprPtr condition;
   std::vector<std::string> using_columns;
+  /// `left NATURAL JOIN right`: USING the column names both sides have (no condition).
+  bool natural = false;
 
   /// kTable and kTableFunction: `STREAM name`, `STREAM(name)` or `STREAM read_files(...)`.
   bool stream = false;
@@ -118,6 +199,15 @@ struct Relation {
   expr::ExprPtr timestamp_as_of;
   /// kTable, kTableFunction and kSubquery: the WATERMARK clause, before the alias.
   std::optional<WatermarkClause> watermark;
+  /// kSubquery: `LATERAL (query)`, whose query may read the columns of the FROM items joined
+  /// before it.
+  bool lateral = false;
+  /// kTable, kTableFunction and kSubquery: TABLESAMPLE, before the WATERMARK clause and alias.
+  std::optional<TableSampleClause> sample;
+  /// kLateralView, kPivot, kUnpivot: the clause applied to `left`.
+  std::shared_ptr<const LateralViewClause> lateral_view;
+  std::shared_ptr<const PivotClause> pivot;
+  std::shared_ptr<const UnpivotClause> unpivot;
   /// `[AS] alias`; empty when none.
   std::string alias;
 };
@@ -130,6 +220,9 @@ struct SelectItem {
   /// For a star: the qualifier parts (`t` of `t.*`; empty for `*`).
   std::vector<std::string> star_qualifier;
   SourcePosition position;
+  /// `generator(...) AS (a, b)`: the names of the generator's columns (Spark's MultiAlias);
+  /// empty otherwise.
+  std::vector<std::string> aliases;
 
   bool IsStar() const { return expr == nullptr; }
 };
@@ -217,6 +310,8 @@ struct CreateTable {
   std::vector<std::string> partition_by;
   /// TBLPROPERTIES in order; keys and values as text ('k' = 'v', delta.x = true).
   std::vector<std::pair<std::string, std::string>> properties;
+  /// OPTIONS (...) of a data source table, in order, as TBLPROPERTIES.
+  std::vector<std::pair<std::string, std::string>> options;
   std::string location;
   std::string comment;
   /// AS query; null when none.
@@ -289,6 +384,26 @@ struct ShowTableInfo {
 struct ShowTables {
   std::string database;
   std::string pattern;
+};
+
+enum class SchemaCommandKind : uint8_t { kCreate, kDrop, kShow };
+
+/// CREATE (SCHEMA | DATABASE | NAMESPACE) [IF NOT EXISTS] name [COMMENT 'text']
+/// [LOCATION 'path'] [WITH (DBPROPERTIES | PROPERTIES) (...)];
+/// DROP (SCHEMA | DATABASE | NAMESPACE) [IF EXISTS] name [RESTRICT | CASCADE];
+/// SHOW (SCHEMAS | DATABASES | NAMESPACES) [[LIKE] 'pattern'].
+struct SchemaCommand {
+  SchemaCommandKind kind = SchemaCommandKind::kCreate;
+  /// kCreate, kDrop: the name as written (`spark_catalog.s` or `s`).
+  std::vector<std::string> parts;
+  bool if_not_exists = false;
+  bool if_exists = false;
+  bool cascade = false;
+  /// kCreate: LOCATION, which a warehouse schema cannot take (empty when absent).
+  std::string location;
+  /// kShow.
+  std::string pattern;
+  SourcePosition position;
 };
 
 /// OPTIMIZE name [WHERE predicate].
@@ -415,9 +530,10 @@ struct AutoCdc {
   SourcePosition track_history_position;
 };
 
-using StatementBody = std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize,
-                                   Vacuum, DropTable, Delete, Update, Merge, AutoCdc, CreateView,
-                                   DropView, Explain, SetConfig, ResetConfig, Use, ShowTableInfo>;
+using StatementBody =
+    std::variant<QueryPtr, CreateTable, Insert, Describe, ShowTables, Optimize, Vacuum, DropTable,
+                 Delete, Update, Merge, AutoCdc, CreateView, DropView, Explain, SetConfig,
+                 ResetConfig, Use, ShowTableInfo, SchemaCommand>;
 
 /// One parsed statement with what error messages need: the text it came from and where each
 /// expression node is in it.

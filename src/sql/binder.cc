@@ -10,6 +10,7 @@
 #include "columnar/record_batch.h"
 #include "common/ascii.h"
 #include "common/closest_match.h"
+#include "expr/backquoted_name.h"
 #include "plan/delta_commands.h"
 #include "plan/plan_builder.h"
 #include "plan/table_info.h"
@@ -24,11 +25,31 @@
 namespace tributary::sql {
 namespace internal {
 
+namespace {
+
+// A column path as Spark's errors write it: `t`.`x`.
+std::string BackquotedPath(const expr::Expression& node) {
+  if (node.GetOp() == expr::Op::kGetField) {
+    return fmt::format("{}.{}", BackquotedPath(*node.Child(0)), expr::BackquotedName(node.Name()));
+  }
+  return expr::BackquotedName(node.Name());
+}
+
+}  // namespace
+
 const expr::Expression* QuotedColumn(const std::string& message, const expr::Expression& node) {
-  if ((node.GetOp() == expr::Op::kColumn || node.GetOp() == expr::Op::kGetField) &&
+  if ((node.GetOp() == expr::Op::kColumn ||
+       (node.GetOp() == expr::Op::kGetField && (node.Child(0)->GetOp() == expr::Op::kColumn ||
+                                                node.Child(0)->GetOp() == expr::Op::kGetField))) &&
       (message.find(fmt::format("'{}'", node.ToString())) != std::string::npos ||
-       message.find(fmt::format("'{}'", node.Name())) != std::string::npos)) {
-    return &node;
+       message.find(fmt::format("'{}'", node.Name())) != std::string::npos ||
+       message.find(fmt::format("name {} cannot", BackquotedPath(node))) != std::string::npos)) {
+    // A path points at its first part, where its text starts.
+    const expr::Expression* head = &node;
+    while (head->GetOp() == expr::Op::kGetField) {
+      head = head->Child(0).get();
+    }
+    return head;
   }
   for (const expr::ExprPtr& child : node.Children()) {
     if (const expr::Expression* found = QuotedColumn(message, *child)) {
@@ -189,6 +210,10 @@ class Binder : public internal::RelationBinder {
 
   Result<LogicalPlanPtr> Relation(const sql::Relation& relation) {
     TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, RelationWithoutWatermark(relation));
+    if (relation.sample.has_value()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(plan, internal::BindTableSample(statement_, *relation.sample,
+                                                                std::move(plan), catalog_.eval));
+    }
     if (!relation.column_aliases.empty()) {
       const int columns = plan->Schema()->NumFields();
       if (static_cast<size_t>(columns) != relation.column_aliases.size()) {
@@ -219,6 +244,13 @@ class Binder : public internal::RelationBinder {
       }
       case RelationKind::kJoin:
         return Join(relation);
+      case RelationKind::kLateralView:
+      case RelationKind::kPivot:
+      case RelationKind::kUnpivot: {
+        TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr input, Relation(*relation.left));
+        return internal::BindFromClauseExtension(statement_, relation, std::move(input),
+                                                 catalog_.eval);
+      }
     }
     return Status::Internal("unknown relation kind");
   }
@@ -295,8 +327,84 @@ class Binder : public internal::RelationBinder {
       travel.timestamp = at.Literal().BytesValue();
     }
     TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(table));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> file_table,
+                              internal::FileTableOf(statement_, catalog_, table));
+    if (file_table) {
+      if (time_travel) {
+        return At(Status::InvalidArgument(
+                      fmt::format("VERSION/TIMESTAMP AS OF needs a Delta table; {} is a {} table",
+                                  table.ToString(), file_table->provider)),
+                  relation.position);
+      }
+      auto scan = plan::ScanFileTable(catalog_, *file_table, qualifier);
+      return scan.ok() ? scan : At(scan.status(), relation.position);
+    }
     auto scan = plan::ScanDeltaTable(catalog_, path, travel, qualifier);
     return scan.ok() ? scan : At(scan.status(), relation.position);
+  }
+
+  // Spark's range([start,] end [, step [, numPartitions]]): one BIGINT column `id` from start
+  // (default 0) up to end, exclusive, by step (default 1, may be negative). numPartitions only
+  // shapes Spark's parallelism and is checked, not used.
+  Result<LogicalPlanPtr> Range(const sql::Relation& relation) {
+    const size_t count = relation.arguments.size();
+    if (count < 1 || count > 4) {
+      return At(Status::InvalidArgument(fmt::format(
+                    "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `range` requires [1, 2, 3, 4] "
+                    "parameters but the actual number is {}.",
+                    count)),
+                relation.position);
+    }
+    std::vector<int64_t> values;
+    for (const TableFunctionArgument& argument : relation.arguments) {
+      const expr::Expression* e = argument.value.get();
+      const bool negative = e->GetOp() == Op::kNegate;
+      if (negative) {
+        e = e->Child(0).get();
+      }
+      std::optional<int64_t> value = Ordinal(*e);
+      if (!argument.name.empty() || !value.has_value()) {
+        return At(Status::InvalidArgument(
+                      "range takes integer literals: range([start,] end [, step [, partitions]])"),
+                  *argument.value);
+      }
+      values.push_back(negative ? -*value : *value);
+    }
+    const int64_t start = count == 1 ? 0 : values[0];
+    const int64_t end = count == 1 ? values[0] : values[1];
+    const int64_t step = count >= 3 ? values[2] : 1;
+    if (step == 0) {
+      return At(Status::InvalidArgument("[FAILED_FUNCTION_CALL] range: the step (0) must not be 0"),
+                relation.position);
+    }
+    if (count == 4 && values[3] <= 0) {
+      return At(Status::InvalidArgument(fmt::format(
+                    "range: the number of partitions ({}) must be positive", values[3])),
+                relation.position);
+    }
+    // Rows, in 128 bits: end - start may overflow 64.
+    const __int128 span = static_cast<__int128>(end) - start;
+    const __int128 rows =
+        (span > 0) != (step > 0) || span == 0 ? 0 : (span + step + (step > 0 ? -1 : 1)) / step;
+    constexpr __int128 kMaxRows = __int128{1} << 31;
+    if (rows > kMaxRows) {
+      return At(Status::NotImplemented(
+                    "range of more than 2^31 rows: rows are materialized in memory here"),
+                relation.position);
+    }
+    columnar::ColumnBuilder ids(columnar::DataType::Int64());
+    ids.Reserve(static_cast<int64_t>(rows));
+    for (int64_t i = 0; i < static_cast<int64_t>(rows); ++i) {
+      ids.AppendInt(start + i * step);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr column, ids.Finish());
+    auto schema = std::make_shared<const columnar::Schema>(
+        std::vector<columnar::Field>{columnar::Field("id", columnar::DataType::Int64(), false)});
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        columnar::RecordBatchPtr batch,
+        columnar::RecordBatch::Make(schema, static_cast<int64_t>(rows), {std::move(column)}));
+    LogicalPlanPtr plan = plan::ValuesPlan(std::move(batch), "range");
+    return relation.alias.empty() ? plan : plan->WithAlias(relation.alias);
   }
 
   // read_files('path', format => 'json', option => value, ...), as Databricks' table function.
@@ -307,9 +415,13 @@ class Binder : public internal::RelationBinder {
     if (relation.function_name == "read_kafka" || relation.function_name == "read_kinesis") {
       return MessageBus(relation);
     }
+    if (relation.function_name == "range") {
+      return Range(relation);
+    }
     if (relation.function_name != "read_files") {
-      const std::string_view match = ClosestMatch(
-          relation.function_name, {"read_files", "table_changes", "read_kafka", "read_kinesis"});
+      const std::string_view match =
+          ClosestMatch(relation.function_name,
+                       {"read_files", "table_changes", "read_kafka", "read_kinesis", "range"});
       return At(Status::InvalidArgument(
                     fmt::format("unknown table function '{}'{}", relation.function_name,
                                 match.empty() ? "" : fmt::format(" (did you mean {}?)", match))),
@@ -409,6 +521,16 @@ class Binder : public internal::RelationBinder {
                 relation.position);
     }
     TRIBUTARY_ASSIGN_OR_RAISE(std::string path, TablePath(table));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> file_table,
+                              internal::FileTableOf(statement_, catalog_, table));
+    if (file_table) {
+      return At(Status::NotImplemented(fmt::format(
+                    "STREAM({}): {} is a {} table, which cannot be read as a stream; read its "
+                    "files with STREAM read_files('{}', format => '{}')",
+                    table.ToString(), table.ToString(), file_table->provider, file_table->location,
+                    file_table->provider)),
+                relation.position);
+    }
     streaming::SourceRequest request;
     request.format = "delta";
     request.path = path;
@@ -511,6 +633,20 @@ class Binder : public internal::RelationBinder {
 
   Result<LogicalPlanPtr> Join(const sql::Relation& relation) {
     TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr left, Relation(*relation.left));
+    if (relation.right->lateral) {
+      if (relation.natural || !relation.using_columns.empty()) {
+        return At(Status::NotImplemented(fmt::format(
+                      "[UNSUPPORTED_FEATURE.{}] The feature is not supported: {} with LATERAL "
+                      "correlation.",
+                      relation.natural ? "LATERAL_NATURAL_JOIN" : "LATERAL_JOIN_USING",
+                      relation.natural ? "NATURAL join" : "JOIN USING")),
+                  relation.right->position);
+      }
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(relation.condition));
+      return internal::BindLateralJoin(
+          statement_, relation, std::move(left),
+          [this](const sql::Relation& from) { return Relation(from); });
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr right, Relation(*relation.right));
     exec::JoinType type = exec::JoinType::kInner;
     switch (relation.join_kind) {
@@ -536,9 +672,11 @@ class Binder : public internal::RelationBinder {
         type = exec::JoinType::kLeftAnti;
         break;
     }
-    if (!relation.using_columns.empty()) {
-      auto joined =
-          plan::JoinUsing(std::move(left), std::move(right), type, relation.using_columns);
+    if (relation.natural || !relation.using_columns.empty()) {
+      const std::vector<std::string> columns =
+          relation.natural ? plan::NaturalJoinColumns(*left, *right) : relation.using_columns;
+      auto joined = plan::JoinUsing(std::move(left), std::move(right), type, columns,
+                                    /*keep_side_keys=*/true);
       return joined.ok() ? joined : At(joined.status(), relation.position);
     }
     TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(relation.condition));
@@ -976,6 +1114,10 @@ class Binder : public internal::RelationBinder {
       }
     }
     std::vector<plan::NamedExpr> items;
+    // `generator(...) AS (a, b)`: the generator is planned here, the items read its columns.
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        const bool multi_alias,
+        internal::BindMultiAliasGenerator(statement_, query.select, &input, &items));
     bool aggregates = query.having != nullptr || !query.group_by.empty();
     for (const SelectItem& item : query.select) {
       if (item.IsStar()) {
@@ -983,12 +1125,16 @@ class Binder : public internal::RelationBinder {
         for (const std::string& part : item.star_qualifier) {
           path += QuoteIdentifier(part) + ".";
         }
-        items.push_back({expr::Col(path + "*"), ""});
+        if (!multi_alias) {
+          items.push_back({expr::Col(path + "*"), ""});
+        }
         continue;
       }
       TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(item.expr));
       aggregates = aggregates || ContainsAggregate(*item.expr);
-      items.push_back({item.expr, item.alias});
+      if (!multi_alias) {
+        items.push_back({item.expr, item.alias});
+      }
     }
     // QUALIFY: the condition is computed as a hidden last item (window calls in it join the
     // SELECT list's window node), the rows filtered on it, and the item projected away.
@@ -1172,7 +1318,45 @@ class Binder : public internal::RelationBinder {
     return key;
   }
 
+  // ORDER BY an aggregate the SELECT list does not compute (`SELECT a FROM t GROUP BY a ORDER
+  // BY sum(b)`): Spark computes it in the aggregation as a hidden column. Here the query gains
+  // one SELECT item per such aggregate, sorts by it and drops it again; null when no ORDER BY
+  // item needs this.
+  Result<LogicalPlanPtr> OrderByHiddenAggregates(const sql::Query& query) {
+    if (query.kind != QueryKind::kSelect || query.distinct || query.order_by_all ||
+        std::any_of(query.select.begin(), query.select.end(),
+                    [](const SelectItem& s) { return s.IsStar(); })) {
+      return LogicalPlanPtr();
+    }
+    sql::Query rewritten = query;
+    std::vector<std::string> hidden;
+    for (OrderItem& order : rewritten.order_by) {
+      if (Ordinal(*order.expr).has_value() || !ContainsAggregate(*order.expr) ||
+          std::any_of(query.select.begin(), query.select.end(), [&](const SelectItem& s) {
+            return s.expr->ToString() == order.expr->ToString();
+          })) {
+        continue;
+      }
+      SelectItem item;
+      item.expr = order.expr;
+      item.alias = fmt::format("__order_by_{}", hidden.size());
+      item.position = rewritten.position;
+      order.expr = expr::Col(item.alias);
+      hidden.push_back(item.alias);
+      rewritten.select.push_back(std::move(item));
+    }
+    if (hidden.empty()) {
+      return LogicalPlanPtr();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, QueryInScope(rewritten));
+    return plan::Drop(std::move(plan), hidden);
+  }
+
   Result<LogicalPlanPtr> QueryInScope(const sql::Query& query) {
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr with_hidden_order, OrderByHiddenAggregates(query));
+    if (with_hidden_order != nullptr) {
+      return with_hidden_order;
+    }
     for (const CommonTableExpression& cte : query.with) {
       TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Query(*cte.query));
       scopes_.back()[AsciiLower(cte.name)] = plan->WithAlias(cte.name);
@@ -1258,9 +1442,42 @@ class Binder : public internal::RelationBinder {
     }
     if (query.limit != nullptr) {
       const expr::Expression& limit = *query.limit;
+      // Spark's LIMIT takes any foldable integer expression (`LIMIT 1 + 1`).
       std::optional<int64_t> count = Ordinal(limit);
-      if (!count.has_value() || *count < 0) {
-        return At(Status::InvalidArgument("LIMIT takes a non-negative integer literal"), limit);
+      if (!count.has_value()) {
+        auto value = internal::ConstantValue(limit, catalog_.eval);
+        if (!value.ok()) {
+          return At(Status::InvalidArgument(fmt::format(
+                        "[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] The limit like expression "
+                        "\"{}\" is invalid. The limit expression must evaluate to a constant "
+                        "value.",
+                        limit.ToString())),
+                    limit);
+        }
+        if (value->IsNull()) {
+          return At(Status::InvalidArgument(fmt::format(
+                        "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL] The limit like expression "
+                        "\"{}\" is invalid. The evaluated limit expression must not be null.",
+                        limit.ToString())),
+                    limit);
+        }
+        if (!value->Type()->IsInteger()) {
+          return At(Status::InvalidArgument(fmt::format(
+                        "[INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE] The limit like expression "
+                        "\"{}\" is invalid. The limit expression must be integer type, but got "
+                        "\"{}\".",
+                        limit.ToString(), value->Type()->Sql())),
+                    limit);
+        }
+        count = value->IntValue();
+      }
+      if (*count < 0) {
+        return At(Status::InvalidArgument(fmt::format(
+                      "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] The limit like expression "
+                      "\"{}\" is invalid. The limit expression must be equal to or greater than "
+                      "0, but got {}.",
+                      limit.ToString(), *count)),
+                  limit);
       }
       TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Limit(plan, *count));
     }
@@ -1270,7 +1487,10 @@ class Binder : public internal::RelationBinder {
   // INSERT rows in the table's column order and types: by position, or by the column list
   // (columns not listed are null), each cast to the table's type.
   Result<LogicalPlanPtr> InsertRows(const Insert& insert, const std::string& path) {
-    auto target = plan::ScanDeltaTable(catalog_, path, {}, "");
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> file_table,
+                              internal::FileTableOf(statement_, catalog_, insert.table));
+    auto target = file_table ? plan::ScanFileTable(catalog_, *file_table, "")
+                             : plan::ScanDeltaTable(catalog_, path, {}, "");
     if (!target.ok()) {
       return At(target.status(), insert.table.position);
     }
@@ -1329,14 +1549,28 @@ class Binder : public internal::RelationBinder {
       if (create->streaming) {
         return CreateStreamingTable(*create);
       }
-      if (!create->provider.empty() && create->provider != "delta") {
-        return At(
-            Status::NotImplemented(fmt::format(
-                "CREATE TABLE ... USING {}: only Delta tables can be created", create->provider)),
-            statement_.position);
-      }
+      TRIBUTARY_RETURN_NOT_OK(internal::CheckCreateProvider(statement_, *create));
       bound.kind = BoundKind::kCreateTable;
       bound.create = *create;
+      if (plan::IsFileTableProvider(create->provider)) {
+        bound.schema = DeclaredSchema(create->columns);
+        if (create->query != nullptr) {
+          TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, Query(*create->query));
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            bound.file_table,
+            internal::BindFileTableCreate(statement_, catalog_, *create, bound.schema, bound.plan));
+        bound.path = bound.file_table.location;
+        if (bound.plan != nullptr) {
+          // The query's columns in the table's order (partition columns last).
+          std::vector<plan::NamedExpr> items;
+          for (const columnar::Field& field : bound.file_table.schema->Fields()) {
+            items.push_back({plan::ExactColumn(field.Name()), field.Name()});
+          }
+          TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, plan::Select(bound.plan, items));
+        }
+        return bound;
+      }
       if (!create->location.empty()) {
         TRIBUTARY_ASSIGN_OR_RAISE(bound.path,
                                   LocalTablePath(create->location, statement_.position));
@@ -1415,6 +1649,19 @@ class Binder : public internal::RelationBinder {
     if (const auto* show = std::get_if<ShowTables>(&body)) {
       TRIBUTARY_ASSIGN_OR_RAISE(bound.plan, internal::ShowTablesPlan(statement_, catalog_, *show));
       return bound;
+    }
+    if (const auto* command = std::get_if<SchemaCommand>(&body)) {
+      return internal::BindSchemaCommand(statement_, catalog_, *command);
+    }
+    if (const auto* remove = std::get_if<Delete>(&body)) {
+      TRIBUTARY_RETURN_NOT_OK(
+          internal::CheckNotFileTable(statement_, catalog_, remove->table, "DELETE"));
+    } else if (const auto* update = std::get_if<Update>(&body)) {
+      TRIBUTARY_RETURN_NOT_OK(
+          internal::CheckNotFileTable(statement_, catalog_, update->table, "UPDATE"));
+    } else if (const auto* merge = std::get_if<Merge>(&body)) {
+      TRIBUTARY_RETURN_NOT_OK(
+          internal::CheckNotFileTable(statement_, catalog_, merge->target, "MERGE INTO TABLE"));
     }
     if (std::holds_alternative<Delete>(body) || std::holds_alternative<Update>(body) ||
         std::holds_alternative<Merge>(body) || std::holds_alternative<AutoCdc>(body)) {

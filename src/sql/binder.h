@@ -5,7 +5,10 @@
 // HISTORY/DETAIL, DESCRIBE TABLE and SHOW TABLES are plans of rows read from the table's log,
 // its schema or the warehouse listing; so are DESCRIBE EXTENDED, DESCRIBE QUERY and SHOW
 // COLUMNS / TBLPROPERTIES / CREATE TABLE (binder_utility.cc). EXPLAIN binds its query; SET,
-// RESET, USE and SHOW VIEWS are bound to kinds the session runs, as they change or read it.
+// RESET, USE and SHOW VIEWS are bound to kinds the session runs, as they change or read it; so
+// are CREATE and DROP SCHEMA, while SHOW SCHEMAS and SHOW TABLES [IN schema] are plans of the
+// warehouse listing (binder_catalog.cc, binder_utility.cc). CREATE TABLE ... USING parquet |
+// json | csv binds to the catalog entry of a data source table (plan/warehouse_catalog.h).
 // Writes (CREATE TABLE, INSERT), DROP TABLE and the Delta maintenance commands (OPTIMIZE,
 // VACUUM) are bound to their table's path and described for the caller, which owns the table
 // writer and the session (the API's Session::Sql, which runs them eagerly, as Spark runs
@@ -49,6 +52,7 @@
 #include "plan/data_sources.h"
 #include "plan/delta_dml.h"
 #include "plan/logical_plan.h"
+#include "plan/warehouse_catalog.h"
 #include "sql/ast.h"
 
 namespace tributary::sql {
@@ -73,6 +77,8 @@ enum class BoundKind : uint8_t {
   kResetConfig,           // reset_config: the statement
   kUse,                   // use: the statement
   kShowViews,             // show: the statement (the session lists its views)
+  kCreateSchema,          // schema_command: CREATE SCHEMA (the session creates it)
+  kDropSchema,            // schema_command: DROP SCHEMA (the session drops it)
 };
 
 /// A bound statement. `path` is the target table's root (warehouse/<name>, or the path of
@@ -95,6 +101,12 @@ struct BoundStatement {
   ResetConfig reset_config;
   Use use;
   ShowTableInfo show;
+  /// kCreateSchema, kDropSchema; kUse: the schema to use, lowercased, in parts[0].
+  SchemaCommand schema_command;
+  /// kCreateTable of a data source table (USING parquet | json | csv): the catalog entry to
+  /// write, schema complete (declared, the query's, or inferred from LOCATION's files) and
+  /// partition columns last; provider "delta" for a Delta table.
+  plan::TableEntry file_table;
   /// kDelete, kUpdate: what columns may be qualified with (the alias, else the table's name;
   /// empty for a path without alias), the WHERE condition (null: every row) and UPDATE's SET
   /// list, each column the target's as the schema spells it (a dotted path into a struct).

@@ -3,13 +3,18 @@
 //   binder.cc      queries, FROM relations, DDL, DESCRIBE/SHOW and the maintenance commands
 //   binder_dml.cc  DELETE, UPDATE, MERGE INTO, AUTO CDC flows and table_changes(...)
 //   binder_sources.cc  the arguments of read_kafka(...) and read_kinesis(...)
-//   binder_utility.cc  SET, RESET, USE, DESCRIBE TABLE and SHOW (but SHOW TABLES)
+//   binder_utility.cc  SET, RESET, USE, DESCRIBE TABLE and SHOW
+//   binder_catalog.cc  schemas, data source tables (CREATE TABLE ... USING parquet)
 
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "plan/plan_builder.h"
 #include "sql/ast.h"
 #include "sql/binder.h"
 
@@ -65,10 +70,87 @@ bool IsUtilityStatement(const StatementBody& body);
 Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catalog& catalog,
                                    RelationBinder* binder);
 
-/// SHOW TABLES [LIKE pattern]: namespace, tableName, isTemporary for each Delta table of the
-/// warehouse and each external table.
+/// SHOW TABLES [IN schema] [LIKE pattern]: namespace, tableName, isTemporary for each table of
+/// the schema (plan::ListSchemaTables, as Session::ListTables) and each temporary view
+/// (namespace empty, isTemporary true, as Spark lists them whatever the schema).
 Result<plan::LogicalPlanPtr> ShowTablesPlan(const Statement& statement,
                                             const plan::Catalog& catalog, const ShowTables& show);
+
+// ---- the warehouse catalog (binder_catalog.cc) ----
+
+/// The schema a SCHEMA/DATABASE/USE statement names (`s` or `spark_catalog.s`), lowercased;
+/// InvalidArgument placed at `position` for other shapes.
+Result<std::string> SchemaOfNamespace(const Statement& statement,
+                                      const std::vector<std::string>& parts,
+                                      const SourcePosition& position);
+
+/// `spark_catalog`.`schema`.`table` for a table name, as Spark's errors print it.
+std::string SparkTableName(const plan::Catalog& catalog, const TableName& table);
+
+/// The catalog entry of `table` when it names a data source table (USING parquet | json |
+/// csv); nullopt for Delta tables, paths and unknown names.
+Result<std::optional<plan::TableEntry>> FileTableOf(const Statement& statement,
+                                                    const plan::Catalog& catalog,
+                                                    const TableName& table);
+
+/// Spark's [UNSUPPORTED_FEATURE.TABLE_OPERATION] for `operation` (DELETE, UPDATE, MERGE INTO
+/// TABLE) on a data source table, placed at the name; OK for other tables.
+Status CheckNotFileTable(const Statement& statement, const plan::Catalog& catalog,
+                         const TableName& table, std::string_view operation);
+
+/// Refuses a CREATE TABLE provider other than delta, parquet, json and csv: orc, hive, avro
+/// and text by name, others as Spark's [DATA_SOURCE_NOT_FOUND].
+Status CheckCreateProvider(const Statement& statement, const CreateTable& create);
+
+/// The catalog entry CREATE TABLE ... USING parquet | json | csv writes: managed (in the
+/// schema's folder) or at LOCATION; the schema declared, the AS `query`'s, or inferred from
+/// LOCATION's files; partition columns moved last. Spark's errors for CTAS with columns,
+/// unknown partition columns, all columns partitioned, OR REPLACE and a missing schema.
+Result<plan::TableEntry> BindFileTableCreate(const Statement& statement,
+                                             const plan::Catalog& catalog,
+                                             const CreateTable& create,
+                                             columnar::SchemaPtr declared,
+                                             const plan::LogicalPlanPtr& query);
+
+/// CREATE / DROP SCHEMA to their kinds (the schema in schema_command.parts[0]); SHOW SCHEMAS
+/// to the plan of its rows (column namespace).
+Result<BoundStatement> BindSchemaCommand(const Statement& statement, const plan::Catalog& catalog,
+                                         const SchemaCommand& command);
+
+/// A kLateralView, kPivot or kUnpivot relation over `input`, the plan of its `left`
+/// (binder_pivot.cc); errors placed in `statement`'s text.
+Result<plan::LogicalPlanPtr> BindFromClauseExtension(const Statement& statement,
+                                                     const Relation& relation,
+                                                     plan::LogicalPlanPtr input,
+                                                     const expr::EvalContext& eval);
+
+/// TABLESAMPLE over `input` (binder_pivot.cc): a LIMIT for ROWS, a random filter otherwise.
+Result<plan::LogicalPlanPtr> BindTableSample(const Statement& statement,
+                                             const TableSampleClause& sample,
+                                             plan::LogicalPlanPtr input,
+                                             const expr::EvalContext& eval);
+
+/// A SELECT list with a `generator(...) AS (a, b)` item (binder_pivot.cc): `*input` becomes the
+/// generator's plan over it (plan::Generate) and `*items` the list over that plan, stars
+/// expanded to the columns before the generator. False (nothing changed) when no item has
+/// such aliases; MULTI_ALIAS_WITHOUT_GENERATOR when the item is no generator.
+Result<bool> BindMultiAliasGenerator(const Statement& statement,
+                                     const std::vector<SelectItem>& select,
+                                     plan::LogicalPlanPtr* input,
+                                     std::vector<plan::NamedExpr>* items);
+
+/// `left JOIN LATERAL (query) alias [ON condition]` (or `left, LATERAL (...)`), `left` bound
+/// (binder_pivot.cc): the query's FROM item joined to `left` on the WHERE conjuncts that read
+/// `left`'s columns, its SELECT list computed over each pair. Supported for INNER, CROSS and LEFT
+/// joins of a query without aggregates, grouping, DISTINCT, ORDER BY or LIMIT; NotImplemented
+/// otherwise. `bind_relation` binds the query's FROM item in the binder's scope.
+Result<plan::LogicalPlanPtr> BindLateralJoin(
+    const Statement& statement, const Relation& join, plan::LogicalPlanPtr left,
+    const std::function<Result<plan::LogicalPlanPtr>(const Relation&)>& bind_relation);
+
+/// The value of a constant expression (no column references: `1 + 1`, `CAST('5' AS INT)`),
+/// evaluated now (binder_pivot.cc); strings, int and bigint values only, else InvalidArgument.
+Result<expr::Scalar> ConstantValue(const expr::Expression& e, const expr::EvalContext& eval);
 
 /// PlaceCommandError for kDelete, kUpdate and kMerge.
 Status PlaceRowChangeError(const Statement& statement, const BoundStatement& bound,

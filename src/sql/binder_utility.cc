@@ -14,39 +14,46 @@ namespace tributary::sql::internal {
 
 namespace {
 
-// The only database: the warehouse's tables are all in `default`, as Spark's
-// spark_catalog.default.
-bool IsDefaultDatabase(const std::vector<std::string>& parts) {
-  return (parts.size() == 1 && EqualsIgnoreAsciiCase(parts[0], "default")) ||
-         (parts.size() == 2 && EqualsIgnoreAsciiCase(parts[0], "spark_catalog") &&
-          EqualsIgnoreAsciiCase(parts[1], "default"));
+// The schema `name` (`s` or `spark_catalog.s`) when it exists, else Spark's
+// [SCHEMA_NOT_FOUND] placed at `position`.
+Result<std::string> ExistingSchema(const Statement& statement, const plan::Catalog& catalog,
+                                   const std::vector<std::string>& parts,
+                                   const SourcePosition& position) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::string schema, SchemaOfNamespace(statement, parts, position));
+  TRIBUTARY_ASSIGN_OR_RAISE(const bool exists, plan::SchemaExists(catalog, schema));
+  if (!exists) {
+    return StatusAt(statement, plan::SchemaNotFoundError(schema), position);
+  }
+  return schema;
 }
 
-Status SchemaNotFound(const std::string& name) {
-  return Status::NotFound(fmt::format(
-      "[SCHEMA_NOT_FOUND] The schema `{}` cannot be found. Verify the spelling and correctness "
-      "of the schema and catalog.",
-      name));
-}
-
-// The table's root and the name Spark prints: spark_catalog.default.t for a name (db.t keeps
-// its database), delta.`/path` for a path.
-Result<plan::TableInfoTarget> Target(const Statement& statement, const TableName& table,
-                                     RelationBinder* binder) {
+// The table's root and the name Spark prints: spark_catalog.<schema>.t for a name,
+// delta.`/path` for a path; a data source table's catalog entry with it.
+Result<plan::TableInfoTarget> Target(const Statement& statement, const plan::Catalog& catalog,
+                                     const TableName& table, RelationBinder* binder) {
   plan::TableInfoTarget target;
-  TRIBUTARY_ASSIGN_OR_RAISE(target.path, binder->TablePath(table));
   if (table.IsPath()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(target.path, binder->TablePath(table));
     target.name = "delta.`" + target.path + "`";
     return target;
   }
-  std::vector<std::string> parts;
+  std::string dotted;
   for (const std::string& part : table.parts) {
-    parts.push_back(AsciiLower(part));
+    dotted += dotted.empty() ? part : "." + part;
   }
-  if (parts.size() > 1 && !IsDefaultDatabase({parts.begin(), parts.end() - 1})) {
-    return StatusAt(statement, SchemaNotFound(parts[parts.size() - 2]), table.position);
+  Result<plan::QualifiedName> qualified = plan::QualifyTableName(catalog, dotted);
+  if (!qualified.ok()) {
+    return StatusAt(statement, qualified.status(), table.position);
   }
-  target.name = "spark_catalog.default." + parts.back();
+  TRIBUTARY_RETURN_NOT_OK(
+      ExistingSchema(statement, catalog, {qualified->schema}, table.position).status());
+  TRIBUTARY_ASSIGN_OR_RAISE(target.path, binder->TablePath(table));
+  target.name = "spark_catalog." + qualified->schema + "." + qualified->table;
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<plan::TableEntry> entry,
+                            FileTableOf(statement, catalog, table));
+  if (entry) {
+    target.file_table = std::make_shared<const plan::TableEntry>(*std::move(entry));
+  }
   return target;
 }
 
@@ -105,42 +112,28 @@ bool IsUtilityStatement(const StatementBody& body) {
 
 Result<plan::LogicalPlanPtr> ShowTablesPlan(const Statement& statement,
                                             const plan::Catalog& catalog, const ShowTables& show) {
+  std::string schema = catalog.current_schema;
   if (!show.database.empty()) {
-    return StatusAt(statement,
-                    Status::NotImplemented("SHOW TABLES IN <database>: the warehouse has no "
-                                           "databases yet"),
-                    statement.position);
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        schema, ExistingSchema(statement, catalog, {show.database}, statement.position));
   }
   std::vector<std::vector<std::string>> rows;
-  auto entries = catalog.fs->List(catalog.warehouse, storage::ListOptions{});
-  if (!entries.ok() && !entries.status().IsNotFound()) {
-    return entries.status();
-  }
-  if (entries.ok()) {
-    for (const storage::FileInfo& entry : *entries) {
-      const std::string name = entry.path.substr(entry.path.find_last_of('/') + 1);
-      if (!entry.is_directory || name.empty() || name[0] == '.' || name[0] == '_') {
-        continue;
-      }
-      if (!show.pattern.empty() && !MatchesShowPattern(show.pattern, name)) {
-        continue;
-      }
-      auto log = catalog.fs->List(entry.path + "/_delta_log", storage::ListOptions{});
-      if (log.ok() && !log->empty()) {
-        rows.push_back({"", name, "false"});
-      }
-    }
-  }
-  // External tables (CREATE TABLE ... LOCATION) are in the warehouse by their catalog entry.
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> external, plan::ListExternalTables(catalog));
-  for (const std::string& name : external) {
+  // The schema's tables, listed as Session::ListTables lists them.
+  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<std::string> tables,
+                            plan::ListSchemaTables(catalog, schema));
+  for (const std::string& name : tables) {
     if (show.pattern.empty() || MatchesShowPattern(show.pattern, name)) {
-      rows.push_back({"", name, "false"});
+      rows.push_back({schema, name, "false"});
     }
   }
-  // An external table located inside the warehouse is both a directory and an entry.
-  std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  // Temporary views belong to no schema, and Spark lists them in every one.
+  if (catalog.session_views) {
+    for (const std::string& name : catalog.session_views()) {
+      if (show.pattern.empty() || MatchesShowPattern(show.pattern, name)) {
+        rows.push_back({"", name, "true"});
+      }
+    }
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(
       plan::LogicalPlanPtr strings,
       plan::StringRowsPlan({"namespace", "tableName", "isTemporary"}, rows, "SHOW TABLES"));
@@ -171,11 +164,11 @@ Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catal
     return bound;
   }
   if (const auto* use = std::get_if<Use>(&body)) {
-    if (!IsDefaultDatabase(use->parts)) {
-      return StatusAt(statement, SchemaNotFound(use->parts.back()), use->position);
-    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string schema,
+                              ExistingSchema(statement, catalog, use->parts, use->position));
     bound.kind = BoundKind::kUse;
     bound.use = *use;
+    bound.schema_command.parts = {std::move(schema)};
     return bound;
   }
   const TableName* table = nullptr;
@@ -183,8 +176,9 @@ Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catal
     table = &describe->table;
   } else {
     bound.show = std::get<ShowTableInfo>(body);
-    if (!bound.show.database.empty() && !IsDefaultDatabase({bound.show.database})) {
-      return StatusAt(statement, SchemaNotFound(bound.show.database), statement.position);
+    if (!bound.show.database.empty()) {
+      TRIBUTARY_RETURN_NOT_OK(
+          ExistingSchema(statement, catalog, {bound.show.database}, statement.position).status());
     }
     if (bound.show.kind == ShowKind::kViews) {
       bound.kind = BoundKind::kShowViews;
@@ -204,7 +198,8 @@ Result<BoundStatement> BindUtility(const Statement& statement, const plan::Catal
       return bound;
     }
   }
-  TRIBUTARY_ASSIGN_OR_RAISE(plan::TableInfoTarget target, Target(statement, *table, binder));
+  TRIBUTARY_ASSIGN_OR_RAISE(plan::TableInfoTarget target,
+                            Target(statement, catalog, *table, binder));
   Result<plan::LogicalPlanPtr> rows =
       describe != nullptr ? plan::DescribeTableInfo(catalog, target, describe->extended)
       : bound.show.kind == ShowKind::kColumns ? plan::ShowColumns(catalog, target)

@@ -164,6 +164,12 @@ Result<Statement> Parser::ParseOneStatement() {
   if (IsQueryStart(0)) {
     TRIBUTARY_ASSIGN_OR_RAISE(QueryPtr query, ParseQuery());
     statement.body = std::move(query);
+  } else if ((first.IsKeyword("CREATE") || first.IsKeyword("DROP")) && IsSchemaWord(1)) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseSchemaCommand());
+  } else if (first.IsKeyword("SHOW") &&
+             (Peek(1).IsKeyword("SCHEMAS") || Peek(1).IsKeyword("DATABASES") ||
+              Peek(1).IsKeyword("NAMESPACES"))) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseSchemaCommand());
   } else if (first.IsKeyword("CREATE") && Peek(1).IsKeyword("FLOW")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseAutoCdc());
   } else if (first.IsKeyword("CREATE")) {
@@ -309,6 +315,8 @@ Result<StatementBody> Parser::ParseCreate() {
       TRIBUTARY_ASSIGN_OR_RAISE(create.comment, StringLiteral("a comment string"));
     } else if (AcceptKeyword("TBLPROPERTIES")) {
       TRIBUTARY_ASSIGN_OR_RAISE(create.properties, ParseProperties());
+    } else if (!create.streaming && AcceptKeyword("OPTIONS")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(create.options, ParseProperties());
     } else {
       break;
     }
@@ -318,8 +326,9 @@ Result<StatementBody> Parser::ParseCreate() {
     TRIBUTARY_ASSIGN_OR_RAISE(create.query, ParseQuery());
   }
   if (!AtEnd() && !Peek().IsOperator(";")) {
-    return Unexpected("a CREATE TABLE clause or the end of the statement",
-                      {"USING", "PARTITIONED", "LOCATION", "COMMENT", "TBLPROPERTIES", "AS"});
+    return Unexpected(
+        "a CREATE TABLE clause or the end of the statement",
+        {"USING", "OPTIONS", "PARTITIONED", "LOCATION", "COMMENT", "TBLPROPERTIES", "AS"});
   }
   return create;
 }
@@ -669,6 +678,67 @@ Result<StatementBody> Parser::ParseDropTable() {
   }
   TRIBUTARY_ASSIGN_OR_RAISE(drop.table, ParseTableName(false));
   return drop;
+}
+
+bool Parser::IsSchemaWord(size_t ahead) const {
+  const Token& word = Peek(ahead);
+  return word.IsKeyword("SCHEMA") || word.IsKeyword("DATABASE") || word.IsKeyword("NAMESPACE");
+}
+
+// CREATE schema-word [IF NOT EXISTS] name {COMMENT 'text' | LOCATION 'path' |
+// WITH (DBPROPERTIES | PROPERTIES) properties}; DROP schema-word [IF EXISTS] name
+// [RESTRICT | CASCADE]; SHOW (SCHEMAS | DATABASES | NAMESPACES) [[LIKE] 'pattern'].
+Result<StatementBody> Parser::ParseSchemaCommand() {
+  SchemaCommand command;
+  command.position = Peek().position;
+  const Token& verb = Next();
+  if (verb.IsKeyword("SHOW")) {
+    Next();
+    command.kind = SchemaCommandKind::kShow;
+    AcceptKeyword("LIKE");
+    if (Peek().kind == TokenKind::kString) {
+      command.pattern = Next().text;
+    }
+    return command;
+  }
+  command.kind = verb.IsKeyword("CREATE") ? SchemaCommandKind::kCreate : SchemaCommandKind::kDrop;
+  Next();
+  if (AcceptKeyword("IF")) {
+    if (command.kind == SchemaCommandKind::kCreate) {
+      TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("NOT"));
+      command.if_not_exists = true;
+    } else {
+      command.if_exists = true;
+    }
+    TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+  }
+  command.position = Peek().position;
+  do {
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string part, Identifier("a schema name"));
+    command.parts.push_back(std::move(part));
+  } while (AcceptOperator("."));
+  if (command.kind == SchemaCommandKind::kDrop) {
+    if (AcceptKeyword("CASCADE")) {
+      command.cascade = true;
+    } else {
+      AcceptKeyword("RESTRICT");
+    }
+    return command;
+  }
+  while (true) {
+    if (AcceptKeyword("COMMENT")) {
+      TRIBUTARY_RETURN_NOT_OK(StringLiteral("a comment string").status());
+    } else if (AcceptKeyword("LOCATION")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(command.location, StringLiteral("a location string"));
+    } else if (AcceptKeyword("WITH")) {
+      if (!AcceptKeyword("DBPROPERTIES") && !AcceptKeyword("PROPERTIES")) {
+        return Unexpected("DBPROPERTIES or PROPERTIES", {"DBPROPERTIES", "PROPERTIES"});
+      }
+      TRIBUTARY_RETURN_NOT_OK(ParseProperties().status());
+    } else {
+      return command;
+    }
+  }
 }
 
 // The source text from `first` through the last token read.

@@ -6,7 +6,8 @@
 //   statement  = query
 //              | CREATE [OR REPLACE] TABLE [IF NOT EXISTS] table [ "(" column {"," column} ")" ]
 //                  { USING word | PARTITIONED BY "(" name {"," name} ")" | LOCATION 'path'
-//                  | COMMENT 'text' | TBLPROPERTIES "(" property {"," property} ")" }
+//                  | COMMENT 'text' | TBLPROPERTIES "(" property {"," property} ")"
+//                  | OPTIONS "(" property {"," property} ")" }
 //                  [ [AS] query ]
 //              | CREATE [OR REFRESH] STREAMING TABLE table [ "(" column {"," column} ")" ]
 //                  { PARTITIONED BY ... | COMMENT ... | TBLPROPERTIES ... } [AS query]
@@ -14,6 +15,12 @@
 //              | INSERT (INTO | OVERWRITE) [TABLE] table [ "(" name {"," name} ")" ] query
 //              | (DESCRIBE | DESC) [TABLE | DETAIL | HISTORY] table [LIMIT n]   ; LIMIT: HISTORY
 //              | SHOW TABLES [(IN | FROM) name] [[LIKE] 'pattern']
+//              | CREATE (SCHEMA | DATABASE | NAMESPACE) [IF NOT EXISTS] name {"." name}
+//                  { COMMENT 'text' | LOCATION 'path' | WITH (DBPROPERTIES | PROPERTIES)
+//                  "(" property {"," property} ")" }
+//              | DROP (SCHEMA | DATABASE | NAMESPACE) [IF EXISTS] name {"." name}
+//                  [RESTRICT | CASCADE]
+//              | SHOW (SCHEMAS | DATABASES | NAMESPACES) [[LIKE] 'pattern']
 //              | OPTIMIZE table [WHERE expr]
 //              | VACUUM table [RETAIN number HOURS] [DRY RUN]
 //              | DROP TABLE [IF EXISTS] table

@@ -29,6 +29,13 @@ Result<columnar::DataTypePtr> Parser::ParseType() {
     return Unexpected("a type");
   }
   Next();
+  // INTERVAL YEAR TO MONTH, INTERVAL DAY, ...: the unit words belong to the type's text.
+  if (first.IsKeyword("INTERVAL") && IsIntervalUnit(Peek())) {
+    Next();
+    if (Peek().IsKeyword("TO") && IsIntervalUnit(Peek(1))) {
+      pos_ += 2;
+    }
+  }
   const std::string_view open =
       OneOf(first.text, {"array", "map", "struct"})                         ? "<"
       : OneOf(first.text, {"decimal", "dec", "numeric", "varchar", "char"}) ? "("
@@ -406,13 +413,15 @@ Result<ExprPtr> Parser::IntervalLiteral(const Token& keyword) {
   std::vector<std::pair<std::string, std::string>> parts;
   while (true) {
     const bool minus = Peek().IsOperator("-");
-    const Token& value = Peek(minus ? 1 : 0);
-    const Token& unit = Peek(minus ? 2 : 1);
+    // A plus sign changes nothing: INTERVAL +'-1-1' YEAR TO MONTH is -1-1, as in Spark.
+    const bool sign = minus || Peek().IsOperator("+");
+    const Token& value = Peek(sign ? 1 : 0);
+    const Token& unit = Peek(sign ? 2 : 1);
     if ((value.kind != TokenKind::kNumber && value.kind != TokenKind::kString) ||
         !IsIntervalUnit(unit)) {
       break;
     }
-    pos_ += minus ? 3 : 2;
+    pos_ += sign ? 3 : 2;
     // A minus sign negates the value: INTERVAL -'-1' DAY is one day, as in Spark.
     std::string text = value.text;
     if (minus && !text.empty() && text[0] == '-') {
@@ -535,8 +544,13 @@ Result<ExprPtr> Parser::ParsePrimaryUntracked() {
       return expr::Lit(std::move(value));
     }
   }
-  if (token.IsKeyword("INTERVAL") && (after.kind == TokenKind::kString ||
-                                      after.kind == TokenKind::kNumber || after.IsOperator("-"))) {
+  // INTERVAL +'1' YEAR is a literal; `interval + x` (a column named interval) stays a sum.
+  if (token.IsKeyword("INTERVAL") &&
+      (after.kind == TokenKind::kString || after.kind == TokenKind::kNumber ||
+       after.IsOperator("-") ||
+       (after.IsOperator("+") &&
+        (Peek(2).kind == TokenKind::kString || Peek(2).kind == TokenKind::kNumber) &&
+        IsIntervalUnit(Peek(3))))) {
     Next();
     return IntervalLiteral(token);
   }
@@ -770,8 +784,6 @@ namespace {
 
 // The type a cast-alias function name stands for (Spark's FunctionRegistry castAlias list), or
 // null for any other name. decimal(x) is DECIMAL(10,0), Spark's default decimal.
-std::string SqlTypeText(const columnar::DataType& type);
-
 columnar::DataTypePtr TypeConstructorType(const std::string& function) {
   using columnar::DataType;
   static const std::pair<std::string_view, columnar::DataTypePtr (*)()> kTypes[] = {
@@ -905,20 +917,43 @@ Result<ExprPtr> Parser::FunctionCall() {
       Next();
       args.push_back(expr::Lit(expr::Scalar::String(AsciiUpper(unit->text))));
     }
+    // struct(a AS x, b): Spark's named fields; the others are named as struct() names them.
+    const bool is_struct = name.IsKeyword("struct");
+    std::vector<std::string> field_aliases;
     do {
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr arg, LambdaOrExpr());
       args.push_back(std::move(arg));
+      field_aliases.emplace_back();
+      if (is_struct && AcceptKeyword("AS")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(field_aliases.back(), Identifier("a field name", true));
+      }
     } while (AcceptOperator(","));
     if (unit != nullptr && args.size() != 3) {
       args[0] = Track(expr::Col(unit->text), unit->position);
     }
+    if (std::any_of(field_aliases.begin(), field_aliases.end(),
+                    [](const std::string& alias) { return !alias.empty(); })) {
+      std::vector<ExprPtr> pairs;
+      for (size_t i = 0; i < args.size(); ++i) {
+        const expr::Op op = args[i]->GetOp();
+        std::string field = !field_aliases[i].empty() ? field_aliases[i]
+                            : op == expr::Op::kColumn || op == expr::Op::kGetField
+                                ? args[i]->Name()
+                                : fmt::format("col{}", i + 1);
+        pairs.push_back(expr::Lit(expr::Scalar::String(std::move(field))));
+        pairs.push_back(args[i]);
+      }
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
+      return Track(expr::Function("named_struct", std::move(pairs)), name.position);
+    }
   }
-  // first/last/any_value(x IGNORE NULLS) and first(x) IGNORE NULLS: Spark's spellings of
-  // their ignoreNulls argument (RESPECT NULLS is the default).
+  // first/last/any_value(x IGNORE NULLS), first(x) IGNORE NULLS and nth_value(x, n) IGNORE
+  // NULLS: Spark's spellings of their ignoreNulls argument (RESPECT NULLS is the default).
   const bool takes_ignore_nulls =
-      args.size() == 1 &&
-      (name.IsKeyword("first") || name.IsKeyword("first_value") || name.IsKeyword("last") ||
-       name.IsKeyword("last_value") || name.IsKeyword("any_value"));
+      (args.size() == 1 &&
+       (name.IsKeyword("first") || name.IsKeyword("first_value") || name.IsKeyword("last") ||
+        name.IsKeyword("last_value") || name.IsKeyword("any_value"))) ||
+      (args.size() == 2 && name.IsKeyword("nth_value"));
   const auto accept_nulls_option = [&] {
     if (takes_ignore_nulls && (Peek().IsKeyword("IGNORE") || Peek().IsKeyword("RESPECT")) &&
         Peek(1).IsKeyword("NULLS")) {
@@ -1078,7 +1113,7 @@ Result<ExprPtr> Parser::FunctionCall() {
     if (!type.ok()) {
       return ErrorAt(name, fmt::format("schema_of_csv: {}", type.status().Message()));
     }
-    return expr::Lit(expr::Scalar::String(SqlTypeText(**type)));
+    return expr::Lit(expr::Scalar::String((*type)->Sql()));
   }
   if (name.IsKeyword("from_csv") && (args.size() == 2 || args.size() == 3)) {
     // from_csv(text, 'a INT, b STRING' [, map(...)]): the schema as a type, as from_json.
@@ -1139,9 +1174,20 @@ Result<ExprPtr> Parser::WindowClause(const Token& name, std::vector<ExprPtr> arg
   const Token& over = Next();
   expr::WindowSpec spec;
   std::vector<ExprPtr> keys;
-  if (Peek().kind == TokenKind::kWord || Peek().kind == TokenKind::kQuotedWord) {
-    // OVER w: a name the query's WINDOW clause defines.
+  const bool parenthesized_name =
+      Peek().IsOperator("(") &&
+      (Peek(1).kind == TokenKind::kWord || Peek(1).kind == TokenKind::kQuotedWord) &&
+      Peek(2).IsOperator(")");
+  if (Peek().kind == TokenKind::kWord || Peek().kind == TokenKind::kQuotedWord ||
+      parenthesized_name) {
+    // OVER w or OVER (w): a name the query's WINDOW clause defines.
+    if (parenthesized_name) {
+      Next();
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(spec.reference, Identifier("a window name"));
+    if (parenthesized_name) {
+      Next();
+    }
   } else {
     if (!Peek().IsOperator("(")) {
       return ErrorAt(Peek(),
@@ -1234,41 +1280,6 @@ Result<expr::WindowFrameBound> Parser::FrameBound() {
   return bound;
 }
 
-namespace {
-
-// A name as Spark's DataType.sql writes it: backquoted unless letters, digits and '_' only
-// (reserved words are not quoted there).
-std::string SqlFieldName(const std::string& name) {
-  const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-  });
-  return plain ? name : expr::BackquotedName(name);
-}
-
-// Spark's DataType.sql: "STRUCT<a: BIGINT, b: ARRAY<STRING>>".
-std::string SqlTypeText(const columnar::DataType& type) {
-  switch (type.Id()) {
-    case columnar::TypeId::kStruct: {
-      std::string out = "STRUCT<";
-      for (size_t i = 0; i < type.Fields().size(); ++i) {
-        const columnar::Field& field = type.Fields()[i];
-        out += fmt::format("{}{}: {}{}", i > 0 ? ", " : "", SqlFieldName(field.Name()),
-                           SqlTypeText(*field.Type()), field.Nullable() ? "" : " NOT NULL");
-      }
-      return out + ">";
-    }
-    case columnar::TypeId::kArray:
-      return fmt::format("ARRAY<{}>", SqlTypeText(*type.ElementType()));
-    case columnar::TypeId::kMap:
-      return fmt::format("MAP<{}, {}>", SqlTypeText(*type.KeyType()),
-                         SqlTypeText(*type.ValueType()));
-    default:
-      return AsciiUpper(type.ToString());
-  }
-}
-
-}  // namespace
-
 // Spark's JSON schema inference over the one value `json` (fields sorted by name, integers
 // BIGINT, fractions DOUBLE, null-only STRING), as schema_of_json does.
 // Options: Spark's `primitivesAsString`, `prefersDecimal` and `allowNumericLeadingZeros`; the
@@ -1296,7 +1307,7 @@ Result<std::string> Parser::SchemaOfJson(
   if (schema->NumFields() != 1) {
     return Status::InvalidArgument(fmt::format("'{}' is not a JSON value", json));
   }
-  return SqlTypeText(*schema->FieldAt(0).Type());
+  return schema->FieldAt(0).Type()->Sql();
 }
 
 // A type name ("struct<a:int>", "array<string>") or a DDL column list ("a INT, b STRING").

@@ -98,6 +98,8 @@ class Parser {
   Result<StatementBody> ParseOptimize();
   Result<StatementBody> ParseVacuum();
   Result<StatementBody> ParseDropTable();
+  bool IsSchemaWord(size_t ahead) const;
+  Result<StatementBody> ParseSchemaCommand();
 
   // ---- row-level changes and CDC flows (parser_dml.cc) ----
 
@@ -136,6 +138,22 @@ class Parser {
   Status RelationAlias(Relation* relation);
   bool AtWatermarkClause() const;
   Status ParseWatermarkClause(Relation* relation);
+
+  // ---- LATERAL VIEW, PIVOT, UNPIVOT and TABLESAMPLE (parser_pivot.cc) ----
+
+  /// Whether the cursor is at PIVOT (, UNPIVOT ( or TABLESAMPLE (, which are not reserved and
+  /// so must not be read as a FROM item's alias.
+  bool AtFromClauseExtension() const;
+  /// The LATERAL VIEWs, then PIVOT or UNPIVOT, after the FROM clause's relations (Spark's
+  /// fromClause), each wrapping `*from`.
+  Status ParseFromClauseExtensions(RelationPtr* from);
+  Result<std::shared_ptr<const LateralViewClause>> ParseLateralView();
+  Result<std::shared_ptr<const PivotClause>> ParsePivot();
+  Result<std::shared_ptr<const UnpivotClause>> ParseUnpivot();
+  /// TABLESAMPLE (...) [REPEATABLE (seed)] after a FROM item; nothing when absent.
+  Status ParseTableSample(Relation* relation);
+  /// A LATERAL that does not start LATERAL VIEW: a clear error at it.
+  Status RejectLateralSubquery() const;
 
   // ---- nesting and height limits (parser_queries.cc) ----
 

@@ -33,7 +33,7 @@ std::shared_ptr<Query> Parser::WrapInSelect(QueryPtr inner) {
   relation->subquery = inner;
   auto outer = std::make_shared<Query>();
   outer->position = inner->position;
-  outer->select.push_back(SelectItem{nullptr, "", {}, inner->position});
+  outer->select.push_back(SelectItem{nullptr, "", {}, inner->position, {}});
   outer->from = std::move(relation);
   return outer;
 }
@@ -176,7 +176,25 @@ Result<std::shared_ptr<Query>> Parser::ParseQueryTerm() {
     return std::make_shared<Query>(*inner);
   }
   if (Peek().IsKeyword("VALUES")) {
-    return ParseValues();
+    TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Query> values, ParseValues());
+    // Spark's inline table takes an alias as a query too (`CREATE VIEW v AS VALUES (1, 'a')
+    // AS t(x, y)`): SELECT * FROM the aliased rows.
+    auto relation = std::make_shared<Relation>();
+    relation->kind = RelationKind::kSubquery;
+    relation->position = values->position;
+    relation->subquery = values;
+    TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
+    if (relation->alias.empty()) {
+      return values;
+    }
+    auto query = std::make_shared<Query>();
+    query->kind = QueryKind::kSelect;
+    query->position = values->position;
+    SelectItem star;
+    star.position = values->position;
+    query->select.push_back(std::move(star));
+    query->from = std::move(relation);
+    return query;
   }
   if (!Peek().IsKeyword("SELECT")) {
     return Unexpected("SELECT, VALUES or '('", {"SELECT", "VALUES", "WITH"});
@@ -250,7 +268,12 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
       continue;
     }
     TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
-    TRIBUTARY_ASSIGN_OR_RAISE(item.alias, OptionalAlias());
+    if (Peek().IsKeyword("AS") && Peek(1).IsOperator("(")) {
+      Next();
+      TRIBUTARY_ASSIGN_OR_RAISE(item.aliases, ParenthesizedNames());
+    } else {
+      TRIBUTARY_ASSIGN_OR_RAISE(item.alias, OptionalAlias());
+    }
     query->select.push_back(std::move(item));
   } while (AcceptOperator(","));
   if (AcceptKeyword("FROM")) {
@@ -267,6 +290,7 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
       TRIBUTARY_RETURN_NOT_OK(CheckRelationHeight(join, position));
       query->from = std::move(join);
     }
+    TRIBUTARY_RETURN_NOT_OK(ParseFromClauseExtensions(&query->from));
   }
   if (AcceptKeyword("WHERE")) {
     TRIBUTARY_ASSIGN_OR_RAISE(query->where, ParseExpr());
@@ -526,10 +550,41 @@ Status Parser::ParseNamedWindows(Query* query) {
     NamedWindow window;
     TRIBUTARY_ASSIGN_OR_RAISE(window.name, Identifier("a window name"));
     TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
-    TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
-    TRIBUTARY_RETURN_NOT_OK(WindowSpecification(&window.spec, &window.keys));
+    const bool parenthesized_name =
+        Peek().IsOperator("(") &&
+        (Peek(1).kind == TokenKind::kWord || Peek(1).kind == TokenKind::kQuotedWord) &&
+        Peek(2).IsOperator(")");
+    if (parenthesized_name || Peek().kind == TokenKind::kWord ||
+        Peek().kind == TokenKind::kQuotedWord) {
+      // `w2 AS w1` or `w2 AS (w1)`: the definition of another window of this clause.
+      if (parenthesized_name) {
+        Next();
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(window.spec.reference, Identifier("a window name"));
+      if (parenthesized_name) {
+        Next();
+      }
+    } else {
+      TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+      TRIBUTARY_RETURN_NOT_OK(WindowSpecification(&window.spec, &window.keys));
+    }
     windows.push_back(std::move(window));
   } while (AcceptOperator(","));
+  // Resolve references between definitions; a chain longer than the clause is a cycle.
+  for (NamedWindow& window : windows) {
+    for (size_t hops = 0; !window.spec.reference.empty(); ++hops) {
+      const std::string reference = window.spec.reference;
+      auto found = std::find_if(windows.begin(), windows.end(), [&](const NamedWindow& w) {
+        return EqualsIgnoreAsciiCase(w.name, reference);
+      });
+      if (found == windows.end() || hops > windows.size()) {
+        return Status::InvalidArgument(
+            fmt::format("Window specification {} is not defined in the WINDOW clause", reference));
+      }
+      window.spec = found->spec;
+      window.keys = found->keys;
+    }
+  }
   for (SelectItem& item : query->select) {
     TRIBUTARY_ASSIGN_OR_RAISE(item.expr, SubstituteNamedWindows(item.expr, windows));
   }
@@ -579,11 +634,21 @@ std::pair<JoinKind, size_t> Parser::PeekJoin() const {
 Result<RelationPtr> Parser::ParseRelation() {
   TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr left, ParsePrimaryRelation());
   while (true) {
-    if (Peek().IsKeyword("NATURAL")) {
-      return ErrorAt(Peek(), "NATURAL JOIN is not supported; use JOIN ... USING (...)");
+    // `NATURAL join_type JOIN relation`, with no ON or USING (Spark's joinRelation).
+    const bool natural = Peek().IsKeyword("NATURAL");
+    if (natural) {
+      Next();
     }
     const auto [kind, length] = PeekJoin();
+    if (natural && length > 0 && kind == JoinKind::kCross) {
+      return ErrorAt(Peek(),
+                     "[INCOMPATIBLE_JOIN_TYPES] The join types NATURAL and CROSS are "
+                     "incompatible.");
+    }
     if (length == 0) {
+      if (natural) {
+        return Unexpected("JOIN", {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"});
+      }
       if (Peek().IsKeyword("LEFT") || Peek().IsKeyword("RIGHT") || Peek().IsKeyword("FULL") ||
           Peek().IsKeyword("INNER") || Peek().IsKeyword("CROSS")) {
         pos_ += 1;
@@ -598,18 +663,15 @@ Result<RelationPtr> Parser::ParseRelation() {
     join->kind = RelationKind::kJoin;
     join->position = Peek().position;
     join->join_kind = kind;
+    join->natural = natural;
     pos_ += length;
     join->left = std::move(left);
     TRIBUTARY_ASSIGN_OR_RAISE(join->right, ParsePrimaryRelation());
-    if (AcceptKeyword("ON")) {
-      if (kind == JoinKind::kCross) {
-        return ErrorAt(tokens_[pos_ - 1], "CROSS JOIN takes no ON condition");
-      }
+    // A NATURAL join's columns come from the inputs: an ON or USING after it is left for the
+    // caller to reject. Spark accepts `CROSS JOIN r ON c` as an inner join on c.
+    if (!natural && AcceptKeyword("ON")) {
       TRIBUTARY_ASSIGN_OR_RAISE(join->condition, ParseExpr());
-    } else if (Peek().IsKeyword("USING")) {
-      if (kind == JoinKind::kCross) {
-        return ErrorAt(Peek(), "CROSS JOIN takes no USING columns");
-      }
+    } else if (!natural && Peek().IsKeyword("USING")) {
       Next();
       TRIBUTARY_ASSIGN_OR_RAISE(join->using_columns, ParenthesizedNames());
     }
@@ -623,6 +685,14 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
   TRIBUTARY_RETURN_NOT_OK(CheckDepth());
   auto relation = std::make_shared<Relation>();
   relation->position = Peek().position;
+  if (Peek().IsKeyword("LATERAL")) {
+    if (!Peek(1).IsOperator("(") || !IsQueryStart(2)) {
+      return RejectLateralSubquery();
+    }
+    Next();
+    relation->lateral = true;
+    relation->position = Peek().position;
+  }
   if (Peek().IsKeyword("STREAM") && Peek(1).kind != TokenKind::kEnd && !Peek(1).IsOperator(",") &&
       !Peek(1).IsOperator(")") && !Peek(1).IsOperator(";") && !IsReservedWord(Peek(1).text)) {
     Next();
@@ -649,11 +719,12 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
       if (query.ok() && AcceptOperator(")")) {
         relation->kind = RelationKind::kSubquery;
         relation->subquery = *std::move(query);
+        TRIBUTARY_RETURN_NOT_OK(ParseTableSample(relation.get()));
         TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
         TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
         return RelationPtr(relation);
       }
-      if (!tokens_[save + 1].IsOperator("(")) {
+      if (!tokens_[save + 1].IsOperator("(") || relation->lateral) {
         return query.ok() ? Unexpected("')'") : query.status();
       }
       // ((SELECT ...) t JOIN u ON ...): a parenthesized join. Remember the failed attempt:
@@ -698,12 +769,16 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
       TRIBUTARY_ASSIGN_OR_RAISE(relation->timestamp_as_of, ParseExpr());
     }
   }
+  TRIBUTARY_RETURN_NOT_OK(ParseTableSample(relation.get()));
   TRIBUTARY_RETURN_NOT_OK(ParseWatermarkClause(relation.get()));
   TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
   return RelationPtr(relation);
 }
 
 Status Parser::RelationAlias(Relation* relation) {
+  if (AtFromClauseExtension()) {
+    return Status::OK();
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(relation->alias, OptionalAlias());
   if (!relation->alias.empty() && Peek().IsOperator("(")) {
     TRIBUTARY_ASSIGN_OR_RAISE(relation->column_aliases, ParenthesizedNames());
@@ -742,6 +817,12 @@ Status Parser::ParseWatermarkClause(Relation* relation) {
   }
   Next();
   TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr delay, IntervalLiteral(interval));
+  if (delay->Literal().Type()->Id() == columnar::TypeId::kYearMonthInterval) {
+    // A month has no fixed length: a delay is a duration.
+    return ErrorAt(interval, fmt::format("year-month intervals are not supported as a watermark "
+                                         "delay: {}",
+                                         TextFrom(interval)));
+  }
   clause.delay = Track(std::move(delay), interval.position);
   clause.delay_text = std::string(TextFrom(interval));
   relation->watermark = std::move(clause);

@@ -68,7 +68,7 @@ TEST_P(TablesStorageTest, ManagedTablesLiveInTheWarehouse) {
   Run(*session, "INSERT INTO events VALUES (1, 'fr'), (2, 'de')");
   Run(*session, "INSERT INTO events VALUES (3, 'fr')");
   EXPECT_THAT(Query(*session, "SHOW TABLES"),
-              ElementsAre(R"({"namespace":"","tableName":"events","isTemporary":false})"));
+              ElementsAre(R"({"namespace":"default","tableName":"events","isTemporary":false})"));
   EXPECT_THAT(Query(*session, "SELECT count(*) AS n FROM events VERSION AS OF 1"),
               ElementsAre(R"({"n":2})"));
   EXPECT_THAT(Query(*session, "SELECT id FROM events"),

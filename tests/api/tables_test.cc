@@ -67,7 +67,7 @@ TEST_F(TablesTest, ExternalTableIsRegisteredForThisAndLaterSessions) {
   ASSERT_OK_AND_ASSIGN(auto tables, later->ListTables());
   EXPECT_THAT(tables, ElementsAre("events"));
   EXPECT_THAT(Rows(*later, "SHOW TABLES"),
-              ElementsAre(R"({"namespace":"","tableName":"events","isTemporary":false})"));
+              ElementsAre(R"({"namespace":"default","tableName":"events","isTemporary":false})"));
   auto again = later->Sql("CREATE TABLE events (id BIGINT) USING DELTA").Status();
   ASSERT_RAISES(AlreadyExists, again);
 
@@ -193,7 +193,7 @@ TEST_F(TablesTest, ExternalTableInsideTheWarehouseIsListedOnce) {
   ASSERT_OK_AND_ASSIGN(auto tables, session->ListTables());
   EXPECT_THAT(tables, ElementsAre("events", "events-old", "inside", "managed"));
   EXPECT_THAT(Rows(*session, "SHOW TABLES LIKE 'ins*'"),
-              ElementsAre(R"({"namespace":"","tableName":"inside","isTemporary":false})"));
+              ElementsAre(R"({"namespace":"default","tableName":"inside","isTemporary":false})"));
 
   // The catalog lists entry files by path, where "events-old.json" sorts before "events.json".
   storage::LocalFileSystem fs;
@@ -363,6 +363,43 @@ TEST_F(TablesTest, QueriesGiveTheSameRowsWithOneThreadOrSeveral) {
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().ToString(),
               HasSubstr("tributary.threads must be a positive integer, got 'none'"));
+}
+
+// A data source table and a schema live in the warehouse's files: a new session finds both,
+// reads the table through SQL and Session::Table, and ListTables lists the current schema
+// (SHOW TABLES' listing), so the table appears only after USE.
+TEST_F(TablesTest, ParquetTableInSchemaIsFoundByLaterSessions) {
+  auto session = NewSession();
+  ASSERT_OK(session->Sql("CREATE SCHEMA sales").Status());
+  ASSERT_OK(session
+                ->Sql("CREATE TABLE sales.items (id INT, name STRING) USING parquet "
+                      "PARTITIONED BY (name)")
+                .Status());
+  ASSERT_OK(session->Sql("INSERT INTO sales.items VALUES (1, 'pen'), (2, 'ink')").Status());
+  EXPECT_TRUE(std::filesystem::exists(warehouse_ + "/sales.db/items/name=pen"));
+  EXPECT_TRUE(std::filesystem::exists(warehouse_ + "/sales.db/_catalog/items.json"));
+  // Writers of Delta commits leave a data source table's folder alone.
+  auto delta_write =
+      session->Sql("SELECT 3 AS id, 'cap' AS name").Write().SaveAsTable("sales.items");
+  ASSERT_RAISES(NotImplemented, delta_write);
+  EXPECT_THAT(delta_write.Message(), HasSubstr("is a parquet table"));
+  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/sales.db/items/_delta_log"));
+
+  auto later = NewSession();
+  EXPECT_THAT(Rows(*later, "SELECT * FROM sales.items"),
+              ElementsAre(R"({"id":1,"name":"pen"})", R"({"id":2,"name":"ink"})"));
+  ASSERT_OK_AND_ASSIGN(auto rows, later->Table("sales.items").Collect());
+  EXPECT_EQ(rows.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto tables, later->ListTables());
+  EXPECT_TRUE(tables.empty());
+  ASSERT_OK(later->Sql("USE sales").Status());
+  ASSERT_OK_AND_ASSIGN(tables, later->ListTables());
+  EXPECT_THAT(tables, ElementsAre("items"));
+
+  ASSERT_OK(later->Sql("DROP TABLE items").Status());
+  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/sales.db/items"));
+  auto gone = later->Sql("SELECT * FROM items").Status();
+  ASSERT_RAISES(NotFound, gone);
 }
 
 }  // namespace

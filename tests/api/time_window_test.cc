@@ -202,7 +202,7 @@ TEST_F(TimeWindowApiTest, WithWatermarkChecksAsSpark) {
   EXPECT_OK(Events().WithWatermark("ts", "INTERVAL 1 hour 30 seconds").Status());
 
   EXPECT_THAT(Events().WithWatermark("tss", "10 minutes").Status().Message(),
-              HasSubstr("cannot resolve column 'tss'"));
+              HasSubstr("with name `tss` cannot be resolved"));
   EXPECT_EQ(Events().WithWatermark("country", "10 minutes").Status().Message(),
             "[EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE] The event time `country` has the invalid type "
             "\"STRING\", but expected \"TIMESTAMP\".");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "columnar/calendar.h"
 #include "columnar/schema.h"
 #include "support/status_matchers.h"
 
@@ -70,6 +71,29 @@ TEST(SchemaTest, ResolvesNamesExactlyThenIgnoringCase) {
   EXPECT_NE(ambiguous.status().Message().find("ambiguous"), std::string::npos);
   ASSERT_OK_AND_ASSIGN(int missing, schema.FieldIndexIgnoreCase("other"));
   EXPECT_EQ(missing, -1);
+}
+
+TEST(DataTypeTest, YearMonthIntervalIsFourBytesOfMonthsPrintedAsSpark) {
+  const DataTypePtr type = DataType::YearMonthInterval();
+  EXPECT_EQ(type->Id(), TypeId::kYearMonthInterval);
+  EXPECT_EQ(type->ByteWidth(), 4);
+  EXPECT_EQ(type->ToString(), "interval year to month");
+  EXPECT_EQ(type->Sql(), "INTERVAL YEAR TO MONTH");
+  EXPECT_FALSE(type->IsNumeric());
+  EXPECT_FALSE(type->SameShape(*DataType::DayTimeInterval()));
+  EXPECT_FALSE(type->SameShape(*DataType::Int32()));
+  std::string text;
+  AppendYearMonthInterval(14, &text);
+  EXPECT_EQ(text, "INTERVAL '1-2' YEAR TO MONTH");
+  text.clear();
+  AppendYearMonthInterval(-11, &text);
+  EXPECT_EQ(text, "INTERVAL '-0-11' YEAR TO MONTH");
+  text.clear();
+  AppendYearMonthInterval(INT32_MIN, &text);
+  EXPECT_EQ(text, "INTERVAL '-178956970-8' YEAR TO MONTH");
+  text.clear();
+  AppendYearMonthInterval(INT32_MAX, &text);
+  EXPECT_EQ(text, "INTERVAL '178956970-7' YEAR TO MONTH");
 }
 
 }  // namespace

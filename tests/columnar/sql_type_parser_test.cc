@@ -44,5 +44,22 @@ TEST(SqlTypeParserTest, RejectsMalformedTypesWithOffset) {
   ASSERT_RAISES(InvalidArgument, ParseSqlType("int int"));
 }
 
+TEST(SqlTypeParserTest, ParsesIntervalTypesOfEitherFamily) {
+  for (const char* text : {"interval year to month", "INTERVAL YEAR", "interval Month"}) {
+    ASSERT_OK_AND_ASSIGN(DataTypePtr type, ParseSqlType(text));
+    EXPECT_EQ(type->Id(), TypeId::kYearMonthInterval) << text;
+  }
+  for (const char* text : {"interval day to second", "INTERVAL HOUR TO MINUTE", "interval day",
+                           "array<interval second>"}) {
+    ASSERT_OK_AND_ASSIGN(DataTypePtr type, ParseSqlType(text));
+    EXPECT_NE(type->ToString().find("interval day to second"), std::string::npos) << text;
+  }
+  ASSERT_RAISES(InvalidArgument, ParseSqlType("interval month to year"));
+  ASSERT_RAISES(InvalidArgument, ParseSqlType("interval year to second"));
+  ASSERT_RAISES(InvalidArgument, ParseSqlType("interval day to month"));
+  ASSERT_RAISES(InvalidArgument, ParseSqlType("interval weeks"));
+  ASSERT_RAISES(InvalidArgument, ParseSqlType("interval"));
+}
+
 }  // namespace
 }  // namespace tributary::columnar

@@ -31,8 +31,10 @@ TEST(CastTest, StringToIntegersIsStrictUnderAnsi) {
   auto bad = CastValues(DataType::String(), R"(["1", "1.5"])", DataType::Int32());
   ASSERT_RAISES(InvalidArgument, bad);
   EXPECT_EQ(bad.status().Message(),
-            "in CAST(v AS int): [CAST_INVALID_INPUT] the value \"1.5\" of type string cannot "
-            "be cast to int at row 1; use try_cast to tolerate it");
+            "in CAST(v AS int): [CAST_INVALID_INPUT] The value '1.5' of the type \"STRING\" "
+            "cannot be cast to \"INT\" because it is malformed. Correct the value as per the "
+            "syntax, or change its target type. Use `try_cast` to tolerate malformed input and "
+            "return NULL instead. (row 1)");
   ASSERT_OK_AND_ASSIGN(values, CastValues(DataType::String(), R"(["1", "1.5", "x", "300"])",
                                           DataType::Int8(), /*safe=*/true));
   EXPECT_EQ(values, (Strings{"1", "null", "null", "null"}));
@@ -41,8 +43,10 @@ TEST(CastTest, StringToIntegersIsStrictUnderAnsi) {
 TEST(CastTest, NarrowingOverflowsAreErrorsOrNulls) {
   auto bad = CastValues(DataType::Int64(), "[1, 3000000000]", DataType::Int32());
   ASSERT_RAISES(InvalidArgument, bad);
-  EXPECT_NE(bad.status().Message().find("[CAST_OVERFLOW] the value 3000000000 of type bigint "
-                                        "cannot be cast to int due to an overflow at row 1"),
+  EXPECT_NE(bad.status().Message().find("[CAST_OVERFLOW] The value 3000000000 of the type "
+                                        "\"BIGINT\" cannot be cast to \"INT\" due to an "
+                                        "overflow. Use `try_cast` to tolerate overflow and "
+                                        "return NULL instead. (row 1)"),
             std::string::npos)
       << bad.status();
   ASSERT_OK_AND_ASSIGN(

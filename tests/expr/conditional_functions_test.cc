@@ -93,7 +93,9 @@ TEST_F(ConditionalFunctionsTest, UnknownFunctionsSuggestANameAndAggregatesAreRej
   auto result = Bind(*Function("coalese", {Col("n")}), *batch_->Schema());
   ASSERT_RAISES(InvalidArgument, result);
   EXPECT_EQ(result.status().Message(),
-            "unknown function coalese in coalese(n); did you mean coalesce?");
+            "[UNRESOLVED_ROUTINE] Cannot resolve routine `coalese` on search path "
+            "[`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]. Did you mean "
+            "`coalesce`?");
   auto aggregate = Bind(*Function("SUM", {Col("n")}), *batch_->Schema());
   ASSERT_RAISES(InvalidArgument, aggregate);
   EXPECT_NE(aggregate.status().Message().find("aggregate function sum"), std::string::npos);

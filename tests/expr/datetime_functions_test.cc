@@ -175,7 +175,30 @@ TEST(IntervalLiteralTest, ParsesSingleUnitsRangesAndUnitLists) {
   ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1 day 2", ""));
   ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1 02:03", "DAY TO SECOND"));
   ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("99999999999999", "DAY"));
-  ASSERT_RAISES(NotImplemented, ParseIntervalLiteral("1", "YEAR"));
+  ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1 year 1 day", ""));
+}
+
+TEST(IntervalLiteralTest, YearAndMonthUnitsMakeYearMonthIntervals) {
+  auto months = [](std::string_view value, std::string_view unit) {
+    auto result = ParseIntervalLiteral(value, unit);
+    EXPECT_TRUE(result.ok()) << value << " " << unit << ": " << result.status();
+    EXPECT_TRUE(!result.ok() || result->Type()->Id() == columnar::TypeId::kYearMonthInterval);
+    return result.ok() ? result->IntValue() : 0;
+  };
+  EXPECT_EQ(months("1", "YEAR"), 12);
+  EXPECT_EQ(months("-3", "months"), -3);
+  EXPECT_EQ(months("1 year 2 months", ""), 14);
+  EXPECT_EQ(months("interval 3 years -1 month", ""), 35);
+  EXPECT_EQ(months("-1-3", "YEAR TO MONTH"), -15);
+  EXPECT_EQ(months("2147483647", "MONTH"), 2147483647);
+  EXPECT_EQ(ParseIntervalLiteral("1-2", "YEAR TO MONTH")->ToString(),
+            "INTERVAL '1-2' YEAR TO MONTH");
+  ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1.5", "YEAR"));
+  ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("178956970-8", "YEAR TO MONTH"));
+  ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1-12", "YEAR TO MONTH"));
+  ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1", "YEAR TO MONTH"));
+  ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1-1", "MONTH TO YEAR"));
+  ASSERT_RAISES(InvalidArgument, ParseIntervalLiteral("1", "YEAR TO DAY"));
 }
 
 TEST(TypedLiteralTest, BuildsDatesTimestampsBinaryAndDecimals) {

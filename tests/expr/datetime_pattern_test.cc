@@ -215,6 +215,42 @@ TEST(DateTimePatternTest, FormatsZonesAndOffsets) {
   EXPECT_EQ(Format("HH:mm XXX", Utc(2024, 7, 1, 12), new_york), "08:00 -04:00");
 }
 
+TEST(DateTimePatternTest, FormatsZoneNamesAsJavaTimeDoes) {
+  ASSERT_OK_AND_ASSIGN(TimeZone los_angeles, TimeZone::Make("America/Los_Angeles"));
+  EXPECT_EQ(Format("z zz zzz zzzz", Utc(2020, 1, 1, 12), los_angeles),
+            "PST PST PST Pacific Standard Time");
+  EXPECT_EQ(Format("z zzzz", Utc(2020, 7, 1, 12), los_angeles), "PDT Pacific Daylight Time");
+  // Local mean time before the zone's standard time still prints the standard name.
+  EXPECT_EQ(Format("z", Utc(1582, 6, 1), los_angeles), "PST");
+  ASSERT_OK_AND_ASSIGN(TimeZone paris, TimeZone::Make("Europe/Paris"));
+  EXPECT_EQ(Format("z", Utc(2020, 7, 1), paris), "CEST");
+  EXPECT_EQ(Format("zzzz", Utc(2020, 1, 1), paris), "Central European Standard Time");
+  EXPECT_EQ(Format("z", Utc(2020, 1, 1)), "UTC");
+  // A fixed offset has no name: its id prints.
+  ASSERT_OK_AND_ASSIGN(TimeZone india, TimeZone::Make("+05:30"));
+  EXPECT_EQ(Format("z", Utc(2020, 1, 1), india), "+05:30");
+  // 'z' reads a zone id or short id back.
+  EXPECT_EQ(Parse("yyyy-MM-dd HH:mm z", "2020-01-01 04:00 PST"), Utc(2020, 1, 1, 12));
+}
+
+TEST(DateTimePatternTest, FormatsAlignedDayOfWeekInMonthAndEmptyPatterns) {
+  EXPECT_EQ(Format("F", Utc(2020, 1, 1)), "1");
+  EXPECT_EQ(Format("F", Utc(2020, 1, 7)), "7");
+  EXPECT_EQ(Format("F", Utc(2020, 1, 8)), "1");
+  EXPECT_EQ(Format("F", Utc(2020, 1, 31)), "3");
+  EXPECT_EQ(Format("", Utc(2020, 1, 31)), "");
+  EXPECT_EQ(Parse("yyyy-MM-dd F", "2020-01-31 3"), Utc(2020, 1, 31));
+}
+
+TEST(DateTimePatternTest, AFieldReadTwiceMustAgree) {
+  EXPECT_EQ(Parse("SSSSSS yyyy-MM-dd HH:mm:ss.SSSSSS", "223456 2019-10-06 10:11:12.123456"),
+            std::nullopt);
+  EXPECT_EQ(Parse("SSSSSS yyyy-MM-dd HH:mm:ss.SSSSSS", "123456 2019-10-06 10:11:12.123456"),
+            Utc(2019, 10, 6, 10, 11, 12, 123456));
+  EXPECT_EQ(Parse("yyyy-MM-dd HH 'or' HH", "2019-10-06 10 or 11"), std::nullopt);
+  EXPECT_EQ(Parse("yyyy-MM-dd HH 'or' kk", "2019-10-06 00 or 24"), Utc(2019, 10, 6));
+}
+
 TEST(DateTimePatternTest, FormatThenParseRoundTrips) {
   ASSERT_OK_AND_ASSIGN(TimeZone zone, TimeZone::Make("Europe/Berlin"));
   for (std::string_view pattern :

@@ -43,6 +43,32 @@ TEST(IntervalTextTest, RejectsTextThatIsNotAnInterval) {
   }
   // A month has no fixed length in microseconds.
   EXPECT_TRUE(ParseIntervalMicros("1 month").status().IsNotImplemented());
+  EXPECT_TRUE(ParseIntervalMicros("1 year 2 months").status().IsNotImplemented());
+}
+
+// The months of CAST(string AS INTERVAL YEAR TO MONTH), or INT32_MIN with a failure.
+int32_t YearMonths(std::string_view text) {
+  int32_t months = 0;
+  const bool ok = ParseYearMonthIntervalText(text, &months);
+  EXPECT_TRUE(ok) << text;
+  return ok ? months : INT32_MIN;
+}
+
+TEST(IntervalTextTest, ReadsYearMonthIntervalTextAsCastDoes) {
+  EXPECT_EQ(YearMonths("1-2"), 14);
+  EXPECT_EQ(YearMonths(" -1-11 "), -23);
+  EXPECT_EQ(YearMonths("+0-0"), 0);
+  EXPECT_EQ(YearMonths("INTERVAL '1-2' YEAR TO MONTH"), 14);
+  EXPECT_EQ(YearMonths("interval -'-1-2' year to month"), 14);
+  EXPECT_EQ(YearMonths("INTERVAL '-3' YEAR"), -36);
+  EXPECT_EQ(YearMonths("INTERVAL '25' MONTH"), 25);
+  EXPECT_EQ(YearMonths("-178956970-8"), INT32_MIN);
+  EXPECT_EQ(YearMonths("178956970-7"), INT32_MAX);
+  int32_t months = 0;
+  for (const char* text : {"", "1", "1-12", "178956970-8", "1 year", "1--2", "INTERVAL '1-2' DAY",
+                           "INTERVAL '1-2", "INTERVAL 1 YEAR", "x-1"}) {
+    EXPECT_FALSE(ParseYearMonthIntervalText(text, &months)) << text;
+  }
 }
 
 TEST(IntervalTextTest, PrintsSparkCalendarIntervalText) {

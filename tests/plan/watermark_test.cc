@@ -92,8 +92,8 @@ TEST_F(WatermarkTest, MarksTheEventTimeColumnAndKeepsTheInputsRows) {
 TEST_F(WatermarkTest, RefusesWhatSparkRefuses) {
   auto missing = Watermark(Values(), "tss", kMinute, "1 minute");
   ASSERT_FALSE(missing.ok());
-  EXPECT_THAT(missing.status().Message(), HasSubstr("cannot resolve column 'tss'"));
-  EXPECT_THAT(missing.status().Message(), HasSubstr("did you mean 'ts'"));
+  EXPECT_THAT(missing.status().Message(), HasSubstr("with name `tss` cannot be resolved"));
+  EXPECT_THAT(missing.status().Message(), HasSubstr("Did you mean one of the following? [`v`.`ts`"));
 
   auto not_time = Watermark(Values(), "s", kMinute, "1 minute");
   ASSERT_FALSE(not_time.ok());

@@ -198,7 +198,7 @@ TEST(ParserTest, IntervalLiteralsAreDayTimeIntervals) {
   EXPECT_EQ(Error("SELECT INTERVAL 'x' DAY"),
             "invalid interval literal 'x': 'x' is not a number of DAY (or is finer than a "
             "microsecond) at line 1, column 8:\nSELECT INTERVAL 'x' DAY\n       ^");
-  EXPECT_NE(Error("SELECT INTERVAL 1 YEAR").find("year-month intervals are not supported"),
+  EXPECT_NE(Error("SELECT INTERVAL 1 YEAR 2 DAYS").find("Cannot mix year-month and day-time"),
             std::string::npos);
   EXPECT_EQ(Expr("interval"), "interval");  // a column, without a value after it
 }
@@ -367,9 +367,17 @@ TEST(ParserTest, JoinKinds) {
   EXPECT_EQ(Error("SELECT * FROM a LEFT b"),
             "expected JOIN, found 'b' at line 1, column 22:\nSELECT * FROM a LEFT b\n"
             "                     ^");
-  EXPECT_EQ(Error("SELECT * FROM a CROSS JOIN b ON x"),
-            "CROSS JOIN takes no ON condition at line 1, column 30:\n"
-            "SELECT * FROM a CROSS JOIN b ON x\n                             ^");
+  // Spark takes `CROSS JOIN ... ON` as an inner join on the condition.
+  EXPECT_EQ(Sql("SELECT * FROM a CROSS JOIN b ON x"), "SELECT * FROM (a CROSS JOIN b ON x)");
+  EXPECT_EQ(
+      Sql("SELECT * FROM a NATURAL JOIN b NATURAL LEFT OUTER JOIN c NATURAL LEFT ANTI JOIN d"),
+      "SELECT * FROM (((a NATURAL INNER JOIN b) NATURAL LEFT JOIN c) NATURAL LEFT ANTI "
+      "JOIN d)");
+  EXPECT_EQ(Error("SELECT * FROM a NATURAL CROSS JOIN b"),
+            "[INCOMPATIBLE_JOIN_TYPES] The join types NATURAL and CROSS are incompatible. at line "
+            "1, column 25:\nSELECT * FROM a NATURAL CROSS JOIN b\n                        ^");
+  EXPECT_EQ(Error("SELECT * FROM a NATURAL JOIN b ON x").substr(0, 54),
+            "expected ';' or the end of the statement, found 'ON' a");
 }
 
 TEST(ParserTest, SubqueriesInExpressionsKeepTheirQueries) {
@@ -401,6 +409,21 @@ TEST(ParserTest, CreateTable) {
   EXPECT_EQ(Sql("CREATE TABLE t AS WITH c AS (SELECT 1) SELECT * FROM c"),
             "CREATE TABLE t AS WITH c AS (SELECT 1) SELECT * FROM c");
   EXPECT_EQ(Sql("CREATE TABLE t (a INT)"), "CREATE TABLE t (a int)");
+  EXPECT_EQ(Sql("CREATE TABLE p USING csv OPTIONS (header 'true', 'sep' = ';') LOCATION '/d'"),
+            "CREATE TABLE p USING csv OPTIONS ('header' = 'true', 'sep' = ';') LOCATION '/d'");
+}
+
+TEST(ParserTest, SchemaStatements) {
+  EXPECT_EQ(Sql("create database if not exists Sales comment 'c' with dbproperties (a = 1)"),
+            "CREATE SCHEMA IF NOT EXISTS Sales");
+  EXPECT_EQ(Sql("CREATE NAMESPACE spark_catalog.s LOCATION '/x'"),
+            "CREATE SCHEMA spark_catalog.s LOCATION '/x'");
+  EXPECT_EQ(Sql("DROP SCHEMA IF EXISTS s CASCADE"), "DROP SCHEMA IF EXISTS s CASCADE");
+  EXPECT_EQ(Sql("DROP DATABASE s RESTRICT"), "DROP SCHEMA s");
+  EXPECT_EQ(Sql("SHOW DATABASES LIKE 'a*'"), "SHOW SCHEMAS LIKE 'a*'");
+  EXPECT_EQ(Sql("SHOW NAMESPACES"), "SHOW SCHEMAS");
+  EXPECT_NE(Sql("DROP SCHEMA IF NOT EXISTS s").find("error:"), std::string::npos);
+  EXPECT_NE(Sql("CREATE SCHEMA s WITH (a = 1)").find("error:"), std::string::npos);
 }
 
 TEST(ParserTest, CreateStreamingTable) {

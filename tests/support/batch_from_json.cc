@@ -35,6 +35,7 @@ Status AppendJson(const json& value, ColumnBuilder* builder) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDayTimeInterval:
+    case TypeId::kYearMonthInterval:
       builder->AppendInt(value.get<int64_t>());
       return Status::OK();
     case TypeId::kFloat32:

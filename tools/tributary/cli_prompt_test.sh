@@ -1,8 +1,9 @@
 #!/bin/sh
 # The cli_prompt test: the interactive `tributary sql` prompt (--interactive on a pipe, as on a
 # terminal) recovers after input the lexer cannot read (an arrow key's escape sequence), a `\`
-# command and `help`; `exit` ends it with 0; Ctrl-C (SIGINT) at the prompt drops the current
-# input and the prompt goes on, while a statement runs it ends the process.
+# command and `help`; `exit` ends it, with 1 when a statement failed (else 0); Ctrl-C (SIGINT)
+# at the prompt drops the current input and the prompt goes on, while a statement runs it ends
+# the process.
 # Usage: cli_prompt_test.sh TRIBUTARY_BINARY
 set -eu
 tributary=$1
@@ -21,13 +22,15 @@ expect_in() {
 
 # Escape bytes alone on a line and inside a statement, `\d`, help, then statements that must
 # still run; nothing after `exit` runs.
+status=0
 printf 'SELECT 1 AS a;\n\033[A\033[B\nSELECT 5\033[D AS e;\nSELECT 2 AS b;\n\\d\nhelp\nSELECT 3\n  AS c;\nEXIT\nSELECT 4 AS d;\n' |
   "$tributary" sql --warehouse "$work/wh" --interactive --format json \
-    > "$work/out.txt" 2> "$work/err.txt" || fail "the prompt exited non-zero"
+    > "$work/out.txt" 2> "$work/err.txt" || status=$?
+[ "$status" -eq 1 ] || fail "the prompt exited $status after failed statements, not 1"
 for row in '{"a":1}' '{"b":2}' '{"c":3}'; do
   expect_in "$work/out.txt" "$row"
 done
-expect_in "$work/out.txt" "Commands: help, exit or quit"
+expect_in "$work/out.txt" "Commands (at the start of a line)"
 expect_in "$work/err.txt" "unexpected character"
 expect_in "$work/err.txt" "unknown command '\\d'"
 if grep -qF '{"d":4}' "$work/out.txt" || grep -qF '{"e":5}' "$work/out.txt"; then

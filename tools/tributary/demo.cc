@@ -205,7 +205,7 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
                      warehouse);
   for (const Query& query : queries) {
     out << fmt::format("\n-- {}\n{};\n", query.title, query.sql);
-    TRIBUTARY_RETURN_NOT_OK(RunSqlScript(sql, "the demo", query.sql, out));
+    TRIBUTARY_RETURN_NOT_OK(RunSqlScript(sql, "the demo", query.sql, out, out).status());
   }
   auto session = Session::Builder().Warehouse(warehouse).TimeZone(sql.time_zone).Build();
   if (!session.ok()) {

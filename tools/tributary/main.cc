@@ -1,13 +1,12 @@
 // The tributary command-line tool. Every subcommand honours --threads N and TRIBUTARY_THREADS.
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -162,9 +161,17 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       ->excludes(sql_statements);
   sql->add_flag("--interactive", sql_interactive,
                 "Prompt and go on after errors even when standard input is not a terminal");
+  bool sql_bail = false;
+  bool sql_no_bail = false;
+  auto* sql_bail_flag = sql->add_flag(
+      "--bail", sql_bail, "Stop at the first failing statement (the default but at a prompt)");
+  sql->add_flag("--no-bail", sql_no_bail,
+                "Go on after a failing statement (the exit status is still 1)")
+      ->excludes(sql_bail_flag);
   sql->add_option("--warehouse", sql_options.warehouse,
                   "Directory of tables by name (default: TRIBUTARY_WAREHOUSE, else ./warehouse)");
-  sql->add_option("--format", sql_options.format, "Output: table (default), json or csv");
+  sql->add_option("--format", sql_options.format,
+                  "Output: table (default), json, csv, markdown or line");
 
   auto* run = app.add_subcommand(
       "run", "Run a SQL pipeline file: its streaming tables, in dependency order");
@@ -311,30 +318,41 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   if (sql->parsed()) {
     sql_options.time_zone = zone->Name();
     sql_options.threads = *resolved_threads;
-    // A script (STATEMENTS or -f) and statements piped in stop at the first failing one and
-    // exit 1, as spark-sql -e and -f; the interactive prompt shows errors and goes on.
-    tributary::Status st;
+    if (sql_bail || sql_no_bail) {
+      sql_options.bail = sql_bail;
+    }
+    // A script (STATEMENTS, -f or a pipe) stops at the first failing statement, as spark-sql
+    // -e and -f; the prompt shows errors and goes on. Either way the exit status is 1 when a
+    // statement failed.
+    tributary::Result<int> failures = 0;
     if (!sql_file.empty()) {
-      std::ifstream file(sql_file, std::ios::binary);
-      if (!file) {
-        st = tributary::Status::IOError(
+      const int fd = open(sql_file.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        failures = tributary::Status::IOError(
             fmt::format("cannot read {}: {}", sql_file, std::strerror(errno)));
       } else {
-        const std::string text((std::istreambuf_iterator<char>(file)),
-                               std::istreambuf_iterator<char>());
-        st = tributary::tools::RunSqlScript(sql_options, sql_file, text, std::cout);
+        failures = tributary::tools::RunSqlInput(sql_options, fd, sql_file,
+                                                 tributary::tools::SqlInputMode::kScript, std::cout,
+                                                 std::cerr);
+        close(fd);
       }
     } else if (!sql_script.empty()) {
-      st = tributary::tools::RunSqlScript(sql_options, "the command line", sql_script, std::cout);
+      failures = tributary::tools::RunSqlScript(sql_options, "the command line", sql_script,
+                                                std::cout, std::cerr);
     } else {
-      st = tributary::tools::RunSqlInput(sql_options, STDIN_FILENO, std::cout, std::cerr,
-                                         sql_interactive || isatty(STDIN_FILENO) != 0);
+      // The line editor on a terminal; --interactive on other input is a plain prompt.
+      const auto mode = isatty(STDIN_FILENO) != 0 ? tributary::tools::SqlInputMode::kEditor
+                        : sql_interactive         ? tributary::tools::SqlInputMode::kPrompt
+                                                  : tributary::tools::SqlInputMode::kScript;
+      failures = tributary::tools::RunSqlInput(sql_options, STDIN_FILENO, "standard input", mode,
+                                               std::cout, std::cerr);
     }
-    if (!st.ok()) {
-      std::cerr << "tributary sql: " << st.ToString() << "\n";
+    std::cout.flush();
+    if (!failures.ok()) {
+      std::cerr << "tributary sql: " << failures.status().ToString() << "\n";
       return 1;
     }
-    return 0;
+    return *failures > 0 ? 1 : 0;
   }
   if (run->parsed()) {
     run_options.time_zone = zone->Name();

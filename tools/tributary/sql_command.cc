@@ -4,12 +4,10 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <iostream>
-#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,71 +15,24 @@
 
 #include <fmt/format.h>
 
-#include "common/ascii.h"
 #include "common/thread_count.h"
+#include "expr/time_zone.h"
+#include "shell_commands.h"
 #include "sql/lexer.h"
+#include "sql_shell.h"
 #include "tributary/session.h"
 
 namespace tributary::tools {
 
 namespace {
 
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) {
-    return text;
+Result<ShellState> MakeShellState(const SqlCommandOptions& options, bool interactive) {
+  ShellState state;
+  auto format = ParseOutputFormat(options.format);
+  if (!format.ok()) {
+    return format.status().WithContext("--format");
   }
-  std::string out = "\"";
-  for (char c : text) {
-    out += c;
-    if (c == '"') {
-      out += '"';
-    }
-  }
-  return out + "\"";
-}
-
-Status PrintResult(const DataFrame& frame, const std::string& format, std::ostream& out) {
-  const std::vector<std::string> names = frame.Columns();
-  if (format == "table") {
-    // Spark's show() grid, every row, not truncated (left-aligned); statements without result
-    // columns (CREATE, DROP) print nothing.
-    TRIBUTARY_RETURN_NOT_OK(frame.Status());
-    return names.empty() ? Status::OK()
-                         : frame.Show(out, std::numeric_limits<int64_t>::max() - 1,
-                                      /*truncate=*/false);
-  }
-  TRIBUTARY_ASSIGN_OR_RAISE(std::vector<Row> rows, frame.Collect());
-  if (format == "json") {
-    for (const Row& row : rows) {
-      out << row.ToJson() << '\n';
-    }
-    return Status::OK();
-  }
-  if (format == "csv") {
-    for (size_t c = 0; c < names.size(); ++c) {
-      out << (c > 0 ? "," : "") << CsvField(names[c]);
-    }
-    out << '\n';
-    for (const Row& row : rows) {
-      for (int c = 0; c < row.Size(); ++c) {
-        out << (c > 0 ? "," : "");
-        if (!row.IsNull(c)) {
-          TRIBUTARY_ASSIGN_OR_RAISE(const std::string text, row.GetString(c));
-          out << CsvField(text);
-        }
-      }
-      out << '\n';
-    }
-    return Status::OK();
-  }
-  return Status::OK();
-}
-
-Result<std::shared_ptr<Session>> MakeSession(const SqlCommandOptions& options) {
-  if (options.format != "table" && options.format != "json" && options.format != "csv") {
-    return Status::InvalidArgument(
-        fmt::format("--format {}: use table, json or csv", options.format));
-  }
+  state.print.format = *format;
   Session::Builder builder;
   if (!options.warehouse.empty()) {
     builder.Warehouse(options.warehouse);
@@ -92,50 +43,15 @@ Result<std::shared_ptr<Session>> MakeSession(const SqlCommandOptions& options) {
   if (options.threads > 0) {
     builder.Config(kThreadsConfigKey, std::to_string(options.threads));
   }
-  return builder.Build();
-}
-
-constexpr const char* kHelpText =
-    "Statements end with ';' and may span lines: SELECT, CREATE TABLE, INSERT, DESCRIBE, ...\n"
-    "Commands: help, exit or quit (also \\q, or Ctrl-D at the prompt); Ctrl-C drops the\n"
-    "current input, and ends tributary while a statement runs.\n";
-
-enum class ShellCommand : uint8_t { kNone, kHelp, kQuit };
-
-std::string_view Trim(std::string_view text) {
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) {
-    return {};
+  TRIBUTARY_ASSIGN_OR_RAISE(state.session, builder.Build());
+  TRIBUTARY_ASSIGN_OR_RAISE(state.print.time_zone,
+                            expr::TimeZone::Make(state.session->TimeZoneName()));
+  if (interactive) {
+    // A screenful, as DuckDB's shell; scripts print every row.
+    state.print.max_rows = 40;
+    state.fit_terminal = isatty(STDOUT_FILENO) != 0;
   }
-  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
-}
-
-// A statement (or a line, ';' optional) that is one of the shell's words.
-ShellCommand StatementCommand(std::string_view text) {
-  text = Trim(text);
-  if (text.ends_with(';')) {
-    text = Trim(text.substr(0, text.size() - 1));
-  }
-  if (EqualsIgnoreAsciiCase(text, "exit") || EqualsIgnoreAsciiCase(text, "quit")) {
-    return ShellCommand::kQuit;
-  }
-  return EqualsIgnoreAsciiCase(text, "help") ? ShellCommand::kHelp : ShellCommand::kNone;
-}
-
-// A line at the start of a statement: a shell word, or a `\` command as psql's.
-Result<ShellCommand> LineCommand(std::string_view line) {
-  line = Trim(line);
-  if (!line.starts_with('\\')) {
-    return StatementCommand(line);
-  }
-  if (line == "\\q") {
-    return ShellCommand::kQuit;
-  }
-  if (line == "\\?" || line == "\\h") {
-    return ShellCommand::kHelp;
-  }
-  return Status::InvalidArgument(
-      fmt::format("unknown command '{}': the commands are help, exit, quit, \\q and \\?", line));
+  return state;
 }
 
 // The lexer names an unterminated string, quoted identifier or comment so; more lines may
@@ -158,21 +74,6 @@ std::string Printable(std::string_view text) {
     }
   }
   return out;
-}
-
-Status RunStatement(Session& session, const SqlCommandOptions& options, std::string_view text,
-                    std::ostream& out, bool* quit) {
-  switch (StatementCommand(text)) {
-    case ShellCommand::kQuit:
-      *quit = true;
-      return Status::OK();
-    case ShellCommand::kHelp:
-      out << kHelpText;
-      return Status::OK();
-    case ShellCommand::kNone:
-      break;
-  }
-  return PrintResult(session.Sql(std::string(text)), options.format, out);
 }
 
 // The prompt's SIGINT handler writes a byte to this pipe, which the line reader polls beside
@@ -240,8 +141,6 @@ class PromptInterrupts {
   struct sigaction previous_ = {};
 };
 
-enum class LineEvent : uint8_t { kLine, kEnd, kInterrupted };
-
 // Lines of a file descriptor, woken early by a byte on `wake_fd` (-1: none).
 class LineReader {
  public:
@@ -294,47 +193,68 @@ class LineReader {
 
 }  // namespace
 
-Status RunSqlScript(const SqlCommandOptions& options, std::string_view source,
-                    const std::string& script, std::ostream& out) {
-  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Session> session, MakeSession(options));
+Result<int> RunSqlScript(const SqlCommandOptions& options, std::string_view source,
+                         const std::string& script, std::ostream& out, std::ostream& err) {
+  TRIBUTARY_ASSIGN_OR_RAISE(ShellState state, MakeShellState(options, /*interactive=*/false));
   auto statements = sql::SplitStatements(script);
   if (!statements.ok()) {
     return statements.status().WithContext(source);
   }
+  const bool bail = options.bail.value_or(true);
+  int failures = 0;
   for (const sql::StatementText& statement : *statements) {
-    bool quit = false;
-    Status status = RunStatement(*session, options, statement.text, out, &quit);
-    if (!status.ok()) {
-      return status.WithContext(
+    Result<CommandOutcome> outcome = RunShellStatement(state, statement.text, out);
+    if (!outcome.ok()) {
+      Status placed = outcome.status().WithContext(
           fmt::format("statement at line {} of {}", statement.position.line, source));
+      if (bail) {
+        return placed;
+      }
+      out.flush();
+      err << "tributary sql: " << placed.ToString() << '\n';
+      ++failures;
+      continue;
     }
-    if (quit) {
+    if (*outcome == CommandOutcome::kQuit) {
       break;
     }
   }
-  return Status::OK();
+  return failures;
 }
 
-Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, std::ostream& err,
-                   bool interactive) {
-  TRIBUTARY_ASSIGN_OR_RAISE(std::shared_ptr<Session> session, MakeSession(options));
+Result<int> RunSqlInput(const SqlCommandOptions& options, int fd, std::string_view source,
+                        SqlInputMode mode, std::ostream& out, std::ostream& err) {
+  const bool interactive = mode != SqlInputMode::kScript;
+  const bool bail = options.bail.value_or(!interactive);
+  TRIBUTARY_ASSIGN_OR_RAISE(ShellState state, MakeShellState(options, interactive));
   std::unique_ptr<PromptInterrupts> interrupts;
   if (interactive) {
     TRIBUTARY_ASSIGN_OR_RAISE(interrupts, PromptInterrupts::Install());
   }
-  LineReader reader(fd, interrupts ? interrupts->WakeFd() : -1);
+  std::unique_ptr<LineEditor> editor;
+  if (mode == SqlInputMode::kEditor) {
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        editor, LineEditor::Open(state.session, interrupts->WakeFd(), ShellHistoryPath()));
+  }
+  LineReader reader(fd, interrupts && !editor ? interrupts->WakeFd() : -1);
   // Statement text read but not yet run, and the input line it starts on.
   std::string buffer;
   int buffer_line = 1;
   int line_number = 0;
+  int failures = 0;
   bool quit = false;
-  // Interactive: the error is shown and the prompt goes on; else it ends the run.
+  // A failure ends the run with bail; else the error is shown and the input goes on.
   const auto fail = [&](const Status& status, int line) {
-    if (interactive) {
-      err << Printable(status.ToString()) << '\n';
-      return Status::OK();
+    ++failures;
+    Status placed =
+        interactive ? status
+                    : status.WithContext(fmt::format("statement at line {} of {}", line, source));
+    if (bail) {
+      return placed;
     }
-    return status.WithContext(fmt::format("statement at line {} of standard input", line));
+    out.flush();
+    err << (interactive ? "" : "tributary sql: ") << Printable(placed.ToString()) << '\n';
+    return Status::OK();
   };
   // Runs the statements that the buffer completes (at the end of input, all of them).
   const auto run_complete = [&](bool at_end) -> Status {
@@ -362,10 +282,15 @@ Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, 
     }
     for (size_t i = 0; i < count && !quit; ++i) {
       const int line = buffer_line + statements[i].position.line - 1;
-      Status status = RunStatement(*session, options, statements[i].text, out, &quit);
-      if (!status.ok()) {
-        TRIBUTARY_RETURN_NOT_OK(fail(status, line));
+      Result<CommandOutcome> outcome = RunShellStatement(state, statements[i].text, out);
+      if (!outcome.ok()) {
+        TRIBUTARY_RETURN_NOT_OK(fail(outcome.status(), line));
+      } else if (*outcome == CommandOutcome::kQuit) {
+        quit = true;
       }
+    }
+    if (editor && count > 0) {
+      editor->ForgetNames();
     }
     if (count == statements.size()) {
       buffer.clear();
@@ -378,12 +303,20 @@ Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, 
   };
   std::string line;
   while (!quit) {
+    LineEvent event = LineEvent::kEnd;
     if (interactive) {
       interrupts->Resume();
       interrupts->Drain();
-      out << (buffer.empty() ? "tributary> " : "       ..> ") << std::flush;
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(LineEvent event, reader.Next(&line));
+    if (editor) {
+      out.flush();
+      event = editor->Next(buffer, &line);
+    } else {
+      if (interactive) {
+        out << (buffer.empty() ? kShellPrompt : kContinuationPrompt) << std::flush;
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(event, reader.Next(&line));
+    }
     if (event == LineEvent::kEnd) {
       if (interactive) {
         out << '\n';  // Ctrl-D: the shell's prompt starts on a line of its own
@@ -392,25 +325,29 @@ Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, 
     }
     if (event == LineEvent::kInterrupted) {
       buffer.clear();
-      out << '\n';
+      if (!editor) {
+        out << '\n';
+      }
       continue;
     }
     ++line_number;
     if (buffer.empty()) {
       buffer_line = line_number;
-      auto command = LineCommand(line);
+      auto command = RunShellCommand(state, line, out);
       if (!command.ok()) {
         TRIBUTARY_RETURN_NOT_OK(fail(command.status(), line_number));
         continue;
       }
-      if (*command == ShellCommand::kQuit) {
-        return Status::OK();
-      }
-      if (*command == ShellCommand::kHelp) {
-        out << kHelpText;
+      if (command->has_value()) {
+        if (**command == CommandOutcome::kQuit) {
+          return failures;
+        }
+        if (editor) {
+          editor->ForgetNames();
+        }
         continue;
       }
-      if (Trim(line).empty()) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) {
         continue;
       }
     }
@@ -421,7 +358,7 @@ Status RunSqlInput(const SqlCommandOptions& options, int fd, std::ostream& out, 
   if (!quit && !buffer.empty()) {
     TRIBUTARY_RETURN_NOT_OK(run_complete(true));
   }
-  return Status::OK();
+  return failures;
 }
 
 }  // namespace tributary::tools

@@ -64,6 +64,7 @@ std::unique_ptr<Accumulator> MakeMinMaxAccumulator(const DataTypePtr& type, bool
       return std::make_unique<MinMaxAccumulator<int16_t>>(max, pool);
     case TypeId::kInt32:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return std::make_unique<MinMaxAccumulator<int32_t>>(max, pool);
     case TypeId::kInt64:
     case TypeId::kTimestamp:

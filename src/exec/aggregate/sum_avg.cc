@@ -4,6 +4,9 @@
 //   double        sum: f64, count: i64      (every avg but decimal's, floating-point sums)
 //   decimal       sum: i128, count: i64     (unscaled, the input's scale)
 //                 [overflowed: u8]          (try_sum/try_avg only)
+//   interval      sum: i64, count: i64, overflowed: u8
+//                                           (months or microseconds; overflowed only under
+//                                           try_sum/try_avg)
 
 #include <fmt/format.h>
 
@@ -239,12 +242,121 @@ class SumDecimalAccumulator final : public Accumulator {
   PoolArray<uint8_t> overflowed_;  // try_ only: 1 once the group's sum overflowed
 };
 
+// sum and avg of year-month (int32 months) or day-time (int64 microseconds) intervals, as
+// Spark's Sum and Average over ANSI intervals: the result has the input's type, a running sum
+// outside that type's range is an error (try_sum/try_avg: a null result), and avg rounds the
+// quotient half up (DivideYMInterval/DivideDTInterval).
+class IntervalSumAccumulator final : public Accumulator {
+ public:
+  IntervalSumAccumulator(bool months, bool average, bool try_mode, MemoryPool* pool)
+      : months_(months),
+        average_(average),
+        try_(try_mode),
+        sums_(pool),
+        counts_(pool),
+        overflowed_(pool) {}
+  Status Resize(int64_t groups) override {
+    TRIBUTARY_RETURN_NOT_OK(sums_.Resize(groups));
+    TRIBUTARY_RETURN_NOT_OK(counts_.Resize(groups));
+    return overflowed_.Resize(groups);
+  }
+  Status Update(std::span<const ColumnPtr> args, const int32_t* groups, int64_t rows,
+                const GroupNamer& namer) override {
+    int64_t* sums = sums_.data();
+    int64_t* counts = counts_.data();
+    uint8_t* overflowed = overflowed_.data();
+    int64_t overflow_row = -1;
+    auto add = [&](int64_t i, int64_t v) {
+      const int32_t g = groups[i];
+      ++counts[g];
+      if (overflowed[g] != 0) {
+        return;
+      }
+      int64_t sum = 0;
+      const bool over = __builtin_add_overflow(sums[g], v, &sum) ||
+                        (months_ && (sum < INT32_MIN || sum > INT32_MAX));
+      if (!over) {
+        sums[g] = sum;
+      } else if (try_) {
+        overflowed[g] = 1;
+      } else if (overflow_row < 0) {
+        overflow_row = i;
+      }
+    };
+    if (months_) {
+      VisitValidAs<int32_t>(*args[0], rows, add);
+    } else {
+      VisitValidAs<int64_t>(*args[0], rows, add);
+    }
+    if (overflow_row >= 0) {
+      return Status::InvalidArgument(fmt::format(
+          "[INTERVAL_ARITHMETIC_OVERFLOW] {} overflow: the sum of {} overflows in group {} "
+          "(input row {} of the batch). Use 'try_sum' to tolerate overflow and return NULL "
+          "instead.",
+          months_ ? "integer" : "long", args[0]->Type()->ToString(), namer(groups[overflow_row]),
+          overflow_row));
+    }
+    return Status::OK();
+  }
+  Result<ColumnPtr> Finish(int64_t groups, const DataTypePtr& type, const GroupNamer&,
+                           MemoryPool* pool) override {
+    std::vector<int64_t> values(static_cast<size_t>(groups));
+    std::vector<uint8_t> valid(static_cast<size_t>(groups));
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t n = counts_[g];
+      const int64_t sum = sums_[g];
+      valid[static_cast<size_t>(g)] = n > 0 && overflowed_[g] == 0 ? 1 : 0;
+      int64_t value = sum;
+      if (average_ && n > 0) {
+        // Half up: a remainder of at least half the count moves the quotient away from zero.
+        value = sum / n;
+        const int64_t remainder = sum % n;
+        const int64_t magnitude = remainder < 0 ? -remainder : remainder;
+        if (magnitude != 0 && magnitude >= n - magnitude) {
+          value += sum < 0 ? -1 : 1;
+        }
+      }
+      values[static_cast<size_t>(g)] = value;
+    }
+    return MakeFixedColumn<int64_t>(type, values.data(), valid.data(), groups, pool);
+  }
+  Status SerializeState(int32_t group, std::string* out) const override {
+    AppendRaw(out, sums_[group]);
+    AppendRaw(out, counts_[group]);
+    AppendRaw(out, overflowed_[group]);
+    return Status::OK();
+  }
+  Status DeserializeState(int32_t group, std::string_view bytes) override {
+    StateReader reader(bytes, average_ ? "interval avg state" : "interval sum state");
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&sums_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&counts_[group]));
+    TRIBUTARY_RETURN_NOT_OK(reader.Read(&overflowed_[group]));
+    if (overflowed_[group] > 1 || (overflowed_[group] == 1 && !try_)) {
+      return Status::Corruption(
+          fmt::format("interval sum state: overflowed flag {}", overflowed_[group]));
+    }
+    return reader.Finish();
+  }
+
+ private:
+  bool months_;
+  bool average_;
+  bool try_;
+  PoolArray<int64_t> sums_;
+  PoolArray<int64_t> counts_;
+  PoolArray<uint8_t> overflowed_;
+};
+
 }  // namespace
 
 std::unique_ptr<Accumulator> MakeSumAccumulator(const DataType& input, bool average, bool try_mode,
                                                 MemoryPool* pool) {
   if (input.Id() == TypeId::kDecimal) {
     return std::make_unique<SumDecimalAccumulator>(average, try_mode, input.Scale(), pool);
+  }
+  if (input.Id() == TypeId::kYearMonthInterval || input.Id() == TypeId::kDayTimeInterval) {
+    return std::make_unique<IntervalSumAccumulator>(input.Id() == TypeId::kYearMonthInterval,
+                                                    average, try_mode, pool);
   }
   if (input.IsInteger() && !average) {
     return std::make_unique<SumIntegerAccumulator>(try_mode, pool);

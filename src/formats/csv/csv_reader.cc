@@ -249,6 +249,7 @@ bool Convert(const DataType& type, const Token& token, const CsvReadOptions& opt
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kYearMonthInterval:
       if (text::ConvertTextValue<kAppend>(id, type.Precision(), type.Scale(), text, temporal,
                                           sink)) {
         return true;

@@ -538,6 +538,7 @@ bool JsonReaderImpl::ConvertLeafString(TypeNode& node, std::string_view text,
     case TypeId::kDate:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kYearMonthInterval:
       if (text::ConvertTextValue<kAppend>(node.id, node.precision, node.scale, text, temporal_,
                                           builder)) {
         return true;

@@ -97,7 +97,7 @@ class SchemaConverter {
         list.repetition_type = Repetition::kRepeated;
         list.num_children = 1;
         elements.push_back(std::move(list));
-        path.push_back("list");
+        path.emplace_back("list");
         const bool element_nullable = type->ContainsNull();
         nodes.push_back({0, true, element_nullable});
         return AddField("element", type->ElementType(),
@@ -116,7 +116,7 @@ class SchemaConverter {
         key_value.repetition_type = Repetition::kRepeated;
         key_value.num_children = 2;
         elements.push_back(std::move(key_value));
-        path.push_back("key_value");
+        path.emplace_back("key_value");
         std::vector<PathNode> key_nodes = nodes;
         key_nodes.push_back({0, true, false});
         TRIBUTARY_RETURN_NOT_OK(AddField("key", type->KeyType(), Repetition::kRequired,
@@ -216,6 +216,13 @@ class SchemaConverter {
         leaf.physical = PhysicalType::kInt64;
         e.logical_type = TimestampLogical(false);
         break;
+      case TypeId::kDayTimeInterval:
+      case TypeId::kYearMonthInterval:
+        // Spark's ANSI intervals have no Parquet type; Spark refuses them the same way.
+        return Status::InvalidArgument(fmt::format(
+            "[UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The Parquet datasource doesn't support the "
+            "column `{}` of the type \"{}\"",
+            fmt::join(path, "."), type->Sql()));
       default:
         return Status::Internal("parquet writer: unexpected nested type at a leaf");
     }

@@ -9,15 +9,17 @@
 
 #include "columnar/column_builder.h"
 #include "columnar/data_type.h"
+#include "expr/interval_text.h"
 #include "expr/temporal_parsing.h"
 #include "formats/text/temporal_formats.h"
 
 namespace tributary::text {
 
 /// Parses `text` as a value of a column of type `id` when that is a decimal (of `precision`
-/// and `scale`), a date, a timestamp or a timestamp_ntz, and with kAppend appends the value to
-/// `sink` (unused without). Returns false, appending nothing, when the text does not parse or
-/// `id` is another type. Inline: the readers call it for every value of such a column.
+/// and `scale`), a date, a timestamp, a timestamp_ntz or a year-month interval, and with kAppend
+/// appends the value to `sink` (unused without). Returns false, appending nothing, when the text
+/// does not parse or `id` is another type. Inline: the readers call it for every value of such a
+/// column.
 template <bool kAppend>
 inline bool ConvertTextValue(columnar::TypeId id, int precision, int scale, std::string_view text,
                              const TemporalFormats& temporal, columnar::ColumnBuilder* sink) {
@@ -50,6 +52,17 @@ inline bool ConvertTextValue(columnar::TypeId id, int precision, int scale, std:
       }
       if constexpr (kAppend) {
         sink->AppendInt(micros);
+      }
+      return true;
+    }
+    case columnar::TypeId::kYearMonthInterval: {
+      // "[+|-]y-m" or the INTERVAL '...' YEAR TO MONTH text to_json and to_csv write.
+      int32_t months;
+      if (!expr::ParseYearMonthIntervalText(text, &months)) {
+        return false;
+      }
+      if constexpr (kAppend) {
+        sink->AppendInt(months);
       }
       return true;
     }
