@@ -1,5 +1,7 @@
 #include "columnar/calendar.h"
 
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace tributary::columnar {
@@ -82,27 +84,67 @@ void AppendTimestampSpark(int64_t micros, std::string* out) {
 }
 
 void AppendDayTimeInterval(int64_t micros, std::string* out) {
+  AppendDayTimeInterval(micros, 0, 3, out);
+}
+
+void AppendYearMonthInterval(int32_t months, std::string* out) {
+  AppendYearMonthInterval(months, 0, 1, out);
+}
+
+void AppendDayTimeInterval(int64_t micros, int start_field, int end_field, std::string* out) {
+  static constexpr std::string_view kNames[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+  static constexpr uint64_t kUnitMicros[] = {86400000000ULL, 3600000000ULL, 60000000ULL,
+                                             1000000ULL};
+  static constexpr uint64_t kPerParent[] = {0, 24, 60, 60};
   const bool negative = micros < 0;
   // Magnitude in unsigned arithmetic: INT64_MIN has no positive counterpart.
   const uint64_t magnitude =
       negative ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
-  const uint64_t fraction = magnitude % 1000000;
-  const uint64_t seconds = magnitude / 1000000;
-  *out += fmt::format("INTERVAL '{}{} {:02}:{:02}:{:02}", negative ? "-" : "", seconds / 86400,
-                      seconds / 3600 % 24, seconds / 60 % 60, seconds % 60);
-  if (fraction != 0) {
-    std::string digits = fmt::format("{:06}", fraction);
-    digits.erase(digits.find_last_not_of('0') + 1);
-    *out += "." + digits;
+  *out += "INTERVAL '";
+  if (negative) {
+    out->push_back('-');
   }
-  *out += "' DAY TO SECOND";
+  for (int field = start_field; field <= end_field; ++field) {
+    // The first field takes the whole magnitude in its unit; later ones their remainder.
+    uint64_t value = magnitude / kUnitMicros[field];
+    if (field != start_field) {
+      value %= kPerParent[field];
+      out->push_back(field == 1 ? ' ' : ':');
+    }
+    if (field == 0) {
+      *out += fmt::format("{}", value);
+    } else {
+      *out += fmt::format("{:02}", value);
+    }
+    if (field == 3) {
+      const uint64_t fraction = magnitude % 1000000;
+      if (fraction != 0) {
+        std::string digits = fmt::format("{:06}", fraction);
+        digits.erase(digits.find_last_not_of('0') + 1);
+        out->push_back('.');
+        *out += digits;
+      }
+    }
+  }
+  *out += "' ";
+  *out += kNames[start_field];
+  if (end_field != start_field) {
+    *out += " TO ";
+    *out += kNames[end_field];
+  }
 }
 
-void AppendYearMonthInterval(int32_t months, std::string* out) {
+void AppendYearMonthInterval(int32_t months, int start_field, int end_field, std::string* out) {
   // Magnitude in 64 bits: INT32_MIN months has no positive int32 counterpart.
   const int64_t magnitude = months < 0 ? -static_cast<int64_t>(months) : months;
-  *out += fmt::format("INTERVAL '{}{}-{}' YEAR TO MONTH", months < 0 ? "-" : "", magnitude / 12,
-                      magnitude % 12);
+  const char* sign = months < 0 ? "-" : "";
+  if (start_field != end_field) {
+    *out += fmt::format("INTERVAL '{}{}-{}' YEAR TO MONTH", sign, magnitude / 12, magnitude % 12);
+  } else if (start_field == 0) {
+    *out += fmt::format("INTERVAL '{}{}' YEAR", sign, magnitude / 12);
+  } else {
+    *out += fmt::format("INTERVAL '{}{}' MONTH", sign, magnitude);
+  }
 }
 
 }  // namespace tributary::columnar

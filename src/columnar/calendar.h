@@ -46,5 +46,10 @@ void AppendDayTimeInterval(int64_t micros, std::string* out);
 /// Appends a year-month interval of `months` as Spark prints it:
 /// INTERVAL '[-]y-m' YEAR TO MONTH (-13 months is INTERVAL '-1-1' YEAR TO MONTH).
 void AppendYearMonthInterval(int32_t months, std::string* out);
+/// The same with Spark's start and end fields (IntervalField values), as Spark's ANSI-style
+/// text names only those fields: INTERVAL '10' DAY, INTERVAL '26:03' HOUR TO MINUTE,
+/// INTERVAL '-10.5' SECOND, INTERVAL '14' MONTH. Finer parts than the end field are dropped.
+void AppendDayTimeInterval(int64_t micros, int start_field, int end_field, std::string* out);
+void AppendYearMonthInterval(int32_t months, int start_field, int end_field, std::string* out);
 
 }  // namespace tributary::columnar

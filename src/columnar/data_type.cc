@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -67,7 +68,9 @@ DataType::DataType(Parts parts)
       fields_(std::move(parts.fields)),
       first_(std::move(parts.first)),
       second_(std::move(parts.second)),
-      contains_null_(parts.contains_null) {}
+      contains_null_(parts.contains_null),
+      interval_start_(parts.interval_start),
+      interval_end_(parts.interval_end) {}
 
 #define TRIBUTARY_PRIMITIVE_FACTORY(Name, id)     \
   DataTypePtr DataType::Name() {                  \
@@ -87,9 +90,31 @@ TRIBUTARY_PRIMITIVE_FACTORY(Binary, TypeId::kBinary)
 TRIBUTARY_PRIMITIVE_FACTORY(Date, TypeId::kDate)
 TRIBUTARY_PRIMITIVE_FACTORY(Timestamp, TypeId::kTimestamp)
 TRIBUTARY_PRIMITIVE_FACTORY(TimestampNtz, TypeId::kTimestampNtz)
-TRIBUTARY_PRIMITIVE_FACTORY(DayTimeInterval, TypeId::kDayTimeInterval)
-TRIBUTARY_PRIMITIVE_FACTORY(YearMonthInterval, TypeId::kYearMonthInterval)
 #undef TRIBUTARY_PRIMITIVE_FACTORY
+
+DataTypePtr DataType::DayTimeInterval() {
+  static const DataTypePtr type = DayTimeInterval(IntervalField::kDay, IntervalField::kSecond);
+  return type;
+}
+
+DataTypePtr DataType::YearMonthInterval() {
+  static const DataTypePtr type = YearMonthInterval(IntervalField::kYear, IntervalField::kMonth);
+  return type;
+}
+
+DataTypePtr DataType::DayTimeInterval(int start_field, int end_field) {
+  return MakeType(TypeId::kDayTimeInterval, [&](Parts& parts) {
+    parts.interval_start = start_field;
+    parts.interval_end = end_field;
+  });
+}
+
+DataTypePtr DataType::YearMonthInterval(int start_field, int end_field) {
+  return MakeType(TypeId::kYearMonthInterval, [&](Parts& parts) {
+    parts.interval_start = start_field;
+    parts.interval_end = end_field;
+  });
+}
 
 Result<DataTypePtr> DataType::Decimal(int precision, int scale) {
   if (precision < 1 || precision > kMaxDecimalPrecision || scale < 0 || scale > precision) {
@@ -252,9 +277,19 @@ std::string DataType::ToString() const {
     case TypeId::kMap:
       return fmt::format("map<{},{}>", first_->ToString(), second_->ToString());
     case TypeId::kDayTimeInterval:
-      return "interval day to second";
-    case TypeId::kYearMonthInterval:
-      return "interval year to month";
+    case TypeId::kYearMonthInterval: {
+      // Spark's typeName: "interval day", "interval hour to second", "interval year to month".
+      static constexpr std::string_view kDayTime[] = {"day", "hour", "minute", "second"};
+      static constexpr std::string_view kYearMonth[] = {"year", "month"};
+      const bool day_time = id_ == TypeId::kDayTimeInterval;
+      const auto name = [&](int field) {
+        return day_time ? kDayTime[field] : kYearMonth[field];
+      };
+      if (interval_start_ == interval_end_) {
+        return fmt::format("interval {}", name(interval_start_));
+      }
+      return fmt::format("interval {} to {}", name(interval_start_), name(interval_end_));
+    }
   }
   return "unknown";
 }
@@ -270,12 +305,11 @@ std::string DataType::Sql() const {
         }
         // Spark's quoteIfNeeded: a name of letters, digits and '_' (not all digits) stays bare.
         const std::string& name = field.Name();
-        const bool bare =
-            !name.empty() &&
-            std::all_of(name.begin(), name.end(),
-                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }) &&
-            !std::all_of(name.begin(), name.end(),
-                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+        const bool bare = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+        }) && !std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        });
         if (bare) {
           out += name;
         } else {

@@ -54,6 +54,17 @@ enum class TypeId : uint8_t {
   kYearMonthInterval,
 };
 
+/// Spark's interval fields, as DataType's interval start and end fields hold them: year-month
+/// intervals use kYear..kMonth, day-time intervals kDay..kSecond.
+struct IntervalField {
+  static constexpr int kYear = 0;
+  static constexpr int kMonth = 1;
+  static constexpr int kDay = 0;
+  static constexpr int kHour = 1;
+  static constexpr int kMinute = 2;
+  static constexpr int kSecond = 3;
+};
+
 /// Largest decimal precision (Spark's DecimalType.MAX_PRECISION).
 inline constexpr int kMaxDecimalPrecision = 38;
 
@@ -116,6 +127,12 @@ class DataType {
   static DataTypePtr DayTimeInterval();
   /// Spark's YearMonthIntervalType (INTERVAL YEAR TO MONTH), months.
   static DataTypePtr YearMonthInterval();
+  /// An interval type with Spark's start and end fields (IntervalField values, start <= end):
+  /// INTERVAL DAY is DayTimeInterval(kDay, kDay). The fields only decide how casts to and from
+  /// numbers scale a value and how it prints; Equals and SameShape ignore them, so values of
+  /// one interval kind mix freely whatever their fields.
+  static DataTypePtr DayTimeInterval(int start_field, int end_field);
+  static DataTypePtr YearMonthInterval(int start_field, int end_field);
   /// decimal(precision, scale): 1 <= precision <= 38, 0 <= scale <= precision.
   static Result<DataTypePtr> Decimal(int precision, int scale);
   static DataTypePtr Struct(std::vector<Field> fields);
@@ -123,6 +140,10 @@ class DataType {
   static DataTypePtr Map(DataTypePtr key, DataTypePtr value, bool value_contains_null = true);
 
   TypeId Id() const { return id_; }
+
+  /// Interval types only: Spark's start and end fields (IntervalField values).
+  int IntervalStartField() const { return interval_start_; }
+  int IntervalEndField() const { return interval_end_; }
 
   /// Decimal only.
   int Precision() const { return precision_; }
@@ -171,6 +192,8 @@ class DataType {
     DataTypePtr first;
     DataTypePtr second;
     bool contains_null = true;
+    int interval_start = 0;
+    int interval_end = 0;
   };
   explicit DataType(Parts parts);
 
@@ -182,6 +205,8 @@ class DataType {
   DataTypePtr first_;
   DataTypePtr second_;
   bool contains_null_;
+  int interval_start_;
+  int interval_end_;
 };
 
 inline bool operator==(const DataType& a, const DataType& b) {

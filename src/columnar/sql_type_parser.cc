@@ -186,8 +186,7 @@ Result<DataTypePtr> SqlTypeParser::TypeAtThisLevel() {
 }
 
 // INTERVAL unit [TO unit]: YEAR and MONTH make a year-month interval, DAY, HOUR, MINUTE and
-// SECOND a day-time one. Both keep their whole range (Spark's start and end fields only change
-// how a value prints, which tributary does not track).
+// SECOND a day-time one, with Spark's start and end fields (INTERVAL HOUR TO SECOND).
 Result<DataTypePtr> SqlTypeParser::IntervalType() {
   static constexpr std::string_view kUnits[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
   auto unit_index = [](const std::string& name) {
@@ -228,7 +227,8 @@ Result<DataTypePtr> SqlTypeParser::IntervalType() {
     return Error(
         fmt::format("INTERVAL {} TO {} is not an interval type", kUnits[first], kUnits[last]));
   }
-  return year_month ? DataType::YearMonthInterval() : DataType::DayTimeInterval();
+  return year_month ? DataType::YearMonthInterval(first, last)
+                    : DataType::DayTimeInterval(first - 2, last - 2);
 }
 
 // [NOT NULL] [COMMENT 'text']: returns whether the member is nullable.

@@ -41,6 +41,19 @@ std::string FilterNode::ToString() const {
   return fmt::format("Filter({})", predicate_->ToString());
 }
 
+std::string ExpandNode::ToString() const {
+  std::string out = "Expand(";
+  for (size_t p = 0; p < projections_.size(); ++p) {
+    out += p > 0 ? ", [" : "[";
+    for (size_t i = 0; i < projections_[p].size(); ++i) {
+      out += i > 0 ? ", " : "";
+      out += projections_[p][i]->ToString();
+    }
+    out += "]";
+  }
+  return out + ")";
+}
+
 std::string ProjectNode::ToString() const {
   std::string out = "Project(";
   for (size_t i = 0; i < expressions_.size(); ++i) {
@@ -233,6 +246,7 @@ bool IsScanPipeline(const PhysicalNode& node) {
     case PhysicalNodeKind::kFilter:
     case PhysicalNodeKind::kProject:
     case PhysicalNodeKind::kGenerate:
+    case PhysicalNodeKind::kExpand:
     case PhysicalNodeKind::kRowCounting:
       return IsScanPipeline(*node.Children()[0]);
     default:
@@ -406,6 +420,9 @@ Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& 
     case PhysicalNodeKind::kGenerate:
       return OperatorPtr(std::make_unique<GenerateOperator>(As<GenerateNode>(plan),
                                                             std::move(inputs[0]), context));
+    case PhysicalNodeKind::kExpand:
+      return OperatorPtr(
+          std::make_unique<ExpandOperator>(As<ExpandNode>(plan), std::move(inputs[0]), context));
     case PhysicalNodeKind::kFileScan:
       return FileScanOperator::Make(As<FileScanNode>(plan), context, scan_part);
     case PhysicalNodeKind::kDeltaScan:

@@ -47,6 +47,7 @@ enum class PhysicalNodeKind {
   kHashJoin,
   kSort,
   kGenerate,
+  kExpand,
   kFileScan,
   kDeltaScan,
   kStatefulAggregate,
@@ -137,6 +138,24 @@ class ProjectNode final : public PhysicalNode {
 
  private:
   std::vector<expr::BoundExprPtr> expressions_;
+  SchemaPtr schema_;
+};
+
+/// Spark's Expand: each input row once per projection (GROUPING SETS), evaluated batch by
+/// batch: an input batch gives one output batch per projection.
+class ExpandNode final : public PhysicalNode {
+ public:
+  ExpandNode(PhysicalNodePtr input, std::vector<std::vector<expr::BoundExprPtr>> projections,
+             SchemaPtr schema)
+      : PhysicalNode(PhysicalNodeKind::kExpand, {std::move(input)}),
+        projections_(std::move(projections)),
+        schema_(std::move(schema)) {}
+  const std::vector<std::vector<expr::BoundExprPtr>>& Projections() const { return projections_; }
+  const SchemaPtr& Schema() const { return schema_; }
+  std::string ToString() const override;
+
+ private:
+  std::vector<std::vector<expr::BoundExprPtr>> projections_;
   SchemaPtr schema_;
 };
 

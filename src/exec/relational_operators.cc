@@ -61,6 +61,26 @@ Result<RecordBatchPtr> ProjectOperator::Next() {
   return columnar::RecordBatch::Make(node_->Schema(), batch->NumRows(), std::move(columns));
 }
 
+Result<RecordBatchPtr> ExpandOperator::Next() {
+  const auto& projections = node_->Projections();
+  if (batch_ == nullptr || next_projection_ == projections.size()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(batch_, input_->Next());
+    next_projection_ = 0;
+    if (batch_ == nullptr) {
+      return batch_;
+    }
+  }
+  const std::vector<expr::BoundExprPtr>& projection = projections[next_projection_++];
+  std::vector<columnar::ColumnPtr> columns;
+  columns.reserve(projection.size());
+  for (const expr::BoundExprPtr& expression : projection) {
+    TRIBUTARY_ASSIGN_OR_RAISE(columnar::ColumnPtr column,
+                              expr::Evaluate(*expression, *batch_, context_.eval));
+    columns.push_back(std::move(column));
+  }
+  return columnar::RecordBatch::Make(node_->Schema(), batch_->NumRows(), std::move(columns));
+}
+
 Result<RecordBatchPtr> LimitOperator::Next() {
   while (state_.remaining > 0) {
     TRIBUTARY_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());

@@ -75,6 +75,26 @@ class ProjectOperator final : public Operator {
   const ExecContext& context_;
 };
 
+/// Evaluates each projection of the node over each input batch, one output batch per
+/// projection (Spark's Expand). Holds one input batch at a time.
+class ExpandOperator final : public Operator {
+ public:
+  ExpandOperator(std::shared_ptr<const ExpandNode> node, OperatorPtr input,
+                 const ExecContext& context)
+      : node_(std::move(node)), input_(std::move(input)), context_(context) {}
+  const SchemaPtr& OutputSchema() const override { return node_->Schema(); }
+  Result<RecordBatchPtr> Next() override;
+  std::string ToString() const override { return node_->ToString(); }
+  std::vector<const Operator*> Children() const override { return {input_.get()}; }
+
+ private:
+  std::shared_ptr<const ExpandNode> node_;
+  OperatorPtr input_;
+  const ExecContext& context_;
+  RecordBatchPtr batch_;  // the input batch being expanded
+  size_t next_projection_ = 0;
+};
+
 /// Skips the first `offset` rows, then passes on at most `limit` rows and stops pulling.
 class LimitOperator final : public Operator {
  public:

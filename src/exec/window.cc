@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/calendar.h"
 #include "columnar/column_builder.h"
 #include "columnar/decimal.h"
 #include "columnar/take.h"
@@ -285,12 +286,42 @@ Result<std::vector<std::optional<double>>> RangeValues(const Column& column, boo
   return values;
 }
 
+// A date (days) or timestamp (microseconds) ordering key moved by `months` calendar months,
+// the day clamped to the month's end, as Spark's DateAddYMInterval and TimestampAddYMInterval
+// bound a RANGE frame with a year-month offset (a timestamp moves in the session zone's
+// wall-clock time).
+double WindowKeyPlusMonths(double key, int64_t months, TypeId key_type,
+                           const expr::TimeZone& zone) {
+  const auto shift_days = [months](int64_t days) {
+    const columnar::CivilDate date = columnar::CivilFromDays(days);
+    const int64_t total = date.year * 12 + (date.month - 1) + months;
+    const int64_t year = columnar::FloorDiv(total, 12);
+    const int month = static_cast<int>(columnar::FloorMod(total, 12)) + 1;
+    return columnar::DaysFromCivil(year, month,
+                                   std::min(date.day, columnar::DaysInMonth(year, month)));
+  };
+  if (key_type == TypeId::kDate) {
+    return static_cast<double>(shift_days(static_cast<int64_t>(key)));
+  }
+  const auto micros = static_cast<int64_t>(key);
+  const int64_t local = key_type == TypeId::kTimestamp ? zone.LocalFromUtc(micros) : micros;
+  const int64_t day = columnar::FloorDiv(local, columnar::kMicrosPerDay);
+  const int64_t shifted =
+      shift_days(day) * columnar::kMicrosPerDay + (local - day * columnar::kMicrosPerDay);
+  return static_cast<double>(key_type == TypeId::kTimestamp ? zone.UtcFromLocal(shifted) : shifted);
+}
+
 // Resolves each position's frame [start, end) of positions within its partition.
 class FrameResolver {
  public:
   FrameResolver(const WindowFunction& function, const WindowOrder& order,
-                std::vector<std::optional<double>> range_values)
-      : function_(function), order_(order), range_values_(std::move(range_values)) {}
+                std::vector<std::optional<double>> range_values, TypeId key_type,
+                expr::TimeZone zone)
+      : function_(function),
+        order_(order),
+        range_values_(std::move(range_values)),
+        key_type_(key_type),
+        zone_(std::move(zone)) {}
 
   /// Must be called for each partition before Frame() on its positions.
   void StartPartition(int64_t start, int64_t end) {
@@ -348,8 +379,19 @@ class FrameResolver {
       // A null ordering key is a peer of the other nulls only.
       return is_end ? order_.peer_end[at] : order_.peer_start[at];
     }
-    const double offset = OffsetValue(bound.offset);
-    const double target = preceding ? *value - offset : *value + offset;
+    double target = 0;
+    if (bound.offset.Type()->Id() == TypeId::kYearMonthInterval) {
+      // Months move a date or timestamp by calendar, in the key's own (unnegated) terms.
+      const bool ascending = function_.order_keys[0].ascending;
+      const int64_t months = bound.offset.IntValue();
+      const double key = ascending ? *value : -*value;
+      const double moved =
+          WindowKeyPlusMonths(key, preceding == ascending ? -months : months, key_type_, zone_);
+      target = ascending ? moved : -moved;
+    } else {
+      const double offset = OffsetValue(bound.offset);
+      target = preceding ? *value - offset : *value + offset;
+    }
     auto first = order_.rows.begin() + non_null_start_;
     auto last = order_.rows.begin() + non_null_end_;
     auto value_of = [&](int64_t row) {
@@ -366,6 +408,8 @@ class FrameResolver {
   const WindowFunction& function_;
   const WindowOrder& order_;
   std::vector<std::optional<double>> range_values_;
+  TypeId key_type_;
+  expr::TimeZone zone_;
   int64_t partition_start_ = 0;
   int64_t partition_end_ = 0;
   int64_t non_null_start_ = 0;
@@ -385,12 +429,14 @@ Result<FrameResolver> MakeFrameResolver(const WindowFunction& function, const Wi
                                         const RecordBatch& batch,
                                         const expr::EvalContext& context) {
   std::vector<std::optional<double>> values;
+  TypeId key_type = TypeId::kNull;
   if (NeedsRangeValues(function)) {
     TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr key,
                               expr::Evaluate(*function.order_keys[0].expression, batch, context));
+    key_type = key->Type()->Id();
     TRIBUTARY_ASSIGN_OR_RAISE(values, RangeValues(*key, function.order_keys[0].ascending));
   }
-  return FrameResolver(function, order, std::move(values));
+  return FrameResolver(function, order, std::move(values), key_type, context.session_time_zone);
 }
 
 // ---- ranking functions

@@ -166,8 +166,10 @@ Result<DataTypePtr> InverseDistributionResult(const Types& types) {
 
 Result<DataTypePtr> PercentileApproxResult(const Types& types) {
   const TypeId id = types[0]->Id();
+  // Spark's HistogramNumeric takes numbers, datetimes and ANSI intervals alike.
   const bool value_ok = types[0]->IsNumeric() || id == TypeId::kDate || id == TypeId::kTimestamp ||
-                        id == TypeId::kTimestampNtz;
+                        id == TypeId::kTimestampNtz || id == TypeId::kYearMonthInterval ||
+                        id == TypeId::kDayTimeInterval;
   if (!value_ok || !IsPercentageType(*types[1]) || (types.size() == 3 && !types[2]->IsInteger())) {
     return DataTypePtr();
   }
@@ -176,8 +178,10 @@ Result<DataTypePtr> PercentileApproxResult(const Types& types) {
 
 Result<DataTypePtr> HistogramResult(const Types& types) {
   const TypeId id = types[0]->Id();
+  // Spark's HistogramNumeric takes numbers, datetimes and ANSI intervals alike.
   const bool value_ok = types[0]->IsNumeric() || id == TypeId::kDate || id == TypeId::kTimestamp ||
-                        id == TypeId::kTimestampNtz;
+                        id == TypeId::kTimestampNtz || id == TypeId::kYearMonthInterval ||
+                        id == TypeId::kDayTimeInterval;
   if (!value_ok || !types[1]->IsInteger()) {
     return DataTypePtr();
   }
@@ -206,6 +210,7 @@ constexpr std::string_view kVarianceAliases[] = {"variance"};
 constexpr std::string_view kBoolAndAliases[] = {"every"};
 constexpr std::string_view kBoolOrAliases[] = {"some", "any"};
 constexpr std::string_view kPercentileApproxAliases[] = {"approx_percentile"};
+constexpr std::string_view kCollectListAliases[] = {"array_agg"};
 
 const AggregateSignature kSignatures[] = {
     {AggregateKind::kCount, "count", {}, 0, kAny, "", BigintResult},
@@ -218,7 +223,7 @@ const AggregateSignature kSignatures[] = {
      FirstLastResult},
     {AggregateKind::kLast, "last", kLastAliases, 1, 2, "a value and a boolean ignoreNulls",
      FirstLastResult},
-    {AggregateKind::kCollectList, "collect_list", {}, 1, 1, "", CollectResult},
+    {AggregateKind::kCollectList, "collect_list", kCollectListAliases, 1, 1, "", CollectResult},
     {AggregateKind::kCollectSet, "collect_set", {}, 1, 1, "", CollectResult},
     {AggregateKind::kApproxCountDistinct,
      "approx_count_distinct",
@@ -331,7 +336,7 @@ const AggregateSignature kSignatures[] = {
      {},
      2,
      2,
-     "a numeric, date or timestamp value and an integral number of bins",
+     "a numeric, date, timestamp or interval value and an integral number of bins",
      HistogramResult},
 };
 

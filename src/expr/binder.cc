@@ -72,7 +72,15 @@ bool CanCast(const DataType& from, const DataType& to) {
     return true;
   }
   if (f == TypeId::kString) {
-    return t_num || t_time || t == TypeId::kBinary || t == TypeId::kYearMonthInterval;
+    return t_num || t_time || t == TypeId::kBinary || t == TypeId::kYearMonthInterval ||
+           t == TypeId::kDayTimeInterval;
+  }
+  // ANSI intervals <-> integral and decimal numbers, counted in the interval's end field.
+  const bool f_interval = f == TypeId::kDayTimeInterval || f == TypeId::kYearMonthInterval;
+  const bool t_interval = t == TypeId::kDayTimeInterval || t == TypeId::kYearMonthInterval;
+  if ((f_interval && (to.IsInteger() || t == TypeId::kDecimal)) ||
+      (t_interval && (from.IsInteger() || f == TypeId::kDecimal))) {
+    return true;
   }
   if (f_num && t_num) {
     return true;

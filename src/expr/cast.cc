@@ -358,10 +358,14 @@ void AppendValueAsString(const Column& column, int64_t row, const EvalContext& c
       columnar::AppendTimestampSpark(column.Values<int64_t>()[row], out);
       return;
     case TypeId::kDayTimeInterval:
-      columnar::AppendDayTimeInterval(column.Values<int64_t>()[row], out);
+      columnar::AppendDayTimeInterval(column.Values<int64_t>()[row],
+                                      column.Type()->IntervalStartField(),
+                                      column.Type()->IntervalEndField(), out);
       return;
     case TypeId::kYearMonthInterval:
-      columnar::AppendYearMonthInterval(column.Values<int32_t>()[row], out);
+      columnar::AppendYearMonthInterval(column.Values<int32_t>()[row],
+                                        column.Type()->IntervalStartField(),
+                                        column.Type()->IntervalEndField(), out);
       return;
     case TypeId::kStruct:
     case TypeId::kArray:
@@ -464,6 +468,10 @@ Result<ColumnPtr> FromString(const Column& input, const DataTypePtr& type,
       case TypeId::kYearMonthInterval:
         ok = ParseYearMonthIntervalText(text, &reinterpret_cast<int32_t*>(out)[i]);
         break;
+      case TypeId::kDayTimeInterval:
+        ok = ParseDayTimeIntervalText(text, type->IntervalStartField(), type->IntervalEndField(),
+                                      &reinterpret_cast<int64_t*>(out)[i]);
+        break;
       default:
         return Status::Internal("cast from string to " + type->ToString());
     }
@@ -519,6 +527,137 @@ Result<ColumnPtr> FromTemporal(const Column& input, const DataTypePtr& type, boo
   return Conclude(input, type, safe, failed, std::move(values), nullptr, context.pool);
 }
 
+// How many of an interval's stored units (microseconds, months) make one unit of its end
+// field: casts between intervals and numbers count in that field, as Spark's
+// dayTimeIntervalToLong and longToDayTimeInterval do (INTERVAL '10' DAY is 10).
+int64_t IntervalCastUnit(const DataType& interval) {
+  static constexpr int64_t kDayTimeUnits[] = {
+      columnar::kMicrosPerDay, 3600 * columnar::kMicrosPerSecond, 60 * columnar::kMicrosPerSecond,
+      columnar::kMicrosPerSecond};
+  if (interval.Id() == TypeId::kYearMonthInterval) {
+    return interval.IntervalEndField() == columnar::IntervalField::kYear ? 12 : 1;
+  }
+  return kDayTimeUnits[interval.IntervalEndField()];
+}
+
+// Interval -> integral or decimal. Integers take the whole count of end-field units (toward
+// zero); decimals keep a seconds fraction, rounded half up to the target's scale.
+Result<ColumnPtr> FromIntervalToNumber(const Column& input, const DataTypePtr& type, bool safe,
+                                       MemoryPool* pool) {
+  const int64_t n = input.Length();
+  const bool months = input.Type()->Id() == TypeId::kYearMonthInterval;
+  const int64_t unit = IntervalCastUnit(*input.Type());
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * type->ByteWidth(), pool));
+  Failed failed(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = months ? input.Values<int32_t>()[i] : input.Values<int64_t>()[i];
+    bool ok = true;
+    if (type->Id() == TypeId::kDecimal) {
+      // The value as a decimal of scale 6 for a seconds end field (microseconds), else whole.
+      const bool seconds = !months && unit == columnar::kMicrosPerSecond;
+      const Int128 unscaled = seconds ? Int128{v} : Int128{v / unit};
+      const int scale = seconds ? 6 : 0;
+      Int128 out = 0;
+      if (type->Scale() >= scale) {
+        ok = !__builtin_mul_overflow(unscaled, columnar::PowerOfTen(type->Scale() - scale), &out);
+      } else {
+        const Int128 divisor = columnar::PowerOfTen(scale - type->Scale());
+        out = unscaled / divisor;
+        const Int128 rest = unscaled % divisor;
+        if ((rest < 0 ? -rest : rest) * 2 >= divisor) {
+          out += unscaled < 0 ? -1 : 1;
+        }
+      }
+      ok = ok && columnar::FitsPrecision(out, type->Precision());
+      values->MutableDataAs<Int128>()[i] = ok ? out : Int128{0};
+    } else {
+      const int64_t whole = v / unit;
+      switch (type->Id()) {
+        case TypeId::kInt8:
+          ok = InRange<int8_t>(whole);
+          values->MutableDataAs<int8_t>()[i] = static_cast<int8_t>(whole);
+          break;
+        case TypeId::kInt16:
+          ok = InRange<int16_t>(whole);
+          values->MutableDataAs<int16_t>()[i] = static_cast<int16_t>(whole);
+          break;
+        case TypeId::kInt32:
+          ok = InRange<int32_t>(whole);
+          values->MutableDataAs<int32_t>()[i] = static_cast<int32_t>(whole);
+          break;
+        case TypeId::kInt64:
+          values->MutableDataAs<int64_t>()[i] = whole;
+          break;
+        default:
+          return Status::Internal(
+              fmt::format("cast from {} to {}", input.Type()->ToString(), type->ToString()));
+      }
+    }
+    failed[static_cast<size_t>(i)] = !ok;
+  }
+  return Conclude(input, type, safe, failed, std::move(values), nullptr, pool);
+}
+
+// Integral or decimal -> interval: the number counts units of the target's end field
+// (CAST(10 AS INTERVAL DAY) is ten days); decimals round half up to whole microseconds or
+// months. Values outside the interval's range fail.
+Result<ColumnPtr> FromNumberToInterval(const Column& input, const DataTypePtr& type, bool safe,
+                                       MemoryPool* pool) {
+  const int64_t n = input.Length();
+  const DataType& from = *input.Type();
+  const bool months = type->Id() == TypeId::kYearMonthInterval;
+  const Int128 unit = IntervalCastUnit(*type);
+  TRIBUTARY_ASSIGN_OR_RAISE(auto values, Buffer::Allocate(n * type->ByteWidth(), pool));
+  Failed failed(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (input.IsNull(i)) {
+      continue;
+    }
+    Int128 number = 0;
+    int scale = 0;
+    switch (from.Id()) {
+      case TypeId::kInt8:
+        number = input.Values<int8_t>()[i];
+        break;
+      case TypeId::kInt16:
+        number = input.Values<int16_t>()[i];
+        break;
+      case TypeId::kInt32:
+        number = input.Values<int32_t>()[i];
+        break;
+      case TypeId::kInt64:
+        number = input.Values<int64_t>()[i];
+        break;
+      case TypeId::kDecimal:
+        number = input.Values<Int128>()[i];
+        scale = from.Scale();
+        break;
+      default:
+        return Status::Internal(
+            fmt::format("cast from {} to {}", from.ToString(), type->ToString()));
+    }
+    Int128 product = 0;
+    bool ok = !__builtin_mul_overflow(number, unit, &product);
+    if (ok && scale > 0) {
+      const Int128 divisor = columnar::PowerOfTen(scale);
+      const Int128 rest = product % divisor;
+      product /= divisor;
+      if ((rest < 0 ? -rest : rest) * 2 >= divisor) {
+        product += rest < 0 ? -1 : 1;
+      }
+    }
+    if (months) {
+      ok = ok && product >= INT32_MIN && product <= INT32_MAX;
+      values->MutableDataAs<int32_t>()[i] = ok ? static_cast<int32_t>(product) : 0;
+    } else {
+      ok = ok && product >= INT64_MIN && product <= INT64_MAX;
+      values->MutableDataAs<int64_t>()[i] = ok ? static_cast<int64_t>(product) : 0;
+    }
+    failed[static_cast<size_t>(i)] = !ok;
+  }
+  return Conclude(input, type, safe, failed, std::move(values), nullptr, pool);
+}
+
 Result<ColumnPtr> FromNested(const Column& input, const DataTypePtr& type, bool safe,
                              const EvalContext& context) {
   std::vector<ColumnPtr> children;
@@ -554,6 +693,11 @@ Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool 
   if (type->Id() == TypeId::kString) {
     return ToStringColumn(input, type, context);
   }
+  const bool to_interval =
+      type->Id() == TypeId::kDayTimeInterval || type->Id() == TypeId::kYearMonthInterval;
+  if (to_interval && (from.IsInteger() || from.Id() == TypeId::kDecimal)) {
+    return FromNumberToInterval(input, type, safe, pool);
+  }
   switch (from.Id()) {
     case TypeId::kString:
       return FromString(input, type, context, safe);
@@ -586,9 +730,13 @@ Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool 
         return FromNested(input, type, safe, context);
       }
       break;
-    case TypeId::kNull:
     case TypeId::kDayTimeInterval:
     case TypeId::kYearMonthInterval:
+      if (type->IsInteger() || type->Id() == TypeId::kDecimal) {
+        return FromIntervalToNumber(input, type, safe, pool);
+      }
+      break;
+    case TypeId::kNull:
       break;
   }
   return Status::InvalidArgument(

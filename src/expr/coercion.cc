@@ -19,7 +19,12 @@ BoundExprPtr MakeBound(Op op, DataTypePtr type, std::vector<BoundExprPtr> childr
 }
 
 BoundExprPtr CastTo(BoundExprPtr input, const DataTypePtr& type) {
-  if (input->Type()->SameShape(*type)) {
+  const DataType& from = *input->Type();
+  // Intervals of one kind share a shape whatever their fields, but the fields decide how a
+  // value prints and casts to numbers: a widened one is relabelled (a free cast).
+  const bool same_fields = from.IntervalStartField() == type->IntervalStartField() &&
+                           from.IntervalEndField() == type->IntervalEndField();
+  if (from.SameShape(*type) && same_fields) {
     return input;
   }
   if (input->GetOp() == Op::kLiteral && input->Literal().IsNull()) {
@@ -115,6 +120,13 @@ DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
   }
   const TypeId x = a->Id();
   const TypeId y = b->Id();
+  if ((x == TypeId::kDayTimeInterval || x == TypeId::kYearMonthInterval) && x == y) {
+    // Spark's wider interval: the coarsest start and finest end field of the two.
+    const int start = std::min(a->IntervalStartField(), b->IntervalStartField());
+    const int end = std::max(a->IntervalEndField(), b->IntervalEndField());
+    return x == TypeId::kYearMonthInterval ? DataType::YearMonthInterval(start, end)
+                                           : DataType::DayTimeInterval(start, end);
+  }
   if (a->SameShape(*b)) {
     return a;
   }
@@ -152,6 +164,13 @@ DataTypePtr WiderOfTwo(const DataTypePtr& a, const DataTypePtr& b) {
     DataTypePtr value = WiderOfTwo(a->ValueType(), b->ValueType());
     return key && value ? DataType::Map(key, value, a->ContainsNull() || b->ContainsNull())
                         : nullptr;
+  }
+  if ((x == TypeId::kDayTimeInterval || x == TypeId::kYearMonthInterval) && x == y) {
+    // Spark's wider interval: the coarsest start and finest end field of the two.
+    const int start = std::min(a->IntervalStartField(), b->IntervalStartField());
+    const int end = std::max(a->IntervalEndField(), b->IntervalEndField());
+    return x == TypeId::kYearMonthInterval ? DataType::YearMonthInterval(start, end)
+                                           : DataType::DayTimeInterval(start, end);
   }
   if (a->SameShape(*b)) {
     return a;

@@ -1414,6 +1414,21 @@ class MonthsShift final : public EagerFunction {
   bool subtract_;
 };
 
+// Spark's wider type of two intervals of one kind (a null operand takes the other's fields):
+// the coarsest start and finest end field, so INTERVAL '1' YEAR + INTERVAL '1' MONTH is an
+// INTERVAL YEAR TO MONTH and INTERVAL '1' YEAR + INTERVAL '1' YEAR stays an INTERVAL YEAR.
+DataTypePtr WiderIntervalFields(const DataType& a, const DataType& b) {
+  const bool a_interval = a.Id() != TypeId::kNull;
+  const bool b_interval = b.Id() != TypeId::kNull;
+  const DataType& kind = a_interval ? a : b;
+  const int start = std::min(a_interval ? a.IntervalStartField() : b.IntervalStartField(),
+                             b_interval ? b.IntervalStartField() : a.IntervalStartField());
+  const int end = std::max(a_interval ? a.IntervalEndField() : b.IntervalEndField(),
+                           b_interval ? b.IntervalEndField() : a.IntervalEndField());
+  return kind.Id() == TypeId::kYearMonthInterval ? DataType::YearMonthInterval(start, end)
+                                                 : DataType::DayTimeInterval(start, end);
+}
+
 // + and - with a year-month interval operand: interval +/- interval, date or timestamp
 // +/- interval, interval + date or timestamp; anything else is Spark's type mismatch.
 Result<BoundExprPtr> BindYearMonthArithmetic(const Expression& expr,
@@ -1425,7 +1440,7 @@ Result<BoundExprPtr> BindYearMonthArithmetic(const Expression& expr,
   const bool b_months = b == TypeId::kYearMonthInterval;
   if ((a_months || a == TypeId::kNull) && (b_months || b == TypeId::kNull)) {
     // A null operand takes the interval's type, as Spark types INTERVAL '2' YEAR + NULL.
-    const DataTypePtr type = DataType::YearMonthInterval();
+    const DataTypePtr type = WiderIntervalFields(*children[0]->Type(), *children[1]->Type());
     return MakeBound(op, type, {CastTo(children[0], type), CastTo(children[1], type)});
   }
   auto shift = [&](BoundExprPtr datetime, BoundExprPtr interval) -> BoundExprPtr {
@@ -1474,7 +1489,8 @@ Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
     return e->Type()->Id() == TypeId::kDate ? CastTo(std::move(e), DataType::Timestamp()) : e;
   };
   if (a_interval && b_interval) {
-    return make(DataType::DayTimeInterval(), children[0], children[1]);
+    return make(WiderIntervalFields(*children[0]->Type(), *children[1]->Type()), children[0],
+                children[1]);
   }
   if (IsDatetime(a) && b_interval) {
     BoundExprPtr left = as_timestamp(children[0]);

@@ -371,6 +371,34 @@ Result<BoundExprPtr> BindExistsForall(const Expression& call, std::vector<BoundE
       });
 }
 
+// Whether `a` and `b` have the same shape when struct field names are ignored (Spark's
+// DataType.equalsStructurally).
+bool SameShapeIgnoringFieldNames(const DataType& a, const DataType& b) {
+  if (a.Id() != b.Id()) {
+    return false;
+  }
+  switch (a.Id()) {
+    case TypeId::kStruct: {
+      if (a.Fields().size() != b.Fields().size()) {
+        return false;
+      }
+      for (size_t i = 0; i < a.Fields().size(); ++i) {
+        if (!SameShapeIgnoringFieldNames(*a.Fields()[i].Type(), *b.Fields()[i].Type())) {
+          return false;
+        }
+      }
+      return true;
+    }
+    case TypeId::kArray:
+      return SameShapeIgnoringFieldNames(*a.ElementType(), *b.ElementType());
+    case TypeId::kMap:
+      return SameShapeIgnoringFieldNames(*a.KeyType(), *b.KeyType()) &&
+             SameShapeIgnoringFieldNames(*a.ValueType(), *b.ValueType());
+    default:
+      return a.SameShape(b);
+  }
+}
+
 // aggregate(arr, zero, (acc, x) -> merge[, acc -> finish]), also named reduce. The fold is
 // sequential within an array, so it runs one element position at a time over all rows.
 Result<BoundExprPtr> BindAggregate(const Expression& call, std::vector<BoundExprPtr> args,
@@ -384,7 +412,12 @@ Result<BoundExprPtr> BindAggregate(const Expression& call, std::vector<BoundExpr
   const size_t regular = args.size();
   TRIBUTARY_ASSIGN_OR_RAISE(
       auto merge, BindLambda(call, *call.Child(2), 3, schema, scope, {acc_type, element}, &args));
-  if (!merge.body->Type()->SameShape(*acc_type)) {
+  if (!merge.body->Type()->SameShape(*acc_type) &&
+      SameShapeIgnoringFieldNames(*merge.body->Type(), *acc_type)) {
+    // Spark compares the two structurally (equalsStructurally): `(acc.sum + x, acc.n + 1)`
+    // fits a zero of `(0 AS sum, 0 AS n)`; the result keeps the zero's field names.
+    merge.body = CastTo(std::move(merge.body), acc_type);
+  } else if (!merge.body->Type()->SameShape(*acc_type)) {
     // The zero value widens to what merge returns (0 with a bigint merge), then merge is bound
     // again over that accumulator.
     const DataTypePtr both[] = {acc_type, merge.body->Type()};

@@ -27,6 +27,13 @@ Result<int64_t> ParseIntervalMicros(std::string_view text);
 /// "INTERVAL '[+|-]n' MONTH" (any case). False when the text is none of these or overflows.
 bool ParseYearMonthIntervalText(std::string_view text, int32_t* months);
 
+/// Microseconds of a day-time interval's text, as CAST(string AS INTERVAL start TO end)
+/// reads it: the value alone in the target's fields ('3 00:00:01' for DAY TO SECOND, '10.5'
+/// for SECOND) or the SQL literal form "INTERVAL [+|-]'value' <fields>" (any case). False when
+/// the text is neither or overflows.
+bool ParseDayTimeIntervalText(std::string_view text, int start_field, int end_field,
+                              int64_t* micros);
+
 /// Spark's CalendarInterval text of a day-time duration: "10 minutes", "1 days 2 hours",
 /// "1.5 seconds", "0 seconds".
 std::string IntervalText(int64_t micros);

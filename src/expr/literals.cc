@@ -324,9 +324,91 @@ Result<Scalar> ParseIntervalRange(std::string_view value, const std::string& fro
   return IntervalResult(negative ? -total : total, value, unit);
 }
 
+// Spark's field of an interval unit name (plural or not): YEAR and MONTH are year-month
+// fields, WEEK counts as DAY and MILLISECOND/MICROSECOND as SECOND; -1 for other words.
+int IntervalUnitField(std::string unit) {
+  unit = AsciiUpper(unit);
+  if (unit.size() > 1 && unit.back() == 'S') {
+    unit.pop_back();
+  }
+  if (unit == "YEAR" || unit == "WEEK" || unit == "DAY") {
+    return unit == "YEAR" ? columnar::IntervalField::kYear : columnar::IntervalField::kDay;
+  }
+  if (unit == "MONTH") {
+    return columnar::IntervalField::kMonth;
+  }
+  if (unit == "HOUR") {
+    return columnar::IntervalField::kHour;
+  }
+  if (unit == "MINUTE") {
+    return columnar::IntervalField::kMinute;
+  }
+  if (unit == "SECOND" || unit == "MILLISECOND" || unit == "MICROSECOND") {
+    return columnar::IntervalField::kSecond;
+  }
+  return -1;
+}
+
+Result<Scalar> ParseIntervalLiteralValue(std::string_view value, std::string_view unit);
+
 }  // namespace
 
+// The literal's value, typed with Spark's start and end fields: the named range of
+// `'...' DAY TO SECOND`, the one unit of `'10' DAY`, else the coarsest and finest units of
+// `3 DAYS 1 SECOND` (INTERVAL DAY TO SECOND), as Spark's parser types them.
 Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view unit) {
+  TRIBUTARY_ASSIGN_OR_RAISE(Scalar parsed, ParseIntervalLiteralValue(value, unit));
+  std::vector<std::string> units;
+  const std::string upper_unit = AsciiUpper(unit);
+  if (const size_t to = upper_unit.find(" TO "); to != std::string::npos) {
+    units = {upper_unit.substr(0, to), upper_unit.substr(to + 4)};
+  } else if (!upper_unit.empty()) {
+    units = {upper_unit};
+  } else {
+    // Unit-less text: "[INTERVAL] <number> <unit> ...", every second word a unit.
+    std::vector<std::string> words;
+    size_t i = 0;
+    while (i < value.size()) {
+      while (i < value.size() && value[i] == ' ') {
+        ++i;
+      }
+      size_t end = i;
+      while (end < value.size() && value[end] != ' ') {
+        ++end;
+      }
+      if (end > i) {
+        words.emplace_back(value.substr(i, end - i));
+      }
+      i = end;
+    }
+    if (!words.empty() && AsciiUpper(words[0]) == "INTERVAL") {
+      words.erase(words.begin());
+    }
+    for (size_t w = 1; w < words.size(); w += 2) {
+      units.push_back(words[w]);
+    }
+  }
+  int start = 99;
+  int end = -1;
+  for (const std::string& name : units) {
+    const int field = IntervalUnitField(name);
+    if (field >= 0) {
+      start = std::min(start, field);
+      end = std::max(end, field);
+    }
+  }
+  if (end < 0) {
+    return parsed;
+  }
+  if (parsed.Type()->Id() == columnar::TypeId::kYearMonthInterval) {
+    return Scalar::YearMonthInterval(static_cast<int32_t>(parsed.IntValue()), start, end);
+  }
+  return Scalar::DayTimeInterval(parsed.IntValue(), start, end);
+}
+
+namespace {
+
+Result<Scalar> ParseIntervalLiteralValue(std::string_view value, std::string_view unit) {
   const std::string upper_unit = AsciiUpper(unit);
   if (const size_t to = upper_unit.find(" TO "); to != std::string::npos) {
     const std::string from = upper_unit.substr(0, to);
@@ -419,6 +501,8 @@ Result<Scalar> ParseIntervalLiteral(std::string_view value, std::string_view uni
   return IntervalResult(total, value, unit);
 }
 
+}  // namespace
+
 Result<int64_t> ParseIntervalMicros(std::string_view text) {
   auto parsed = ParseIntervalLiteral(text, "");
   if (parsed.ok() && parsed->Type()->Id() == columnar::TypeId::kYearMonthInterval) {
@@ -470,6 +554,37 @@ std::string IntervalText(int64_t micros) {
     out += (out.empty() ? "" : " ") + seconds + " seconds";
   }
   return out;
+}
+
+bool ParseDayTimeIntervalText(std::string_view text, int start_field, int end_field,
+                              int64_t* micros) {
+  static constexpr std::string_view kNames[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+  text = TrimIntervalBlanks(text);
+  std::string_view quoted = text;
+  std::string unit(kNames[start_field]);
+  if (end_field != start_field) {
+    unit = fmt::format("{} TO {}", unit, kNames[end_field]);
+  }
+  bool outer_negative = false;
+  if (text.size() >= 8 && AsciiUpper(text.substr(0, 8)) == "INTERVAL") {
+    // INTERVAL [+|-]'<value>' <unit>: the form CAST(interval AS STRING) prints.
+    text = TrimIntervalBlanks(text.substr(8));
+    outer_negative = TakeSign(&text);
+    const size_t close =
+        text.size() < 2 || text[0] != '\'' ? std::string_view::npos : text.find('\'', 1);
+    if (close == std::string_view::npos) {
+      return false;
+    }
+    quoted = text.substr(1, close - 1);
+    unit = AsciiUpper(TrimIntervalBlanks(text.substr(close + 1)));
+  }
+  auto parsed = ParseIntervalLiteralValue(quoted, unit);
+  if (!parsed.ok() || parsed->Type()->Id() != columnar::TypeId::kDayTimeInterval ||
+      (outer_negative && parsed->IntValue() == INT64_MIN)) {
+    return false;
+  }
+  *micros = outer_negative ? -parsed->IntValue() : parsed->IntValue();
+  return true;
 }
 
 bool ParseYearMonthIntervalText(std::string_view text, int32_t* months) {

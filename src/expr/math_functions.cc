@@ -395,8 +395,9 @@ Result<BoundExprPtr> BindRound(const Expression& call, std::vector<BoundExprPtr>
     // Spark's RoundCeil/RoundFloor type: decimal(max(p, 1 - d), 0) for d < 0, else
     // decimal(p, min(s, d)).
     const int p = from->Precision();
-    type = scale < 0 ? DecimalOrDie(std::min(std::max(p, 1 - scale), columnar::kMaxDecimalPrecision), 0)
-                     : DecimalOrDie(p, std::min(from->Scale(), scale));
+    type = scale < 0
+               ? DecimalOrDie(std::min(std::max(p, 1 - scale), columnar::kMaxDecimalPrecision), 0)
+               : DecimalOrDie(p, std::min(from->Scale(), scale));
   } else if (from->Id() == TypeId::kDecimal) {
     const int p = from->Precision();
     const int s = from->Scale();
@@ -615,7 +616,11 @@ Result<BoundExprPtr> BindIntervalScale(const Expression& call, Op op,
     return CallError(call, "an interval can only be scaled by a number, not " + number.ToString());
   }
   const bool divide = op == Op::kDivide;
-  DataTypePtr type = args[0]->Type();
+  // Spark's Multiply/DivideYMInterval and DTInterval types: the whole range, whatever fields
+  // the operand had (INTERVAL 2 SECOND * 2 is an INTERVAL DAY TO SECOND).
+  DataTypePtr type = args[0]->Type()->Id() == TypeId::kYearMonthInterval
+                         ? DataType::YearMonthInterval()
+                         : DataType::DayTimeInterval();
   return MakeFunctionCall(
       call.Name(), std::move(type), std::move(args),
       Lambda([divide, safe](const BoundExpression& c, const std::vector<ColumnPtr>& a,

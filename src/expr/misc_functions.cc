@@ -1,6 +1,6 @@
 // typeof(x): the argument's type as Spark's DataType.catalogString names it ("int",
-// "decimal(6,0)", "array<string>"), a constant. nanvl(a, b): b where a is NaN, else a (null
-// where a is null), as Spark's NaNvl.
+// "decimal(6,0)", "array<string>"), a constant. isnan(x), and nanvl(a, b): b where a is NaN,
+// else a (null where a is null), as Spark's NaNvl.
 
 #include <cmath>
 
@@ -33,7 +33,31 @@ Result<BoundExprPtr> BindTypeOf(const Expression& call, std::vector<BoundExprPtr
                           std::make_shared<const TypeNameFunction>(args[0]->Type()->ToString()));
 }
 
+// isnan(x): whether x is NaN; false for null, as Spark's IsNaN.
 // NOLINTNEXTLINE(performance-unnecessary-value-param): the FunctionBinder signature
+Result<BoundExprPtr> BindIsNan(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (!args[0]->Type()->IsNumeric() && args[0]->Type()->Id() != TypeId::kNull) {
+    return CallError(call,
+                     fmt::format("argument 1 must be a number, got {}", args[0]->Type()->ToString()));
+  }
+  args[0] = CastTo(std::move(args[0]), columnar::DataType::Float64());
+  return MakeFunctionCall(
+      call.Name(), columnar::DataType::Boolean(), std::move(args),
+      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                MemoryPool* pool) -> Result<ColumnPtr> {
+        columnar::ColumnBuilder builder(c.Type(), pool);
+        const int64_t n = a[0]->Length();
+        builder.Reserve(n);
+        for (int64_t i = 0; i < n; ++i) {
+          builder.AppendBoolean(a[0]->IsValid(i) && std::isnan(a[0]->Values<double>()[i]));
+        }
+        return builder.Finish();
+      }));
+}
+
+// nanvl(a, b): if(isnan(a), b, a), so b is evaluated only for the rows that need it (Spark's
+// NaNvl evaluates its right side only when the left is NaN).
 Result<BoundExprPtr> BindNanvl(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   for (const BoundExprPtr& arg : args) {
@@ -49,33 +73,19 @@ Result<BoundExprPtr> BindNanvl(const Expression& call, std::vector<BoundExprPtr>
   for (BoundExprPtr& arg : args) {
     arg = CastTo(std::move(arg), type);
   }
-  return MakeFunctionCall(
-      call.Name(), type, std::move(args),
-      Lambda([both_float](const BoundExpression& c, const std::vector<ColumnPtr>& a,
-                          MemoryPool* pool) -> Result<ColumnPtr> {
-        columnar::ColumnBuilder builder(c.Type(), pool);
-        const int64_t n = a[0]->Length();
-        builder.Reserve(n);
-        auto value = [&](const Column& column, int64_t i) {
-          return both_float ? double{column.Values<float>()[i]} : column.Values<double>()[i];
-        };
-        for (int64_t i = 0; i < n; ++i) {
-          const bool nan = a[0]->IsValid(i) && std::isnan(value(*a[0], i));
-          const Column& from = nan ? *a[1] : *a[0];
-          if (!from.IsValid(i)) {
-            builder.AppendNull();
-          } else {
-            builder.AppendDouble(value(from, i));
-          }
-        }
-        return builder.Finish();
-      }));
+  const ExprPtr& value = call.Child(0);
+  const ExprPtr& replacement = call.Child(1);
+  const ExprPtr is_nan = Function("isnan", {value});
+  TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr nan, BindIsNan(*is_nan, {args[0]}));
+  return BindAs("if", {is_nan, replacement, value},
+                {std::move(nan), std::move(args[1]), std::move(args[0])});
 }
 
 }  // namespace
 
 void AddMiscFunctions(std::vector<FunctionEntry>* table) {
-  table->insert(table->end(), {{"typeof", BindTypeOf}, {"nanvl", BindNanvl}});
+  table->insert(table->end(),
+                {{"typeof", BindTypeOf}, {"isnan", BindIsNan}, {"nanvl", BindNanvl}});
 }
 
 }  // namespace tributary::expr

@@ -47,11 +47,19 @@ Scalar Scalar::Timestamp(int64_t micros) {
 Scalar Scalar::TimestampNtz(int64_t micros) {
   return {DataType::TimestampNtz(), micros};
 }
-Scalar Scalar::DayTimeInterval(int64_t micros) {
-  return {DataType::DayTimeInterval(), micros};
+Scalar Scalar::DayTimeInterval(int64_t micros, int start_field, int end_field) {
+  if (start_field == columnar::IntervalField::kDay &&
+      end_field == columnar::IntervalField::kSecond) {
+    return {DataType::DayTimeInterval(), micros};
+  }
+  return {DataType::DayTimeInterval(start_field, end_field), micros};
 }
-Scalar Scalar::YearMonthInterval(int32_t months) {
-  return {DataType::YearMonthInterval(), int64_t{months}};
+Scalar Scalar::YearMonthInterval(int32_t months, int start_field, int end_field) {
+  if (start_field == columnar::IntervalField::kYear &&
+      end_field == columnar::IntervalField::kMonth) {
+    return {DataType::YearMonthInterval(), int64_t{months}};
+  }
+  return {DataType::YearMonthInterval(start_field, end_field), int64_t{months}};
 }
 
 Result<Scalar> Scalar::Decimal(Int128 unscaled, int precision, int scale) {
@@ -115,10 +123,13 @@ std::string Scalar::ToString() const {
       columnar::AppendTimestampSpark(IntValue(), &out);
       return out + (type_->Id() == columnar::TypeId::kTimestamp ? "Z'" : "'");
     case columnar::TypeId::kDayTimeInterval:
-      columnar::AppendDayTimeInterval(IntValue(), &out);
+      columnar::AppendDayTimeInterval(IntValue(), type_->IntervalStartField(),
+                                      type_->IntervalEndField(), &out);
       return out;
     case columnar::TypeId::kYearMonthInterval:
-      columnar::AppendYearMonthInterval(static_cast<int32_t>(IntValue()), &out);
+      columnar::AppendYearMonthInterval(static_cast<int32_t>(IntValue()),
+                                        type_->IntervalStartField(), type_->IntervalEndField(),
+                                        &out);
       return out;
     default:
       return fmt::format("<{}>", type_->ToString());

@@ -41,10 +41,12 @@ class Scalar {
   static Scalar Timestamp(int64_t micros);
   /// Microseconds of a zone-less wall-clock time.
   static Scalar TimestampNtz(int64_t micros);
-  /// A day-time interval of `micros` microseconds.
-  static Scalar DayTimeInterval(int64_t micros);
-  /// A year-month interval of `months` months.
-  static Scalar YearMonthInterval(int32_t months);
+  /// A day-time interval of `micros` microseconds, typed with Spark's start and end fields.
+  static Scalar DayTimeInterval(int64_t micros, int start_field = columnar::IntervalField::kDay,
+                                int end_field = columnar::IntervalField::kSecond);
+  /// A year-month interval of `months` months, typed with Spark's start and end fields.
+  static Scalar YearMonthInterval(int32_t months, int start_field = columnar::IntervalField::kYear,
+                                  int end_field = columnar::IntervalField::kMonth);
 
   const DataTypePtr& Type() const { return type_; }
   bool IsNull() const { return std::holds_alternative<std::monostate>(value_); }

@@ -154,6 +154,56 @@ ProjectNode::ProjectNode(LogicalPlanPtr input, std::vector<BoundExprPtr> express
                   std::move(qualifiers), {input}),
       expressions_(std::move(expressions)) {}
 
+namespace {
+
+SchemaPtr ExpandSchema(const std::vector<std::vector<BoundExprPtr>>& projections,
+                       const std::vector<std::string>& names, const columnar::Schema& input) {
+  SchemaPtr first = ProjectSchema(projections.front(), names, input);
+  std::vector<columnar::Field> fields = first->Fields();
+  for (size_t c = 0; c < fields.size(); ++c) {
+    for (const std::vector<BoundExprPtr>& projection : projections) {
+      const expr::BoundExpression& e = *projection[c];
+      const bool nullable = e.GetOp() != expr::Op::kColumn || input.FieldAt(e.Index()).Nullable();
+      if (nullable) {
+        fields[c] = fields[c].WithNullable(true);
+      }
+    }
+  }
+  return MakeSchema(std::move(fields));
+}
+
+}  // namespace
+
+ExpandNode::ExpandNode(LogicalPlanPtr input, std::vector<std::vector<BoundExprPtr>> projections,
+                       const std::vector<std::string>& names, std::vector<std::string> qualifiers)
+    : LogicalPlan(PlanKind::kExpand, ExpandSchema(projections, names, *input->Schema()),
+                  std::move(qualifiers), {input}),
+      projections_(std::move(projections)) {}
+
+std::string ExpandNode::ToString() const {
+  std::string out = "Expand";
+  for (const std::vector<BoundExprPtr>& projection : projections_) {
+    out += " [";
+    for (size_t i = 0; i < projection.size(); ++i) {
+      out += (i > 0 ? ", " : "") + projection[i]->ToString();
+    }
+    out += "]";
+  }
+  return out;
+}
+
+LogicalPlanPtr ExpandNode::WithInputs(std::vector<LogicalPlanPtr> inputs) const {
+  std::vector<std::string> names;
+  for (const columnar::Field& field : Schema()->Fields()) {
+    names.push_back(field.Name());
+  }
+  return std::make_shared<ExpandNode>(std::move(inputs.at(0)), projections_, names, Qualifiers());
+}
+
+std::shared_ptr<LogicalPlan> ExpandNode::Clone() const {
+  return std::make_shared<ExpandNode>(*this);
+}
+
 std::string ProjectNode::ToString() const {
   std::string out = "Project ";
   for (size_t i = 0; i < expressions_.size(); ++i) {

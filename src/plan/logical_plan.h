@@ -54,6 +54,7 @@ enum class PlanKind : uint8_t {
   kWatermark,    // rows unchanged; names the event-time column and the delay of a watermark
   kDeduplicate,  // the first row of each key (dropDuplicates)
   kWindow,       // input rows with window function values alongside
+  kExpand,       // one output row per projection of each input row (GROUPING SETS)
 };
 
 /// An unbounded source as a query names it (format, path, options, schema). The streaming
@@ -375,6 +376,24 @@ class WindowNode final : public LogicalPlan {
  private:
   std::vector<exec::WindowFunction> functions_;
   std::vector<columnar::Field> outputs_;
+};
+
+/// Spark's Expand: each input row once per projection (all projections of the same types), the
+/// way GROUPING SETS feed one aggregation with each set's keys while reading the input once.
+/// Output columns are named `names` and nullable where any projection may be null.
+class ExpandNode final : public LogicalPlan {
+ public:
+  ExpandNode(LogicalPlanPtr input, std::vector<std::vector<BoundExprPtr>> projections,
+             const std::vector<std::string>& names, std::vector<std::string> qualifiers);
+  const std::vector<std::vector<BoundExprPtr>>& Projections() const { return projections_; }
+  std::string ToString() const override;
+  LogicalPlanPtr WithInputs(std::vector<LogicalPlanPtr> inputs) const override;
+
+ protected:
+  std::shared_ptr<LogicalPlan> Clone() const override;
+
+ private:
+  std::vector<std::vector<BoundExprPtr>> projections_;
 };
 
 /// Spark's EventTimeWatermark (Dataset.withWatermark, SQL `WATERMARK ts DELAY OF ...`): its rows

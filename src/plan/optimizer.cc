@@ -623,6 +623,43 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
           std::move(mapping)};
 }
 
+[[gnu::noinline]] Pruned PruneExpand(const LogicalPlanPtr& plan, const std::vector<bool>& required,
+                                     int n) {
+  // Each output column is kept when needed above, in every projection alike; the input keeps
+  // the columns the kept expressions read.
+  const auto& expand = plan->As<ExpandNode>();
+  std::vector<int> mapping(static_cast<size_t>(n), -1);
+  std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()), false);
+  std::vector<std::string> names;
+  std::vector<std::string> qualifiers;
+  int kept = 0;
+  for (int c = 0; c < n; ++c) {
+    if (!required[static_cast<size_t>(c)]) {
+      continue;
+    }
+    mapping[static_cast<size_t>(c)] = kept++;
+    names.push_back(plan->Schema()->FieldAt(c).Name());
+    qualifiers.push_back(plan->Qualifiers()[static_cast<size_t>(c)]);
+    for (const std::vector<BoundExprPtr>& projection : expand.Projections()) {
+      MarkColumns(*projection[static_cast<size_t>(c)], &child_required);
+    }
+  }
+  Pruned child = Prune(plan->Inputs()[0], child_required);
+  std::vector<std::vector<BoundExprPtr>> projections;
+  for (const std::vector<BoundExprPtr>& projection : expand.Projections()) {
+    std::vector<BoundExprPtr> remapped;
+    for (int c = 0; c < n; ++c) {
+      if (required[static_cast<size_t>(c)]) {
+        remapped.push_back(RemapColumns(projection[static_cast<size_t>(c)], child.mapping));
+      }
+    }
+    projections.push_back(std::move(remapped));
+  }
+  return {std::make_shared<ExpandNode>(child.plan, std::move(projections), names,
+                                       std::move(qualifiers)),
+          std::move(mapping)};
+}
+
 [[gnu::noinline]] Pruned PruneWindow(const LogicalPlanPtr& plan, std::vector<bool> required,
                                      int n) {
   // The input keeps the columns needed above and those the functions read; every function
@@ -717,6 +754,8 @@ Pruned Prune(const LogicalPlanPtr& plan, std::vector<bool> required) {
       return PruneUnion(plan, required, n);
     case PlanKind::kWindow:
       return PruneWindow(plan, std::move(required), n);
+    case PlanKind::kExpand:
+      return PruneExpand(plan, required, n);
   }
   return {plan, Identity(n)};
 }

@@ -246,6 +246,11 @@ int64_t EstimateRows(const LogicalPlan& plan) {
     case PlanKind::kDeduplicate:
     case PlanKind::kWindow:
       return EstimateRows(plan.Input());
+    case PlanKind::kExpand: {
+      const int64_t input = EstimateRows(plan.Input());
+      return input < 0 ? input
+                       : input * static_cast<int64_t>(plan.As<ExpandNode>().Projections().size());
+    }
     case PlanKind::kLimit: {
       const int64_t input = EstimateRows(plan.Input());
       const int64_t limit = plan.As<LimitNode>().Limit();
@@ -328,6 +333,11 @@ Result<exec::PhysicalNodePtr> BuildPhysicalPlan(const LogicalPlan& plan,
       return over_input([&](exec::PhysicalNodePtr input) {
         return std::make_shared<exec::WindowNode>(std::move(input),
                                                   plan.As<WindowNode>().Functions(), plan.Schema());
+      });
+    case PlanKind::kExpand:
+      return over_input([&](exec::PhysicalNodePtr input) {
+        return std::make_shared<exec::ExpandNode>(
+            std::move(input), plan.As<ExpandNode>().Projections(), plan.Schema());
       });
     case PlanKind::kGenerate:
       return over_input([&](exec::PhysicalNodePtr input) {

@@ -732,21 +732,27 @@ namespace {
 
 // Spark's Expand for GROUPING SETS: per set, the input's columns, then each key (null when the
 // set leaves it out), the set's spark_grouping_id and its position (so that a set listed twice
-// keeps its duplicate groups), all sets' rows unioned. The aggregation groups by the columns
-// after the input's; its aggregate calls read the input's columns at their own indices.
+// keeps its duplicate groups). The aggregation groups by the columns after the input's; its
+// aggregate calls read the input's columns at their own indices.
 Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
                                           const std::vector<BoundExprPtr>& keys,
                                           const std::vector<std::vector<size_t>>& sets) {
   const int columns = input->Schema()->NumFields();
   const SchemaPtr resolution = ResolutionSchema(*input);
-  std::vector<LogicalPlanPtr> projections;
+  std::vector<std::vector<BoundExprPtr>> projections;
+  std::vector<std::string> names;
+  for (int c = 0; c < columns; ++c) {
+    names.push_back(input->Schema()->FieldAt(c).Name());
+  }
+  for (size_t k = 0; k < keys.size(); ++k) {
+    names.push_back(fmt::format("__grouping_key{}", k));
+  }
+  names.emplace_back("spark_grouping_id");
+  names.emplace_back("__grouping_set");
   for (size_t p = 0; p < sets.size(); ++p) {
     std::vector<BoundExprPtr> expressions;
-    std::vector<std::string> names;
-    std::vector<std::string> qualifiers = input->Qualifiers();
     for (int c = 0; c < columns; ++c) {
       expressions.push_back(ColumnRef(*input, c));
-      names.push_back(input->Schema()->FieldAt(c).Name());
     }
     int64_t id = 0;
     for (size_t k = 0; k < keys.size(); ++k) {
@@ -760,7 +766,6 @@ Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
             expr::Bind(*expr::Lit(expr::Scalar::Null(keys[k]->Type())), *resolution));
         expressions.push_back(std::move(null));
       }
-      names.push_back(fmt::format("__grouping_key{}", k));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr id_literal,
                               expr::Bind(*expr::Lit(expr::Scalar::Int64(id)), *resolution));
@@ -768,14 +773,80 @@ Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
         BoundExprPtr position,
         expr::Bind(*expr::Lit(expr::Scalar::Int32(static_cast<int32_t>(p))), *resolution));
     expressions.push_back(std::move(id_literal));
-    names.emplace_back("spark_grouping_id");
     expressions.push_back(std::move(position));
-    names.emplace_back("__grouping_set");
-    qualifiers.resize(names.size());
-    projections.push_back(
-        std::make_shared<ProjectNode>(input, std::move(expressions), names, std::move(qualifiers)));
+    projections.push_back(std::move(expressions));
   }
-  return LogicalPlanPtr(std::make_shared<UnionNode>(std::move(projections)));
+  std::vector<std::string> qualifiers = input->Qualifiers();
+  qualifiers.resize(names.size());
+  return LogicalPlanPtr(std::make_shared<ExpandNode>(input, std::move(projections), names,
+                                                     std::move(qualifiers)));
+}
+
+// The function that merges partial results of `call` into the same type and value, when
+// there is one: count's counts are summed, sum's integer or floating sums summed, min and max
+// taken again. Empty for the others (DISTINCT, decimal sums that would widen, avg, ...).
+std::string MergeFunction(const exec::AggregateCall& call, const columnar::DataType& result) {
+  if (call.distinct) {
+    return {};
+  }
+  const std::string name = AsciiLower(call.function);
+  if (name == "count" && result.Id() == columnar::TypeId::kInt64) {
+    return "sum";
+  }
+  if (name == "sum" &&
+      (result.Id() == columnar::TypeId::kInt64 || result.Id() == columnar::TypeId::kFloat64)) {
+    return "sum";
+  }
+  if (name == "min" || name == "max") {
+    return name;
+  }
+  return {};
+}
+
+// GROUPING SETS over aggregates that merge (MergeFunction): the input aggregated once by all
+// keys, the few resulting rows expanded per set (ExpandGroupingSets) and merged per set, so the
+// input is read and hashed once instead of once per set. `fields` is the result's schema: the
+// keys, spark_grouping_id, the set's position, then `calls`. Null when a call does not merge.
+Result<LogicalPlanPtr> PreAggregatedGroupingSets(
+    const LogicalPlanPtr& input, const std::vector<BoundExprPtr>& keys,
+    const std::vector<std::vector<size_t>>& sets, const std::vector<exec::AggregateCall>& calls,
+    const std::vector<columnar::Field>& call_fields, std::vector<columnar::Field> fields) {
+  std::vector<std::string> merges;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    merges.push_back(MergeFunction(calls[i], *call_fields[i].Type()));
+    if (merges.back().empty()) {
+      return LogicalPlanPtr();
+    }
+  }
+  std::vector<columnar::Field> partial_fields;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    partial_fields.push_back(fields[k]);
+  }
+  partial_fields.insert(partial_fields.end(), call_fields.begin(), call_fields.end());
+  LogicalPlanPtr partial = std::make_shared<AggregateNode>(
+      input, keys, calls, std::make_shared<columnar::Schema>(std::move(partial_fields)));
+  std::vector<BoundExprPtr> partial_keys;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    partial_keys.push_back(ColumnRef(*partial, static_cast<int>(k)));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr expanded,
+                            ExpandGroupingSets(partial, partial_keys, sets));
+  const int partial_columns = partial->Schema()->NumFields();
+  std::vector<BoundExprPtr> grouped_keys;
+  for (size_t k = 0; k < keys.size() + 2; ++k) {
+    grouped_keys.push_back(ColumnRef(*expanded, partial_columns + static_cast<int>(k)));
+  }
+  std::vector<exec::AggregateCall> merging;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    exec::AggregateCall merge;
+    merge.function = merges[i];
+    merge.arguments = {ColumnRef(*expanded, static_cast<int>(keys.size() + i))};
+    merging.push_back(std::move(merge));
+  }
+  fields.insert(fields.end(), call_fields.begin(), call_fields.end());
+  return LogicalPlanPtr(std::make_shared<AggregateNode>(
+      expanded, std::move(grouped_keys), std::move(merging),
+      std::make_shared<columnar::Schema>(std::move(fields))));
 }
 
 }  // namespace
@@ -838,12 +909,22 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
   if (having != nullptr) {
     TRIBUTARY_ASSIGN_OR_RAISE(rewritten_having, rewriter.Rewrite(having));
   }
-  for (const columnar::Field& field : rewriter.CallFields()) {
-    fields.push_back(field);
+  LogicalPlanPtr aggregate;
+  // A stream keeps one aggregation (its state); batches take the two-step form.
+  if (!grouping_sets.empty() && !input->IsStreaming()) {
+    TRIBUTARY_ASSIGN_OR_RAISE(aggregate,
+                              PreAggregatedGroupingSets(input, bound_keys, grouping_sets,
+                                                        rewriter.Calls(), rewriter.CallFields(),
+                                                        fields));
   }
-  LogicalPlanPtr aggregate =
-      std::make_shared<AggregateNode>(grouped, grouped_keys, rewriter.Calls(),
-                                      std::make_shared<columnar::Schema>(std::move(fields)));
+  if (aggregate == nullptr) {
+    for (const columnar::Field& field : rewriter.CallFields()) {
+      fields.push_back(field);
+    }
+    aggregate =
+        std::make_shared<AggregateNode>(grouped, grouped_keys, rewriter.Calls(),
+                                        std::make_shared<columnar::Schema>(std::move(fields)));
+  }
   const SchemaPtr resolution = ResolutionSchema(*aggregate);
   LogicalPlanPtr current = aggregate;
   if (rewritten_having != nullptr) {

@@ -172,8 +172,10 @@ Status CheckFrameOffset(const expr::WindowFrameBound& bound, const exec::WindowF
   const bool interval_offset = type.Id() == columnar::TypeId::kDayTimeInterval &&
                                key != columnar::TypeId::kDate && temporal_key;
   const bool day_offset = key == columnar::TypeId::kDate && type.IsInteger();
+  // Year-month offsets move dates and timestamps by calendar months.
+  const bool month_offset = type.Id() == columnar::TypeId::kYearMonthInterval && temporal_key;
   if (!(numeric_offset && window.order_keys[0].expression->Type()->IsNumeric()) &&
-      !interval_offset && !day_offset) {
+      !interval_offset && !day_offset && !month_offset) {
     return Status::InvalidArgument(
         fmt::format("a RANGE frame offset of {} does not fit the ORDER BY key of type {} in '{}'",
                     type.ToString(), window.order_keys[0].expression->Type()->ToString(), call));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
@@ -151,8 +152,8 @@ class Binder : public internal::RelationBinder {
     }
     if (statement_.sources->subqueries.count(e.get()) > 0) {
       return At(Status::NotImplemented(
-                    "only [NOT] EXISTS and [NOT] IN subqueries that are WHERE conjuncts and "
-                    "uncorrelated scalar subqueries in SELECT, WHERE and HAVING are supported"),
+                    "only [NOT] EXISTS and [NOT] IN subqueries in WHERE and scalar subqueries "
+                    "in SELECT, WHERE and HAVING are supported"),
                 *e);
     }
     for (const ExprPtr& child : e->Children()) {
@@ -711,6 +712,12 @@ class Binder : public internal::RelationBinder {
     if (!bound.ok() && IsUnresolvedColumn(bound.status())) {
       auto decorrelated =
           Decorrelated(*found->second, call->Name() == kInSubqueryFunction, &correlation);
+      if (decorrelated.ok() && *decorrelated == nullptr) {
+        scopes_.emplace_back();
+        decorrelated = CorrelatedAggregatePredicate(
+            *found->second, call->Name() == kInSubqueryFunction, *input, *call, &correlation);
+        scopes_.pop_back();
+      }
       if (decorrelated.ok() && *decorrelated != nullptr) {
         bound = *std::move(decorrelated);
       } else if (!decorrelated.ok()) {
@@ -776,6 +783,19 @@ class Binder : public internal::RelationBinder {
            statement_.sources != nullptr && statement_.sources->subqueries.count(&e) > 0;
   }
 
+  // An [NOT] EXISTS or IN subquery placeholder in `e`.
+  bool HasPredicateSubquery(const ExprPtr& e) const {
+    if (e == nullptr || statement_.sources == nullptr) {
+      return false;
+    }
+    if ((e->Name() == kExistsFunction || e->Name() == kInSubqueryFunction) &&
+        statement_.sources->subqueries.count(e.get()) > 0) {
+      return true;
+    }
+    return std::any_of(e->Children().begin(), e->Children().end(),
+                       [&](const ExprPtr& c) { return HasPredicateSubquery(c); });
+  }
+
   bool HasScalarSubquery(const ExprPtr& e) const {
     return e != nullptr && (IsScalarSubquery(*e) ||
                             std::any_of(e->Children().begin(), e->Children().end(),
@@ -790,8 +810,9 @@ class Binder : public internal::RelationBinder {
                                                      LogicalPlanPtr* input) {
     const bool any =
         HasScalarSubquery(query.where) || HasScalarSubquery(query.having) ||
-        std::any_of(query.select.begin(), query.select.end(),
-                    [&](const SelectItem& item) { return HasScalarSubquery(item.expr); });
+        std::any_of(query.select.begin(), query.select.end(), [&](const SelectItem& item) {
+          return HasScalarSubquery(item.expr) || HasPredicateSubquery(item.expr);
+        });
     if (!any) {
       return std::nullopt;
     }
@@ -826,7 +847,8 @@ class Binder : public internal::RelationBinder {
       SelectItem copy = item;
       if (!item.IsStar()) {
         TRIBUTARY_ASSIGN_OR_RAISE(copy.expr,
-                                  ScalarSubqueryColumns(item.expr, input, aggregates, false));
+                                  ScalarSubqueryColumns(item.expr, input, aggregates, false,
+                                                        /*predicates=*/true));
         if (copy.alias.empty() && copy.expr != item.expr) {
           copy.alias = plan::DerivedName(*item.expr);
         }
@@ -839,14 +861,26 @@ class Binder : public internal::RelationBinder {
   // `e` with each scalar subquery placeholder replaced by a column of a one-row plan joined
   // into `*input`. In an aggregating query (`aggregates`) a reference outside an aggregate call
   // is wrapped in any_value: the column is constant, so any row of the group gives it.
+  // With `predicates` (a SELECT item), [NOT] EXISTS and IN subqueries become boolean columns
+  // the same way (PredicateSubqueryValue).
   Result<ExprPtr> ScalarSubqueryColumns(const ExprPtr& e, LogicalPlanPtr* input, bool aggregates,
-                                        bool inside_aggregate) {
+                                        bool inside_aggregate, bool predicates = false) {
+    if (predicates && (e->Name() == kExistsFunction || e->Name() == kInSubqueryFunction) &&
+        statement_.sources->subqueries.count(e.get()) > 0) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          ExprPtr column,
+          PredicateSubqueryValue(*statement_.sources->subqueries.at(e.get()), e, input));
+      return aggregates && !inside_aggregate ? expr::Function("any_value", {column}) : column;
+    }
     if (IsScalarSubquery(*e)) {
       const QueryPtr& query = statement_.sources->subqueries.at(e.get());
       auto sub = Query(*query);
       if (!sub.ok() && IsUnresolvedColumn(sub.status())) {
         scopes_.emplace_back();
         auto column = CorrelatedScalar(*query, *e, input);
+        if (column.ok() && *column == nullptr) {
+          column = CorrelatedScalarOverDomain(*query, *e, input);
+        }
         scopes_.pop_back();
         if (!column.ok() || *column != nullptr) {
           TRIBUTARY_RETURN_NOT_OK(column.status());
@@ -891,8 +925,8 @@ class Binder : public internal::RelationBinder {
     bool changed = false;
     for (const ExprPtr& child : e->Children()) {
       TRIBUTARY_ASSIGN_OR_RAISE(
-          ExprPtr replaced,
-          ScalarSubqueryColumns(child, input, aggregates, inside_aggregate || aggregate_call));
+          ExprPtr replaced, ScalarSubqueryColumns(child, input, aggregates,
+                                                  inside_aggregate || aggregate_call, predicates));
       changed = changed || replaced != child;
       children.push_back(std::move(replaced));
     }
@@ -988,6 +1022,383 @@ class Binder : public internal::RelationBinder {
         {{expr::IsNull(plan::ExactColumn(fmt::format("__scalar_key_{}_0", number))),
           plan::ExactColumn(empty_value)}},
         plan::ExactColumn(value));
+  }
+
+  // The outer side of correlated conjuncts over a subquery's relation `inner`: the outer
+  // columns they read (references that resolve in `*input` and not in `inner`), the distinct
+  // values of those in `input` as columns __domain_<number>_<i>, and the conjuncts with the
+  // outer columns read from them. nullopt when the conjuncts read no outer column.
+  struct CorrelationDomain {
+    std::vector<ExprPtr> outer;
+    std::vector<plan::NamedExpr> items;
+    LogicalPlanPtr plan;
+    ExprPtr on;
+    std::vector<ExprPtr> rewritten;  // each conjunct with the outer columns read from the domain
+  };
+
+  Result<std::optional<CorrelationDomain>> DomainOf(const std::vector<ExprPtr>& correlated,
+                                                    const LogicalPlanPtr& inner,
+                                                    const LogicalPlanPtr& input, int number,
+                                                    const expr::Expression& at,
+                                                    bool allow_empty = false) {
+    std::vector<ExprPtr> references;
+    for (const ExprPtr& conjunct : correlated) {
+      internal::CollectColumnReferences(conjunct, &references);
+    }
+    CorrelationDomain domain;
+    for (const ExprPtr& reference : references) {
+      if (plan::Select(inner, {{reference, "__probe"}}).ok()) {
+        continue;
+      }
+      auto probe = plan::Select(input, {{reference, "__probe"}});
+      if (!probe.ok()) {
+        return At(probe.status(), *reference);
+      }
+      domain.items.push_back({reference, fmt::format("__domain_{}_{}", number,
+                                                     static_cast<int>(domain.outer.size()))});
+      domain.outer.push_back(reference);
+    }
+    if (domain.outer.empty() && !allow_empty) {
+      return std::optional<CorrelationDomain>();
+    }
+    const auto outer_to_domain = [&](const ExprPtr& e) -> ExprPtr {
+      for (size_t i = 0; i < domain.outer.size(); ++i) {
+        if (e->GetOp() == domain.outer[i]->GetOp() &&
+            e->ToString() == domain.outer[i]->ToString()) {
+          return plan::ExactColumn(domain.items[i].alias);
+        }
+      }
+      return nullptr;
+    };
+    for (const ExprPtr& conjunct : correlated) {
+      ExprPtr rewritten = internal::RewriteExpression(conjunct, outer_to_domain);
+      domain.on = domain.on == nullptr ? rewritten : expr::And(domain.on, rewritten);
+      domain.rewritten.push_back(std::move(rewritten));
+    }
+    Result<LogicalPlanPtr> values = OneRow();
+    if (!domain.outer.empty()) {
+      values = plan::Select(input, domain.items);
+      if (values.ok()) {
+        values = plan::Distinct(*std::move(values));
+      }
+    }
+    if (!values.ok()) {
+      return At(values.status(), at);
+    }
+    domain.plan = *std::move(values);
+    return std::optional<CorrelationDomain>(std::move(domain));
+  }
+
+  // A correlated scalar subquery `SELECT f(aggregates) FROM r WHERE local AND correlated` whose
+  // correlated conjuncts are any predicates (t1.c1 > t2.c1, ORs), decorrelated as Spark does
+  // for them: the distinct values of the outer columns they read (the domain) are left-joined
+  // with `r` filtered by the local conjuncts on the correlated ones, with the outer columns
+  // read from the domain; the join is grouped by the domain and joined back into `*input` on
+  // null-safe equality. A domain row without matches gives the aggregates over no rows.
+  // Returns the expression that reads the value; null when the subquery has another shape.
+  Result<ExprPtr> CorrelatedScalarOverDomain(const sql::Query& query, const expr::Expression& at,
+                                             LogicalPlanPtr* input) {
+    const bool shape = query.kind == QueryKind::kSelect && query.with.empty() &&
+                       query.from != nullptr && query.where != nullptr && query.group_by.empty() &&
+                       query.having == nullptr && query.qualify == nullptr &&
+                       query.limit == nullptr && query.select.size() == 1 &&
+                       !query.select[0].IsStar() && ContainsAggregate(*query.select[0].expr);
+    if (!shape) {
+      return ExprPtr();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Relation(*query.from));
+    std::vector<ExprPtr> conjuncts;
+    Conjuncts(query.where, &conjuncts);
+    std::vector<ExprPtr> correlated;
+    for (const ExprPtr& conjunct : conjuncts) {
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(conjunct));
+      auto filtered = plan::Filter(plan, conjunct);
+      if (filtered.ok()) {
+        plan = *std::move(filtered);
+      } else if (IsUnresolvedColumn(filtered.status())) {
+        correlated.push_back(conjunct);
+      } else {
+        return At(filtered.status(), *conjunct);
+      }
+    }
+    if (correlated.empty()) {
+      return ExprPtr();
+    }
+    const int number = ++subquery_count_;
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<CorrelationDomain> domain,
+                              DomainOf(correlated, plan, *input, number, at));
+    if (!domain.has_value()) {
+      return ExprPtr();
+    }
+    const std::vector<ExprPtr>& outer = domain->outer;
+    const std::vector<plan::NamedExpr>& domain_items = domain->items;
+    const ExprPtr& on = domain->on;
+    const std::string matched = fmt::format("__matched_{}", number);
+    const std::string value = fmt::format("__scalar_{}", number);
+    auto marked = plan::WithColumn(plan, matched, expr::Lit(expr::Scalar::Boolean(true)));
+    if (!marked.ok()) {
+      return At(marked.status(), at);
+    }
+    auto joined = plan::Join(domain->plan, *std::move(marked), exec::JoinType::kLeft, on);
+    if (!joined.ok()) {
+      return At(joined.status(), at);
+    }
+    std::vector<ExprPtr> keys;
+    std::vector<plan::NamedExpr> items;
+    for (size_t i = 0; i < outer.size(); ++i) {
+      keys.push_back(plan::ExactColumn(domain_items[i].alias));
+      items.push_back({keys.back(), fmt::format("__scalar_key_{}_{}", number, i)});
+    }
+    items.push_back({internal::AggregatesOverMatchedRows(query.select[0].expr,
+                                                         expr::Col(QuoteIdentifier(matched))),
+                     value});
+    auto grouped = plan::Aggregate(*std::move(joined), keys, items, nullptr);
+    if (!grouped.ok()) {
+      return At(grouped.status(), at);
+    }
+    ExprPtr back;
+    for (size_t i = 0; i < outer.size(); ++i) {
+      ExprPtr same =
+          expr::Call(Op::kNullSafeEqual,
+                     {outer[i], plan::ExactColumn(fmt::format("__scalar_key_{}_{}", number, i))});
+      back = back == nullptr ? same : expr::And(back, same);
+    }
+    auto result = plan::Join(*input, *std::move(grouped), exec::JoinType::kLeft, back);
+    if (!result.ok()) {
+      return At(result.status(), at);
+    }
+    *input = *std::move(result);
+    return plan::ExactColumn(value);
+  }
+
+  // A correlated EXISTS or IN subquery that aggregates (`SELECT max(b) FROM r WHERE local AND
+  // correlated GROUP BY g HAVING h`), with the correlation pulled up over the aggregate as
+  // Spark does: the domain of outer values joined with `r`, grouped by the domain and `g`. The
+  // plan's columns are the domain keys, then for IN the selected value, last; `*correlation`
+  // matches the keys with the outer columns (null-safe). Without GROUP BY an outer row without
+  // matches still has its one group (max over no rows is null). Null for another shape.
+  Result<LogicalPlanPtr> CorrelatedAggregatePredicate(const sql::Query& query, bool in_subquery,
+                                                      const LogicalPlanPtr& input,
+                                                      const expr::Expression& at,
+                                                      ExprPtr* correlation) {
+    const bool shape =
+        query.kind == QueryKind::kSelect && query.with.empty() && query.from != nullptr &&
+        query.where != nullptr && query.qualify == nullptr && query.limit == nullptr &&
+        !query.distinct && !query.select.empty() &&
+        std::none_of(query.select.begin(), query.select.end(),
+                     [](const SelectItem& item) { return item.IsStar(); }) &&
+        (!query.group_by.empty() || query.having != nullptr ||
+         std::any_of(query.select.begin(), query.select.end(),
+                     [](const SelectItem& item) { return ContainsAggregate(*item.expr); }));
+    if (!shape || (in_subquery && query.select.size() != 1)) {
+      return LogicalPlanPtr();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Relation(*query.from));
+    std::vector<ExprPtr> conjuncts;
+    Conjuncts(query.where, &conjuncts);
+    std::vector<ExprPtr> correlated;
+    for (const ExprPtr& conjunct : conjuncts) {
+      TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(conjunct));
+      auto filtered = plan::Filter(plan, conjunct);
+      if (filtered.ok()) {
+        plan = *std::move(filtered);
+      } else if (IsUnresolvedColumn(filtered.status())) {
+        correlated.push_back(conjunct);
+      } else {
+        return At(filtered.status(), *conjunct);
+      }
+    }
+    if (correlated.empty()) {
+      return LogicalPlanPtr();
+    }
+    const int number = ++subquery_count_;
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<CorrelationDomain> domain,
+                              DomainOf(correlated, plan, input, number, at));
+    if (!domain.has_value()) {
+      return LogicalPlanPtr();
+    }
+    const bool global = query.group_by.empty();
+    const std::string matched = fmt::format("__matched_{}", number);
+    ExprPtr having = query.having;
+    ExprPtr value = in_subquery ? query.select[0].expr : nullptr;
+    if (global) {
+      auto marked = plan::WithColumn(plan, matched, expr::Lit(expr::Scalar::Boolean(true)));
+      if (!marked.ok()) {
+        return At(marked.status(), at);
+      }
+      plan = *std::move(marked);
+      const ExprPtr matched_column = expr::Col(QuoteIdentifier(matched));
+      value =
+          value == nullptr ? nullptr : internal::AggregatesOverMatchedRows(value, matched_column);
+      having =
+          having == nullptr ? nullptr : internal::AggregatesOverMatchedRows(having, matched_column);
+    }
+    auto joined = plan::Join(domain->plan, plan,
+                             global ? exec::JoinType::kLeft : exec::JoinType::kInner, domain->on);
+    if (!joined.ok()) {
+      return At(joined.status(), at);
+    }
+    std::vector<ExprPtr> keys;
+    std::vector<plan::NamedExpr> items;
+    for (size_t i = 0; i < domain->outer.size(); ++i) {
+      keys.push_back(plan::ExactColumn(domain->items[i].alias));
+      const std::string key = fmt::format("__in_key_{}_{}", number, i);
+      items.push_back({keys.back(), key});
+      ExprPtr same = expr::Call(Op::kNullSafeEqual, {domain->outer[i], plan::ExactColumn(key)});
+      *correlation = *correlation == nullptr ? same : expr::And(*correlation, same);
+    }
+    for (const ExprPtr& key : query.group_by) {
+      keys.push_back(key);
+    }
+    if (value != nullptr) {
+      items.push_back({value, fmt::format("__in_value_{}", number)});
+    }
+    auto grouped = plan::Aggregate(*std::move(joined), keys, items, having);
+    if (!grouped.ok()) {
+      return At(grouped.status(), at);
+    }
+    return grouped;
+  }
+
+  // `e` with each [NOT] EXISTS and IN subquery left in it (under OR, NOT, CASE: not a WHERE
+  // conjunct) replaced by a boolean column joined into `*input`, Spark's existence join: the
+  // distinct outer values the subquery reads are left-joined with its rows and grouped, and
+  // `x IN (...)` is true when a row equals x, null when none does but one compares as null,
+  // false otherwise (also for an empty subquery, whatever x is).
+  Result<ExprPtr> PredicateSubqueryValues(const ExprPtr& e, LogicalPlanPtr* input) {
+    Status status;
+    ExprPtr rewritten = internal::RewriteExpression(e, [&](const ExprPtr& node) -> ExprPtr {
+      if (!status.ok() || statement_.sources == nullptr ||
+          (node->Name() != kExistsFunction && node->Name() != kInSubqueryFunction)) {
+        return nullptr;
+      }
+      auto found = statement_.sources->subqueries.find(node.get());
+      if (found == statement_.sources->subqueries.end()) {
+        return nullptr;
+      }
+      auto value = PredicateSubqueryValue(*found->second, node, input);
+      if (!value.ok()) {
+        status = value.status();
+        return node;
+      }
+      return *value;
+    });
+    TRIBUTARY_RETURN_NOT_OK(status);
+    return rewritten;
+  }
+
+  Result<ExprPtr> PredicateSubqueryValue(const sql::Query& query, const ExprPtr& call,
+                                         LogicalPlanPtr* input) {
+    const bool in_subquery = call->Name() == kInSubqueryFunction;
+    auto bound = Query(query);
+    ExprPtr correlation;
+    if (!bound.ok() && IsUnresolvedColumn(bound.status())) {
+      auto decorrelated = Decorrelated(query, in_subquery, &correlation);
+      if (decorrelated.ok() && *decorrelated == nullptr) {
+        scopes_.emplace_back();
+        decorrelated =
+            CorrelatedAggregatePredicate(query, in_subquery, *input, *call, &correlation);
+        scopes_.pop_back();
+      }
+      if (!decorrelated.ok() || *decorrelated != nullptr) {
+        bound = std::move(decorrelated);
+      }
+    }
+    TRIBUTARY_RETURN_NOT_OK(bound.status());
+    LogicalPlanPtr sub = *std::move(bound);
+    const int number = ++subquery_count_;
+    ExprPtr value;
+    if (in_subquery) {
+      if (correlation == nullptr && sub->Schema()->NumFields() != 1) {
+        return At(Status::InvalidArgument(
+                      fmt::format("the IN subquery returns {} columns; it must return one",
+                                  sub->Schema()->NumFields())),
+                  *call);
+      }
+      const std::string alias = fmt::format("__exists_value_{}", number);
+      const columnar::SchemaPtr columns = plan::ResolutionSchema(*sub);
+      auto added = plan::WithColumn(
+          sub, alias, plan::ExactColumn(columns->FieldAt(columns->NumFields() - 1).Name()));
+      if (!added.ok()) {
+        return At(added.status(), *call);
+      }
+      sub = *std::move(added);
+      value = expr::Col(QuoteIdentifier(alias));
+    }
+    const std::string matched = fmt::format("__exists_matched_{}", number);
+    auto marked = plan::WithColumn(sub, matched, expr::Lit(expr::Scalar::Boolean(true)));
+    if (!marked.ok()) {
+      return At(marked.status(), *call);
+    }
+    sub = *std::move(marked);
+    std::vector<ExprPtr> conjuncts;
+    if (correlation != nullptr) {
+      conjuncts.push_back(correlation);
+    }
+    if (in_subquery) {
+      // x is the outer query's (it may share a name with a subquery column): a column of it.
+      const std::string probe = fmt::format("__exists_probe_{}", number);
+      auto with_probe = plan::WithColumn(*input, probe, call->Child(0));
+      if (!with_probe.ok()) {
+        return At(with_probe.status(), *call->Child(0));
+      }
+      *input = *std::move(with_probe);
+      conjuncts.push_back(expr::Call(Op::kEqual, {expr::Col(QuoteIdentifier(probe)), value}));
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<CorrelationDomain> domain,
+                              DomainOf(conjuncts, sub, *input, number, *call, true));
+    // The correlation joins; the IN comparison is evaluated per joined row, in the aggregate.
+    // An empty subquery still leaves each domain row, padded with nulls.
+    const ExprPtr on =
+        correlation != nullptr ? domain->rewritten.front() : expr::Lit(expr::Scalar::Boolean(true));
+    auto joined = plan::Join(domain->plan, sub, exec::JoinType::kLeft, on);
+    if (!joined.ok()) {
+      return At(joined.status(), *call);
+    }
+    LogicalPlanPtr rows = *std::move(joined);
+    const ExprPtr matched_column = expr::Col(QuoteIdentifier(matched));
+    const auto rows_where = [&](ExprPtr condition) {
+      return expr::Call(
+          Op::kGreater,
+          {expr::Function("count", {expr::CaseWhen({{condition, expr::Lit(expr::Scalar::Int32(1))}},
+                                                   nullptr)}),
+           expr::Lit(expr::Scalar::Int64(0))});
+    };
+    ExprPtr result;
+    if (in_subquery) {
+      const ExprPtr equal = domain->rewritten.back();
+      result = expr::CaseWhen(
+          {{rows_where(expr::And(matched_column, equal)), expr::Lit(expr::Scalar::Boolean(true))},
+           {rows_where(expr::And(matched_column, expr::IsNull(equal))),
+            expr::Lit(expr::Scalar::Null(columnar::DataType::Boolean()))}},
+          expr::Lit(expr::Scalar::Boolean(false)));
+    } else {
+      result = rows_where(matched_column);
+    }
+    const std::string name = fmt::format("__exists_{}", number);
+    std::vector<ExprPtr> keys;
+    std::vector<plan::NamedExpr> items;
+    ExprPtr back;
+    for (size_t i = 0; i < domain->outer.size(); ++i) {
+      keys.push_back(plan::ExactColumn(domain->items[i].alias));
+      const std::string key = fmt::format("__exists_key_{}_{}", number, i);
+      items.push_back({keys.back(), key});
+      ExprPtr same = expr::Call(Op::kNullSafeEqual, {domain->outer[i], plan::ExactColumn(key)});
+      back = back == nullptr ? same : expr::And(back, same);
+    }
+    items.push_back({result, name});
+    auto grouped = plan::Aggregate(std::move(rows), keys, items, nullptr);
+    if (!grouped.ok()) {
+      return At(grouped.status(), *call);
+    }
+    auto result_joined =
+        back == nullptr ? plan::Join(*input, *std::move(grouped), exec::JoinType::kCross, nullptr)
+                        : plan::Join(*input, *std::move(grouped), exec::JoinType::kLeft, back);
+    if (!result_joined.ok()) {
+      return At(result_joined.status(), *call);
+    }
+    *input = *std::move(result_joined);
+    return plan::ExactColumn(name);
   }
 
   static bool IsUnresolvedColumn(const Status& status) {
@@ -1105,12 +1516,22 @@ class Binder : public internal::RelationBinder {
     if (query.where != nullptr) {
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rest, SubqueryJoins(query.where, &input));
       if (rest != nullptr) {
+        const int fields = input->Schema()->NumFields();
+        TRIBUTARY_ASSIGN_OR_RAISE(rest, PredicateSubqueryValues(rest, &input));
         TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(rest));
         auto filtered = plan::Filter(std::move(input), rest);
         if (!filtered.ok()) {
           return At(filtered.status(), *rest);
         }
         input = *std::move(filtered);
+        // The existence joins' columns served the filter only: `*` does not see them.
+        std::vector<std::string> added;
+        for (int i = fields; i < input->Schema()->NumFields(); ++i) {
+          added.push_back(input->Schema()->FieldAt(i).Name());
+        }
+        if (!added.empty()) {
+          TRIBUTARY_ASSIGN_OR_RAISE(input, plan::Drop(std::move(input), added));
+        }
       }
     }
     std::vector<plan::NamedExpr> items;
@@ -1298,7 +1719,8 @@ class Binder : public internal::RelationBinder {
   // (Spark's groupByOrdinal and groupByAliases), unless the alias is also an input column.
   Result<ExprPtr> GroupKey(const sql::Query& query, const ExprPtr& key,
                            const plan::LogicalPlan& input) const {
-    if (std::optional<int64_t> ordinal = Ordinal(*key)) {
+    // A negative number is no position: Spark reads -1 as a minus applied to 1, a constant.
+    if (std::optional<int64_t> ordinal = Ordinal(*key); ordinal && *ordinal >= 0) {
       if (*ordinal < 1 || *ordinal > static_cast<int64_t>(query.select.size()) ||
           query.select[static_cast<size_t>(*ordinal - 1)].IsStar()) {
         return At(Status::InvalidArgument(
@@ -1328,10 +1750,23 @@ class Binder : public internal::RelationBinder {
                     [](const SelectItem& s) { return s.IsStar(); })) {
       return LogicalPlanPtr();
     }
+    // grouping(), grouping_id() and Hive's grouping__id are computed by the aggregation too.
+    std::function<bool(const expr::Expression&)> aggregation_value =
+        [&](const expr::Expression& e) {
+          if ((e.GetOp() == Op::kFunction &&
+               (e.Name() == "grouping" || e.Name() == "grouping_id")) ||
+              (e.GetOp() == Op::kColumn && EqualsIgnoreAsciiCase(e.Name(), "grouping__id"))) {
+            return true;
+          }
+          return std::any_of(e.Children().begin(), e.Children().end(),
+                             [&](const ExprPtr& child) { return aggregation_value(*child); });
+        };
     sql::Query rewritten = query;
     std::vector<std::string> hidden;
     for (OrderItem& order : rewritten.order_by) {
-      if (Ordinal(*order.expr).has_value() || !ContainsAggregate(*order.expr) ||
+      if (Ordinal(*order.expr).has_value() ||
+          (!ContainsAggregate(*order.expr) &&
+           !(query.grouping_sets.size() > 0 && aggregation_value(*order.expr))) ||
           std::any_of(query.select.begin(), query.select.end(), [&](const SelectItem& s) {
             return s.expr->ToString() == order.expr->ToString();
           })) {

@@ -156,4 +156,19 @@ Result<expr::Scalar> ConstantValue(const expr::Expression& e, const expr::EvalCo
 Status PlaceRowChangeError(const Statement& statement, const BoundStatement& bound,
                            const Status& status);
 
+// binder_subqueries.cc: expression rewrites for decorrelating subqueries.
+
+/// `e` with each node for which `replace` returns non-null replaced by that (its children
+/// are not visited); the other nodes are rebuilt only when a descendant changed.
+expr::ExprPtr RewriteExpression(const expr::ExprPtr& e,
+                                const std::function<expr::ExprPtr(const expr::ExprPtr&)>& replace);
+
+/// `value` with every aggregate call fed only the rows where `matched` is true, for a
+/// subquery's aggregate over an outer-row domain left-joined with its rows: a domain row
+/// without matches gives the aggregate over no rows (count is 0, not null: the "count bug").
+expr::ExprPtr AggregatesOverMatchedRows(const expr::ExprPtr& value, const expr::ExprPtr& matched);
+
+/// The distinct (by text) column references in `e`, appended to `*out`.
+void CollectColumnReferences(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out);
+
 }  // namespace tributary::sql::internal

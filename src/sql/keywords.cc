@@ -8,7 +8,7 @@ namespace tributary::sql {
 
 bool IsReservedWord(std::string_view word) {
   static const std::vector<std::string_view> kReserved = {
-      "ALL",      "AND",     "ANTI",   "AS",    "BETWEEN", "BY",     "CASE",      "CAST",   "CROSS",
+      "AND",     "ANTI",   "AS",    "BETWEEN", "BY",     "CASE",      "CAST",   "CROSS",
       "DISTINCT", "DIV",     "ELSE",   "END",   "ESCAPE",  "EXCEPT", "EXISTS",    "FALSE",  "FROM",
       "FULL",     "GROUP",   "HAVING", "ILIKE", "IN",      "INNER",  "INTERSECT", "INTO",   "IS",
       "JOIN",     "LATERAL", "LEFT",   "LIKE",  "LIMIT",   "MINUS",  "NATURAL",   "NOT",    "NULL",

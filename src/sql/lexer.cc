@@ -180,8 +180,11 @@ class Lexer {
     }
     for (std::string_view op : kOperators) {
       if (text_.substr(pos_, op.size()) == op) {
-        token->kind = TokenKind::kOperator;
-        token->text = std::string(op);
+        // Spark's lexer reads a lone '!' as NOT everywhere NOT goes: `1 ! IN (2)`, `x IS !
+        // NULL`, `! true`.
+        const bool bang = op == "!";
+        token->kind = bang ? TokenKind::kWord : TokenKind::kOperator;
+        token->text = bang ? std::string("NOT") : std::string(op);
         Advance(op.size());
         return Status::OK();
       }

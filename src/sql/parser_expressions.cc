@@ -104,7 +104,7 @@ Result<ExprPtr> Parser::ParseAnd() {
 
 Result<ExprPtr> Parser::ParseNot() {
   const Token& token = Peek();
-  if (token.IsKeyword("NOT") || token.IsOperator("!")) {
+  if (token.IsKeyword("NOT")) {
     DepthGuard guard(&depth_);
     TRIBUTARY_RETURN_NOT_OK(CheckDepth());
     Next();
@@ -614,13 +614,36 @@ Result<ExprPtr> Parser::Parenthesized() {
   if (AcceptOperator(")")) {
     return first;
   }
+  // A row of values, `(a, b)`, is a struct; `(0 AS sum, 0 AS n)` names its fields, as Spark's
+  // rowConstructor does (the others as struct() names them).
   std::vector<ExprPtr> fields = {std::move(first)};
-  while (AcceptOperator(",")) {
+  std::vector<std::string> names(1);
+  while (true) {
+    if (AcceptKeyword("AS")) {
+      TRIBUTARY_ASSIGN_OR_RAISE(names.back(), Identifier("a field name", true));
+    }
+    if (!AcceptOperator(",")) {
+      break;
+    }
     TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr field, ParseExpr());
     fields.push_back(std::move(field));
+    names.emplace_back();
   }
   TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
-  return expr::Function("struct", std::move(fields));
+  if (std::all_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); })) {
+    return expr::Function("struct", std::move(fields));
+  }
+  std::vector<ExprPtr> pairs;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const expr::Op op = fields[i]->GetOp();
+    std::string name = !names[i].empty() ? names[i]
+                       : op == expr::Op::kColumn || op == expr::Op::kGetField
+                           ? fields[i]->Name()
+                           : fmt::format("col{}", i + 1);
+    pairs.push_back(expr::Lit(expr::Scalar::String(std::move(name))));
+    pairs.push_back(std::move(fields[i]));
+  }
+  return expr::Function("named_struct", std::move(pairs));
 }
 
 Result<ExprPtr> Parser::CaseExpression() {
@@ -900,8 +923,8 @@ Result<ExprPtr> Parser::FunctionCall() {
   } else if (!Peek().IsOperator(")")) {
     if (AcceptKeyword("DISTINCT")) {
       distinct = true;
-    } else {
-      AcceptKeyword("ALL");
+    } else if (AtSetQuantifierAll()) {
+      Next();
     }
     // timestampadd(HOUR, n, ts), datediff(DAY, a, b) and the like: Spark's datetimeUnit
     // keyword as the first of three arguments reaches the binder as a string literal. A word

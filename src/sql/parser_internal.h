@@ -126,6 +126,7 @@ class Parser {
   Result<OrderItem> ParseOrderItem();
   /// Whether the cursor is at the ALL of GROUP BY ALL / ORDER BY ALL.
   bool AtAllKeyword() const;
+  bool AtSetQuantifierAll() const;
   /// The GROUP BY list after GROUP BY: ALL, expressions, ROLLUP, CUBE, GROUPING SETS.
   Status ParseGroupBy(Query* query);
   /// One grouping element inside `within` (ROLLUP, CUBE or GROUPING SETS): `expr` or

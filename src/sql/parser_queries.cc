@@ -249,8 +249,8 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
   query->position = Next().position;
   if (AcceptKeyword("DISTINCT")) {
     query->distinct = true;
-  } else {
-    AcceptKeyword("ALL");
+  } else if (AtSetQuantifierAll()) {
+    Next();
   }
   do {
     SelectItem item;
@@ -313,6 +313,21 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
     TRIBUTARY_ASSIGN_OR_RAISE(query->qualify, ParseExpr());
   }
   return query;
+}
+
+// ALL is not reserved (Spark's default keyword mode): `SELECT all, x` and `count(all)` read a
+// column named all. It is the set quantifier only where an expression follows it.
+bool Parser::AtSetQuantifierAll() const {
+  if (!Peek().IsKeyword("ALL")) {
+    return false;
+  }
+  const Token& next = Peek(1);
+  if (next.kind == TokenKind::kWord) {
+    return !next.IsKeyword("FROM") && !next.IsKeyword("AS") && !IsReservedWord(next.text);
+  }
+  return next.kind == TokenKind::kQuotedWord || next.kind == TokenKind::kString ||
+         next.kind == TokenKind::kNumber || next.IsOperator("(") || next.IsOperator("*") ||
+         next.IsOperator("-");
 }
 
 bool Parser::AtAllKeyword() const {

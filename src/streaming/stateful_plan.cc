@@ -767,6 +767,21 @@ EventTimes EventTimeColumns(const plan::LogicalPlan& plan) {
       }
       return times;
     }
+    case plan::PlanKind::kExpand: {
+      // As a union of projections: a column carries a watermark when every projection's does.
+      const EventTimes input = EventTimeColumns(plan.Input());
+      const auto& projections = plan.As<plan::ExpandNode>().Projections();
+      EventTimes times(n);
+      for (size_t c = 0; c < n; ++c) {
+        times[c] = ExpressionEventTime(*projections.front()[c], input);
+        for (const std::vector<expr::BoundExprPtr>& projection : projections) {
+          if (!ExpressionEventTime(*projection[c], input)) {
+            times[c].reset();
+          }
+        }
+      }
+      return times;
+    }
     case plan::PlanKind::kUnion: {
       // A column carries a watermark only when it does in every input.
       EventTimes times = EventTimeColumns(plan.Input(0));

@@ -176,6 +176,29 @@ TEST_F(DataFrameTest, TopRowsPerPartitionMatchDuckDb) {
   }
 }
 
+// GROUPING SETS over aggregates that merge read the input once: one aggregation by all keys,
+// its rows expanded per set and merged. Rows as DuckDB's, through SQL over the same files.
+TEST_F(DataFrameTest, GroupingSetsAggregateOnceAndMatchDuckDb) {
+  const std::string from = "json.`" + raw_ + "`";
+  DataFrame rollup = session_->Sql(
+      "SELECT country, status, grouping_id() AS g, count(*) AS n, sum(bytes) AS total, "
+      "min(latency_ms) AS fastest, max(latency_ms) AS slowest FROM " +
+      from + " GROUP BY ROLLUP(country, status)");
+  ASSERT_OK_AND_ASSIGN(std::string plan, rollup.Explain());
+  const std::string physical = plan.substr(plan.find("== Physical Plan =="));
+  EXPECT_THAT(physical, HasSubstr("Expand("));
+  // The files are read once, below the one aggregation by all keys.
+  EXPECT_EQ(physical.find("FileScan"), physical.rfind("FileScan")) << physical;
+  EXPECT_NE(physical.find("HashAggregate", physical.find("Expand(")), std::string::npos)
+      << physical;
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> rows, rollup.Collect());
+  EXPECT_EQ(Sorted(Json(rows)),
+            Sorted(Duck("SELECT country, status, grouping(country, status)::BIGINT AS g, "
+                        "count(*) AS n, sum(bytes)::BIGINT AS total, min(latency_ms) AS fastest, "
+                        "max(latency_ms) AS slowest FROM " +
+                        DuckEvents() + " GROUP BY ROLLUP(country, status)")));
+}
+
 TEST_F(DataFrameTest, JoinsMatchDuckDb) {
   DataFrame events = Events().Alias("e");
   DataFrame countries = Countries().Alias("c");

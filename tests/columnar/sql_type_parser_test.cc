@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -49,11 +50,21 @@ TEST(SqlTypeParserTest, ParsesIntervalTypesOfEitherFamily) {
     ASSERT_OK_AND_ASSIGN(DataTypePtr type, ParseSqlType(text));
     EXPECT_EQ(type->Id(), TypeId::kYearMonthInterval) << text;
   }
-  for (const char* text : {"interval day to second", "INTERVAL HOUR TO MINUTE", "interval day",
-                           "array<interval second>"}) {
+  // Day-time intervals keep Spark's start and end fields, which their names show.
+  const std::pair<const char*, const char*> day_time[] = {
+      {"interval day to second", "interval day to second"},
+      {"INTERVAL HOUR TO MINUTE", "interval hour to minute"},
+      {"interval day", "interval day"},
+      {"array<interval second>", "array<interval second>"}};
+  for (const auto& [text, name] : day_time) {
     ASSERT_OK_AND_ASSIGN(DataTypePtr type, ParseSqlType(text));
-    EXPECT_NE(type->ToString().find("interval day to second"), std::string::npos) << text;
+    EXPECT_EQ(type->ToString(), name) << text;
   }
+  ASSERT_OK_AND_ASSIGN(DataTypePtr year, ParseSqlType("INTERVAL YEAR"));
+  EXPECT_EQ(year->IntervalStartField(), IntervalField::kYear);
+  EXPECT_EQ(year->IntervalEndField(), IntervalField::kYear);
+  // The fields do not make another type: values of either mix.
+  EXPECT_TRUE(year->Equals(*DataType::YearMonthInterval()));
   ASSERT_RAISES(InvalidArgument, ParseSqlType("interval month to year"));
   ASSERT_RAISES(InvalidArgument, ParseSqlType("interval year to second"));
   ASSERT_RAISES(InvalidArgument, ParseSqlType("interval day to month"));

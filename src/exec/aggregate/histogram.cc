@@ -61,10 +61,12 @@ class HistogramAccumulator final : public Accumulator {
     };
     switch (args[0]->Type()->Id()) {
       case TypeId::kDate:
+      case TypeId::kYearMonthInterval:
         VisitValidAs<int32_t>(*args[0], rows, add);
         break;
       case TypeId::kTimestamp:
       case TypeId::kTimestampNtz:
+      case TypeId::kDayTimeInterval:
         VisitValidAs<int64_t>(*args[0], rows, add);
         break;
       default:
