@@ -93,13 +93,13 @@ TRIBUTARY_PRIMITIVE_FACTORY(TimestampNtz, TypeId::kTimestampNtz)
 #undef TRIBUTARY_PRIMITIVE_FACTORY
 
 DataTypePtr DataType::DayTimeInterval() {
-  static const DataTypePtr type = DayTimeInterval(IntervalField::kDay, IntervalField::kSecond);
-  return type;
+  static const DataTypePtr kType = DayTimeInterval(IntervalField::kDay, IntervalField::kSecond);
+  return kType;
 }
 
 DataTypePtr DataType::YearMonthInterval() {
-  static const DataTypePtr type = YearMonthInterval(IntervalField::kYear, IntervalField::kMonth);
-  return type;
+  static const DataTypePtr kType = YearMonthInterval(IntervalField::kYear, IntervalField::kMonth);
+  return kType;
 }
 
 DataTypePtr DataType::DayTimeInterval(int start_field, int end_field) {

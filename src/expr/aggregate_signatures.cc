@@ -166,10 +166,11 @@ Result<DataTypePtr> InverseDistributionResult(const Types& types) {
 
 Result<DataTypePtr> PercentileApproxResult(const Types& types) {
   const TypeId id = types[0]->Id();
-  // Spark's HistogramNumeric takes numbers, datetimes and ANSI intervals alike.
+  // Spark's HistogramNumeric takes numbers, datetimes and ANSI intervals alike (and NULL,
+  // which gives no bins).
   const bool value_ok = types[0]->IsNumeric() || id == TypeId::kDate || id == TypeId::kTimestamp ||
                         id == TypeId::kTimestampNtz || id == TypeId::kYearMonthInterval ||
-                        id == TypeId::kDayTimeInterval;
+                        id == TypeId::kDayTimeInterval || id == TypeId::kNull;
   if (!value_ok || !IsPercentageType(*types[1]) || (types.size() == 3 && !types[2]->IsInteger())) {
     return DataTypePtr();
   }
@@ -178,10 +179,11 @@ Result<DataTypePtr> PercentileApproxResult(const Types& types) {
 
 Result<DataTypePtr> HistogramResult(const Types& types) {
   const TypeId id = types[0]->Id();
-  // Spark's HistogramNumeric takes numbers, datetimes and ANSI intervals alike.
+  // Spark's HistogramNumeric takes numbers, datetimes and ANSI intervals alike (and NULL,
+  // which gives no bins).
   const bool value_ok = types[0]->IsNumeric() || id == TypeId::kDate || id == TypeId::kTimestamp ||
                         id == TypeId::kTimestampNtz || id == TypeId::kYearMonthInterval ||
-                        id == TypeId::kDayTimeInterval;
+                        id == TypeId::kDayTimeInterval || id == TypeId::kNull;
   if (!value_ok || !types[1]->IsInteger()) {
     return DataTypePtr();
   }

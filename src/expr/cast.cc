@@ -617,6 +617,7 @@ Result<ColumnPtr> FromNumberToInterval(const Column& input, const DataTypePtr& t
     int scale = 0;
     switch (from.Id()) {
       case TypeId::kInt8:
+        // NOLINTNEXTLINE(bugprone-signed-char-misuse): a tinyint is a number
         number = input.Values<int8_t>()[i];
         break;
       case TypeId::kInt16:

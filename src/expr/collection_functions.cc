@@ -919,6 +919,10 @@ Result<BoundExprPtr> BindArraysZip(const Expression& call, std::vector<BoundExpr
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1024));
   std::vector<Field> fields;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i]->Type()->Id() == TypeId::kNull) {
+      // A NULL argument is a null array (the result is null), as Spark's implicit cast.
+      args[i] = CastTo(std::move(args[i]), DataType::Array(DataType::Null()));
+    }
     TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[i], static_cast<int>(i) + 1));
     const Expression& source = *call.Child(i);
     const bool named = source.GetOp() == Op::kColumn || source.GetOp() == Op::kGetField;

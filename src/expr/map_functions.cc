@@ -222,8 +222,8 @@ Result<BoundExprPtr> BindMapConcat(const Expression& call, std::vector<BoundExpr
 Result<BoundExprPtr> BindMapContainsKey(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   if (args[0]->Type()->Id() != TypeId::kMap) {
-    return CallError(call, fmt::format("argument 1 must be a map, got {}",
-                                       args[0]->Type()->ToString()));
+    return CallError(call,
+                     fmt::format("argument 1 must be a map, got {}", args[0]->Type()->ToString()));
   }
   const std::vector<ExprPtr>& unbound = call.Children();
   TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr keys, BindAs("map_keys", {unbound[0]}, {args[0]}));

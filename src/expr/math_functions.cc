@@ -383,7 +383,7 @@ Result<BoundExprPtr> BindRound(const Expression& call, std::vector<BoundExprPtr>
     DataTypePtr as_decimal = id == TypeId::kFloat32   ? DecimalOrDie(14, 7)
                              : id == TypeId::kFloat64 ? DecimalOrDie(30, 15)
                                                       : AsDecimal(args[0]->Type());
-    args[0] = CastTo(std::move(args[0]), std::move(as_decimal));
+    args[0] = CastTo(std::move(args[0]), as_decimal);
   }
   const DataTypePtr& from = args[0]->Type();
   const Rounding mode = name == "floor"    ? Rounding::kFloor

@@ -38,8 +38,8 @@ Result<BoundExprPtr> BindTypeOf(const Expression& call, std::vector<BoundExprPtr
 Result<BoundExprPtr> BindIsNan(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
   if (!args[0]->Type()->IsNumeric() && args[0]->Type()->Id() != TypeId::kNull) {
-    return CallError(call,
-                     fmt::format("argument 1 must be a number, got {}", args[0]->Type()->ToString()));
+    return CallError(
+        call, fmt::format("argument 1 must be a number, got {}", args[0]->Type()->ToString()));
   }
   args[0] = CastTo(std::move(args[0]), columnar::DataType::Float64());
   return MakeFunctionCall(
@@ -62,12 +62,12 @@ Result<BoundExprPtr> BindNanvl(const Expression& call, std::vector<BoundExprPtr>
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   for (const BoundExprPtr& arg : args) {
     if (!arg->Type()->IsNumeric() && arg->Type()->Id() != TypeId::kNull) {
-      return CallError(call, fmt::format("arguments must be numbers, got {}",
-                                         arg->Type()->ToString()));
+      return CallError(call,
+                       fmt::format("arguments must be numbers, got {}", arg->Type()->ToString()));
     }
   }
-  const bool both_float = args[0]->Type()->Id() == TypeId::kFloat32 &&
-                          args[1]->Type()->Id() == TypeId::kFloat32;
+  const bool both_float =
+      args[0]->Type()->Id() == TypeId::kFloat32 && args[1]->Type()->Id() == TypeId::kFloat32;
   const DataTypePtr type =
       both_float ? columnar::DataType::Float32() : columnar::DataType::Float64();
   for (BoundExprPtr& arg : args) {
@@ -84,8 +84,7 @@ Result<BoundExprPtr> BindNanvl(const Expression& call, std::vector<BoundExprPtr>
 }  // namespace
 
 void AddMiscFunctions(std::vector<FunctionEntry>* table) {
-  table->insert(table->end(),
-                {{"typeof", BindTypeOf}, {"isnan", BindIsNan}, {"nanvl", BindNanvl}});
+  table->insert(table->end(), {{"typeof", BindTypeOf}, {"isnan", BindIsNan}, {"nanvl", BindNanvl}});
 }
 
 }  // namespace tributary::expr

@@ -17,7 +17,9 @@ namespace tributary::expr {
 
 namespace {
 
-uint32_t RotateLeft(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+uint32_t RotateLeft(uint32_t x, int r) {
+  return (x << r) | (x >> (32 - r));
+}
 
 uint32_t MurmurMixLast(uint32_t h, uint32_t k) {
   k *= 0xcc9e2d51U;
@@ -127,7 +129,8 @@ Result<BoundExprPtr> BindRandom(const Expression& call, std::vector<BoundExprPtr
     seed = static_cast<int64_t>(std::random_device{}() | (uint64_t{std::random_device{}()} << 32));
   } else {
     const BoundExpression& given = *args[0];
-    if (given.GetOp() != Op::kLiteral || (!given.Type()->IsInteger() && !given.Literal().IsNull())) {
+    if (given.GetOp() != Op::kLiteral ||
+        (!given.Type()->IsInteger() && !given.Literal().IsNull())) {
       return CallError(call,
                        "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the seed must be an integer "
                        "literal");

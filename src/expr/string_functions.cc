@@ -93,8 +93,18 @@ Result<BoundExprPtr> BindSubstring(const Expression& call, std::vector<BoundExpr
 Result<BoundExprPtr> BindConcat(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, SIZE_MAX));
   bool all_binary = true;
+  bool any_array = false;
   for (const auto& arg : args) {
     all_binary = all_binary && arg->Type()->Id() == TypeId::kBinary;
+    any_array = any_array || arg->Type()->Id() == TypeId::kArray;
+  }
+  if (any_array) {
+    // concat of arrays (Spark's Concat over ArrayType): the elements one after the other, null
+    // when any array is; that is flatten(array(a, b, ...)).
+    const ExprPtr packed = Function("array", call.Children());
+    TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr arrays,
+                              BindAs("array", call.Children(), std::move(args)));
+    return BindAs("flatten", {packed}, {std::move(arrays)});
   }
   const DataTypePtr type = all_binary ? DataType::Binary() : DataType::String();
   TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {type}));

@@ -380,8 +380,7 @@ LogicalPlanPtr WithGroupLimit(const LogicalPlanPtr& plan, int column, int64_t li
     }
     case PlanKind::kWindow: {
       const auto& window = plan->As<WindowNode>();
-      if (window.Functions().size() != 1 ||
-          column != plan->Input().Schema()->NumFields()) {
+      if (window.Functions().size() != 1 || column != plan->Input().Schema()->NumFields()) {
         return nullptr;
       }
       exec::WindowFunction function = window.Functions().front();

@@ -741,6 +741,7 @@ Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
   const SchemaPtr resolution = ResolutionSchema(*input);
   std::vector<std::vector<BoundExprPtr>> projections;
   std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(columns) + keys.size() + 2);
   for (int c = 0; c < columns; ++c) {
     names.push_back(input->Schema()->FieldAt(c).Name());
   }
@@ -751,6 +752,7 @@ Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
   names.emplace_back("__grouping_set");
   for (size_t p = 0; p < sets.size(); ++p) {
     std::vector<BoundExprPtr> expressions;
+    expressions.reserve(names.size());
     for (int c = 0; c < columns; ++c) {
       expressions.push_back(ColumnRef(*input, c));
     }
@@ -778,8 +780,8 @@ Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
   }
   std::vector<std::string> qualifiers = input->Qualifiers();
   qualifiers.resize(names.size());
-  return LogicalPlanPtr(std::make_shared<ExpandNode>(input, std::move(projections), names,
-                                                     std::move(qualifiers)));
+  return LogicalPlanPtr(
+      std::make_shared<ExpandNode>(input, std::move(projections), names, std::move(qualifiers)));
 }
 
 // The function that merges partial results of `call` into the same type and value, when
@@ -789,7 +791,7 @@ std::string MergeFunction(const exec::AggregateCall& call, const columnar::DataT
   if (call.distinct) {
     return {};
   }
-  const std::string name = AsciiLower(call.function);
+  std::string name = AsciiLower(call.function);
   if (name == "count" && result.Id() == columnar::TypeId::kInt64) {
     return "sum";
   }
@@ -807,10 +809,12 @@ std::string MergeFunction(const exec::AggregateCall& call, const columnar::DataT
 // keys, the few resulting rows expanded per set (ExpandGroupingSets) and merged per set, so the
 // input is read and hashed once instead of once per set. `fields` is the result's schema: the
 // keys, spark_grouping_id, the set's position, then `calls`. Null when a call does not merge.
-Result<LogicalPlanPtr> PreAggregatedGroupingSets(
-    const LogicalPlanPtr& input, const std::vector<BoundExprPtr>& keys,
-    const std::vector<std::vector<size_t>>& sets, const std::vector<exec::AggregateCall>& calls,
-    const std::vector<columnar::Field>& call_fields, std::vector<columnar::Field> fields) {
+Result<LogicalPlanPtr> PreAggregatedGroupingSets(const LogicalPlanPtr& input,
+                                                 const std::vector<BoundExprPtr>& keys,
+                                                 const std::vector<std::vector<size_t>>& sets,
+                                                 const std::vector<exec::AggregateCall>& calls,
+                                                 const std::vector<columnar::Field>& call_fields,
+                                                 std::vector<columnar::Field> fields) {
   std::vector<std::string> merges;
   for (size_t i = 0; i < calls.size(); ++i) {
     merges.push_back(MergeFunction(calls[i], *call_fields[i].Type()));
@@ -844,9 +848,9 @@ Result<LogicalPlanPtr> PreAggregatedGroupingSets(
     merging.push_back(std::move(merge));
   }
   fields.insert(fields.end(), call_fields.begin(), call_fields.end());
-  return LogicalPlanPtr(std::make_shared<AggregateNode>(
-      expanded, std::move(grouped_keys), std::move(merging),
-      std::make_shared<columnar::Schema>(std::move(fields))));
+  return LogicalPlanPtr(
+      std::make_shared<AggregateNode>(expanded, std::move(grouped_keys), std::move(merging),
+                                      std::make_shared<columnar::Schema>(std::move(fields))));
 }
 
 }  // namespace
@@ -912,10 +916,9 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
   LogicalPlanPtr aggregate;
   // A stream keeps one aggregation (its state); batches take the two-step form.
   if (!grouping_sets.empty() && !input->IsStreaming()) {
-    TRIBUTARY_ASSIGN_OR_RAISE(aggregate,
-                              PreAggregatedGroupingSets(input, bound_keys, grouping_sets,
-                                                        rewriter.Calls(), rewriter.CallFields(),
-                                                        fields));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        aggregate, PreAggregatedGroupingSets(input, bound_keys, grouping_sets, rewriter.Calls(),
+                                             rewriter.CallFields(), fields));
   }
   if (aggregate == nullptr) {
     for (const columnar::Field& field : rewriter.CallFields()) {
@@ -1209,7 +1212,11 @@ Result<std::vector<LogicalPlanPtr>> WidenSetInputs(std::vector<LogicalPlanPtr> i
     std::vector<std::string> names;
     for (int c = 0; c < columns; ++c) {
       BoundExprPtr ref = ColumnRef(*input, c);
-      if (!ref->Type()->Equals(*types[static_cast<size_t>(c)])) {
+      const columnar::DataType& common = *types[static_cast<size_t>(c)];
+      // Widened interval fields (INTERVAL DAY with INTERVAL HOUR) relabel the column too.
+      if (!ref->Type()->Equals(common) ||
+          ref->Type()->IntervalStartField() != common.IntervalStartField() ||
+          ref->Type()->IntervalEndField() != common.IntervalEndField()) {
         cast_needed = true;
         ref = expr::CastTo(ref, types[static_cast<size_t>(c)]);
       }

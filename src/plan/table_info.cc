@@ -16,7 +16,6 @@ namespace {
 
 using columnar::DataType;
 using columnar::DataTypePtr;
-using columnar::TypeId;
 
 using Rows = std::vector<std::vector<std::string>>;
 

@@ -152,8 +152,8 @@ class Binder : public internal::RelationBinder {
     }
     if (statement_.sources->subqueries.count(e.get()) > 0) {
       return At(Status::NotImplemented(
-                    "only [NOT] EXISTS and [NOT] IN subqueries in WHERE and scalar subqueries "
-                    "in SELECT, WHERE and HAVING are supported"),
+                    "only [NOT] EXISTS and [NOT] IN subqueries in WHERE and SELECT and scalar "
+                    "subqueries in SELECT, WHERE and HAVING are supported"),
                 *e);
     }
     for (const ExprPtr& child : e->Children()) {
@@ -887,8 +887,9 @@ class Binder : public internal::RelationBinder {
           return aggregates && !inside_aggregate ? expr::Function("any_value", {*column}) : *column;
         }
         return At(Status::NotImplemented(
-                      "correlated scalar subqueries are supported only as one aggregate "
-                      "filtered by equalities with the outer query"),
+                      "correlated scalar subqueries are supported only as an expression of "
+                      "aggregates over a FROM clause whose WHERE names the outer query (without "
+                      "WITH, GROUP BY, HAVING or LIMIT)"),
                   *e);
       }
       TRIBUTARY_RETURN_NOT_OK(sub.status());
@@ -1444,7 +1445,15 @@ class Binder : public internal::RelationBinder {
     TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Relation(*query.from));
     std::vector<ExprPtr> conjuncts;
     Conjuncts(query.where, &conjuncts);
-    for (const ExprPtr& conjunct : conjuncts) {
+    for (ExprPtr conjunct : conjuncts) {
+      if (HasPredicateSubquery(conjunct)) {
+        // A nested [NOT] EXISTS or IN correlated with this subquery's own relation: a semi or
+        // anti join into it, as at the top level.
+        TRIBUTARY_ASSIGN_OR_RAISE(conjunct, SubqueryJoins(conjunct, &plan));
+        if (conjunct == nullptr) {
+          continue;
+        }
+      }
       TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(conjunct));
       auto filtered = plan::Filter(plan, conjunct);
       if (filtered.ok()) {
@@ -1766,7 +1775,7 @@ class Binder : public internal::RelationBinder {
     for (OrderItem& order : rewritten.order_by) {
       if (Ordinal(*order.expr).has_value() ||
           (!ContainsAggregate(*order.expr) &&
-           !(query.grouping_sets.size() > 0 && aggregation_value(*order.expr))) ||
+           !(!query.grouping_sets.empty() && aggregation_value(*order.expr))) ||
           std::any_of(query.select.begin(), query.select.end(), [&](const SelectItem& s) {
             return s.expr->ToString() == order.expr->ToString();
           })) {

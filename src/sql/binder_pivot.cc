@@ -351,8 +351,7 @@ class PivotBinder {
       return out;
     }
     TRIBUTARY_ASSIGN_OR_RAISE(
-        expr::Scalar text,
-        ConstantValue(*expr::Cast(value, columnar::DataType::String()), eval_));
+        expr::Scalar text, ConstantValue(*expr::Cast(value, columnar::DataType::String()), eval_));
     return text.IsNull() ? std::string("null") : text.BytesValue();
   }
 

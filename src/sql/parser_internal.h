@@ -116,6 +116,8 @@ class Parser {
   // ---- queries and relations (parser_queries.cc) ----
 
   bool IsQueryStart(size_t ahead) const;
+  /// SELECT * FROM `from`.
+  static std::shared_ptr<Query> SelectStarFrom(RelationPtr from);
   static std::shared_ptr<Query> WrapInSelect(QueryPtr inner);
   Result<QueryPtr> ParseQuery();
   Result<std::shared_ptr<Query>> ParseQueryTerm();

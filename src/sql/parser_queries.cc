@@ -26,16 +26,20 @@ bool Parser::IsQueryStart(size_t ahead) const {
 
 // A query wrapped as SELECT * FROM (query), so ORDER BY/LIMIT/WITH can apply on top of
 // one that already has its own.
+std::shared_ptr<Query> Parser::SelectStarFrom(RelationPtr from) {
+  auto outer = std::make_shared<Query>();
+  outer->position = from->position;
+  outer->select.push_back(SelectItem{nullptr, "", {}, from->position, {}});
+  outer->from = std::move(from);
+  return outer;
+}
+
 std::shared_ptr<Query> Parser::WrapInSelect(QueryPtr inner) {
   auto relation = std::make_shared<Relation>();
   relation->kind = RelationKind::kSubquery;
   relation->position = inner->position;
   relation->subquery = inner;
-  auto outer = std::make_shared<Query>();
-  outer->position = inner->position;
-  outer->select.push_back(SelectItem{nullptr, "", {}, inner->position, {}});
-  outer->from = std::move(relation);
-  return outer;
+  return SelectStarFrom(std::move(relation));
 }
 
 Result<OrderItem> Parser::ParseOrderItem() {
@@ -187,14 +191,7 @@ Result<std::shared_ptr<Query>> Parser::ParseQueryTerm() {
     if (relation->alias.empty()) {
       return values;
     }
-    auto query = std::make_shared<Query>();
-    query->kind = QueryKind::kSelect;
-    query->position = values->position;
-    SelectItem star;
-    star.position = values->position;
-    query->select.push_back(std::move(star));
-    query->from = std::move(relation);
-    return query;
+    return SelectStarFrom(std::move(relation));
   }
   if (!Peek().IsKeyword("SELECT")) {
     return Unexpected("SELECT, VALUES or '('", {"SELECT", "VALUES", "WITH"});
@@ -212,6 +209,11 @@ Result<std::shared_ptr<Query>> Parser::ParseValues() {
       do {
         TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr());
         row.push_back(std::move(value));
+        // Spark accepts `1 AS one` in an inline table's row; the table's columns are named by
+        // the alias after VALUES (or col1, col2, ...), so the name is read and dropped.
+        if (AcceptKeyword("AS")) {
+          TRIBUTARY_RETURN_NOT_OK(Identifier("a name", true).status());
+        }
       } while (AcceptOperator(","));
       TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
     } else {
@@ -750,7 +752,15 @@ Result<RelationPtr> Parser::ParsePrimaryRelation() {
     Next();
     TRIBUTARY_ASSIGN_OR_RAISE(RelationPtr inner, ParseRelation());
     TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
-    return inner;
+    // `(a JOIN b ON ...) dst(w, x, y, z)`: an alias over a parenthesized join names its
+    // columns, as a subquery SELECT * of the join would.
+    TRIBUTARY_RETURN_NOT_OK(RelationAlias(relation.get()));
+    if (relation->alias.empty()) {
+      return inner;
+    }
+    relation->kind = RelationKind::kSubquery;
+    relation->subquery = SelectStarFrom(std::move(inner));
+    return RelationPtr(relation);
   }
   if ((Peek().kind == TokenKind::kWord || Peek().kind == TokenKind::kQuotedWord) &&
       Peek(1).IsOperator("(")) {

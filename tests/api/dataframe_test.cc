@@ -159,11 +159,11 @@ TEST_F(DataFrameTest, TopRowsPerPartitionMatchDuckDb) {
     Column ranked = std::string(function) == "row_number" ? RowNumber()
                     : std::string(function) == "rank"     ? Rank()
                                                           : DenseRank();
-    DataFrame top = Events()
-                        .Select({Col("id"), Col("country"), Col("status"),
-                                 ranked.Over(ordered).Alias("r")})
-                        .Filter(Col("r") <= Lit(2))
-                        .Select({Col("country"), Col("status"), Col("r")});
+    DataFrame top =
+        Events()
+            .Select({Col("id"), Col("country"), Col("status"), ranked.Over(ordered).Alias("r")})
+            .Filter(Col("r") <= Lit(2))
+            .Select({Col("country"), Col("status"), Col("r")});
     ASSERT_OK_AND_ASSIGN(std::string plan, top.Explain());
     EXPECT_THAT(plan, HasSubstr("WindowGroupLimit 2"));
     ASSERT_OK_AND_ASSIGN(std::vector<Row> rows, top.Collect());

@@ -96,5 +96,35 @@ TEST(DataTypeTest, YearMonthIntervalIsFourBytesOfMonthsPrintedAsSpark) {
   EXPECT_EQ(text, "INTERVAL '178956970-7' YEAR TO MONTH");
 }
 
+TEST(DataTypeTest, IntervalFieldsNameTheTypeAndItsTextButNotItsIdentity) {
+  const DataTypePtr day = DataType::DayTimeInterval(IntervalField::kDay, IntervalField::kDay);
+  const DataTypePtr hour_second =
+      DataType::DayTimeInterval(IntervalField::kHour, IntervalField::kSecond);
+  EXPECT_EQ(day->ToString(), "interval day");
+  EXPECT_EQ(hour_second->Sql(), "INTERVAL HOUR TO SECOND");
+  EXPECT_EQ(DataType::YearMonthInterval(IntervalField::kMonth, IntervalField::kMonth)->ToString(),
+            "interval month");
+  EXPECT_EQ(DataType::DayTimeInterval()->IntervalEndField(), IntervalField::kSecond);
+  EXPECT_TRUE(day->Equals(*hour_second));
+  EXPECT_TRUE(day->SameShape(*DataType::DayTimeInterval()));
+
+  const int64_t micros = -((26 * 3600 + 3 * 60 + 4) * int64_t{1000000} + 500000);
+  std::string text;
+  AppendDayTimeInterval(micros, IntervalField::kHour, IntervalField::kSecond, &text);
+  EXPECT_EQ(text, "INTERVAL '-26:03:04.5' HOUR TO SECOND");
+  text.clear();
+  AppendDayTimeInterval(micros, IntervalField::kDay, IntervalField::kMinute, &text);
+  EXPECT_EQ(text, "INTERVAL '-1 02:03' DAY TO MINUTE");
+  text.clear();
+  AppendDayTimeInterval(micros, IntervalField::kSecond, IntervalField::kSecond, &text);
+  EXPECT_EQ(text, "INTERVAL '-93784.5' SECOND");
+  text.clear();
+  AppendYearMonthInterval(-14, IntervalField::kYear, IntervalField::kYear, &text);
+  EXPECT_EQ(text, "INTERVAL '-1' YEAR");
+  text.clear();
+  AppendYearMonthInterval(-14, IntervalField::kMonth, IntervalField::kMonth, &text);
+  EXPECT_EQ(text, "INTERVAL '-14' MONTH");
+}
+
 }  // namespace
 }  // namespace tributary::columnar

@@ -227,11 +227,11 @@ TEST_F(BinderTest, ErrorsPointAtTheSqlText) {
                 .find("at line 1, column 15:\nSELECT * FROM missing\n"
                       "              ^"),
             std::string::npos);
-  EXPECT_EQ(ErrorOf("SELECT id, id IN (SELECT 1) FROM events"),
-            "Not implemented: only [NOT] EXISTS and [NOT] IN subqueries in WHERE and scalar "
-            "subqueries in SELECT, WHERE and HAVING are supported at line 1, column 15:\n"
-            "SELECT id, id IN (SELECT 1) FROM events\n"
-            "              ^");
+  EXPECT_EQ(ErrorOf("SELECT * FROM events a JOIN events b ON a.id IN (SELECT 1)"),
+            "Not implemented: only [NOT] EXISTS and [NOT] IN subqueries in WHERE and SELECT and "
+            "scalar subqueries in SELECT, WHERE and HAVING are supported at line 1, column 46:\n"
+            "SELECT * FROM events a JOIN events b ON a.id IN (SELECT 1)\n"
+            "                                             ^");
   EXPECT_NE(ErrorOf("SELECT * FROM read_file('/x')").find("(did you mean read_files?)"),
             std::string::npos);
   EXPECT_NE(ErrorOf("SELECT * FROM read_files('/x')").find("read_files needs format =>"),
@@ -501,7 +501,8 @@ TEST_F(BinderTest, GroupByTimeWindowReadsTheWindowColumn) {
           R"j({"minute":"2024-05-01T10:01:00.000000Z","until":"2024-05-01T10:02:00.000000Z","n":1})j"}));
   const auto ungrouped = Run("SELECT window.start, ts FROM clicks GROUP BY window(ts, '1 minute')");
   ASSERT_FALSE(ungrouped.ok());
-  EXPECT_NE(ungrouped.status().Message().find("[MISSING_AGGREGATION] The non-aggregating expression \"ts\""),
+  EXPECT_NE(ungrouped.status().Message().find(
+                "[MISSING_AGGREGATION] The non-aggregating expression \"ts\""),
             std::string::npos)
       << ungrouped.status().ToString();
 }

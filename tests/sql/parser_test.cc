@@ -194,7 +194,8 @@ TEST(ParserTest, IntervalLiteralsAreDayTimeIntervals) {
     EXPECT_EQ(item->Literal().Type()->Id(), TypeId::kDayTimeInterval) << text;
     EXPECT_EQ(item->Literal().IntValue(), micros) << text;
   }
-  EXPECT_EQ(Expr("ts + INTERVAL 1 HOUR"), "(ts + INTERVAL '0 01:00:00' DAY TO SECOND)");
+  // The literal is an INTERVAL HOUR and prints as Spark's Literal.sql does.
+  EXPECT_EQ(Expr("ts + INTERVAL 1 HOUR"), "(ts + INTERVAL '01' HOUR)");
   EXPECT_EQ(Error("SELECT INTERVAL 'x' DAY"),
             "invalid interval literal 'x': 'x' is not a number of DAY (or is finer than a "
             "microsecond) at line 1, column 8:\nSELECT INTERVAL 'x' DAY\n       ^");
