@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/canonical_json.h"
 #include "columnar/decimal.h"
 #include "common/ascii.h"
 #include "expr/balanced_tree.h"
@@ -49,6 +50,44 @@ std::string BoundExpression::ToString() const {
       std::vector<std::string> operands;
       for (const BoundExprPtr& child : children_) {
         operands.push_back(child->ToString());
+      }
+      if (op_ == Op::kFunction) {
+        return FormatFunctionCall(name_, operands, false);
+      }
+      return FormatOperator(op_, operands, type_.get());
+    }
+  }
+}
+
+std::string BoundExpression::SqlText() const {
+  switch (op_) {
+    case Op::kColumn: {
+      const size_t hash = name_.rfind('#');
+      return hash == std::string::npos ? name_ : name_.substr(0, hash);
+    }
+    case Op::kGetField:
+      return fmt::format("{}.{}", children_[0]->SqlText(), name_);
+    case Op::kLiteral: {
+      if (literal_.IsNull() || !literal_.Type()->IsNumeric()) {
+        return literal_.ToString();
+      }
+      std::string out;
+      if (literal_.Type()->IsInteger()) {
+        return fmt::format("{}", literal_.IntValue());
+      }
+      if (literal_.Type()->Id() == TypeId::kDecimal) {
+        columnar::AppendDecimal(literal_.DecimalValue(), literal_.Type()->Scale(), &out);
+      } else {
+        columnar::AppendJsonDouble(literal_.DoubleValue(),
+                                   literal_.Type()->Id() == TypeId::kFloat32, &out);
+      }
+      return out;
+    }
+    default: {
+      std::vector<std::string> operands;
+      operands.reserve(children_.size());
+      for (const BoundExprPtr& child : children_) {
+        operands.push_back(child->SqlText());
       }
       if (op_ == Op::kFunction) {
         return FormatFunctionCall(name_, operands, false);

@@ -45,8 +45,11 @@ class BoundExpression {
   /// kCaseWhen only: whether the last child is the ELSE value.
   bool HasElse() const { return op_ == Op::kCaseWhen && children_.size() % 2 == 1; }
 
-  /// SQL-like text, for error messages and plans.
+  /// SQL-like text with the planner's column names (`a#0`), for plans.
   std::string ToString() const;
+  /// The expression as SQL text for error messages: columns by their names without the
+  /// planner's `#index`, numbers without their type suffixes (`1.5`, not `1.5BD`).
+  std::string SqlText() const;
 
   /// This node over other children (same types), for plan rewrites.
   BoundExprPtr WithChildren(std::vector<BoundExprPtr> children) const;

@@ -163,7 +163,7 @@ Result<ColumnPtr> CompareWithLiteral(const BoundExpression& expr,
   auto result = CompareWithConstantKernel(literal_on_right ? expr.GetOp() : Mirrored(expr.GetOp()),
                                           *column, *constant, context.pool);
   if (!result.ok()) {
-    return result.status().WithContext("in " + expr.ToString());
+    return result.status().WithContext("in " + expr.SqlText());
   }
   return result;
 }
@@ -175,7 +175,7 @@ Result<ColumnPtr> EvaluateNode(const BoundExpression& expr, const columnar::Reco
     auto result = expr.Function() != nullptr ? expr.Function()->Evaluate(expr, batch, context)
                                              : EvaluateCaseWhen(expr, batch, context);
     if (!result.ok()) {
-      return result.status().WithContext("in " + expr.ToString());
+      return result.status().WithContext("in " + expr.SqlText());
     }
     return result;
   }
@@ -192,7 +192,7 @@ Result<ColumnPtr> EvaluateNode(const BoundExpression& expr, const columnar::Reco
   }
   auto result = Dispatch(expr, batch, context, inputs);
   if (!result.ok()) {
-    return result.status().WithContext("in " + expr.ToString());
+    return result.status().WithContext("in " + expr.SqlText());
   }
   return result;
 }

@@ -8,12 +8,12 @@ namespace tributary::sql {
 
 bool IsReservedWord(std::string_view word) {
   static const std::vector<std::string_view> kReserved = {
-      "AND",     "ANTI",   "AS",    "BETWEEN", "BY",     "CASE",      "CAST",   "CROSS",
-      "DISTINCT", "DIV",     "ELSE",   "END",   "ESCAPE",  "EXCEPT", "EXISTS",    "FALSE",  "FROM",
-      "FULL",     "GROUP",   "HAVING", "ILIKE", "IN",      "INNER",  "INTERSECT", "INTO",   "IS",
-      "JOIN",     "LATERAL", "LEFT",   "LIKE",  "LIMIT",   "MINUS",  "NATURAL",   "NOT",    "NULL",
-      "ON",       "OR",      "ORDER",  "OUTER", "REGEXP",  "RIGHT",  "RLIKE",     "SELECT", "SEMI",
-      "THEN",     "TRUE",    "UNION",  "USING", "WHEN",    "WHERE",  "WINDOW",    "WITH"};
+      "AND",     "ANTI",   "AS",    "BETWEEN", "BY",     "CASE",      "CAST",   "CROSS", "DISTINCT",
+      "DIV",     "ELSE",   "END",   "ESCAPE",  "EXCEPT", "EXISTS",    "FALSE",  "FROM",  "FULL",
+      "GROUP",   "HAVING", "ILIKE", "IN",      "INNER",  "INTERSECT", "INTO",   "IS",    "JOIN",
+      "LATERAL", "LEFT",   "LIKE",  "LIMIT",   "MINUS",  "NATURAL",   "NOT",    "NULL",  "ON",
+      "OR",      "ORDER",  "OUTER", "REGEXP",  "RIGHT",  "RLIKE",     "SELECT", "SEMI",  "THEN",
+      "TRUE",    "UNION",  "USING", "WHEN",    "WHERE",  "WINDOW",    "WITH"};
   return std::any_of(kReserved.begin(), kReserved.end(), [&](std::string_view reserved) {
     return EqualsIgnoreAsciiCase(word, reserved);
   });

@@ -99,7 +99,9 @@ TEST_F(EvaluatorTest, OverflowUnderANullIsIgnored) {
 TEST_F(EvaluatorTest, DivisionFollowsSpark) {
   // Integer '/' is double division; by zero is an ANSI error.
   Status st = EvalError(Call2(Op::kDivide, Col("i"), Col("j")));
-  EXPECT_NE(st.Message().find("[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. (row 2"), std::string::npos)
+  EXPECT_NE(st.Message().find("[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` to tolerate "
+                              "divisor being 0 and return NULL instead. (row 2"),
+            std::string::npos)
       << st;
   auto small =
       BatchFromJson(MakeSchema({Field("a", DataType::Int32()), Field("b", DataType::Int32())}),

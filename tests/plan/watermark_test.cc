@@ -93,7 +93,8 @@ TEST_F(WatermarkTest, RefusesWhatSparkRefuses) {
   auto missing = Watermark(Values(), "tss", kMinute, "1 minute");
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().Message(), HasSubstr("with name `tss` cannot be resolved"));
-  EXPECT_THAT(missing.status().Message(), HasSubstr("Did you mean one of the following? [`v`.`ts`"));
+  EXPECT_THAT(missing.status().Message(),
+              HasSubstr("Did you mean one of the following? [`v`.`ts`"));
 
   auto not_time = Watermark(Values(), "s", kMinute, "1 minute");
   ASSERT_FALSE(not_time.ok());
