@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -251,6 +252,11 @@ Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {
     }
   }
   const std::string path = kZoneInfoDir + std::string(name);
+  // A region's folder (`America`) is no zone: reading a directory throws in the stream.
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return unknown(fmt::format("not found under {}", kZoneInfoDir));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return unknown(fmt::format("not found under {}", kZoneInfoDir));
@@ -269,7 +275,7 @@ Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {
   uint32_t c[6];
   auto read_counts = [&](size_t at) {
     for (int i = 0; i < 6; ++i) {
-      c[i] = Be32(p + at + 20 + 4 * i);
+      c[i] = Be32(p + at + 20 + 4 * static_cast<size_t>(i));
     }
   };
   read_counts(0);
@@ -295,16 +301,16 @@ Result<std::shared_ptr<const ZoneRules>> LoadZoneRules(std::string_view name) {
   std::vector<int32_t> type_offsets(typecnt);
   const size_t types_at = pos + timecnt * time_size + timecnt;
   for (uint32_t t = 0; t < typecnt; ++t) {
-    type_offsets[t] = static_cast<int32_t>(Be32(p + types_at + 6 * t));
+    type_offsets[t] = static_cast<int32_t>(Be32(p + types_at + 6 * static_cast<size_t>(t)));
   }
   rules->initial_offset = type_offsets[0];
   for (uint32_t i = 0; i < timecnt; ++i) {
     int64_t when = 0;
     if (time_size == 8) {
-      when =
-          static_cast<int64_t>((uint64_t{Be32(p + pos + 8 * i)} << 32) | Be32(p + pos + 8 * i + 4));
+      const size_t at = pos + 8 * static_cast<size_t>(i);
+      when = static_cast<int64_t>((uint64_t{Be32(p + at)} << 32) | Be32(p + at + 4));
     } else {
-      when = static_cast<int32_t>(Be32(p + pos + 4 * i));
+      when = static_cast<int32_t>(Be32(p + pos + 4 * static_cast<size_t>(i)));
     }
     const uint8_t type = p[pos + timecnt * time_size + i];
     if (type >= typecnt) {

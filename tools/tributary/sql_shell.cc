@@ -400,8 +400,10 @@ Result<std::unique_ptr<LineEditor>> LineEditor::Open(std::shared_ptr<Session> se
   el_set(editor, EL_PROMPT, ShellPrompt);
   el_set(editor, EL_HIST, ::history, impl->history_list);
   el_wset(editor, EL_GETCFN, ReadShellCharacter);
-  el_set(editor, EL_ADDFN, "tributary-complete", "Complete a keyword, table or column name",
-         CompleteShellWord);
+  // The wide form: libedit's narrow el_set(EL_ADDFN) copies the name and help into wide
+  // strings it never frees (LeakSanitizer reports them at exit); these literals live forever.
+  el_wset(editor, EL_ADDFN, L"tributary-complete", L"Complete a keyword, table or column name",
+          CompleteShellWord);
   el_set(editor, EL_BIND, "^I", "tributary-complete", nullptr);
   el_set(editor, EL_BIND, "^R", "em-inc-search-prev", nullptr);
   // Home, End, Delete and Ctrl-arrows as xterm-like terminals send them, whatever termcap says.
