@@ -1,5 +1,6 @@
 #include "columnar/calendar.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -36,6 +37,21 @@ int DaysInMonth(int64_t year, int month) {
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
   return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+int64_t AddMonthsToDays(int64_t days, int64_t months) {
+  const CivilDate date = CivilFromDays(days);
+  const int64_t total = date.year * 12 + (date.month - 1) + months;
+  const int64_t year = FloorDiv(total, 12);
+  const int month = static_cast<int>(FloorMod(total, 12)) + 1;
+  return DaysFromCivil(year, month, std::min(date.day, DaysInMonth(year, month)));
+}
+
+bool AddMonthsToMicros(int64_t local, int64_t months, int64_t* out) {
+  const int64_t days = AddMonthsToDays(FloorDiv(local, kMicrosPerDay), months);
+  const int64_t time = FloorMod(local, kMicrosPerDay);
+  return !__builtin_mul_overflow(days, kMicrosPerDay, out) &&
+         !__builtin_add_overflow(*out, time, out);
 }
 
 void AppendDate(int64_t days, std::string* out) {

@@ -23,6 +23,13 @@ int64_t DaysFromCivil(int64_t year, int month, int day);
 CivilDate CivilFromDays(int64_t days);
 /// Days in `month` of `year`.
 int DaysInMonth(int64_t year, int month);
+/// Days since the epoch `days` plus `months` calendar months, the day of the month clamped to
+/// the target month's last day (Spark's DateTimeUtils.dateAddMonths: 2020-01-31 plus one month
+/// is 2020-02-29).
+int64_t AddMonthsToDays(int64_t days, int64_t months);
+/// Wall-clock microseconds `local` plus `months` the same way, the time of day kept; false when
+/// the result leaves 64-bit microseconds.
+bool AddMonthsToMicros(int64_t local, int64_t months, int64_t* out);
 
 /// floor(a / b) and the matching non-negative remainder, for b > 0.
 inline int64_t FloorDiv(int64_t a, int64_t b) {

@@ -293,12 +293,7 @@ Result<std::vector<std::optional<double>>> RangeValues(const Column& column, boo
 double WindowKeyPlusMonths(double key, int64_t months, TypeId key_type,
                            const expr::TimeZone& zone) {
   const auto shift_days = [months](int64_t days) {
-    const columnar::CivilDate date = columnar::CivilFromDays(days);
-    const int64_t total = date.year * 12 + (date.month - 1) + months;
-    const int64_t year = columnar::FloorDiv(total, 12);
-    const int month = static_cast<int>(columnar::FloorMod(total, 12)) + 1;
-    return columnar::DaysFromCivil(year, month,
-                                   std::min(date.day, columnar::DaysInMonth(year, month)));
+    return columnar::AddMonthsToDays(days, months);
   };
   if (key_type == TypeId::kDate) {
     return static_cast<double>(shift_days(static_cast<int64_t>(key)));

@@ -60,35 +60,30 @@ Result<BoundExprPtr> BindAddMonths(const Expression& call, std::vector<BoundExpr
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
   TRIBUTARY_ASSIGN_OR_RAISE(args[0], DateOperand(call, std::move(args[0])));
   TRIBUTARY_ASSIGN_OR_RAISE(args[1], IntOperand(call, std::move(args[1]), "num_months"));
-  return MakeFunctionCall(
-      call.Name(), DataType::Date(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
-                MemoryPool* pool) -> Result<ColumnPtr> {
-        const int32_t* days = a[0]->Values<int32_t>();
-        const int32_t* months = a[1]->Values<int32_t>();
-        int64_t overflow_row = -1;
-        TRIBUTARY_ASSIGN_OR_RAISE(
-            auto result, BuildFixed<int32_t>(c.Type(), a, pool, [&](int64_t i) {
-              const columnar::CivilDate date = columnar::CivilFromDays(days[i]);
-              const int64_t total = date.year * 12 + (date.month - 1) + months[i];
-              const int64_t year = FloorDiv(total, 12);
-              const int month = static_cast<int>(FloorMod(total, 12)) + 1;
-              const int64_t shifted = columnar::DaysFromCivil(
-                  year, month, std::min(date.day, columnar::DaysInMonth(year, month)));
-              if (shifted < std::numeric_limits<int32_t>::min() ||
-                  shifted > std::numeric_limits<int32_t>::max()) {
-                overflow_row = overflow_row < 0 ? i : overflow_row;
-                return int32_t{0};
-              }
-              return static_cast<int32_t>(shifted);
-            }));
-        if (overflow_row >= 0) {
-          return Status::InvalidArgument(
-              fmt::format("[DATETIME_OVERFLOW] row {}: {} overflows the date range", overflow_row,
-                          c.ToString()));
-        }
-        return result;
-      }));
+  return MakeFunctionCall(call.Name(), DataType::Date(), std::move(args),
+                          Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                                    MemoryPool* pool) -> Result<ColumnPtr> {
+                            const int32_t* days = a[0]->Values<int32_t>();
+                            const int32_t* months = a[1]->Values<int32_t>();
+                            int64_t overflow_row = -1;
+                            TRIBUTARY_ASSIGN_OR_RAISE(
+                                auto result, BuildFixed<int32_t>(c.Type(), a, pool, [&](int64_t i) {
+                                  const int64_t shifted =
+                                      columnar::AddMonthsToDays(days[i], months[i]);
+                                  if (shifted < std::numeric_limits<int32_t>::min() ||
+                                      shifted > std::numeric_limits<int32_t>::max()) {
+                                    overflow_row = overflow_row < 0 ? i : overflow_row;
+                                    return int32_t{0};
+                                  }
+                                  return static_cast<int32_t>(shifted);
+                                }));
+                            if (overflow_row >= 0) {
+                              return Status::InvalidArgument(fmt::format(
+                                  "[DATETIME_OVERFLOW] row {}: {} overflows the date range",
+                                  overflow_row, c.ToString()));
+                            }
+                            return result;
+                          }));
 }
 
 Result<BoundExprPtr> BindLastDay(const Expression& call, std::vector<BoundExprPtr> args) {
@@ -171,32 +166,7 @@ Result<BoundExprPtr> BindDayOrMonthName(const Expression& call, std::vector<Boun
                      });
 }
 
-namespace {
-
-// The zone named by row i of a string column, reusing the last one (the column is nearly
-// always a constant).
-class ConvertTimezoneZones {
- public:
-  Result<const TimeZone*> At(const Column& names, int64_t i) {
-    const std::string_view name = names.BytesAt(i);
-    if (!zone_.has_value() || name != name_) {
-      auto zone = TimeZone::Make(name);
-      if (!zone.ok()) {
-        return Status::InvalidArgument(
-            fmt::format("[INVALID_TIMEZONE] row {}: {}", i, zone.status().Message()));
-      }
-      zone_ = std::move(*zone);
-      name_ = std::string(name);
-    }
-    return &*zone_;
-  }
-
- private:
-  std::optional<TimeZone> zone_;
-  std::string name_;
-};
-
-}  // namespace
+namespace {}  // namespace
 
 Result<BoundExprPtr> BindConvertTimezone(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 3));
@@ -217,8 +187,8 @@ Result<BoundExprPtr> BindConvertTimezone(const Expression& call, std::vector<Bou
       call.Name(), DataType::TimestampNtz(), std::move(args),
       Lambda([has_source](const BoundExpression& c, const std::vector<ColumnPtr>& a,
                           const EvalContext& context) -> Result<ColumnPtr> {
-        ConvertTimezoneZones sources;
-        ConvertTimezoneZones targets;
+        ZoneNameCache sources;
+        ZoneNameCache targets;
         const Column& wall = *a.back();
         const Column& target_names = *a[has_source ? 1 : 0];
         Status status;

@@ -9,10 +9,9 @@
 // to_unix_timestamp, from_unixtime, date_format; date_trunc, trunc; date_add, date_sub,
 // datediff/date_diff; timestampadd/dateadd and timestampdiff (a unit keyword first: the
 // parser passes it as a string literal); make_date, make_timestamp[_ltz|_ntz] and their try_
-// forms, make_dt_interval; next_day; timestamp_seconds/_millis/_micros, unix_seconds/_millis/
+// forms; next_day; timestamp_seconds/_millis/_micros, unix_seconds/_millis/
 // _micros, unix_date, date_from_unix_date; from_utc_timestamp, to_utc_timestamp;
-// current_timestamp/now, current_date/curdate, current_timezone, localtimestamp; and
-// timestamp arithmetic with day-time intervals (BindIntervalArithmetic). weekofyear is in
+// current_timestamp/now, current_date/curdate, current_timezone, localtimestamp. weekofyear is in
 // calendar_fields.cc; add_months, last_day, months_between, dayname, monthname and
 // convert_timezone in calendar_functions.cc.
 
@@ -607,29 +606,6 @@ Result<BoundExprPtr> BindMakeDate(const Expression& call, std::vector<BoundExprP
       }));
 }
 
-// The zone of row i of a string column of zone names, reusing the last one parsed (the
-// column is nearly always one constant).
-class ZoneCache {
- public:
-  Result<const TimeZone*> At(const Column& names, int64_t i) {
-    const std::string_view name = names.BytesAt(i);
-    if (!zone_.has_value() || name != name_) {
-      auto zone = TimeZone::Make(name);
-      if (!zone.ok()) {
-        return Status::InvalidArgument(
-            fmt::format("[INVALID_TIMEZONE] row {}: {}", i, zone.status().Message()));
-      }
-      zone_ = std::move(*zone);
-      name_ = std::string(name);
-    }
-    return &*zone_;
-  }
-
- private:
-  std::optional<TimeZone> zone_;
-  std::string name_;
-};
-
 // make_timestamp(year, month, day, hour, min, sec[, zone]) and its _ltz/_ntz/try_ forms, as
 // Spark's MakeTimestamp: sec is decimal(16, 6); 60 with no fraction is the next minute.
 class MakeTimestampFunction final : public EagerFunction {
@@ -645,7 +621,7 @@ class MakeTimestampFunction final : public EagerFunction {
                               columnar::Buffer::Allocate(columnar::BitmapBytes(n), context.pool));
     uint8_t* valid = validity->mutable_data();
     int64_t* out = values->MutableDataAs<int64_t>();
-    ZoneCache zones;
+    ZoneNameCache zones;
     for (int64_t i = 0; i < n; ++i) {
       out[i] = 0;
       bool any_null = false;
@@ -951,7 +927,7 @@ Result<BoundExprPtr> BindUtcShift(const Expression& call, std::vector<BoundExprP
       call.Name(), DataType::Timestamp(), std::move(args),
       Lambda([from_utc](const BoundExpression& c, const std::vector<ColumnPtr>& a,
                         MemoryPool* pool) -> Result<ColumnPtr> {
-        ZoneCache zones;
+        ZoneNameCache zones;
         Status status;
         const int64_t* ts = a[0]->Values<int64_t>();
         TRIBUTARY_ASSIGN_OR_RAISE(
@@ -1031,25 +1007,6 @@ int64_t MonthsOfUnit(StampUnit unit) {
   return unit == StampUnit::kYear ? 12 : unit == StampUnit::kQuarter ? 3 : 1;
 }
 
-// Local wall-clock `local` plus `months` calendar months, the day clamped to the month's end.
-bool AddMonths(int64_t local, int64_t months, int64_t* out) {
-  const int64_t days = FloorDiv(local, kMicrosPerDay);
-  const int64_t time = FloorMod(local, kMicrosPerDay);
-  const columnar::CivilDate date = columnar::CivilFromDays(days);
-  const int64_t total = date.year * 12 + (date.month - 1) + months;
-  const int64_t year = FloorDiv(total, 12);
-  const int month = static_cast<int>(FloorMod(total, 12)) + 1;
-  const int day = std::min(date.day, columnar::DaysInMonth(year, month));
-  const Int128 micros =
-      static_cast<Int128>(columnar::DaysFromCivil(year, month, day)) * kMicrosPerDay + time;
-  if (micros < std::numeric_limits<int64_t>::min() ||
-      micros > std::numeric_limits<int64_t>::max()) {
-    return false;
-  }
-  *out = static_cast<int64_t>(micros);
-  return true;
-}
-
 // The unit of a timestampadd/timestampdiff call: the parser turns the unit keyword into a
 // string literal.
 Result<StampUnit> UnitArgument(const Expression& call, const BoundExpression& arg) {
@@ -1109,7 +1066,8 @@ Result<BoundExprPtr> BindTimestampAdd(const Expression& call, std::vector<BoundE
                 out = ok ? zone.UtcFromLocal(local) : 0;
               } else {
                 int64_t local = 0;
-                ok = AddMonths(zone.LocalFromUtc(ts[i]), quantity[i] * MonthsOfUnit(unit), &local);
+                ok = columnar::AddMonthsToMicros(zone.LocalFromUtc(ts[i]),
+                                                 quantity[i] * MonthsOfUnit(unit), &local);
                 out = ok ? zone.UtcFromLocal(local) : 0;
               }
               if (!ok && overflow_row < 0) {
@@ -1193,85 +1151,6 @@ Result<BoundExprPtr> BindTimestampDiff(const Expression& call, std::vector<Bound
       }));
 }
 
-// ---- make_dt_interval ------------------------------------------------------------------------
-
-// make_dt_interval([days[, hours[, mins[, secs]]]]) -> interval day to second; secs is
-// decimal(18, 6), missing arguments are 0, overflow of 64-bit microseconds is an error.
-Result<BoundExprPtr> BindMakeDtInterval(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 4));
-  while (args.size() < 4) {
-    args.push_back(MakeBound(Op::kLiteral, DataType::Int32(), {}, -1, Scalar::Int32(0)));
-  }
-  const DataType& seconds = *args[3]->Type();
-  if (!seconds.IsNumeric() && seconds.Id() != TypeId::kNull) {
-    return CallError(call, "the seconds must be a number, got " + seconds.ToString());
-  }
-  args[3] = CastTo(std::move(args[3]), DecimalOrDie(18, 6));
-  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(
-      call, &args, {DataType::Int32(), DataType::Int32(), DataType::Int32(), DecimalOrDie(18, 6)}));
-  return MakeFunctionCall(
-      call.Name(), DataType::DayTimeInterval(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
-                MemoryPool* pool) -> Result<ColumnPtr> {
-        int64_t overflow_row = -1;
-        TRIBUTARY_ASSIGN_OR_RAISE(
-            auto result, BuildFixed<int64_t>(c.Type(), a, pool, [&](int64_t i) {
-              const Int128 micros = (static_cast<Int128>(a[0]->Values<int32_t>()[i]) * 24 * 3600 +
-                                     static_cast<Int128>(a[1]->Values<int32_t>()[i]) * 3600 +
-                                     static_cast<Int128>(a[2]->Values<int32_t>()[i]) * 60) *
-                                        kMicrosPerSecond +
-                                    a[3]->Values<Int128>()[i];
-              if (micros < std::numeric_limits<int64_t>::min() ||
-                  micros > std::numeric_limits<int64_t>::max()) {
-                overflow_row = overflow_row < 0 ? i : overflow_row;
-                return int64_t{0};
-              }
-              return static_cast<int64_t>(micros);
-            }));
-        if (overflow_row >= 0) {
-          return Status::InvalidArgument(fmt::format(
-              "[ARITHMETIC_OVERFLOW] row {}: the interval does not fit 64-bit microseconds",
-              overflow_row));
-        }
-        return result;
-      }));
-}
-
-// make_ym_interval([years[, months]]) -> interval year to month; missing arguments are 0,
-// a total beyond 32-bit months is an error (Spark's MakeYMInterval: Math.addExact over
-// Math.multiplyExact).
-Result<BoundExprPtr> BindMakeYmInterval(const Expression& call, std::vector<BoundExprPtr> args) {
-  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 2));
-  while (args.size() < 2) {
-    args.push_back(MakeBound(Op::kLiteral, DataType::Int32(), {}, -1, Scalar::Int32(0)));
-  }
-  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, {DataType::Int32(), DataType::Int32()}));
-  return MakeFunctionCall(
-      call.Name(), DataType::YearMonthInterval(), std::move(args),
-      Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
-                MemoryPool* pool) -> Result<ColumnPtr> {
-        int64_t overflow_row = -1;
-        TRIBUTARY_ASSIGN_OR_RAISE(
-            auto result, BuildFixed<int32_t>(c.Type(), a, pool, [&](int64_t i) {
-              int32_t months = 0;
-              if (__builtin_mul_overflow(a[0]->Values<int32_t>()[i], 12, &months) ||
-                  __builtin_add_overflow(months, a[1]->Values<int32_t>()[i], &months)) {
-                overflow_row = overflow_row < 0 ? i : overflow_row;
-                return int32_t{0};
-              }
-              return months;
-            }));
-        if (overflow_row >= 0) {
-          return Status::InvalidArgument(fmt::format(
-              "[ARITHMETIC_OVERFLOW] integer overflow at row {}: {} years and {} months do not "
-              "fit an interval year to month",
-              overflow_row, a[0]->Values<int32_t>()[overflow_row],
-              a[1]->Values<int32_t>()[overflow_row]));
-        }
-        return result;
-      }));
-}
-
 // ---- the current time ------------------------------------------------------------------------
 
 // current_timestamp(), now(), current_date(), curdate(), current_timezone(),
@@ -1324,205 +1203,7 @@ Result<BoundExprPtr> BindUnixTimestamp(const Expression& call, std::vector<Bound
   return BindParse(call, std::move(args));
 }
 
-// ---- interval arithmetic ---------------------------------------------------------------------
-
-// a + b or a - b over int64 microsecond values (timestamps, intervals), overflow an ANSI error.
-class MicrosArithmetic final : public EagerFunction {
- public:
-  explicit MicrosArithmetic(bool subtract) : subtract_(subtract) {}
-  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
-                            const EvalContext& context) const override {
-    const int64_t* a = args[0]->Values<int64_t>();
-    const int64_t* b = args[1]->Values<int64_t>();
-    int64_t overflow_row = -1;
-    auto result = BuildFixed<int64_t>(call.Type(), args, context.pool, [&](int64_t i) {
-      int64_t out = 0;
-      const bool overflow = subtract_ ? __builtin_sub_overflow(a[i], b[i], &out)
-                                      : __builtin_add_overflow(a[i], b[i], &out);
-      if (overflow && overflow_row < 0) {
-        overflow_row = i;
-      }
-      return out;
-    });
-    if (overflow_row >= 0) {
-      return Status::InvalidArgument(
-          fmt::format("[DATETIME_OVERFLOW] row {}: {} overflows", overflow_row, call.ToString()));
-    }
-    return result;
-  }
-
- private:
-  bool subtract_;
-};
-
-// date +/- year-month interval (Spark's DateAddYMInterval) and timestamp +/- year-month
-// interval (TimestampAddYMInterval): calendar months added to the date, or to the timestamp's
-// wall clock in the session zone (timestamp_ntz: its own wall clock), the day clamped to the
-// end of the month as add_months does. A result outside the type's range is an ANSI error.
-class MonthsShift final : public EagerFunction {
- public:
-  explicit MonthsShift(bool subtract) : subtract_(subtract) {}
-  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
-                            const EvalContext& context) const override {
-    const int32_t* months = args[1]->Values<int32_t>();
-    const int64_t sign = subtract_ ? -1 : 1;
-    int64_t overflow_row = -1;
-    auto fail = [&](int64_t i) {
-      overflow_row = overflow_row < 0 ? i : overflow_row;
-    };
-    ColumnPtr result;
-    if (call.Type()->Id() == TypeId::kDate) {
-      const int32_t* days = args[0]->Values<int32_t>();
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          result, BuildFixed<int32_t>(call.Type(), args, context.pool, [&](int64_t i) {
-            const columnar::CivilDate date = columnar::CivilFromDays(days[i]);
-            const int64_t total = date.year * 12 + (date.month - 1) + sign * months[i];
-            const int64_t year = FloorDiv(total, 12);
-            const int month = static_cast<int>(FloorMod(total, 12)) + 1;
-            const int64_t shifted = columnar::DaysFromCivil(
-                year, month, std::min(date.day, columnar::DaysInMonth(year, month)));
-            if (shifted < std::numeric_limits<int32_t>::min() ||
-                shifted > std::numeric_limits<int32_t>::max()) {
-              fail(i);
-              return int32_t{0};
-            }
-            return static_cast<int32_t>(shifted);
-          }));
-    } else {
-      const bool ntz = call.Type()->Id() == TypeId::kTimestampNtz;
-      const TimeZone utc;
-      const TimeZone& zone = ntz ? utc : context.session_time_zone;
-      const int64_t* ts = args[0]->Values<int64_t>();
-      TRIBUTARY_ASSIGN_OR_RAISE(
-          result, BuildFixed<int64_t>(call.Type(), args, context.pool, [&](int64_t i) {
-            int64_t local = 0;
-            if (!AddMonths(zone.LocalFromUtc(ts[i]), sign * months[i], &local)) {
-              fail(i);
-              return int64_t{0};
-            }
-            return zone.UtcFromLocal(local);
-          }));
-    }
-    if (overflow_row >= 0) {
-      return Status::InvalidArgument(
-          fmt::format("[DATETIME_OVERFLOW] row {}: {} overflows", overflow_row, call.ToString()));
-    }
-    return result;
-  }
-
- private:
-  bool subtract_;
-};
-
-// Spark's wider type of two intervals of one kind (a null operand takes the other's fields):
-// the coarsest start and finest end field, so INTERVAL '1' YEAR + INTERVAL '1' MONTH is an
-// INTERVAL YEAR TO MONTH and INTERVAL '1' YEAR + INTERVAL '1' YEAR stays an INTERVAL YEAR.
-DataTypePtr WiderIntervalFields(const DataType& a, const DataType& b) {
-  const bool a_interval = a.Id() != TypeId::kNull;
-  const bool b_interval = b.Id() != TypeId::kNull;
-  const DataType& kind = a_interval ? a : b;
-  const int start = std::min(a_interval ? a.IntervalStartField() : b.IntervalStartField(),
-                             b_interval ? b.IntervalStartField() : a.IntervalStartField());
-  const int end = std::max(a_interval ? a.IntervalEndField() : b.IntervalEndField(),
-                           b_interval ? b.IntervalEndField() : a.IntervalEndField());
-  return kind.Id() == TypeId::kYearMonthInterval ? DataType::YearMonthInterval(start, end)
-                                                 : DataType::DayTimeInterval(start, end);
-}
-
-// + and - with a year-month interval operand: interval +/- interval, date or timestamp
-// +/- interval, interval + date or timestamp; anything else is Spark's type mismatch.
-Result<BoundExprPtr> BindYearMonthArithmetic(const Expression& expr,
-                                             std::vector<BoundExprPtr>& children) {
-  const Op op = expr.GetOp();
-  const TypeId a = children[0]->Type()->Id();
-  const TypeId b = children[1]->Type()->Id();
-  const bool a_months = a == TypeId::kYearMonthInterval;
-  const bool b_months = b == TypeId::kYearMonthInterval;
-  if ((a_months || a == TypeId::kNull) && (b_months || b == TypeId::kNull)) {
-    // A null operand takes the interval's type, as Spark types INTERVAL '2' YEAR + NULL.
-    const DataTypePtr type = WiderIntervalFields(*children[0]->Type(), *children[1]->Type());
-    return MakeBound(op, type, {CastTo(children[0], type), CastTo(children[1], type)});
-  }
-  auto shift = [&](BoundExprPtr datetime, BoundExprPtr interval) -> BoundExprPtr {
-    DataTypePtr type = datetime->Type();
-    return std::make_shared<const BoundExpression>(
-        op, std::move(type), std::vector<BoundExprPtr>{std::move(datetime), std::move(interval)},
-        -1, Scalar::Null(), std::string(),
-        std::make_shared<const MonthsShift>(op == Op::kSubtract));
-  };
-  if (IsDatetime(a) && b_months) {
-    return shift(children[0], children[1]);
-  }
-  if (a_months && IsDatetime(b) && op == Op::kAdd) {
-    return shift(children[1], children[0]);
-  }
-  return Status::InvalidArgument(fmt::format(
-      "[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] type mismatch in {}: cannot combine {} and {}",
-      expr.ToString(), children[0]->Type()->ToString(), children[1]->Type()->ToString()));
-}
-
 }  // namespace
-
-Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
-                                            std::vector<BoundExprPtr>& children) {
-  const Op op = expr.GetOp();
-  if (op == Op::kMultiply || op == Op::kDivide) {
-    return BindIntervalScale(expr, op, children, /*safe=*/false);
-  }
-  if (op != Op::kAdd && op != Op::kSubtract) {
-    return BoundExprPtr();
-  }
-  TypeId a = children[0]->Type()->Id();
-  TypeId b = children[1]->Type()->Id();
-  if (a == TypeId::kYearMonthInterval || b == TypeId::kYearMonthInterval) {
-    return BindYearMonthArithmetic(expr, children);
-  }
-  const bool a_interval = a == TypeId::kDayTimeInterval;
-  const bool b_interval = b == TypeId::kDayTimeInterval;
-  auto make = [&](DataTypePtr type, BoundExprPtr left, BoundExprPtr right) {
-    return std::make_shared<const BoundExpression>(
-        op, std::move(type), std::vector<BoundExprPtr>{std::move(left), std::move(right)}, -1,
-        Scalar::Null(), std::string(),
-        std::make_shared<const MicrosArithmetic>(op == Op::kSubtract));
-  };
-  auto as_timestamp = [](BoundExprPtr e) {
-    return e->Type()->Id() == TypeId::kDate ? CastTo(std::move(e), DataType::Timestamp()) : e;
-  };
-  if (a_interval && b_interval) {
-    return make(WiderIntervalFields(*children[0]->Type(), *children[1]->Type()), children[0],
-                children[1]);
-  }
-  if (IsDatetime(a) && b_interval) {
-    BoundExprPtr left = as_timestamp(children[0]);
-    DataTypePtr type = left->Type();
-    return make(std::move(type), std::move(left), children[1]);
-  }
-  if (a_interval && IsDatetime(b) && op == Op::kAdd) {
-    BoundExprPtr right = as_timestamp(children[1]);
-    DataTypePtr type = right->Type();
-    return make(std::move(type), std::move(right), children[0]);
-  }
-  if (op == Op::kSubtract && (a == TypeId::kTimestamp || a == TypeId::kTimestampNtz) &&
-      (b == TypeId::kTimestamp || b == TypeId::kTimestampNtz || b == TypeId::kDate)) {
-    DataTypePtr common = a == TypeId::kTimestamp || b == TypeId::kTimestamp
-                             ? DataType::Timestamp()
-                             : DataType::TimestampNtz();
-    return make(DataType::DayTimeInterval(), CastTo(children[0], common),
-                CastTo(children[1], common));
-  }
-  if (op == Op::kSubtract && a == TypeId::kDate && b == TypeId::kDate) {
-    // Spark's SubtractDates (ANSI): the whole days between them as an interval, the same in
-    // every time zone (a DST change does not make a day 23 hours), so through timestamp_ntz.
-    return make(DataType::DayTimeInterval(), CastTo(children[0], DataType::TimestampNtz()),
-                CastTo(children[1], DataType::TimestampNtz()));
-  }
-  if (a_interval || b_interval) {
-    return Status::InvalidArgument(fmt::format("type mismatch in {}: cannot combine {} and {}",
-                                               expr.ToString(), children[0]->Type()->ToString(),
-                                               children[1]->Type()->ToString()));
-  }
-  return BoundExprPtr();
-}
 
 void AddDatetimeFunctions(std::vector<FunctionEntry>* table) {
   table->insert(table->end(), {{"year", BindDateField},
@@ -1561,8 +1242,6 @@ void AddDatetimeFunctions(std::vector<FunctionEntry>* table) {
                                {"try_make_timestamp_ltz", BindMakeTimestamp},
                                {"try_make_timestamp_ntz", BindMakeTimestamp},
                                {"next_day", BindNextDay},
-                               {"make_dt_interval", BindMakeDtInterval},
-                               {"make_ym_interval", BindMakeYmInterval},
                                {"timestamp_seconds", BindEpochToTimestamp},
                                {"timestamp_millis", BindEpochToTimestamp},
                                {"timestamp_micros", BindEpochToTimestamp},

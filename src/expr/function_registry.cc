@@ -26,6 +26,7 @@ const std::vector<FunctionEntry>& Registry() {
     AddUrlFunctions(&entries);
     AddNumberFormatFunctions(&entries);
     AddDatetimeFunctions(&entries);
+    AddIntervalFunctions(&entries);
     AddHashFunctions(&entries);
     AddJsonFunctions(&entries);
     AddCsvFunctions(&entries);

@@ -60,6 +60,7 @@ void AddUrlFunctions(std::vector<FunctionEntry>* table);
 void AddNumberFormatFunctions(std::vector<FunctionEntry>* table);
 void AddMathFunctions(std::vector<FunctionEntry>* table);
 void AddDatetimeFunctions(std::vector<FunctionEntry>* table);
+void AddIntervalFunctions(std::vector<FunctionEntry>* table);
 void AddHashFunctions(std::vector<FunctionEntry>* table);
 void AddCollectionFunctions(std::vector<FunctionEntry>* table);
 void AddMapFunctions(std::vector<FunctionEntry>* table);

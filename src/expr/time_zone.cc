@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/column.h"
 #include "common/ascii.h"
 
 namespace tributary::expr {
@@ -541,6 +542,20 @@ int64_t TimeZone::UtcFromLocal(int64_t local_micros) const {
   // offset before the transition moves the wall-clock time forward by the gap.
   const int64_t offset = before_valid || !after_valid ? before : after;
   return local_micros - offset * 1'000'000;
+}
+
+Result<const TimeZone*> ZoneNameCache::At(const columnar::Column& names, int64_t row) {
+  const std::string_view name = names.BytesAt(row);
+  if (!zone_.has_value() || name != name_) {
+    auto zone = TimeZone::Make(name);
+    if (!zone.ok()) {
+      return Status::InvalidArgument(
+          fmt::format("[INVALID_TIMEZONE] row {}: {}", row, zone.status().Message()));
+    }
+    zone_ = std::move(*zone);
+    name_ = std::string(name);
+  }
+  return &*zone_;
 }
 
 }  // namespace tributary::expr

@@ -4,10 +4,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "tributary/result.h"
+
+namespace tributary::columnar {
+class Column;
+}  // namespace tributary::columnar
 
 namespace tributary::expr {
 
@@ -51,5 +56,18 @@ class TimeZone {
 /// Parses a zone offset suffix as written after a timestamp ("Z", "+02:00", "-0530", "+05",
 /// "UTC", "GMT+1", "+00:53:28"); returns seconds east of UTC or an error.
 Result<int64_t> ParseZoneOffset(std::string_view text);
+
+/// The zones named by the rows of a string column, parsing a name only when it differs from
+/// the row before (such a column is nearly always one constant). Not thread-safe.
+class ZoneNameCache {
+ public:
+  /// The zone row `row` of `names` names; an [INVALID_TIMEZONE] error naming the row when it
+  /// names none.
+  Result<const TimeZone*> At(const columnar::Column& names, int64_t row);
+
+ private:
+  std::optional<TimeZone> zone_;
+  std::string name_;
+};
 
 }  // namespace tributary::expr

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,45 @@ class RelationBinder {
   /// A placed error when `e` holds a subquery (only WHERE conjuncts of queries may).
   virtual Status CheckNoSubquery(const expr::ExprPtr& e) const = 0;
 };
+
+/// What the subquery rewrites need of the binder that uses them.
+class QueryBinder : public RelationBinder {
+ public:
+  /// The plan of `query` in the binder's current scopes.
+  virtual Result<plan::LogicalPlanPtr> BindQuery(const Query& query) = 0;
+  /// The plan of a FROM item of a subquery, in the binder's current scopes.
+  virtual Result<plan::LogicalPlanPtr> BindFromItem(const Relation& relation) = 0;
+  /// Enter and leave a scope of WITH names, so that a subquery's names stay inside it.
+  virtual void PushScope() = 0;
+  virtual void PopScope() = 0;
+};
+
+/// Subqueries in the expressions of a query being bound, rewritten into joins of the query's
+/// input as Spark's optimizer rewrites them (binder_subqueries.cc): [NOT] IN and [NOT] EXISTS
+/// WHERE conjuncts into semi/anti joins, scalar subqueries into one-row or per-group plans
+/// joined in (correlated ones decorrelated, count over no rows 0), and IN/EXISTS elsewhere into
+/// boolean columns. Each `input` is the query's input plan, which gains the joins.
+class SubqueryRewriter {
+ public:
+  virtual ~SubqueryRewriter() = default;
+  static std::unique_ptr<SubqueryRewriter> Make(const Statement& statement, QueryBinder* binder);
+
+  /// The WHERE conjuncts that are [NOT] IN / [NOT] EXISTS subqueries become semi/anti joins of
+  /// `*input`; returns the other conjuncts (null when none are left).
+  virtual Result<expr::ExprPtr> SubqueryJoins(const expr::ExprPtr& condition,
+                                              plan::LogicalPlanPtr* input) = 0;
+  /// Scalar subqueries (and IN/EXISTS in the SELECT list) of `query` joined into `*input`;
+  /// the query reading their columns, or nullopt when it has none.
+  virtual Result<std::optional<Query>> ScalarSubqueries(const Query& query,
+                                                        plan::LogicalPlanPtr* input) = 0;
+  /// `e` with each [NOT] EXISTS and IN subquery left in it (under OR, NOT, CASE) replaced by a
+  /// boolean column joined into `*input`.
+  virtual Result<expr::ExprPtr> PredicateSubqueryValues(const expr::ExprPtr& e,
+                                                        plan::LogicalPlanPtr* input) = 0;
+};
+
+/// One row without columns: what SELECT without FROM and VALUES select from.
+Result<plan::LogicalPlanPtr> OneRowPlan();
 
 /// Binds a Delete, Update, Merge or AutoCdc statement.
 Result<BoundStatement> BindRowChanges(const Statement& statement, const plan::Catalog& catalog,

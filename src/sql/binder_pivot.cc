@@ -663,6 +663,40 @@ ExprPtr PreferLateralColumns(const ExprPtr& e, const plan::LogicalPlan& inner, i
   return RebuildPivotNode(*e, std::move(children));
 }
 
+namespace {
+
+// A lateral join's output: `joined` projected to `expressions` (the left side's columns first,
+// then the subquery's), the subquery's columns renamed by the alias's column list when it has
+// one, and the join's ON condition applied above.
+Result<LogicalPlanPtr> LateralOutput(const Statement& statement, const Relation& join,
+                                     const Relation& right, LogicalPlanPtr joined,
+                                     std::vector<expr::BoundExprPtr> expressions,
+                                     std::vector<std::string> names,
+                                     std::vector<std::string> qualifiers, int left_columns) {
+  if (!right.column_aliases.empty()) {
+    const size_t produced = names.size() - static_cast<size_t>(left_columns);
+    if (produced != right.column_aliases.size()) {
+      return StatusAt(statement,
+                      Status::InvalidArgument(fmt::format(
+                          "number of column aliases does not match number of columns: {} has {} "
+                          "columns, {} aliases",
+                          right.alias, produced, right.column_aliases.size())),
+                      right.position);
+    }
+    std::copy(right.column_aliases.begin(), right.column_aliases.end(),
+              names.begin() + left_columns);
+  }
+  LogicalPlanPtr projected = std::make_shared<plan::ProjectNode>(
+      std::move(joined), std::move(expressions), names, std::move(qualifiers));
+  if (join.condition == nullptr) {
+    return projected;
+  }
+  auto filtered = plan::Filter(std::move(projected), join.condition);
+  return filtered.ok() ? filtered : StatusAt(statement, filtered.status(), *join.condition);
+}
+
+}  // namespace
+
 // LATERAL (SELECT aggregates FROM r WHERE local AND inner = outer AND ...): one row per outer
 // row, decorrelated as Spark does a correlated scalar subquery: `r` filtered by the local
 // conjuncts and grouped by the inner sides of the equalities, left-joined to the outer rows on
@@ -782,25 +816,8 @@ Result<LogicalPlanPtr> BindLateralAggregate(const Statement& statement, const Re
     names.push_back(item.alias.empty() ? plan::DerivedName(*item.expr) : item.alias);
     qualifiers.push_back(right.alias);
   }
-  if (!right.column_aliases.empty()) {
-    if (right.column_aliases.size() != query.select.size()) {
-      return StatusAt(statement,
-                      Status::InvalidArgument(fmt::format(
-                          "number of column aliases does not match number of columns: {} has {} "
-                          "columns, {} aliases",
-                          right.alias, query.select.size(), right.column_aliases.size())),
-                      right.position);
-    }
-    std::copy(right.column_aliases.begin(), right.column_aliases.end(),
-              names.begin() + left_columns);
-  }
-  LogicalPlanPtr projected = std::make_shared<plan::ProjectNode>(
-      std::move(joined), std::move(expressions), names, std::move(qualifiers));
-  if (join.condition == nullptr) {
-    return projected;
-  }
-  auto filtered = plan::Filter(std::move(projected), join.condition);
-  return filtered.ok() ? filtered : StatusAt(statement, filtered.status(), *join.condition);
+  return LateralOutput(statement, join, right, std::move(joined), std::move(expressions),
+                       std::move(names), std::move(qualifiers), left_columns);
 }
 
 Result<LogicalPlanPtr> BindLateralJoin(
@@ -981,26 +998,8 @@ Result<LogicalPlanPtr> BindLateralJoin(
     TRIBUTARY_RETURN_NOT_OK(
         add(value, item.alias.empty() ? plan::DerivedName(*item.expr) : item.alias));
   }
-  if (!right.column_aliases.empty()) {
-    const size_t produced = names.size() - static_cast<size_t>(left_columns);
-    if (produced != right.column_aliases.size()) {
-      return StatusAt(statement,
-                      Status::InvalidArgument(fmt::format(
-                          "number of column aliases does not match number of columns: {} has {} "
-                          "columns, {} aliases",
-                          right.alias, produced, right.column_aliases.size())),
-                      right.position);
-    }
-    std::copy(right.column_aliases.begin(), right.column_aliases.end(),
-              names.begin() + left_columns);
-  }
-  LogicalPlanPtr projected = std::make_shared<plan::ProjectNode>(
-      std::move(joined), std::move(expressions), names, std::move(qualifiers));
-  if (join.condition == nullptr) {
-    return projected;
-  }
-  auto filtered = plan::Filter(std::move(projected), join.condition);
-  return filtered.ok() ? filtered : StatusAt(statement, filtered.status(), *join.condition);
+  return LateralOutput(statement, join, right, std::move(joined), std::move(expressions),
+                       std::move(names), std::move(qualifiers), left_columns);
 }
 
 }  // namespace tributary::sql::internal
