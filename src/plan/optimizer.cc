@@ -512,14 +512,30 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
 }
 
 [[gnu::noinline]] Pruned PruneAggregate(const LogicalPlanPtr& plan,
-                                        const std::vector<bool>& /*required*/, int n) {
+                                        const std::vector<bool>& required, int n) {
   const auto& aggregate = plan->As<AggregateNode>();
+  const size_t num_keys = aggregate.Keys().size();
+  // Every key stays (the keys make the groups). A batch aggregation drops the aggregates
+  // nothing above reads, as Spark's ColumnPruning does (an unused avg(x) no longer makes the
+  // scan decode x); a streaming one keeps them all: they are its state's schema, which must
+  // not depend on what the query reads of them. One stays when there are no keys, so that
+  // the global aggregation still yields its row.
+  const bool prunable = !plan->IsStreaming() && !aggregate.Execution().has_value();
+  std::vector<size_t> kept_calls;
+  for (size_t a = 0; a < aggregate.Aggregates().size(); ++a) {
+    if (!prunable || required[num_keys + a]) {
+      kept_calls.push_back(a);
+    }
+  }
+  if (kept_calls.empty() && num_keys == 0 && !aggregate.Aggregates().empty()) {
+    kept_calls.push_back(0);
+  }
   std::vector<bool> child_required(static_cast<size_t>(plan->Input().Schema()->NumFields()), false);
   for (const BoundExprPtr& key : aggregate.Keys()) {
     MarkColumns(*key, &child_required);
   }
-  for (const exec::AggregateCall& call : aggregate.Aggregates()) {
-    for (const BoundExprPtr& argument : call.arguments) {
+  for (size_t a : kept_calls) {
+    for (const BoundExprPtr& argument : aggregate.Aggregates()[a].arguments) {
       MarkColumns(*argument, &child_required);
     }
   }
@@ -528,17 +544,33 @@ Pruned PruneChildAll(const LogicalPlanPtr& plan) {
   for (const BoundExprPtr& key : aggregate.Keys()) {
     keys.push_back(RemapColumns(key, child.mapping));
   }
-  std::vector<exec::AggregateCall> calls = aggregate.Aggregates();
+  std::vector<exec::AggregateCall> calls;
+  std::vector<int> mapping = Identity(n);
+  SchemaPtr schema = plan->Schema();
+  if (kept_calls.size() == aggregate.Aggregates().size()) {
+    calls = aggregate.Aggregates();
+  } else {
+    std::vector<columnar::Field> fields;
+    for (size_t k = 0; k < num_keys; ++k) {
+      fields.push_back(plan->Schema()->FieldAt(static_cast<int>(k)));
+    }
+    std::fill(mapping.begin() + static_cast<std::ptrdiff_t>(num_keys), mapping.end(), -1);
+    for (size_t a : kept_calls) {
+      mapping[num_keys + a] = static_cast<int>(num_keys + calls.size());
+      calls.push_back(aggregate.Aggregates()[a]);
+      fields.push_back(plan->Schema()->FieldAt(static_cast<int>(num_keys + a)));
+    }
+    schema = std::make_shared<columnar::Schema>(std::move(fields), plan->Schema()->Metadata());
+  }
   for (exec::AggregateCall& call : calls) {
     for (BoundExprPtr& argument : call.arguments) {
       argument = RemapColumns(argument, child.mapping);
     }
   }
-  // Every aggregate is kept (a stateful aggregation's are its state's schema), and so is the
-  // stateful execution: its event-time key is an index among the keys, not input columns.
+  // The stateful execution stays as it is: its event-time key is an index among the keys.
   return {std::make_shared<AggregateNode>(child.plan, std::move(keys), std::move(calls),
-                                          plan->Schema(), aggregate.Execution()),
-          Identity(n)};
+                                          std::move(schema), aggregate.Execution()),
+          std::move(mapping)};
 }
 
 [[gnu::noinline]] Pruned PruneJoin(const LogicalPlanPtr& plan, std::vector<bool> required, int n) {

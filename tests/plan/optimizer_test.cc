@@ -106,6 +106,39 @@ TEST_F(OptimizerTest, ScansKeepOnlyTheColumnsUsedAbove) {
   EXPECT_EQ(Run(*optimized), Run(*plan));
 }
 
+TEST_F(OptimizerTest, AggregatesNothingReadsAreDroppedWithTheColumnsOnlyTheyRead) {
+  // max(s) is computed per country but only the count is selected: it goes, and so does s
+  // from the scan (Spark's ColumnPruning). The global count above keeps its one aggregate.
+  ASSERT_OK_AND_ASSIGN(auto grouped,
+                       Aggregate(Values(), {Col("country")},
+                                 {NamedExpr{Col("country"), ""},
+                                  NamedExpr{expr::Function("count", {Col("id")}), "n"},
+                                  NamedExpr{expr::Function("max", {Col("s")}), "m"}},
+                                 nullptr));
+  ASSERT_OK_AND_ASSIGN(auto plan,
+                       Select(grouped, {NamedExpr{Col("n"), ""}, NamedExpr{Col("country"), ""}}));
+  ASSERT_OK_AND_ASSIGN(auto optimized, Optimize(plan));
+  const auto* aggregate = static_cast<const AggregateNode*>(Find(*optimized, PlanKind::kAggregate));
+  ASSERT_NE(aggregate, nullptr) << ExplainLogical(*optimized);
+  EXPECT_EQ(aggregate->Aggregates().size(), 1u) << ExplainLogical(*optimized);
+  EXPECT_EQ(aggregate->Schema()->NumFields(), 2);
+  const LogicalPlan* scan = Find(*optimized, PlanKind::kScan);
+  ASSERT_NE(scan, nullptr);
+  EXPECT_THAT(scan->ToString(), HasSubstr("[id, country]")) << ExplainLogical(*optimized);
+  EXPECT_EQ(Sorted(Run(*optimized)), Sorted(Run(*plan)));
+  EXPECT_THAT(Sorted(Run(*optimized)),
+              ::testing::ElementsAre(R"({"n":1,"country":"us"})", R"({"n":2,"country":"de"})",
+                                     R"({"n":2,"country":"fr"})"));
+
+  ASSERT_OK_AND_ASSIGN(auto global, Aggregate(Values(), {},
+                                              {NamedExpr{expr::Function("count", {Col("id")}), "n"},
+                                               NamedExpr{expr::Function("max", {Col("s")}), "m"}},
+                                              nullptr));
+  ASSERT_OK_AND_ASSIGN(auto constant, Select(global, {NamedExpr{Lit(Scalar::Int64(7)), "k"}}));
+  ASSERT_OK_AND_ASSIGN(auto optimized_constant, Optimize(constant));
+  EXPECT_THAT(Run(*optimized_constant), ::testing::ElementsAre(R"({"k":7})"));
+}
+
 TEST_F(OptimizerTest, AFilterAboveADeltaScanIsAlsoHandedToTheScan) {
   const std::string root = dir_.Join("events");
   delta::TableWriteOptions options;
