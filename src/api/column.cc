@@ -1,5 +1,7 @@
 #include "tributary/column.h"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "api/api_access.h"
@@ -151,7 +153,8 @@ Column Column::Over(const WindowSpec& window) const {
     spec.has_frame = true;
     spec.frame_type =
         window.rows_ ? expr::WindowSpec::FrameType::kRows : expr::WindowSpec::FrameType::kRange;
-    auto bound = [](int64_t offset) {
+    const bool rows = window.rows_;
+    auto bound = [rows](int64_t offset) {
       expr::WindowFrameBound out;
       using Kind = expr::WindowFrameBound::Kind;
       if (offset == WindowSpec::kUnboundedPreceding) {
@@ -162,7 +165,12 @@ Column Column::Over(const WindowSpec& window) const {
         out.kind = Kind::kCurrentRow;
       } else {
         out.kind = offset < 0 ? Kind::kPreceding : Kind::kFollowing;
-        out.offset = expr::Scalar::Int64(offset < 0 ? -offset : offset);
+        const int64_t distance = offset < 0 ? -offset : offset;
+        // As Spark's WindowSpec.rowsBetween: a ROWS offset within int's range is an int
+        // literal (the frame type SQL's ROWS takes); RANGE offsets stay bigint.
+        out.offset = rows && distance <= std::numeric_limits<int32_t>::max()
+                         ? expr::Scalar::Int32(static_cast<int32_t>(distance))
+                         : expr::Scalar::Int64(distance);
       }
       return out;
     };

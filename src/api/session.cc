@@ -285,6 +285,12 @@ Result<plan::LogicalPlanPtr> RunCreateTable(const std::shared_ptr<SessionState>&
 // INSERT INTO/OVERWRITE: Databricks' metrics row (num_affected_rows, num_inserted_rows).
 Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& session,
                                        const sql::BoundStatement& bound) {
+  const auto metrics = [&](int64_t rows) {
+    return bound.insert.truncate
+               ? plan::CountsPlan({}, "TRUNCATE TABLE")
+               : plan::CountsPlan({{"num_affected_rows", rows}, {"num_inserted_rows", rows}},
+                                  "INSERT");
+  };
   if (!bound.insert.table.IsPath()) {
     TRIBUTARY_ASSIGN_OR_RAISE(
         std::optional<plan::TableEntry> entry,
@@ -299,7 +305,7 @@ Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& sess
           const int64_t rows,
           plan::WriteFileTable(*session->fs, *entry, batches, bound.insert.overwrite, threads,
                                session->time_zone));
-      return plan::CountsPlan({{"num_affected_rows", rows}, {"num_inserted_rows", rows}}, "INSERT");
+      return metrics(rows);
     }
   }
   if (!delta::HasDeltaLog(*session->fs, bound.path)) {
@@ -318,7 +324,7 @@ Result<plan::LogicalPlanPtr> RunInsert(const std::shared_ptr<SessionState>& sess
   }
   TRIBUTARY_RETURN_NOT_OK(
       delta::WriteTable(*session->fs, bound.path, bound.plan->Schema(), batches, options).status());
-  return plan::CountsPlan({{"num_affected_rows", rows}, {"num_inserted_rows", rows}}, "INSERT");
+  return metrics(rows);
 }
 
 // CREATE [OR REPLACE] TEMPORARY VIEW: the session keeps the view's plan under its name.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "columnar/calendar.h"
+#include "columnar/calendar_interval.h"
 #include "columnar/decimal.h"
 
 namespace tributary::columnar {
@@ -66,9 +67,9 @@ void AppendReprFromScientific(std::string_view sci, std::string* out) {
       out->append(static_cast<size_t>(exponent + 1) - digits.size(), '0');
       *out += ".0";
     } else {
-      out->append(digits, 0, static_cast<size_t>(exponent + 1));
+      out->append(digits, 0, static_cast<size_t>(exponent) + 1);
       out->push_back('.');
-      out->append(digits, static_cast<size_t>(exponent + 1), std::string::npos);
+      out->append(digits, static_cast<size_t>(exponent) + 1, std::string::npos);
     }
     return;
   }
@@ -245,6 +246,11 @@ void AppendCanonicalJsonValue(const Column& column, int64_t row, std::string* ou
     case TypeId::kYearMonthInterval:
       out->push_back('"');
       AppendYearMonthInterval(column.Values<int32_t>()[row], out);
+      out->push_back('"');
+      return;
+    case TypeId::kCalendarInterval:
+      out->push_back('"');
+      AppendCalendarInterval(column.Values<CalendarInterval>()[row], out);
       out->push_back('"');
       return;
     case TypeId::kStruct: {

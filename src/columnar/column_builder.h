@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "columnar/calendar_interval.h"
 #include "columnar/column.h"
 #include "columnar/memory_pool.h"
 
@@ -103,6 +104,8 @@ class ColumnBuilder {
   }
   /// The unscaled value of a decimal; the caller checks it fits the precision.
   void AppendDecimal(Int128 unscaled) { AppendFixed(unscaled); }
+  /// A calendar interval (the `interval` type).
+  void AppendCalendarInterval(const CalendarInterval& value) { AppendFixed(value); }
   /// string (UTF-8, not checked here) or binary.
   void AppendBytes(std::string_view bytes) {
     const int64_t n = static_cast<int64_t>(bytes.size());

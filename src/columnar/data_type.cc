@@ -90,6 +90,7 @@ TRIBUTARY_PRIMITIVE_FACTORY(Binary, TypeId::kBinary)
 TRIBUTARY_PRIMITIVE_FACTORY(Date, TypeId::kDate)
 TRIBUTARY_PRIMITIVE_FACTORY(Timestamp, TypeId::kTimestamp)
 TRIBUTARY_PRIMITIVE_FACTORY(TimestampNtz, TypeId::kTimestampNtz)
+TRIBUTARY_PRIMITIVE_FACTORY(CalendarInterval, TypeId::kCalendarInterval)
 #undef TRIBUTARY_PRIMITIVE_FACTORY
 
 DataTypePtr DataType::DayTimeInterval() {
@@ -175,6 +176,7 @@ int DataType::ByteWidth() const {
     case TypeId::kDayTimeInterval:
       return 8;
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       return 16;
     default:
       return 0;
@@ -260,6 +262,8 @@ std::string DataType::ToString() const {
       return "timestamp";
     case TypeId::kTimestampNtz:
       return "timestamp_ntz";
+    case TypeId::kCalendarInterval:
+      return "interval";
     case TypeId::kStruct: {
       std::string out = "struct<";
       for (size_t i = 0; i < fields_.size(); ++i) {

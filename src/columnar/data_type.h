@@ -14,6 +14,9 @@
 //                          expressions produce it, no file format stores it
 //   interval year to month values: int32 months (Spark's YearMonthIntervalType); like day-time
 //                          intervals, only expressions produce it
+//   interval               values: 16 bytes per row, Spark's CalendarIntervalType as
+//                          calendar_interval.h's CalendarInterval {int32 months, int32 days,
+//                          int64 microseconds}; only expressions produce it
 //   string/binary          offsets: int64[length + 1]; values: the bytes (UTF-8 for string)
 //   struct                 children: one column per field, same length
 //   array                  offsets: int64[length + 1]; children[0]: the elements
@@ -52,6 +55,7 @@ enum class TypeId : uint8_t {
   kMap,
   kDayTimeInterval,
   kYearMonthInterval,
+  kCalendarInterval,
 };
 
 /// Spark's interval fields, as DataType's interval start and end fields hold them: year-month
@@ -133,6 +137,8 @@ class DataType {
   /// one interval kind mix freely whatever their fields.
   static DataTypePtr DayTimeInterval(int start_field, int end_field);
   static DataTypePtr YearMonthInterval(int start_field, int end_field);
+  /// Spark's CalendarIntervalType (SQL `interval`): months, days and microseconds.
+  static DataTypePtr CalendarInterval();
   /// decimal(precision, scale): 1 <= precision <= 38, 0 <= scale <= precision.
   static Result<DataTypePtr> Decimal(int precision, int scale);
   static DataTypePtr Struct(std::vector<Field> fields);

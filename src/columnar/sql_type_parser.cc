@@ -186,7 +186,8 @@ Result<DataTypePtr> SqlTypeParser::TypeAtThisLevel() {
 }
 
 // INTERVAL unit [TO unit]: YEAR and MONTH make a year-month interval, DAY, HOUR, MINUTE and
-// SECOND a day-time one, with Spark's start and end fields (INTERVAL HOUR TO SECOND).
+// SECOND a day-time one, with Spark's start and end fields (INTERVAL HOUR TO SECOND); INTERVAL
+// alone is the calendar interval type.
 Result<DataTypePtr> SqlTypeParser::IntervalType() {
   static constexpr std::string_view kUnits[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
   auto unit_index = [](const std::string& name) {
@@ -197,13 +198,18 @@ Result<DataTypePtr> SqlTypeParser::IntervalType() {
     }
     return -1;
   };
+  // INTERVAL without a unit is Spark's CalendarIntervalType.
+  const size_t before_unit = pos_;
+  SkipSpaces();
+  if (pos_ >= text_.size() || std::isalpha(static_cast<unsigned char>(text_[pos_])) == 0) {
+    pos_ = before_unit;
+    return DataType::CalendarInterval();
+  }
   TRIBUTARY_ASSIGN_OR_RAISE(std::string first_name, Name());
   const int first = unit_index(first_name);
   if (first < 0) {
-    return Error(
-        fmt::format("expected an interval unit (YEAR, MONTH, DAY, HOUR, MINUTE or "
-                    "SECOND), got '{}'",
-                    first_name));
+    pos_ = before_unit;
+    return DataType::CalendarInterval();
   }
   int last = first;
   const size_t before_to = pos_;

@@ -245,12 +245,13 @@ std::optional<Protocol> WithFeatures(const Protocol& protocol,
 }
 
 // Appends "path: type" for every column whose type Delta and Parquet cannot store: Spark's
-// ANSI interval types, which exist only in expressions.
+// interval types (ANSI and calendar), which exist only in expressions.
 void CollectIntervalColumns(const std::string& path, const columnar::DataType& type,
                             std::vector<std::string>* found) {
   switch (type.Id()) {
     case columnar::TypeId::kDayTimeInterval:
     case columnar::TypeId::kYearMonthInterval:
+    case columnar::TypeId::kCalendarInterval:
       found->push_back(fmt::format("{}: {}", path, type.ToString()));
       return;
     case columnar::TypeId::kStruct:

@@ -50,16 +50,27 @@ Status EvaluateJoinResidual(const expr::BoundExpression& residual, const SchemaP
   return Status::OK();
 }
 
-HashJoinOperator::HashJoinOperator(std::shared_ptr<const HashJoinNode> node, OperatorPtr left,
-                                   OperatorPtr right, const ExecContext& context)
-    : node_(std::move(node)),
-      left_(std::move(left)),
+JoinBuildSide::JoinBuildSide(std::shared_ptr<const HashJoinNode> node, OperatorPtr right,
+                             const ExecContext& context)
+    : table(context.pool),
+      heads(context.pool),
+      tails(context.pool),
+      integer_index(context.pool),
+      next(context.pool),
+      node_(std::move(node)),
       right_(std::move(right)),
-      pair_schema_(ConcatSchemas(*left_->OutputSchema(), *right_->OutputSchema())),
-      context_(context),
-      state_(context.pool) {}
+      context_(context) {}
 
-Status HashJoinOperator::Build() {
+Status JoinBuildSide::Build() {
+  std::lock_guard lock(mutex_);
+  if (!built_) {
+    built_ = true;
+    status_ = BuildOnce().WithContext("hash join build side");
+  }
+  return status_;
+}
+
+Status JoinBuildSide::BuildOnce() {
   if (node_->LeftKeys().size() != node_->RightKeys().size()) {
     return Status::InvalidArgument(fmt::format("hash join: {} left keys but {} right keys",
                                                node_->LeftKeys().size(),
@@ -97,18 +108,17 @@ Status HashJoinOperator::Build() {
   }
   batches.clear();
   TRIBUTARY_ASSIGN_OR_RAISE(
-      state_.build, columnar::RecordBatch::Make(right_->OutputSchema(), rows, std::move(columns)));
-  TRIBUTARY_RETURN_NOT_OK(state_.next.Resize(rows));
-  TRIBUTARY_RETURN_NOT_OK(state_.right_matched.Resize(rows));
+      right_rows, columnar::RecordBatch::Make(right_->OutputSchema(), rows, std::move(columns)));
+  TRIBUTARY_RETURN_NOT_OK(next.Resize(rows));
   if (rows == 0) {
     return Status::OK();
   }
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys,
-                            EvaluateAll(node_->RightKeys(), *state_.build, context_.eval));
-  state_.by_value = keys.size() == 1 && IntegerKeyIndex::Supports(*keys[0]->Type());
-  if (state_.by_value) {
-    TRIBUTARY_RETURN_NOT_OK(state_.integer_index.Build(*keys[0], state_.next.data()));
-    state_.unique_keys = state_.integer_index.UniqueKeys();
+                            EvaluateAll(node_->RightKeys(), *right_rows, context_.eval));
+  by_value = keys.size() == 1 && IntegerKeyIndex::Supports(*keys[0]->Type());
+  if (by_value) {
+    TRIBUTARY_RETURN_NOT_OK(integer_index.Build(*keys[0], next.data()));
+    unique_keys = integer_index.UniqueKeys();
     return Status::OK();
   }
   EncodedKeys encoded;
@@ -116,39 +126,53 @@ Status HashJoinOperator::Build() {
   std::vector<int32_t> groups(static_cast<size_t>(rows));
   // Rows with a null key are inserted too: a probe never looks a null key up, so they stay
   // unmatched, which is what right and full joins output them as.
-  TRIBUTARY_RETURN_NOT_OK(state_.table.Reserve(rows));
-  TRIBUTARY_RETURN_NOT_OK(state_.table.FindOrInsert(encoded, groups.data()));
-  TRIBUTARY_RETURN_NOT_OK(state_.heads.Resize(state_.table.NumGroups()));
-  TRIBUTARY_RETURN_NOT_OK(state_.tails.Resize(state_.table.NumGroups()));
+  TRIBUTARY_RETURN_NOT_OK(table.Reserve(rows));
+  TRIBUTARY_RETURN_NOT_OK(table.FindOrInsert(encoded, groups.data()));
+  TRIBUTARY_RETURN_NOT_OK(heads.Resize(table.NumGroups()));
+  TRIBUTARY_RETURN_NOT_OK(tails.Resize(table.NumGroups()));
   for (int64_t r = 0; r < rows; ++r) {
     const int32_t g = groups[static_cast<size_t>(r)];
-    if (state_.tails[g] == 0) {
-      state_.heads[g] = r + 1;
+    if (tails[g] == 0) {
+      heads[g] = r + 1;
     } else {
-      state_.next[state_.tails[g] - 1] = r + 1;
+      next[tails[g] - 1] = r + 1;
     }
-    state_.tails[g] = r + 1;
+    tails[g] = r + 1;
   }
-  state_.unique_keys = state_.table.NumGroups() == rows;
+  unique_keys = table.NumGroups() == rows;
   return Status::OK();
 }
+
+HashJoinOperator::HashJoinOperator(std::shared_ptr<const HashJoinNode> node, OperatorPtr left,
+                                   OperatorPtr right, const ExecContext& context)
+    : HashJoinOperator(node, std::move(left),
+                       std::make_shared<JoinBuildSide>(node, std::move(right), context), context) {}
+
+HashJoinOperator::HashJoinOperator(std::shared_ptr<const HashJoinNode> node, OperatorPtr left,
+                                   std::shared_ptr<JoinBuildSide> build, const ExecContext& context)
+    : node_(std::move(node)),
+      left_(std::move(left)),
+      build_(std::move(build)),
+      pair_schema_(ConcatSchemas(*left_->OutputSchema(), *build_->Right().OutputSchema())),
+      context_(context),
+      state_(context.pool) {}
 
 Status HashJoinOperator::StartLeftBatch(RecordBatchPtr batch) {
   const int64_t rows = batch->NumRows();
   TRIBUTARY_ASSIGN_OR_RAISE(std::vector<ColumnPtr> keys,
                             EvaluateAll(node_->LeftKeys(), *batch, context_.eval));
   state_.probe_heads.resize(static_cast<size_t>(rows));
-  if (state_.build->NumRows() == 0) {
+  if (build_->right_rows->NumRows() == 0) {
     std::fill(state_.probe_heads.begin(), state_.probe_heads.end(), 0);
-  } else if (state_.by_value) {
-    state_.integer_index.Lookup(*keys[0], state_.probe_heads.data());
+  } else if (build_->by_value) {
+    build_->integer_index.Lookup(*keys[0], state_.probe_heads.data());
   } else {
     EncodeGroupingKeys(keys, rows, &state_.probe_keys);
     state_.probe_groups.resize(static_cast<size_t>(rows));
-    state_.table.Find(state_.probe_keys, /*skip_nulls=*/true, state_.probe_groups.data());
+    build_->table.Find(state_.probe_keys, /*skip_nulls=*/true, state_.probe_groups.data());
     for (size_t i = 0; i < state_.probe_heads.size(); ++i) {
       const int32_t g = state_.probe_groups[i];
-      state_.probe_heads[i] = g < 0 ? 0 : state_.heads[g];
+      state_.probe_heads[i] = g < 0 ? 0 : build_->heads[g];
     }
   }
   state_.left_matched.assign(static_cast<size_t>(rows), 0);
@@ -163,9 +187,9 @@ void HashJoinOperator::ProbeChunkWithoutResidual() {
   const bool left_only = LeftOnly();
   const bool marks_left = left_only || KeepsUnmatchedLeft();
   const bool marks_right = KeepsUnmatchedRight();
-  const bool unique_keys = state_.unique_keys;
+  const bool unique_keys = build_->unique_keys;
   const int64_t* heads = state_.probe_heads.data();
-  const int64_t* next = state_.next.data();
+  const int64_t* next = build_->next.data();
   std::vector<int64_t>& out_left = state_.out_left;
   std::vector<int64_t>& out_right = state_.out_right;
   int64_t row = state_.probe_row;
@@ -221,7 +245,7 @@ Status HashJoinOperator::ProbeChunk() {
     const int64_t r = state_.chain - 1;
     candidate_left.push_back(state_.probe_row);
     candidate_right.push_back(r);
-    state_.chain = state_.next[r];
+    state_.chain = build_->next[r];
     if (state_.chain == 0) {
       ++state_.probe_row;
     }
@@ -231,7 +255,7 @@ Status HashJoinOperator::ProbeChunk() {
   }
   std::vector<uint8_t> passes;
   TRIBUTARY_RETURN_NOT_OK(EvaluateJoinResidual(*node_->Residual(), pair_schema_, *state_.probe,
-                                               candidate_left, *state_.build, candidate_right,
+                                               candidate_left, *build_->right_rows, candidate_right,
                                                context_.eval, &passes));
   const bool marks_right = KeepsUnmatchedRight();
   for (size_t i = 0; i < passes.size(); ++i) {
@@ -266,7 +290,7 @@ Result<RecordBatchPtr> HashJoinOperator::EmitPairs() {
     columns.push_back(std::move(column));
   }
   if (!LeftOnly()) {
-    for (const ColumnPtr& build_column : state_.build->Columns()) {
+    for (const ColumnPtr& build_column : build_->right_rows->Columns()) {
       TRIBUTARY_ASSIGN_OR_RAISE(ColumnPtr column,
                                 TakeOrNull(*build_column, state_.out_right, context_.eval.pool));
       columns.push_back(std::move(column));
@@ -280,7 +304,10 @@ Result<RecordBatchPtr> HashJoinOperator::EmitPairs() {
 Result<RecordBatchPtr> HashJoinOperator::Next() {
   if (!state_.built) {
     state_.built = true;
-    TRIBUTARY_RETURN_NOT_OK(Build().WithContext("hash join build side"));
+    TRIBUTARY_RETURN_NOT_OK(build_->Build());
+    if (KeepsUnmatchedRight()) {
+      TRIBUTARY_RETURN_NOT_OK(state_.right_matched.Resize(build_->right_rows->NumRows()));
+    }
   }
   while (!state_.left_done) {
     if (state_.probe == nullptr) {
@@ -321,7 +348,7 @@ Result<RecordBatchPtr> HashJoinOperator::Next() {
     }
   }
   if (KeepsUnmatchedRight()) {
-    const int64_t build_rows = state_.build->NumRows();
+    const int64_t build_rows = build_->right_rows->NumRows();
     while (state_.unmatched_right_cursor < build_rows &&
            static_cast<int64_t>(state_.out_right.size()) < kTargetBatchRows) {
       if (state_.right_matched[state_.unmatched_right_cursor] == 0) {

@@ -4,6 +4,8 @@
 
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +35,41 @@ Status EvaluateJoinResidual(const expr::BoundExpression& residual, const SchemaP
                             const columnar::RecordBatch& right, std::span<const int64_t> right_rows,
                             const expr::EvalContext& context, std::vector<uint8_t>* passes);
 
+/// A hash join's build side: the right input's rows in one batch and their index by key. It is
+/// built once, by the first probe that needs it, and only read afterwards, so the joins probing
+/// each part of a left input on worker threads (a parallel scan's) share one. Thread-safe.
+class JoinBuildSide {
+ public:
+  JoinBuildSide(std::shared_ptr<const HashJoinNode> node, OperatorPtr right,
+                const ExecContext& context);
+  /// Drains the right input and indexes it on the first call; later calls (from any thread)
+  /// wait for that one and return its status.
+  Status Build();
+  const Operator& Right() const { return *right_; }
+
+  // Read-only once Build() succeeded.
+  RecordBatchPtr right_rows;
+  // One integer-like key: the build side indexed by value (integer_index). Otherwise its
+  // encoded keys in `table`, with the chains' heads and tails per key group.
+  bool by_value = false;
+  bool unique_keys = false;  // no two build rows share a key: chains need no `next` read
+  GroupTable table;
+  PoolArray<int64_t> heads;  // per key group: first build row + 1
+  PoolArray<int64_t> tails;
+  IntegerKeyIndex integer_index;
+  PoolArray<int64_t> next;  // per build row: next build row of its key + 1; 0 at the end
+
+ private:
+  Status BuildOnce();
+
+  std::shared_ptr<const HashJoinNode> node_;
+  OperatorPtr right_;
+  const ExecContext& context_;
+  std::mutex mutex_;
+  bool built_ = false;
+  Status status_;
+};
+
 /// Joins `left` and `right` on the node's left_keys[i] = right_keys[i] (bound against each
 /// side's schema; the planner has coerced each pair to one type). A key with a NULL never
 /// matches (SQL =). The residual, when not null, is a boolean condition bound against left
@@ -50,33 +87,20 @@ class HashJoinOperator final : public Operator {
  public:
   HashJoinOperator(std::shared_ptr<const HashJoinNode> node, OperatorPtr left, OperatorPtr right,
                    const ExecContext& context);
+  /// Probes `build`, shared with other operators probing other parts of the left input. Not
+  /// for right and full joins, whose unmatched right rows need every probe's matches.
+  HashJoinOperator(std::shared_ptr<const HashJoinNode> node, OperatorPtr left,
+                   std::shared_ptr<JoinBuildSide> build, const ExecContext& context);
   const SchemaPtr& OutputSchema() const override { return node_->Schema(); }
   Result<RecordBatchPtr> Next() override;
   std::string ToString() const override { return node_->ToString(); }
-  std::vector<const Operator*> Children() const override { return {left_.get(), right_.get()}; }
+  std::vector<const Operator*> Children() const override { return {left_.get(), &build_->Right()}; }
 
  private:
-  /// The build side and its hash table, the probe cursor in the current left batch, and the
-  /// pairs waiting to be returned.
+  /// The probe cursor in the current left batch, and the pairs waiting to be returned.
   struct State {
-    explicit State(MemoryPool* pool)
-        : table(pool),
-          heads(pool),
-          tails(pool),
-          integer_index(pool),
-          next(pool),
-          right_matched(pool) {}
+    explicit State(MemoryPool* pool) : right_matched(pool) {}
     bool built = false;
-    RecordBatchPtr build;
-    // One integer-like key: the build side indexed by value (integer_index). Otherwise its
-    // encoded keys in `table`, with the chains' heads and tails per key group.
-    bool by_value = false;
-    bool unique_keys = false;  // no two build rows share a key: chains need no `next` read
-    GroupTable table;
-    PoolArray<int64_t> heads;  // per key group: first build row + 1
-    PoolArray<int64_t> tails;
-    IntegerKeyIndex integer_index;
-    PoolArray<int64_t> next;  // per build row: next build row of its key + 1; 0 at the end
     PoolArray<uint8_t> right_matched;
 
     RecordBatchPtr probe;    // the current left batch, or null
@@ -94,7 +118,6 @@ class HashJoinOperator final : public Operator {
     std::vector<int64_t> out_right;
   };
 
-  Status Build();
   Status StartLeftBatch(RecordBatchPtr batch);
   // Generates up to kTargetBatchRows candidate pairs of the current left batch, filters them
   // by the residual and records matches; appends output pairs.
@@ -115,7 +138,7 @@ class HashJoinOperator final : public Operator {
 
   std::shared_ptr<const HashJoinNode> node_;
   OperatorPtr left_;
-  OperatorPtr right_;
+  std::shared_ptr<JoinBuildSide> build_;
   SchemaPtr pair_schema_;  // left ++ right, what the residual is bound against
   const ExecContext& context_;
   State state_;

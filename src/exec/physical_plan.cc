@@ -1,6 +1,8 @@
 #include "exec/physical_plan.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -101,7 +103,8 @@ std::string DescribeAggregation(const std::vector<expr::BoundExprPtr>& keys,
 }  // namespace
 
 std::string HashAggregateNode::ToString() const {
-  return "HashAggregate(" + DescribeAggregation(keys_, aggregates_) + ")";
+  return std::string(partial_ ? "PartialHashAggregate(" : "HashAggregate(") +
+         DescribeAggregation(keys_, aggregates_) + ")";
 }
 
 std::string StatefulAggregateNode::ToString() const {
@@ -316,12 +319,20 @@ std::vector<ScanPart> ScanParts(const PhysicalNode& pipeline, const ExecContext&
 Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& context,
                                 int* spare_threads, const ScanPart* part);
 
-// `pipeline` (a scan pipeline of `parts`) read by up to context.threads workers.
+// What a parallel scan runs above each part's pipeline (the pipeline's operators in, the
+// part's root out), e.g. a probe of a shared join build; null: nothing.
+using AbovePart = std::function<Result<OperatorPtr>(OperatorPtr part_pipeline)>;
+
+// `pipeline` (a scan pipeline of `parts`) read by up to context.threads workers, each part's
+// copy under `above` when given.
 Result<OperatorPtr> ParallelScan(const PhysicalNodePtr& pipeline, std::vector<ScanPart> parts,
-                                 const ExecContext& context) {
+                                 const ExecContext& context, const AbovePart& above = nullptr) {
   int none = 0;
   const ScanPart all;
   TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr whole, Instantiate(pipeline, context, &none, &all));
+  if (above) {
+    TRIBUTARY_ASSIGN_OR_RAISE(whole, above(std::move(whole)));
+  }
   ParallelScanOperator::Reports reports;
   if (const PhysicalNode& leaf = ScanLeaf(*pipeline); leaf.Kind() == PhysicalNodeKind::kFileScan) {
     const FileScanSpec& spec = static_cast<const FileScanNode&>(leaf).Spec();
@@ -333,9 +344,11 @@ Result<OperatorPtr> ParallelScan(const PhysicalNodePtr& pipeline, std::vector<Sc
       };
     }
   }
-  ParallelScanOperator::OpenPart open = [pipeline, &context](const ScanPart& part) {
+  ParallelScanOperator::OpenPart open = [pipeline, &context,
+                                         above](const ScanPart& part) -> Result<OperatorPtr> {
     int no_threads = 0;
-    return Instantiate(pipeline, context, &no_threads, &part);
+    TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr copy, Instantiate(pipeline, context, &no_threads, &part));
+    return above ? above(std::move(copy)) : std::move(copy);
   };
   return OperatorPtr(std::make_unique<ParallelScanOperator>(
       std::move(whole), std::move(parts), context.threads, std::move(open), std::move(reports)));
@@ -354,6 +367,127 @@ Result<OperatorPtr> MaybeParallelScan(const PhysicalNodePtr& plan, const ExecCon
   return ParallelScan(plan, std::move(parts), context);
 }
 
+// Whether a hash join of `type` can probe a left input part by part on several threads against
+// one shared build: right and full joins cannot, their unmatched right rows need every
+// probe's matches.
+bool ProbesByPart(JoinType type) {
+  return type == JoinType::kInner || type == JoinType::kLeft || type == JoinType::kLeftSemi ||
+         type == JoinType::kLeftAnti;
+}
+
+// A plan that worker threads can run part by part: a scan pipeline of several parts, with
+// `above` what runs over each part's copy of it.
+struct PartedPipeline {
+  PhysicalNodePtr scan_pipeline;
+  std::vector<ScanPart> parts;
+  AbovePart above;  // null: nothing
+};
+
+// `plan` as a PartedPipeline, when the context has threads: a scan pipeline of several parts,
+// or a join (ProbesByPart) whose probe side is one. The join's right side is instantiated here
+// and built once, by the first part's probe, into a JoinBuildSide every part's probe shares;
+// each part is probed by the worker that reads it. A left batch gives its rows in order and
+// the parts come in order, so the rows and their order are those of one thread. Null when
+// `plan` is neither.
+Result<std::optional<PartedPipeline>> PartedPipelineOf(const PhysicalNodePtr& plan,
+                                                       const ExecContext& context,
+                                                       int* spare_threads) {
+  if (context.threads <= 1) {
+    return std::nullopt;
+  }
+  const bool join = plan->Kind() == PhysicalNodeKind::kHashJoin &&
+                    ProbesByPart(static_cast<const HashJoinNode&>(*plan).Type());
+  const PhysicalNodePtr& pipeline = join ? plan->Children()[0] : plan;
+  if (!IsScanPipeline(*pipeline)) {
+    return std::nullopt;
+  }
+  std::vector<ScanPart> parts = ScanParts(*pipeline, context);
+  if (parts.size() <= 1) {
+    return std::nullopt;
+  }
+  if (!join) {
+    return PartedPipeline{pipeline, std::move(parts), nullptr};
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr right,
+                            Instantiate(plan->Children()[1], context, spare_threads, nullptr));
+  auto node = As<HashJoinNode>(plan);
+  auto build = std::make_shared<JoinBuildSide>(node, std::move(right), context);
+  AbovePart probe = [node, build, &context](OperatorPtr left) -> Result<OperatorPtr> {
+    return OperatorPtr(std::make_unique<HashJoinOperator>(node, std::move(left), build, context));
+  };
+  return PartedPipeline{pipeline, std::move(parts), std::move(probe)};
+}
+
+// A join that PartedPipelineOf splits, read by up to context.threads workers; else null.
+Result<OperatorPtr> MaybeParallelJoin(const PhysicalNodePtr& plan, const ExecContext& context,
+                                      int* spare_threads) {
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<PartedPipeline> parted,
+                            PartedPipelineOf(plan, context, spare_threads));
+  if (!parted.has_value()) {
+    return OperatorPtr{};
+  }
+  return ParallelScan(parted->scan_pipeline, std::move(parted->parts), context, parted->above);
+}
+
+// A grouped aggregation over a PartedPipeline, as Spark's partial and final aggregations: each
+// part aggregated by the worker that reads it (a PartialHashAggregate above the part's
+// pipeline), the parts' groups merged on the consumer's thread. The parts' groups arrive in
+// part order, each part's in the order they first appear in it, so the merged groups come out
+// in the order one thread finds them, and every aggregate merges exactly (MergingFunction):
+// rows and order are those of one thread. Null when that does not hold.
+Result<OperatorPtr> MaybeParallelAggregate(const PhysicalNodePtr& plan, const ExecContext& context,
+                                           int* spare_threads) {
+  const auto& aggregate = static_cast<const HashAggregateNode&>(*plan);
+  if (context.threads <= 1 || aggregate.Keys().empty() || aggregate.Partial()) {
+    return OperatorPtr{};
+  }
+  const SchemaPtr& schema = aggregate.Schema();
+  auto column = [&schema](int index) {
+    const columnar::Field& field = schema->FieldAt(index);
+    return std::make_shared<expr::BoundExpression>(expr::Op::kColumn, field.Type(),
+                                                   std::vector<expr::BoundExprPtr>{}, index,
+                                                   expr::Scalar::Null(), field.Name());
+  };
+  const int num_keys = static_cast<int>(aggregate.Keys().size());
+  std::vector<AggregateCall> merging;
+  for (size_t i = 0; i < aggregate.Aggregates().size(); ++i) {
+    const int index = num_keys + static_cast<int>(i);
+    AggregateCall merge;
+    merge.function = MergingFunction(aggregate.Aggregates()[i], *schema->FieldAt(index).Type());
+    if (merge.function.empty()) {
+      return OperatorPtr{};
+    }
+    merge.arguments = {column(index)};
+    merging.push_back(std::move(merge));
+  }
+  TRIBUTARY_ASSIGN_OR_RAISE(std::optional<PartedPipeline> parted,
+                            PartedPipelineOf(plan->Children()[0], context, spare_threads));
+  if (!parted.has_value()) {
+    return OperatorPtr{};
+  }
+  auto partial = std::make_shared<HashAggregateNode>(
+      plan->Children()[0], aggregate.Keys(), aggregate.Aggregates(), schema, /*partial=*/true);
+  AbovePart below = std::move(parted->above);
+  AbovePart aggregate_part = [partial, below, &context](OperatorPtr input) -> Result<OperatorPtr> {
+    if (below) {
+      TRIBUTARY_ASSIGN_OR_RAISE(input, below(std::move(input)));
+    }
+    return OperatorPtr(std::make_unique<HashAggregateOperator>(partial, std::move(input), context));
+  };
+  std::vector<expr::BoundExprPtr> keys;
+  keys.reserve(static_cast<size_t>(num_keys));
+  for (int k = 0; k < num_keys; ++k) {
+    keys.push_back(column(k));
+  }
+  auto final_node =
+      std::make_shared<HashAggregateNode>(partial, std::move(keys), std::move(merging), schema);
+  TRIBUTARY_ASSIGN_OR_RAISE(
+      OperatorPtr partials,
+      ParallelScan(parted->scan_pipeline, std::move(parted->parts), context, aggregate_part));
+  return OperatorPtr(
+      std::make_unique<HashAggregateOperator>(std::move(final_node), std::move(partials), context));
+}
+
 // `spare_threads`: threads not yet given to a scan pipeline. A scan pipeline of several parts
 // is read by up to context.threads workers (ParallelScan); otherwise spare threads go to the
 // first pipelines in pull order (children in order: a join's probe side before its build side)
@@ -361,6 +495,16 @@ Result<OperatorPtr> MaybeParallelScan(const PhysicalNodePtr& plan, const ExecCon
 // given, is a scan pipeline's part to read on the calling thread as it is (ParallelScan's).
 Result<OperatorPtr> Instantiate(const PhysicalNodePtr& plan, const ExecContext& context,
                                 int* spare_threads, const ScanPart* part) {
+  if (part == nullptr && (plan->Kind() == PhysicalNodeKind::kHashAggregate ||
+                          plan->Kind() == PhysicalNodeKind::kHashJoin)) {
+    TRIBUTARY_ASSIGN_OR_RAISE(OperatorPtr parallel,
+                              plan->Kind() == PhysicalNodeKind::kHashAggregate
+                                  ? MaybeParallelAggregate(plan, context, spare_threads)
+                                  : MaybeParallelJoin(plan, context, spare_threads));
+    if (parallel != nullptr) {
+      return parallel;
+    }
+  }
   std::vector<OperatorPtr> inputs;
   for (const PhysicalNodePtr& child : plan->Children()) {
     if (part != nullptr) {

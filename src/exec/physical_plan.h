@@ -187,21 +187,26 @@ class UnionAllNode final : public PhysicalNode {
 /// column per aggregate).
 class HashAggregateNode final : public PhysicalNode {
  public:
+  /// `partial`: the aggregation of one part of the input, whose groups a final aggregation
+  /// merges (EXPLAIN says so; it computes the same way).
   HashAggregateNode(PhysicalNodePtr input, std::vector<expr::BoundExprPtr> keys,
-                    std::vector<AggregateCall> aggregates, SchemaPtr schema)
+                    std::vector<AggregateCall> aggregates, SchemaPtr schema, bool partial = false)
       : PhysicalNode(PhysicalNodeKind::kHashAggregate, {std::move(input)}),
         keys_(std::move(keys)),
         aggregates_(std::move(aggregates)),
-        schema_(std::move(schema)) {}
+        schema_(std::move(schema)),
+        partial_(partial) {}
   const std::vector<expr::BoundExprPtr>& Keys() const { return keys_; }
   const std::vector<AggregateCall>& Aggregates() const { return aggregates_; }
   const SchemaPtr& Schema() const { return schema_; }
+  bool Partial() const { return partial_; }
   std::string ToString() const override;
 
  private:
   std::vector<expr::BoundExprPtr> keys_;
   std::vector<AggregateCall> aggregates_;
   SchemaPtr schema_;
+  bool partial_;
 };
 
 enum class JoinType { kInner, kLeft, kRight, kFull, kLeftSemi, kLeftAnti, kCross };

@@ -1,12 +1,17 @@
 #include "exec/row_key.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "columnar/column_builder.h"
 #include "columnar/take.h"
+#include "common/short_copy.h"
+#include "expr/nested_values.h"
 
 namespace tributary::exec {
 
@@ -103,6 +108,21 @@ uint8_t* EncodeGroupingValue(const Column& column, int64_t row, uint8_t* out) {
       const int64_t* offsets = column.Offsets();
       PutU32(out, static_cast<uint32_t>(offsets[row + 1] - offsets[row]));
       out += 4;
+      if (kNormalize && type.Id() == TypeId::kMap && offsets[row + 1] - offsets[row] > 1) {
+        // Spark 4 groups maps with the same entries in any order together (its grouping
+        // sorts them, InsertMapSortInGroupingExpressions): entries in key order.
+        const Column& keys = *column.Child(0);
+        std::vector<int64_t> entries(static_cast<size_t>(offsets[row + 1] - offsets[row]));
+        std::iota(entries.begin(), entries.end(), offsets[row]);
+        std::sort(entries.begin(), entries.end(), [&keys](int64_t x, int64_t y) {
+          return expr::CompareValues(keys, x, keys, y) < 0;
+        });
+        for (const int64_t k : entries) {
+          out = EncodeGroupingValue<kNormalize>(keys, k, out);
+          out = EncodeGroupingValue<kNormalize>(*column.Child(1), k, out);
+        }
+        return out;
+      }
       for (int64_t k = offsets[row]; k < offsets[row + 1]; ++k) {
         for (const ColumnPtr& child : column.Children()) {
           out = EncodeGroupingValue<kNormalize>(*child, k, out);
@@ -198,9 +218,7 @@ void WriteGroupingColumn(const Column& column, int64_t num_rows, uint8_t* bytes,
         std::string_view value = column.BytesAt(i);
         *out = 1;
         PutU32(out + 1, static_cast<uint32_t>(value.size()));
-        if (!value.empty()) {
-          std::memcpy(out + 5, value.data(), value.size());
-        }
+        CopyShortBytes(out + 5, value.data(), value.size());
         cursor[i] += 5 + static_cast<int64_t>(value.size());
       }
       return;
@@ -449,6 +467,9 @@ const uint8_t* DecodeGroupingValue(ColumnBuilder& builder, const uint8_t* in) {
       return in + 8;
     case TypeId::kDecimal:
       builder.AppendDecimal(Load<Int128>(in));
+      return in + 16;
+    case TypeId::kCalendarInterval:
+      builder.AppendCalendarInterval(Load<columnar::CalendarInterval>(in));
       return in + 16;
     case TypeId::kString:
     case TypeId::kBinary: {
@@ -716,6 +737,7 @@ Result<size_t> MeasureGroupingValue(const DataType& type, std::string_view bytes
     case TypeId::kFloat64:
       return fixed(8);
     case TypeId::kDecimal:
+    case TypeId::kCalendarInterval:
       return fixed(16);
     case TypeId::kString:
     case TypeId::kBinary: {

@@ -15,7 +15,8 @@
 //              (booleans 1 byte, decimals 16; floats with -0.0 -> 0.0 and every NaN -> one
 //              NaN); for the others nothing when null, else u32 length + bytes (string,
 //              binary) | value per field (struct) | u32 count + value per element (array)
-//              | u32 count + (key value, value value) per entry (map)
+//              | u32 count + (key value, value value) per entry (map; in key order in
+//              grouping keys, so maps of the same entries group together as in Spark 4)
 // Ordering: flag byte (nulls first: 0 null/1 valid; nulls last: 2 null/1 valid), then integers
 // big-endian with the sign bit flipped, floats as their order-preserving integer image,
 // strings with 0x00 escaped as 0x00 0xFF and ended by 0x00 0x00, arrays with 0x01 before each

@@ -7,6 +7,7 @@
 
 #include "columnar/decimal.h"
 #include "common/ascii.h"
+#include "expr/nested_values.h"
 
 namespace tributary::expr {
 
@@ -19,24 +20,6 @@ using Types = std::vector<DataTypePtr>;
 
 bool IsNumericOrNull(const DataType& type) {
   return type.IsNumeric() || type.Id() == TypeId::kNull;
-}
-
-bool IsOrderable(const DataType& type) {
-  switch (type.Id()) {
-    case TypeId::kMap:
-      return false;
-    case TypeId::kArray:
-      return IsOrderable(*type.ElementType());
-    case TypeId::kStruct:
-      for (const columnar::Field& field : type.Fields()) {
-        if (!IsOrderable(*field.Type())) {
-          return false;
-        }
-      }
-      return true;
-    default:
-      return true;
-  }
 }
 
 Result<DataTypePtr> BigintResult(const Types&) {
@@ -363,6 +346,47 @@ const AggregateSignature* FindAggregateSignature(std::string_view name) {
     }
   }
   return nullptr;
+}
+
+std::vector<DataTypePtr> AggregateArgumentCasts(std::string_view function,
+                                                const std::vector<DataTypePtr>& argument_types) {
+  std::vector<DataTypePtr> casts(argument_types.size());
+  const AggregateSignature* signature = FindAggregateSignature(function);
+  if (signature == nullptr || argument_types.empty()) {
+    return casts;
+  }
+  const TypeId first = argument_types[0]->Id();
+  switch (signature->kind) {
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+    case AggregateKind::kTrySum:
+    case AggregateKind::kTryAvg:
+      if (first == TypeId::kTimestamp || first == TypeId::kString) {
+        casts[0] = DataType::Float64();
+      }
+      break;
+    case AggregateKind::kStddevSamp:
+    case AggregateKind::kStddevPop:
+    case AggregateKind::kVarSamp:
+    case AggregateKind::kVarPop:
+    case AggregateKind::kSkewness:
+    case AggregateKind::kKurtosis:
+      if (first == TypeId::kString) {
+        casts[0] = DataType::Float64();
+      }
+      break;
+    case AggregateKind::kBoolAnd:
+    case AggregateKind::kBoolOr:
+    case AggregateKind::kCountIf:
+      // An all-NULL (void) column is a boolean one (Spark's implicit cast of NullType).
+      if (first == TypeId::kString || first == TypeId::kNull) {
+        casts[0] = DataType::Boolean();
+      }
+      break;
+    default:
+      break;
+  }
+  return casts;
 }
 
 Result<DataTypePtr> AggregateResultType(std::string_view function,

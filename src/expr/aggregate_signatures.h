@@ -102,6 +102,15 @@ const AggregateSignature* FindAggregateSignature(std::string_view name);
 /// one); percentile_approx -> the value's type (or an array of it); histogram_numeric ->
 /// array<struct<x: the value's type, y: double>>. InvalidArgument names an unknown function or
 /// an argument type the function does not take.
+/// The types Spark's analyzer casts the arguments of `function` to before the aggregate sees
+/// them, one per argument (null: kept as is). sum/avg (and try_sum/try_avg) of a timestamp
+/// take its seconds since the epoch as a double (Spark's FunctionArgumentConversion: "Hive lets
+/// you do aggregation of timestamps"); a string where a number is expected becomes a double,
+/// where a boolean is expected a boolean (ANSI implicit casts of strings). An unknown function
+/// gets no casts.
+std::vector<columnar::DataTypePtr> AggregateArgumentCasts(
+    std::string_view function, const std::vector<columnar::DataTypePtr>& argument_types);
+
 Result<columnar::DataTypePtr> AggregateResultType(
     std::string_view function, const std::vector<columnar::DataTypePtr>& argument_types,
     bool distinct);

@@ -3,6 +3,8 @@
 // Loops run unchecked over whole columns and only record that something went wrong; the
 // offending row is looked up afterwards, so the common path has no per-row Status.
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -215,7 +217,278 @@ bool Rescale(Int128 value, int from, int to, Int128* out) {
   return true;
 }
 
+using Uint128 = unsigned __int128;
+
+Uint128 Magnitude(Int128 value) {
+  return value < 0 ? -static_cast<Uint128>(value) : static_cast<Uint128>(value);
+}
+
+// An unsigned 256-bit integer, four 64-bit limbs from the least significant: the exact
+// intermediate of a decimal operation that passes 128 bits before it is rounded to the result
+// type (two 38-digit operands make a 76-digit product; 2^256 is about 1.16e77).
+struct WideMagnitude {
+  std::array<uint64_t, 4> limbs{};
+};
+
+constexpr uint64_t kTenToThe19 = 10'000'000'000'000'000'000ULL;
+
+WideMagnitude WideFrom(Uint128 value) {
+  WideMagnitude out;
+  out.limbs[0] = static_cast<uint64_t>(value);
+  out.limbs[1] = static_cast<uint64_t>(value >> 64);
+  return out;
+}
+
+bool WideFitsUint128(const WideMagnitude& value) {
+  return value.limbs[2] == 0 && value.limbs[3] == 0;
+}
+
+Uint128 WideLow128(const WideMagnitude& value) {
+  return (static_cast<Uint128>(value.limbs[1]) << 64) | value.limbs[0];
+}
+
+bool WideLess(const WideMagnitude& a, const WideMagnitude& b) {
+  for (size_t i = 4; i-- > 0;) {
+    if (a.limbs[i] != b.limbs[i]) {
+      return a.limbs[i] < b.limbs[i];
+    }
+  }
+  return false;
+}
+
+// a * m; false when the product passes 256 bits.
+bool WideMultiplySmall(const WideMagnitude& a, uint64_t m, WideMagnitude* out) {
+  Uint128 carry = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const Uint128 t = static_cast<Uint128>(a.limbs[i]) * m + carry;
+    out->limbs[i] = static_cast<uint64_t>(t);
+    carry = t >> 64;
+  }
+  return carry == 0;
+}
+
+// a * 10^exponent; false when the product passes 256 bits.
+bool WideScaleUp(WideMagnitude a, int exponent, WideMagnitude* out) {
+  for (; exponent > 0; exponent -= 19) {
+    const auto step = static_cast<uint64_t>(columnar::PowerOfTen(std::min(exponent, 19)));
+    if (!WideMultiplySmall(a, step, &a)) {
+      return false;
+    }
+  }
+  *out = a;
+  return true;
+}
+
+// a / d truncated, the remainder in `*remainder`.
+WideMagnitude WideDivideSmall(const WideMagnitude& a, uint64_t d, uint64_t* remainder) {
+  WideMagnitude out;
+  Uint128 rest = 0;
+  for (size_t i = 4; i-- > 0;) {
+    const Uint128 current = (rest << 64) | a.limbs[i];
+    out.limbs[i] = static_cast<uint64_t>(current / d);
+    rest = current % d;
+  }
+  *remainder = static_cast<uint64_t>(rest);
+  return out;
+}
+
+WideMagnitude WideProduct(Uint128 a, Uint128 b) {
+  const uint64_t x[2] = {static_cast<uint64_t>(a), static_cast<uint64_t>(a >> 64)};
+  const uint64_t y[2] = {static_cast<uint64_t>(b), static_cast<uint64_t>(b >> 64)};
+  WideMagnitude out;
+  for (size_t i = 0; i < 2; ++i) {
+    Uint128 carry = 0;
+    for (size_t j = 0; j < 2; ++j) {
+      const Uint128 t = static_cast<Uint128>(x[i]) * y[j] + out.limbs[i + j] + carry;
+      out.limbs[i + j] = static_cast<uint64_t>(t);
+      carry = t >> 64;
+    }
+    out.limbs[i + 2] = static_cast<uint64_t>(carry);
+  }
+  return out;
+}
+
+// a + b; false when the sum passes 256 bits.
+bool WideAdd(const WideMagnitude& a, const WideMagnitude& b, WideMagnitude* out) {
+  Uint128 carry = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const Uint128 t = static_cast<Uint128>(a.limbs[i]) + b.limbs[i] + carry;
+    out->limbs[i] = static_cast<uint64_t>(t);
+    carry = t >> 64;
+  }
+  return carry == 0;
+}
+
+// a - b for a >= b.
+WideMagnitude WideSubtract(const WideMagnitude& a, const WideMagnitude& b) {
+  WideMagnitude out;
+  uint64_t borrow = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const uint64_t t = a.limbs[i] - b.limbs[i];
+    const uint64_t next_borrow = (a.limbs[i] < b.limbs[i] || t < borrow) ? 1 : 0;
+    out.limbs[i] = t - borrow;
+    borrow = next_borrow;
+  }
+  return out;
+}
+
+// num / den (den != 0, below 2^255) truncated, bit by bit; the remainder in `*remainder`.
+WideMagnitude WideDivide(const WideMagnitude& num, const WideMagnitude& den,
+                         WideMagnitude* remainder) {
+  WideMagnitude quotient;
+  WideMagnitude rest;
+  for (int bit = 255; bit >= 0; --bit) {
+    for (size_t i = 4; i-- > 1;) {
+      rest.limbs[i] = (rest.limbs[i] << 1) | (rest.limbs[i - 1] >> 63);
+    }
+    rest.limbs[0] =
+        (rest.limbs[0] << 1) | ((num.limbs[static_cast<size_t>(bit / 64)] >> (bit % 64)) & 1);
+    if (!WideLess(rest, den)) {
+      rest = WideSubtract(rest, den);
+      quotient.limbs[static_cast<size_t>(bit / 64)] |= uint64_t{1} << (bit % 64);
+    }
+  }
+  *remainder = rest;
+  return quotient;
+}
+
+int WideDigits(WideMagnitude value) {
+  int digits = 0;
+  uint64_t ignored = 0;
+  while (!(value.limbs[1] == 0 && value.limbs[2] == 0 && value.limbs[3] == 0 &&
+           value.limbs[0] < kTenToThe19)) {
+    value = WideDivideSmall(value, kTenToThe19, &ignored);
+    digits += 19;
+  }
+  for (uint64_t rest = value.limbs[0]; rest > 0; rest /= 10) {
+    ++digits;
+  }
+  return digits;
+}
+
+// value / 10^drop (drop >= 1) rounded half up: only the first digit dropped decides.
+WideMagnitude WideRoundOff(WideMagnitude value, int drop) {
+  uint64_t digit = 0;
+  for (int left = drop - 1; left > 0; left -= 19) {
+    value = WideDivideSmall(value, static_cast<uint64_t>(columnar::PowerOfTen(std::min(left, 19))),
+                            &digit);
+  }
+  value = WideDivideSmall(value, 10, &digit);
+  // A value below 2^256 / 10 has room for the carry.
+  if (digit >= 5 && !WideAdd(value, WideFrom(1), &value)) {
+    return WideMagnitude{};
+  }
+  return value;
+}
+
+// The exact `magnitude` (negated when `negative`) at scale `scale`, rounded half up to the
+// scale of `type`; false when it does not fit the type's precision.
+bool WideToDecimal(WideMagnitude magnitude, bool negative, int scale, const DataType& type,
+                   Int128* out) {
+  const int s = type.Scale();
+  if (scale > s) {
+    magnitude = WideRoundOff(magnitude, scale - s);
+  } else if (scale < s && !WideScaleUp(magnitude, s - scale, &magnitude)) {
+    return false;
+  }
+  if (!WideFitsUint128(magnitude) ||
+      WideLow128(magnitude) >
+          static_cast<Uint128>(columnar::PowerOfTen(columnar::kMaxDecimalPrecision))) {
+    return false;
+  }
+  const auto value = static_cast<Int128>(WideLow128(magnitude));
+  *out = negative ? -value : value;
+  return columnar::FitsPrecision(*out, type.Precision());
+}
+
+// x + y or x - y exactly, then rounded to the result's scale (Spark adds BigDecimals exactly).
+bool WideAddDecimal(Int128 x, int s1, Int128 y, int s2, bool subtract, const DataType& type,
+                    Int128* out) {
+  const int scale = std::max(s1, s2);
+  WideMagnitude a;
+  WideMagnitude b;
+  if (!WideScaleUp(WideFrom(Magnitude(x)), scale - s1, &a) ||
+      !WideScaleUp(WideFrom(Magnitude(y)), scale - s2, &b)) {
+    return false;
+  }
+  const bool negative_a = x < 0;
+  const bool negative_b = (y < 0) != subtract;
+  WideMagnitude sum;
+  bool negative = negative_a;
+  if (negative_a == negative_b) {
+    if (!WideAdd(a, b, &sum)) {
+      return false;
+    }
+  } else if (WideLess(a, b)) {
+    sum = WideSubtract(b, a);
+    negative = negative_b;
+  } else {
+    sum = WideSubtract(a, b);
+  }
+  return WideToDecimal(sum, negative, scale, type, out);
+}
+
+// x * y as Spark's Decimal.*: the exact product rounded half up to 38 significant digits
+// (MathContext(38, HALF_UP)), then to the result's scale.
+bool WideMultiplyDecimal(Int128 x, int s1, Int128 y, int s2, const DataType& type, Int128* out) {
+  WideMagnitude product = WideProduct(Magnitude(x), Magnitude(y));
+  int scale = s1 + s2;
+  const int digits = WideDigits(product);
+  if (digits > columnar::kMaxDecimalPrecision) {
+    product = WideRoundOff(product, digits - columnar::kMaxDecimalPrecision);
+    scale -= digits - columnar::kMaxDecimalPrecision;
+  }
+  return WideToDecimal(product, (x < 0) != (y < 0), scale, type, out);
+}
+
+// Whether a quotient truncated at scale s with remainder r of divisor den (r < den) goes up
+// under Spark's Decimal./: the exact quotient is rounded half up to scale 38, then to scale s,
+// so a tail of 0.4999..95 or more (k = 38 - s digits) goes up too: 2r >= den, or
+// (den - 2r) * 10^k <= den.
+bool QuotientRoundsUp(Uint128 r, Uint128 den, int k) {
+  if (r >= den - r) {
+    return true;
+  }
+  Uint128 scaled = 0;
+  return k > 0 &&
+         !__builtin_mul_overflow(den - r - r, static_cast<Uint128>(columnar::PowerOfTen(k)),
+                                 &scaled) &&
+         scaled <= den;
+}
+
+bool WideQuotientRoundsUp(const WideMagnitude& r, const WideMagnitude& den, int k) {
+  WideMagnitude twice;
+  // r < den < 2^255: twice fits.
+  if (!WideAdd(r, r, &twice) || !WideLess(twice, den)) {
+    return true;
+  }
+  WideMagnitude scaled;
+  return k > 0 && WideScaleUp(WideSubtract(den, twice), k, &scaled) && !WideLess(den, scaled);
+}
+
+// x / y at the result's scale s, when x * 10^(s - s1 + s2) passes 128 bits.
+bool WideDivideDecimal(Int128 x, int s1, Int128 y, int s2, const DataType& type, Int128* out) {
+  const int s = type.Scale();
+  const int shift = s - s1 + s2;
+  WideMagnitude num = WideFrom(Magnitude(x));
+  WideMagnitude den = WideFrom(Magnitude(y));
+  // A dividend past 256 bits over a divisor below 10^38 leaves a quotient past 38 digits.
+  if (shift >= 0 ? !WideScaleUp(num, shift, &num) : !WideScaleUp(den, -shift, &den)) {
+    return false;
+  }
+  WideMagnitude remainder;
+  WideMagnitude quotient = WideDivide(num, den, &remainder);
+  if (WideQuotientRoundsUp(remainder, den, columnar::kMaxDecimalPrecision - s) &&
+      !WideAdd(quotient, WideFrom(1), &quotient)) {
+    return false;
+  }
+  return WideToDecimal(quotient, (x < 0) != (y < 0), s, type, out);
+}
+
 // One decimal operation; false on overflow. `*divide_by_zero` is set for a zero divisor.
+// Operands and results fit 128 bits; an intermediate that does not (an aligned sum, a product,
+// a scaled dividend) is redone exactly in 256 bits, so only a result that does not fit the
+// result type overflows.
 bool DecimalOp(Op op, Int128 x, int s1, Int128 y, int s2, const DataType& type, Int128* out,
                bool* divide_by_zero) {
   const int s = type.Scale();
@@ -228,40 +501,48 @@ bool DecimalOp(Op op, Int128 x, int s1, Int128 y, int s2, const DataType& type, 
       raw_scale = std::max(s1, s2);
       Int128 xa = 0;
       Int128 ya = 0;
-      if (ScaleUp(x, raw_scale - s1, &xa) || ScaleUp(y, raw_scale - s2, &ya)) {
-        return false;
-      }
+      const bool aligned = !ScaleUp(x, raw_scale - s1, &xa) && !ScaleUp(y, raw_scale - s2, &ya);
       if (op == Op::kRemainder) {
-        if (ya == 0) {
+        if (y == 0) {
           *divide_by_zero = true;
           return false;
         }
+        if (!aligned) {
+          return false;
+        }
         raw = xa % ya;
-      } else if (op == Op::kAdd ? __builtin_add_overflow(xa, ya, &raw)
-                                : __builtin_sub_overflow(xa, ya, &raw)) {
-        return false;
+      } else if (!aligned || (op == Op::kAdd ? __builtin_add_overflow(xa, ya, &raw)
+                                             : __builtin_sub_overflow(xa, ya, &raw))) {
+        return WideAddDecimal(x, s1, y, s2, op == Op::kSubtract, type, out);
       }
       break;
     }
-    case Op::kMultiply:
+    case Op::kMultiply: {
       raw_scale = s1 + s2;
-      if (__builtin_mul_overflow(x, y, &raw)) {
-        return false;
+      // A product of 39 digits is first rounded to 38 (Spark's MathContext): the wide path.
+      const Int128 limit = columnar::PowerOfTen(columnar::kMaxDecimalPrecision);
+      if (__builtin_mul_overflow(x, y, &raw) || raw >= limit || raw <= -limit) {
+        return WideMultiplyDecimal(x, s1, y, s2, type, out);
       }
       break;
+    }
     case Op::kDivide: {
       if (y == 0) {
         *divide_by_zero = true;
         return false;
       }
-      // x / y at scale s: (x * 10^(s - s1 + s2)) / y, rounded half up.
+      // x / y at scale s: (x * 10^(s - s1 + s2)) / y, rounded as QuotientRoundsUp.
       const int shift = s - s1 + s2;
       Int128 num = x;
       Int128 den = y;
       if (shift >= 0 ? ScaleUp(x, shift, &num) : ScaleUp(y, -shift, &den)) {
-        return false;
+        return WideDivideDecimal(x, s1, y, s2, type, out);
       }
-      *out = DivideRoundHalfUp(num, den);
+      *out = num / den;
+      if (QuotientRoundsUp(Magnitude(num % den), Magnitude(den),
+                           columnar::kMaxDecimalPrecision - s)) {
+        *out += (num < 0) != (den < 0) ? -1 : 1;
+      }
       return columnar::FitsPrecision(*out, type.Precision());
     }
     default:

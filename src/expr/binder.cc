@@ -12,6 +12,7 @@
 #include "expr/function_registry.h"
 #include "expr/higher_order_functions.h"
 #include "expr/in_set.h"
+#include "expr/nested_values.h"
 
 namespace tributary::expr {
 
@@ -67,22 +68,8 @@ std::string BoundExpression::SqlText() const {
     }
     case Op::kGetField:
       return fmt::format("{}.{}", children_[0]->SqlText(), name_);
-    case Op::kLiteral: {
-      if (literal_.IsNull() || !literal_.Type()->IsNumeric()) {
-        return literal_.ToString();
-      }
-      std::string out;
-      if (literal_.Type()->IsInteger()) {
-        return fmt::format("{}", literal_.IntValue());
-      }
-      if (literal_.Type()->Id() == TypeId::kDecimal) {
-        columnar::AppendDecimal(literal_.DecimalValue(), literal_.Type()->Scale(), &out);
-      } else {
-        columnar::AppendJsonDouble(literal_.DoubleValue(),
-                                   literal_.Type()->Id() == TypeId::kFloat32, &out);
-      }
-      return out;
-    }
+    case Op::kLiteral:
+      return literal_.SqlText();
     default: {
       std::vector<std::string> operands;
       operands.reserve(children_.size());
@@ -112,7 +99,7 @@ bool CanCast(const DataType& from, const DataType& to) {
   }
   if (f == TypeId::kString) {
     return t_num || t_time || t == TypeId::kBinary || t == TypeId::kYearMonthInterval ||
-           t == TypeId::kDayTimeInterval;
+           t == TypeId::kDayTimeInterval || t == TypeId::kCalendarInterval;
   }
   // ANSI intervals <-> integral and decimal numbers, counted in the interval's end field.
   const bool f_interval = f == TypeId::kDayTimeInterval || f == TypeId::kYearMonthInterval;
@@ -164,11 +151,11 @@ class Binder {
       // The planner computes window calls in a window operator below the SELECT list; one
       // anywhere else (WHERE, GROUP BY, a join condition) has no window to run in.
       return Status::InvalidArgument(fmt::format(
-          "window function '{}' is only allowed in the SELECT list and ORDER BY", expr.ToString()));
+          "window function '{}' is only allowed in the SELECT list and ORDER BY", expr.SqlText()));
     }
     if (expr.GetOp() == Op::kFunction && IsWindowOnlyFunctionName(expr.Name())) {
       return Status::InvalidArgument(
-          fmt::format("window function '{}' requires an OVER clause", expr.ToString()));
+          fmt::format("window function '{}' requires an OVER clause", expr.SqlText()));
     }
     if (expr.GetOp() == Op::kFunction && (expr.Name() == "mod" || expr.Name() == "pmod")) {
       return BindModulo(expr);
@@ -181,7 +168,7 @@ class Binder {
     if (expr.GetOp() == Op::kLambda) {
       return Status::InvalidArgument(fmt::format(
           "a lambda function is only allowed as an argument of a higher-order function: {}",
-          expr.ToString()));
+          expr.SqlText()));
     }
     std::vector<BoundExprPtr> children;
     for (const ExprPtr& child : expr.Children()) {
@@ -202,6 +189,13 @@ class Binder {
       case Op::kRemainder:
         return BindArithmetic(expr, std::move(children));
       case Op::kNegate: {
+        if (children[0]->Type()->Id() == TypeId::kCalendarInterval) {
+          return BindCalendarIntervalNegate(std::move(children[0]));
+        }
+        if (children[0]->Type()->Id() == TypeId::kString) {
+          // Spark's ANSI string promotion reads a negated string as a double.
+          children[0] = CastTo(std::move(children[0]), DataType::Float64());
+        }
         DataTypePtr type = children[0]->Type();
         // Spark's UnaryMinus also negates ANSI intervals (overflow is an error).
         const bool interval =
@@ -243,10 +237,13 @@ class Binder {
       }
       case Op::kCast:
       case Op::kTryCast:
-        if (!CanCast(*children[0]->Type(), *expr.TargetType())) {
+        // An explicit CAST also takes a timestamp to a fractional number of seconds
+        // (Spark's Cast.canAnsiCast); implicit coercions do not.
+        if (!CanCast(*children[0]->Type(), *expr.TargetType()) &&
+            !(children[0]->Type()->Id() == TypeId::kTimestamp && expr.TargetType()->IsNumeric())) {
           return Status::InvalidArgument(
               fmt::format("cannot cast {} to {} in {}", children[0]->Type()->ToString(),
-                          expr.TargetType()->ToString(), expr.ToString()));
+                          expr.TargetType()->ToString(), expr.SqlText()));
         }
         return MakeBound(expr.GetOp(), expr.TargetType(), std::move(children));
       case Op::kFunction:
@@ -267,7 +264,7 @@ class Binder {
  private:
   static Status Mismatch(const Expression& expr, std::string_view wanted, const DataType& got) {
     return Status::InvalidArgument(fmt::format("type mismatch in {}: needs {}, got {}",
-                                               expr.ToString(), wanted, got.ToString()));
+                                               expr.SqlText(), wanted, got.ToString()));
   }
 
   Result<BoundExprPtr> RequireBoolean(const Expression& expr, BoundExprPtr child) {
@@ -319,6 +316,31 @@ class Binder {
                      field.Name());
   }
 
+  // Spark's ANSI string promotion for arithmetic: a string beside an integer is cast to bigint
+  // and both operands computed as bigints; beside a float, double or decimal, both as doubles;
+  // two strings (or a string and NULL) as doubles, the numeric type an arithmetic operator
+  // implicitly casts to. A string that is no number fails the cast (CAST_INVALID_INPUT).
+  static void PromoteArithmeticStrings(std::vector<BoundExprPtr>* children) {
+    const DataTypePtr& a = (*children)[0]->Type();
+    const DataTypePtr& b = (*children)[1]->Type();
+    const bool a_text = a->Id() == TypeId::kString || a->Id() == TypeId::kNull;
+    const bool b_text = b->Id() == TypeId::kString || b->Id() == TypeId::kNull;
+    DataTypePtr type;
+    if (a_text && b_text) {
+      if (a->Id() == TypeId::kString || b->Id() == TypeId::kString) {
+        type = DataType::Float64();
+      }
+    } else if (DataTypePtr promoted = StringPromotionType(a, b);
+               promoted != nullptr && promoted->IsNumeric()) {
+      type = promoted;
+    }
+    if (type != nullptr) {
+      for (BoundExprPtr& child : *children) {
+        child = CastTo(std::move(child), type);
+      }
+    }
+  }
+
   Result<BoundExprPtr> BindArithmetic(const Expression& expr, std::vector<BoundExprPtr> children) {
     TRIBUTARY_ASSIGN_OR_RAISE(auto dated, BindDateArithmetic(expr, children));
     if (dated != nullptr) {
@@ -328,6 +350,7 @@ class Binder {
     if (temporal != nullptr) {
       return temporal;
     }
+    PromoteArithmeticStrings(&children);
     DataTypePtr a = children[0]->Type();
     DataTypePtr b = children[1]->Type();
     if (a->Id() == TypeId::kNull) {
@@ -337,8 +360,12 @@ class Binder {
       b = a;
     }
     if (!a->IsNumeric() || !b->IsNumeric()) {
+      // Spark first promotes a string to the other operand's type, then finds the types equal
+      // but not numeric (BINARY_OP_WRONG_TYPE) or still different (BINARY_OP_DIFF_TYPES).
+      const bool same = a->SameShape(*b) || StringPromotionType(a, b) != nullptr;
       return Status::InvalidArgument(
-          fmt::format("type mismatch in {}: {} and {} are not both numeric", expr.ToString(),
+          fmt::format("[DATATYPE_MISMATCH.{}] type mismatch in {}: {} and {} are not both numeric",
+                      same ? "BINARY_OP_WRONG_TYPE" : "BINARY_OP_DIFF_TYPES", expr.ToString(),
                       a->ToString(), b->ToString()));
     }
     const Op op = expr.GetOp();
@@ -403,15 +430,16 @@ class Binder {
     if (type == nullptr) {
       return Status::InvalidArgument(fmt::format("cannot compare {} with {} in {}",
                                                  left->Type()->ToString(),
-                                                 right->Type()->ToString(), expr.ToString()));
+                                                 right->Type()->ToString(), expr.SqlText()));
     }
     if (type->Id() == TypeId::kNull) {
       type = DataType::Boolean();
     }
-    if (type->IsNested()) {
-      // Spark orders structs and arrays field by field; tributary compares primitives only.
+    if (!expr::IsOrderable(*type)) {
+      // Spark orders structs field by field and arrays element by element; maps have no order
+      // (DATATYPE_MISMATCH.INVALID_ORDERING_TYPE).
       return Status::InvalidArgument(
-          fmt::format("cannot compare {} values in {}", type->ToString(), expr.ToString()));
+          fmt::format("cannot compare {} values in {}", type->ToString(), expr.SqlText()));
     }
     return MakeBound(op, DataType::Boolean(),
                      {CastTo(std::move(left), type), CastTo(std::move(right), type)});
@@ -504,7 +532,7 @@ class Binder {
                        {std::move(base), CastTo(std::move(key), type.KeyType())});
     }
     return Status::InvalidArgument(fmt::format("cannot subscript {} of type {} in {}",
-                                               base->ToString(), type.ToString(), expr.ToString()));
+                                               base->ToString(), type.ToString(), expr.SqlText()));
   }
 
   // The innermost lambda parameter of that name (ignoring case), as the column holding it.

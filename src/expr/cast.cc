@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "columnar/calendar.h"
+#include "columnar/calendar_interval.h"
 #include "columnar/canonical_json.h"
 #include "columnar/column_builder.h"
 #include "columnar/decimal.h"
@@ -76,9 +77,11 @@ Result<ColumnPtr> Conclude(const Column& input, const DataTypePtr& type, bool sa
 template <typename To, typename From>
 bool InRange(From v) {
   if constexpr (std::is_floating_point_v<From>) {
-    // NaN fails both comparisons. Bounds are exact powers of two, so they convert exactly.
-    return v >= static_cast<From>(std::numeric_limits<To>::min()) &&
-           v < -static_cast<From>(std::numeric_limits<To>::min());
+    // Spark truncates toward zero before the range check (smallint(-32768.6) is -32768). NaN
+    // fails both comparisons. Bounds are exact powers of two, so they convert exactly.
+    const From truncated = std::trunc(v);
+    return truncated >= static_cast<From>(std::numeric_limits<To>::min()) &&
+           truncated < -static_cast<From>(std::numeric_limits<To>::min());
   } else {
     return v >= std::numeric_limits<To>::min() && v <= std::numeric_limits<To>::max();
   }
@@ -367,6 +370,9 @@ void AppendValueAsString(const Column& column, int64_t row, const EvalContext& c
                                         column.Type()->IntervalStartField(),
                                         column.Type()->IntervalEndField(), out);
       return;
+    case TypeId::kCalendarInterval:
+      columnar::AppendCalendarInterval(column.Values<columnar::CalendarInterval>()[row], out);
+      return;
     case TypeId::kStruct:
     case TypeId::kArray:
     case TypeId::kMap:
@@ -472,12 +478,19 @@ Result<ColumnPtr> FromString(const Column& input, const DataTypePtr& type,
         ok = ParseDayTimeIntervalText(text, type->IntervalStartField(), type->IntervalEndField(),
                                       &reinterpret_cast<int64_t*>(out)[i]);
         break;
+      case TypeId::kCalendarInterval:
+        ok = columnar::ParseCalendarInterval(
+            text, &reinterpret_cast<columnar::CalendarInterval*>(out)[i]);
+        break;
       default:
         return Status::Internal("cast from string to " + type->ToString());
     }
     failed[static_cast<size_t>(i)] = !ok;
   }
-  return Conclude(input, type, safe, failed, std::move(values), nullptr, context.pool);
+  // Spark's CAST(string AS interval) is null for text that is not an interval even under ANSI
+  // (Cast.castToInterval: IntervalUtils.safeStringToInterval).
+  const bool null_on_failure = safe || type->Id() == TypeId::kCalendarInterval;
+  return Conclude(input, type, null_on_failure, failed, std::move(values), nullptr, context.pool);
 }
 
 Result<ColumnPtr> FromTemporal(const Column& input, const DataTypePtr& type, bool safe,
@@ -485,6 +498,26 @@ Result<ColumnPtr> FromTemporal(const Column& input, const DataTypePtr& type, boo
   const int64_t n = input.Length();
   const TypeId from = input.Type()->Id();
   const TimeZone& zone = context.session_time_zone;
+  if (type->IsNumeric() && !type->IsInteger()) {
+    // timestamp -> seconds since the epoch with their fraction, as Spark's timestampToDouble
+    // (float and decimal through that double).
+    std::vector<double> seconds(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      seconds[static_cast<size_t>(i)] = static_cast<double>(input.Values<int64_t>()[i]) /
+                                        static_cast<double>(columnar::kMicrosPerSecond);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto buffer, Buffer::CopyOf(std::string_view(reinterpret_cast<const char*>(seconds.data()),
+                                                     seconds.size() * 8),
+                                    context.pool));
+    TRIBUTARY_ASSIGN_OR_RAISE(
+        auto doubles,
+        Column::Make(DataType::Float64(), n, input.ValidityBuffer(), std::move(buffer)));
+    if (type->Id() == TypeId::kFloat64) {
+      return doubles;
+    }
+    return FromPrimitive(*doubles, doubles->Values<double>(), type, safe, context.pool);
+  }
   if (type->IsInteger()) {  // timestamp -> whole seconds since the epoch
     std::vector<int64_t> seconds(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
@@ -737,6 +770,7 @@ Result<ColumnPtr> CastKernel(const Column& input, const DataTypePtr& type, bool 
         return FromIntervalToNumber(input, type, safe, pool);
       }
       break;
+    case TypeId::kCalendarInterval:
     case TypeId::kNull:
       break;
   }

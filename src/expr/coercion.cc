@@ -114,6 +114,26 @@ DataTypePtr TightestOfNullOrNumeric(const DataTypePtr& a, const DataTypePtr& b) 
 
 }  // namespace
 
+DataTypePtr StringPromotionType(const DataTypePtr& a, const DataTypePtr& b) {
+  const bool a_string = a->Id() == TypeId::kString;
+  const bool b_string = b->Id() == TypeId::kString;
+  if (a_string == b_string) {
+    return nullptr;
+  }
+  const DataTypePtr& other = a_string ? b : a;
+  const TypeId id = other->Id();
+  if (other->IsInteger()) {
+    return DataType::Int64();
+  }
+  if (other->IsNumeric()) {
+    return DataType::Float64();  // float, double and decimal: Spark's FractionalType
+  }
+  if (id == TypeId::kBoolean || id == TypeId::kBinary || IsDatetime(id)) {
+    return other;
+  }
+  return nullptr;
+}
+
 DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
   if (DataTypePtr tightest = TightestOfNullOrNumeric(a, b)) {
     return tightest;
@@ -130,21 +150,21 @@ DataTypePtr ComparisonType(const DataTypePtr& a, const DataTypePtr& b) {
   if (a->SameShape(*b)) {
     return a;
   }
+  if (a->IsNested() && b->IsNested()) {
+    // array<int> against array<bigint>: both widen to one type (Spark's findWiderTypeForTwo).
+    const DataTypePtr both[] = {a, b};
+    return CommonType(both);
+  }
   if (IsDatetime(x) && IsDatetime(y)) {
     if (x == TypeId::kTimestamp || y == TypeId::kTimestamp) {
       return DataType::Timestamp();
     }
     return DataType::TimestampNtz();
   }
-  // Spark's ANSI string promotion: a string compared with a decimal is read as a double (so
-  // 1.5 = '1.51' is false, not '1.51' cut to decimal(2,1)); with other types, as that type.
-  if (x == TypeId::kString && (b->IsNumeric() || IsDatetime(y) || y == TypeId::kBoolean)) {
-    return y == TypeId::kDecimal ? DataType::Float64() : b;
-  }
-  if (y == TypeId::kString && (a->IsNumeric() || IsDatetime(x) || x == TypeId::kBoolean)) {
-    return x == TypeId::kDecimal ? DataType::Float64() : a;
-  }
-  return nullptr;
+  // Spark's ANSI string promotion: a string compared with an integer is read as a bigint, with
+  // a float, double or decimal as a double (so 1.5 = '1.51' is false, not '1.51' cut to
+  // decimal(2,1)), with a boolean, date, timestamp or binary as that type.
+  return StringPromotionType(a, b);
 }
 
 namespace {
@@ -179,11 +199,9 @@ DataTypePtr WiderOfTwo(const DataTypePtr& a, const DataTypePtr& b) {
     return x == TypeId::kTimestamp || y == TypeId::kTimestamp ? DataType::Timestamp()
                                                               : DataType::TimestampNtz();
   }
-  if ((x == TypeId::kString && !b->IsNested() && y != TypeId::kBinary) ||
-      (y == TypeId::kString && !a->IsNested() && x != TypeId::kBinary)) {
-    return DataType::String();
-  }
-  return nullptr;
+  // Spark's ANSI findWiderTypeForTwo promotes a string to the other side's atomic type
+  // (coalesce(1, '2') is a bigint); beside an interval or a nested type there is none.
+  return StringPromotionType(a, b);
 }
 
 }  // namespace

@@ -35,9 +35,12 @@ namespace {
 // Spark's ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH: the most elements an array may hold.
 constexpr int64_t kMaxArrayElements = 2147483632;
 
-// Whether row i of `a` equals row j of `b` (both valid, one primitive type).
+// Whether row i of `a` equals row j of `b` (both valid, one orderable type).
 bool SameValue(const Column& a, int64_t i, const Column& b, int64_t j) {
   const DataType& type = *a.Type();
+  if (type.IsNested()) {
+    return CompareValues(a, i, b, j) == 0;
+  }
   if (type.IsBinaryLike()) {
     return a.BytesAt(i) == b.BytesAt(j);
   }
@@ -319,8 +322,9 @@ Result<BoundExprPtr> BindMap(const Expression& call, std::vector<BoundExprPtr> a
   if (key == nullptr || value == nullptr) {
     return CallError(call, "the keys or the values have no common type");
   }
-  if (key->IsNested() || key->Id() == TypeId::kNull) {
-    return CallError(call, "map keys must be of a primitive type, got " + key->ToString());
+  if (!IsOrderable(*key) || key->Id() == TypeId::kNull) {
+    // Spark's checkForMapKeyType: any key type but one that is or contains a map.
+    return CallError(call, "map keys cannot be or contain maps, got " + key->ToString());
   }
   for (size_t i = 0; i < args.size(); ++i) {
     args[i] = CastTo(std::move(args[i]), i % 2 == 0 ? key : value);
@@ -419,7 +423,7 @@ Result<BoundExprPtr> BindArrayContains(const Expression& call, std::vector<Bound
   }
   const DataTypePtr element = args[0]->Type()->ElementType();
   DataTypePtr common = ComparisonType(element, args[1]->Type());
-  if (common == nullptr || common->IsNested()) {
+  if (common == nullptr || !IsOrderable(*common)) {
     return CallError(call, fmt::format("cannot look for {} in {}", args[1]->Type()->ToString(),
                                        args[0]->Type()->ToString()));
   }
@@ -572,6 +576,27 @@ Status IndexOfZero(std::string_view) {
 // puts v last); a position past either end pads with nulls.
 Result<BoundExprPtr> BindArrayInsert(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 3, 3));
+  TRIBUTARY_RETURN_NOT_OK(RequireArray(call, args[0], 1));
+  // Spark widens the element and the value to their tightest common type only: no string
+  // promotion, no decimal with a float or double.
+  const DataType& array_element = *args[0]->Type()->ElementType();
+  const DataType& inserted = *args[2]->Type();
+  const auto is_string = [](const DataType& t) {
+    return t.Id() == TypeId::kString;
+  };
+  const auto is_fraction = [](const DataType& t) {
+    return t.Id() == TypeId::kFloat32 || t.Id() == TypeId::kFloat64;
+  };
+  const bool either_null = array_element.Id() == TypeId::kNull || inserted.Id() == TypeId::kNull;
+  if (!either_null && (is_string(array_element) != is_string(inserted) ||
+                       (array_element.Id() == TypeId::kDecimal && is_fraction(inserted)) ||
+                       (inserted.Id() == TypeId::kDecimal && is_fraction(array_element)))) {
+    return CallError(call, fmt::format("[DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES] Input to "
+                                       "`array_insert` should have been \"ARRAY\" followed by a "
+                                       "value with same element type, but it's [\"{}\", \"{}\"].",
+                                       AsciiUpper(args[0]->Type()->ToString()),
+                                       AsciiUpper(inserted.ToString())));
+  }
   TRIBUTARY_RETURN_NOT_OK(CoerceArrayAndElement(call, &args[0], &args[2]));
   TRIBUTARY_RETURN_NOT_OK(RequireInt(call, &args[1], 2));
   DataTypePtr type = args[0]->Type();
@@ -734,9 +759,9 @@ Result<BoundExprPtr> BindSortArray(const Expression& call, std::vector<BoundExpr
                        "should be a foldable \"BOOLEAN\" expression");
     }
     if (null_literal) {
-      return CallError(call,
-                       "[DATATYPE_MISMATCH.UNEXPECTED_NULL] The `ascendingOrder` must not "
-                       "be null.");
+      // SortArray is NullIntolerant: a null order makes every result null (Spark's
+      // array.sql: sort_array(array('b', 'd'), CAST(NULL AS BOOLEAN)) is NULL).
+      return MakeBound(Op::kLiteral, args[0]->Type(), {}, -1, Scalar::Null(args[0]->Type()));
     }
     ascending = order.Literal().BoolValue();
     args.pop_back();

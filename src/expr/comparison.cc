@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "expr/kernels.h"
+#include "expr/nested_values.h"
 
 namespace tributary::expr {
 
@@ -105,6 +106,19 @@ void CompareBytes(Op op, const Column& a, const Column& b, uint8_t* out) {
       [&b](int64_t i) { return b.BytesAt(RowOfB<kConstantB>(i)); }, out);
 }
 
+// Structs and arrays row by row under Spark's ordering (nulls inside equal each other and sort
+// first: EqualTo on structs is ordering.equiv, null only when a whole side is). Null rows get 0.
+template <bool kConstantB>
+void CompareNested(Op op, const Column& a, const Column& b, uint8_t* out) {
+  CompareLoop(
+      op, a.Length(),
+      [&a, &b](int64_t i) {
+        const int64_t j = RowOfB<kConstantB>(i);
+        return a.IsValid(i) && b.IsValid(j) ? CompareValues(a, i, b, j) : 0;
+      },
+      [](int64_t) { return 0; }, out);
+}
+
 template <bool kConstantB>
 Status CompareColumnValues(Op op, const Column& a, const Column& b, uint8_t* out) {
   switch (a.Type()->Id()) {
@@ -140,6 +154,10 @@ Status CompareColumnValues(Op op, const Column& a, const Column& b, uint8_t* out
     case TypeId::kString:
     case TypeId::kBinary:
       CompareBytes<kConstantB>(op, a, b, out);
+      break;
+    case TypeId::kStruct:
+    case TypeId::kArray:
+      CompareNested<kConstantB>(op, a, b, out);
       break;
     case TypeId::kNull:
       // Every row is null on both sides: only <=> keeps this (null <=> null is true); the other

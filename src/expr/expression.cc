@@ -190,19 +190,27 @@ std::string FormatFunctionCall(std::string_view name, const std::vector<std::str
 }
 
 std::string Expression::ToString() const {
+  return Text(false);
+}
+
+std::string Expression::SqlText() const {
+  return Text(true);
+}
+
+std::string Expression::Text(bool sql_literals) const {
   switch (op_) {
     case Op::kColumn:
       return QuoteName(name_);
     case Op::kGetField:
-      return fmt::format("{}.{}", children_[0]->ToString(), QuoteName(name_));
+      return fmt::format("{}.{}", children_[0]->Text(sql_literals), QuoteName(name_));
     case Op::kLiteral:
-      return literal_.ToString();
+      return sql_literals ? literal_.SqlText() : literal_.ToString();
     case Op::kLambdaVariable:
       return QuoteName(name_);
     default: {
       std::vector<std::string> operands;
       for (const ExprPtr& child : children_) {
-        operands.push_back(child->ToString());
+        operands.push_back(child->Text(sql_literals));
       }
       if (op_ == Op::kFunction) {
         return FormatFunctionCall(name_, operands, distinct_);

@@ -141,8 +141,11 @@ class Expression {
   /// kWindow only: the OVER clause.
   const std::shared_ptr<const WindowSpec>& Window() const { return window_; }
 
-  /// SQL-like text: (a + 1), CAST(b AS int), s.f IN (1, 2).
+  /// SQL-like text: (a + 1), CAST(b AS int), s.f IN (1, 2); literals keep their type suffixes
+  /// (1L, 0.5BD), so the text reads back as the same expression.
   std::string ToString() const;
+  /// As ToString, but literals as a user wrote them (1, 0.5): how error messages quote it.
+  std::string SqlText() const;
 
   /// Not for direct use: the builder functions below make expressions.
   Expression(Op op, std::vector<ExprPtr> children, std::string name, Scalar literal,
@@ -150,6 +153,7 @@ class Expression {
              std::shared_ptr<const WindowSpec> window = nullptr);
 
  private:
+  std::string Text(bool sql_literals) const;
   Op op_;
   std::vector<ExprPtr> children_;
   std::string name_;

@@ -66,7 +66,7 @@ BoundExprPtr MakeFunctionCall(std::string name, DataTypePtr type, std::vector<Bo
 }
 
 Status CallError(const Expression& call, std::string_view what) {
-  return Status::InvalidArgument(fmt::format("{}: {}", call.ToString(), what));
+  return Status::InvalidArgument(fmt::format("{}: {}", call.SqlText(), what));
 }
 
 Status CheckArity(const Expression& call, const std::vector<BoundExprPtr>& args, size_t min_args,
@@ -91,7 +91,7 @@ Result<BoundExprPtr> BindFunction(const Expression& call, std::vector<BoundExprP
   }
   if (IsGeneratorFunctionName(name)) {
     return Status::InvalidArgument(
-        fmt::format("{} is only allowed in SELECT: {}", name, call.ToString()));
+        fmt::format("{} is only allowed in SELECT: {}", name, call.SqlText()));
   }
   const auto& registry = Registry();
   auto it =

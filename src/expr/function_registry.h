@@ -89,6 +89,10 @@ Result<BoundExprPtr> BindFunction(const Expression& call, std::vector<BoundExprP
 Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
                                             std::vector<BoundExprPtr>& children);
 
+/// Unary minus of a calendar interval (Spark's UnaryMinus over IntervalUtils.negateExact:
+/// each field negated, overflow an [ARITHMETIC_OVERFLOW] error).
+BoundExprPtr BindCalendarIntervalNegate(BoundExprPtr operand);
+
 /// Binds interval * number, number * interval and interval / number for day-time and
 /// year-month intervals (Spark's Multiply/DivideDTInterval and Multiply/DivideYMInterval,
 /// rounding half up); null when no operand is such an interval. `safe` (try_multiply,

@@ -21,6 +21,7 @@
 
 #include <openssl/evp.h>
 
+#include "columnar/calendar_interval.h"
 #include "expr/function_kernels.h"
 
 namespace tributary::expr {
@@ -67,7 +68,9 @@ struct Murmur3 {
       h1 = MixH1(h1, MixK1(word));
     }
     for (size_t i = aligned; i < bytes.size(); ++i) {
-      const auto byte = static_cast<int32_t>(static_cast<signed char>(bytes[i]));
+      // Spark reads the tail as signed bytes (Java's byte): 0x80..0xFF are -128..-1.
+      const int32_t unsigned_byte = static_cast<unsigned char>(bytes[i]);
+      const int32_t byte = unsigned_byte >= 128 ? unsigned_byte - 256 : unsigned_byte;
       h1 = MixH1(h1, MixK1(static_cast<uint32_t>(byte)));
     }
     return Fmix32(h1, static_cast<uint32_t>(bytes.size()));
@@ -157,6 +160,11 @@ typename H::Seed HashValue(const Column& column, int64_t i, typename H::Seed see
         }
       }
       return seed;
+    }
+    case TypeId::kCalendarInterval: {
+      // Spark's hash of a CalendarInterval: microseconds, then days, then months.
+      const columnar::CalendarInterval& value = column.Values<columnar::CalendarInterval>()[i];
+      return H::Int(value.months, H::Int(value.days, H::Long(value.microseconds, seed)));
     }
     case TypeId::kNull:
       return seed;

@@ -1,6 +1,7 @@
-// Interval constructors and arithmetic with Spark's semantics: make_dt_interval and
-// make_ym_interval; timestamp/date +/- interval, interval +/- interval and the scaling of
-// intervals by numbers (BindIntervalArithmetic, which the expression binder calls for + and -).
+// Interval constructors and arithmetic with Spark's semantics: make_dt_interval,
+// make_ym_interval and make_interval (the calendar interval type); timestamp/date +/- interval,
+// interval +/- interval and the scaling of intervals by numbers (BindIntervalArithmetic, which
+// the expression binder calls for + and -), and unary minus of a calendar interval.
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "columnar/calendar.h"
+#include "columnar/calendar_interval.h"
 #include "columnar/decimal.h"
 #include "expr/calendar_fields.h"
 #include "expr/date_arithmetic.h"
@@ -17,9 +19,16 @@
 
 namespace tributary::expr {
 
+using columnar::CalendarInterval;
 using columnar::kMicrosPerSecond;
 
 namespace {
+
+// Spark's DATETIME_OVERFLOW for the first row of `call` whose result left its type's range.
+Status DatetimeOverflow(int64_t row, const BoundExpression& call) {
+  return Status::InvalidArgument(
+      fmt::format("[DATETIME_OVERFLOW] row {}: {} overflows", row, call.SqlText()));
+}
 
 // ---- make_dt_interval ------------------------------------------------------------------------
 
@@ -100,6 +109,73 @@ Result<BoundExprPtr> BindMakeYmInterval(const Expression& call, std::vector<Boun
       }));
 }
 
+// make_interval([years[, months[, weeks[, days[, hours[, mins[, secs]]]]]]]) -> interval
+// (Spark's MakeInterval over IntervalUtils.makeInterval): months = years * 12 + months,
+// days = weeks * 7 + days, microseconds = secs (decimal(18, 6)) + hours and minutes, each
+// with exact 32- or 64-bit arithmetic. Overflow is [ARITHMETIC_OVERFLOW]; try_make_interval
+// makes the row null instead.
+Result<BoundExprPtr> BindMakeInterval(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 7));
+  while (args.size() < 6) {
+    args.push_back(MakeBound(Op::kLiteral, DataType::Int32(), {}, -1, Scalar::Int32(0)));
+  }
+  if (args.size() < 7) {
+    TRIBUTARY_ASSIGN_OR_RAISE(Scalar zero, Scalar::Decimal(0, 18, 6));
+    args.push_back(MakeBound(Op::kLiteral, DecimalOrDie(18, 6), {}, -1, std::move(zero)));
+  }
+  const DataType& seconds = *args[6]->Type();
+  if (!seconds.IsNumeric() && seconds.Id() != TypeId::kNull) {
+    return CallError(call, "the seconds must be a number, got " + seconds.ToString());
+  }
+  args[6] = CastTo(std::move(args[6]), DecimalOrDie(18, 6));
+  std::vector<DataTypePtr> types(6, DataType::Int32());
+  types.push_back(DecimalOrDie(18, 6));
+  TRIBUTARY_RETURN_NOT_OK(CoerceArgs(call, &args, types));
+  const bool safe = call.Name() == "try_make_interval";
+  return MakeFunctionCall(
+      call.Name(), DataType::CalendarInterval(), std::move(args),
+      Lambda([safe](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                    MemoryPool* pool) -> Result<ColumnPtr> {
+        auto field = [&](int arg, int64_t row) {
+          return int64_t{a[arg]->Values<int32_t>()[row]};
+        };
+        std::vector<uint8_t> failed(static_cast<size_t>(a[0]->Length()), 0);
+        int64_t overflow_row = -1;
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            auto result, BuildFixed<CalendarInterval>(c.Type(), a, pool, [&](int64_t i) {
+              const int64_t months = field(0, i) * 12 + field(1, i);
+              const int64_t days = field(2, i) * 7 + field(3, i);
+              const Int128 micros = static_cast<Int128>(a[6]->Values<Int128>()[i]) +
+                                    static_cast<Int128>(field(4, i)) * 3600 * kMicrosPerSecond +
+                                    static_cast<Int128>(field(5, i)) * 60 * kMicrosPerSecond;
+              if (months < std::numeric_limits<int32_t>::min() ||
+                  months > std::numeric_limits<int32_t>::max() ||
+                  days < std::numeric_limits<int32_t>::min() ||
+                  days > std::numeric_limits<int32_t>::max() ||
+                  micros < std::numeric_limits<int64_t>::min() ||
+                  micros > std::numeric_limits<int64_t>::max()) {
+                failed[static_cast<size_t>(i)] = 1;
+                overflow_row = overflow_row < 0 ? i : overflow_row;
+                return CalendarInterval{};
+              }
+              return CalendarInterval{static_cast<int32_t>(months), static_cast<int32_t>(days),
+                                      static_cast<int64_t>(micros)};
+            }));
+        if (overflow_row < 0) {
+          return result;
+        }
+        if (!safe) {
+          return Status::InvalidArgument(fmt::format(
+              "[ARITHMETIC_OVERFLOW] integer overflow at row {}: the interval does not fit 32-bit "
+              "months and days and 64-bit microseconds. Use 'try_make_interval' to tolerate "
+              "overflow and return NULL instead.",
+              overflow_row));
+        }
+        return NullWhere(std::move(result), pool,
+                         [&](int64_t i) { return failed[static_cast<size_t>(i)] != 0; });
+      }));
+}
+
 // ---- interval arithmetic ---------------------------------------------------------------------
 
 // a + b or a - b over int64 microsecond values (timestamps, intervals), overflow an ANSI error.
@@ -121,8 +197,7 @@ class MicrosArithmetic final : public EagerFunction {
       return out;
     });
     if (overflow_row >= 0) {
-      return Status::InvalidArgument(
-          fmt::format("[DATETIME_OVERFLOW] row {}: {} overflows", overflow_row, call.ToString()));
+      return DatetimeOverflow(overflow_row, call);
     }
     return result;
   }
@@ -175,8 +250,7 @@ class MonthsShift final : public EagerFunction {
           }));
     }
     if (overflow_row >= 0) {
-      return Status::InvalidArgument(
-          fmt::format("[DATETIME_OVERFLOW] row {}: {} overflows", overflow_row, call.ToString()));
+      return DatetimeOverflow(overflow_row, call);
     }
     return result;
   }
@@ -232,6 +306,173 @@ Result<BoundExprPtr> BindYearMonthArithmetic(const Expression& expr,
       expr.ToString(), children[0]->Type()->ToString(), children[1]->Type()->ToString()));
 }
 
+// ---- calendar interval arithmetic ------------------------------------------------------------
+
+// Adds `interval` (negated when `sign` is -1) to a datetime as Spark's TimeAdd, DateAddInterval
+// and their timestamp_ntz form do: months (the day clamped to the month's end) then days on the
+// wall clock in `zone`, then the microseconds on the instant. False when a field cannot be
+// negated or the result leaves 64-bit microseconds.
+bool ShiftMicrosByCalendarInterval(int64_t ts, const CalendarInterval& interval, int64_t sign,
+                                   const TimeZone& zone, int64_t* out) {
+  if (sign < 0 && (interval.months == std::numeric_limits<int32_t>::min() ||
+                   interval.days == std::numeric_limits<int32_t>::min() ||
+                   interval.microseconds == std::numeric_limits<int64_t>::min())) {
+    return false;
+  }
+  int64_t local = zone.LocalFromUtc(ts);
+  if (interval.months != 0 && !columnar::AddMonthsToMicros(local, sign * interval.months, &local)) {
+    return false;
+  }
+  int64_t day_micros = 0;
+  if (__builtin_mul_overflow(sign * interval.days, columnar::kMicrosPerDay, &day_micros) ||
+      __builtin_add_overflow(local, day_micros, &local)) {
+    return false;
+  }
+  const int64_t shifted =
+      interval.months == 0 && interval.days == 0 ? ts : zone.UtcFromLocal(local);
+  return !__builtin_add_overflow(shifted, sign * interval.microseconds, out);
+}
+
+// date/timestamp/timestamp_ntz +/- interval. A date keeps its type and takes no microseconds
+// (Spark's ANSI DateAddInterval: [INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION]).
+class CalendarIntervalShift final : public EagerFunction {
+ public:
+  explicit CalendarIntervalShift(bool subtract) : subtract_(subtract) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    const CalendarInterval* intervals = args[1]->Values<CalendarInterval>();
+    const int64_t sign = subtract_ ? -1 : 1;
+    int64_t overflow_row = -1;
+    int64_t micros_row = -1;
+    ColumnPtr result;
+    const TimeZone utc;
+    if (call.Type()->Id() == TypeId::kDate) {
+      const int32_t* days = args[0]->Values<int32_t>();
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          result, BuildFixed<int32_t>(call.Type(), args, context.pool, [&](int64_t i) {
+            const CalendarInterval& interval = intervals[i];
+            if (interval.microseconds != 0) {
+              micros_row = micros_row < 0 ? i : micros_row;
+              return int32_t{0};
+            }
+            int64_t out = 0;
+            if (!ShiftMicrosByCalendarInterval(int64_t{days[i]} * columnar::kMicrosPerDay, interval,
+                                               sign, utc, &out)) {
+              overflow_row = overflow_row < 0 ? i : overflow_row;
+              return int32_t{0};
+            }
+            const int64_t shifted = columnar::FloorDiv(out, columnar::kMicrosPerDay);
+            if (shifted < std::numeric_limits<int32_t>::min() ||
+                shifted > std::numeric_limits<int32_t>::max()) {
+              overflow_row = overflow_row < 0 ? i : overflow_row;
+              return int32_t{0};
+            }
+            return static_cast<int32_t>(shifted);
+          }));
+    } else {
+      const TimeZone& zone =
+          call.Type()->Id() == TypeId::kTimestampNtz ? utc : context.session_time_zone;
+      const int64_t* ts = args[0]->Values<int64_t>();
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          result, BuildFixed<int64_t>(call.Type(), args, context.pool, [&](int64_t i) {
+            int64_t out = 0;
+            if (!ShiftMicrosByCalendarInterval(ts[i], intervals[i], sign, zone, &out)) {
+              overflow_row = overflow_row < 0 ? i : overflow_row;
+            }
+            return out;
+          }));
+    }
+    if (micros_row >= 0) {
+      return Status::InvalidArgument(fmt::format(
+          "[INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION] Cannot add an interval to a date because "
+          "its microseconds part is not 0. (row {}: {})",
+          micros_row, call.SqlText()));
+    }
+    if (overflow_row >= 0) {
+      return DatetimeOverflow(overflow_row, call);
+    }
+    return result;
+  }
+
+ private:
+  bool subtract_;
+};
+
+// interval +/- interval field by field with exact arithmetic (Spark's IntervalUtils.addExact
+// and subtractExact under ANSI); -interval (negateExact) when there is one argument.
+class CalendarIntervalSum final : public EagerFunction {
+ public:
+  explicit CalendarIntervalSum(bool subtract) : subtract_(subtract) {}
+  Result<ColumnPtr> Compute(const BoundExpression& call, const std::vector<ColumnPtr>& args,
+                            const EvalContext& context) const override {
+    const CalendarInterval* a = args[0]->Values<CalendarInterval>();
+    const CalendarInterval* b = args.size() > 1 ? args[1]->Values<CalendarInterval>() : nullptr;
+    int64_t overflow_row = -1;
+    auto result = BuildFixed<CalendarInterval>(call.Type(), args, context.pool, [&](int64_t i) {
+      const CalendarInterval zero;
+      const CalendarInterval& left = b == nullptr ? zero : a[i];
+      const CalendarInterval& right = b == nullptr ? a[i] : b[i];
+      CalendarInterval out;
+      const bool overflow =
+          subtract_
+              ? __builtin_sub_overflow(left.months, right.months, &out.months) ||
+                    __builtin_sub_overflow(left.days, right.days, &out.days) ||
+                    __builtin_sub_overflow(left.microseconds, right.microseconds, &out.microseconds)
+              : __builtin_add_overflow(left.months, right.months, &out.months) ||
+                    __builtin_add_overflow(left.days, right.days, &out.days) ||
+                    __builtin_add_overflow(left.microseconds, right.microseconds,
+                                           &out.microseconds);
+      if (overflow && overflow_row < 0) {
+        overflow_row = i;
+      }
+      return out;
+    });
+    if (overflow_row >= 0) {
+      return Status::InvalidArgument(fmt::format(
+          "[ARITHMETIC_OVERFLOW] integer overflow at row {}: {}", overflow_row, call.ToString()));
+    }
+    return result;
+  }
+
+ private:
+  bool subtract_;
+};
+
+// + and - with a calendar interval operand: interval +/- interval (a NULL operand taking the
+// interval type), date/timestamp/timestamp_ntz +/- interval and interval + datetime, as Spark's
+// ResolveBinaryArithmetic binds them; other operands are a type mismatch.
+Result<BoundExprPtr> BindCalendarIntervalArithmetic(const Expression& expr,
+                                                    std::vector<BoundExprPtr>& children) {
+  const Op op = expr.GetOp();
+  const TypeId a = children[0]->Type()->Id();
+  const TypeId b = children[1]->Type()->Id();
+  const bool a_interval = a == TypeId::kCalendarInterval || a == TypeId::kNull;
+  const bool b_interval = b == TypeId::kCalendarInterval || b == TypeId::kNull;
+  const DataTypePtr interval = DataType::CalendarInterval();
+  auto bound = [&](DataTypePtr type, BoundExprPtr left, BoundExprPtr right,
+                   std::shared_ptr<const ScalarFunction> function) {
+    return std::make_shared<const BoundExpression>(
+        op, std::move(type), std::vector<BoundExprPtr>{std::move(left), std::move(right)}, -1,
+        Scalar::Null(), std::string(), std::move(function));
+  };
+  if (a_interval && b_interval) {
+    return bound(interval, CastTo(children[0], interval), CastTo(children[1], interval),
+                 std::make_shared<const CalendarIntervalSum>(op == Op::kSubtract));
+  }
+  const auto shift = std::make_shared<const CalendarIntervalShift>(op == Op::kSubtract);
+  if (IsDatetime(a) && b_interval) {
+    DataTypePtr type = children[0]->Type();
+    return bound(std::move(type), children[0], CastTo(children[1], interval), shift);
+  }
+  if (a_interval && IsDatetime(b) && op == Op::kAdd) {
+    DataTypePtr type = children[1]->Type();
+    return bound(std::move(type), children[1], CastTo(children[0], interval), shift);
+  }
+  return Status::InvalidArgument(fmt::format(
+      "[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] type mismatch in {}: cannot combine {} and {}",
+      expr.ToString(), children[0]->Type()->ToString(), children[1]->Type()->ToString()));
+}
+
 }  // namespace
 
 Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
@@ -245,6 +486,9 @@ Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
   }
   TypeId a = children[0]->Type()->Id();
   TypeId b = children[1]->Type()->Id();
+  if (a == TypeId::kCalendarInterval || b == TypeId::kCalendarInterval) {
+    return BindCalendarIntervalArithmetic(expr, children);
+  }
   if (a == TypeId::kYearMonthInterval || b == TypeId::kYearMonthInterval) {
     return BindYearMonthArithmetic(expr, children);
   }
@@ -295,9 +539,18 @@ Result<BoundExprPtr> BindIntervalArithmetic(const Expression& expr,
   return BoundExprPtr();
 }
 
+BoundExprPtr BindCalendarIntervalNegate(BoundExprPtr operand) {
+  DataTypePtr type = operand->Type();
+  return std::make_shared<const BoundExpression>(
+      Op::kNegate, std::move(type), std::vector<BoundExprPtr>{std::move(operand)}, -1,
+      Scalar::Null(), std::string(), std::make_shared<const CalendarIntervalSum>(true));
+}
+
 void AddIntervalFunctions(std::vector<FunctionEntry>* table) {
   table->insert(table->end(), {{"make_dt_interval", BindMakeDtInterval},
-                               {"make_ym_interval", BindMakeYmInterval}});
+                               {"make_ym_interval", BindMakeYmInterval},
+                               {"make_interval", BindMakeInterval},
+                               {"try_make_interval", BindMakeInterval}});
 }
 
 }  // namespace tributary::expr

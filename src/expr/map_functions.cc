@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "columnar/take.h"
+#include "common/ascii.h"
 #include "expr/function_kernels.h"
 #include "expr/nested_values.h"
 #include "expr/row_gather.h"
@@ -224,6 +225,18 @@ Result<BoundExprPtr> BindMapContainsKey(const Expression& call, std::vector<Boun
   if (args[0]->Type()->Id() != TypeId::kMap) {
     return CallError(call,
                      fmt::format("argument 1 must be a map, got {}", args[0]->Type()->ToString()));
+  }
+  // Spark widens the key and the probe without string promotion: a string against a number
+  // (either way round) is MAP_FUNCTION_DIFF_TYPES.
+  const columnar::DataType& key = *args[0]->Type()->KeyType();
+  const columnar::DataType& probe = *args[1]->Type();
+  if (probe.Id() != TypeId::kNull &&
+      (key.Id() == TypeId::kString) != (probe.Id() == TypeId::kString)) {
+    return CallError(
+        call, fmt::format("[DATATYPE_MISMATCH.MAP_FUNCTION_DIFF_TYPES] Input to "
+                          "`map_contains_key` should have been \"MAP\" followed by a "
+                          "value with same key type, but it's [\"{}\", \"{}\"].",
+                          AsciiUpper(args[0]->Type()->ToString()), AsciiUpper(probe.ToString())));
   }
   const std::vector<ExprPtr>& unbound = call.Children();
   TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr keys, BindAs("map_keys", {unbound[0]}, {args[0]}));

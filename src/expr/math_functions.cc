@@ -1,5 +1,6 @@
 // Math functions with Spark's types and ANSI semantics: abs, round/bround, floor, ceil/
-// ceiling, sqrt, exp, ln/log/log10/log2, pow/power, sign/signum; try_add, try_subtract,
+// ceiling, sqrt, exp, ln/log/log10/log2, pow/power (Java's Math.pow special cases), sign/signum,
+// sinh/cosh/tanh/asinh/acosh/atanh; try_add, try_subtract,
 // try_multiply, try_divide, try_mod; positive, nullifzero, zeroifnull, width_bucket; the bit
 // operators & | ^ ~ and shifts (<< >> >>> and shiftleft/shiftright/shiftrightunsigned),
 // bit_count, getbit/bit_get, bin, conv. (mod and pmod are rewritten into % by the binder, so
@@ -10,6 +11,7 @@
 // integers with negative scales. Logarithms of values <= 0 are null, as in Spark.
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -28,7 +30,178 @@ using columnar::PowerOfTen;
 
 // ---- double -> double functions --------------------------------------------------------------
 
-enum class UnaryMath : uint8_t { kSqrt, kExp, kLn, kLog10, kLog2, kSign };
+enum class UnaryMath : uint8_t {
+  kSqrt,
+  kExp,
+  kLn,
+  kLog10,
+  kLog2,
+  kSign,
+  kSinh,
+  kCosh,
+  kTanh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kCot,
+  kSec,
+  kCsc,
+  kDegrees,
+  kRadians,
+  kCbrt,
+  kExpm1,
+  kLog1p,
+  kRint
+};
+
+UnaryMath UnaryMathOf(std::string_view name) {
+  static constexpr std::pair<std::string_view, UnaryMath> kNames[] = {
+      {"sqrt", UnaryMath::kSqrt},       {"exp", UnaryMath::kExp},
+      {"log10", UnaryMath::kLog10},     {"log2", UnaryMath::kLog2},
+      {"sign", UnaryMath::kSign},       {"signum", UnaryMath::kSign},
+      {"sinh", UnaryMath::kSinh},       {"cosh", UnaryMath::kCosh},
+      {"tanh", UnaryMath::kTanh},       {"asinh", UnaryMath::kAsinh},
+      {"acosh", UnaryMath::kAcosh},     {"atanh", UnaryMath::kAtanh},
+      {"sin", UnaryMath::kSin},         {"cos", UnaryMath::kCos},
+      {"tan", UnaryMath::kTan},         {"asin", UnaryMath::kAsin},
+      {"acos", UnaryMath::kAcos},       {"atan", UnaryMath::kAtan},
+      {"cot", UnaryMath::kCot},         {"sec", UnaryMath::kSec},
+      {"csc", UnaryMath::kCsc},         {"degrees", UnaryMath::kDegrees},
+      {"radians", UnaryMath::kRadians}, {"cbrt", UnaryMath::kCbrt},
+      {"expm1", UnaryMath::kExpm1},     {"log1p", UnaryMath::kLog1p},
+      {"rint", UnaryMath::kRint}};
+  for (const auto& [text, op] : kNames) {
+    if (text == name) {
+      return op;
+    }
+  }
+  return UnaryMath::kLn;
+}
+
+// Java's StrictMath (fdlibm) exp, which Java's sinh and cosh build on: it is not always
+// correctly rounded (exp(1) is 2.7182818284590455), so the C library's exp would differ from
+// Spark in the last bit. Argument reduction x = k*ln2 + r, then a degree-5 rational
+// approximation of exp(r), then scaling by 2^k (fdlibm e_exp.c).
+double FdlibmExp(double x) {
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kInvLn2 = 1.44269504088896338700e+00;
+  constexpr double kP1 = 1.66666666666666019037e-01;
+  constexpr double kP2 = -2.77777777770155933842e-03;
+  constexpr double kP3 = 6.61375632143793436117e-05;
+  constexpr double kP4 = -1.65339022054652515390e-06;
+  constexpr double kP5 = 4.13813679705723846039e-08;
+  if (std::isnan(x)) {
+    return x;
+  }
+  if (x > 7.09782712893383973096e+02) {
+    return std::numeric_limits<double>::infinity();
+  }
+  if (x < -7.45133219101941108420e+02) {
+    return 0.0;
+  }
+  const uint32_t high = static_cast<uint32_t>(std::bit_cast<uint64_t>(x) >> 32) & 0x7fffffffU;
+  const bool negative = x < 0;
+  int k = 0;
+  double hi = 0;
+  double lo = 0;
+  if (high > 0x3fd62e42U) {    // |x| > ln2 / 2
+    if (high < 0x3ff0a2b2U) {  // and |x| < 1.5 ln2
+      hi = negative ? x + kLn2Hi : x - kLn2Hi;
+      lo = negative ? -kLn2Lo : kLn2Lo;
+      k = negative ? -1 : 1;
+    } else {
+      k = static_cast<int>(kInvLn2 * x + (negative ? -0.5 : 0.5));
+      const double t = k;
+      hi = x - t * kLn2Hi;
+      lo = t * kLn2Lo;
+    }
+    x = hi - lo;
+  } else if (high < 0x3e300000U) {  // |x| < 2^-28
+    return 1.0 + x;
+  }
+  const double t = x * x;
+  const double c = x - t * (kP1 + t * (kP2 + t * (kP3 + t * (kP4 + t * kP5))));
+  if (k == 0) {
+    return 1.0 - ((x * c) / (c - 2.0) - x);
+  }
+  const double y = 1.0 - ((lo - (x * c) / (2.0 - c)) - hi);
+  if (k >= -1021) {
+    return std::bit_cast<double>(std::bit_cast<uint64_t>(y) + (static_cast<uint64_t>(k) << 52));
+  }
+  const double scaled =
+      std::bit_cast<double>(std::bit_cast<uint64_t>(y) + (static_cast<uint64_t>(k + 1000) << 52));
+  return scaled * 9.33263618503218878990e-302;  // 2^-1000
+}
+
+// Java's sinh and cosh (fdlibm e_sinh.c, e_cosh.c) over FdlibmExp.
+double JavaSinh(double x) {
+  if (!std::isfinite(x)) {
+    return x;
+  }
+  const double a = std::fabs(x);
+  const double h = x < 0 ? -0.5 : 0.5;
+  if (a < 22) {
+    if (a < 0x1p-28) {
+      return x;
+    }
+    const double t = std::expm1(a);
+    return a < 1 ? h * (2.0 * t - t * t / (t + 1.0)) : h * (t + t / (t + 1.0));
+  }
+  if (a < 7.09782712893383973096e+02) {
+    return h * FdlibmExp(a);
+  }
+  const double w = FdlibmExp(0.5 * a);
+  return h * w * w;
+}
+
+double JavaCosh(double x) {
+  if (std::isnan(x)) {
+    return x;
+  }
+  const double a = std::fabs(x);
+  if (a < 0.5 * 6.93147180369123816490e-01) {
+    const double t = std::expm1(a);
+    const double w = 1.0 + t;
+    return a < 0x1p-55 ? w : 1.0 + (t * t) / (w + w);
+  }
+  if (a < 22) {
+    const double t = FdlibmExp(a);
+    return 0.5 * t + 0.5 / t;
+  }
+  if (a < 7.09782712893383973096e+02) {
+    return 0.5 * FdlibmExp(a);
+  }
+  const double w = FdlibmExp(0.5 * a);
+  return 0.5 * w * w;
+}
+
+// The inverse hyperbolic functions as Spark computes them (mathExpressions.scala), not as the C
+// library does, so results agree to the last bit.
+double SparkAsinh(double x) {
+  return x == -std::numeric_limits<double>::infinity() ? x : std::log(x + std::sqrt(x * x + 1.0));
+}
+double SparkAcosh(double x) {
+  return std::log(x + std::sqrt(x * x - 1.0));
+}
+double SparkAtanh(double x) {
+  return 0.5 * (std::log1p(x) - std::log1p(-x));
+}
+
+// Java's Math.pow where it differs from C's pow: a NaN exponent, or a base of magnitude 1 with
+// an infinite exponent, gives NaN (C gives 1.0 for pow(1, NaN) and pow(-1, Infinity)).
+double JavaPow(double x, double y) {
+  if (std::isnan(y) || (std::fabs(x) == 1.0 && std::isinf(y))) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return std::pow(x, y);
+}
 
 Result<BoundExprPtr> RequireNumeric(const Expression& call, BoundExprPtr arg) {
   if (!arg->Type()->IsNumeric() && arg->Type()->Id() != TypeId::kNull &&
@@ -63,12 +236,7 @@ Result<BoundExprPtr> BindUnaryMath(const Expression& call, std::vector<BoundExpr
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
   TRIBUTARY_ASSIGN_OR_RAISE(args[0], RequireNumeric(call, std::move(args[0])));
   args[0] = CastTo(std::move(args[0]), DataType::Float64());
-  const UnaryMath op = name == "sqrt"                       ? UnaryMath::kSqrt
-                       : name == "exp"                      ? UnaryMath::kExp
-                       : name == "log10"                    ? UnaryMath::kLog10
-                       : name == "log2"                     ? UnaryMath::kLog2
-                       : name == "sign" || name == "signum" ? UnaryMath::kSign
-                                                            : UnaryMath::kLn;
+  const UnaryMath op = UnaryMathOf(name);
   return MakeFunctionCall(
       name, DataType::Float64(), std::move(args),
       Lambda([op](const BoundExpression& c, const std::vector<ColumnPtr>& a,
@@ -87,6 +255,55 @@ Result<BoundExprPtr> BindUnaryMath(const Expression& call, std::vector<BoundExpr
                   return std::log2(x[i]);
                 case UnaryMath::kSign:
                   return x[i] > 0 ? 1.0 : x[i] < 0 ? -1.0 : x[i];  // keeps NaN and -0.0
+                case UnaryMath::kSinh:
+                  return JavaSinh(x[i]);
+                case UnaryMath::kCosh:
+                  return JavaCosh(x[i]);
+                case UnaryMath::kTanh:
+                  return std::tanh(x[i]);
+                case UnaryMath::kAsinh:
+                  return SparkAsinh(x[i]);
+                case UnaryMath::kAcosh:
+                  return SparkAcosh(x[i]);
+                case UnaryMath::kAtanh:
+                  return SparkAtanh(x[i]);
+                case UnaryMath::kSin:
+                  return std::sin(x[i]);
+                case UnaryMath::kCos:
+                  return std::cos(x[i]);
+                case UnaryMath::kTan:
+                  return std::tan(x[i]);
+                case UnaryMath::kAsin:
+                  return std::asin(x[i]);
+                case UnaryMath::kAcos:
+                  return std::acos(x[i]);
+                case UnaryMath::kAtan:
+                  return std::atan(x[i]);
+                // Spark's Cot, Sec and Csc are 1 / tan, 1 / cos and 1 / sin.
+                case UnaryMath::kCot:
+                  return 1.0 / std::tan(x[i]);
+                case UnaryMath::kSec:
+                  return 1.0 / std::cos(x[i]);
+                case UnaryMath::kCsc:
+                  return 1.0 / std::sin(x[i]);
+                // Java's Math.toDegrees / toRadians multiply by these constants.
+                case UnaryMath::kDegrees:
+                  return x[i] * 57.29577951308232;
+                case UnaryMath::kRadians:
+                  return x[i] * 0.017453292519943295;
+                case UnaryMath::kCbrt: {
+                  // glibc's cbrt may be an ulp off where Java's is exact: a perfect cube's
+                  // root is its integer (cbrt(27) is 3.0, not 3.0000000000000004).
+                  const double root = std::cbrt(x[i]);
+                  const double whole = std::round(root);
+                  return whole * whole * whole == x[i] ? whole : root;
+                }
+                case UnaryMath::kExpm1:
+                  return std::expm1(x[i]);
+                case UnaryMath::kLog1p:
+                  return std::log1p(x[i]);
+                case UnaryMath::kRint:
+                  return std::nearbyint(x[i]);  // half to even, as Java's Math.rint
                 case UnaryMath::kLn:
                   break;
               }
@@ -94,6 +311,10 @@ Result<BoundExprPtr> BindUnaryMath(const Expression& call, std::vector<BoundExpr
             }));
         const bool is_log =
             op == UnaryMath::kLn || op == UnaryMath::kLog10 || op == UnaryMath::kLog2;
+        if (op == UnaryMath::kLog1p) {
+          // Spark's Log1p is null at or below -1 (its log's domain shifted by one).
+          return NullWhere(std::move(result), pool, [&](int64_t i) { return x[i] <= -1; });
+        }
         if (!is_log) {
           return result;
         }
@@ -113,8 +334,60 @@ Result<BoundExprPtr> BindPow(const Expression& call, std::vector<BoundExprPtr> a
         const double* x = a[0]->Values<double>();
         const double* y = a[1]->Values<double>();
         return BuildFixed<double>(c.Type(), a, pool,
-                                  [&](int64_t i) { return std::pow(x[i], y[i]); });
+                                  [&](int64_t i) { return JavaPow(x[i], y[i]); });
       }));
+}
+
+// atan2(y, x) and hypot(a, b) over doubles. Spark's Atan2 adds 0.0 to both arguments, so a
+// -0.0 reads as 0.0.
+Result<BoundExprPtr> BindBinaryMath(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  for (auto& arg : args) {
+    TRIBUTARY_ASSIGN_OR_RAISE(arg, RequireNumeric(call, std::move(arg)));
+    arg = CastTo(std::move(arg), DataType::Float64());
+  }
+  const bool atan2 = call.Name() == "atan2";
+  return MakeFunctionCall(
+      call.Name(), DataType::Float64(), std::move(args),
+      Lambda([atan2](const BoundExpression& c, const std::vector<ColumnPtr>& a, MemoryPool* pool) {
+        const double* x = a[0]->Values<double>();
+        const double* y = a[1]->Values<double>();
+        return BuildFixed<double>(c.Type(), a, pool, [&](int64_t i) {
+          return atan2 ? std::atan2(x[i] + 0.0, y[i] + 0.0) : std::hypot(x[i], y[i]);
+        });
+      }));
+}
+
+// e() and pi(): Java's Math.E and Math.PI.
+// NOLINTNEXTLINE(performance-unnecessary-value-param): the FunctionBinder signature
+Result<BoundExprPtr> BindMathConstant(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 0, 0));
+  const double value = call.Name() == "e" ? 2.718281828459045 : 3.141592653589793;
+  return MakeBound(Op::kLiteral, DataType::Float64(), {}, -1, Scalar::Float64(value));
+}
+
+// factorial(n): bigint n! for an integral n in [0, 20], else null (Spark's Factorial).
+Result<BoundExprPtr> BindFactorial(const Expression& call, std::vector<BoundExprPtr> args) {
+  TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
+  if (!args[0]->Type()->IsInteger() && args[0]->Type()->Id() != TypeId::kNull) {
+    return CallError(call, "needs an integral argument, got " + args[0]->Type()->ToString());
+  }
+  args[0] = CastTo(std::move(args[0]), DataType::Int64());
+  return MakeFunctionCall(call.Name(), DataType::Int64(), std::move(args),
+                          Lambda([](const BoundExpression& c, const std::vector<ColumnPtr>& a,
+                                    MemoryPool* pool) -> Result<ColumnPtr> {
+                            const int64_t* n = a[0]->Values<int64_t>();
+                            TRIBUTARY_ASSIGN_OR_RAISE(
+                                auto result, BuildFixed<int64_t>(c.Type(), a, pool, [&](int64_t i) {
+                                  int64_t product = 1;
+                                  for (int64_t k = 2; k <= n[i] && k <= 20; ++k) {
+                                    product *= k;
+                                  }
+                                  return product;
+                                }));
+                            return NullWhere(std::move(result), pool,
+                                             [&](int64_t i) { return n[i] < 0 || n[i] > 20; });
+                          }));
 }
 
 // ---- abs ---------------------------------------------------------------------------------
@@ -724,13 +997,16 @@ Result<BoundExprPtr> BindPositive(const Expression& call, std::vector<BoundExprP
   return args[0];
 }
 
-// nullifzero(x) is nullif(x, 0); zeroifnull(x) is coalesce(x, 0), as Spark defines them.
+// nullifzero(x) is nullif(x, 0); zeroifnull(x) is coalesce(x, 0), as Spark defines them
+// (RuntimeReplaceable): any x those take, a string as well (nullifzero('0') is a null string;
+// zeroifnull('5') is the bigint 5, as ANSI coalesce widens a string beside an int to bigint).
 Result<BoundExprPtr> BindZeroNull(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 1, 1));
-  if (!args[0]->Type()->IsNumeric() && args[0]->Type()->Id() != TypeId::kNull) {
-    return CallError(call, "needs a numeric argument, got " + args[0]->Type()->ToString());
-  }
   const bool nullif = call.Name() == "nullifzero";
+  if (!nullif && args[0]->Type()->Id() == TypeId::kString) {
+    // coalesce(string, int) widens to bigint under ANSI (zeroifnull('abc') fails the cast).
+    args[0] = CastTo(std::move(args[0]), DataType::Int64());
+  }
   args.push_back(IntLiteral(0));
   return BindAs(nullif ? "nullif" : "coalesce", {call.Child(0), Lit(Scalar::Int32(0))},
                 std::move(args));
@@ -1081,6 +1357,32 @@ void AddMathFunctions(std::vector<FunctionEntry>* table) {
                                {"log2", BindUnaryMath},
                                {"sign", BindUnaryMath},
                                {"signum", BindUnaryMath},
+                               {"sinh", BindUnaryMath},
+                               {"cosh", BindUnaryMath},
+                               {"tanh", BindUnaryMath},
+                               {"asinh", BindUnaryMath},
+                               {"acosh", BindUnaryMath},
+                               {"atanh", BindUnaryMath},
+                               {"sin", BindUnaryMath},
+                               {"cos", BindUnaryMath},
+                               {"tan", BindUnaryMath},
+                               {"asin", BindUnaryMath},
+                               {"acos", BindUnaryMath},
+                               {"atan", BindUnaryMath},
+                               {"cot", BindUnaryMath},
+                               {"sec", BindUnaryMath},
+                               {"csc", BindUnaryMath},
+                               {"degrees", BindUnaryMath},
+                               {"radians", BindUnaryMath},
+                               {"cbrt", BindUnaryMath},
+                               {"expm1", BindUnaryMath},
+                               {"log1p", BindUnaryMath},
+                               {"rint", BindUnaryMath},
+                               {"atan2", BindBinaryMath},
+                               {"hypot", BindBinaryMath},
+                               {"e", BindMathConstant},
+                               {"pi", BindMathConstant},
+                               {"factorial", BindFactorial},
                                {"try_add", BindTryArithmetic},
                                {"try_subtract", BindTryArithmetic},
                                {"try_multiply", BindTryArithmetic},

@@ -38,6 +38,23 @@ Result<BoundExprPtr> BindIlike(const Expression& call, std::vector<BoundExprPtr>
 
 Result<BoundExprPtr> BindIntegralDivide(const Expression& call, std::vector<BoundExprPtr> args) {
   TRIBUTARY_RETURN_NOT_OK(CheckArity(call, args, 2, 2));
+  // Spark's ANSI string promotion: a string operand is a bigint beside an integer, another
+  // string or NULL (DIV's implicit cast to its long input), a double beside a fractional one.
+  DataTypePtr promoted = StringPromotionType(args[0]->Type(), args[1]->Type());
+  auto text_or_null = [](const BoundExprPtr& arg) {
+    return arg->Type()->Id() == columnar::TypeId::kString ||
+           arg->Type()->Id() == columnar::TypeId::kNull;
+  };
+  if (promoted == nullptr && text_or_null(args[0]) && text_or_null(args[1]) &&
+      (args[0]->Type()->Id() == columnar::TypeId::kString ||
+       args[1]->Type()->Id() == columnar::TypeId::kString)) {
+    promoted = DataType::Int64();
+  }
+  if (promoted != nullptr && promoted->IsNumeric()) {
+    for (BoundExprPtr& arg : args) {
+      arg = CastTo(std::move(arg), promoted);
+    }
+  }
   for (const BoundExprPtr& arg : args) {
     const columnar::TypeId id = arg->Type()->Id();
     if (!arg->Type()->IsInteger() && id != columnar::TypeId::kDecimal &&

@@ -43,6 +43,9 @@ void AppendValueFrom(const Column& column, int64_t row, ColumnBuilder* builder) 
     case TypeId::kDecimal:
       builder->AppendDecimal(column.Values<columnar::Int128>()[row]);
       return;
+    case TypeId::kCalendarInterval:
+      builder->AppendCalendarInterval(column.Values<columnar::CalendarInterval>()[row]);
+      return;
     case TypeId::kString:
     case TypeId::kBinary:
       builder->AppendBytes(column.BytesAt(row));

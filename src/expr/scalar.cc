@@ -136,4 +136,20 @@ std::string Scalar::ToString() const {
   }
 }
 
+std::string Scalar::SqlText() const {
+  if (IsNull() || !type_->IsNumeric()) {
+    return ToString();
+  }
+  if (type_->IsInteger()) {
+    return fmt::format("{}", IntValue());
+  }
+  std::string out;
+  if (type_->Id() == columnar::TypeId::kDecimal) {
+    columnar::AppendDecimal(DecimalValue(), type_->Scale(), &out);
+  } else {
+    columnar::AppendJsonDouble(DoubleValue(), type_->Id() == columnar::TypeId::kFloat32, &out);
+  }
+  return out;
+}
+
 }  // namespace tributary::expr

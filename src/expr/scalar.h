@@ -59,6 +59,8 @@ class Scalar {
 
   /// SQL literal text: 42, 'it''s', DATE '2024-05-01', 1.50BD is written as 1.50, NULL.
   std::string ToString() const;
+  /// As ToString, but numbers without type suffixes (7, 1.5): the value as SQL text shows it.
+  std::string SqlText() const;
 
  private:
   Scalar(DataTypePtr type, Value value) : type_(std::move(type)), value_(std::move(value)) {}

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -117,6 +118,13 @@ bool ParseDouble(std::string_view text, double* out) {
     return false;  // from_chars would accept "1e", Spark does not; also rejects "1d"/"1f".
   }
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  if (error == std::errc::result_out_of_range && end == text.data() + text.size()) {
+    // Java's parseDouble, which Spark uses, rounds a magnitude beyond double's range to
+    // Infinity and one below its smallest subnormal to 0.0 (signed); strtod does the same.
+    const std::string copy(text);
+    *out = std::strtod(copy.c_str(), nullptr);
+    return true;
+  }
   return error == std::errc() && end == text.data() + text.size();
 }
 

@@ -48,7 +48,7 @@ Result<ExprPtr> StackRows(const Expression& call, const LogicalPlan& input) {
   const int64_t rows = count.Literal().IntValue();
   if (rows <= 0) {
     return Status::InvalidArgument(
-        fmt::format("stack needs a positive number of rows, not {}: '{}'", rows, call.ToString()));
+        fmt::format("stack needs a positive number of rows, not {}: '{}'", rows, call.SqlText()));
   }
   const size_t values = args.size() - 1;
   const size_t fields =
@@ -154,7 +154,7 @@ Result<LogicalPlanPtr> Generate(LogicalPlanPtr input, const expr::Expression& ca
   } else if (name == "explode" || name == "posexplode") {
     if (call.Children().size() != 1) {
       return Status::InvalidArgument(
-          fmt::format("{} takes one array or map argument: '{}'", name, call.ToString()));
+          fmt::format("{} takes one array or map argument: '{}'", name, call.SqlText()));
     }
     TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr collection, Resolve(*call.Child(0), *input));
     const columnar::DataType& type = *collection->Type();
@@ -191,7 +191,7 @@ Result<LogicalPlanPtr> Generate(LogicalPlanPtr input, const expr::Expression& ca
       TRIBUTARY_ASSIGN_OR_RAISE(array, StackRows(call, *input));
     } else if (call.Children().size() != 1) {
       return Status::InvalidArgument(
-          fmt::format("inline takes one array of structs: '{}'", call.ToString()));
+          fmt::format("inline takes one array of structs: '{}'", call.SqlText()));
     } else {
       array = call.Child(0);
     }

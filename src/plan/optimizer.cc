@@ -1,6 +1,7 @@
 #include "plan/optimizer.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -21,8 +22,8 @@ using expr::Op;
 bool IsNondeterministic(const BoundExpression& e) {
   if (e.GetOp() == Op::kFunction) {
     const std::string& name = e.Name();
-    if (name == "rand" || name == "randn" || name == "random" || name == "uuid" ||
-        name == "shuffle") {
+    if (name == "rand" || name == "randn" || name == "random" || name == "uniform" ||
+        name == "randstr" || name == "uuid" || name == "shuffle") {
       return true;
     }
   }
@@ -317,6 +318,10 @@ LogicalPlanPtr LimitIntoSort(const LogicalPlanPtr& plan) {
     return rebuilt;
   }
   const auto& limit = plan->As<LimitNode>();
+  // OFFSET without LIMIT (the largest count that does not overflow) keeps a full sort.
+  if (limit.Limit() >= std::numeric_limits<int64_t>::max() - limit.Offset()) {
+    return rebuilt;
+  }
   const auto& sort = inputs[0]->As<SortNode>();
   const int64_t n = limit.Limit() + limit.Offset();
   const int64_t top = sort.Limit() ? std::min(*sort.Limit(), n) : n;

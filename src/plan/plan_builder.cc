@@ -168,6 +168,14 @@ Result<ExprPtr> RewriteColumns(const ExprPtr& e, const LogicalPlan& plan) {
     TRIBUTARY_ASSIGN_OR_RAISE(int index, UniqueColumn(plan, nullptr, e->Name()));
     return ExactColumn(InternalName(plan, index));
   }
+  // A column named current_date or current_timestamp shadows the niladic function, as Spark
+  // resolves the bare word as a column first (LiteralFunctionResolution only when none).
+  if (e->GetOp() == Op::kFunction && e->Children().empty() &&
+      (EqualsIgnoreAsciiCase(e->Name(), "current_date") ||
+       EqualsIgnoreAsciiCase(e->Name(), "current_timestamp")) &&
+      MatchColumns(plan, nullptr, e->Name()).size() == 1) {
+    return ExactColumn(InternalName(plan, MatchColumns(plan, nullptr, e->Name()).front()));
+  }
   if (e->GetOp() == Op::kGetField && e->Child(0)->GetOp() == Op::kColumn) {
     const std::string& head = e->Child(0)->Name();
     // `t.x` where t qualifies a column x wins over field x of a struct column t.
@@ -230,7 +238,7 @@ Result<BoundExprPtr> Resolve(const Expression& e, const LogicalPlan& input) {
                             RewriteColumns(std::make_shared<Expression>(e), input));
   auto bound = expr::Bind(*rewritten, *ResolutionSchema(input));
   if (!bound.ok()) {
-    return bound.status().WithContext(fmt::format("in '{}'", e.ToString()));
+    return bound.status().WithContext(fmt::format("in '{}'", e.SqlText()));
   }
   return bound;
 }
@@ -369,42 +377,126 @@ Result<LogicalPlanPtr> Filter(LogicalPlanPtr input, const ExprPtr& condition) {
 
 namespace {
 
-// Expands `*` and `t.*` items into one item per column.
+bool IsStarExpression(const Expression& e) {
+  return e.Name() == "*" && (e.GetOp() == Op::kColumn ||
+                             (e.GetOp() == Op::kGetField && e.Child(0)->GetOp() == Op::kColumn));
+}
+
+// The items `*`, `t.*` (a table's columns) or `s.*` (the fields of a struct column s, as
+// Spark's UnresolvedStar expands a struct) stand for. `display`: columns by their names as the
+// user sees them (for naming an output column), not by internal name.
+Result<std::vector<NamedExpr>> StarItems(const LogicalPlan& input, const Expression& e, int visible,
+                                         bool display = false) {
+  const auto column = [&input, display](int i) -> ExprPtr {
+    if (display) {
+      return std::make_shared<const Expression>(Op::kColumn, std::vector<ExprPtr>{},
+                                                input.Schema()->FieldAt(i).Name(),
+                                                expr::Scalar::Null(), nullptr);
+    }
+    return ExactColumn(InternalName(input, i));
+  };
+  std::vector<NamedExpr> out;
+  const bool qualified_star = e.GetOp() == Op::kGetField;
+  // `t.*` also takes the columns reachable only as `t.x` (a USING join's keys), first, as
+  // Spark puts a side's hidden join keys before its other columns; `*` never does.
+  for (const bool qualified_access_only : {true, false}) {
+    if (qualified_access_only && !qualified_star) {
+      continue;
+    }
+    // Hidden columns added for other items are not part of `*`.
+    for (int i = 0; i < visible; ++i) {
+      const std::string& qualifier = input.Qualifiers()[static_cast<size_t>(i)];
+      if (IsQualifiedAccessOnly(qualifier) != qualified_access_only ||
+          (qualified_star &&
+           !EqualsIgnoreAsciiCase(QualifierName(qualifier), e.Child(0)->Name()))) {
+        continue;
+      }
+      out.push_back({column(i), input.Schema()->FieldAt(i).Name()});
+    }
+  }
+  if (qualified_star && out.empty()) {
+    const std::string& name = e.Child(0)->Name();
+    const std::vector<int> columns = MatchColumns(input, nullptr, name);
+    if (columns.size() == 1 &&
+        input.Schema()->FieldAt(columns[0]).Type()->Id() == columnar::TypeId::kStruct) {
+      // The user's own reference: RewriteColumns resolves its fields as it resolves s.f.
+      const ExprPtr& base = e.Child(0);
+      for (const columnar::Field& field : input.Schema()->FieldAt(columns[0]).Type()->Fields()) {
+        out.push_back({expr::GetField(base, field.Name()), field.Name()});
+      }
+      return out;
+    }
+    return Status::InvalidArgument(fmt::format("'{}.*': no table or alias named '{}'", name, name));
+  }
+  return out;
+}
+
+// `e` with star arguments of function calls (struct(t.*), count(DISTINCT *), hash(s.*))
+// replaced by the columns or fields they stand for; named_struct's ('*', star) pairs become
+// one (name, value) pair each. count(*) alone is no star argument: it counts rows.
+Result<ExprPtr> ExpandStarArguments(const ExprPtr& e, const LogicalPlan& input, int visible,
+                                    bool display) {
+  if (e->Children().empty() || e->Window() != nullptr) {
+    return e;
+  }
+  const bool call = e->GetOp() == Op::kFunction;
+  const bool named_struct = call && e->Name() == "named_struct";
+  const bool counts_rows = e->Name() == "count" && e->Children().size() == 1 && !e->IsDistinct() &&
+                           e->Child(0)->GetOp() == Op::kColumn && e->Child(0)->Name() == "*";
+  bool changed = false;
+  std::vector<ExprPtr> children;
+  for (size_t i = 0; i < e->Children().size(); ++i) {
+    const ExprPtr& child = e->Child(i);
+    const bool pair_star = named_struct && i % 2 == 0 && i + 1 < e->Children().size() &&
+                           IsStarExpression(*e->Child(i + 1));
+    if (pair_star || (call && !counts_rows && !named_struct && IsStarExpression(*child))) {
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          std::vector<NamedExpr> items,
+          StarItems(input, pair_star ? *e->Child(i + 1) : *child, visible, display));
+      for (NamedExpr& item : items) {
+        if (pair_star) {
+          children.push_back(expr::Lit(expr::Scalar::String(item.alias)));
+        }
+        children.push_back(std::move(item.expr));
+      }
+      i += pair_star ? 1 : 0;
+      changed = true;
+      continue;
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr expanded,
+                              ExpandStarArguments(child, input, visible, display));
+    changed = changed || expanded != child;
+    children.push_back(std::move(expanded));
+  }
+  if (!changed) {
+    return e;
+  }
+  return std::make_shared<const Expression>(e->GetOp(), std::move(children), e->Name(),
+                                            e->Literal(), e->TargetType(), e->IsDistinct(),
+                                            e->Window());
+}
+
+// Expands `*` and `t.*` items into one item per column, and star arguments of calls.
 Result<std::vector<NamedExpr>> ExpandStars(const LogicalPlan& input,
                                            const std::vector<NamedExpr>& items, int visible) {
   std::vector<NamedExpr> out;
   for (const NamedExpr& item : items) {
-    const Expression& e = *item.expr;
-    const bool star = e.GetOp() == Op::kColumn && e.Name() == "*";
-    const bool qualified_star =
-        e.GetOp() == Op::kGetField && e.Name() == "*" && e.Child(0)->GetOp() == Op::kColumn;
-    if (!star && !qualified_star) {
-      out.push_back(item);
+    if (!IsStarExpression(*item.expr)) {
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr expanded,
+                                ExpandStarArguments(item.expr, input, visible, false));
+      std::string alias = item.alias;
+      if (alias.empty() && expanded != item.expr) {
+        // Named after the columns a star stood for, as written: struct(a, b), not a#0.
+        TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr shown,
+                                  ExpandStarArguments(item.expr, input, visible, true));
+        alias = DerivedName(*shown);
+      }
+      out.push_back({std::move(expanded), std::move(alias)});
       continue;
     }
-    bool any = false;
-    // `t.*` also takes the columns reachable only as `t.x` (a USING join's keys), first, as
-    // Spark puts a side's hidden join keys before its other columns; `*` never does.
-    for (const bool qualified_access_only : {true, false}) {
-      if (qualified_access_only && !qualified_star) {
-        continue;
-      }
-      // Hidden columns added for other items are not part of `*`.
-      for (int i = 0; i < visible; ++i) {
-        const std::string& qualifier = input.Qualifiers()[static_cast<size_t>(i)];
-        if (IsQualifiedAccessOnly(qualifier) != qualified_access_only ||
-            (qualified_star &&
-             !EqualsIgnoreAsciiCase(QualifierName(qualifier), e.Child(0)->Name()))) {
-          continue;
-        }
-        any = true;
-        out.push_back({ExactColumn(InternalName(input, i)), input.Schema()->FieldAt(i).Name()});
-      }
-    }
-    if (qualified_star && !any) {
-      return Status::InvalidArgument(fmt::format("'{}.*': no table or alias named '{}'",
-                                                 e.Child(0)->Name(), e.Child(0)->Name()));
-    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::vector<NamedExpr> expanded,
+                              StarItems(input, *item.expr, visible));
+    out.insert(out.end(), expanded.begin(), expanded.end());
   }
   return out;
 }
@@ -495,7 +587,7 @@ Result<LogicalPlanPtr> Select(LogicalPlanPtr input, const std::vector<NamedExpr>
       generator = i;
     } else if (ContainsGenerator(e)) {
       return Status::InvalidArgument(
-          fmt::format("generators are not supported nested in expressions: '{}'", e.ToString()));
+          fmt::format("generators are not supported nested in expressions: '{}'", e.SqlText()));
     }
   }
   if (generator.has_value()) {
@@ -623,10 +715,11 @@ class AggregateRewriter {
     bound_call.function = call.Name();
     bound_call.distinct = call.IsDistinct();
     std::vector<columnar::DataTypePtr> types;
+    std::vector<const ExprPtr*> arguments;
     for (const ExprPtr& argument : call.Children()) {
       if (ContainsAggregate(*argument)) {
         return Status::InvalidArgument(
-            fmt::format("aggregate function calls may not be nested: '{}'", call.ToString()));
+            fmt::format("aggregate function calls may not be nested: '{}'", call.SqlText()));
       }
       // count(*) arrives as count(<*>): no argument.
       if (argument->GetOp() == Op::kColumn && argument->Name() == "*") {
@@ -634,7 +727,17 @@ class AggregateRewriter {
       }
       TRIBUTARY_ASSIGN_OR_RAISE(BoundExprPtr bound, Resolve(*argument, input_));
       types.push_back(bound->Type());
+      arguments.push_back(&argument);
       bound_call.arguments.push_back(std::move(bound));
+    }
+    const std::vector<columnar::DataTypePtr> casts =
+        expr::AggregateArgumentCasts(call.Name(), types);
+    for (size_t i = 0; i < casts.size(); ++i) {
+      if (casts[i] != nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(bound_call.arguments[i],
+                                  Resolve(*expr::Cast(*arguments[i], casts[i]), input_));
+        types[i] = casts[i];
+      }
     }
     std::string text = call.Name() + (call.IsDistinct() ? "(DISTINCT " : "(");
     for (size_t i = 0; i < bound_call.arguments.size(); ++i) {
@@ -646,7 +749,7 @@ class AggregateRewriter {
     if (index == call_texts_.size()) {
       auto type = expr::AggregateResultType(call.Name(), types, call.IsDistinct());
       if (!type.ok()) {
-        return type.status().WithContext(fmt::format("in '{}'", call.ToString()));
+        return type.status().WithContext(fmt::format("in '{}'", call.SqlText()));
       }
       const bool nullable = call.Name() != "count" && call.Name() != "count_if" &&
                             call.Name() != "approx_count_distinct";
@@ -784,29 +887,8 @@ Result<LogicalPlanPtr> ExpandGroupingSets(const LogicalPlanPtr& input,
       std::make_shared<ExpandNode>(input, std::move(projections), names, std::move(qualifiers)));
 }
 
-// The function that merges partial results of `call` into the same type and value, when
-// there is one: count's counts are summed, sum's integer or floating sums summed, min and max
-// taken again. Empty for the others (DISTINCT, decimal sums that would widen, avg, ...).
-std::string MergeFunction(const exec::AggregateCall& call, const columnar::DataType& result) {
-  if (call.distinct) {
-    return {};
-  }
-  std::string name = AsciiLower(call.function);
-  if (name == "count" && result.Id() == columnar::TypeId::kInt64) {
-    return "sum";
-  }
-  if (name == "sum" &&
-      (result.Id() == columnar::TypeId::kInt64 || result.Id() == columnar::TypeId::kFloat64)) {
-    return "sum";
-  }
-  if (name == "min" || name == "max") {
-    return name;
-  }
-  return {};
-}
-
-// GROUPING SETS over aggregates that merge (MergeFunction): the input aggregated once by all
-// keys, the few resulting rows expanded per set (ExpandGroupingSets) and merged per set, so the
+// GROUPING SETS over aggregates that merge (exec::MergingFunction): the input aggregated once by
+// all keys, the few resulting rows expanded per set (ExpandGroupingSets) and merged per set, so the
 // input is read and hashed once instead of once per set. `fields` is the result's schema: the
 // keys, spark_grouping_id, the set's position, then `calls`. Null when a call does not merge.
 Result<LogicalPlanPtr> PreAggregatedGroupingSets(const LogicalPlanPtr& input,
@@ -817,7 +899,7 @@ Result<LogicalPlanPtr> PreAggregatedGroupingSets(const LogicalPlanPtr& input,
                                                  std::vector<columnar::Field> fields) {
   std::vector<std::string> merges;
   for (size_t i = 0; i < calls.size(); ++i) {
-    merges.push_back(MergeFunction(calls[i], *call_fields[i].Type()));
+    merges.push_back(exec::MergingFunction(calls[i], *call_fields[i].Type()));
     if (merges.back().empty()) {
       return LogicalPlanPtr();
     }
@@ -952,7 +1034,7 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
   for (size_t i = 0; i < expanded.size(); ++i) {
     auto bound = expr::Bind(*rewritten_items[i], *output_resolution);
     if (!bound.ok()) {
-      return bound.status().WithContext(fmt::format("in '{}'", expanded[i].expr->ToString()));
+      return bound.status().WithContext(fmt::format("in '{}'", expanded[i].expr->SqlText()));
     }
     outputs.push_back(std::move(*bound));
     names.push_back(expanded[i].alias.empty() ? DerivedName(*expanded[i].expr) : expanded[i].alias);
@@ -964,9 +1046,10 @@ Result<LogicalPlanPtr> Aggregate(LogicalPlanPtr input, const std::vector<ExprPtr
 Result<LogicalPlanPtr> Join(LogicalPlanPtr left, LogicalPlanPtr right, exec::JoinType type,
                             const ExprPtr& condition) {
   if (condition == nullptr) {
-    if (type != exec::JoinType::kCross && type != exec::JoinType::kInner &&
-        type != exec::JoinType::kLeftSemi && type != exec::JoinType::kLeftAnti) {
-      return Status::InvalidArgument("an outer join needs a join condition");
+    if (type != exec::JoinType::kCross && type != exec::JoinType::kInner) {
+      // Spark: an outer, semi or anti join without a condition pairs every row (a cross join
+      // that keeps unmatched rows, or tests whether the right side has any row).
+      return Join(std::move(left), std::move(right), type, expr::Lit(expr::Scalar::Boolean(true)));
     }
     return LogicalPlanPtr(std::make_shared<JoinNode>(
         std::move(left), std::move(right),

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -152,6 +153,14 @@ Status CheckFrameOffset(const expr::WindowFrameBound& bound, const exec::WindowF
   }
   const columnar::DataType& type = *bound.offset.Type();
   if (window.frame_type == expr::WindowSpec::FrameType::kRows) {
+    // Spark's SpecifiedWindowFrame takes an int for ROWS (a bigint such as 2147483648 is
+    // SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE).
+    if (type.Id() == columnar::TypeId::kInt64) {
+      return Status::InvalidArgument(fmt::format(
+          "[DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE] The data type used in the "
+          "window frame must be \"INT\", got {} in '{}'",
+          bound.offset.ToString(), call));
+    }
     if (!type.IsInteger() || bound.offset.IntValue() < 0) {
       return Status::InvalidArgument(fmt::format(
           "a ROWS frame boundary must be a non-negative integer literal, got {} in '{}'",
@@ -196,7 +205,7 @@ Status CheckFrameOffset(const expr::WindowFrameBound& bound, const exec::WindowF
 // made explicit.
 Result<exec::WindowFunction> BindWindow(const Expression& e, const BindOverInput& bind) {
   const expr::WindowSpec& spec = *e.Window();
-  const std::string call = e.ToString();
+  const std::string call = e.SqlText();
   exec::WindowFunction window;
   window.function = e.Name();
   window.distinct = e.IsDistinct();
@@ -222,6 +231,15 @@ Result<exec::WindowFunction> BindWindow(const Expression& e, const BindOverInput
     }
     window.order_keys.push_back({std::move(bound), direction.ascending, direction.nulls_first});
   }
+  // Spark's SupportsOrderingWithinGroup aggregates order by their WITHIN GROUP only.
+  if ((window.function == "median" || window.function == "percentile_cont" ||
+       window.function == "percentile_disc") &&
+      (!spec.order.empty() || spec.has_frame)) {
+    return Status::InvalidArgument(
+        fmt::format("[INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC] Cannot specify ORDER BY or a "
+                    "window frame for {}: '{}'",
+                    window.function, call));
+  }
   using Kind = expr::WindowFrameBound::Kind;
   if (spec.has_frame) {
     window.frame_type = spec.frame_type;
@@ -244,6 +262,34 @@ Result<exec::WindowFunction> BindWindow(const Expression& e, const BindOverInput
   }
   TRIBUTARY_RETURN_NOT_OK(CheckFrameOffset(window.frame_start, window, call));
   TRIBUTARY_RETURN_NOT_OK(CheckFrameOffset(window.frame_end, window, call));
+  // A frame whose lower bound lies after its upper one (1 FOLLOWING AND 1 PRECEDING) is
+  // Spark's SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON; numeric offsets only.
+  const auto frame_position = [](const expr::WindowFrameBound& bound) -> std::optional<double> {
+    if (bound.kind == Kind::kCurrentRow) {
+      return 0.0;
+    }
+    if (bound.kind != Kind::kPreceding && bound.kind != Kind::kFollowing) {
+      return std::nullopt;
+    }
+    const columnar::DataType& type = *bound.offset.Type();
+    double offset = 0;
+    if (type.IsInteger()) {
+      offset = static_cast<double>(bound.offset.IntValue());
+    } else if (type.Id() == columnar::TypeId::kFloat32 || type.Id() == columnar::TypeId::kFloat64) {
+      offset = bound.offset.DoubleValue();
+    } else {
+      return std::nullopt;
+    }
+    return bound.kind == Kind::kPreceding ? -offset : offset;
+  };
+  const std::optional<double> lower = frame_position(window.frame_start);
+  const std::optional<double> upper = frame_position(window.frame_end);
+  if (lower && upper && *lower > *upper) {
+    return Status::InvalidArgument(fmt::format(
+        "[DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_WRONG_COMPARISON] The lower bound of a "
+        "window frame must be less than or equal to the upper bound: '{}'",
+        call));
+  }
 
   const std::string& name = window.function;
   auto argument_count = [&](size_t min, size_t max) -> Status {
@@ -288,6 +334,14 @@ Result<exec::WindowFunction> BindWindow(const Expression& e, const BindOverInput
   std::vector<columnar::DataTypePtr> types;
   for (const BoundExprPtr& argument : window.arguments) {
     types.push_back(argument->Type());
+  }
+  const std::vector<columnar::DataTypePtr> casts = expr::AggregateArgumentCasts(name, types);
+  for (size_t i = 0; i < casts.size(); ++i) {
+    // Only count(*) skips a child, and it takes no casts: argument i is child i.
+    if (casts[i] != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(window.arguments[i], bind(*expr::Cast(e.Child(i), casts[i])));
+      types[i] = casts[i];
+    }
   }
   auto type = expr::AggregateResultType(name, types, window.distinct);
   if (!type.ok()) {

@@ -151,8 +151,15 @@ class Printer {
     if (!query.with.empty()) {
       out = "WITH ";
       for (size_t i = 0; i < query.with.size(); ++i) {
-        out += fmt::format("{}{} AS ({})", i > 0 ? ", " : "", QuoteIdentifier(query.with[i].name),
-                           Query(*query.with[i].query));
+        std::string columns;
+        for (const std::string& column : query.with[i].columns) {
+          columns += (columns.empty() ? "(" : ", ") + QuoteIdentifier(column);
+        }
+        if (!columns.empty()) {
+          columns += ")";
+        }
+        out += fmt::format("{}{}{} AS ({})", i > 0 ? ", " : "", QuoteIdentifier(query.with[i].name),
+                           columns, Query(*query.with[i].query));
       }
       out += " ";
     }
@@ -220,6 +227,9 @@ class Printer {
     }
     if (query.limit != nullptr) {
       out += " LIMIT " + Expr(query.limit);
+    }
+    if (query.offset != nullptr) {
+      out += " OFFSET " + Expr(query.offset);
     }
     return out;
   }

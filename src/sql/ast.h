@@ -236,6 +236,8 @@ struct OrderItem {
 
 struct CommonTableExpression {
   std::string name;
+  /// `WITH name(c1, c2) AS (...)`: names for the query's columns; empty when not given.
+  std::vector<std::string> columns;
   QueryPtr query;
   SourcePosition position;
 };
@@ -285,6 +287,8 @@ struct Query {
   bool order_by_all = false;
   /// Null when there is no LIMIT (or LIMIT ALL).
   expr::ExprPtr limit;
+  /// `OFFSET n`: rows skipped before LIMIT counts (Spark 3.4+); null when there is none.
+  expr::ExprPtr offset;
 };
 
 /// `name type [NOT NULL] [COMMENT 'text']` of CREATE TABLE.
@@ -322,6 +326,8 @@ struct CreateTable {
 struct Insert {
   TableName table;
   bool overwrite = false;
+  /// TRUNCATE TABLE name: an overwrite with no rows that returns no metrics row (as Spark).
+  bool truncate = false;
   std::vector<std::string> columns;
   QueryPtr query;
 };

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <limits>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -42,7 +44,7 @@ const expr::Expression* QuotedColumn(const std::string& message, const expr::Exp
   if ((node.GetOp() == expr::Op::kColumn ||
        (node.GetOp() == expr::Op::kGetField && (node.Child(0)->GetOp() == expr::Op::kColumn ||
                                                 node.Child(0)->GetOp() == expr::Op::kGetField))) &&
-      (message.find(fmt::format("'{}'", node.ToString())) != std::string::npos ||
+      (message.find(fmt::format("'{}'", node.SqlText())) != std::string::npos ||
        message.find(fmt::format("'{}'", node.Name())) != std::string::npos ||
        message.find(fmt::format("name {} cannot", BackquotedPath(node))) != std::string::npos)) {
     // A path points at its first part, where its text starts.
@@ -84,6 +86,19 @@ using plan::LogicalPlanPtr;
 // A literal's value as reader options spell it: strings as they are, others as SQL prints them.
 std::string OptionText(const expr::Scalar& value) {
   return value.Type()->Id() == columnar::TypeId::kString ? value.BytesValue() : value.ToString();
+}
+
+// Whether `e` calls a function whose value differs per evaluation (rand, uuid, ...).
+bool CallsRandomFunction(const expr::Expression& e) {
+  if (e.GetOp() == Op::kFunction) {
+    const std::string name = AsciiLower(e.Name());
+    if (name == "rand" || name == "randn" || name == "random" || name == "uniform" ||
+        name == "randstr" || name == "uuid" || name == "shuffle") {
+      return true;
+    }
+  }
+  return std::any_of(e.Children().begin(), e.Children().end(),
+                     [](const ExprPtr& child) { return CallsRandomFunction(*child); });
 }
 
 // Whether `name` matches a field ignoring case (several matches count: the plan reports them).
@@ -210,6 +225,24 @@ class Binder : public internal::QueryBinder {
   void PushScope() override { scopes_.emplace_back(); }
   void PopScope() override { scopes_.pop_back(); }
 
+  Result<LogicalPlanPtr> BindQueryOverDomain(const sql::Query& query,
+                                             const internal::OuterDomain& domain) override {
+    const internal::OuterDomain* outer = std::exchange(domain_, &domain);
+    auto plan = Query(query);
+    domain_ = outer;
+    return plan;
+  }
+
+  // `rewrite()` with no outer domain in effect: the subqueries of a query bound over a domain
+  // are bound in their own scope (their correlation is with that query).
+  template <typename Rewrite>
+  auto OutsideDomain(const Rewrite& rewrite) {
+    const internal::OuterDomain* outer = std::exchange(domain_, nullptr);
+    auto result = rewrite();
+    domain_ = outer;
+    return result;
+  }
+
   Result<LogicalPlanPtr> BindRelation(const sql::Relation& relation, bool streams) override {
     streams_allowed_ = streams;
     auto plan = Relation(relation);
@@ -224,7 +257,13 @@ class Binder : public internal::QueryBinder {
                                                                 std::move(plan), catalog_.eval));
     }
     if (!relation.column_aliases.empty()) {
-      const int columns = plan->Schema()->NumFields();
+      int columns = plan->Schema()->NumFields();
+      std::vector<std::string> aliases = relation.column_aliases;
+      if (domain_ != nullptr && internal::CarriesDomain(*plan, *domain_)) {
+        // The domain columns a correlated derived table carries keep their names.
+        columns -= static_cast<int>(domain_->names.size());
+        aliases.insert(aliases.end(), domain_->names.begin(), domain_->names.end());
+      }
       if (static_cast<size_t>(columns) != relation.column_aliases.size()) {
         return At(Status::InvalidArgument(
                       fmt::format("number of column aliases does not match number of columns: {} "
@@ -232,7 +271,7 @@ class Binder : public internal::QueryBinder {
                                   relation.alias, columns, relation.column_aliases.size())),
                   relation.position);
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Rename(std::move(plan), relation.column_aliases));
+      TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Rename(std::move(plan), aliases));
       plan = plan->WithAlias(relation.alias);
     }
     if (!relation.watermark.has_value()) {
@@ -652,11 +691,25 @@ class Binder : public internal::QueryBinder {
                   relation.right->position);
       }
       TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(relation.condition));
-      return internal::BindLateralJoin(
-          statement_, relation, std::move(left),
-          [this](const sql::Relation& from) { return Relation(from); });
+      auto lateral = internal::BindLateralJoin(
+          statement_, relation, left, [this](const sql::Relation& from) { return Relation(from); });
+      if (!lateral.ok() &&
+          (lateral.status().IsNotImplemented() ||
+           lateral.status().Message().find("UNRESOLVED_COLUMN") != std::string::npos)) {
+        // Another shape (grouping, LIMIT, a derived table or nested LATERAL reading the outer
+        // row): bound over the domain of the outer values it reads.
+        auto over_domain = LateralOverDomain(relation, left);
+        if (over_domain.ok() && *over_domain != nullptr) {
+          return over_domain;
+        }
+      }
+      return lateral;
     }
     TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr right, Relation(*relation.right));
+    ExprPtr condition = relation.condition;
+    if (domain_ != nullptr) {
+      TRIBUTARY_RETURN_NOT_OK(JoinOverDomain(relation, &left, &right, &condition));
+    }
     exec::JoinType type = exec::JoinType::kInner;
     switch (relation.join_kind) {
       case JoinKind::kInner:
@@ -688,13 +741,153 @@ class Binder : public internal::QueryBinder {
                                     /*keep_side_keys=*/true);
       return joined.ok() ? joined : At(joined.status(), relation.position);
     }
-    TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(relation.condition));
-    auto joined = plan::Join(std::move(left), std::move(right), type, relation.condition);
+    TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(condition));
+    auto joined = plan::Join(std::move(left), std::move(right), type, condition);
     if (joined.ok()) {
       return joined;
     }
     return relation.condition ? At(joined.status(), *relation.condition)
                               : At(joined.status(), relation.position);
+  }
+
+  // The sides of a join inside a query bound over an outer domain (BindQueryOverDomain): a
+  // condition reading outer columns joins the domain into the left side; when one side carries
+  // the domain and the join keeps unmatched rows or only the left side's, the other side gets
+  // it too; when both carry it, the rows join per domain row (null-safe equality of the domain
+  // columns, the right side's renamed).
+  Status JoinOverDomain(const sql::Relation& relation, LogicalPlanPtr* left, LogicalPlanPtr* right,
+                        ExprPtr* condition) {
+    const internal::OuterDomain& domain = *domain_;
+    bool left_carries = internal::CarriesDomain(**left, domain);
+    bool right_carries = internal::CarriesDomain(**right, domain);
+    if (*condition != nullptr) {
+      auto both = plan::Join(*left, *right, exec::JoinType::kCross, nullptr);
+      bool reads = false;
+      if (both.ok()) {
+        *condition = internal::OuterReferencesToDomain(*condition, *both, domain,
+                                                       statement_.sources.get(), &reads);
+      }
+      if (reads && !left_carries && !right_carries) {
+        TRIBUTARY_ASSIGN_OR_RAISE(*left, WithDomain(*left));
+        left_carries = true;
+      }
+    }
+    if (!left_carries && !right_carries) {
+      return Status::OK();
+    }
+    if (relation.natural || !relation.using_columns.empty()) {
+      return At(Status::NotImplemented(
+                    "a NATURAL or USING join inside a correlated scalar subquery that reads the "
+                    "outer query"),
+                relation.position);
+    }
+    const bool inner =
+        relation.join_kind == JoinKind::kInner || relation.join_kind == JoinKind::kCross;
+    if (!inner && !left_carries) {
+      TRIBUTARY_ASSIGN_OR_RAISE(*left, WithDomain(*left));
+      left_carries = true;
+    }
+    if (!inner && !right_carries) {
+      TRIBUTARY_ASSIGN_OR_RAISE(*right, WithDomain(*right));
+      right_carries = true;
+    }
+    if (left_carries && right_carries) {
+      ExprPtr equal;
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          *right, internal::RenameDomainColumns(*right, domain, ++domain_joins_, &equal));
+      *condition = *condition == nullptr ? equal : expr::And(equal, *condition);
+    }
+    return Status::OK();
+  }
+
+  // `left JOIN LATERAL (query)` of any shape, decorrelated over the domain of the values of
+  // `left` the query reads (Spark's DecorrelateInnerQuery): the query bound for every domain
+  // row at once (BindQueryOverDomain), joined to `left` on null-safe equality of the domain
+  // columns (a LEFT join keeps rows without any, the ON condition joins too), the domain
+  // columns dropped. Null when the query reads no column of `left`.
+  Result<LogicalPlanPtr> LateralOverDomain(const sql::Relation& join, LogicalPlanPtr left) {
+    const sql::Relation& right = *join.right;
+    const sql::Query& query = *right.subquery;
+    std::vector<ExprPtr> references;
+    internal::CollectQueryColumnReferences(query, statement_.sources.get(), &references);
+    const int number = ++domain_joins_;
+    internal::OuterDomain domain;
+    std::vector<plan::NamedExpr> items;
+    std::vector<std::string> keys;
+    for (const ExprPtr& reference : references) {
+      if (!plan::Select(left, {{reference, "__probe"}}).ok()) {
+        continue;
+      }
+      const size_t i = domain.names.size();
+      domain.outer.push_back(reference);
+      domain.names.push_back(fmt::format("__outer_lateral_{}_{}", number, i));
+      items.push_back({reference, domain.names.back()});
+      // The outer value as a column of `left` (a name both sides have stays unambiguous).
+      keys.push_back(fmt::format("__lateral_outer_{}_{}", number, i));
+      TRIBUTARY_ASSIGN_OR_RAISE(left, plan::WithColumn(std::move(left), keys.back(), reference));
+    }
+    if (domain.outer.empty()) {
+      return LogicalPlanPtr();
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr values, plan::Select(left, items));
+    TRIBUTARY_ASSIGN_OR_RAISE(domain.plan, plan::Distinct(std::move(values)));
+    const internal::OuterDomain* outer = std::exchange(domain_, &domain);
+    auto bound = Query(query);
+    domain_ = outer;
+    TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr rows, std::move(bound));
+    if (!internal::CarriesDomain(*rows, domain)) {
+      return LogicalPlanPtr();
+    }
+    std::vector<std::string> names;
+    std::vector<std::string> produced;
+    for (const columnar::Field& field : rows->Schema()->Fields()) {
+      const auto found = std::find(domain.names.begin(), domain.names.end(), field.Name());
+      if (found == domain.names.end()) {
+        produced.push_back(field.Name());
+        names.push_back(field.Name());
+      } else {
+        names.push_back(fmt::format("__lateral_key_{}_{}", number, found - domain.names.begin()));
+      }
+    }
+    if (!right.column_aliases.empty()) {
+      if (right.column_aliases.size() != produced.size()) {
+        return LogicalPlanPtr();
+      }
+      size_t next = 0;
+      for (std::string& name : names) {
+        if (!internal::IsDomainColumnName(name) && name.rfind("__lateral_key_", 0) != 0) {
+          name = right.column_aliases[next++];
+        }
+      }
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(rows, plan::Rename(std::move(rows), names));
+    if (!right.alias.empty()) {
+      rows = rows->WithAlias(right.alias);
+    }
+    ExprPtr on;
+    std::vector<std::string> drop = keys;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string key = fmt::format("__lateral_key_{}_{}", number, i);
+      drop.push_back(key);
+      ExprPtr same =
+          expr::Call(Op::kNullSafeEqual, {plan::ExactColumn(keys[i]), plan::ExactColumn(key)});
+      on = on == nullptr ? same : expr::And(on, same);
+    }
+    if (join.condition != nullptr) {
+      on = expr::And(on, join.condition);
+    }
+    auto joined = plan::Join(
+        std::move(left), std::move(rows),
+        join.join_kind == JoinKind::kLeft ? exec::JoinType::kLeft : exec::JoinType::kInner, on);
+    if (!joined.ok()) {
+      return At(joined.status(), right.position);
+    }
+    return plan::Drop(*std::move(joined), drop);
+  }
+
+  // `plan` cross-joined with the outer domain: its rows for every domain row.
+  Result<LogicalPlanPtr> WithDomain(LogicalPlanPtr plan) const {
+    return plan::Join(std::move(plan), domain_->plan, exec::JoinType::kCross, nullptr);
   }
 
   static Result<LogicalPlanPtr> OneRow() { return internal::OneRowPlan(); }
@@ -707,6 +900,14 @@ class Binder : public internal::QueryBinder {
       std::vector<plan::NamedExpr> items;
       for (size_t i = 0; i < row.size(); ++i) {
         TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(row[i]));
+        if (expr::ContainsAggregate(*row[i]) || CallsRandomFunction(*row[i])) {
+          // Spark's ResolveInlineTables evaluates the rows once: no aggregate, nothing random.
+          return At(Status::InvalidArgument(fmt::format(
+                        "[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Cannot "
+                        "evaluate the expression {} in inline table definition.",
+                        row[i]->ToString())),
+                    *row[i]);
+        }
         items.push_back({row[i], fmt::format("col{}", i + 1)});
       }
       TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr one, OneRow());
@@ -729,18 +930,159 @@ class Binder : public internal::QueryBinder {
       TRIBUTARY_ASSIGN_OR_RAISE(input, Relation(*query.from));
     } else {
       TRIBUTARY_ASSIGN_OR_RAISE(input, OneRow());
+      // The window operator reads the row count from a column: give the row one, unseen.
+      if (std::any_of(query.select.begin(), query.select.end(), [](const SelectItem& item) {
+            return !item.IsStar() && expr::ContainsWindow(*item.expr);
+          })) {
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            input, plan::Select(std::move(input),
+                                {{expr::Lit(expr::Scalar::Boolean(true)), "__one_row"}}));
+      }
     }
-    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<sql::Query> rewritten,
-                              subqueries_->ScalarSubqueries(query, &input));
+    if (domain_ != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(std::optional<sql::Query> over_domain,
+                                SelectOverDomain(query, &input));
+      if (over_domain.has_value()) {
+        return SelectFrom(*over_domain, std::move(input));
+      }
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<sql::Query> rewritten, OutsideDomain([&] {
+                                return subqueries_->ScalarSubqueries(query, &input);
+                              }));
     return SelectFrom(rewritten.has_value() ? *rewritten : query, std::move(input));
+  }
+
+  // A SELECT inside a query bound over an outer domain (BindQueryOverDomain) that reads an
+  // outer column or whose FROM (`*input`) carries the domain: the query to select from
+  // `*input`, which gains the domain. Outer columns read the domain's; `*` skips the domain
+  // columns, which follow the items (and group the rows when the query aggregates). A global
+  // aggregate right-joins its rows with the domain on WHERE, so a domain row without rows still
+  // has its one row (count 0, as per outer row). Nullopt for a SELECT that reads no outer
+  // column: it is bound as usual.
+  Result<std::optional<sql::Query>> SelectOverDomain(const sql::Query& query,
+                                                     LogicalPlanPtr* input) {
+    const internal::OuterDomain& domain = *domain_;
+    sql::Query rewritten = query;
+    bool reads = false;
+    const auto to_domain = [&](const ExprPtr& e) {
+      return internal::OuterReferencesToDomain(e, *input, domain, statement_.sources.get(), &reads);
+    };
+    rewritten.select.clear();
+    for (const SelectItem& item : query.select) {
+      if (!item.IsStar() || item.star_qualifier.size() > 1) {
+        SelectItem copy = item;
+        copy.expr = to_domain(item.expr);
+        if (copy.alias.empty() && copy.expr != item.expr) {
+          copy.alias = plan::DerivedName(*item.expr);
+        }
+        rewritten.select.push_back(std::move(copy));
+        continue;
+      }
+      // `*` and `t.*` expand here, without the domain columns.
+      const columnar::SchemaPtr resolution = plan::ResolutionSchema(**input);
+      for (int i = 0; i < (*input)->Schema()->NumFields(); ++i) {
+        const std::string& name = (*input)->Schema()->FieldAt(i).Name();
+        if (internal::IsDomainColumnName(name) ||
+            (!item.star_qualifier.empty() &&
+             !EqualsIgnoreAsciiCase((*input)->Qualifiers()[static_cast<size_t>(i)],
+                                    item.star_qualifier[0]))) {
+          continue;
+        }
+        SelectItem column;
+        column.expr = plan::ExactColumn(resolution->FieldAt(i).Name());
+        column.alias = name;
+        column.position = item.position;
+        rewritten.select.push_back(std::move(column));
+      }
+    }
+    rewritten.where = to_domain(query.where);
+    rewritten.having = to_domain(query.having);
+    for (ExprPtr& key : rewritten.group_by) {
+      key = to_domain(key);
+    }
+    const bool carries = internal::CarriesDomain(**input, domain);
+    if (!reads && !carries) {
+      return std::optional<sql::Query>();
+    }
+    if (query.qualify != nullptr || !query.grouping_sets.empty() || query.group_by_all) {
+      return At(Status::NotImplemented(
+                    "QUALIFY, GROUPING SETS and GROUP BY ALL in a correlated scalar subquery "
+                    "that reads the outer query"),
+                query.position);
+    }
+    bool aggregates = query.having != nullptr || !query.group_by.empty();
+    for (const SelectItem& item : rewritten.select) {
+      aggregates = aggregates || ContainsAggregate(*item.expr);
+    }
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<sql::Query> with_subqueries, OutsideDomain([&] {
+                                return subqueries_->ScalarSubqueries(rewritten, input);
+                              }));
+    if (with_subqueries.has_value()) {
+      rewritten = *std::move(with_subqueries);
+    }
+    if (aggregates && query.group_by.empty()) {
+      // One row per domain row: the domain left-joined with the rows WHERE keeps.
+      ExprPtr on;
+      if (rewritten.where != nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            on, OutsideDomain([&] { return subqueries_->SubqueryJoins(rewritten.where, input); }));
+        if (on != nullptr) {
+          TRIBUTARY_ASSIGN_OR_RAISE(
+              on, OutsideDomain([&] { return subqueries_->PredicateSubqueryValues(on, input); }));
+          TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(on));
+        }
+        rewritten.where = nullptr;
+      }
+      const std::string matched = fmt::format("__outer_matched_{}", ++domain_joins_);
+      TRIBUTARY_ASSIGN_OR_RAISE(
+          LogicalPlanPtr rows,
+          plan::WithColumn(*input, matched, expr::Lit(expr::Scalar::Boolean(true))));
+      if (carries) {
+        ExprPtr equal;
+        TRIBUTARY_ASSIGN_OR_RAISE(
+            rows, internal::RenameDomainColumns(std::move(rows), domain, ++domain_joins_, &equal));
+        on = on == nullptr ? equal : expr::And(equal, on);
+      }
+      // The rows keep their column positions (the SELECT items may read them by position).
+      auto joined = plan::Join(std::move(rows), domain.plan, exec::JoinType::kRight,
+                               on != nullptr ? on : expr::Lit(expr::Scalar::Boolean(true)));
+      if (!joined.ok()) {
+        return on != nullptr ? At(joined.status(), *on) : At(joined.status(), query.position);
+      }
+      *input = *std::move(joined);
+      const ExprPtr matched_column = plan::ExactColumn(matched);
+      for (SelectItem& item : rewritten.select) {
+        item.expr = internal::AggregatesOverMatchedRows(item.expr, matched_column);
+      }
+      if (rewritten.having != nullptr) {
+        rewritten.having = internal::AggregatesOverMatchedRows(rewritten.having, matched_column);
+      }
+    } else if (!carries) {
+      TRIBUTARY_ASSIGN_OR_RAISE(*input, WithDomain(*input));
+    }
+    for (const std::string& name : domain.names) {
+      SelectItem column;
+      column.expr = plan::ExactColumn(name);
+      column.alias = name;
+      column.position = query.position;
+      rewritten.select.push_back(std::move(column));
+      if (aggregates) {
+        rewritten.group_by.push_back(plan::ExactColumn(name));
+      }
+    }
+    return std::optional<sql::Query>(std::move(rewritten));
   }
 
   Result<LogicalPlanPtr> SelectFrom(const sql::Query& query, LogicalPlanPtr input) {
     if (query.where != nullptr) {
-      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rest, subqueries_->SubqueryJoins(query.where, &input));
+      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr rest, OutsideDomain([&] {
+                                  return subqueries_->SubqueryJoins(query.where, &input);
+                                }));
       if (rest != nullptr) {
         const int fields = input->Schema()->NumFields();
-        TRIBUTARY_ASSIGN_OR_RAISE(rest, subqueries_->PredicateSubqueryValues(rest, &input));
+        TRIBUTARY_ASSIGN_OR_RAISE(rest, OutsideDomain([&] {
+                                    return subqueries_->PredicateSubqueryValues(rest, &input);
+                                  }));
         TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(rest));
         auto filtered = plan::Filter(std::move(input), rest);
         if (!filtered.ok()) {
@@ -762,7 +1104,9 @@ class Binder : public internal::QueryBinder {
     TRIBUTARY_ASSIGN_OR_RAISE(
         const bool multi_alias,
         internal::BindMultiAliasGenerator(statement_, query.select, &input, &items));
-    bool aggregates = query.having != nullptr || !query.group_by.empty();
+    // GROUP BY GROUPING SETS (()) groups too, by no key.
+    bool aggregates =
+        query.having != nullptr || !query.group_by.empty() || !query.grouping_sets.empty();
     for (const SelectItem& item : query.select) {
       if (item.IsStar()) {
         std::string path;
@@ -884,7 +1228,7 @@ class Binder : public internal::QueryBinder {
       }
     }
     for (const expr::Expression* candidate : candidates) {
-      if (status.Message().find(candidate->ToString()) != std::string::npos) {
+      if (status.Message().find(candidate->SqlText()) != std::string::npos) {
         return candidate;
       }
     }
@@ -960,7 +1304,20 @@ class Binder : public internal::QueryBinder {
         }
       }
     }
-    return key;
+    // An alias inside a key (`GROUP BY col1 % abc`) stands for its expression as well, when
+    // that has no aggregate.
+    return internal::RewriteExpression(key, [&](const ExprPtr& e) -> ExprPtr {
+      if (e->GetOp() != Op::kColumn || HasField(*input.Schema(), e->Name())) {
+        return nullptr;
+      }
+      for (const SelectItem& item : query.select) {
+        if (!item.IsStar() && !item.alias.empty() &&
+            AsciiLower(item.alias) == AsciiLower(e->Name()) && !ContainsAggregate(*item.expr)) {
+          return item.expr;
+        }
+      }
+      return nullptr;
+    });
   }
 
   // ORDER BY an aggregate the SELECT list does not compute (`SELECT a FROM t GROUP BY a ORDER
@@ -984,20 +1341,59 @@ class Binder : public internal::QueryBinder {
           return std::any_of(e.Children().begin(), e.Children().end(),
                              [&](const ExprPtr& child) { return aggregation_value(*child); });
         };
+    return SortByHiddenItems(query, /*keep_with=*/true, "__order_by_", [&](const OrderItem& order) {
+      return !Ordinal(*order.expr).has_value() &&
+             (ContainsAggregate(*order.expr) ||
+              (!query.grouping_sets.empty() && aggregation_value(*order.expr))) &&
+             std::none_of(query.select.begin(), query.select.end(), [&](const SelectItem& s) {
+               return s.expr->ToString() == order.expr->ToString();
+             });
+    });
+  }
+
+  // ORDER BY an expression over columns the SELECT list does not output (`SELECT c FROM t
+  // ORDER BY a`, or a grouping column after GROUP BY): Spark resolves it against the FROM
+  // clause (or the grouping keys) and sorts by a hidden column it projects away after the sort.
+  // Here each such item becomes a hidden SELECT item, as for aggregates above; `plan` is the
+  // query bound without them. Null when every ORDER BY item resolves against `plan`.
+  Result<LogicalPlanPtr> OrderByHiddenColumns(const sql::Query& query, const LogicalPlanPtr& plan) {
+    return SortByHiddenItems(
+        query, /*keep_with=*/false, "__order_by_hidden_", [&](const OrderItem& order) {
+          // A call the SELECT list computes sorts by that output column (below).
+          if (Ordinal(*order.expr).has_value() || ContainsAggregate(*order.expr) ||
+              (order.expr->GetOp() == Op::kFunction &&
+               std::any_of(query.select.begin(), query.select.end(), [&](const SelectItem& s) {
+                 return !s.IsStar() && s.expr->ToString() == order.expr->ToString();
+               }))) {
+            return false;
+          }
+          plan::SortItem probe;
+          probe.expr = order.expr;
+          auto sorted = plan::OrderBy(plan, {probe});
+          return !sorted.ok() &&
+                 (sorted.status().Message().find("UNRESOLVED_COLUMN") != std::string::npos ||
+                  sorted.status().Message().find("is ambiguous") != std::string::npos);
+        });
+  }
+
+  // `query` with each ORDER BY item `hide` picks computed as a hidden SELECT item named
+  // `<prefix><n>`, sorted on and projected away after the sort; null when `hide` picks none.
+  // `keep_with`: false when the query's WITH names are already in scope.
+  Result<LogicalPlanPtr> SortByHiddenItems(const sql::Query& query, bool keep_with,
+                                           std::string_view prefix,
+                                           const std::function<bool(const OrderItem&)>& hide) {
     sql::Query rewritten = query;
+    if (!keep_with) {
+      rewritten.with.clear();
+    }
     std::vector<std::string> hidden;
     for (OrderItem& order : rewritten.order_by) {
-      if (Ordinal(*order.expr).has_value() ||
-          (!ContainsAggregate(*order.expr) &&
-           !(!query.grouping_sets.empty() && aggregation_value(*order.expr))) ||
-          std::any_of(query.select.begin(), query.select.end(), [&](const SelectItem& s) {
-            return s.expr->ToString() == order.expr->ToString();
-          })) {
+      if (!hide(order)) {
         continue;
       }
       SelectItem item;
       item.expr = order.expr;
-      item.alias = fmt::format("__order_by_{}", hidden.size());
+      item.alias = fmt::format("{}{}", prefix, hidden.size());
       item.position = rewritten.position;
       order.expr = expr::Col(item.alias);
       hidden.push_back(item.alias);
@@ -1017,6 +1413,16 @@ class Binder : public internal::QueryBinder {
     }
     for (const CommonTableExpression& cte : query.with) {
       TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr plan, Query(*cte.query));
+      if (!cte.columns.empty()) {
+        if (static_cast<size_t>(plan->Schema()->NumFields()) != cte.columns.size()) {
+          return At(Status::InvalidArgument(fmt::format(
+                        "[ASSIGNMENT_ARITY_MISMATCH] The number of columns of the WITH query {} "
+                        "({}) does not match the number of column names ({})",
+                        cte.name, plan->Schema()->NumFields(), cte.columns.size())),
+                    cte.position);
+        }
+        TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Rename(std::move(plan), cte.columns));
+      }
       scopes_.back()[AsciiLower(cte.name)] = plan->WithAlias(cte.name);
     }
     LogicalPlanPtr plan;
@@ -1032,6 +1438,16 @@ class Binder : public internal::QueryBinder {
       case QueryKind::kUnion: {
         TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr left, Query(*query.left));
         TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr right, Query(*query.right));
+        if (domain_ != nullptr && (internal::CarriesDomain(*left, *domain_) ||
+                                   internal::CarriesDomain(*right, *domain_))) {
+          // Per domain row: both sides carry the domain columns, last.
+          if (!internal::CarriesDomain(*left, *domain_)) {
+            TRIBUTARY_ASSIGN_OR_RAISE(left, WithDomain(std::move(left)));
+          }
+          if (!internal::CarriesDomain(*right, *domain_)) {
+            TRIBUTARY_ASSIGN_OR_RAISE(right, WithDomain(std::move(right)));
+          }
+        }
         auto unioned = query.set_operator == SetOperator::kUnion
                            ? plan::Union({std::move(left), std::move(right)}, !query.union_all)
                            : plan::SetOperation(std::move(left), std::move(right),
@@ -1046,6 +1462,13 @@ class Binder : public internal::QueryBinder {
         break;
       }
     }
+    if (query.kind == QueryKind::kSelect && !query.distinct && !query.order_by_all &&
+        !query.order_by.empty()) {
+      TRIBUTARY_ASSIGN_OR_RAISE(LogicalPlanPtr with_hidden, OrderByHiddenColumns(query, plan));
+      if (with_hidden != nullptr) {
+        return with_hidden;
+      }
+    }
     std::vector<OrderItem> order_by = query.order_by;
     if (query.order_by_all && !HasField(*plan->Schema(), "all")) {
       // ORDER BY ALL: every output column in order, each with the direction given.
@@ -1057,6 +1480,8 @@ class Binder : public internal::QueryBinder {
         order_by.push_back(std::move(item));
       }
     }
+    // The ORDER BY keys, for a LIMIT per outer domain row (LimitPerDomainRow).
+    std::vector<plan::SortItem> ordered;
     if (!order_by.empty()) {
       std::vector<plan::SortItem> items;
       for (const OrderItem& order : order_by) {
@@ -1092,54 +1517,130 @@ class Binder : public internal::QueryBinder {
         TRIBUTARY_RETURN_NOT_OK(CheckNoSubquery(item.expr));
         items.push_back(std::move(item));
       }
+      ordered = items;
       auto sorted = plan::OrderBy(plan, items);
       if (!sorted.ok()) {
         return At(sorted.status(), *order_by.front().expr);
       }
       plan = *std::move(sorted);
     }
-    if (query.limit != nullptr) {
-      const expr::Expression& limit = *query.limit;
-      // Spark's LIMIT takes any foldable integer expression (`LIMIT 1 + 1`).
-      std::optional<int64_t> count = Ordinal(limit);
-      if (!count.has_value()) {
-        auto value = internal::ConstantValue(limit, catalog_.eval);
-        if (!value.ok()) {
-          return At(Status::InvalidArgument(fmt::format(
-                        "[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] The limit like expression "
-                        "\"{}\" is invalid. The limit expression must evaluate to a constant "
-                        "value.",
-                        limit.ToString())),
-                    limit);
-        }
-        if (value->IsNull()) {
-          return At(Status::InvalidArgument(fmt::format(
-                        "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL] The limit like expression "
-                        "\"{}\" is invalid. The evaluated limit expression must not be null.",
-                        limit.ToString())),
-                    limit);
-        }
-        if (!value->Type()->IsInteger()) {
-          return At(Status::InvalidArgument(fmt::format(
-                        "[INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE] The limit like expression "
-                        "\"{}\" is invalid. The limit expression must be integer type, but got "
-                        "\"{}\".",
-                        limit.ToString(), value->Type()->Sql())),
-                    limit);
-        }
-        count = value->IntValue();
+    if ((query.limit != nullptr || query.offset != nullptr) && domain_ != nullptr &&
+        internal::CarriesDomain(*plan, *domain_)) {
+      return LimitPerDomainRow(query, std::move(plan), ordered);
+    }
+    if (query.limit != nullptr || query.offset != nullptr) {
+      int64_t offset = 0;
+      if (query.offset != nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(offset, LimitLikeCount(*query.offset, "offset"));
       }
-      if (*count < 0) {
-        return At(Status::InvalidArgument(fmt::format(
-                      "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] The limit like expression "
-                      "\"{}\" is invalid. The limit expression must be equal to or greater than "
-                      "0, but got {}.",
-                      limit.ToString(), *count)),
-                  limit);
+      // OFFSET without LIMIT keeps every row after the offset.
+      int64_t count = std::numeric_limits<int64_t>::max() - offset;
+      if (query.limit != nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(count, LimitLikeCount(*query.limit, "limit"));
       }
-      TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Limit(plan, *count));
+      TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Limit(plan, count, offset));
     }
     return plan;
+  }
+
+  // LIMIT / OFFSET of a query bound over an outer domain whose rows carry the domain columns:
+  // applied per domain row, as if the query ran once per outer row (Spark's rewrite of a
+  // correlated LIMIT): the rows numbered within each domain row in the ORDER BY order
+  // (`ordered`; any order without one) and filtered to the numbers offset+1 .. offset+count.
+  Result<LogicalPlanPtr> LimitPerDomainRow(const sql::Query& query, LogicalPlanPtr plan,
+                                           const std::vector<plan::SortItem>& ordered) {
+    int64_t offset = 0;
+    if (query.offset != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(offset, LimitLikeCount(*query.offset, "offset"));
+    }
+    int64_t count = std::numeric_limits<int64_t>::max() - offset;
+    if (query.limit != nullptr) {
+      TRIBUTARY_ASSIGN_OR_RAISE(count, LimitLikeCount(*query.limit, "limit"));
+    }
+    expr::WindowSpec spec;
+    std::vector<ExprPtr> keys;
+    for (const std::string& name : domain_->names) {
+      keys.push_back(plan::ExactColumn(name));
+    }
+    spec.num_partition_keys = keys.size();
+    for (const plan::SortItem& item : ordered) {
+      keys.push_back(item.expr);
+      spec.order.push_back({item.ascending, item.nulls_first.value_or(item.ascending)});
+    }
+    if (ordered.empty()) {
+      // row_number needs an order: a domain column, constant within its partition.
+      keys.push_back(plan::ExactColumn(domain_->names.front()));
+      spec.order.emplace_back();
+    }
+    const std::string number = fmt::format("__outer_row_{}", ++domain_joins_);
+    const columnar::SchemaPtr resolution = plan::ResolutionSchema(*plan);
+    std::vector<plan::NamedExpr> items;
+    items.reserve(static_cast<size_t>(plan->Schema()->NumFields()) + 1);
+    for (int i = 0; i < plan->Schema()->NumFields(); ++i) {
+      items.push_back(
+          {plan::ExactColumn(resolution->FieldAt(i).Name()), plan->Schema()->FieldAt(i).Name()});
+    }
+    items.push_back(
+        {expr::WindowCall("row_number", {}, false, std::move(keys), std::move(spec)), number});
+    auto numbered = plan::Select(std::move(plan), items);
+    if (numbered.ok()) {
+      const ExprPtr row = plan::ExactColumn(number);
+      ExprPtr keep = expr::Call(Op::kGreater, {row, expr::Lit(expr::Scalar::Int64(offset))});
+      if (count < std::numeric_limits<int64_t>::max() - offset) {
+        keep = expr::And(keep, expr::Call(Op::kLessEqual,
+                                          {row, expr::Lit(expr::Scalar::Int64(offset + count))}));
+      }
+      numbered = plan::Filter(*std::move(numbered), keep);
+    }
+    if (numbered.ok()) {
+      numbered = plan::Drop(*std::move(numbered), {number});
+    }
+    if (!numbered.ok()) {
+      return query.limit != nullptr ? At(numbered.status(), *query.limit)
+                                    : At(numbered.status(), *query.offset);
+    }
+    return numbered;
+  }
+
+  // The row count of LIMIT or OFFSET (`what`): Spark takes any foldable, non-null, non-negative
+  // integer expression (`LIMIT 1 + 1`).
+  Result<int64_t> LimitLikeCount(const expr::Expression& limit, std::string_view what) const {
+    std::optional<int64_t> count = Ordinal(limit);
+    if (!count.has_value()) {
+      auto value = internal::ConstantValue(limit, catalog_.eval);
+      if (!value.ok()) {
+        return At(Status::InvalidArgument(fmt::format(
+                      "[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] The limit like expression "
+                      "\"{}\" is invalid. The {} expression must evaluate to a constant value.",
+                      limit.ToString(), what)),
+                  limit);
+      }
+      if (value->IsNull()) {
+        return At(Status::InvalidArgument(fmt::format(
+                      "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL] The limit like expression "
+                      "\"{}\" is invalid. The evaluated {} expression must not be null.",
+                      limit.ToString(), what)),
+                  limit);
+      }
+      if (!value->Type()->IsInteger()) {
+        return At(Status::InvalidArgument(fmt::format(
+                      "[INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE] The limit like expression "
+                      "\"{}\" is invalid. The {} expression must be integer type, but got "
+                      "\"{}\".",
+                      limit.ToString(), what, value->Type()->Sql())),
+                  limit);
+      }
+      count = value->IntValue();
+    }
+    if (*count < 0) {
+      return At(Status::InvalidArgument(fmt::format(
+                    "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] The limit like expression "
+                    "\"{}\" is invalid. The {} expression must be equal to or greater than 0, "
+                    "but got {}.",
+                    limit.ToString(), what, *count)),
+                limit);
+    }
+    return *count;
   }
 
   // INSERT rows in the table's column order and types: by position, or by the column list
@@ -1350,6 +1851,10 @@ class Binder : public internal::QueryBinder {
   std::unique_ptr<internal::SubqueryRewriter> subqueries_;
   // WITH names visible here, innermost last (lowercase keys).
   std::vector<std::map<std::string, LogicalPlanPtr>> scopes_;
+  // The outer domain of the correlated subquery being bound (BindQueryOverDomain), or null.
+  const internal::OuterDomain* domain_ = nullptr;
+  // Joins on domain columns so far (the renamed columns are numbered).
+  int domain_joins_ = 0;
 };
 
 }  // namespace

@@ -466,7 +466,7 @@ Status PlaceRowChangeError(const Statement& statement, const BoundStatement& bou
     }
   }
   for (const expr::Expression* candidate : candidates) {
-    if (status.Message().find(candidate->ToString()) != std::string::npos) {
+    if (status.Message().find(candidate->SqlText()) != std::string::npos) {
       return StatusAt(statement, status, *candidate);
     }
   }

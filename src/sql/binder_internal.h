@@ -44,6 +44,15 @@ class RelationBinder {
   virtual Status CheckNoSubquery(const expr::ExprPtr& e) const = 0;
 };
 
+/// The outer values a correlated subquery reads, for binding it once for all outer rows
+/// (Spark's and DuckDB's domain decorrelation): `plan` holds the distinct values of the outer
+/// query's columns `outer` (each a column reference as written) as columns `names`.
+struct OuterDomain {
+  std::vector<expr::ExprPtr> outer;
+  std::vector<std::string> names;
+  plan::LogicalPlanPtr plan;
+};
+
 /// What the subquery rewrites need of the binder that uses them.
 class QueryBinder : public RelationBinder {
  public:
@@ -54,6 +63,16 @@ class QueryBinder : public RelationBinder {
   /// Enter and leave a scope of WITH names, so that a subquery's names stay inside it.
   virtual void PushScope() = 0;
   virtual void PopScope() = 0;
+  /// The plan of a correlated `query` for every row of `domain` at once, as if it ran once per
+  /// domain row: each SELECT that reads an outer column (one `domain.outer` names that does not
+  /// resolve in its FROM) or whose FROM carries the domain columns joins the domain in and
+  /// outputs them after its own columns (an aggregate groups by them; a global aggregate keeps
+  /// a row for each domain row). The result's columns are the query's, then `domain.names`
+  /// when it reads the domain at all; LIMIT / OFFSET apply per domain row (row_number over
+  /// the domain columns in the ORDER BY order). NotImplemented for QUALIFY, grouping sets and
+  /// NATURAL / USING joins over the domain.
+  virtual Result<plan::LogicalPlanPtr> BindQueryOverDomain(const Query& query,
+                                                           const OuterDomain& domain) = 0;
 };
 
 /// Subqueries in the expressions of a query being bound, rewritten into joins of the query's
@@ -210,5 +229,30 @@ expr::ExprPtr AggregatesOverMatchedRows(const expr::ExprPtr& value, const expr::
 
 /// The distinct (by text) column references in `e`, appended to `*out`.
 void CollectColumnReferences(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out);
+
+/// Whether `plan` outputs the columns of `domain` (a query bound over it that reads it).
+/// The column references anywhere in `query` (its WITH queries, FROM items, clauses and the
+/// subqueries in them), appended to `*out` once each (binder_subqueries.cc).
+void CollectQueryColumnReferences(const Query& query, const ExpressionSources* sources,
+                                  std::vector<expr::ExprPtr>* out);
+
+bool CarriesDomain(const plan::LogicalPlan& plan, const OuterDomain& domain);
+
+/// `e` with each column reference that does not resolve in `input` but names an outer column
+/// of `domain` replaced by that domain column; `*reads` set when one was. Subquery placeholders
+/// (`sources`) are left as they are.
+expr::ExprPtr OuterReferencesToDomain(const expr::ExprPtr& e, const plan::LogicalPlanPtr& input,
+                                      const OuterDomain& domain, const ExpressionSources* sources,
+                                      bool* reads);
+
+/// `plan` with the domain's columns renamed `<name>_<suffix>` (qualifiers kept), so that it can
+/// be joined with another plan that carries them; `*equal` gets the null-safe equalities of the
+/// renamed columns with the others.
+Result<plan::LogicalPlanPtr> RenameDomainColumns(plan::LogicalPlanPtr plan,
+                                                 const OuterDomain& domain, int suffix,
+                                                 expr::ExprPtr* equal);
+
+/// Whether output column `name` is a domain column (or a renamed one), which `*` skips.
+bool IsDomainColumnName(const std::string& name);
 
 }  // namespace tributary::sql::internal

@@ -840,7 +840,8 @@ Result<LogicalPlanPtr> BindLateralJoin(
   const bool global_aggregate =
       query.kind == QueryKind::kSelect && query.with.empty() && query.from != nullptr &&
       query.group_by.empty() && query.having == nullptr && query.qualify == nullptr &&
-      query.limit == nullptr && !query.distinct && query.order_by.empty() &&
+      query.limit == nullptr && query.offset == nullptr && !query.distinct &&
+      query.order_by.empty() &&
       std::none_of(query.select.begin(), query.select.end(),
                    [](const SelectItem& item) {
                      return item.IsStar() || !item.aliases.empty() ||
@@ -859,8 +860,8 @@ Result<LogicalPlanPtr> BindLateralJoin(
   };
   const bool simple = query.kind == QueryKind::kSelect && query.with.empty() &&
                       query.group_by.empty() && query.having == nullptr &&
-                      query.qualify == nullptr && query.limit == nullptr && !query.distinct &&
-                      query.order_by.empty() &&
+                      query.qualify == nullptr && query.limit == nullptr &&
+                      query.offset == nullptr && !query.distinct && query.order_by.empty() &&
                       std::none_of(query.select.begin(), query.select.end(), computes);
   if (!simple || (outer && join.condition != nullptr)) {
     return StatusAt(statement,

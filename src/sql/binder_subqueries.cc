@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "columnar/record_batch.h"
+#include "common/ascii.h"
 #include "expr/expression.h"
 #include "plan/delta_commands.h"
 #include "sql/binder_internal.h"
@@ -54,8 +56,11 @@ ExprPtr AggregatesOverMatchedRows(const ExprPtr& value, const ExprPtr& matched) 
     std::vector<ExprPtr> args = e->Children();
     const ExprPtr when_matched_one =
         expr::CaseWhen({{matched, expr::Lit(expr::Scalar::Int32(1))}}, nullptr);
-    if (args.empty()) {
-      args.push_back(when_matched_one);
+    const bool counts_rows =
+        args.empty() || (e->Name() == "count" && args.size() == 1 &&
+                         args[0]->GetOp() == expr::Op::kColumn && args[0]->Name() == "*");
+    if (counts_rows) {
+      args = {when_matched_one};
     } else {
       args[0] = expr::CaseWhen({{matched, args[0]}}, nullptr);
     }
@@ -89,7 +94,135 @@ void CollectColumnReferences(const ExprPtr& e, std::vector<ExprPtr>* out) {
   }
 }
 
+bool CarriesDomain(const plan::LogicalPlan& plan, const OuterDomain& domain) {
+  const columnar::Schema& schema = *plan.Schema();
+  return !domain.names.empty() &&
+         std::all_of(domain.names.begin(), domain.names.end(), [&](const std::string& name) {
+           for (int i = 0; i < schema.NumFields(); ++i) {
+             if (schema.FieldAt(i).Name() == name) {
+               return true;
+             }
+           }
+           return false;
+         });
+}
+
+bool IsDomainColumnName(const std::string& name) {
+  return name.rfind("__outer_", 0) == 0;
+}
+
+ExprPtr OuterReferencesToDomain(const ExprPtr& e, const plan::LogicalPlanPtr& input,
+                                const OuterDomain& domain, const ExpressionSources* sources,
+                                bool* reads) {
+  if (e == nullptr) {
+    return e;
+  }
+  return RewriteExpression(e, [&](const ExprPtr& node) -> ExprPtr {
+    if (sources != nullptr && sources->subqueries.count(node.get()) > 0) {
+      return node;
+    }
+    if (!IsColumnPathForSubquery(*node)) {
+      return nullptr;
+    }
+    const std::string text = node->ToString();
+    for (size_t i = 0; i < domain.outer.size(); ++i) {
+      if (!EqualsIgnoreAsciiCase(domain.outer[i]->ToString(), text)) {
+        continue;
+      }
+      if (plan::Select(input, {{node, "__probe"}}).ok()) {
+        return node;
+      }
+      *reads = true;
+      return plan::ExactColumn(domain.names[i]);
+    }
+    return node;
+  });
+}
+
+Result<plan::LogicalPlanPtr> RenameDomainColumns(plan::LogicalPlanPtr plan,
+                                                 const OuterDomain& domain, int suffix,
+                                                 ExprPtr* equal) {
+  std::vector<std::string> names;
+  for (const columnar::Field& field : plan->Schema()->Fields()) {
+    names.push_back(field.Name());
+  }
+  for (size_t d = 0; d < domain.names.size(); ++d) {
+    const std::string renamed = fmt::format("{}_{}", domain.names[d], suffix);
+    for (std::string& name : names) {
+      if (name == domain.names[d]) {
+        name = renamed;
+      }
+    }
+    ExprPtr same = expr::Call(expr::Op::kNullSafeEqual,
+                              {plan::ExactColumn(domain.names[d]), plan::ExactColumn(renamed)});
+    *equal = *equal == nullptr ? same : expr::And(*equal, same);
+  }
+  return plan::Rename(std::move(plan), names);
+}
+
 namespace {
+
+// The column references anywhere in `query` (its WITH queries, FROM items, clauses and the
+// subqueries in them), appended to `*out` once each.
+void CollectQueryReferences(const sql::Query& query, const ExpressionSources* sources,
+                            std::vector<ExprPtr>* out);
+
+void CollectReferencesWithSubqueries(const ExprPtr& e, const ExpressionSources* sources,
+                                     std::vector<ExprPtr>* out) {
+  if (e == nullptr) {
+    return;
+  }
+  if (sources != nullptr) {
+    if (auto found = sources->subqueries.find(e.get()); found != sources->subqueries.end()) {
+      CollectQueryReferences(*found->second, sources, out);
+    }
+  }
+  if (IsColumnPathForSubquery(*e)) {
+    CollectColumnReferences(e, out);
+    return;
+  }
+  for (const ExprPtr& child : e->Children()) {
+    CollectReferencesWithSubqueries(child, sources, out);
+  }
+}
+
+void CollectRelationReferences(const sql::Relation& relation, const ExpressionSources* sources,
+                               std::vector<ExprPtr>* out) {
+  if (relation.subquery != nullptr) {
+    CollectQueryReferences(*relation.subquery, sources, out);
+  }
+  if (relation.left != nullptr) {
+    CollectRelationReferences(*relation.left, sources, out);
+  }
+  if (relation.right != nullptr) {
+    CollectRelationReferences(*relation.right, sources, out);
+  }
+  CollectReferencesWithSubqueries(relation.condition, sources, out);
+}
+
+void CollectQueryReferences(const sql::Query& query, const ExpressionSources* sources,
+                            std::vector<ExprPtr>* out) {
+  for (const CommonTableExpression& cte : query.with) {
+    CollectQueryReferences(*cte.query, sources, out);
+  }
+  for (const SelectItem& item : query.select) {
+    CollectReferencesWithSubqueries(item.expr, sources, out);
+  }
+  if (query.from != nullptr) {
+    CollectRelationReferences(*query.from, sources, out);
+  }
+  CollectReferencesWithSubqueries(query.where, sources, out);
+  CollectReferencesWithSubqueries(query.having, sources, out);
+  for (const ExprPtr& key : query.group_by) {
+    CollectReferencesWithSubqueries(key, sources, out);
+  }
+  if (query.left != nullptr) {
+    CollectQueryReferences(*query.left, sources, out);
+  }
+  if (query.right != nullptr) {
+    CollectQueryReferences(*query.right, sources, out);
+  }
+}
 
 using expr::ContainsAggregate;
 using expr::Op;
@@ -129,14 +262,30 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     }
     auto bound = binder_->BindQuery(*found->second);
     ExprPtr correlation;
+    // `(a, b) IN (SELECT x, y ...)`: the row of values is a struct, compared field by field.
+    const std::vector<ExprPtr> values = call->Name() == kInSubqueryFunction
+                                            ? InValues(*call, *found->second)
+                                            : std::vector<ExprPtr>{};
     if (!bound.ok() && IsUnresolvedColumn(bound.status())) {
-      auto decorrelated =
-          Decorrelated(*found->second, call->Name() == kInSubqueryFunction, &correlation);
+      auto decorrelated = Decorrelated(*found->second, call->Name() == kInSubqueryFunction,
+                                       &correlation, std::max<size_t>(values.size(), 1));
       if (decorrelated.ok() && *decorrelated == nullptr) {
         binder_->PushScope();
         decorrelated = CorrelatedAggregatePredicate(
             *found->second, call->Name() == kInSubqueryFunction, *input, *call, &correlation);
         binder_->PopScope();
+      }
+      if (decorrelated.ok() ? *decorrelated == nullptr
+                            : IsUnresolvedColumn(decorrelated.status())) {
+        // Another shape, or an aggregate one whose HAVING reads the outer query too.
+        correlation = nullptr;
+        binder_->PushScope();
+        auto over_domain = PredicateOverDomain(*found->second, call->Name() == kInSubqueryFunction,
+                                               *input, *call, &correlation);
+        binder_->PopScope();
+        if (!over_domain.ok() || *over_domain != nullptr || decorrelated.ok()) {
+          decorrelated = std::move(over_domain);
+        }
       }
       if (decorrelated.ok() && *decorrelated != nullptr) {
         bound = *std::move(decorrelated);
@@ -151,30 +300,49 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     exec::JoinType type = negated ? exec::JoinType::kLeftAnti : exec::JoinType::kLeftSemi;
     if (call->Name() == kInSubqueryFunction && correlation != nullptr) {
       const columnar::Schema& columns = *sub->Schema();
-      on = expr::Call(
-          Op::kEqual,
-          {call->Child(0), plan::ExactColumn(columns.FieldAt(columns.NumFields() - 1).Name())});
+      const int first = columns.NumFields() - static_cast<int>(values.size());
+      for (size_t i = 0; i < values.size(); ++i) {
+        ExprPtr equal = expr::Call(
+            Op::kEqual,
+            {values[i], plan::ExactColumn(columns.FieldAt(first + static_cast<int>(i)).Name())});
+        on = on == nullptr ? equal : expr::And(on, equal);
+      }
       if (negated) {
         on = expr::Or(on, expr::IsNull(on));
       }
     } else if (call->Name() == kInSubqueryFunction) {
-      if (sub->Schema()->NumFields() != 1) {
-        return At(Status::InvalidArgument(
-                      fmt::format("the IN subquery returns {} columns; it must return one",
-                                  sub->Schema()->NumFields())),
+      const int columns = sub->Schema()->NumFields();
+      const std::vector<ExprPtr> row = columns > 1 && values.size() == static_cast<size_t>(columns)
+                                           ? values
+                                           : std::vector{call->Child(0)};
+      if (static_cast<int>(row.size()) != columns) {
+        return At(Status::InvalidArgument(fmt::format(
+                      "the IN subquery returns {} columns; it must return {}", columns,
+                      row.size() == 1 ? std::string("one") : std::to_string(row.size()))),
                   *call);
       }
-      // The subquery's names were resolved in its own scope; its one column is renamed so
-      // that the value's names resolve in the outer query only (`id IN (SELECT id FROM t)`
-      // has an `id` on both sides of the join).
-      auto renamed = plan::Select(
-          sub, {{expr::Col(QuoteIdentifier(sub->Schema()->FieldAt(0).Name())), alias}});
+      // The subquery's names were resolved in its own scope; its columns are renamed so that
+      // the value's names resolve in the outer query only (`id IN (SELECT id FROM t)` has an
+      // `id` on both sides of the join).
+      const columnar::SchemaPtr resolution = plan::ResolutionSchema(*sub);
+      std::vector<plan::NamedExpr> renames;
+      renames.reserve(static_cast<size_t>(columns));
+      for (int i = 0; i < columns; ++i) {
+        renames.push_back({plan::ExactColumn(resolution->FieldAt(i).Name()),
+                           i == 0 ? alias : fmt::format("{}_{}", alias, i)});
+      }
+      auto renamed = plan::Select(sub, renames);
       if (!renamed.ok()) {
         return At(renamed.status(), *call);
       }
       sub = *std::move(renamed);
-      on = expr::Call(Op::kEqual, {call->Child(0), expr::Col(QuoteIdentifier(alias) + "." +
-                                                             QuoteIdentifier(alias))});
+      for (int i = 0; i < columns; ++i) {
+        ExprPtr equal = expr::Call(
+            Op::kEqual, {row[static_cast<size_t>(i)],
+                         expr::Col(QuoteIdentifier(alias) + "." +
+                                   QuoteIdentifier(renames[static_cast<size_t>(i)].alias))});
+        on = on == nullptr ? equal : expr::And(on, equal);
+      }
       if (negated) {
         // Spark's null-aware anti join: x NOT IN (subquery) is false or null, and the row goes,
         // when some value equals x or compares to it as null (x null, or a null value); an
@@ -196,6 +364,21 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     }
     *input = *std::move(joined);
     return ExprPtr();
+  }
+
+  // The values `call` (an IN subquery placeholder) compares: the fields of a row `(a, b)` when
+  // `query` selects as many columns (or `*`), else its one value. Spark compares a row
+  // field by field; NOT IN's null-aware condition covers the conjunction.
+  static std::vector<ExprPtr> InValues(const expr::Expression& call, const sql::Query& query) {
+    const ExprPtr& value = call.Child(0);
+    if (value->GetOp() == Op::kFunction && value->Name() == "struct" &&
+        value->Children().size() > 1 &&
+        (value->Children().size() == query.select.size() ||
+         std::any_of(query.select.begin(), query.select.end(),
+                     [](const SelectItem& item) { return item.IsStar(); }))) {
+      return value->Children();
+    }
+    return {value};
   }
 
   bool IsScalarSubquery(const expr::Expression& e) const {
@@ -228,8 +411,9 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
   // references; nullopt when it has no scalar subquery there.
   Result<std::optional<sql::Query>> ScalarSubqueries(const sql::Query& query,
                                                      LogicalPlanPtr* input) override {
+    const bool having_predicates = HavingPredicatesOverKeys(query, *input);
     const bool any =
-        HasScalarSubquery(query.where) || HasScalarSubquery(query.having) ||
+        HasScalarSubquery(query.where) || HasScalarSubquery(query.having) || having_predicates ||
         std::any_of(query.select.begin(), query.select.end(), [&](const SelectItem& item) {
           return HasScalarSubquery(item.expr) || HasPredicateSubquery(item.expr);
         });
@@ -248,8 +432,8 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
                                 ScalarSubqueryColumns(query.where, input, false, false));
     }
     if (query.having != nullptr) {
-      TRIBUTARY_ASSIGN_OR_RAISE(rewritten.having,
-                                ScalarSubqueryColumns(query.having, input, true, false));
+      TRIBUTARY_ASSIGN_OR_RAISE(rewritten.having, ScalarSubqueryColumns(query.having, input, true,
+                                                                        false, having_predicates));
     }
     rewritten.select.clear();
     for (const SelectItem& item : query.select) {
@@ -278,6 +462,41 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     return std::optional<sql::Query>(std::move(rewritten));
   }
 
+  // Whether `query`'s HAVING has [NOT] EXISTS / IN subqueries that read no aggregate and of
+  // the rows of `input` (before grouping) only GROUP BY keys: each is then constant within a
+  // group, a boolean column computed per row (PredicateSubqueryValue) and read with any_value.
+  // Spark evaluates them over the groups; a subquery that reads an aggregate of the outer
+  // query is not supported.
+  bool HavingPredicatesOverKeys(const sql::Query& query, const LogicalPlanPtr& input) const {
+    if (query.having == nullptr || !HasPredicateSubquery(query.having) || query.group_by.empty() ||
+        !query.grouping_sets.empty() || query.group_by_all) {
+      return false;
+    }
+    bool over_keys = true;
+    internal::RewriteExpression(query.having, [&](const ExprPtr& node) -> ExprPtr {
+      if ((node->Name() != kExistsFunction && node->Name() != kInSubqueryFunction) ||
+          statement_.sources->subqueries.count(node.get()) == 0) {
+        return nullptr;
+      }
+      if (!node->Children().empty() && ContainsAggregate(*node->Child(0))) {
+        over_keys = false;
+      }
+      std::vector<ExprPtr> references;
+      CollectReferencesWithSubqueries(node, statement_.sources.get(), &references);
+      for (const ExprPtr& reference : references) {
+        const bool key =
+            std::any_of(query.group_by.begin(), query.group_by.end(), [&](const ExprPtr& k) {
+              return EqualsIgnoreAsciiCase(k->ToString(), reference->ToString());
+            });
+        if (!key && plan::Select(input, {{reference, "__probe"}}).ok()) {
+          over_keys = false;
+        }
+      }
+      return node;
+    });
+    return over_keys;
+  }
+
   // `e` with each scalar subquery placeholder replaced by a column of a one-row plan joined
   // into `*input`. In an aggregating query (`aggregates`) a reference outside an aggregate call
   // is wrapped in any_value: the column is constant, so any row of the group gives it.
@@ -297,20 +516,28 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
       auto sub = binder_->BindQuery(*query);
       if (!sub.ok() && IsUnresolvedColumn(sub.status())) {
         binder_->PushScope();
+        // The aggregate shapes first; a FROM item that reads the outer query too is left to
+        // the general rewrite.
         auto column = CorrelatedScalar(*query, *e, input);
+        if (!column.ok() && IsUnresolvedColumn(column.status())) {
+          column = ExprPtr();
+        }
         if (column.ok() && *column == nullptr) {
           column = CorrelatedScalarOverDomain(*query, *e, input);
+        }
+        if (!column.ok() && IsUnresolvedColumn(column.status())) {
+          column = ExprPtr();
+        }
+        if (column.ok() && *column == nullptr) {
+          column = CorrelatedScalarPerDomainRow(*query, *e, input);
         }
         binder_->PopScope();
         if (!column.ok() || *column != nullptr) {
           TRIBUTARY_RETURN_NOT_OK(column.status());
           return aggregates && !inside_aggregate ? expr::Function("any_value", {*column}) : *column;
         }
-        return At(Status::NotImplemented(
-                      "correlated scalar subqueries are supported only as an expression of "
-                      "aggregates over a FROM clause whose WHERE names the outer query (without "
-                      "WITH, GROUP BY, HAVING or LIMIT)"),
-                  *e);
+        // No column of the outer query resolves the name either.
+        return sub.status();
       }
       TRIBUTARY_RETURN_NOT_OK(sub.status());
       const int columns = (*sub)->Schema()->NumFields();
@@ -327,7 +554,8 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
       // checked to be its only one.
       const ExprPtr value = plan::ExactColumn(plan::ResolutionSchema(**sub)->FieldAt(0).Name());
       const ExprPtr checked = expr::Function(
-          "scalar_subquery_value", {expr::Function("count", {}), expr::Function("first", {value})});
+          "scalar_subquery_value", {expr::Function("count", {expr::Lit(expr::Scalar::Int32(1))}),
+                                    expr::Function("first", {value})});
       auto one_row = plan::Aggregate(*sub, {}, {{checked, name}}, nullptr);
       if (!one_row.ok()) {
         return At(one_row.status(), *e);
@@ -370,8 +598,9 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     const bool simple = query.kind == QueryKind::kSelect && query.with.empty() &&
                         query.from != nullptr && query.where != nullptr && query.group_by.empty() &&
                         query.having == nullptr && query.qualify == nullptr &&
-                        query.limit == nullptr && query.select.size() == 1 &&
-                        !query.select[0].IsStar() && ContainsAggregate(*query.select[0].expr);
+                        query.limit == nullptr && query.offset == nullptr &&
+                        query.select.size() == 1 && !query.select[0].IsStar() &&
+                        ContainsAggregate(*query.select[0].expr);
     if (!simple) {
       return ExprPtr();
     }
@@ -443,6 +672,104 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
         {{expr::IsNull(plan::ExactColumn(fmt::format("__scalar_key_{}_0", number))),
           plan::ExactColumn(empty_value)}},
         plan::ExactColumn(value));
+  }
+
+  // A correlated subquery bound for every row of its outer domain at once.
+  struct DomainRows {
+    OuterDomain domain;
+    LogicalPlanPtr rows;  // the query's columns, then domain.names
+  };
+
+  // The domain of the outer values `query` reads (the distinct values, in `input`, of every
+  // column reference in it that resolves there, named __outer_<number>_<i>; one that resolves
+  // inside too only makes the domain finer) and `query` bound over it
+  // (QueryBinder::BindQueryOverDomain). Nullopt when it reads no column of `input`.
+  Result<std::optional<DomainRows>> BindOverOuterDomain(const sql::Query& query,
+                                                        const LogicalPlanPtr& input, int number,
+                                                        const expr::Expression& at) {
+    std::vector<ExprPtr> references;
+    CollectQueryReferences(query, statement_.sources.get(), &references);
+    DomainRows bound;
+    std::vector<plan::NamedExpr> items;
+    for (const ExprPtr& reference : references) {
+      if (!plan::Select(input, {{reference, "__probe"}}).ok()) {
+        continue;
+      }
+      bound.domain.outer.push_back(reference);
+      bound.domain.names.push_back(fmt::format("__outer_{}_{}", number, bound.domain.names.size()));
+      items.push_back({reference, bound.domain.names.back()});
+    }
+    if (bound.domain.outer.empty()) {
+      return std::nullopt;
+    }
+    auto values = plan::Select(input, items);
+    if (values.ok()) {
+      values = plan::Distinct(*std::move(values));
+    }
+    if (!values.ok()) {
+      return At(values.status(), at);
+    }
+    bound.domain.plan = *std::move(values);
+    TRIBUTARY_ASSIGN_OR_RAISE(bound.rows, binder_->BindQueryOverDomain(query, bound.domain));
+    if (!CarriesDomain(*bound.rows, bound.domain)) {
+      return std::nullopt;
+    }
+    return bound;
+  }
+
+  // A correlated scalar subquery of any other shape, decorrelated over the domain of the outer
+  // values it reads (Spark's and DuckDB's general rewrite): the distinct values of every outer
+  // column the subquery may read (a column reference in it that resolves in `*input`; one that
+  // resolves inside too only makes the domain finer), the subquery bound for all domain rows at
+  // once (QueryBinder::BindQueryOverDomain), grouped by the domain columns into its one value
+  // (Spark's SCALAR_SUBQUERY_TOO_MANY_ROWS for a second row) and left-joined into `*input` on
+  // null-safe equality, so that a domain row without rows reads null. Null when the subquery
+  // reads no column of `*input`.
+  Result<ExprPtr> CorrelatedScalarPerDomainRow(const sql::Query& query, const expr::Expression& at,
+                                               LogicalPlanPtr* input) {
+    const int number = ++subquery_count_;
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<DomainRows> bound,
+                              BindOverOuterDomain(query, *input, number, at));
+    if (!bound.has_value()) {
+      return ExprPtr();
+    }
+    const OuterDomain& domain = bound->domain;
+    LogicalPlanPtr rows = std::move(bound->rows);
+    const int columns = rows->Schema()->NumFields() - static_cast<int>(domain.names.size());
+    if (columns != 1) {
+      return At(Status::InvalidArgument(fmt::format(
+                    "[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_"
+                    "COLUMN] Invalid subquery: Scalar subquery must return only one column, but "
+                    "got {}.",
+                    columns)),
+                at);
+    }
+    const std::string name = fmt::format("__scalar_{}", number);
+    const ExprPtr value = plan::ExactColumn(plan::ResolutionSchema(*rows)->FieldAt(0).Name());
+    std::vector<ExprPtr> keys;
+    std::vector<plan::NamedExpr> outputs;
+    ExprPtr back;
+    for (size_t i = 0; i < domain.names.size(); ++i) {
+      keys.push_back(plan::ExactColumn(domain.names[i]));
+      const std::string key = fmt::format("__outer_key_{}_{}", number, i);
+      outputs.push_back({keys.back(), key});
+      ExprPtr same = expr::Call(Op::kNullSafeEqual, {domain.outer[i], plan::ExactColumn(key)});
+      back = back == nullptr ? same : expr::And(back, same);
+    }
+    outputs.push_back({expr::Function("scalar_subquery_value",
+                                      {expr::Function("count", {expr::Lit(expr::Scalar::Int32(1))}),
+                                       expr::Function("first", {value})}),
+                       name});
+    auto grouped = plan::Aggregate(std::move(rows), keys, outputs, nullptr);
+    if (!grouped.ok()) {
+      return At(grouped.status(), at);
+    }
+    auto joined = plan::Join(*input, *std::move(grouped), exec::JoinType::kLeft, back);
+    if (!joined.ok()) {
+      return At(joined.status(), at);
+    }
+    *input = *std::move(joined);
+    return plan::ExactColumn(name);
   }
 
   // The outer side of correlated conjuncts over a subquery's relation `inner`: the outer
@@ -543,8 +870,9 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     const bool shape = query.kind == QueryKind::kSelect && query.with.empty() &&
                        query.from != nullptr && query.where != nullptr && query.group_by.empty() &&
                        query.having == nullptr && query.qualify == nullptr &&
-                       query.limit == nullptr && query.select.size() == 1 &&
-                       !query.select[0].IsStar() && ContainsAggregate(*query.select[0].expr);
+                       query.limit == nullptr && query.offset == nullptr &&
+                       query.select.size() == 1 && !query.select[0].IsStar() &&
+                       ContainsAggregate(*query.select[0].expr);
     if (!shape) {
       return ExprPtr();
     }
@@ -613,7 +941,7 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     const bool shape =
         query.kind == QueryKind::kSelect && query.with.empty() && query.from != nullptr &&
         query.where != nullptr && query.qualify == nullptr && query.limit == nullptr &&
-        !query.distinct && !query.select.empty() &&
+        query.offset == nullptr && !query.distinct && !query.select.empty() &&
         std::none_of(query.select.begin(), query.select.end(),
                      [](const SelectItem& item) { return item.IsStar(); }) &&
         (!query.group_by.empty() || query.having != nullptr ||
@@ -676,6 +1004,53 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     return grouped;
   }
 
+  // A correlated EXISTS or IN subquery of any other shape (LIMIT, OFFSET, DISTINCT, a FROM
+  // item that reads the outer query), decorrelated over the domain of the outer values it reads
+  // as CorrelatedScalarPerDomainRow does: the subquery bound for every domain row at once
+  // (QueryBinder::BindQueryOverDomain, which applies LIMIT per domain row). The plan's columns
+  // are the domain keys, then for IN the one selected value, last; `*correlation` matches the
+  // keys with the outer columns (null-safe). Null when the subquery reads no outer column.
+  Result<LogicalPlanPtr> PredicateOverDomain(const sql::Query& query, bool in_subquery,
+                                             const LogicalPlanPtr& input,
+                                             const expr::Expression& at, ExprPtr* correlation) {
+    if (!in_subquery && (query.limit != nullptr || query.offset != nullptr)) {
+      // Spark pulls EXISTS's correlation up through a LIMIT (Decorrelated) and supports no
+      // other shape of it.
+      return LogicalPlanPtr();
+    }
+    const int number = ++subquery_count_;
+    TRIBUTARY_ASSIGN_OR_RAISE(std::optional<DomainRows> bound,
+                              BindOverOuterDomain(query, input, number, at));
+    if (!bound.has_value()) {
+      return LogicalPlanPtr();
+    }
+    const OuterDomain& domain = bound->domain;
+    LogicalPlanPtr rows = std::move(bound->rows);
+    const int columns = rows->Schema()->NumFields() - static_cast<int>(domain.names.size());
+    if (in_subquery && columns != 1) {
+      return At(Status::InvalidArgument(
+                    fmt::format("the IN subquery returns {} columns; it must return one", columns)),
+                at);
+    }
+    const columnar::SchemaPtr resolution = plan::ResolutionSchema(*rows);
+    std::vector<plan::NamedExpr> outputs;
+    for (size_t i = 0; i < domain.names.size(); ++i) {
+      const std::string key = fmt::format("__in_key_{}_{}", number, i);
+      outputs.push_back({plan::ExactColumn(domain.names[i]), key});
+      ExprPtr same = expr::Call(Op::kNullSafeEqual, {domain.outer[i], plan::ExactColumn(key)});
+      *correlation = *correlation == nullptr ? same : expr::And(*correlation, same);
+    }
+    if (in_subquery) {
+      outputs.push_back(
+          {plan::ExactColumn(resolution->FieldAt(0).Name()), fmt::format("__in_value_{}", number)});
+    }
+    auto projected = plan::Select(std::move(rows), outputs);
+    if (!projected.ok()) {
+      return At(projected.status(), at);
+    }
+    return projected;
+  }
+
   // `e` with each [NOT] EXISTS and IN subquery left in it (under OR, NOT, CASE: not a WHERE
   // conjunct) replaced by a boolean column joined into `*input`, Spark's existence join: the
   // distinct outer values the subquery reads are left-joined with its rows and grouped, and
@@ -715,6 +1090,16 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
         decorrelated =
             CorrelatedAggregatePredicate(query, in_subquery, *input, *call, &correlation);
         binder_->PopScope();
+      }
+      if (decorrelated.ok() ? *decorrelated == nullptr
+                            : IsUnresolvedColumn(decorrelated.status())) {
+        correlation = nullptr;
+        binder_->PushScope();
+        auto over_domain = PredicateOverDomain(query, in_subquery, *input, *call, &correlation);
+        binder_->PopScope();
+        if (!over_domain.ok() || *over_domain != nullptr || decorrelated.ok()) {
+          decorrelated = std::move(over_domain);
+        }
       }
       if (!decorrelated.ok() || *decorrelated != nullptr) {
         bound = std::move(decorrelated);
@@ -838,15 +1223,27 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
   // when the subquery has another shape (aggregates, grouping, set operations, LIMIT), whose
   // correlation is not supported.
   Result<LogicalPlanPtr> Decorrelated(const sql::Query& query, bool in_subquery,
-                                      ExprPtr* correlation) {
+                                      ExprPtr* correlation, size_t in_values = 1) {
+    // EXISTS over `... ORDER BY k LIMIT n` (n a literal): Spark pulls the correlated conjuncts
+    // up through the limit, which so applies to the rows of the local conjuncts, for all outer
+    // rows at once (exists-orderby-limit.sql.out). IN's LIMIT is per outer row instead
+    // (PredicateOverDomain); an OFFSET under correlation is not supported in EXISTS.
+    const bool exists_limit =
+        !in_subquery && query.limit != nullptr && query.limit->GetOp() == Op::kLiteral &&
+        !query.limit->Literal().IsNull() && query.limit->Literal().Type()->IsInteger() &&
+        query.limit->Literal().IntValue() >= 0;
     const bool simple =
         query.kind == QueryKind::kSelect && query.with.empty() && query.from != nullptr &&
         query.where != nullptr && query.group_by.empty() && query.having == nullptr &&
-        query.qualify == nullptr && query.limit == nullptr && !query.distinct &&
+        query.qualify == nullptr && (query.limit == nullptr || exists_limit) &&
+        query.offset == nullptr && (!query.distinct || (!in_subquery && query.limit == nullptr)) &&
         std::none_of(query.select.begin(), query.select.end(), [](const SelectItem& item) {
           return !item.IsStar() && ContainsAggregate(*item.expr);
         });
-    if (!simple || (in_subquery && (query.select.size() != 1 || query.select[0].IsStar()))) {
+    if (!simple ||
+        (in_subquery && (query.select.size() != in_values ||
+                         std::any_of(query.select.begin(), query.select.end(),
+                                     [](const SelectItem& item) { return item.IsStar(); })))) {
       return LogicalPlanPtr();
     }
     binder_->PushScope();
@@ -861,6 +1258,11 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     std::vector<ExprPtr> conjuncts;
     Conjuncts(query.where, &conjuncts);
     for (ExprPtr conjunct : conjuncts) {
+      if (HasScalarSubquery(conjunct)) {
+        // A scalar subquery in the conjunct (correlated with this subquery's relation or not):
+        // a column joined into the relation first.
+        TRIBUTARY_ASSIGN_OR_RAISE(conjunct, ScalarSubqueryColumns(conjunct, &plan, false, false));
+      }
       if (HasPredicateSubquery(conjunct)) {
         // A nested [NOT] EXISTS or IN correlated with this subquery's own relation: a semi or
         // anti join into it, as at the top level.
@@ -882,9 +1284,26 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
     if (*correlation == nullptr) {
       return LogicalPlanPtr();
     }
-    if (in_subquery) {
-      const std::string name = fmt::format("__in_value_{}", subquery_count_ + 1);
-      auto added = plan::WithColumn(plan, name, query.select[0].expr);
+    if (query.limit != nullptr) {
+      // EXISTS only (Decorrelated): the limit of the rows the local conjuncts keep.
+      if (!query.order_by.empty()) {
+        std::vector<plan::SortItem> items;
+        for (const OrderItem& order : query.order_by) {
+          items.push_back({order.expr, order.ascending, order.nulls_first});
+        }
+        auto sorted = plan::OrderBy(plan, items);
+        if (!sorted.ok()) {
+          return LogicalPlanPtr();
+        }
+        plan = *std::move(sorted);
+      }
+      TRIBUTARY_ASSIGN_OR_RAISE(plan, plan::Limit(plan, query.limit->Literal().IntValue(), 0));
+    }
+    for (size_t i = 0; in_subquery && i < query.select.size(); ++i) {
+      // The selected values, last (`(a, b) IN (SELECT x, y ...)` has two).
+      const std::string name = i == 0 ? fmt::format("__in_value_{}", subquery_count_ + 1)
+                                      : fmt::format("__in_value_{}_{}", subquery_count_ + 1, i);
+      auto added = plan::WithColumn(plan, name, query.select[i].expr);
       if (!added.ok()) {
         return LogicalPlanPtr();
       }
@@ -901,6 +1320,11 @@ class SubqueryRewriterImpl final : public SubqueryRewriter {
 };
 
 }  // namespace
+
+void CollectQueryColumnReferences(const sql::Query& query, const ExpressionSources* sources,
+                                  std::vector<ExprPtr>* out) {
+  CollectQueryReferences(query, sources, out);
+}
 
 std::unique_ptr<SubqueryRewriter> SubqueryRewriter::Make(const Statement& statement,
                                                          QueryBinder* binder) {

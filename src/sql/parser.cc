@@ -128,19 +128,27 @@ Result<std::string> Parser::OptionalAlias() {
   if (AcceptKeyword("AS")) {
     return Identifier("an alias", true);
   }
-  // QUALIFY is not reserved (a column may be named so), but starts a clause after a table.
-  if (AtIdentifier() && !Peek().IsKeyword("QUALIFY")) {
+  // QUALIFY is not reserved (a column may be named so), but starts a clause after a table;
+  // so does OFFSET when an expression follows it (`FROM t OFFSET 2`).
+  const Token& after = Peek(1);
+  const bool offset_clause =
+      Peek().IsKeyword("OFFSET") &&
+      (after.kind == TokenKind::kNumber || after.kind == TokenKind::kString ||
+       after.IsOperator("(") || after.IsOperator("-") || after.IsOperator("+") ||
+       (after.kind == TokenKind::kWord && (!IsReservedWord(after.text) || after.IsKeyword("CASE") ||
+                                           after.IsKeyword("CAST") || after.IsKeyword("NULL"))));
+  if (AtIdentifier() && !Peek().IsKeyword("QUALIFY") && !offset_clause) {
     last_implicit_alias_ = pos_;
     return Next().text;
   }
   return std::string();
 }
 
-Result<std::vector<std::string>> Parser::ParenthesizedNames() {
+Result<std::vector<std::string>> Parser::ParenthesizedNames(bool after_as) {
   TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
   std::vector<std::string> names;
   do {
-    TRIBUTARY_ASSIGN_OR_RAISE(std::string name, Identifier("a column name"));
+    TRIBUTARY_ASSIGN_OR_RAISE(std::string name, Identifier("a column name", after_as));
     names.push_back(std::move(name));
   } while (AcceptOperator(","));
   TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
@@ -176,6 +184,8 @@ Result<Statement> Parser::ParseOneStatement() {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseCreate());
   } else if (first.IsKeyword("INSERT")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseInsert());
+  } else if (first.IsKeyword("TRUNCATE")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseTruncate());
   } else if (first.IsKeyword("DESCRIBE") || first.IsKeyword("DESC")) {
     TRIBUTARY_ASSIGN_OR_RAISE(statement.body, ParseDescribe());
   } else if (first.IsKeyword("SHOW") && !Peek(1).IsKeyword("TABLES")) {
@@ -379,6 +389,28 @@ Result<StatementBody> Parser::ParseInsert() {
     return Unexpected("a query or VALUES", {"SELECT", "VALUES", "WITH"});
   }
   TRIBUTARY_ASSIGN_OR_RAISE(insert.query, ParseQuery());
+  return insert;
+}
+
+// TRUNCATE TABLE name: every row removed, as Spark's TRUNCATE TABLE. It is INSERT OVERWRITE of
+// no rows (a Delta commit removing every file; a file table's files deleted).
+Result<StatementBody> Parser::ParseTruncate() {
+  Next();
+  TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("TABLE"));
+  Insert insert;
+  insert.overwrite = true;
+  insert.truncate = true;
+  TRIBUTARY_ASSIGN_OR_RAISE(insert.table, ParseTableName(false));
+  auto from = std::make_shared<Relation>();
+  from->kind = RelationKind::kTable;
+  from->position = insert.table.position;
+  from->table = insert.table;
+  auto query = std::make_shared<Query>();
+  query->position = insert.table.position;
+  query->select.emplace_back();
+  query->from = std::move(from);
+  query->where = expr::Lit(expr::Scalar::Boolean(false));
+  insert.query = std::move(query);
   return insert;
 }
 

@@ -169,8 +169,11 @@ Result<ExprPtr> Parser::ParsePredicate() {
              op.IsKeyword("REGEXP")) {
     Next();
     if (Peek().IsKeyword("ANY") || Peek().IsKeyword("ALL") || Peek().IsKeyword("SOME")) {
-      return ErrorAt(Peek(), fmt::format("{} {} is not supported", AsciiUpper(op.text),
-                                         AsciiUpper(Peek().text)));
+      if (op.IsKeyword("RLIKE") || op.IsKeyword("REGEXP")) {
+        return ErrorAt(Peek(), fmt::format("{} {} is not supported", AsciiUpper(op.text),
+                                           AsciiUpper(Peek().text)));
+      }
+      return ParseLikeQuantified(std::move(value), op, negated ? &token : nullptr);
     }
     TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr pattern, ParseComparison());
     std::vector<ExprPtr> args = {std::move(value), std::move(pattern)};
@@ -199,6 +202,13 @@ Result<ExprPtr> Parser::ParsePredicate() {
       if (is_not) {
         result = expr::Not(Track(std::move(result), op.position));
       }
+    } else if (Peek().IsKeyword("UNKNOWN")) {
+      // Spark's IsUnknown/IsNotUnknown: whether a boolean is null ("b AND true" is null exactly
+      // when b is, and requires a boolean as IsUnknown does).
+      const Token& unknown = Next();
+      ExprPtr truth = Track(expr::Lit(Scalar::Boolean(true)), unknown.position);
+      ExprPtr boolean = Track(expr::And(std::move(value), std::move(truth)), op.position);
+      result = is_not ? expr::IsNotNull(std::move(boolean)) : expr::IsNull(std::move(boolean));
     } else if (AcceptKeyword("DISTINCT")) {
       TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("FROM"));
       TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr other, ParseComparison());
@@ -207,8 +217,8 @@ Result<ExprPtr> Parser::ParsePredicate() {
         result = expr::Not(Track(std::move(result), op.position));
       }
     } else {
-      return Unexpected("NULL, TRUE, FALSE or DISTINCT FROM",
-                        {"NULL", "TRUE", "FALSE", "DISTINCT"});
+      return Unexpected("NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM",
+                        {"NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT"});
     }
   } else {
     return value;
@@ -217,6 +227,37 @@ Result<ExprPtr> Parser::ParsePredicate() {
   if (negated) {
     result = Track(expr::Not(std::move(result)), token.position);
   }
+  return result;
+}
+
+// `value [NOT] LIKE|ILIKE ANY|SOME|ALL (pattern, ...)` after the operator `op` (`negated`: the
+// NOT token, or null): Spark's LikeAny/LikeAll and their NOT forms, as the like calls joined
+// by OR (ANY) or AND (ALL), each negated for NOT, which gives their three-valued results.
+Result<ExprPtr> Parser::ParseLikeQuantified(ExprPtr value, const Token& op, const Token* negated) {
+  const Token& quantifier = Next();
+  const bool all = quantifier.IsKeyword("ALL");
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
+  if (Peek().IsOperator(")")) {
+    return ErrorAt(Peek(), fmt::format("[PARSE_SYNTAX_ERROR] {} {} needs at least one pattern",
+                                       AsciiUpper(op.text), AsciiUpper(quantifier.text)));
+  }
+  const std::string name = op.IsKeyword("LIKE") ? "like" : "ilike";
+  ExprPtr result;
+  do {
+    TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr pattern, ParseExpr());
+    ExprPtr match = Track(expr::Function(name, {value, std::move(pattern)}), op.position);
+    if (negated != nullptr) {
+      match = Track(expr::Not(std::move(match)), negated->position);
+    }
+    if (result == nullptr) {
+      result = std::move(match);
+    } else {
+      result = Track(all ? expr::And(std::move(result), std::move(match))
+                         : expr::Or(std::move(result), std::move(match)),
+                     quantifier.position);
+    }
+  } while (AcceptOperator(","));
+  TRIBUTARY_RETURN_NOT_OK(ExpectOperator(")"));
   return result;
 }
 
@@ -674,6 +715,32 @@ Result<ExprPtr> Parser::CaseExpression() {
   return expr::CaseWhen(std::move(branches), std::move(else_value));
 }
 
+ExprPtr Parser::StarArgument() {
+  const auto ends_argument = [this](size_t ahead) {
+    return Peek(ahead).IsOperator(",") || Peek(ahead).IsOperator(")");
+  };
+  const SourcePosition position = Peek().position;
+  if (Peek().IsOperator("*") && ends_argument(1)) {
+    Next();
+    return Track(expr::Col("*"), position);
+  }
+  if (Peek().IsOperator("(") && Peek(1).IsOperator("*") && Peek(2).IsOperator(")") &&
+      ends_argument(3)) {
+    pos_ += 3;
+    return Track(expr::Col("*"), position);
+  }
+  const size_t length = QualifiedStarLength();
+  if (length == 0 || !ends_argument(length)) {
+    return nullptr;
+  }
+  ExprPtr path = expr::Col(QuoteIdentifier(Peek().text));
+  for (size_t i = 2; i + 2 < length; i += 2) {
+    path = expr::GetField(std::move(path), Peek(i).text);
+  }
+  pos_ += length;
+  return Track(expr::GetField(std::move(path), "*"), position);
+}
+
 Result<ExprPtr> Parser::LambdaOrExpr() {
   std::vector<std::string> params;
   size_t arrow = 0;  // where the "->" is, tokens ahead
@@ -914,12 +981,18 @@ Result<ExprPtr> Parser::FunctionCall() {
   Next();
   bool distinct = false;
   std::vector<ExprPtr> args;
-  if (Peek().IsOperator("*") && Peek(1).IsOperator(")")) {
+  if (Peek().IsOperator("*") && Peek(1).IsOperator(")") &&
+      (name.IsKeyword("count") || expr::IsAggregateFunctionName(name.text))) {
     if (!name.IsKeyword("count")) {
       return ErrorAt(Peek(), fmt::format("'*' is only an argument of count, not of {}",
                                          AsciiLower(name.text)));
     }
     Next();
+  } else if (Peek().IsOperator(")") && name.IsKeyword("count")) {
+    // count(*) reaches the planner without arguments too; count() names nothing to count.
+    return ErrorAt(name,
+                   "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `count` requires at least 1 "
+                   "parameters but the actual number is 0.");
   } else if (!Peek().IsOperator(")")) {
     if (AcceptKeyword("DISTINCT")) {
       distinct = true;
@@ -944,7 +1017,10 @@ Result<ExprPtr> Parser::FunctionCall() {
     const bool is_struct = name.IsKeyword("struct");
     std::vector<std::string> field_aliases;
     do {
-      TRIBUTARY_ASSIGN_OR_RAISE(ExprPtr arg, LambdaOrExpr());
+      ExprPtr arg = StarArgument();
+      if (arg == nullptr) {
+        TRIBUTARY_ASSIGN_OR_RAISE(arg, LambdaOrExpr());
+      }
       args.push_back(std::move(arg));
       field_aliases.emplace_back();
       if (is_struct && AcceptKeyword("AS")) {
@@ -959,6 +1035,7 @@ Result<ExprPtr> Parser::FunctionCall() {
       std::vector<ExprPtr> pairs;
       for (size_t i = 0; i < args.size(); ++i) {
         const expr::Op op = args[i]->GetOp();
+        // A star's pair is ('*', star): the planner puts a pair per column or field there.
         std::string field = !field_aliases[i].empty() ? field_aliases[i]
                             : op == expr::Op::kColumn || op == expr::Op::kGetField
                                 ? args[i]->Name()
@@ -1023,6 +1100,12 @@ Result<ExprPtr> Parser::FunctionCall() {
       return ErrorAt(filter, fmt::format("the FILTER condition of {} contains an aggregate "
                                          "function, which is not allowed",
                                          AsciiLower(name.text)));
+    }
+    if (Peek().IsKeyword("OVER")) {
+      // Spark's windowAggregateFunctionWithFilterNotSupportedError.
+      return ErrorAt(filter,
+                     "[UNSUPPORTED_FEATURE] Window aggregate function with filter predicate is "
+                     "not supported yet.");
     }
     if (FilterArguments(AsciiLower(name.text), condition, &args)) {
       ExprPtr call;

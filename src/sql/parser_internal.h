@@ -70,7 +70,8 @@ class Parser {
   bool AtIdentifier(bool after_as = false) const;
   Result<std::string> Identifier(std::string_view what = "a name", bool after_as = false);
   Result<std::string> OptionalAlias();
-  Result<std::vector<std::string>> ParenthesizedNames();
+  /// `(a, b, ...)`; `after_as`: keywords are names too (Spark's `generator(...) AS (x, y)`).
+  Result<std::vector<std::string>> ParenthesizedNames(bool after_as = false);
   ExprPtr Track(ExprPtr node, const SourcePosition& position);
   Result<std::string> StringLiteral(std::string_view what);
   Result<int64_t> NonNegativeInteger(std::string_view what);
@@ -86,6 +87,7 @@ class Parser {
   Result<StatementBody> ParseCreateView(bool or_replace);
   Result<std::vector<std::pair<std::string, std::string>>> ParseProperties();
   Result<StatementBody> ParseInsert();
+  Result<StatementBody> ParseTruncate();
   bool KindWordFollowedByTable() const;
   Result<StatementBody> ParseDescribe();
   Result<StatementBody> ParseShowTables();
@@ -215,6 +217,7 @@ class Parser {
   Result<ExprPtr> ParseNot();
   Result<ExprPtr> SubqueryCall(std::string_view name, std::vector<ExprPtr> args, const Token& at);
   Result<ExprPtr> ParsePredicate();
+  Result<ExprPtr> ParseLikeQuantified(ExprPtr value, const Token& op, const Token* negated);
   Result<ExprPtr> ParseComparison();
   Result<ExprPtr> ParseFunctionOperator(std::string_view symbol, std::string_view name,
                                         Result<ExprPtr> (Parser::*next_level)());
@@ -238,6 +241,10 @@ class Parser {
   Status WithinGroup(const Token& name, bool distinct, std::vector<ExprPtr>* args);
   /// A function argument: a lambda (`x -> body`, `(x, y) -> body`) or an expression.
   Result<ExprPtr> LambdaOrExpr();
+  /// A star argument (`*`, `(*)`, `t.*`, `s.*` of a struct s) ending at `,` or `)`, consumed:
+  /// Col("*") or GetField(path, "*"), which the planner expands into the columns or fields.
+  /// Null, consuming nothing, at anything else.
+  ExprPtr StarArgument();
   /// `OVER (PARTITION BY ... ORDER BY ... frame)` after `name(args)`: the window call.
   Result<ExprPtr> WindowClause(const Token& name, std::vector<ExprPtr> args, bool distinct);
   /// The inside of an OVER (...) or of a WINDOW clause's definition, up to the `)`.

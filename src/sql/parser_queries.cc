@@ -74,6 +74,9 @@ Result<QueryPtr> Parser::ParseQuery() {
       CommonTableExpression cte;
       cte.position = Peek().position;
       TRIBUTARY_ASSIGN_OR_RAISE(cte.name, Identifier("a name for the WITH query"));
+      if (Peek().IsOperator("(")) {
+        TRIBUTARY_ASSIGN_OR_RAISE(cte.columns, ParenthesizedNames());
+      }
       TRIBUTARY_RETURN_NOT_OK(ExpectKeyword("AS"));
       TRIBUTARY_RETURN_NOT_OK(ExpectOperator("("));
       TRIBUTARY_ASSIGN_OR_RAISE(cte.query, ParseQuery());
@@ -115,8 +118,9 @@ Result<QueryPtr> Parser::ParseQuery() {
     TRIBUTARY_ASSIGN_OR_RAISE(query, set_operation(std::move(query), set_operator, intersect_term));
   }
   const bool has_order = Peek().IsKeyword("ORDER");
-  const bool has_limit = Peek().IsKeyword("LIMIT");
-  if ((has_order || has_limit) && (!query->order_by.empty() || query->limit != nullptr)) {
+  const bool has_limit = Peek().IsKeyword("LIMIT") || Peek().IsKeyword("OFFSET");
+  if ((has_order || has_limit) &&
+      (!query->order_by.empty() || query->limit != nullptr || query->offset != nullptr)) {
     query = WrapInSelect(std::move(query));
   }
   if (AcceptKeyword("ORDER")) {
@@ -161,6 +165,9 @@ Result<QueryPtr> Parser::ParseQuery() {
     if (!AcceptKeyword("ALL")) {
       TRIBUTARY_ASSIGN_OR_RAISE(query->limit, ParseExpr());
     }
+  }
+  if (AcceptKeyword("OFFSET")) {
+    TRIBUTARY_ASSIGN_OR_RAISE(query->offset, ParseExpr());
   }
   if (!with.empty()) {
     if (!query->with.empty()) {
@@ -246,6 +253,10 @@ size_t Parser::QualifiedStarLength() const {
   return 0;
 }
 
+namespace {
+Status RequireNoWindowReferences(const Query& query);
+}  // namespace
+
 Result<std::shared_ptr<Query>> Parser::ParseSelect() {
   auto query = std::make_shared<Query>();
   query->position = Next().position;
@@ -272,7 +283,9 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
     TRIBUTARY_ASSIGN_OR_RAISE(item.expr, ParseExpr());
     if (Peek().IsKeyword("AS") && Peek(1).IsOperator("(")) {
       Next();
-      TRIBUTARY_ASSIGN_OR_RAISE(item.aliases, ParenthesizedNames());
+      // Spark's identifierList: keywords are names there (AS (null, null) names columns
+      // `null`), as anywhere Spark's default keyword mode reads an identifier.
+      TRIBUTARY_ASSIGN_OR_RAISE(item.aliases, ParenthesizedNames(/*after_as=*/true));
     } else {
       TRIBUTARY_ASSIGN_OR_RAISE(item.alias, OptionalAlias());
     }
@@ -310,6 +323,8 @@ Result<std::shared_ptr<Query>> Parser::ParseSelect() {
   }
   if (AcceptKeyword("WINDOW")) {
     TRIBUTARY_RETURN_NOT_OK(ParseNamedWindows(query.get()));
+  } else {
+    TRIBUTARY_RETURN_NOT_OK(RequireNoWindowReferences(*query));
   }
   if (query->qualify == nullptr && AcceptKeyword("QUALIFY")) {
     TRIBUTARY_ASSIGN_OR_RAISE(query->qualify, ParseExpr());
@@ -545,8 +560,10 @@ Result<ExprPtr> SubstituteNamedWindows(const ExprPtr& e, const std::vector<Named
       return EqualsIgnoreAsciiCase(w.name, reference);
     });
     if (found == windows.end()) {
-      return Status::InvalidArgument(
-          fmt::format("Window specification {} is not defined in the WINDOW clause", reference));
+      return Status::InvalidArgument(fmt::format(
+          "[MISSING_WINDOW_SPECIFICATION] Window specification {} is not defined in the WINDOW "
+          "clause",
+          reference));
     }
     return expr::WindowCall(e->Name(), std::move(children), e->IsDistinct(), found->keys,
                             found->spec);
@@ -557,6 +574,14 @@ Result<ExprPtr> SubstituteNamedWindows(const ExprPtr& e, const std::vector<Named
   return std::make_shared<expr::Expression>(e->GetOp(), std::move(children), e->Name(),
                                             e->Literal(), e->TargetType(), e->IsDistinct(),
                                             e->Window());
+}
+
+// Without a WINDOW clause every OVER w names a window nothing defines.
+Status RequireNoWindowReferences(const Query& query) {
+  for (const SelectItem& item : query.select) {
+    TRIBUTARY_RETURN_NOT_OK(SubstituteNamedWindows(item.expr, {}).status());
+  }
+  return SubstituteNamedWindows(query.qualify, {}).status();
 }
 
 }  // namespace
@@ -943,6 +968,7 @@ int Parser::QueryHeight(const QueryPtr& query) {
     expression(order.expr);
   }
   expression(q.limit);
+  expression(q.offset);
   const int height = std::max(below + OwnLevels(q), expressions);
   query_heights_.emplace(query.get(), std::make_pair(query, height));
   return height;
@@ -982,7 +1008,7 @@ int Parser::OwnLevels(const Query& q) {
   if (!q.order_by.empty()) {
     ++levels;
   }
-  if (q.limit != nullptr) {
+  if (q.limit != nullptr || q.offset != nullptr) {
     ++levels;
   }
   return levels;

@@ -69,7 +69,22 @@ TEST(SqlTypeParserTest, ParsesIntervalTypesOfEitherFamily) {
   ASSERT_RAISES(InvalidArgument, ParseSqlType("interval year to second"));
   ASSERT_RAISES(InvalidArgument, ParseSqlType("interval day to month"));
   ASSERT_RAISES(InvalidArgument, ParseSqlType("interval weeks"));
-  ASSERT_RAISES(InvalidArgument, ParseSqlType("interval"));
+}
+
+TEST(SqlTypeParserTest, ParsesIntervalWithoutUnitsAsTheCalendarIntervalType) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"interval", "interval"},
+      {"INTERVAL", "interval"},
+      {"struct<a:interval,b:interval day>", "struct<a:interval,b:interval day>"},
+      {"array<interval>", "array<interval>"}};
+  for (const auto& [text, name] : cases) {
+    ASSERT_OK_AND_ASSIGN(DataTypePtr type, ParseSqlType(text));
+    EXPECT_EQ(type->ToString(), name) << text;
+  }
+  ASSERT_OK_AND_ASSIGN(DataTypePtr type, ParseSqlType("interval"));
+  EXPECT_EQ(type->Id(), TypeId::kCalendarInterval);
+  EXPECT_EQ(type->Sql(), "INTERVAL");
+  EXPECT_EQ(type->ByteWidth(), 16);
 }
 
 }  // namespace

@@ -102,6 +102,16 @@ TEST(RowKeyTest, DecodesNestedKeysBackToTheirValues) {
   }
 }
 
+TEST(RowKeyTest, GroupsMapsOfTheSameEntriesInAnyOrderTogether) {
+  const auto type = DataType::Array(DataType::Map(DataType::Int32(), DataType::String()));
+  ASSERT_OK_AND_ASSIGN(ColumnPtr column, ColumnFromJson(type, R"([[[[1, "a"], [2, "b"]]],
+                                                                 [[[2, "b"], [1, "a"]]],
+                                                                 [[[2, "a"], [1, "b"]]],
+                                                                 [[[1, "a"]]]])"));
+  GroupTable table(columnar::DefaultMemoryPool());
+  EXPECT_EQ(GroupIds({column}, &table), (std::vector<int32_t>{0, 0, 1, 2}));
+}
+
 std::vector<int64_t> SortedRows(const ColumnPtr& column, OrderingDirection direction) {
   EncodedKeys keys;
   const ColumnPtr columns[] = {column};

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "expr/expression_fixture.h"
@@ -190,6 +191,29 @@ TEST_F(EvaluatorTest, ComparisonsWithALiteralOnEitherSide) {
   // b: true, null, false, true
   EXPECT_EQ(Eval(Call2(Op::kNotEqual, Col("b"), Lit(Scalar::Boolean(true)))),
             (Strings{"false", "null", "true", "false"}));
+}
+
+TEST_F(EvaluatorTest, StructsCompareFieldByFieldWithNullFieldsEqual) {
+  // t: {x: 7}, null, {x: null}, {x: 1}. A null field equals a null and sorts first (Spark's
+  // ordering.equiv); only a null struct makes the comparison null.
+  const auto x_is = [](ExprPtr value) {
+    return Function("named_struct", {Lit(Scalar::String("x")), std::move(value)});
+  };
+  EXPECT_EQ(Eval(Call2(Op::kEqual, Col("t"), x_is(Cast(Lit(Scalar::Null()), DataType::Int32())))),
+            (Strings{"false", "null", "true", "false"}));
+  EXPECT_EQ(Eval(Call2(Op::kLess, Col("t"), x_is(IntLit(2)))),
+            (Strings{"false", "null", "true", "true"}));
+  EXPECT_EQ(Eval(Call2(Op::kNullSafeEqual, Col("t"), Col("t"))),
+            (Strings{"true", "true", "true", "true"}));
+  const ExprPtr pair = Function("array", {Col("i"), Col("j")});
+  EXPECT_EQ(Eval(Call2(Op::kGreaterEqual, pair, Function("array", {IntLit(1), IntLit(2)}))),
+            (Strings{"true", "false", "false", "true"}));
+}
+
+TEST_F(EvaluatorTest, MapsHaveNoOrdering) {
+  const ExprPtr map = Function("map", {IntLit(1), Col("i")});
+  EXPECT_THAT(EvalError(Call2(Op::kEqual, map, map)).Message(),
+              ::testing::HasSubstr("cannot compare"));
 }
 
 TEST_F(EvaluatorTest, BooleanLogicIsThreeValued) {

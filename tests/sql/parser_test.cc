@@ -218,6 +218,9 @@ TEST(ParserTest, CaseCastAndFunctionCalls) {
   EXPECT_EQ(Expr("EXTRACT(year FROM d)"), "date_part('YEAR', d)");
   EXPECT_EQ(Expr("(a, b)"), "struct(a, b)");
   EXPECT_EQ(Expr("((a + b))"), "(a + b)");
+  // A star among a call's arguments stays a star for the planner to expand.
+  EXPECT_EQ(Expr("struct(t.*, s.f.*), count(DISTINCT *), hash((*))"),
+            "struct(t.*, s.f.*), count(DISTINCT *), hash(*)");
   EXPECT_EQ(Error("SELECT sum(*)"),
             "'*' is only an argument of count, not of sum at line 1, column 12:\n"
             "SELECT sum(*)\n           ^");

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "columnar/calendar_interval.h"
 #include "columnar/column_builder.h"
 
 namespace tributary::testing {
@@ -56,6 +57,15 @@ Status AppendJson(const json& value, ColumnBuilder* builder) {
         unscaled = unscaled * 10 + (text[i] - '0');
       }
       builder->AppendDecimal(negative ? -unscaled : unscaled);
+      return Status::OK();
+    }
+    case TypeId::kCalendarInterval: {
+      columnar::CalendarInterval interval;
+      if (!value.is_string() ||
+          !columnar::ParseCalendarInterval(value.get<std::string>(), &interval)) {
+        return Status::InvalidArgument("not an interval: " + value.dump());
+      }
+      builder->AppendCalendarInterval(interval);
       return Status::OK();
     }
     case TypeId::kString:

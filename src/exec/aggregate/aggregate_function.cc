@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "columnar/record_batch.h"
+#include "common/ascii.h"
 #include "exec/aggregate/accumulators.h"
 #include "expr/evaluator.h"
 
@@ -285,6 +286,20 @@ Result<std::unique_ptr<Accumulator>> MakeForKind(AggregateKind kind, const Aggre
 }
 
 }  // namespace
+
+std::string MergingFunction(const AggregateCall& call, const columnar::DataType& result) {
+  if (call.distinct) {
+    return {};
+  }
+  std::string name = AsciiLower(call.function);
+  if ((name == "count" || name == "sum") && result.Id() == TypeId::kInt64) {
+    return "sum";
+  }
+  if (name == "min" || name == "max") {
+    return name;
+  }
+  return {};
+}
 
 Result<std::unique_ptr<Accumulator>> MakeAccumulator(const AggregateCall& call, MemoryPool* pool,
                                                      size_t* value_arguments) {

@@ -70,6 +70,13 @@ class Accumulator {
   virtual Status DeserializeState(int32_t group, std::string_view bytes) = 0;
 };
 
+/// The function that folds partial results of `call` (one row per group from each of several
+/// aggregations of parts of the input) into the value one aggregation of the whole input gives,
+/// exactly and with the same type: count's counts are summed, integral sums summed, min and max
+/// taken again. Empty for the others: DISTINCT, floating sums and averages (a different order
+/// of additions rounds differently), decimal sums (their type would widen again), and the rest.
+std::string MergingFunction(const AggregateCall& call, const columnar::DataType& result);
+
 /// The accumulator computing `call` (DISTINCT included), allocating from `pool`.
 /// `value_arguments` receives how many leading arguments are evaluated per batch and passed to
 /// Update (constant arguments such as first/last's ignoreNulls, approx_count_distinct's

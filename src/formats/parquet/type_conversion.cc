@@ -11,6 +11,7 @@
 #include "columnar/calendar.h"
 #include "columnar/column_builder.h"
 #include "columnar/decimal.h"
+#include "common/short_copy.h"
 #include "formats/parquet/rle_encoding.h"
 
 namespace tributary::parquet {
@@ -368,7 +369,7 @@ Status ValueConverter::GatherInto(const Column& dictionary, std::span<const int3
     for (int64_t i = 0; i < n; ++i) {
       const int32_t index = indexes[static_cast<size_t>(i)];
       const int64_t length = from[index + 1] - from[index];
-      std::memcpy(out + end, bytes + from[index], static_cast<size_t>(length));
+      CopyShortBytes(out + end, bytes + from[index], static_cast<size_t>(length));
       end += length;
       offsets[i + 1] = end;
     }

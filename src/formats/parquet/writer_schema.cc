@@ -218,7 +218,8 @@ class SchemaConverter {
         break;
       case TypeId::kDayTimeInterval:
       case TypeId::kYearMonthInterval:
-        // Spark's ANSI intervals have no Parquet type; Spark refuses them the same way.
+      case TypeId::kCalendarInterval:
+        // Spark's intervals have no Parquet type; Spark refuses them the same way.
         return Status::InvalidArgument(fmt::format(
             "[UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The Parquet datasource doesn't support the "
             "column `{}` of the type \"{}\"",
